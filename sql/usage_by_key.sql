@@ -1,0 +1,21 @@
+-- Usage and cost per grouping key: the one query behind the daily, weekly,
+-- monthly, session, project and model reports (and the web pages).
+-- Input: table `requests` (the stored requests table) with two derived
+-- columns: `key` (period, session_id, project or model) and `sub` (the model
+-- when broken down by model, else '').
+SELECT
+  key,
+  sub,
+  COUNT(*) AS requests,
+  SUM(input) AS input_tokens,
+  SUM(output) AS output_tokens,
+  SUM(cache_write_5m) AS cache_write_5m_tokens,
+  SUM(cache_write_1h) AS cache_write_1h_tokens,
+  SUM(cache_read) AS cache_read_tokens,
+  SUM(cost_usd) AS cost_usd,
+  MIN(time) AS first,
+  MAX(time) AS last,
+  MIN(project) AS project
+FROM requests
+GROUP BY key, sub
+ORDER BY key, sub

@@ -1,0 +1,298 @@
+//! Resume, compact or restart (cache-model §7): for one session at `now`,
+//! the dollar totals of the three options over `N` future turns, the
+//! recommendation (cheaper of resume and compact, ties to resume), the
+//! break-even `N`, the history premium, and whether the cache is warm. Pure:
+//! the clock and prices are arguments. Hands on a serialisable `Advice`
+//! carrying the inputs it used and a plain-language explanation.
+
+use super::advice_text::explain;
+use super::classify::{CacheClass, RequestCache};
+use super::prices::{write_multiplier, RateSource};
+use super::stats::median;
+use super::threads::time_order;
+use crate::model::{Request, MAIN_THREAD};
+use chrono::{DateTime, TimeDelta, Utc};
+use serde::Serialize;
+
+/// Growth per turn when the session has no growing main-thread hit.
+pub const DEFAULT_GROWTH_TOKENS: f64 = 2000.0;
+/// Floor of the summary size `S`.
+pub const MIN_SUMMARY_TOKENS: f64 = 2000.0;
+/// Summary size as a share of `P` when no compaction was ever seen.
+pub const FALLBACK_SUMMARY_SHARE: f64 = 0.1;
+/// Largest horizon searched for the break-even.
+pub const MAX_BREAK_EVEN_TURNS: u32 = 200;
+
+/// Which option to take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Recommendation {
+    Resume,
+    Compact,
+}
+
+/// Where an input came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InputSource {
+    /// Computed from the session's own requests.
+    Session,
+    /// From the sessions of the same project.
+    Project,
+    /// From all sessions (the project had none).
+    AllSessions,
+    /// The reference default (`G = 2000`, `S = 10% of P`).
+    Default,
+}
+
+/// Dollar totals of the three options over the horizon.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct AdviceOptions {
+    pub resume_usd: f64,
+    pub compact_usd: f64,
+    pub restart_usd: f64,
+}
+
+/// The numbers §7 works from, so a person can redo the sums.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AdviceInputs {
+    pub model: String,
+    /// `P`, the last main-thread prompt.
+    pub prompt_tokens: u64,
+    /// `G`, growth per turn.
+    pub growth_tokens: f64,
+    pub growth_source: InputSource,
+    /// `O`, output per turn.
+    pub output_tokens: f64,
+    /// `Bc`, the base context of a new session.
+    pub base_context_tokens: f64,
+    pub base_context_source: InputSource,
+    /// `S`, the summary size.
+    pub summary_tokens: f64,
+    pub summary_source: InputSource,
+    /// `m`, the write multiplier of `T_last`.
+    pub write_multiplier: f64,
+    /// `rm`, the read multiplier.
+    pub read_multiplier: f64,
+    /// `pin` and `pout` in USD per million tokens (0 when unpriced).
+    pub input_usd_per_mtok: f64,
+    pub output_usd_per_mtok: f64,
+    /// False when the model has no price (every money figure is then 0).
+    pub priced: bool,
+}
+
+/// The advice for one session.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Advice {
+    pub session_id: String,
+    pub project: String,
+    /// `now - t_last <= T_last`.
+    pub warm: bool,
+    /// `t_last`, the last main-thread request.
+    pub last: DateTime<Utc>,
+    /// `t_last + T_last`: when the cache expires or expired.
+    pub expires_at: DateTime<Utc>,
+    /// `T_last` in seconds.
+    pub ttl_s: u32,
+    /// Seconds since `t_last`.
+    pub idle_s: f64,
+    pub turns: u32,
+    pub options: AdviceOptions,
+    pub recommendation: Recommendation,
+    /// Smallest `N` in 1..=200 where compacting first costs less than
+    /// resuming; None if there is none.
+    pub break_even_turns: Option<u32>,
+    /// Recommended total minus restart total.
+    pub history_premium_usd: f64,
+    pub inputs: AdviceInputs,
+    pub explanation: String,
+}
+
+/// Per-token prices and multipliers of the advice (§7: base prices).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Prices {
+    pub pin: f64,
+    pub pout: f64,
+    pub rm: f64,
+    pub m: f64,
+}
+
+/// The per-turn shape shared by the three options.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Turns {
+    pub g: f64,
+    pub o: f64,
+}
+
+/// `F + sum over k=1..n of [(c0 + (k-1) G) rm pin + G m pin + O pout]`.
+pub(crate) fn option_total(c0: f64, f: f64, n: u32, t: Turns, p: Prices) -> f64 {
+    let n = f64::from(n);
+    let reads = n * c0 + t.g * n * (n - 1.0) / 2.0;
+    f + reads * p.rm * p.pin + n * (t.g * p.m * p.pin + t.o * p.pout)
+}
+
+/// The context and one-off cost of the three options.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Starts {
+    pub resume: (f64, f64),
+    pub compact: (f64, f64),
+    pub restart: (f64, f64),
+}
+
+/// `C0` and `F` of each option (§7).
+pub(crate) fn option_starts(p_last: f64, bc: f64, s: f64, warm: bool, p: Prices) -> Starts {
+    let resume_f = if warm { 0.0 } else { p_last * (p.m - p.rm) * p.pin };
+    let compaction_read = if warm { p.rm } else { p.m };
+    let compact_f = p_last * compaction_read * p.pin + s * p.pout + s * (p.m - p.rm) * p.pin;
+    Starts {
+        resume: (p_last, resume_f),
+        compact: (bc + s, compact_f),
+        restart: (bc, 0.0),
+    }
+}
+
+/// Totals of the three options over `n` turns.
+pub(crate) fn totals(st: Starts, n: u32, t: Turns, p: Prices) -> AdviceOptions {
+    AdviceOptions {
+        resume_usd: option_total(st.resume.0, st.resume.1, n, t, p),
+        compact_usd: option_total(st.compact.0, st.compact.1, n, t, p),
+        restart_usd: option_total(st.restart.0, st.restart.1, n, t, p),
+    }
+}
+
+/// Smallest `N` in 1..=200 where compact < resume.
+pub(crate) fn break_even(st: Starts, t: Turns, p: Prices) -> Option<u32> {
+    (1..=MAX_BREAK_EVEN_TURNS).find(|&n| {
+        let o = totals(st, n, t, p);
+        o.compact_usd < o.resume_usd
+    })
+}
+
+/// The session's main-thread requests in time order.
+fn main_thread<'a>(session_id: &str, requests: &'a [Request]) -> Vec<usize> {
+    let mut v: Vec<usize> = (0..requests.len())
+        .filter(|&i| requests[i].session_id == session_id && requests[i].thread == MAIN_THREAD)
+        .collect();
+    v.sort_by(|&a, &b| time_order(&requests[a], &requests[b]));
+    v
+}
+
+/// `G`: median positive growth over main-thread hits, else the default.
+pub(crate) fn growth(main: &[usize], requests: &[Request], caches: &[RequestCache]) -> Option<f64> {
+    let diffs: Vec<f64> = main
+        .iter()
+        .filter(|&&i| caches[i].class == CacheClass::Hit)
+        .filter_map(|&i| {
+            let prev = caches[i].prev?;
+            let d = requests[i].tokens.prompt() as i64 - requests[prev].tokens.prompt() as i64;
+            (d > 0).then_some(d as f64)
+        })
+        .collect();
+    median(diffs)
+}
+
+/// Median prompt of main-thread requests of `class`, in the project if it
+/// has any, else in all sessions.
+fn scoped_median(
+    class: CacheClass,
+    project: &str,
+    requests: &[Request],
+    caches: &[RequestCache],
+) -> Option<(f64, InputSource)> {
+    let pick = |in_project: bool| {
+        let v: Vec<f64> = requests
+            .iter()
+            .zip(caches)
+            .filter(|(r, c)| c.class == class && r.thread == MAIN_THREAD)
+            .filter(|(r, _)| !in_project || r.project == project)
+            .map(|(r, _)| r.tokens.prompt() as f64)
+            .collect();
+        median(v)
+    };
+    pick(true)
+        .map(|m| (m, InputSource::Project))
+        .or_else(|| pick(false).map(|m| (m, InputSource::AllSessions)))
+}
+
+/// Advice for `session_id` at `now` over `turns` future turns; None when
+/// the session has no main-thread request.
+pub fn advise(
+    session_id: &str,
+    requests: &[Request],
+    caches: &[RequestCache],
+    rates: &dyn RateSource,
+    now: DateTime<Utc>,
+    turns: u32,
+) -> Option<Advice> {
+    let main = main_thread(session_id, requests);
+    let &last_i = main.last()?;
+    let (last, lc) = (&requests[last_i], &caches[last_i]);
+    let p_last = last.tokens.prompt();
+    let ttl_s = lc.ttl_after_s;
+    let idle_s = (now - last.time).as_seconds_f64();
+    let warm = idle_s <= f64::from(ttl_s);
+    let base = rates.base_rates(&last.model, now);
+    let prices = Prices {
+        pin: base.map_or(0.0, |b| b.input),
+        pout: base.map_or(0.0, |b| b.output),
+        rm: base.map_or(0.0, |b| b.read_multiplier),
+        m: write_multiplier(ttl_s),
+    };
+    let g = growth(&main, requests, caches);
+    let outs: Vec<f64> = main.iter().map(|&i| requests[i].tokens.output as f64).collect();
+    let t = Turns {
+        g: g.unwrap_or(DEFAULT_GROWTH_TOKENS),
+        o: median(outs).unwrap_or(0.0),
+    };
+    let (bc, bc_src) = scoped_median(CacheClass::First, &last.project, requests, caches)
+        .unwrap_or((0.0, InputSource::Default));
+    let (s, s_src) = match scoped_median(CacheClass::Compaction, &last.project, requests, caches) {
+        Some((after, src)) => ((after - bc).max(MIN_SUMMARY_TOKENS), src),
+        None => (FALLBACK_SUMMARY_SHARE * p_last as f64, InputSource::Default),
+    };
+    let st = option_starts(p_last as f64, bc, s, warm, prices);
+    let options = totals(st, turns, t, prices);
+    let recommendation = if options.compact_usd < options.resume_usd {
+        Recommendation::Compact
+    } else {
+        Recommendation::Resume
+    };
+    let chosen = match recommendation {
+        Recommendation::Resume => options.resume_usd,
+        Recommendation::Compact => options.compact_usd,
+    };
+    let inputs = AdviceInputs {
+        model: last.model.clone(),
+        prompt_tokens: p_last,
+        growth_tokens: t.g,
+        growth_source: if g.is_some() { InputSource::Session } else { InputSource::Default },
+        output_tokens: t.o,
+        base_context_tokens: bc,
+        base_context_source: bc_src,
+        summary_tokens: s,
+        summary_source: s_src,
+        write_multiplier: prices.m,
+        read_multiplier: prices.rm,
+        input_usd_per_mtok: prices.pin * 1e6,
+        output_usd_per_mtok: prices.pout * 1e6,
+        priced: base.is_some(),
+    };
+    let mut advice = Advice {
+        session_id: session_id.to_string(),
+        project: last.project.clone(),
+        warm,
+        last: last.time,
+        expires_at: last.time + TimeDelta::seconds(i64::from(ttl_s)),
+        ttl_s,
+        idle_s,
+        turns,
+        options,
+        recommendation,
+        break_even_turns: break_even(st, t, prices),
+        history_premium_usd: chosen - options.restart_usd,
+        inputs,
+        explanation: String::new(),
+    };
+    advice.explanation = explain(&advice);
+    Some(advice)
+}

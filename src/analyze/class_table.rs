@@ -1,0 +1,100 @@
+//! The class table (issue item 1): per cache class, how many requests, how
+//! many tokens they rebuilt and what the misses cost. Every class is always
+//! present (zeros included), so the JSON keys are a stable contract. Hands on
+//! `ClassTable` to the summary and its per-day / per-session breakdowns.
+
+use super::classify::{CacheClass, RequestCache};
+use serde::Serialize;
+use std::ops::AddAssign;
+
+/// Count, rebuilt tokens and miss cost of a set of requests.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct ClassStats {
+    pub count: u64,
+    pub rebuilt_tokens: u64,
+    pub miss_cost_usd: f64,
+}
+
+impl ClassStats {
+    /// Adds one classified request.
+    pub fn add(&mut self, c: &RequestCache) {
+        self.count += 1;
+        self.rebuilt_tokens += c.rebuilt_tokens;
+        self.miss_cost_usd += c.miss_cost_usd;
+    }
+}
+
+impl AddAssign for ClassStats {
+    fn add_assign(&mut self, o: ClassStats) {
+        self.count += o.count;
+        self.rebuilt_tokens += o.rebuilt_tokens;
+        self.miss_cost_usd += o.miss_cost_usd;
+    }
+}
+
+/// One `ClassStats` per cache class; serialises as a map with all 8 keys.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct ClassTable {
+    pub hit: ClassStats,
+    pub first: ClassStats,
+    pub compaction: ClassStats,
+    pub model_switch: ClassStats,
+    pub ttl_5m: ClassStats,
+    pub ttl_1h: ClassStats,
+    pub version_change: ClassStats,
+    pub unexplained: ClassStats,
+}
+
+impl ClassTable {
+    /// The stats of one class.
+    pub fn get(&self, class: CacheClass) -> &ClassStats {
+        match class {
+            CacheClass::Hit => &self.hit,
+            CacheClass::First => &self.first,
+            CacheClass::Compaction => &self.compaction,
+            CacheClass::ModelSwitch => &self.model_switch,
+            CacheClass::Ttl5m => &self.ttl_5m,
+            CacheClass::Ttl1h => &self.ttl_1h,
+            CacheClass::VersionChange => &self.version_change,
+            CacheClass::Unexplained => &self.unexplained,
+        }
+    }
+
+    fn get_mut(&mut self, class: CacheClass) -> &mut ClassStats {
+        match class {
+            CacheClass::Hit => &mut self.hit,
+            CacheClass::First => &mut self.first,
+            CacheClass::Compaction => &mut self.compaction,
+            CacheClass::ModelSwitch => &mut self.model_switch,
+            CacheClass::Ttl5m => &mut self.ttl_5m,
+            CacheClass::Ttl1h => &mut self.ttl_1h,
+            CacheClass::VersionChange => &mut self.version_change,
+            CacheClass::Unexplained => &mut self.unexplained,
+        }
+    }
+
+    /// Adds one classified request to its class.
+    pub fn add(&mut self, c: &RequestCache) {
+        self.get_mut(c.class).add(c);
+    }
+
+    /// Total requests over all classes.
+    pub fn requests(&self) -> u64 {
+        CacheClass::ALL.iter().map(|&k| self.get(k).count).sum()
+    }
+
+    /// Requests that were lineage starts.
+    pub fn starts(&self) -> u64 {
+        self.first.count + self.compaction.count + self.model_switch.count
+    }
+
+    /// Requests that were misses (any cause).
+    pub fn misses(&self) -> u64 {
+        self.ttl_5m.count + self.ttl_1h.count + self.version_change.count + self.unexplained.count
+    }
+
+    /// The headline idle cost (§3): miss cost of `ttl_5m` and `ttl_1h`.
+    pub fn idle_cost_usd(&self) -> f64 {
+        self.ttl_5m.miss_cost_usd + self.ttl_1h.miss_cost_usd
+    }
+}

@@ -1,0 +1,75 @@
+//! Stale sessions (cache-model §6): a session's main thread is stale at
+//! `now` when `now - t_last > T_last`; its cold-resume premium is what the
+//! next message pays because the cache expired,
+//! `P_last * (write price at T_last - read price)` at the last request's rates.
+//! Hands on the stale sessions ranked by premium, for the summary.
+
+use super::classify::RequestCache;
+use super::prices::write_price;
+use super::threads::last_main;
+use crate::model::Request;
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// A session whose main-thread cache has expired.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StaleSession {
+    pub session_id: String,
+    /// From the caller's titles; empty when unknown.
+    pub title: String,
+    pub project: String,
+    pub model: String,
+    /// Cold-resume premium in USD (0 for an unknown model).
+    pub premium_usd: f64,
+    /// `P_last`, the prompt the next message re-writes.
+    pub prompt_tokens: u64,
+    /// Time of the last main-thread request.
+    pub last: DateTime<Utc>,
+    /// `T_last`, the TTL of the last write.
+    pub ttl_s: u32,
+    /// Seconds from `last` to `now`.
+    pub idle_s: f64,
+}
+
+/// The cold-resume premium of a request with `ttl_s` in force after it.
+pub fn cold_resume_premium(r: &Request, c: &RequestCache, ttl_s: u32) -> f64 {
+    match c.rates.as_ref() {
+        Some(p) => r.tokens.prompt() as f64 * (write_price(p, ttl_s) - p.read()),
+        None => 0.0,
+    }
+}
+
+/// The stale sessions at `now`, highest premium first (ties by session id).
+pub fn stale_sessions(
+    requests: &[Request],
+    caches: &[RequestCache],
+    now: DateTime<Utc>,
+    titles: &HashMap<String, String>,
+) -> Vec<StaleSession> {
+    let mut out: Vec<StaleSession> = last_main(requests)
+        .into_iter()
+        .filter_map(|(sid, i)| {
+            let (r, c) = (&requests[i], &caches[i]);
+            let idle_s = (now - r.time).as_seconds_f64();
+            let ttl_s = c.ttl_after_s;
+            (idle_s > f64::from(ttl_s)).then(|| StaleSession {
+                session_id: sid.to_string(),
+                title: titles.get(sid).cloned().unwrap_or_default(),
+                project: r.project.clone(),
+                model: r.model.clone(),
+                premium_usd: cold_resume_premium(r, c, ttl_s),
+                prompt_tokens: r.tokens.prompt(),
+                last: r.time,
+                ttl_s,
+                idle_s,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.premium_usd
+            .total_cmp(&a.premium_usd)
+            .then_with(|| a.session_id.cmp(&b.session_id))
+    });
+    out
+}

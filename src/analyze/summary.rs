@@ -1,0 +1,172 @@
+//! The `cache` report's numbers (issue item 1): the class table, idle-gap
+//! buckets, hit ratios, the 5m/1h write mix, the idle cost and the what-if
+//! totals, overall, per day and per session, plus the stale sessions. Pure:
+//! the clock, the day key and the titles come in as arguments. Hands on a
+//! serialisable `CacheSummary` whose JSON keys are the issue's contract.
+
+use super::class_table::ClassTable;
+use super::classify::{CacheClass, RequestCache};
+use super::gaps::IdleBuckets;
+use super::stale::{stale_sessions, StaleSession};
+use super::what_if::{request_what_if, SharedPrefixIndex, WhatIf, WriteMix};
+use crate::model::Request;
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// What `summarize` needs besides the tables.
+pub struct SummaryOptions<'a> {
+    /// The clock, for stale sessions.
+    pub now: DateTime<Utc>,
+    /// Session id -> title; missing titles are left empty.
+    pub titles: &'a HashMap<String, String>,
+    /// The day a request time belongs to (e.g. `utc_day`, or a local date).
+    pub day_of: &'a dyn Fn(DateTime<Utc>) -> String,
+}
+
+/// The UTC calendar date of `t`, `YYYY-MM-DD`.
+pub fn utc_day(t: DateTime<Utc>) -> String {
+    t.format("%Y-%m-%d").to_string()
+}
+
+/// The cache figures of any set of requests.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CacheStats {
+    pub requests: u64,
+    pub classes: ClassTable,
+    pub idle_buckets: IdleBuckets,
+    /// Miss cost of `ttl_5m` and `ttl_1h` misses.
+    pub idle_cost_usd: f64,
+    /// `cache_read / (cache_read + cache_write + input)`; None with no tokens.
+    pub hit_ratio_tokens: Option<f64>,
+    /// `hits / (requests - lineage starts)`; None when all are starts.
+    pub hit_ratio_requests: Option<f64>,
+    pub write_mix: WriteMix,
+    pub what_if: WhatIf,
+}
+
+/// Cache figures of one day.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DayStats {
+    pub day: String,
+    #[serde(flatten)]
+    pub stats: CacheStats,
+}
+
+/// Cache figures of one session.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionStats {
+    pub session_id: String,
+    pub title: String,
+    pub project: String,
+    pub first: DateTime<Utc>,
+    pub last: DateTime<Utc>,
+    #[serde(flatten)]
+    pub stats: CacheStats,
+}
+
+/// Everything the `cache` report shows.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CacheSummary {
+    #[serde(flatten)]
+    pub total: CacheStats,
+    /// Stale sessions, highest cold-resume premium first.
+    pub stale: Vec<StaleSession>,
+    /// One entry per day, in date order.
+    pub by_day: Vec<DayStats>,
+    /// One entry per session, by session id.
+    pub by_session: Vec<SessionStats>,
+}
+
+/// Running sums behind a `CacheStats`.
+#[derive(Debug, Clone, Default)]
+struct Tally {
+    stats: CacheStats,
+    read: u64,
+    write: u64,
+    input: u64,
+}
+
+impl Tally {
+    fn add(&mut self, r: &Request, c: &RequestCache, w: WhatIf) {
+        let s = &mut self.stats;
+        s.requests += 1;
+        s.classes.add(c);
+        s.idle_buckets.add(c);
+        s.write_mix.add(r);
+        s.what_if += w;
+        self.read += r.tokens.cache_read;
+        self.write += r.tokens.cache_write();
+        self.input += r.tokens.input;
+    }
+
+    fn finish(mut self) -> CacheStats {
+        let s = &mut self.stats;
+        s.idle_cost_usd = s.classes.idle_cost_usd();
+        let denom = self.read + self.write + self.input;
+        s.hit_ratio_tokens = (denom > 0).then(|| self.read as f64 / denom as f64);
+        let continuing = s.requests - s.classes.starts();
+        s.hit_ratio_requests =
+            (continuing > 0).then(|| s.classes.get(CacheClass::Hit).count as f64 / continuing as f64);
+        self.stats
+    }
+}
+
+/// Per-session running sums plus the session's time span.
+struct SessionTally<'a> {
+    tally: Tally,
+    project: &'a str,
+    first: DateTime<Utc>,
+    last: DateTime<Utc>,
+}
+
+/// Summarises classified requests (`caches` from `analyze`, same order).
+pub fn summarize(
+    requests: &[Request],
+    caches: &[RequestCache],
+    opts: &SummaryOptions<'_>,
+) -> CacheSummary {
+    let shared = SharedPrefixIndex::build(requests);
+    let mut total = Tally::default();
+    let mut days: HashMap<String, Tally> = HashMap::new();
+    let mut sessions: HashMap<&str, SessionTally<'_>> = HashMap::new();
+    for (i, (r, c)) in requests.iter().zip(caches).enumerate() {
+        let w = request_what_if(requests, caches, &shared, i);
+        total.add(r, c, w);
+        days.entry((opts.day_of)(r.time)).or_default().add(r, c, w);
+        let s = sessions
+            .entry(r.session_id.as_str())
+            .or_insert_with(|| SessionTally {
+                tally: Tally::default(),
+                project: &r.project,
+                first: r.time,
+                last: r.time,
+            });
+        s.tally.add(r, c, w);
+        s.first = s.first.min(r.time);
+        s.last = s.last.max(r.time);
+    }
+    let mut by_day: Vec<DayStats> = days
+        .into_iter()
+        .map(|(day, t)| DayStats { day, stats: t.finish() })
+        .collect();
+    by_day.sort_by(|a, b| a.day.cmp(&b.day));
+    let mut by_session: Vec<SessionStats> = sessions
+        .into_iter()
+        .map(|(sid, s)| SessionStats {
+            session_id: sid.to_string(),
+            title: opts.titles.get(sid).cloned().unwrap_or_default(),
+            project: s.project.to_string(),
+            first: s.first,
+            last: s.last,
+            stats: s.tally.finish(),
+        })
+        .collect();
+    by_session.sort_by(|a, b| a.session_id.cmp(&b.session_id));
+    CacheSummary {
+        total: total.finish(),
+        stale: stale_sessions(requests, caches, opts.now, opts.titles),
+        by_day,
+        by_session,
+    }
+}

@@ -1,0 +1,109 @@
+//! The command line: clap definitions, the resolved `Plan`, and one short
+//! `run_*` per subcommand that calls into `ingest`, `report` and `analyze`.
+
+mod plan;
+mod progress;
+mod run;
+
+pub use plan::{Plan, UsageError};
+pub use run::run;
+
+use crate::report::query::Grouping;
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Exit code for bad command-line usage.
+pub const EXIT_USAGE: i32 = 2;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "cachewise",
+    version,
+    about = "Claude Code cost and prompt-cache dashboard",
+    long_about = "cachewise reads the usage metadata of your Claude Code transcripts \
+(~/.claude/projects/**.jsonl), keeps it as Parquet tables, and reports what you spent, \
+what the prompt cache saved, and what expired caches cost you.\n\n\
+Run without a command for a short summary. Every report first ingests what changed \
+since the last run (use --no-ingest to skip). Message content is never read into the store.",
+    after_help = "Examples:\n  cachewise                          summary: today, 7 and 30 days, top sessions\n  \
+cachewise report daily --since 2026-11-01\n  cachewise report session --json\n  \
+cachewise report model --breakdown --csv\n  cachewise --claude-dir ~/backup/.claude report monthly"
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: Global,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Options accepted before or after any subcommand.
+#[derive(Debug, Args, Clone)]
+pub struct Global {
+    /// A Claude config directory holding projects/ (repeatable). Default:
+    /// $CLAUDE_CONFIG_DIR (comma-separated), else ~/.config/claude and ~/.claude.
+    #[arg(long = "claude-dir", value_name = "DIR", global = true)]
+    pub claude_dir: Vec<PathBuf>,
+    /// Where cachewise keeps its tables. Default: $CACHEWISE_DATA_DIR, else the
+    /// XDG data directory's cachewise/.
+    #[arg(long, value_name = "DIR", global = true)]
+    pub data_dir: Option<PathBuf>,
+    /// Time zone for days, weeks and months (IANA name). Default: local.
+    #[arg(long, value_name = "IANA", global = true)]
+    pub tz: Option<String>,
+    /// Report on the stored tables without reading transcripts first.
+    #[arg(long, global = true)]
+    pub no_ingest: bool,
+    /// Print no progress or warnings, only results and errors.
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+    /// A TOML price file that overrides or extends the built-in prices.
+    #[arg(long, value_name = "FILE", global = true)]
+    pub pricing: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Usage and cost per day, week, month, session, project or model.
+    Report(ReportArgs),
+    /// Read new transcript lines into the store, and print what was read.
+    Ingest,
+}
+
+/// Output format flags shared by commands that print tables.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct OutputArgs {
+    /// Print JSON (keys documented in the README).
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV.
+    #[arg(long)]
+    pub csv: bool,
+}
+
+/// Filters shared by reports.
+#[derive(Debug, Args, Clone)]
+pub struct FilterArgs {
+    /// First day included (YYYY-MM-DD or YYYYMMDD, in --tz).
+    #[arg(long, value_name = "DATE", value_parser = plan::parse_date)]
+    pub since: Option<chrono::NaiveDate>,
+    /// Last day included (YYYY-MM-DD or YYYYMMDD, in --tz).
+    #[arg(long, value_name = "DATE", value_parser = plan::parse_date)]
+    pub until: Option<chrono::NaiveDate>,
+    /// Only projects whose directory or cwd contains this text.
+    #[arg(long, value_name = "TEXT")]
+    pub project: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// What to group by.
+    #[arg(value_enum)]
+    pub kind: Grouping,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// One sub-row per model.
+    #[arg(long)]
+    pub breakdown: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}

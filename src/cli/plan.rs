@@ -1,0 +1,46 @@
+//! Raw flags -> the resolved `Plan` every command runs with (roots, data
+//! directory, time zone, prices), built once.
+
+use super::Global;
+use crate::config;
+use crate::pricing::PriceTable;
+use crate::store::Store;
+use anyhow::Context;
+use chrono::NaiveDate;
+use chrono_tz::Tz;
+use std::path::PathBuf;
+
+/// Everything a command needs from flags and environment.
+pub struct Plan {
+    pub roots: Vec<PathBuf>,
+    pub store: Store,
+    pub tz: Tz,
+    pub ingest: bool,
+    pub quiet: bool,
+    pub prices: PriceTable,
+}
+
+/// A usage error: exit code 2.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+impl Plan {
+    pub fn resolve(g: &Global) -> anyhow::Result<Plan> {
+        let env_roots = std::env::var(config::ENV_CLAUDE_CONFIG_DIR).ok();
+        let env_data = std::env::var(config::ENV_DATA_DIR).ok();
+        let roots = config::roots(&g.claude_dir, env_roots.as_deref(), dirs::home_dir().as_deref());
+        let data_dir = config::data_dir(g.data_dir.as_deref(), env_data.as_deref());
+        let tz = config::time_zone(g.tz.as_deref()).map_err(UsageError)?;
+        let prices = PriceTable::load(g.pricing.as_deref())?;
+        let store = Store::open(&data_dir).with_context(|| format!("cannot use data directory {}", data_dir.display()))?;
+        Ok(Plan { roots, store, tz, ingest: !g.no_ingest, quiet: g.quiet, prices })
+    }
+}
+
+/// Parses `YYYY-MM-DD` or `YYYYMMDD`.
+pub fn parse_date(s: &str) -> Result<NaiveDate, String> {
+    NaiveDate::parse_from_str(s, "%Y-%m-%d")
+        .or_else(|_| NaiveDate::parse_from_str(s, "%Y%m%d"))
+        .map_err(|_| format!("invalid date {s:?}: use YYYY-MM-DD"))
+}

@@ -1,0 +1,107 @@
+//! One short function per subcommand: resolve the plan, ingest if asked,
+//! call one `report::` or `analyze::` function, print.
+
+use super::plan::Plan;
+use super::progress::Bar;
+use super::{Cli, Command, FilterArgs, OutputArgs, ReportArgs};
+use crate::ingest::{self, IngestError, Outcome};
+use crate::report::query::Query;
+use crate::report::render::{self, Format};
+use crate::report::{summary, usage};
+use chrono::Utc;
+
+/// Runs the parsed command line.
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    let plan = Plan::resolve(&cli.global)?;
+    match cli.command {
+        None => run_summary(&plan),
+        Some(Command::Report(a)) => run_report(&plan, &a),
+        Some(Command::Ingest) => run_ingest(&plan),
+    }
+}
+
+/// Ingests unless `--no-ingest`; warnings go to stderr.
+pub fn refresh(plan: &Plan) -> anyhow::Result<Option<Outcome>> {
+    if !plan.ingest {
+        return Ok(None);
+    }
+    let bar = Bar::new(plan.quiet);
+    match ingest::ingest(&plan.roots, &plan.store, &plan.prices, &bar) {
+        Ok(o) => {
+            warn(plan, &o);
+            Ok(Some(o))
+        }
+        Err(IngestError::NoRoots { looked }) if plan.store.path(crate::store::Table::Requests).exists() => {
+            if !plan.quiet {
+                eprintln!("warning: {}; showing stored data", IngestError::NoRoots { looked });
+            }
+            Ok(None)
+        }
+        Err(e @ IngestError::NoRoots { .. }) => Err(anyhow::anyhow!(
+            "{e}\nPoint cachewise at your transcripts with --claude-dir DIR or CLAUDE_CONFIG_DIR=DIR \
+(the directory that holds projects/)."
+        )),
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn warn(plan: &Plan, o: &Outcome) {
+    if plan.quiet {
+        return;
+    }
+    for r in &o.missing_roots {
+        eprintln!("note: no transcripts under {}/projects", r.display());
+    }
+    if o.problems.bad > 0 {
+        eprintln!("warning: skipped {} malformed line(s) of {} read; first:", o.problems.bad, o.problems.lines);
+        for s in &o.problems.samples {
+            eprintln!("  {s}");
+        }
+    }
+}
+
+fn query(plan: &Plan, f: &FilterArgs, breakdown: bool) -> Query {
+    Query { since: f.since, until: f.until, tz: plan.tz, project: f.project.clone(), breakdown }
+}
+
+fn format(o: OutputArgs) -> Format {
+    match (o.json, o.csv) {
+        (true, _) => Format::Json,
+        (_, true) => Format::Csv,
+        _ => Format::Table,
+    }
+}
+
+fn run_report(plan: &Plan, a: &ReportArgs) -> anyhow::Result<()> {
+    refresh(plan)?;
+    let r = usage::usage(&plan.store, a.kind, &query(plan, &a.filter, a.breakdown), &plan.prices)?;
+    print!("{}", render::usage(&r, format(a.output)));
+    Ok(())
+}
+
+fn run_ingest(plan: &Plan) -> anyhow::Result<()> {
+    let plan = Plan { ingest: true, ..clone_plan(plan) };
+    if let Some(o) = refresh(&plan)? {
+        println!(
+            "{} files, {} read ({:.1} MB), {} lines, {} malformed; {} requests stored",
+            o.files,
+            o.files_read,
+            o.bytes_read as f64 / 1e6,
+            o.problems.lines,
+            o.problems.bad,
+            o.requests.map_or_else(|| "unchanged".to_owned(), |n| n.to_string())
+        );
+    }
+    Ok(())
+}
+
+fn clone_plan(p: &Plan) -> Plan {
+    Plan { roots: p.roots.clone(), store: p.store.clone(), tz: p.tz, ingest: p.ingest, quiet: p.quiet, prices: p.prices.clone() }
+}
+
+fn run_summary(plan: &Plan) -> anyhow::Result<()> {
+    refresh(plan)?;
+    let s = summary::summary(&plan.store, &Query::new(plan.tz), &plan.prices, Utc::now())?;
+    print!("{}", summary::render(&s));
+    Ok(())
+}

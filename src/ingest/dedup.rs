@@ -1,0 +1,135 @@
+//! Deduplication: candidate rows from every file -> one row per API request.
+//!
+//! A request is `(message.id, requestId)`, global across files. Its copies
+//! merge: the line with the largest `output_tokens` is kept (ties: the first
+//! by file and line, so the result never depends on read order), and its time
+//! is the earliest copy's. A sidechain replay of a main-thread message (same
+//! message.id, another requestId) is dropped in favour of the main copy.
+
+use crate::model::Request;
+use std::cmp::Ordering;
+
+/// Merges candidate rows into one row per request, ordered by time.
+pub fn dedup(mut rows: Vec<Request>) -> Vec<Request> {
+    rows.sort_by(|a, b| {
+        a.message_id
+            .cmp(&b.message_id)
+            .then_with(|| a.request_id.cmp(&b.request_id))
+            .then_with(|| better(a, b))
+    });
+    let mut out: Vec<Request> = Vec::with_capacity(rows.len());
+    let mut start = 0;
+    while start < rows.len() {
+        let end = group_end(&rows, start, |a, b| a.message_id == b.message_id);
+        merge_message(&rows[start..end], &mut out);
+        start = end;
+    }
+    out.sort_by(|a, b| a.time.cmp(&b.time).then_with(|| a.message_id.cmp(&b.message_id)));
+    out
+}
+
+/// Order of preference among copies of one request: most output first, then
+/// the first by (source, line).
+fn better(a: &Request, b: &Request) -> Ordering {
+    b.tokens
+        .output
+        .cmp(&a.tokens.output)
+        .then_with(|| a.source.cmp(&b.source))
+        .then_with(|| a.line.cmp(&b.line))
+}
+
+fn group_end(rows: &[Request], start: usize, same: impl Fn(&Request, &Request) -> bool) -> usize {
+    let mut end = start + 1;
+    while end < rows.len() && same(&rows[start], &rows[end]) {
+        end += 1;
+    }
+    end
+}
+
+/// All copies of one message id: drop sidechain replays when a main copy
+/// exists under another request id, then keep the best copy per request id.
+fn merge_message(copies: &[Request], out: &mut Vec<Request>) {
+    let main_ids: Vec<&str> = copies
+        .iter()
+        .filter(|r| !r.is_sidechain)
+        .map(|r| r.request_id.as_str())
+        .collect();
+    let mut start = 0;
+    while start < copies.len() {
+        let end = group_end(copies, start, |a, b| a.request_id == b.request_id);
+        let group = &copies[start..end];
+        start = end;
+        let replay = !main_ids.is_empty() && group.iter().all(|r| r.is_sidechain);
+        if replay && !main_ids.contains(&group[0].request_id.as_str()) {
+            continue;
+        }
+        let mut kept = group[0].clone();
+        kept.time = group.iter().map(|r| r.time).min().unwrap_or(kept.time);
+        out.push(kept);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::TokenCounts;
+    use chrono::{TimeZone, Utc};
+
+    fn row(msg: &str, req: &str, out: u64, secs: i64, source: &str, sidechain: bool) -> Request {
+        Request {
+            time: Utc.timestamp_opt(1_700_000_000 + secs, 0).unwrap(),
+            session_id: "s".into(),
+            thread: "main".into(),
+            project: "p".into(),
+            cwd: String::new(),
+            git_branch: String::new(),
+            version: "2.1.39".into(),
+            model: "claude-opus-4-6".into(),
+            tokens: TokenCounts { input: 3, cache_read: 100, output: out, ..Default::default() },
+            web_search: 0,
+            speed: String::new(),
+            inference_geo: String::new(),
+            is_sidechain: sidechain,
+            cost_usd: 0.0,
+            source: source.into(),
+            line: 1,
+            message_id: msg.into(),
+            request_id: req.into(),
+        }
+    }
+
+    #[test]
+    fn keeps_max_output_and_first_time() {
+        let rows = vec![row("m1", "r1", 10, 5, "b", false), row("m1", "r1", 441, 9, "a", false)];
+        let d = dedup(rows);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].tokens.output, 441);
+        assert_eq!(d[0].time, Utc.timestamp_opt(1_700_000_005, 0).unwrap());
+    }
+
+    #[test]
+    fn replay_in_another_file_counts_once_whatever_the_order() {
+        let a = vec![row("m1", "r1", 50, 0, "x.jsonl", false), row("m1", "r1", 50, 0, "y.jsonl", false)];
+        let mut b = a.clone();
+        b.reverse();
+        assert_eq!(dedup(a.clone()), dedup(b));
+        assert_eq!(dedup(a)[0].source, "x.jsonl");
+    }
+
+    #[test]
+    fn sidechain_replay_with_other_request_id_loses_to_main_copy() {
+        let rows = vec![row("m1", "r1", 50, 0, "a", false), row("m1", "r9", 50, 60, "a", true)];
+        let d = dedup(rows);
+        assert_eq!(d.len(), 1);
+        assert!(!d[0].is_sidechain);
+        // A sidechain-only message is a real sub-agent request and stays.
+        let d = dedup(vec![row("m2", "r2", 5, 0, "a", true)]);
+        assert_eq!(d.len(), 1);
+    }
+
+    #[test]
+    fn distinct_requests_stay_and_sort_by_time() {
+        let d = dedup(vec![row("m2", "r2", 5, 10, "a", false), row("m1", "r1", 5, 20, "a", false)]);
+        assert_eq!(d.iter().map(|r| r.message_id.as_str()).collect::<Vec<_>>(), ["m2", "m1"]);
+    }
+}

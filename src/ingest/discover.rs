@@ -1,0 +1,134 @@
+//! Discovery: transcript roots -> the `*.jsonl` files under `<root>/projects/`,
+//! with the project and session each file belongs to. Hands `SourceFile`s to
+//! the planner; reads no file content.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+/// One transcript file found on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceFile {
+    pub path: PathBuf,
+    /// Project directory name (first component under `projects/`).
+    pub project: String,
+    /// Session the file belongs to, from its path: the `<session>` directory
+    /// for nested sub-agent files, the file stem for main sessions. `None` for
+    /// legacy sibling `agent-*.jsonl` files, whose lines name their session.
+    pub session: Option<String>,
+    /// `Some(id)` when the file holds one sub-agent (`agent-<id>.jsonl`).
+    pub agent: Option<String>,
+    pub size: u64,
+    /// Modification time in nanoseconds since the epoch.
+    pub mtime_ns: i128,
+}
+
+/// What discovery found: files, and the roots that were not there.
+#[derive(Debug, Default)]
+pub struct Discovery {
+    pub files: Vec<SourceFile>,
+    pub missing_roots: Vec<PathBuf>,
+    /// Roots whose `projects/` directory exists.
+    pub found_roots: Vec<PathBuf>,
+}
+
+/// Finds every `*.jsonl` file under `<root>/projects/` at any depth, sorted by
+/// path. A root without `projects/` is listed in `missing_roots`.
+pub fn discover(roots: &[PathBuf]) -> Discovery {
+    let mut out = Discovery::default();
+    for root in roots {
+        let projects = root.join("projects");
+        if !projects.is_dir() {
+            out.missing_roots.push(root.clone());
+            continue;
+        }
+        out.found_roots.push(root.clone());
+        walk(&projects, &projects, &mut out.files);
+    }
+    out.files.sort_by(|a, b| a.path.cmp(&b.path));
+    out.files.dedup_by(|a, b| a.path == b.path);
+    out
+}
+
+fn walk(projects: &Path, dir: &Path, files: &mut Vec<SourceFile>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        tracing::warn!("cannot list {}", dir.display());
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Ok(meta) = entry.metadata() else { continue };
+        if meta.is_dir() {
+            walk(projects, &path, files);
+        } else if meta.is_file() && path.extension().is_some_and(|e| e == "jsonl") {
+            if let Some(f) = describe(projects, path, &meta) {
+                files.push(f);
+            }
+        }
+    }
+}
+
+fn describe(projects: &Path, path: PathBuf, meta: &fs::Metadata) -> Option<SourceFile> {
+    let rel = path.strip_prefix(projects).ok()?;
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let stem = path.file_stem()?.to_string_lossy().into_owned();
+    let agent = stem.strip_prefix("agent-").map(str::to_owned);
+    let (project, session) = match parts.as_slice() {
+        [file] => (String::new(), session_of_top_level(file, &stem)),
+        [project, file] => (project.clone(), session_of_top_level(file, &stem)),
+        [project, session, ..] => (project.clone(), Some(session.clone())),
+        [] => return None,
+    };
+    let mtime_ns = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos() as i128);
+    Some(SourceFile { path, project, session, agent, size: meta.len(), mtime_ns })
+}
+
+fn session_of_top_level(_file: &str, stem: &str) -> Option<String> {
+    if stem.starts_with("agent-") {
+        None
+    } else {
+        Some(stem.to_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_all_layouts_and_reports_missing_roots() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("projects");
+        let proj = p.join("-home-a-app");
+        fs::create_dir_all(proj.join("s1/subagents/workflows/run1")).unwrap();
+        fs::write(proj.join("s1.jsonl"), "{}\n").unwrap();
+        fs::write(proj.join("s1/subagents/agent-a1.jsonl"), "").unwrap();
+        fs::write(proj.join("s1/subagents/agent-acompact-ff.jsonl"), "").unwrap();
+        fs::write(proj.join("s1/subagents/workflows/run1/agent-w.jsonl"), "").unwrap();
+        fs::write(proj.join("agent-6e067db7.jsonl"), "").unwrap();
+        fs::write(proj.join("notes.txt"), "").unwrap();
+        fs::create_dir_all(proj.join("dir.jsonl")).unwrap();
+        let missing = dir.path().join("nope");
+        let d = discover(&[dir.path().to_path_buf(), missing.clone()]);
+        assert_eq!(d.missing_roots, vec![missing]);
+        let got: Vec<(String, Option<String>, Option<String>)> = d
+            .files
+            .iter()
+            .map(|f| (f.path.file_name().unwrap().to_string_lossy().into_owned(), f.session.clone(), f.agent.clone()))
+            .collect();
+        assert_eq!(got.len(), 5, "{got:?}");
+        assert!(got.contains(&("s1.jsonl".into(), Some("s1".into()), None)));
+        assert!(got.contains(&("agent-a1.jsonl".into(), Some("s1".into()), Some("a1".into()))));
+        assert!(got.contains(&("agent-acompact-ff.jsonl".into(), Some("s1".into()), Some("acompact-ff".into()))));
+        assert!(got.contains(&("agent-w.jsonl".into(), Some("s1".into()), Some("w".into()))));
+        assert!(got.contains(&("agent-6e067db7.jsonl".into(), None, Some("6e067db7".into()))));
+        assert!(d.files.iter().all(|f| f.project == "-home-a-app"));
+    }
+}

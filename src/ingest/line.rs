@@ -1,0 +1,218 @@
+//! The shape of one transcript line, as far as cachewise reads it.
+//!
+//! Deserialization borrows from the input and skips every field not named
+//! here (message content, tool results, ...) without building it. String
+//! fields are lenient: a value of another type reads as absent instead of
+//! failing the line. Token counts are strict non-negative integers.
+
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use std::borrow::Cow;
+use std::fmt;
+
+/// A string field that may be absent, null, or of the wrong type.
+#[derive(Debug, Default)]
+pub struct Text<'a>(pub Option<Cow<'a, str>>);
+
+impl<'a> Text<'a> {
+    pub fn as_str(&self) -> &str {
+        self.0.as_deref().unwrap_or("")
+    }
+    pub fn get(&self) -> Option<&str> {
+        self.0.as_deref().filter(|s| !s.is_empty())
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(TextVisitor).map(Text)
+    }
+}
+
+struct TextVisitor;
+
+impl<'de> Visitor<'de> for TextVisitor {
+    type Value = Option<Cow<'de, str>>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any value")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Some(Cow::Borrowed(v)))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Some(Cow::Owned(v.to_owned())))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Some(Cow::Owned(v)))
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+        while m.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Self::Value, A::Error> {
+        while s.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+}
+
+/// A boolean flag that reads as false when absent or not a boolean.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Flag(pub bool);
+
+impl<'de> Deserialize<'de> for Flag {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = IgnoredOr::<bool>::deserialize(d)?;
+        Ok(Flag(matches!(v, IgnoredOr::Value(true))))
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum IgnoredOr<T> {
+    Value(T),
+    #[allow(dead_code)]
+    Other(IgnoredAny),
+}
+
+/// One JSONL line. Only what usage, threads, compactions and titles need.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Line<'a> {
+    #[serde(rename = "type", borrow)]
+    pub kind: Text<'a>,
+    #[serde(borrow)]
+    pub subtype: Text<'a>,
+    #[serde(rename = "sessionId", borrow)]
+    pub session_id: Text<'a>,
+    #[serde(rename = "agentId", borrow)]
+    pub agent_id: Text<'a>,
+    #[serde(rename = "isSidechain")]
+    pub is_sidechain: Flag,
+    #[serde(borrow)]
+    pub uuid: Text<'a>,
+    #[serde(rename = "parentUuid", borrow)]
+    pub parent_uuid: Text<'a>,
+    #[serde(borrow)]
+    pub timestamp: Text<'a>,
+    #[serde(borrow)]
+    pub cwd: Text<'a>,
+    #[serde(rename = "gitBranch", borrow)]
+    pub git_branch: Text<'a>,
+    #[serde(borrow)]
+    pub version: Text<'a>,
+    #[serde(rename = "requestId", borrow)]
+    pub request_id: Text<'a>,
+    #[serde(rename = "isApiErrorMessage")]
+    pub is_api_error: Flag,
+    #[serde(rename = "isCompactSummary")]
+    pub is_compact_summary: Flag,
+    #[serde(borrow)]
+    pub message: Option<Message<'a>>,
+    #[serde(rename = "compactMetadata")]
+    pub compact: Option<CompactMeta<'a>>,
+    #[serde(borrow)]
+    pub summary: Text<'a>,
+    #[serde(rename = "aiTitle", borrow)]
+    pub ai_title: Text<'a>,
+    #[serde(rename = "customTitle", borrow)]
+    pub custom_title: Text<'a>,
+}
+
+/// The Messages-API object of a line; `content` is never read.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Message<'a> {
+    #[serde(borrow)]
+    pub id: Text<'a>,
+    #[serde(borrow)]
+    pub model: Text<'a>,
+    #[serde(borrow)]
+    pub usage: Option<Usage<'a>>,
+}
+
+/// `message.usage`: token counts must be non-negative integers.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Usage<'a> {
+    pub input_tokens: Option<u64>,
+    pub cache_creation_input_tokens: Option<u64>,
+    pub cache_read_input_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
+    pub cache_creation: Option<CacheCreation>,
+    pub server_tool_use: Option<ServerToolUse>,
+    #[serde(borrow)]
+    pub speed: Text<'a>,
+    #[serde(borrow)]
+    pub inference_geo: Text<'a>,
+}
+
+/// `usage.cache_creation`: the write split by TTL.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct CacheCreation {
+    pub ephemeral_5m_input_tokens: Option<u64>,
+    pub ephemeral_1h_input_tokens: Option<u64>,
+}
+
+/// `usage.server_tool_use`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct ServerToolUse {
+    pub web_search_requests: Option<u64>,
+}
+
+/// `compactMetadata` of a `compact_boundary` line.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct CompactMeta<'a> {
+    #[serde(borrow)]
+    pub trigger: Text<'a>,
+    #[serde(rename = "preTokens")]
+    pub pre_tokens: Option<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skips_content_and_tolerates_odd_types() {
+        let l: Line = serde_json::from_str(
+            r#"{"type":"assistant","summary":{"x":1},"cwd":null,"isSidechain":"yes",
+            "message":{"id":"m\u0031","model":"claude-opus-4-6","content":[{"type":"text","text":"secret"}],
+            "usage":{"input_tokens":3,"cache_creation":{"ephemeral_1h_input_tokens":8},"output_tokens":10}}}"#,
+        )
+        .unwrap();
+        assert_eq!(l.kind.as_str(), "assistant");
+        assert!(l.summary.get().is_none());
+        assert!(!l.is_sidechain.0);
+        let m = l.message.unwrap();
+        assert_eq!(m.id.as_str(), "m1");
+        assert_eq!(m.usage.unwrap().cache_creation.unwrap().ephemeral_1h_input_tokens, Some(8));
+    }
+
+    #[test]
+    fn negative_tokens_fail_the_line() {
+        let r: Result<Line, _> =
+            serde_json::from_str(r#"{"type":"assistant","message":{"usage":{"input_tokens":-3}}}"#);
+        assert!(r.is_err());
+        let r: Result<Line, _> =
+            serde_json::from_str(r#"{"type":"assistant","message":{"usage":{"output_tokens":1.5}}}"#);
+        assert!(r.is_err());
+    }
+}

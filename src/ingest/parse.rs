@@ -1,0 +1,269 @@
+//! Parsing: the bytes of one transcript file (from a byte offset) -> typed
+//! candidate rows (`FileRows`). Lines that cannot carry usage, compactions,
+//! titles or sidechain links are skipped without being parsed; message
+//! content is never built. A malformed line is counted and skipped; a last
+//! line without a newline is left for a later read.
+
+use super::discover::SourceFile;
+use super::line::{Line, Usage};
+use super::soft::{BadLine, Problems};
+use crate::model::{Compaction, Request, SessionTitle, TitleKind, TokenCounts, MAIN_THREAD};
+use aho_corasick::AhoCorasick;
+use chrono::{DateTime, Utc};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// Substrings at least one of which every line we need contains.
+const NEEDLES: &[&str] = &[
+    "\"usage\"",
+    "compact_boundary",
+    "isCompactSummary",
+    "\"summary\"",
+    "ai-title",
+    "custom-title",
+    "\"isSidechain\":true",
+];
+
+fn needles() -> Option<&'static AhoCorasick> {
+    static N: OnceLock<Option<AhoCorasick>> = OnceLock::new();
+    N.get_or_init(|| AhoCorasick::new(NEEDLES).ok()).as_ref()
+}
+
+/// Where to start reading a file and how many lines precede that point.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Start {
+    pub offset: u64,
+    pub line: u64,
+}
+
+/// Everything one read of one file produced.
+#[derive(Debug, Default)]
+pub struct FileRows {
+    /// Candidate requests, deduplicated within this read.
+    pub requests: Vec<Request>,
+    pub compactions: Vec<Compaction>,
+    pub titles: Vec<SessionTitle>,
+    pub problems: Problems,
+    /// Byte offset just past the last complete line.
+    pub end: Start,
+}
+
+/// Per-file state while reading lines.
+struct FileParser<'f> {
+    file: &'f SourceFile,
+    source: String,
+    rows: FileRows,
+    /// Index into `rows.requests` by dedup key.
+    by_key: HashMap<(String, String), usize>,
+    /// Sidechain line uuid -> its parent uuid (inline sub-agents of old versions).
+    sidechain_parent: HashMap<String, Option<String>>,
+}
+
+/// Parses the complete lines of `data`, which starts at `start` in `file`.
+/// Bytes after the last newline are not consumed.
+pub fn parse_bytes(file: &SourceFile, data: &[u8], start: Start) -> FileRows {
+    let mut p = FileParser {
+        file,
+        source: file.path.to_string_lossy().into_owned(),
+        rows: FileRows::default(),
+        by_key: HashMap::new(),
+        sidechain_parent: HashMap::new(),
+    };
+    let mut pos = 0usize;
+    let mut line_no = start.line;
+    while let Some(nl) = memchr::memchr(b'\n', &data[pos..]) {
+        line_no += 1;
+        p.line(&data[pos..pos + nl], line_no);
+        pos += nl + 1;
+    }
+    p.rows.end = Start { offset: start.offset + pos as u64, line: line_no };
+    p.rows
+}
+
+impl FileParser<'_> {
+    fn line(&mut self, raw: &[u8], line_no: u64) {
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let trimmed = raw.trim_ascii();
+        if trimmed.is_empty() {
+            return;
+        }
+        self.rows.problems.lines += 1;
+        if trimmed.first() != Some(&b'{') || trimmed.last() != Some(&b'}') {
+            self.bad(line_no, "not a JSON object (truncated or corrupt line)".into());
+            return;
+        }
+        if !needles().is_none_or(|n| n.is_match(trimmed)) {
+            return;
+        }
+        match serde_json::from_slice::<Line>(trimmed) {
+            Ok(l) => self.interpret(l, line_no),
+            Err(e) => self.bad(line_no, e.to_string()),
+        }
+    }
+
+    fn bad(&mut self, line: u64, reason: String) {
+        self.rows.problems.push(BadLine { path: self.file.path.clone(), line, reason });
+    }
+
+    fn interpret(&mut self, l: Line, line_no: u64) {
+        if l.is_sidechain.0 && l.agent_id.get().is_none() && self.file.agent.is_none() {
+            if let Some(u) = l.uuid.get() {
+                self.sidechain_parent.insert(u.to_owned(), l.parent_uuid.get().map(str::to_owned));
+            }
+        }
+        match l.kind.as_str() {
+            "assistant" => self.assistant(&l, line_no),
+            "system" if l.subtype.as_str() == "compact_boundary" => self.compaction(&l, line_no),
+            "user" if l.is_compact_summary.0 && l.parent_uuid.get().is_none() => {
+                self.compaction(&l, line_no)
+            }
+            "summary" => self.title(&l, TitleKind::Summary, l.summary.get(), line_no),
+            "ai-title" => self.title(&l, TitleKind::AiTitle, l.ai_title.get(), line_no),
+            "custom-title" => self.title(&l, TitleKind::Custom, l.custom_title.get(), line_no),
+            _ => {}
+        }
+    }
+
+    fn session(&self, l: &Line) -> String {
+        match (&self.file.session, l.session_id.get()) {
+            (Some(s), _) => s.clone(),
+            (None, Some(s)) => s.to_owned(),
+            (None, None) => self.file.path.file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned()),
+        }
+    }
+
+    fn thread(&self, l: &Line) -> String {
+        if let Some(a) = l.agent_id.get() {
+            return a.to_owned();
+        }
+        if let Some(a) = &self.file.agent {
+            return a.clone();
+        }
+        if !l.is_sidechain.0 {
+            return MAIN_THREAD.to_owned();
+        }
+        // Old inline sidechains: the thread is named by its root sidechain line.
+        let mut cur = l.uuid.as_str().to_owned();
+        let mut guard = 0;
+        while let Some(Some(parent)) = self.sidechain_parent.get(&cur) {
+            if !self.sidechain_parent.contains_key(parent) || guard > 100_000 {
+                break;
+            }
+            cur = parent.clone();
+            guard += 1;
+        }
+        format!("sc-{}", cur.get(..8).unwrap_or(&cur))
+    }
+
+    fn time(&mut self, l: &Line, line_no: u64) -> Option<DateTime<Utc>> {
+        let Some(ts) = l.timestamp.get() else {
+            self.bad(line_no, "missing timestamp".into());
+            return None;
+        };
+        match DateTime::parse_from_rfc3339(ts) {
+            Ok(t) => Some(t.with_timezone(&Utc)),
+            Err(e) => {
+                self.bad(line_no, format!("invalid timestamp {ts:?}: {e}"));
+                None
+            }
+        }
+    }
+
+    fn assistant(&mut self, l: &Line, line_no: u64) {
+        let Some(msg) = &l.message else { return };
+        let Some(usage) = &msg.usage else { return };
+        let model = msg.model.as_str();
+        if model == "<synthetic>" || l.is_api_error.0 {
+            return;
+        }
+        let Some(message_id) = msg.id.get() else {
+            self.bad(line_no, "usage without message.id".into());
+            return;
+        };
+        let Some(time) = self.time(l, line_no) else { return };
+        let tokens = tokens_of(usage);
+        let key = (message_id.to_owned(), l.request_id.as_str().to_owned());
+        if let Some(&i) = self.by_key.get(&key) {
+            let kept = &mut self.rows.requests[i];
+            kept.time = kept.time.min(time);
+            if tokens.output > kept.tokens.output {
+                let first = kept.time;
+                *kept = self.request(l, usage, tokens, model, key, line_no, first);
+            }
+            return;
+        }
+        let req = self.request(l, usage, tokens, model, key.clone(), line_no, time);
+        self.by_key.insert(key, self.rows.requests.len());
+        self.rows.requests.push(req);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn request(
+        &self,
+        l: &Line,
+        usage: &Usage,
+        tokens: TokenCounts,
+        model: &str,
+        (message_id, request_id): (String, String),
+        line: u64,
+        time: DateTime<Utc>,
+    ) -> Request {
+        Request {
+            time,
+            session_id: self.session(l),
+            thread: self.thread(l),
+            project: self.file.project.clone(),
+            cwd: l.cwd.as_str().to_owned(),
+            git_branch: l.git_branch.as_str().to_owned(),
+            version: l.version.as_str().to_owned(),
+            model: model.to_owned(),
+            tokens,
+            web_search: usage.server_tool_use.as_ref().and_then(|s| s.web_search_requests).unwrap_or(0),
+            speed: usage.speed.as_str().to_owned(),
+            inference_geo: usage.inference_geo.as_str().to_owned(),
+            is_sidechain: l.is_sidechain.0,
+            cost_usd: 0.0,
+            source: self.source.clone(),
+            line,
+            message_id,
+            request_id,
+        }
+    }
+
+    fn compaction(&mut self, l: &Line, line_no: u64) {
+        let Some(time) = self.time(l, line_no) else { return };
+        let (trigger, pre_tokens) = match &l.compact {
+            Some(c) => (c.trigger.get().unwrap_or("unknown").to_owned(), c.pre_tokens),
+            None => ("unknown".to_owned(), None),
+        };
+        let session_id = self.session(l);
+        let source = self.source.clone();
+        self.rows.compactions.push(Compaction { session_id, time, trigger, pre_tokens, source });
+    }
+
+    fn title(&mut self, l: &Line, kind: TitleKind, title: Option<&str>, line_no: u64) {
+        let Some(title) = title else { return };
+        let session_id = self.session(l);
+        let source = self.source.clone();
+        let title = title.chars().take(200).collect();
+        self.rows.titles.push(SessionTitle { session_id, kind, seq: line_no, title, source });
+    }
+}
+
+/// Token counts of a usage object; a missing 5m/1h split counts as 5m.
+fn tokens_of(u: &Usage) -> TokenCounts {
+    let write = u.cache_creation_input_tokens.unwrap_or(0);
+    let (w5, w1h) = match &u.cache_creation {
+        Some(c) if c.ephemeral_5m_input_tokens.is_some() || c.ephemeral_1h_input_tokens.is_some() => {
+            (c.ephemeral_5m_input_tokens.unwrap_or(0), c.ephemeral_1h_input_tokens.unwrap_or(0))
+        }
+        _ => (write, 0),
+    };
+    TokenCounts {
+        input: u.input_tokens.unwrap_or(0),
+        cache_write_5m: w5,
+        cache_write_1h: w1h,
+        cache_read: u.cache_read_input_tokens.unwrap_or(0),
+        output: u.output_tokens.unwrap_or(0),
+    }
+}

@@ -1,0 +1,139 @@
+//! Reading one source file: decide from the manifest whether it is
+//! unchanged (not opened), grown (read from the last offset) or new or
+//! rewritten (read from the start), then stream it through the parser in
+//! bounded chunks.
+
+use super::discover::SourceFile;
+use super::parse::{parse_bytes, FileRows, Start};
+use super::soft::BadLine;
+use crate::model::Request;
+use crate::store::manifest::{fingerprint, FileState, HEAD_LEN};
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+
+/// Largest block read at once; a longer line grows the buffer to fit it.
+const CHUNK: usize = 32 << 20;
+
+/// How a file is read this time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// New or rewritten: its earlier rows are replaced.
+    Full,
+    /// Grown: rows are added to the earlier ones.
+    Append,
+}
+
+/// The outcome of reading one file.
+#[derive(Debug)]
+pub struct FileRead {
+    pub file: SourceFile,
+    pub mode: Mode,
+    pub rows: FileRows,
+    pub state: FileState,
+    pub bytes: u64,
+}
+
+/// True when the manifest says the file has not changed: it is not opened.
+pub fn unchanged(file: &SourceFile, prev: Option<&FileState>) -> bool {
+    prev.is_some_and(|p| p.size == file.size && i128::from(p.mtime_ns) == file.mtime_ns)
+}
+
+/// Reads what is new in `file`. An unreadable file becomes one bad line.
+pub fn read_file(file: &SourceFile, prev: Option<&FileState>) -> FileRead {
+    match try_read(file, prev) {
+        Ok(r) => r,
+        Err(e) => {
+            let mut rows = FileRows::default();
+            rows.problems.push(BadLine { path: file.path.clone(), line: 0, reason: format!("cannot read: {e}") });
+            FileRead { file: file.clone(), mode: Mode::Append, rows, state: prev.cloned().unwrap_or_default(), bytes: 0 }
+        }
+    }
+}
+
+fn try_read(file: &SourceFile, prev: Option<&FileState>) -> std::io::Result<FileRead> {
+    let mut f = File::open(&file.path)?;
+    let (mode, start) = match prev {
+        Some(p) if file.size >= p.offset && head_matches(&mut f, p)? => (Mode::Append, Start { offset: p.offset, line: p.lines }),
+        _ => (Mode::Full, Start::default()),
+    };
+    f.seek(SeekFrom::Start(start.offset))?;
+    let rows = stream(file, &mut f, start)?;
+    let mut head = vec![0u8; HEAD_LEN.min(rows.end.offset) as usize];
+    f.seek(SeekFrom::Start(0))?;
+    f.read_exact(&mut head)?;
+    let state = FileState {
+        size: file.size,
+        mtime_ns: i64::try_from(file.mtime_ns).unwrap_or(i64::MAX),
+        offset: rows.end.offset,
+        lines: rows.end.line,
+        head_len: head.len() as u64,
+        head_hash: fingerprint(&head),
+    };
+    let bytes = rows.end.offset - start.offset;
+    Ok(FileRead { file: file.clone(), mode, rows, state, bytes })
+}
+
+fn head_matches(f: &mut File, p: &FileState) -> std::io::Result<bool> {
+    let mut head = vec![0u8; p.head_len as usize];
+    f.seek(SeekFrom::Start(0))?;
+    match f.read_exact(&mut head) {
+        Ok(()) => Ok(fingerprint(&head) == p.head_hash),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Parses complete lines chunk by chunk; the incomplete tail is carried over,
+/// and whatever follows the last newline at EOF is left unread.
+fn stream(file: &SourceFile, f: &mut File, start: Start) -> std::io::Result<FileRows> {
+    let mut out = FileRows { end: start, ..FileRows::default() };
+    let mut buf: Vec<u8> = Vec::new();
+    let mut pos = start;
+    loop {
+        let old = buf.len();
+        let want = CHUNK.max(old);
+        buf.resize(old + want, 0);
+        let n = read_up_to(f, &mut buf[old..])?;
+        buf.truncate(old + n);
+        let Some(last_nl) = memchr::memrchr(b'\n', &buf) else {
+            if n == 0 {
+                break;
+            }
+            continue;
+        };
+        let part = parse_bytes(file, &buf[..=last_nl], pos);
+        pos = part.end;
+        merge(&mut out, part);
+        buf.drain(..=last_nl);
+        if n == 0 {
+            break;
+        }
+    }
+    out.end = pos;
+    Ok(out)
+}
+
+fn read_up_to(f: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match f.read(&mut buf[filled..])? {
+            0 => break,
+            n => filled += n,
+        }
+    }
+    Ok(filled)
+}
+
+fn merge(out: &mut FileRows, part: FileRows) {
+    out.requests.extend(part.requests);
+    out.compactions.extend(part.compactions);
+    out.titles.extend(part.titles);
+    out.problems += part.problems;
+}
+
+/// Rows of one file merged with what an earlier read of it produced.
+pub fn merge_requests(old: Vec<Request>, new: Vec<Request>) -> Vec<Request> {
+    let mut all = old;
+    all.extend(new);
+    super::dedup::dedup(all)
+}

@@ -1,0 +1,15 @@
+//! cachewise: Claude Code transcripts -> cost and prompt-cache dashboard.
+//!
+//! The pipeline: `ingest` discovers transcript files, parses only usage
+//! metadata, deduplicates requests and hands typed rows to `store`, which
+//! keeps them as Parquet tables; `pricing` prices each request; `analyze`
+//! runs the cache model over the tables; `report` and `web` present them.
+
+pub mod analyze;
+pub mod cli;
+pub mod config;
+pub mod ingest;
+pub mod model;
+pub mod pricing;
+pub mod report;
+pub mod store;

@@ -1,0 +1,26 @@
+//! The `cachewise` binary: parse the command line, set up logging, run, and
+//! map errors to exit codes (0 ok, 1 error, 2 usage).
+
+use cachewise::cli::{self, Cli, EXIT_USAGE};
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args = Cli::parse();
+    let filter = if args.global.quiet { "error" } else { "warn" };
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| filter.into()))
+        .with_writer(std::io::stderr)
+        .init();
+    match cli::run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            if e.downcast_ref::<cli::UsageError>().is_some() {
+                ExitCode::from(EXIT_USAGE as u8)
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+    }
+}

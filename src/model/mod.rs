@@ -1,0 +1,9 @@
+//! Typed rows shared by every stage: requests, compactions, session titles,
+//! and the column names that store them (defined once, in `columns`).
+
+pub mod columns;
+mod rows;
+mod tokens;
+
+pub use rows::{Compaction, Request, SessionTitle, TitleKind, MAIN_THREAD};
+pub use tokens::TokenCounts;

@@ -1,0 +1,76 @@
+//! The rows of the `requests`, `compactions` and title tables as Rust types.
+//!
+//! Ingest produces them, the store persists them as Parquet, and analysis
+//! reads them back; nothing here carries message content.
+
+use super::TokenCounts;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// The thread name of a session's main conversation (sub-agents use their id).
+pub const MAIN_THREAD: &str = "main";
+
+/// One deduplicated API response, priced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Request {
+    /// Timestamp of the response's first line.
+    pub time: DateTime<Utc>,
+    pub session_id: String,
+    /// `main`, or the sub-agent id (`a881341`, `acompact-fffbd0`, ...).
+    pub thread: String,
+    /// The project directory name under `projects/`.
+    pub project: String,
+    pub cwd: String,
+    pub git_branch: String,
+    /// Claude Code version that wrote the line.
+    pub version: String,
+    pub model: String,
+    pub tokens: TokenCounts,
+    /// `server_tool_use.web_search_requests`.
+    pub web_search: u64,
+    /// `usage.speed` (`standard`, `fast`, or empty when absent).
+    pub speed: String,
+    /// `usage.inference_geo` (`us`, `global`, ... or empty).
+    pub inference_geo: String,
+    pub is_sidechain: bool,
+    /// Cost in USD from `pricing::cost`; 0 for unknown models.
+    pub cost_usd: f64,
+    /// The transcript file the kept line came from.
+    pub source: String,
+    /// 1-based line number of the kept line in `source`.
+    pub line: u64,
+    pub message_id: String,
+    pub request_id: String,
+}
+
+/// A context compaction seen in a session (a `compact_boundary`, or an old
+/// root `isCompactSummary` line).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Compaction {
+    pub session_id: String,
+    pub time: DateTime<Utc>,
+    /// `auto`, `manual`, or `unknown` for the old root-summary style.
+    pub trigger: String,
+    /// Prompt size before compaction, when logged.
+    pub pre_tokens: Option<u64>,
+    pub source: String,
+}
+
+/// Where a session title came from; later kinds win over earlier ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum TitleKind {
+    Summary = 0,
+    AiTitle = 1,
+    Custom = 2,
+}
+
+/// One title line seen for a session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionTitle {
+    pub session_id: String,
+    pub kind: TitleKind,
+    /// Order of the line in its file, so the last one of a kind wins.
+    pub seq: u64,
+    pub title: String,
+    pub source: String,
+}

@@ -1,0 +1,232 @@
+//! Prices per model (an embedded TOML table, overridable with `--pricing`),
+//! model-id resolution, and the one place money is computed: `cost`.
+//!
+//! API CONTRACT (other modules code against these signatures):
+//! - `PriceTable::load(Option<&Path>) -> Result<PriceTable, PricingError>`
+//! - `PriceTable::base_rates(model, at) -> Option<Rates>`: list prices, no premium
+//! - `PriceTable::request_rates(&Request) -> Option<Rates>`: the rates that request
+//!   paid (long-context premium, fast mode, `inference_geo: "us"` applied)
+//! - `PriceTable::cost(&Request) -> Option<f64>`: None for unknown models
+//! - `PriceTable::price_all(&mut [Request]) -> UnknownModels`
+//!
+//! Extras: `PriceTable::embedded`, `PriceTable::resolve` (raw model string ->
+//! its `ModelPrice`, whose `id` is the canonical id) and `PriceTable::models`.
+//!
+//! Cost of one request, with prompt `P = in + w5 + w1h + r` at its `time`:
+//! `m * [in*pin + w5*1.25*pin + w1h*2*pin + r*rm*pin + out*pout] + web*0.01`,
+//! where `pin`/`pout` carry the long-context premium when `P > threshold`
+//! before the premium's end date (never in fast mode), and `m` = fast
+//! multiplier (when `speed == "fast"`) x 1.1 (when `inference_geo == "us"` on a
+//! model with data-residency pricing). Nothing is rounded.
+
+mod resolve;
+mod table;
+#[cfg(test)]
+mod tests;
+
+pub use resolve::normalize;
+pub use table::{DatedValue, LongContext, ModelPrice};
+
+use crate::model::Request;
+use chrono::{DateTime, Utc};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+/// Web search price per request ($10 per 1000).
+pub const WEB_SEARCH_USD: f64 = 0.01;
+
+/// Multiplier of `inference_geo == "us"` on models with data-residency pricing.
+pub const GEO_US_MULTIPLIER: f64 = 1.1;
+
+/// Tokens per price unit (prices are USD per million tokens).
+const PER_MTOK: f64 = 1_000_000.0;
+
+/// Per-token USD rates one request pays, after every multiplier.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rates {
+    /// Base input price per token.
+    pub input: f64,
+    /// Output price per token.
+    pub output: f64,
+    /// Cache read price as a fraction of `input` (0.1 for most models).
+    pub read_multiplier: f64,
+}
+
+impl Rates {
+    /// 5-minute cache write price per token.
+    pub fn write_5m(&self) -> f64 {
+        self.input * 1.25
+    }
+    /// 1-hour cache write price per token.
+    pub fn write_1h(&self) -> f64 {
+        self.input * 2.0
+    }
+    /// Cache read price per token.
+    pub fn read(&self) -> f64 {
+        self.input * self.read_multiplier
+    }
+}
+
+/// Models that had no price, with how many requests used them.
+pub type UnknownModels = BTreeMap<String, u64>;
+
+/// Errors loading a price table.
+#[derive(Debug, thiserror::Error)]
+pub enum PricingError {
+    #[error("cannot read pricing file {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("invalid pricing file {path}: {message}")]
+    Parse { path: PathBuf, message: String },
+}
+
+/// The price table: embedded models plus any overrides.
+#[derive(Debug, Clone)]
+pub struct PriceTable {
+    models: Vec<ModelPrice>,
+    /// Normalised id or alias -> index into `models`.
+    index: HashMap<String, usize>,
+}
+
+impl PriceTable {
+    /// The embedded table alone.
+    pub fn embedded() -> Result<PriceTable, PricingError> {
+        let models = table::parse(table::EMBEDDED_TOML, Path::new(table::EMBEDDED_NAME))?;
+        Ok(PriceTable::from_models(models))
+    }
+
+    /// The embedded table, extended or overridden by `overrides` when given.
+    pub fn load(overrides: Option<&Path>) -> Result<PriceTable, PricingError> {
+        let mut t = PriceTable::embedded()?;
+        if let Some(path) = overrides {
+            let text = std::fs::read_to_string(path).map_err(|source| PricingError::Read {
+                path: path.to_path_buf(),
+                source,
+            })?;
+            let mut models = std::mem::take(&mut t.models);
+            table::merge(&mut models, table::parse(&text, path)?);
+            t = PriceTable::from_models(models);
+        }
+        Ok(t)
+    }
+
+    /// Builds the lookup index; canonical ids win over aliases, and later
+    /// entries' aliases over earlier ones.
+    fn from_models(models: Vec<ModelPrice>) -> PriceTable {
+        let mut index = HashMap::new();
+        for (i, m) in models.iter().enumerate() {
+            for alias in &m.aliases {
+                index.insert(alias.clone(), i);
+            }
+        }
+        for (i, m) in models.iter().enumerate() {
+            index.insert(m.id.clone(), i);
+        }
+        PriceTable { models, index }
+    }
+
+    /// Every model in the table, embedded ones first.
+    pub fn models(&self) -> &[ModelPrice] {
+        &self.models
+    }
+
+    /// The prices of a raw `message.model` string (any spelling); None when
+    /// unknown. `ModelPrice::id` is the canonical id.
+    pub fn resolve(&self, model: &str) -> Option<&ModelPrice> {
+        self.lookup(model).map(|i| &self.models[i])
+    }
+
+    fn lookup(&self, model: &str) -> Option<usize> {
+        self.index.get(&normalize(model)).copied()
+    }
+
+    /// List rates of `model` at time `at` (no long-context premium).
+    pub fn base_rates(&self, model: &str, at: DateTime<Utc>) -> Option<Rates> {
+        self.resolve(model).map(|m| m.base_rates(at))
+    }
+
+    /// The rates `req` paid: premium, fast mode and data residency applied.
+    pub fn request_rates(&self, req: &Request) -> Option<Rates> {
+        self.resolve(&req.model).map(|m| m.request_rates(req))
+    }
+
+    /// Cost of one request in USD; None when the model is unknown.
+    pub fn cost(&self, req: &Request) -> Option<f64> {
+        self.resolve(&req.model).map(|m| m.cost(req))
+    }
+
+    /// Sets `cost_usd` on every request; returns the unknown models.
+    pub fn price_all(&self, requests: &mut [Request]) -> UnknownModels {
+        let mut unknown = UnknownModels::new();
+        let mut resolved: HashMap<String, Option<usize>> = HashMap::new();
+        for r in requests.iter_mut() {
+            let idx = match resolved.get(r.model.as_str()) {
+                Some(idx) => *idx,
+                None => {
+                    let idx = self.lookup(&r.model);
+                    resolved.insert(r.model.clone(), idx);
+                    idx
+                }
+            };
+            match idx {
+                Some(i) => r.cost_usd = self.models[i].cost(r),
+                None => {
+                    r.cost_usd = 0.0;
+                    *unknown.entry(r.model.clone()).or_default() += 1;
+                }
+            }
+        }
+        unknown
+    }
+}
+
+impl ModelPrice {
+    /// List per-token rates at `at`: no premium, fast mode or geo multiplier.
+    pub fn base_rates(&self, at: DateTime<Utc>) -> Rates {
+        Rates {
+            input: self.input_per_mtok / PER_MTOK,
+            output: self.output_per_mtok / PER_MTOK,
+            read_multiplier: self.read_multiplier_at(at),
+        }
+    }
+
+    /// Per-token rates `req` paid on this model.
+    pub fn request_rates(&self, req: &Request) -> Rates {
+        let base = self.base_rates(req.time);
+        let fast = match self.fast_multiplier {
+            Some(f) if req.speed.eq_ignore_ascii_case("fast") => Some(f),
+            _ => None,
+        };
+        let (mut input, mut output) = (base.input, base.output);
+        // Fast mode never carries the long-context charge (reference 3.3).
+        if fast.is_none() {
+            if let Some(lc) = self.premium_at(req.time, req.tokens.prompt()) {
+                input *= lc.input_mult;
+                output *= lc.output_mult;
+            }
+        }
+        let mut m = fast.unwrap_or(1.0);
+        if self.geo_us && req.inference_geo.eq_ignore_ascii_case("us") {
+            m *= GEO_US_MULTIPLIER;
+        }
+        Rates {
+            input: m * input,
+            output: m * output,
+            read_multiplier: base.read_multiplier,
+        }
+    }
+
+    /// Cost of `req` in USD on this model, web searches included.
+    pub fn cost(&self, req: &Request) -> f64 {
+        let r = self.request_rates(req);
+        let t = &req.tokens;
+        t.input as f64 * r.input
+            + t.cache_write_5m as f64 * r.write_5m()
+            + t.cache_write_1h as f64 * r.write_1h()
+            + t.cache_read as f64 * r.read()
+            + t.output as f64 * r.output
+            + req.web_search as f64 * WEB_SEARCH_USD
+    }
+}

@@ -1,0 +1,19 @@
+//! Reports over the store: typed rows from polars queries, and their output
+//! as terminal tables, JSON and CSV. The CLI and the web UI call the same
+//! functions here.
+
+pub mod query;
+pub mod render;
+pub mod summary;
+pub mod usage;
+
+use crate::store::StoreError;
+
+/// Errors of a report; each says what it was reading.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("query failed: {0}")]
+    Polars(#[from] polars::prelude::PolarsError),
+}

@@ -1,0 +1,89 @@
+//! A report query: raw CLI or web parameters become a `Query` once, and the
+//! query turns the stored `requests` table into a filtered lazy frame with
+//! the grouping `key` and `sub` columns that `sql/usage_by_key.sql` reads.
+
+use crate::model::columns as c;
+use chrono::NaiveDate;
+use chrono_tz::Tz;
+use polars::prelude::*;
+
+/// What a usage report groups by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Grouping {
+    Daily,
+    Weekly,
+    Monthly,
+    Session,
+    Project,
+    Model,
+}
+
+impl Grouping {
+    /// The JSON key naming a row's group.
+    pub fn key_name(self) -> &'static str {
+        match self {
+            Grouping::Daily | Grouping::Weekly | Grouping::Monthly => "period",
+            Grouping::Session => "session_id",
+            Grouping::Project => "project",
+            Grouping::Model => "model",
+        }
+    }
+
+    /// Periods sort by time; the others by cost, highest first.
+    pub fn is_period(self) -> bool {
+        matches!(self, Grouping::Daily | Grouping::Weekly | Grouping::Monthly)
+    }
+}
+
+/// Filters shared by every report.
+#[derive(Debug, Clone)]
+pub struct Query {
+    /// First local day included.
+    pub since: Option<NaiveDate>,
+    /// Last local day included.
+    pub until: Option<NaiveDate>,
+    pub tz: Tz,
+    /// Substring of the project directory or cwd.
+    pub project: Option<String>,
+    /// One sub-row per model.
+    pub breakdown: bool,
+}
+
+impl Query {
+    pub fn new(tz: Tz) -> Query {
+        Query { since: None, until: None, tz, project: None, breakdown: false }
+    }
+
+    fn local_time(&self) -> PolarsResult<Expr> {
+        let tz = TimeZone::opt_try_new(Some(self.tz.name()))?.unwrap_or(TimeZone::UTC);
+        Ok(col(c::TIME).dt().convert_time_zone(tz))
+    }
+
+    /// The requests this query selects, with `key` and `sub` added.
+    pub fn prepare(&self, requests: LazyFrame, grouping: Grouping) -> PolarsResult<LazyFrame> {
+        let local = self.local_time()?;
+        let day = local.clone().dt().strftime("%Y-%m-%d");
+        let mut lf = requests;
+        if let Some(s) = self.since {
+            lf = lf.filter(day.clone().gt_eq(lit(s.format("%Y-%m-%d").to_string())));
+        }
+        if let Some(u) = self.until {
+            lf = lf.filter(day.clone().lt_eq(lit(u.format("%Y-%m-%d").to_string())));
+        }
+        if let Some(p) = &self.project {
+            let hit = |name: &str| col(name).str().contains_literal(lit(p.clone()));
+            lf = lf.filter(hit(c::PROJECT).or(hit(c::CWD)));
+        }
+        let key = match grouping {
+            Grouping::Daily => day,
+            Grouping::Weekly => local.dt().truncate(lit("1w")).dt().strftime("%Y-%m-%d"),
+            Grouping::Monthly => local.dt().strftime("%Y-%m"),
+            Grouping::Session => col(c::SESSION_ID),
+            Grouping::Project => col(c::PROJECT),
+            Grouping::Model => col(c::MODEL),
+        };
+        let sub = if self.breakdown { col(c::MODEL) } else { lit("") };
+        Ok(lf.with_columns([key.alias(c::KEY), sub.alias(c::SUB)]))
+    }
+}

@@ -1,0 +1,188 @@
+//! Output of usage reports: terminal table, JSON (the documented contract)
+//! and CSV. Formatting only; the numbers come from `report::usage`.
+
+use super::query::Grouping;
+use super::usage::{Totals, UsageReport, UsageRow};
+use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
+use serde_json::{json, Map, Value};
+
+/// How a report is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Table,
+    Json,
+    Csv,
+}
+
+/// Token and cost keys of a row or total, as the JSON contract names them.
+pub fn totals_json(t: &Totals) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("requests".into(), json!(t.requests));
+    m.insert("input_tokens".into(), json!(t.tokens.input));
+    m.insert("output_tokens".into(), json!(t.tokens.output));
+    m.insert("cache_write_5m_tokens".into(), json!(t.tokens.cache_write_5m));
+    m.insert("cache_write_1h_tokens".into(), json!(t.tokens.cache_write_1h));
+    m.insert("cache_read_tokens".into(), json!(t.tokens.cache_read));
+    m.insert("cost_usd".into(), json!(t.cost_usd));
+    m
+}
+
+fn row_json(g: Grouping, r: &UsageRow) -> Value {
+    let mut m = Map::new();
+    m.insert(g.key_name().into(), json!(r.key));
+    if g == Grouping::Session {
+        m.insert("project".into(), json!(r.project));
+        m.insert("title".into(), json!(r.title));
+    }
+    m.insert("first".into(), json!(r.first.to_rfc3339()));
+    m.insert("last".into(), json!(r.last.to_rfc3339()));
+    m.extend(totals_json(&r.totals));
+    if !r.models.is_empty() {
+        let models: Vec<Value> = r
+            .models
+            .iter()
+            .map(|(name, t)| {
+                let mut mm = Map::new();
+                mm.insert("model".into(), json!(name));
+                mm.extend(totals_json(t));
+                Value::Object(mm)
+            })
+            .collect();
+        m.insert("models".into(), Value::Array(models));
+    }
+    Value::Object(m)
+}
+
+/// The report as the JSON contract: `{"rows":[...],"total":{...}}`.
+pub fn usage_json(r: &UsageReport) -> Value {
+    json!({
+        "rows": r.rows.iter().map(|row| row_json(r.grouping, row)).collect::<Vec<_>>(),
+        "total": Value::Object(totals_json(&r.total)),
+        "unknown_models": r.unknown_models,
+    })
+}
+
+/// Renders a usage report in the chosen format.
+pub fn usage(r: &UsageReport, format: Format) -> String {
+    match format {
+        Format::Json => format!("{:#}\n", usage_json(r)),
+        Format::Csv => usage_csv(r),
+        Format::Table => usage_table(r),
+    }
+}
+
+fn usage_csv(r: &UsageReport) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let key = r.grouping.key_name();
+    let _ = w.write_record([key, "model", "requests", "input_tokens", "output_tokens", "cache_write_5m_tokens", "cache_write_1h_tokens", "cache_read_tokens", "cost_usd"]);
+    let mut rec = |k: &str, model: &str, t: &Totals| {
+        let _ = w.write_record([
+            k.to_owned(),
+            model.to_owned(),
+            t.requests.to_string(),
+            t.tokens.input.to_string(),
+            t.tokens.output.to_string(),
+            t.tokens.cache_write_5m.to_string(),
+            t.tokens.cache_write_1h.to_string(),
+            t.tokens.cache_read.to_string(),
+            format!("{:.6}", t.cost_usd),
+        ]);
+    };
+    for row in &r.rows {
+        if row.models.is_empty() {
+            rec(&row.key, "", &row.totals);
+        }
+        for (m, t) in &row.models {
+            rec(&row.key, m, t);
+        }
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}
+
+/// `1234567` -> `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// `$1,234.57`.
+pub fn dollars(x: f64) -> String {
+    let cents = (x * 100.0).round() as u64;
+    format!("${}.{:02}", thousands(cents / 100), cents % 100)
+}
+
+fn usage_table(r: &UsageReport) -> String {
+    let mut t = Table::new();
+    t.load_preset(UTF8_BORDERS_ONLY);
+    let first = match r.grouping {
+        Grouping::Session => "Session",
+        Grouping::Project => "Project",
+        Grouping::Model => "Model",
+        _ => "Period",
+    };
+    let mut header = vec![first];
+    if r.grouping == Grouping::Session {
+        header.push("Title");
+    }
+    header.extend(["Requests", "Input", "Output", "Write 5m", "Write 1h", "Cache read", "Cost"]);
+    t.set_header(header);
+    for row in &r.rows {
+        let mut cells = vec![Cell::new(&row.key)];
+        if r.grouping == Grouping::Session {
+            cells.push(Cell::new(row.title.chars().take(40).collect::<String>()));
+        }
+        t.add_row(with_numbers(cells, &row.totals));
+        for (m, tot) in &row.models {
+            let mut cells = vec![Cell::new(format!("  └ {m}"))];
+            if r.grouping == Grouping::Session {
+                cells.push(Cell::new(""));
+            }
+            t.add_row(with_numbers(cells, tot));
+        }
+    }
+    let mut cells = vec![Cell::new("Total")];
+    if r.grouping == Grouping::Session {
+        cells.push(Cell::new(""));
+    }
+    t.add_row(with_numbers(cells, &r.total));
+    let mut out = format!("{t}\n");
+    if !r.unknown_models.is_empty() {
+        out.push_str(&format!("Unknown models (priced at $0, not guessed): {}\n", r.unknown_models.join(", ")));
+    }
+    out
+}
+
+fn with_numbers(mut cells: Vec<Cell>, t: &Totals) -> Vec<Cell> {
+    let n = |x: u64| Cell::new(thousands(x)).set_alignment(CellAlignment::Right);
+    cells.extend([
+        n(t.requests),
+        n(t.tokens.input),
+        n(t.tokens.output),
+        n(t.tokens.cache_write_5m),
+        n(t.tokens.cache_write_1h),
+        n(t.tokens.cache_read),
+        Cell::new(dollars(t.cost_usd)).set_alignment(CellAlignment::Right),
+    ]);
+    cells
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn number_formats() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(1234567), "1,234,567");
+        assert_eq!(thousands(100), "100");
+        assert_eq!(dollars(125.2349), "$125.23");
+        assert_eq!(dollars(1234.5), "$1,234.50");
+    }
+}

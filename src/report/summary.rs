@@ -1,0 +1,67 @@
+//! The summary `cachewise` prints without a subcommand: spend today, in the
+//! last 7 and 30 days, the top sessions by cost, and how fresh the data is.
+
+use super::query::{Grouping, Query};
+use super::render::{dollars, thousands};
+use super::usage::{usage, Totals, UsageRow};
+use super::ReportError;
+use crate::pricing::PriceTable;
+use crate::store::Store;
+use chrono::{DateTime, Days, Utc};
+
+/// The summary's figures.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    pub today: Totals,
+    pub last_7: Totals,
+    pub last_30: Totals,
+    pub all_time: Totals,
+    pub top_sessions: Vec<UsageRow>,
+    pub updated: Option<String>,
+    pub unknown_models: Vec<String>,
+}
+
+/// Builds the summary as of `now`, with days in `q.tz`.
+pub fn summary(store: &Store, q: &Query, prices: &PriceTable, now: DateTime<Utc>) -> Result<Summary, ReportError> {
+    let today = now.with_timezone(&q.tz).date_naive();
+    let daily = usage(store, Grouping::Daily, q, prices)?;
+    let since = |days: u64| today.checked_sub_days(Days::new(days)).unwrap_or(today).format("%Y-%m-%d").to_string();
+    let sum_since = |from: String| daily.rows.iter().filter(|r| r.key >= from).map(|r| r.totals).sum::<Totals>();
+    let mut recent = q.clone();
+    recent.since = today.checked_sub_days(Days::new(29));
+    let sessions = usage(store, Grouping::Session, &recent, prices)?;
+    Ok(Summary {
+        today: sum_since(since(0)),
+        last_7: sum_since(since(6)),
+        last_30: sum_since(since(29)),
+        all_time: daily.total,
+        top_sessions: sessions.rows.into_iter().take(5).collect(),
+        updated: store.manifest()?.updated,
+        unknown_models: daily.unknown_models,
+    })
+}
+
+/// The summary as terminal text.
+pub fn render(s: &Summary) -> String {
+    let line = |label: &str, t: &Totals| format!("{label:<10} {:>12}  {:>8} requests\n", dollars(t.cost_usd), thousands(t.requests));
+    let mut out = String::from("Claude Code spend (list prices, from transcripts)\n");
+    out += &line("today", &s.today);
+    out += &line("7 days", &s.last_7);
+    out += &line("30 days", &s.last_30);
+    out += &line("all time", &s.all_time);
+    if !s.top_sessions.is_empty() {
+        out += "\nTop sessions, last 30 days:\n";
+        for r in &s.top_sessions {
+            let title = if r.title.is_empty() { r.key.clone() } else { r.title.chars().take(50).collect() };
+            out += &format!("  {:>10}  {}  {}\n", dollars(r.totals.cost_usd), r.last.format("%Y-%m-%d"), title);
+        }
+    }
+    match &s.updated {
+        Some(u) => out += &format!("\nData last changed {u}. `cachewise report daily` for more.\n"),
+        None => out += "\nNo data ingested yet.\n",
+    }
+    if !s.unknown_models.is_empty() {
+        out += &format!("Unknown models (priced at $0): {}\n", s.unknown_models.join(", "));
+    }
+    out
+}

@@ -1,0 +1,160 @@
+//! Usage reports (daily, weekly, monthly, session, project, model): the
+//! stored `requests` table -> `Query::prepare` -> `sql/usage_by_key.sql` ->
+//! typed rows with totals. The CLI and the web pages both call `usage`.
+
+use super::query::{Grouping, Query};
+use super::ReportError;
+use crate::model::columns as c;
+use crate::model::TokenCounts;
+use crate::pricing::PriceTable;
+use crate::store::{Store, Table};
+use chrono::{DateTime, Utc};
+use polars::prelude::*;
+use polars::sql::SQLContext;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+const USAGE_SQL: &str = include_str!("../../sql/usage_by_key.sql");
+
+/// Requests, tokens and cost of any set of requests; merges with `+`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Totals {
+    pub requests: u64,
+    pub tokens: TokenCounts,
+    pub cost_usd: f64,
+}
+
+impl std::ops::Add for Totals {
+    type Output = Totals;
+    fn add(self, o: Totals) -> Totals {
+        Totals { requests: self.requests + o.requests, tokens: self.tokens + o.tokens, cost_usd: self.cost_usd + o.cost_usd }
+    }
+}
+
+impl std::iter::Sum for Totals {
+    fn sum<I: Iterator<Item = Totals>>(it: I) -> Totals {
+        it.fold(Totals::default(), |a, b| a + b)
+    }
+}
+
+/// One row of a usage report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UsageRow {
+    /// The period, session id, project or model.
+    pub key: String,
+    pub project: String,
+    /// Session title (session reports only).
+    pub title: String,
+    pub first: DateTime<Utc>,
+    pub last: DateTime<Utc>,
+    pub totals: Totals,
+    /// Per model, with `--breakdown`.
+    pub models: Vec<(String, Totals)>,
+}
+
+/// A usage report: rows, their total, and the models that had no price.
+#[derive(Debug, Clone)]
+pub struct UsageReport {
+    pub grouping: Grouping,
+    pub rows: Vec<UsageRow>,
+    pub total: Totals,
+    pub unknown_models: Vec<String>,
+}
+
+/// The stored requests as a lazy frame (empty when nothing was ingested).
+pub fn requests(store: &Store) -> Result<Option<LazyFrame>, ReportError> {
+    Ok(store.read(Table::Requests)?.map(|df| df.lazy()))
+}
+
+/// Runs a usage report over the store.
+pub fn usage(store: &Store, grouping: Grouping, q: &Query, prices: &PriceTable) -> Result<UsageReport, ReportError> {
+    let Some(lf) = requests(store)? else {
+        return Ok(UsageReport { grouping, rows: Vec::new(), total: Totals::default(), unknown_models: Vec::new() });
+    };
+    let prepared = q.prepare(lf, grouping)?;
+    let mut ctx = SQLContext::new();
+    ctx.register("requests", prepared.clone());
+    let df = ctx.execute(USAGE_SQL)?.collect()?;
+    let mut rows = rows_from(&df)?;
+    if grouping == Grouping::Session {
+        let titles = session_titles(store)?;
+        for r in &mut rows {
+            r.title = titles.get(&r.key).cloned().unwrap_or_default();
+        }
+    }
+    if !grouping.is_period() {
+        rows.sort_by(|a, b| b.totals.cost_usd.total_cmp(&a.totals.cost_usd).then_with(|| a.key.cmp(&b.key)));
+    }
+    let total = rows.iter().map(|r| r.totals).sum();
+    let unknown_models = unknown_models(prepared, prices)?;
+    Ok(UsageReport { grouping, rows, total, unknown_models })
+}
+
+fn rows_from(df: &DataFrame) -> PolarsResult<Vec<UsageRow>> {
+    let s = |n: &str| -> PolarsResult<Vec<String>> {
+        Ok(df.column(n)?.str()?.into_iter().map(|v| v.unwrap_or("").to_owned()).collect())
+    };
+    let u = |n: &str| -> PolarsResult<Vec<u64>> {
+        Ok(df.column(n)?.cast(&DataType::UInt64)?.u64()?.into_iter().map(|v| v.unwrap_or(0)).collect())
+    };
+    let t = |n: &str| -> PolarsResult<Vec<DateTime<Utc>>> {
+        let col = df.column(n)?.cast(&DataType::Datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC)))?;
+        Ok(col.datetime()?.physical().into_iter().map(|v| DateTime::from_timestamp_millis(v.unwrap_or(0)).unwrap_or_default()).collect())
+    };
+    let (key, sub, project) = (s(c::KEY)?, s(c::SUB)?, s(c::PROJECT)?);
+    let (req, input, output) = (u("requests")?, u("input_tokens")?, u("output_tokens")?);
+    let (w5, w1h, read) = (u("cache_write_5m_tokens")?, u("cache_write_1h_tokens")?, u("cache_read_tokens")?);
+    let cost: Vec<f64> = df.column("cost_usd")?.f64()?.into_iter().map(|v| v.unwrap_or(0.0)).collect();
+    let (first, last) = (t(c::FIRST)?, t(c::LAST)?);
+    let mut out: Vec<UsageRow> = Vec::new();
+    for i in 0..df.height() {
+        let tokens = TokenCounts { input: input[i], cache_write_5m: w5[i], cache_write_1h: w1h[i], cache_read: read[i], output: output[i] };
+        let totals = Totals { requests: req[i], tokens, cost_usd: cost[i] };
+        match out.last_mut() {
+            Some(row) if row.key == key[i] => {
+                row.totals = row.totals + totals;
+                row.first = row.first.min(first[i]);
+                row.last = row.last.max(last[i]);
+                row.models.push((sub[i].clone(), totals));
+            }
+            _ => out.push(UsageRow {
+                key: key[i].clone(),
+                project: project[i].clone(),
+                title: String::new(),
+                first: first[i],
+                last: last[i],
+                totals,
+                models: if sub[i].is_empty() { Vec::new() } else { vec![(sub[i].clone(), totals)] },
+            }),
+        }
+    }
+    Ok(out)
+}
+
+/// Session id -> title, from the derived sessions table.
+pub fn session_titles(store: &Store) -> Result<BTreeMap<String, String>, ReportError> {
+    let Some(df) = store.read(Table::Sessions)? else { return Ok(BTreeMap::new()) };
+    let ids = df.column(c::SESSION_ID)?.str()?.clone();
+    let titles = df.column(c::TITLE)?.str()?.clone();
+    Ok(ids
+        .into_iter()
+        .zip(titles.into_iter())
+        .filter_map(|(i, t)| Some((i?.to_owned(), t.unwrap_or("").to_owned())))
+        .filter(|(_, t)| !t.is_empty())
+        .collect())
+}
+
+/// Models among the selected requests that the price table does not know.
+fn unknown_models(prepared: LazyFrame, prices: &PriceTable) -> PolarsResult<Vec<String>> {
+    let df = prepared.select([col(c::MODEL).unique()]).collect()?;
+    let mut out: Vec<String> = df
+        .column(c::MODEL)?
+        .str()?
+        .into_iter()
+        .flatten()
+        .filter(|m| prices.resolve(m).is_none())
+        .map(str::to_owned)
+        .collect();
+    out.sort();
+    Ok(out)
+}

@@ -1,0 +1,187 @@
+//! Typed rows <-> polars DataFrames, with the column names from
+//! `model::columns`. The only place that knows how each table is laid out.
+
+use crate::model::columns as c;
+use crate::model::{Compaction, Request, SessionTitle, TitleKind, TokenCounts};
+use chrono::{DateTime, Utc};
+use polars::prelude::*;
+
+fn time_column(name: &str, times: impl Iterator<Item = DateTime<Utc>>) -> Column {
+    let ms: Vec<i64> = times.map(|t| t.timestamp_millis()).collect();
+    Int64Chunked::from_vec(name.into(), ms)
+        .into_datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC))
+        .into_column()
+}
+
+fn str_column<'a>(name: &str, v: impl Iterator<Item = &'a str>) -> Column {
+    Column::new(name.into(), v.collect::<Vec<&str>>())
+}
+
+fn u64_column(name: &str, v: impl Iterator<Item = u64>) -> Column {
+    Column::new(name.into(), v.collect::<Vec<u64>>())
+}
+
+/// The `requests` table.
+pub fn requests_frame(rows: &[Request]) -> PolarsResult<DataFrame> {
+    let t = |f: fn(&TokenCounts) -> u64| u64_column_of(rows, f);
+    DataFrame::new(
+        rows.len(),
+        vec![
+            time_column(c::TIME, rows.iter().map(|r| r.time)),
+            str_column(c::SESSION_ID, rows.iter().map(|r| r.session_id.as_str())),
+            str_column(c::THREAD, rows.iter().map(|r| r.thread.as_str())),
+            str_column(c::PROJECT, rows.iter().map(|r| r.project.as_str())),
+            str_column(c::CWD, rows.iter().map(|r| r.cwd.as_str())),
+            str_column(c::GIT_BRANCH, rows.iter().map(|r| r.git_branch.as_str())),
+            str_column(c::VERSION, rows.iter().map(|r| r.version.as_str())),
+            str_column(c::MODEL, rows.iter().map(|r| r.model.as_str())),
+            t(|k| k.input).with_name(c::INPUT.into()),
+            t(|k| k.cache_write_5m).with_name(c::CACHE_WRITE_5M.into()),
+            t(|k| k.cache_write_1h).with_name(c::CACHE_WRITE_1H.into()),
+            t(|k| k.cache_read).with_name(c::CACHE_READ.into()),
+            t(|k| k.output).with_name(c::OUTPUT.into()),
+            u64_column(c::WEB_SEARCH, rows.iter().map(|r| r.web_search)),
+            str_column(c::SPEED, rows.iter().map(|r| r.speed.as_str())),
+            str_column(c::INFERENCE_GEO, rows.iter().map(|r| r.inference_geo.as_str())),
+            Column::new(c::IS_SIDECHAIN.into(), rows.iter().map(|r| r.is_sidechain).collect::<Vec<bool>>()),
+            Column::new(c::COST_USD.into(), rows.iter().map(|r| r.cost_usd).collect::<Vec<f64>>()),
+            str_column(c::SOURCE, rows.iter().map(|r| r.source.as_str())),
+            u64_column(c::LINE, rows.iter().map(|r| r.line)),
+            str_column(c::MESSAGE_ID, rows.iter().map(|r| r.message_id.as_str())),
+            str_column(c::REQUEST_ID, rows.iter().map(|r| r.request_id.as_str())),
+        ],
+    )
+}
+
+fn u64_column_of(rows: &[Request], f: fn(&TokenCounts) -> u64) -> Column {
+    u64_column("", rows.iter().map(|r| f(&r.tokens)))
+}
+
+/// Column accessors that name the column in their error.
+struct Cols<'a>(&'a DataFrame);
+
+impl<'a> Cols<'a> {
+    fn str(&self, name: &str) -> PolarsResult<Vec<&'a str>> {
+        Ok(self.0.column(name)?.str()?.into_iter().map(|v| v.unwrap_or("")).collect())
+    }
+    fn u64(&self, name: &str) -> PolarsResult<Vec<u64>> {
+        let col = self.0.column(name)?.cast(&DataType::UInt64)?;
+        Ok(col.u64()?.into_iter().map(|v| v.unwrap_or(0)).collect())
+    }
+    fn opt_u64(&self, name: &str) -> PolarsResult<Vec<Option<u64>>> {
+        let col = self.0.column(name)?.cast(&DataType::UInt64)?;
+        Ok(col.u64()?.into_iter().collect())
+    }
+    fn f64(&self, name: &str) -> PolarsResult<Vec<f64>> {
+        Ok(self.0.column(name)?.f64()?.into_iter().map(|v| v.unwrap_or(0.0)).collect())
+    }
+    fn bool(&self, name: &str) -> PolarsResult<Vec<bool>> {
+        Ok(self.0.column(name)?.bool()?.into_iter().map(|v| v.unwrap_or(false)).collect())
+    }
+    fn time(&self, name: &str) -> PolarsResult<Vec<DateTime<Utc>>> {
+        let col = self.0.column(name)?.cast(&DataType::Datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC)))?;
+        let ms = col.datetime()?.physical().clone();
+        Ok(ms
+            .into_iter()
+            .map(|v| DateTime::from_timestamp_millis(v.unwrap_or(0)).unwrap_or_default())
+            .collect())
+    }
+}
+
+/// Reads the `requests` table back into rows.
+pub fn requests_from(df: &DataFrame) -> PolarsResult<Vec<Request>> {
+    let k = Cols(df);
+    let (time, session, thread, project) = (k.time(c::TIME)?, k.str(c::SESSION_ID)?, k.str(c::THREAD)?, k.str(c::PROJECT)?);
+    let (cwd, branch, version, model) = (k.str(c::CWD)?, k.str(c::GIT_BRANCH)?, k.str(c::VERSION)?, k.str(c::MODEL)?);
+    let (input, w5, w1h, read, output) =
+        (k.u64(c::INPUT)?, k.u64(c::CACHE_WRITE_5M)?, k.u64(c::CACHE_WRITE_1H)?, k.u64(c::CACHE_READ)?, k.u64(c::OUTPUT)?);
+    let (web, speed, geo, side, cost) =
+        (k.u64(c::WEB_SEARCH)?, k.str(c::SPEED)?, k.str(c::INFERENCE_GEO)?, k.bool(c::IS_SIDECHAIN)?, k.f64(c::COST_USD)?);
+    let (source, line, msg, req) = (k.str(c::SOURCE)?, k.u64(c::LINE)?, k.str(c::MESSAGE_ID)?, k.str(c::REQUEST_ID)?);
+    Ok((0..df.height())
+        .map(|i| Request {
+            time: time[i],
+            session_id: session[i].to_owned(),
+            thread: thread[i].to_owned(),
+            project: project[i].to_owned(),
+            cwd: cwd[i].to_owned(),
+            git_branch: branch[i].to_owned(),
+            version: version[i].to_owned(),
+            model: model[i].to_owned(),
+            tokens: TokenCounts { input: input[i], cache_write_5m: w5[i], cache_write_1h: w1h[i], cache_read: read[i], output: output[i] },
+            web_search: web[i],
+            speed: speed[i].to_owned(),
+            inference_geo: geo[i].to_owned(),
+            is_sidechain: side[i],
+            cost_usd: cost[i],
+            source: source[i].to_owned(),
+            line: line[i],
+            message_id: msg[i].to_owned(),
+            request_id: req[i].to_owned(),
+        })
+        .collect())
+}
+
+/// The `compactions` table.
+pub fn compactions_frame(rows: &[Compaction]) -> PolarsResult<DataFrame> {
+    DataFrame::new(
+        rows.len(),
+        vec![
+            str_column(c::SESSION_ID, rows.iter().map(|r| r.session_id.as_str())),
+            time_column(c::TIME, rows.iter().map(|r| r.time)),
+            str_column(c::TRIGGER, rows.iter().map(|r| r.trigger.as_str())),
+            Column::new(c::PRE_TOKENS.into(), rows.iter().map(|r| r.pre_tokens).collect::<Vec<Option<u64>>>()),
+            str_column(c::SOURCE, rows.iter().map(|r| r.source.as_str())),
+        ],
+    )
+}
+
+/// Reads the `compactions` table back into rows.
+pub fn compactions_from(df: &DataFrame) -> PolarsResult<Vec<Compaction>> {
+    let k = Cols(df);
+    let (session, time, trigger, pre, source) =
+        (k.str(c::SESSION_ID)?, k.time(c::TIME)?, k.str(c::TRIGGER)?, k.opt_u64(c::PRE_TOKENS)?, k.str(c::SOURCE)?);
+    Ok((0..df.height())
+        .map(|i| Compaction {
+            session_id: session[i].to_owned(),
+            time: time[i],
+            trigger: trigger[i].to_owned(),
+            pre_tokens: pre[i],
+            source: source[i].to_owned(),
+        })
+        .collect())
+}
+
+/// The `titles` table (every title line seen; `sessions` picks one).
+pub fn titles_frame(rows: &[SessionTitle]) -> PolarsResult<DataFrame> {
+    DataFrame::new(
+        rows.len(),
+        vec![
+            str_column(c::SESSION_ID, rows.iter().map(|r| r.session_id.as_str())),
+            u64_column(c::KIND, rows.iter().map(|r| r.kind as u64)),
+            u64_column(c::SEQ, rows.iter().map(|r| r.seq)),
+            str_column(c::TITLE, rows.iter().map(|r| r.title.as_str())),
+            str_column(c::SOURCE, rows.iter().map(|r| r.source.as_str())),
+        ],
+    )
+}
+
+/// Reads the `titles` table back into rows.
+pub fn titles_from(df: &DataFrame) -> PolarsResult<Vec<SessionTitle>> {
+    let k = Cols(df);
+    let (session, kind, seq, title, source) =
+        (k.str(c::SESSION_ID)?, k.u64(c::KIND)?, k.u64(c::SEQ)?, k.str(c::TITLE)?, k.str(c::SOURCE)?);
+    Ok((0..df.height())
+        .map(|i| SessionTitle {
+            session_id: session[i].to_owned(),
+            kind: match kind[i] {
+                2 => TitleKind::Custom,
+                1 => TitleKind::AiTitle,
+                _ => TitleKind::Summary,
+            },
+            seq: seq[i],
+            title: title[i].to_owned(),
+            source: source[i].to_owned(),
+        })
+        .collect())
+}

@@ -1,0 +1,61 @@
+//! The ingest manifest: one entry per source file (size, mtime, offset of the
+//! last complete line, a fingerprint of its head), so unchanged files are not
+//! opened, grown files are read from where the last read stopped, and
+//! rewritten files are read again.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Version of the store layout; a store of another version is rebuilt.
+pub const STORE_SCHEMA: u32 = 1;
+
+/// How many leading bytes identify a file across appends.
+pub const HEAD_LEN: u64 = 4096;
+
+/// What the last ingest knew about one source file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileState {
+    pub size: u64,
+    pub mtime_ns: i64,
+    /// Byte offset just past the last complete line read.
+    pub offset: u64,
+    /// Lines before `offset`, so line numbers continue across reads.
+    pub lines: u64,
+    /// Bytes covered by `head_hash` (`min(HEAD_LEN, offset)`).
+    pub head_len: u64,
+    pub head_hash: u64,
+}
+
+/// The manifest of a data directory.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub schema: u32,
+    /// Fingerprint of the price table `cost_usd` was computed with.
+    pub pricing: u64,
+    pub files: BTreeMap<String, FileState>,
+    /// RFC 3339 time of the last ingest that changed anything.
+    #[serde(default)]
+    pub updated: Option<String>,
+}
+
+/// FNV-1a, 64 bit: a stable fingerprint (std's hasher may change between
+/// Rust releases, which would make every file look rewritten).
+pub fn fingerprint(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fingerprint_is_stable() {
+        assert_eq!(fingerprint(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fingerprint(b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+}
