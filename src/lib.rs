@@ -13,3 +13,4 @@ pub mod model;
 pub mod pricing;
 pub mod report;
 pub mod store;
+pub mod synth;

@@ -11,6 +11,7 @@ use super::prices::{write_multiplier, RateSource};
 use super::stats::median;
 use super::threads::time_order;
 use crate::model::{Request, MAIN_THREAD};
+use crate::pricing::Rates;
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::Serialize;
 
@@ -169,7 +170,7 @@ pub(crate) fn break_even(st: Starts, t: Turns, p: Prices) -> Option<u32> {
 }
 
 /// The session's main-thread requests in time order.
-fn main_thread<'a>(session_id: &str, requests: &'a [Request]) -> Vec<usize> {
+fn main_thread(session_id: &str, requests: &[Request]) -> Vec<usize> {
     let mut v: Vec<usize> = (0..requests.len())
         .filter(|&i| requests[i].session_id == session_id && requests[i].thread == MAIN_THREAD)
         .collect();
@@ -214,31 +215,24 @@ fn scoped_median(
         .or_else(|| pick(false).map(|m| (m, InputSource::AllSessions)))
 }
 
-/// Advice for `session_id` at `now` over `turns` future turns; None when
-/// the session has no main-thread request.
-pub fn advise(
-    session_id: &str,
+/// Gathers `P`, `G`, `O`, `Bc`, `S` and the prices (§7) for a session whose
+/// main-thread requests are `main` (time order, non-empty).
+fn advice_inputs(
+    main: &[usize],
     requests: &[Request],
     caches: &[RequestCache],
-    rates: &dyn RateSource,
-    now: DateTime<Utc>,
-    turns: u32,
-) -> Option<Advice> {
-    let main = main_thread(session_id, requests);
-    let &last_i = main.last()?;
-    let (last, lc) = (&requests[last_i], &caches[last_i]);
+    base: Option<Rates>,
+    ttl_s: u32,
+) -> (AdviceInputs, Prices, Turns) {
+    let last = &requests[main[main.len() - 1]];
     let p_last = last.tokens.prompt();
-    let ttl_s = lc.ttl_after_s;
-    let idle_s = (now - last.time).as_seconds_f64();
-    let warm = idle_s <= f64::from(ttl_s);
-    let base = rates.base_rates(&last.model, now);
     let prices = Prices {
         pin: base.map_or(0.0, |b| b.input),
         pout: base.map_or(0.0, |b| b.output),
         rm: base.map_or(0.0, |b| b.read_multiplier),
         m: write_multiplier(ttl_s),
     };
-    let g = growth(&main, requests, caches);
+    let g = growth(main, requests, caches);
     let outs: Vec<f64> = main.iter().map(|&i| requests[i].tokens.output as f64).collect();
     let t = Turns {
         g: g.unwrap_or(DEFAULT_GROWTH_TOKENS),
@@ -249,17 +243,6 @@ pub fn advise(
     let (s, s_src) = match scoped_median(CacheClass::Compaction, &last.project, requests, caches) {
         Some((after, src)) => ((after - bc).max(MIN_SUMMARY_TOKENS), src),
         None => (FALLBACK_SUMMARY_SHARE * p_last as f64, InputSource::Default),
-    };
-    let st = option_starts(p_last as f64, bc, s, warm, prices);
-    let options = totals(st, turns, t, prices);
-    let recommendation = if options.compact_usd < options.resume_usd {
-        Recommendation::Compact
-    } else {
-        Recommendation::Resume
-    };
-    let chosen = match recommendation {
-        Recommendation::Resume => options.resume_usd,
-        Recommendation::Compact => options.compact_usd,
     };
     let inputs = AdviceInputs {
         model: last.model.clone(),
@@ -276,6 +259,36 @@ pub fn advise(
         input_usd_per_mtok: prices.pin * 1e6,
         output_usd_per_mtok: prices.pout * 1e6,
         priced: base.is_some(),
+    };
+    (inputs, prices, t)
+}
+
+/// Advice for `session_id` at `now` over `turns` future turns; None when
+/// the session has no main-thread request. Prices are the base rates of the
+/// last request's model at `now`.
+pub fn advise(
+    session_id: &str,
+    requests: &[Request],
+    caches: &[RequestCache],
+    rates: &dyn RateSource,
+    now: DateTime<Utc>,
+    turns: u32,
+) -> Option<Advice> {
+    let main = main_thread(session_id, requests);
+    let &last_i = main.last()?;
+    let last = &requests[last_i];
+    let ttl_s = caches[last_i].ttl_after_s;
+    let idle_s = (now - last.time).as_seconds_f64();
+    let warm = idle_s <= f64::from(ttl_s);
+    let base = rates.base_rates(&last.model, now);
+    let (inputs, prices, t) = advice_inputs(&main, requests, caches, base, ttl_s);
+    let (p, bc, s) = (inputs.prompt_tokens as f64, inputs.base_context_tokens, inputs.summary_tokens);
+    let st = option_starts(p, bc, s, warm, prices);
+    let options = totals(st, turns, t, prices);
+    let (recommendation, chosen) = if options.compact_usd < options.resume_usd {
+        (Recommendation::Compact, options.compact_usd)
+    } else {
+        (Recommendation::Resume, options.resume_usd)
     };
     let mut advice = Advice {
         session_id: session_id.to_string(),

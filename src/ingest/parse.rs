@@ -184,12 +184,11 @@ impl FileParser<'_> {
         let tokens = tokens_of(usage);
         let key = (message_id.to_owned(), l.request_id.as_str().to_owned());
         if let Some(&i) = self.by_key.get(&key) {
-            let kept = &mut self.rows.requests[i];
-            kept.time = kept.time.min(time);
-            if tokens.output > kept.tokens.output {
-                let first = kept.time;
-                *kept = self.request(l, usage, tokens, model, key, line_no, first);
+            let first = self.rows.requests[i].time.min(time);
+            if tokens.output > self.rows.requests[i].tokens.output {
+                self.rows.requests[i] = self.request(l, usage, tokens, model, key, line_no, first);
             }
+            self.rows.requests[i].time = first;
             return;
         }
         let req = self.request(l, usage, tokens, model, key.clone(), line_no, time);

@@ -74,10 +74,7 @@ pub type UnknownModels = BTreeMap<String, u64>;
 #[derive(Debug, thiserror::Error)]
 pub enum PricingError {
     #[error("cannot read pricing file {path}: {source}")]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Read { path: PathBuf, source: std::io::Error },
     #[error("invalid pricing file {path}: {message}")]
     Parse { path: PathBuf, message: String },
 }
@@ -101,10 +98,8 @@ impl PriceTable {
     pub fn load(overrides: Option<&Path>) -> Result<PriceTable, PricingError> {
         let mut t = PriceTable::embedded()?;
         if let Some(path) = overrides {
-            let text = std::fs::read_to_string(path).map_err(|source| PricingError::Read {
-                path: path.to_path_buf(),
-                source,
-            })?;
+            let text = std::fs::read_to_string(path)
+                .map_err(|source| PricingError::Read { path: path.to_path_buf(), source })?;
             let mut models = std::mem::take(&mut t.models);
             table::merge(&mut models, table::parse(&text, path)?);
             t = PriceTable::from_models(models);
@@ -211,11 +206,7 @@ impl ModelPrice {
         if self.geo_us && req.inference_geo.eq_ignore_ascii_case("us") {
             m *= GEO_US_MULTIPLIER;
         }
-        Rates {
-            input: m * input,
-            output: m * output,
-            read_multiplier: base.read_multiplier,
-        }
+        Rates { input: m * input, output: m * output, read_multiplier: base.read_multiplier }
     }
 
     /// Cost of `req` in USD on this model, web searches included.

@@ -30,9 +30,7 @@ fn strip_bedrock_prefix(id: &str) -> &str {
     }
     match id.split_once('.') {
         Some((region, rest))
-            if !region.is_empty()
-                && region.bytes().all(|b| b.is_ascii_alphabetic())
-                && rest.starts_with(VENDOR) =>
+            if !region.is_empty() && region.bytes().all(|b| b.is_ascii_alphabetic()) && rest.starts_with(VENDOR) =>
         {
             &rest[VENDOR.len()..]
         }
@@ -81,26 +79,11 @@ mod tests {
             ("claude-opus-4-5-20251101", "claude-opus-4-5"),
             ("claude-sonnet-4-5@20250929", "claude-sonnet-4-5"),
             ("claude-3-5-sonnet-v2@20241022", "claude-3-5-sonnet"),
-            (
-                "anthropic.claude-3-5-sonnet-20241022-v2:0",
-                "claude-3-5-sonnet",
-            ),
-            (
-                "us.anthropic.claude-opus-4-1-20250805-v1:0",
-                "claude-opus-4-1",
-            ),
-            (
-                "eu.anthropic.claude-sonnet-4-20250514-v1:0",
-                "claude-sonnet-4",
-            ),
-            (
-                "global.anthropic.claude-haiku-4-5-20251001-v1:0",
-                "claude-haiku-4-5",
-            ),
-            (
-                "arn:aws:bedrock:us-east-1:123:inference-profile/us.anthropic.claude-opus-4-6-v1",
-                "claude-opus-4-6",
-            ),
+            ("anthropic.claude-3-5-sonnet-20241022-v2:0", "claude-3-5-sonnet"),
+            ("us.anthropic.claude-opus-4-1-20250805-v1:0", "claude-opus-4-1"),
+            ("eu.anthropic.claude-sonnet-4-20250514-v1:0", "claude-sonnet-4"),
+            ("global.anthropic.claude-haiku-4-5-20251001-v1:0", "claude-haiku-4-5"),
+            ("arn:aws:bedrock:us-east-1:123:inference-profile/us.anthropic.claude-opus-4-6-v1", "claude-opus-4-6"),
             ("claude-3-5-haiku-latest", "claude-3-5-haiku"),
             ("claude-opus-4-6[1m]", "claude-opus-4-6"),
             ("claude-opus-4-6-fast", "claude-opus-4-6"),

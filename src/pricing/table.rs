@@ -97,9 +97,9 @@ impl ModelPrice {
 
     /// The premium a request of `prompt` tokens at `at` pays, if any.
     pub fn premium_at(&self, at: DateTime<Utc>, prompt: u64) -> Option<&LongContext> {
-        self.long_context.as_ref().filter(|lc| {
-            prompt > lc.threshold && lc.until.is_none_or(|until| at < midnight_utc(until))
-        })
+        self.long_context
+            .as_ref()
+            .filter(|lc| prompt > lc.threshold && lc.until.is_none_or(|until| at < midnight_utc(until)))
     }
 
     /// Normalises ids, sorts dated changes and checks every number.
@@ -116,11 +116,7 @@ impl ModelPrice {
             ("output_per_mtok", self.output_per_mtok),
             ("read_multiplier", self.read_multiplier),
         ];
-        numbers.extend(
-            self.read_multiplier_from
-                .iter()
-                .map(|c| ("read_multiplier_from.value", c.value)),
-        );
+        numbers.extend(self.read_multiplier_from.iter().map(|c| ("read_multiplier_from.value", c.value)));
         if let Some(f) = self.fast_multiplier {
             numbers.push(("fast_multiplier", f));
         }
@@ -129,9 +125,7 @@ impl ModelPrice {
             numbers.push(("long_context.output_mult", lc.output_mult));
         }
         match numbers.iter().find(|(_, v)| !v.is_finite() || *v < 0.0) {
-            Some((name, v)) => Err(format!(
-                "model `{raw_id}`: {name} = {v} is not a finite number >= 0"
-            )),
+            Some((name, v)) => Err(format!("model `{raw_id}`: {name} = {v} is not a finite number >= 0")),
             None => Ok(self),
         }
     }
@@ -139,15 +133,9 @@ impl ModelPrice {
 
 /// Parses and validates a price table; errors name `path`.
 pub(super) fn parse(text: &str, path: &Path) -> Result<Vec<ModelPrice>, PricingError> {
-    let parse_err = |message: String| PricingError::Parse {
-        path: path.to_path_buf(),
-        message,
-    };
+    let parse_err = |message: String| PricingError::Parse { path: path.to_path_buf(), message };
     let file: PriceFile = toml::from_str(text).map_err(|e| parse_err(e.to_string()))?;
-    file.models
-        .into_iter()
-        .map(|m| m.validate().map_err(parse_err))
-        .collect()
+    file.models.into_iter().map(|m| m.validate().map_err(parse_err)).collect()
 }
 
 /// Merges `extra` into `base`: a known canonical id replaces that entry, a new

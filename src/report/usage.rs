@@ -92,19 +92,19 @@ pub fn usage(store: &Store, grouping: Grouping, q: &Query, prices: &PriceTable) 
 
 fn rows_from(df: &DataFrame) -> PolarsResult<Vec<UsageRow>> {
     let s = |n: &str| -> PolarsResult<Vec<String>> {
-        Ok(df.column(n)?.str()?.into_iter().map(|v| v.unwrap_or("").to_owned()).collect())
+        Ok(df.column(n)?.str()?.iter().map(|v| v.unwrap_or("").to_owned()).collect())
     };
     let u = |n: &str| -> PolarsResult<Vec<u64>> {
-        Ok(df.column(n)?.cast(&DataType::UInt64)?.u64()?.into_iter().map(|v| v.unwrap_or(0)).collect())
+        Ok(df.column(n)?.cast(&DataType::UInt64)?.u64()?.iter().map(|v| v.unwrap_or(0)).collect())
     };
     let t = |n: &str| -> PolarsResult<Vec<DateTime<Utc>>> {
         let col = df.column(n)?.cast(&DataType::Datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC)))?;
-        Ok(col.datetime()?.physical().into_iter().map(|v| DateTime::from_timestamp_millis(v.unwrap_or(0)).unwrap_or_default()).collect())
+        Ok(col.datetime()?.physical().iter().map(|v| DateTime::from_timestamp_millis(v.unwrap_or(0)).unwrap_or_default()).collect())
     };
     let (key, sub, project) = (s(c::KEY)?, s(c::SUB)?, s(c::PROJECT)?);
     let (req, input, output) = (u("requests")?, u("input_tokens")?, u("output_tokens")?);
     let (w5, w1h, read) = (u("cache_write_5m_tokens")?, u("cache_write_1h_tokens")?, u("cache_read_tokens")?);
-    let cost: Vec<f64> = df.column("cost_usd")?.f64()?.into_iter().map(|v| v.unwrap_or(0.0)).collect();
+    let cost: Vec<f64> = df.column("cost_usd")?.f64()?.iter().map(|v| v.unwrap_or(0.0)).collect();
     let (first, last) = (t(c::FIRST)?, t(c::LAST)?);
     let mut out: Vec<UsageRow> = Vec::new();
     for i in 0..df.height() {
@@ -137,8 +137,8 @@ pub fn session_titles(store: &Store) -> Result<BTreeMap<String, String>, ReportE
     let ids = df.column(c::SESSION_ID)?.str()?.clone();
     let titles = df.column(c::TITLE)?.str()?.clone();
     Ok(ids
-        .into_iter()
-        .zip(titles.into_iter())
+        .iter()
+        .zip(titles.iter())
         .filter_map(|(i, t)| Some((i?.to_owned(), t.unwrap_or("").to_owned())))
         .filter(|(_, t)| !t.is_empty())
         .collect())
@@ -150,7 +150,7 @@ fn unknown_models(prepared: LazyFrame, prices: &PriceTable) -> PolarsResult<Vec<
     let mut out: Vec<String> = df
         .column(c::MODEL)?
         .str()?
-        .into_iter()
+        .iter()
         .flatten()
         .filter(|m| prices.resolve(m).is_none())
         .map(str::to_owned)

@@ -62,27 +62,27 @@ struct Cols<'a>(&'a DataFrame);
 
 impl<'a> Cols<'a> {
     fn str(&self, name: &str) -> PolarsResult<Vec<&'a str>> {
-        Ok(self.0.column(name)?.str()?.into_iter().map(|v| v.unwrap_or("")).collect())
+        Ok(self.0.column(name)?.str()?.iter().map(|v| v.unwrap_or("")).collect())
     }
     fn u64(&self, name: &str) -> PolarsResult<Vec<u64>> {
         let col = self.0.column(name)?.cast(&DataType::UInt64)?;
-        Ok(col.u64()?.into_iter().map(|v| v.unwrap_or(0)).collect())
+        Ok(col.u64()?.iter().map(|v| v.unwrap_or(0)).collect())
     }
     fn opt_u64(&self, name: &str) -> PolarsResult<Vec<Option<u64>>> {
         let col = self.0.column(name)?.cast(&DataType::UInt64)?;
-        Ok(col.u64()?.into_iter().collect())
+        Ok(col.u64()?.iter().collect())
     }
     fn f64(&self, name: &str) -> PolarsResult<Vec<f64>> {
-        Ok(self.0.column(name)?.f64()?.into_iter().map(|v| v.unwrap_or(0.0)).collect())
+        Ok(self.0.column(name)?.f64()?.iter().map(|v| v.unwrap_or(0.0)).collect())
     }
     fn bool(&self, name: &str) -> PolarsResult<Vec<bool>> {
-        Ok(self.0.column(name)?.bool()?.into_iter().map(|v| v.unwrap_or(false)).collect())
+        Ok(self.0.column(name)?.bool()?.iter().map(|v| v.unwrap_or(false)).collect())
     }
     fn time(&self, name: &str) -> PolarsResult<Vec<DateTime<Utc>>> {
         let col = self.0.column(name)?.cast(&DataType::Datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC)))?;
         let ms = col.datetime()?.physical().clone();
         Ok(ms
-            .into_iter()
+            .iter()
             .map(|v| DateTime::from_timestamp_millis(v.unwrap_or(0)).unwrap_or_default())
             .collect())
     }

@@ -1,0 +1,202 @@
+//! The compaction report (issue item 4): per session, the peak prompt
+//! against its auto-compact threshold (reference §4.3), the compactions seen
+//! and what each cost, and the turns left before the next auto-compaction at
+//! the session's median growth. Hands on serialisable `SessionCompaction`s.
+//!
+//! Cost of a compaction = the §4 cost of its `acompact-*` thread's requests
+//! plus the miss cost of the main-thread `compaction` lineage start after it.
+//! Matching rule: an `acompact-*` thread belongs to the first compaction of
+//! its session at or after the thread's first request, if that compaction
+//! came at most `ACOMPACT_MATCH_WINDOW_S` later; the summary request runs just
+//! before the boundary is written. The lineage start belongs to the latest
+//! compaction at or before it.
+
+use super::advice::growth;
+use super::classify::{CacheClass, RequestCache};
+use super::prices::request_cost;
+use super::threads::ThreadIndex;
+use crate::model::{Compaction, Request};
+use chrono::{DateTime, TimeDelta, Utc};
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Longest time from an `acompact-*` request to its boundary.
+pub const ACOMPACT_MATCH_WINDOW_S: i64 = 600;
+/// A session whose peak prompt exceeded this ran on a 1M window.
+pub const LARGE_WINDOW_ABOVE: u64 = 200_000;
+/// Thread-name prefix of compaction summary requests.
+pub const ACOMPACT_PREFIX: &str = "acompact-";
+
+/// Auto-compact thresholds by context window (reference §4.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct CompactionParams {
+    pub window_200k_threshold: u64,
+    pub window_1m_threshold: u64,
+}
+
+impl Default for CompactionParams {
+    fn default() -> Self {
+        CompactionParams {
+            window_200k_threshold: 167_000,
+            window_1m_threshold: 967_000,
+        }
+    }
+}
+
+/// One compaction and its cost.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CompactionCost {
+    pub time: DateTime<Utc>,
+    pub trigger: String,
+    pub pre_tokens: Option<u64>,
+    /// `acompact-*` requests matched to it.
+    pub requests: u64,
+    /// Their §4 cost.
+    pub request_usd: f64,
+    /// Rebuilt tokens of the main-thread lineage start after it.
+    pub rebuild_tokens: u64,
+    /// Miss cost of that lineage start.
+    pub rebuild_usd: f64,
+    pub total_usd: f64,
+}
+
+/// The compaction picture of one session.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionCompaction {
+    pub session_id: String,
+    pub project: String,
+    /// Model of the main thread's last request.
+    pub model: String,
+    pub peak_prompt: u64,
+    /// 200_000 or 1_000_000.
+    pub window_tokens: u64,
+    pub threshold: u64,
+    pub last_prompt: u64,
+    /// Median positive growth over main-thread hits; None if none grew.
+    pub median_growth: Option<f64>,
+    /// `floor((threshold - P_last) / G)`, 0 when already past it.
+    pub turns_left: Option<u64>,
+    pub compactions: Vec<CompactionCost>,
+    pub total_usd: f64,
+}
+
+/// Index of the compaction an `acompact-*` thread starting at `t` belongs to.
+fn match_acompact(comps: &[&Compaction], t: DateTime<Utc>) -> Option<usize> {
+    let k = comps.partition_point(|c| c.time < t);
+    let c = comps.get(k)?;
+    (c.time - t <= TimeDelta::seconds(ACOMPACT_MATCH_WINDOW_S)).then_some(k)
+}
+
+/// Costs of a session's compactions (`comps` sorted by time).
+fn costs(
+    comps: &[&Compaction],
+    main: &[usize],
+    acompact: &[&[usize]],
+    requests: &[Request],
+    caches: &[RequestCache],
+) -> Vec<CompactionCost> {
+    let mut out: Vec<CompactionCost> = comps
+        .iter()
+        .map(|c| CompactionCost {
+            time: c.time,
+            trigger: c.trigger.clone(),
+            pre_tokens: c.pre_tokens,
+            requests: 0,
+            request_usd: 0.0,
+            rebuild_tokens: 0,
+            rebuild_usd: 0.0,
+            total_usd: 0.0,
+        })
+        .collect();
+    for thread in acompact {
+        let Some(k) = match_acompact(comps, requests[thread[0]].time) else {
+            continue;
+        };
+        for &i in *thread {
+            let r = &requests[i];
+            out[k].requests += 1;
+            out[k].request_usd += request_cost(caches[i].rates.as_ref(), &r.tokens, r.web_search);
+        }
+    }
+    for &i in main.iter().filter(|&&i| caches[i].class == CacheClass::Compaction) {
+        let k = comps.partition_point(|c| c.time <= requests[i].time);
+        if let Some(cc) = k.checked_sub(1).map(|k| &mut out[k]) {
+            cc.rebuild_tokens += caches[i].rebuilt_tokens;
+            cc.rebuild_usd += caches[i].miss_cost_usd;
+        }
+    }
+    for cc in &mut out {
+        cc.total_usd = cc.request_usd + cc.rebuild_usd;
+    }
+    out
+}
+
+/// The report for one session given its main thread (time order).
+fn session_report(
+    main: &[usize],
+    comps: &[&Compaction],
+    acompact: &[&[usize]],
+    requests: &[Request],
+    caches: &[RequestCache],
+    params: &CompactionParams,
+) -> Option<SessionCompaction> {
+    let last = &requests[*main.last()?];
+    let peak = main.iter().map(|&i| requests[i].tokens.prompt()).max().unwrap_or(0);
+    let (window, threshold) = if peak > LARGE_WINDOW_ABOVE {
+        (1_000_000, params.window_1m_threshold)
+    } else {
+        (200_000, params.window_200k_threshold)
+    };
+    let g = growth(main, requests, caches);
+    let headroom = threshold.saturating_sub(last.tokens.prompt()) as f64;
+    let compactions = costs(comps, main, acompact, requests, caches);
+    Some(SessionCompaction {
+        session_id: last.session_id.clone(),
+        project: last.project.clone(),
+        model: last.model.clone(),
+        peak_prompt: peak,
+        window_tokens: window,
+        threshold,
+        last_prompt: last.tokens.prompt(),
+        median_growth: g,
+        turns_left: g.filter(|g| *g > 0.0).map(|g| (headroom / g).floor() as u64),
+        total_usd: compactions.iter().map(|c| c.total_usd).sum(),
+        compactions,
+    })
+}
+
+/// The compaction report of every session with a main thread, by session id.
+pub fn compaction_report(
+    requests: &[Request],
+    caches: &[RequestCache],
+    compactions: &[Compaction],
+    params: &CompactionParams,
+) -> Vec<SessionCompaction> {
+    let index = ThreadIndex::build(requests);
+    let mut comps: HashMap<&str, Vec<&Compaction>> = HashMap::new();
+    for c in compactions {
+        comps.entry(c.session_id.as_str()).or_default().push(c);
+    }
+    for v in comps.values_mut() {
+        v.sort_by_key(|c| c.time);
+    }
+    let mut mains: Vec<&[usize]> = Vec::new();
+    let mut acompact: HashMap<&str, Vec<&[usize]>> = HashMap::new();
+    for t in index.threads() {
+        let r = &requests[t[0]];
+        if r.thread == crate::model::MAIN_THREAD {
+            mains.push(t);
+        } else if r.thread.starts_with(ACOMPACT_PREFIX) {
+            acompact.entry(r.session_id.as_str()).or_default().push(t);
+        }
+    }
+    mains
+        .into_iter()
+        .filter_map(|main| {
+            let sid = requests[main[0]].session_id.as_str();
+            let c = comps.get(sid).map_or(&[][..], |v| &v[..]);
+            let a = acompact.get(sid).map_or(&[][..], |v| &v[..]);
+            session_report(main, c, a, requests, caches, params)
+        })
+        .collect()
+}

@@ -1,0 +1,81 @@
+//! Tests of the compaction report (issue item 4): threshold by window, the
+//! acompact request matched to its boundary (and the match window's edge),
+//! the rebuild after it, and turns left at the median growth.
+
+use super::fixtures::*;
+use crate::analyze::{analyze, compaction_report, CompactionParams, SessionCompaction};
+use crate::model::{Compaction, Request};
+
+fn report(reqs: &[Request], comps: &[Compaction], params: &CompactionParams) -> Vec<SessionCompaction> {
+    let caches = analyze(reqs, comps, &FakeRates);
+    compaction_report(reqs, &caches, comps, params)
+}
+
+fn session() -> Vec<Request> {
+    vec![
+        main("s", 0.0, [0, 0, 10_000, 0, 100]),
+        main("s", 60.0, [0, 0, 157_000, 10_000, 100]),
+        req("s", "acompact-abc123", 100.0, [1, 500, 0, 167_000, 5000]),
+        main("s", 160.0, [1, 0, 20_000, 20_000, 100]),
+        main("s", 200.0, [0, 0, 3000, 40_001, 100]),
+        main("s", 260.0, [0, 0, 1000, 43_001, 100]),
+    ]
+}
+
+#[test]
+fn compaction_cost_threshold_and_turns_left() {
+    let comps = [compaction("s", 150.0)];
+    let r = report(&session(), &comps, &CompactionParams::default());
+    assert_eq!(r.len(), 1);
+    let s = &r[0];
+    assert_eq!((s.peak_prompt, s.window_tokens, s.threshold), (167_000, 200_000, 167_000));
+    assert_eq!(s.last_prompt, 44_001);
+    assert_eq!(s.median_growth, Some(3000.0));
+    assert_eq!(s.turns_left, Some(40));
+    assert_eq!(s.compactions.len(), 1);
+    let c = &s.compactions[0];
+    assert_eq!((c.requests, c.trigger.as_str(), c.pre_tokens), (1, "auto", Some(167_000)));
+    assert_close(c.request_usd, 1.0 + 625.0 + 16_700.0 + 10_000.0);
+    assert_eq!(c.rebuild_tokens, 20_001);
+    assert_close(c.rebuild_usd, 20_001.0 * 1.9);
+    assert_close(c.total_usd, 27_326.0 + 38_001.9);
+    assert_close(s.total_usd, c.total_usd);
+}
+
+#[test]
+fn acompact_match_window_edge() {
+    let mut reqs = session();
+    reqs[2].time = at(150.0 - 600.0);
+    let r = report(&reqs, &[compaction("s", 150.0)], &CompactionParams::default());
+    assert_eq!(r[0].compactions[0].requests, 1);
+    reqs[2].time = at(150.0 - 600.001);
+    let r = report(&reqs, &[compaction("s", 150.0)], &CompactionParams::default());
+    assert_eq!(r[0].compactions[0].requests, 0);
+    assert_eq!(r[0].compactions[0].rebuild_tokens, 20_001);
+    // After the boundary it does not match either.
+    reqs[2].time = at(150.5);
+    let r = report(&reqs, &[compaction("s", 150.0)], &CompactionParams::default());
+    assert_eq!(r[0].compactions[0].requests, 0);
+}
+
+#[test]
+fn large_window_and_configurable_thresholds() {
+    let reqs = [main("s", 0.0, [0, 0, 250_000, 0, 100]), main("s", 60.0, [0, 0, 5000, 250_000, 100])];
+    let r = report(&reqs, &[], &CompactionParams::default());
+    assert_eq!((r[0].window_tokens, r[0].threshold), (1_000_000, 967_000));
+    assert_eq!(r[0].turns_left, Some((967_000 - 255_000) / 5000));
+    let params = CompactionParams { window_200k_threshold: 150_000, window_1m_threshold: 300_000 };
+    let r = report(&reqs, &[], &params);
+    assert_eq!((r[0].threshold, r[0].turns_left), (300_000, Some(9)));
+    assert!(r[0].compactions.is_empty());
+}
+
+#[test]
+fn no_growth_means_no_turns_left_and_past_threshold_means_zero() {
+    let flat = [main("s", 0.0, [0, 0, 10_000, 0, 100]), main("s", 60.0, [0, 0, 0, 10_000, 100])];
+    let r = report(&flat, &[], &CompactionParams::default());
+    assert_eq!((r[0].median_growth, r[0].turns_left), (None, None));
+    let over = [main("s", 0.0, [0, 0, 170_000, 0, 100]), main("s", 60.0, [0, 0, 1000, 170_000, 100])];
+    let r = report(&over, &[], &CompactionParams::default());
+    assert_eq!(r[0].turns_left, Some(0));
+}

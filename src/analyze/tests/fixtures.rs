@@ -1,0 +1,128 @@
+//! Test fixtures: a fake `RateSource` with round prices (input $1 per
+//! token, output $2, reads 0.1x, so 5m writes cost 1.25 and 1h writes 2) and
+//! builders for requests and compactions at offsets from a fixed time.
+
+use crate::analyze::RateSource;
+use crate::model::{Compaction, Request, TokenCounts, MAIN_THREAD};
+use crate::pricing::Rates;
+use chrono::{DateTime, TimeDelta, TimeZone, Utc};
+
+/// Model with the round prices.
+pub const M1: &str = "m1";
+/// A second priced model (same prices), for model switches.
+pub const M2: &str = "m2";
+/// A model the fake table does not know.
+pub const UNKNOWN: &str = "mystery";
+
+/// Rates of the fake table.
+pub const RATES: Rates = Rates {
+    input: 1.0,
+    output: 2.0,
+    read_multiplier: 0.1,
+};
+
+/// Fake prices: `m1`, `m2` known, anything else unknown.
+pub struct FakeRates;
+
+impl RateSource for FakeRates {
+    fn request_rates(&self, r: &Request) -> Option<Rates> {
+        self.base_rates(&r.model, r.time)
+    }
+    fn base_rates(&self, model: &str, _at: DateTime<Utc>) -> Option<Rates> {
+        (model == M1 || model == M2).then_some(RATES)
+    }
+}
+
+/// The fixed origin of test times.
+pub fn t0() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 2, 1, 10, 0, 0)
+        .single()
+        .unwrap_or_default()
+}
+
+/// `t0 + secs` (millisecond precision).
+pub fn at(secs: f64) -> DateTime<Utc> {
+    t0() + TimeDelta::milliseconds((secs * 1000.0).round() as i64)
+}
+
+/// Token counts `[in, w5, w1h, r, out]`.
+pub fn tok(t: [u64; 5]) -> TokenCounts {
+    TokenCounts {
+        input: t[0],
+        cache_write_5m: t[1],
+        cache_write_1h: t[2],
+        cache_read: t[3],
+        output: t[4],
+    }
+}
+
+/// A request of `session`/`thread` at `t0 + secs`, model `m1`, version
+/// `2.1.0`, project `p1`.
+pub fn req(session: &str, thread: &str, secs: f64, t: [u64; 5]) -> Request {
+    let time = at(secs);
+    Request {
+        time,
+        session_id: session.to_string(),
+        thread: thread.to_string(),
+        project: "p1".to_string(),
+        cwd: "/p1".to_string(),
+        git_branch: "main".to_string(),
+        version: "2.1.0".to_string(),
+        model: M1.to_string(),
+        tokens: tok(t),
+        web_search: 0,
+        speed: String::new(),
+        inference_geo: String::new(),
+        is_sidechain: thread != MAIN_THREAD,
+        cost_usd: 0.0,
+        source: "test".to_string(),
+        line: 0,
+        message_id: format!("msg_{session}_{thread}_{}", time.timestamp_millis()),
+        request_id: "req".to_string(),
+    }
+}
+
+/// A main-thread request of `session`.
+pub fn main(session: &str, secs: f64, t: [u64; 5]) -> Request {
+    req(session, MAIN_THREAD, secs, t)
+}
+
+/// With another model.
+pub fn with_model(mut r: Request, model: &str) -> Request {
+    r.model = model.to_string();
+    r
+}
+
+/// With another version.
+pub fn with_version(mut r: Request, v: &str) -> Request {
+    r.version = v.to_string();
+    r
+}
+
+/// With another project.
+pub fn with_project(mut r: Request, p: &str) -> Request {
+    r.project = p.to_string();
+    r
+}
+
+/// A compaction of `session` at `t0 + secs`.
+pub fn compaction(session: &str, secs: f64) -> Compaction {
+    Compaction {
+        session_id: session.to_string(),
+        time: at(secs),
+        trigger: "auto".to_string(),
+        pre_tokens: Some(167_000),
+        source: "test".to_string(),
+    }
+}
+
+/// Float equality to 1e-9 relative.
+pub fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * (1.0 + a.abs().max(b.abs()))
+}
+
+/// Asserts float equality with a message.
+#[track_caller]
+pub fn assert_close(a: f64, b: f64) {
+    assert!(close(a, b), "{a} != {b}");
+}

@@ -1,0 +1,218 @@
+//! A generator of synthetic Claude Code sessions with known cache behaviour,
+//! for tests and for the web UI's `--demo` mode. It is a generative model of
+//! the server's prefix cache (TTL refreshed on every touch), independent of
+//! the classifier in `analyze`: phase 1 (`plan`) decides when requests happen
+//! and how big their prompts are; the version pass and phase 2 (`cache`)
+//! simulate what the cache held. Hands on `SynthData`: request and compaction
+//! rows (unpriced: `cost_usd` is 0), session titles, and the ground truth per
+//! request. Deterministic for a seed (`ChaCha8Rng`).
+
+mod cache;
+mod names;
+mod plan;
+
+#[cfg(test)]
+mod tests;
+
+use crate::model::{Compaction, Request, TokenCounts, MAIN_THREAD};
+use chrono::{DateTime, TimeDelta, Utc};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+pub use names::{HAIKU, OPUS, SONNET};
+
+/// TTL of 5-minute writes (s).
+pub const TTL_5M: u32 = 300;
+/// TTL of 1-hour writes (s).
+pub const TTL_1H: u32 = 3600;
+
+/// What to generate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SynthSpec {
+    /// The last possible request time; sessions are cut there.
+    pub end: DateTime<Utc>,
+    /// Length of the period before `end`.
+    pub days: u32,
+    pub projects: u32,
+    pub sessions: u32,
+    /// User turns per session, inclusive range.
+    pub turns_min: u32,
+    pub turns_max: u32,
+    /// Share of sessions whose main thread writes with a 1-hour TTL.
+    pub p_main_1h: f64,
+    /// Share of 1h sessions whose sub-agents also write 1h (else 5m).
+    pub p_subagents_1h: f64,
+    /// Chance a tool step is a sub-agent run.
+    pub p_subagent_per_step: f64,
+    /// Share of sessions that switch the main model once.
+    pub p_model_switch: f64,
+    /// Chance of a 10-90 min think time before a turn.
+    pub p_long_break: f64,
+    /// Chance of a 1.5-16 h break before a turn.
+    pub p_very_long_break: f64,
+    /// Chance the user runs /compact after a long break on a big context.
+    pub p_manual_compact: f64,
+    /// Chance Claude Code was upgraded during a break that restarted it.
+    pub p_upgrade_at_restart: f64,
+    /// Upgrades spread evenly over the period, besides those.
+    pub upgrades: u32,
+    /// Share of sessions on a 1M window (threshold 967k).
+    pub p_window_1m: f64,
+    /// Auto-compact threshold on 200k windows.
+    pub compact_threshold: u64,
+}
+
+impl SynthSpec {
+    /// The web demo: ~3 weeks, ~90 sessions over 4 projects, both TTLs,
+    /// idle gaps, compactions, sub-agents, model switches and upgrades.
+    pub fn demo(end: DateTime<Utc>) -> SynthSpec {
+        SynthSpec {
+            end,
+            days: 21,
+            projects: 4,
+            sessions: 90,
+            turns_min: 3,
+            turns_max: 45,
+            p_main_1h: 0.5,
+            p_subagents_1h: 0.4,
+            p_subagent_per_step: 0.04,
+            p_model_switch: 0.08,
+            p_long_break: 0.1,
+            p_very_long_break: 0.03,
+            p_manual_compact: 0.25,
+            p_upgrade_at_restart: 0.08,
+            upgrades: 5,
+            p_window_1m: 0.05,
+            compact_threshold: 167_000,
+        }
+    }
+
+    /// A demo-shaped spec with `sessions` sessions over `days` days.
+    pub fn scaled(end: DateTime<Utc>, days: u32, sessions: u32) -> SynthSpec {
+        SynthSpec { days, sessions, ..SynthSpec::demo(end) }
+    }
+}
+
+/// Why the generator's cache was warm or cold for a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrueCause {
+    /// The thread's own prefix was alive and read.
+    Warm,
+    /// The thread's first request.
+    First,
+    /// First main request after a compaction (new prefix).
+    Compaction,
+    /// The model changed (caches are per model).
+    ModelSwitch,
+    /// The version changed while the old prefix was still alive.
+    VersionChange,
+    /// The thread's prefix had expired (gap longer than its TTL).
+    Expired,
+}
+
+/// The generator's ground truth for one request.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct TrueEvent {
+    /// Index into `SynthData::requests`.
+    pub request: usize,
+    pub cause: TrueCause,
+    /// The thread's own prefix was alive.
+    pub thread_warm: bool,
+    /// The shared system prefix of (model, version) was alive.
+    pub shared_warm: bool,
+    /// TTL the thread writes with.
+    pub ttl_s: u32,
+    /// Seconds since the thread's previous request.
+    pub gap_s: Option<f64>,
+    pub read_tokens: u64,
+    /// Prompt of the thread's previous request (0 for the first).
+    pub expected_prefix: u64,
+    /// `expected_prefix - read_tokens`, floored at 0.
+    pub lost_tokens: u64,
+}
+
+/// The generated tables.
+#[derive(Debug, Clone, Default)]
+pub struct SynthData {
+    /// In time order.
+    pub requests: Vec<Request>,
+    pub compactions: Vec<Compaction>,
+    /// (session id, title).
+    pub titles: Vec<(String, String)>,
+    /// One entry per request, same order.
+    pub truth: Vec<TrueEvent>,
+}
+
+/// A time from epoch milliseconds.
+fn at(ms: i64) -> DateTime<Utc> {
+    DateTime::<Utc>::UNIX_EPOCH + TimeDelta::milliseconds(ms)
+}
+
+/// The `Request` row of a simulated plan.
+fn request_row(s: &plan::Schedule, p: &plan::Plan, o: &cache::Outcome, k: usize) -> Request {
+    let meta = &s.sessions[p.session];
+    let (w5, w1h) = if p.ttl >= TTL_1H { (0, o.write) } else { (o.write, 0) };
+    Request {
+        time: at(p.t_ms),
+        session_id: meta.id.clone(),
+        thread: p.thread.clone(),
+        project: names::project_dir(meta.project),
+        cwd: names::project_cwd(meta.project),
+        git_branch: meta.branch.clone(),
+        version: names::version(p.version),
+        model: p.model.to_string(),
+        tokens: TokenCounts {
+            input: p.input,
+            cache_write_5m: w5,
+            cache_write_1h: w1h,
+            cache_read: o.read,
+            output: p.output,
+        },
+        web_search: p.web_search,
+        speed: "standard".to_string(),
+        inference_geo: String::new(),
+        is_sidechain: p.thread != MAIN_THREAD,
+        cost_usd: 0.0,
+        source: "synthetic".to_string(),
+        line: k as u64 + 1,
+        message_id: format!("msg_synth_{k:07}"),
+        request_id: format!("req_synth_{k:07}"),
+    }
+}
+
+/// Generates sessions for `spec` from `seed`.
+pub fn generate(seed: u64, spec: &SynthSpec) -> SynthData {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut s = plan::schedule(&mut rng, spec, spec.end.timestamp_millis());
+    cache::assign_versions(&mut s);
+    let mut order: Vec<usize> = (0..s.plans.len()).collect();
+    order.sort_by_key(|&i| (s.plans[i].t_ms, i));
+    let outcomes = cache::simulate(&s.plans, &order);
+    let requests = order
+        .iter()
+        .zip(&outcomes)
+        .enumerate()
+        .map(|(k, (&i, o))| request_row(&s, &s.plans[i], o, k))
+        .collect();
+    let mut compactions: Vec<Compaction> = s
+        .compactions
+        .iter()
+        .map(|c| Compaction {
+            session_id: s.sessions[c.session].id.clone(),
+            time: at(c.t_ms),
+            trigger: c.trigger.to_string(),
+            pre_tokens: Some(c.pre_tokens),
+            source: "synthetic".to_string(),
+        })
+        .collect();
+    compactions.sort_by(|a, b| a.time.cmp(&b.time).then_with(|| a.session_id.cmp(&b.session_id)));
+    let titles = s.sessions.iter().map(|m| (m.id.clone(), m.title.clone())).collect();
+    SynthData {
+        requests,
+        compactions,
+        titles,
+        truth: outcomes.iter().map(|o| o.truth).collect(),
+    }
+}

@@ -1,0 +1,322 @@
+//! Phase 1 of the generator: when each request happens and how big its
+//! prompt is, independent of the cache. Users type turns after random think
+//! times, each turn runs a tool loop, some steps spawn sub-agents, contexts
+//! that cross the auto-compact threshold are compacted (an `acompact-*`
+//! request, a compaction row, a short new prompt), and some sessions switch
+//! model. Hands on a `Schedule` of planned requests for the version pass and
+//! the cache simulation.
+
+use super::names::{branch, hex, session_id, system_prefix, title, HAIKU, OPUS, SONNET};
+use super::SynthSpec;
+use crate::model::MAIN_THREAD;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+pub(super) const SEC: i64 = 1000;
+pub(super) const MIN: i64 = 60 * SEC;
+pub(super) const HOUR: i64 = 60 * MIN;
+pub(super) const DAY: i64 = 24 * HOUR;
+
+/// One planned request.
+#[derive(Debug, Clone)]
+pub(super) struct Plan {
+    pub t_ms: i64,
+    pub session: usize,
+    pub thread: String,
+    /// Per-session thread number (main = 0).
+    pub thread_id: u32,
+    /// Thread whose prefix cache this request uses (`acompact-*` use main's).
+    pub cache_thread: u32,
+    /// Main-thread compaction count: part of the cache key.
+    pub epoch: u32,
+    pub model: &'static str,
+    pub prompt: u64,
+    pub input: u64,
+    pub output: u64,
+    pub ttl: u32,
+    pub web_search: u64,
+    /// First main request after a compaction.
+    pub after_compaction: bool,
+    /// The CLI (re)started just before: it runs the installed version.
+    pub restart: bool,
+    /// Version number, set by the version pass.
+    pub version: u32,
+}
+
+/// A planned compaction row.
+#[derive(Debug, Clone)]
+pub(super) struct PlannedCompaction {
+    pub session: usize,
+    pub t_ms: i64,
+    pub trigger: &'static str,
+    pub pre_tokens: u64,
+}
+
+/// What a session is, besides its requests.
+#[derive(Debug, Clone)]
+pub(super) struct SessionMeta {
+    pub id: String,
+    pub project: usize,
+    pub branch: String,
+    pub title: String,
+}
+
+/// Everything phase 1 plans.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Schedule {
+    pub sessions: Vec<SessionMeta>,
+    pub plans: Vec<Plan>,
+    pub compactions: Vec<PlannedCompaction>,
+    /// Upgrade times of Claude Code (ms), unsorted.
+    pub upgrades: Vec<i64>,
+}
+
+/// A uniform draw in `lo..=hi`.
+pub(super) fn between(rng: &mut ChaCha8Rng, lo: u64, hi: u64) -> u64 {
+    rng.random_range(lo..=hi)
+}
+
+/// A draw skewed towards `lo` (square of a uniform).
+fn skewed(rng: &mut ChaCha8Rng, lo: u64, hi: u64) -> u64 {
+    let u: f64 = rng.random();
+    lo + ((hi - lo) as f64 * u * u) as u64
+}
+
+/// A log-uniform duration in `lo..hi` ms.
+fn log_uniform(rng: &mut ChaCha8Rng, lo: i64, hi: i64) -> i64 {
+    let (a, b) = ((lo as f64).ln(), (hi as f64).ln());
+    rng.random_range(a..b).exp() as i64
+}
+
+/// The session generator's running state.
+struct SessionGen<'a> {
+    rng: &'a mut ChaCha8Rng,
+    spec: &'a SynthSpec,
+    out: &'a mut Schedule,
+    sid: usize,
+    t: i64,
+    model: &'static str,
+    /// Conversation tokens after the system prefix, outputs included.
+    conv: u64,
+    ctx: u64,
+    last_prompt: u64,
+    epoch: u32,
+    main_ttl: u32,
+    sub_ttl: u32,
+    threshold: u64,
+    next_thread: u32,
+    restart: bool,
+    after_compaction: bool,
+    switch_at: Option<u32>,
+}
+
+impl SessionGen<'_> {
+    /// Appends a planned request at the current time.
+    fn push(&mut self, thread: String, ids: (u32, u32), model: &'static str, prompt: u64, ttl: u32) -> u64 {
+        let output = skewed(self.rng, 50, 2000);
+        let web_search = u64::from(self.rng.random_bool(0.01)) * between(self.rng, 1, 3);
+        self.out.plans.push(Plan {
+            t_ms: self.t,
+            session: self.sid,
+            thread,
+            thread_id: ids.0,
+            cache_thread: ids.1,
+            epoch: self.epoch,
+            model,
+            input: between(self.rng, 1, 10).min(prompt),
+            prompt,
+            output,
+            ttl,
+            web_search,
+            after_compaction: std::mem::take(&mut self.after_compaction),
+            restart: std::mem::take(&mut self.restart),
+            version: 0,
+        });
+        output
+    }
+
+    /// One main-thread request that appends `add` tokens; compacts first
+    /// when the prompt would cross the threshold.
+    fn main_request(&mut self, add: u64) {
+        if system_prefix(self.model) + self.conv + add > self.threshold {
+            self.compact("auto");
+        }
+        self.conv += add;
+        let prompt = system_prefix(self.model) + self.conv;
+        self.last_prompt = prompt;
+        let out = self.push(MAIN_THREAD.to_string(), (0, 0), self.model, prompt, self.main_ttl);
+        self.conv += out;
+    }
+
+    /// A compaction now: the `acompact-*` summary request reading the main
+    /// prefix, the boundary, and the short context the next request sends.
+    fn compact(&mut self, trigger: &'static str) {
+        let id = format!("acompact-{}", hex(self.rng, 6));
+        let tid = self.next_thread;
+        self.next_thread += 1;
+        let prompt = system_prefix(self.model) + self.conv + 400;
+        let ttl = super::TTL_5M;
+        let summary = self.push(id, (tid, 0), self.model, prompt, ttl);
+        self.t += between(self.rng, 20, 120) as i64 * SEC;
+        self.out.compactions.push(PlannedCompaction {
+            session: self.sid,
+            t_ms: self.t,
+            trigger,
+            pre_tokens: self.last_prompt,
+        });
+        self.t += between(self.rng, 1, 5) as i64 * SEC;
+        self.epoch += 1;
+        self.conv = self.ctx + summary + skewed(self.rng, 0, 12_000);
+        self.after_compaction = true;
+    }
+
+    /// A sub-agent run from now; returns the size of its result.
+    fn subagent(&mut self) -> u64 {
+        let id = format!("a{}", hex(self.rng, 7));
+        let tid = self.next_thread;
+        self.next_thread += 1;
+        let model = match self.rng.random_range(0..100) {
+            0..60 => HAIKU,
+            60..85 => SONNET,
+            _ => self.model,
+        };
+        let n = between(self.rng, 2, 20);
+        self.t += between(self.rng, 1, 3) as i64 * SEC;
+        let mut conv = between(self.rng, 300, 3000);
+        for k in 0..n {
+            if k > 0 {
+                self.t += between(self.rng, 2, 25) as i64 * SEC;
+                conv += skewed(self.rng, 100, 4000);
+            }
+            let prompt = system_prefix(model) + conv;
+            conv += self.push(id.clone(), (tid, tid), model, prompt, self.sub_ttl);
+        }
+        self.t += between(self.rng, 2, 10) as i64 * SEC;
+        between(self.rng, 300, 3000)
+    }
+
+    /// Time for a tool call; returns the size of its result.
+    fn tool_step(&mut self) -> u64 {
+        if self.rng.random_bool(self.spec.p_subagent_per_step) {
+            return self.subagent();
+        }
+        let gap = match self.rng.random_range(0..100) {
+            0..80 => between(self.rng, 1, 15),
+            80..97 => between(self.rng, 15, 90),
+            _ => between(self.rng, 90, 420),
+        };
+        self.t += gap as i64 * SEC + between(self.rng, 0, 999) as i64;
+        match self.rng.random_range(0..100) {
+            0..90 => skewed(self.rng, 100, 4000),
+            90..98 => between(self.rng, 4000, 12_000),
+            _ => between(self.rng, 12_000, 30_000),
+        }
+    }
+
+    /// The user's think time before turn `turn`, with its side effects:
+    /// CLI restarts (and upgrades), manual compactions, model switches.
+    fn think(&mut self, turn: u32) {
+        let u: f64 = self.rng.random();
+        let s = self.spec;
+        let (gap, restart) = if u < s.p_very_long_break {
+            (self.rng.random_range(90 * MIN..16 * HOUR), self.rng.random_bool(0.9))
+        } else if u < s.p_very_long_break + s.p_long_break {
+            (self.rng.random_range(10 * MIN..90 * MIN), self.rng.random_bool(0.5))
+        } else {
+            (log_uniform(self.rng, 4 * SEC, 8 * MIN), false)
+        };
+        self.t += gap;
+        if restart {
+            self.restart = true;
+            if self.rng.random_bool(s.p_upgrade_at_restart) {
+                self.out.upgrades.push(self.t - gap / 2);
+            }
+        }
+        if gap >= 10 * MIN && self.conv > 60_000 && self.rng.random_bool(s.p_manual_compact) {
+            self.compact("manual");
+        }
+        if self.switch_at == Some(turn) {
+            self.model = if self.model == OPUS { SONNET } else { OPUS };
+        }
+    }
+
+    /// Runs `turns` user turns, stopping at `end_ms`.
+    fn run(&mut self, turns: u32, end_ms: i64) {
+        for turn in 0..turns {
+            if turn > 0 {
+                self.think(turn);
+            }
+            if self.t > end_ms {
+                break;
+            }
+            let steps = 1 + skewed(self.rng, 0, 11);
+            let mut add = between(self.rng, 20, 800);
+            for step in 0..steps {
+                if step > 0 {
+                    add = self.tool_step();
+                }
+                self.main_request(add);
+            }
+        }
+    }
+}
+
+/// Plans session `sid` of project `project` starting at `t0`.
+fn plan_session(rng: &mut ChaCha8Rng, spec: &SynthSpec, out: &mut Schedule, t0: i64, end_ms: i64) {
+    let sid = out.sessions.len();
+    out.sessions.push(SessionMeta {
+        id: session_id(rng),
+        project: rng.random_range(0..spec.projects.max(1) as usize),
+        branch: branch(rng),
+        title: title(rng),
+    });
+    let main_1h = rng.random_bool(spec.p_main_1h);
+    let main_ttl = if main_1h { super::TTL_1H } else { super::TTL_5M };
+    let sub_1h = main_1h && rng.random_bool(spec.p_subagents_1h);
+    let turns = rng.random_range(spec.turns_min..=spec.turns_max.max(spec.turns_min));
+    let switch = rng.random_bool(spec.p_model_switch) && turns > 2;
+    let ctx = between(rng, 2500, 9000);
+    let mut g = SessionGen {
+        spec,
+        sid,
+        t: t0,
+        model: if rng.random_bool(0.8) { OPUS } else { SONNET },
+        conv: ctx,
+        ctx,
+        last_prompt: 0,
+        epoch: 0,
+        main_ttl,
+        sub_ttl: if sub_1h { super::TTL_1H } else { super::TTL_5M },
+        threshold: if rng.random_bool(spec.p_window_1m) { 967_000 } else { spec.compact_threshold },
+        next_thread: 1,
+        restart: true,
+        after_compaction: false,
+        switch_at: if switch { Some(rng.random_range(2..turns)) } else { None },
+        out,
+        rng,
+    };
+    g.run(turns, end_ms);
+}
+
+/// Plans every session of `spec` in the `days` before `end_ms`.
+pub(super) fn schedule(rng: &mut ChaCha8Rng, spec: &SynthSpec, end_ms: i64) -> Schedule {
+    let mut out = Schedule::default();
+    let days = i64::from(spec.days.max(1));
+    let start = (end_ms - days * DAY).div_euclid(DAY) * DAY;
+    for _ in 0..spec.sessions {
+        let day = rng.random_range(0..days);
+        let tod = rng.random_range(8 * HOUR..19 * HOUR);
+        let mut t0 = start + day * DAY + tod;
+        if t0 > end_ms - HOUR {
+            t0 = end_ms - rng.random_range(HOUR..6 * HOUR);
+        }
+        plan_session(rng, spec, &mut out, t0, end_ms);
+    }
+    for k in 1..=i64::from(spec.upgrades) {
+        let at = start + k * days * DAY / (i64::from(spec.upgrades) + 1);
+        out.upgrades.push(at + rng.random_range(-6 * HOUR..6 * HOUR));
+    }
+    out.plans.retain(|p| p.t_ms <= end_ms);
+    out.compactions.retain(|c| c.t_ms <= end_ms);
+    out
+}

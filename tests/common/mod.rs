@@ -1,0 +1,131 @@
+//! Fixture builder for integration tests: writes Claude Code-shaped JSONL
+//! trees with known usage, so expected totals are computed, not copied.
+#![allow(dead_code)]
+
+use chrono::{DateTime, Duration, TimeZone, Utc};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// A secret that appears in message content and must never reach the store.
+pub const SECRET: &str = "sk-ant-SECRET-never-store-me";
+
+/// One API response, written as `lines` JSONL lines.
+#[derive(Debug, Clone)]
+pub struct Resp {
+    pub session: String,
+    pub msg: String,
+    pub req: String,
+    pub model: String,
+    pub time: DateTime<Utc>,
+    pub input: u64,
+    pub w5: u64,
+    pub w1h: u64,
+    pub read: u64,
+    pub out: u64,
+    pub lines: usize,
+    pub sidechain: bool,
+    pub agent: Option<String>,
+    pub version: String,
+}
+
+pub fn t0() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 2, 11, 20, 0, 0).unwrap()
+}
+
+impl Resp {
+    pub fn new(session: &str, n: u64, minutes: i64) -> Resp {
+        Resp {
+            session: session.into(),
+            msg: format!("msg_{session}_{n}"),
+            req: format!("req_{session}_{n}"),
+            model: "claude-sonnet-4-5-20250929".into(),
+            time: t0() + Duration::minutes(minutes),
+            input: 3 + n,
+            w5: 1000 * n,
+            w1h: 0,
+            read: 20_000 + 500 * n,
+            out: 100 + n,
+            lines: 3,
+            sidechain: false,
+            agent: None,
+            version: "2.1.39".into(),
+        }
+    }
+
+    /// The JSONL lines of this response: placeholder output on all but the last.
+    pub fn to_lines(&self) -> Vec<String> {
+        (0..self.lines)
+            .map(|i| {
+                let last = i + 1 == self.lines;
+                let out = if last { self.out } else { 1 + i as u64 };
+                let ts = (self.time + Duration::milliseconds(i as i64 * 300)).format("%Y-%m-%dT%H:%M:%S%.3fZ");
+                let agent = self.agent.as_ref().map(|a| format!(r#","agentId":"{a}""#)).unwrap_or_default();
+                format!(
+                    r#"{{"parentUuid":null,"isSidechain":{sc},"userType":"external","cwd":"/home/u/app","sessionId":"{s}","version":"{v}","gitBranch":"main"{agent},"message":{{"model":"{m}","id":"{id}","type":"message","role":"assistant","content":[{{"type":"text","text":"{SECRET} part {i}"}}],"stop_reason":null,"usage":{{"input_tokens":{inp},"cache_creation_input_tokens":{w},"cache_read_input_tokens":{r},"cache_creation":{{"ephemeral_5m_input_tokens":{w5},"ephemeral_1h_input_tokens":{w1h}}},"output_tokens":{out},"service_tier":"standard"}}}},"requestId":"{req}","type":"assistant","uuid":"u-{id}-{i}","timestamp":"{ts}"}}"#,
+                    sc = self.sidechain,
+                    s = self.session,
+                    v = self.version,
+                    m = self.model,
+                    id = self.msg,
+                    inp = self.input,
+                    w = self.w5 + self.w1h,
+                    r = self.read,
+                    w5 = self.w5,
+                    w1h = self.w1h,
+                    req = self.req,
+                )
+            })
+            .collect()
+    }
+
+    /// List-price cost of this response for Sonnet 4.5 ($3 in, $15 out).
+    pub fn sonnet_cost(&self) -> f64 {
+        let pin = 3e-6;
+        self.input as f64 * pin
+            + self.w5 as f64 * 1.25 * pin
+            + self.w1h as f64 * 2.0 * pin
+            + self.read as f64 * 0.1 * pin
+            + self.out as f64 * 15e-6
+    }
+}
+
+pub fn user_line(session: &str, minutes: i64) -> String {
+    let ts = (t0() + Duration::minutes(minutes)).format("%Y-%m-%dT%H:%M:%S%.3fZ");
+    format!(
+        r#"{{"parentUuid":null,"isSidechain":false,"type":"user","sessionId":"{session}","message":{{"role":"user","content":"{SECRET} please"}},"uuid":"user-{minutes}","timestamp":"{ts}","toolUseResult":{{"usage":{{"input_tokens":999999}}}}}}"#
+    )
+}
+
+pub fn compact_line(session: &str, minutes: i64, pre: u64) -> String {
+    let ts = (t0() + Duration::minutes(minutes)).format("%Y-%m-%dT%H:%M:%S%.3fZ");
+    format!(
+        r#"{{"parentUuid":null,"type":"system","subtype":"compact_boundary","content":"Conversation compacted","sessionId":"{session}","timestamp":"{ts}","uuid":"cb-{minutes}","compactMetadata":{{"trigger":"auto","preTokens":{pre}}}}}"#
+    )
+}
+
+pub fn title_line(session: &str, title: &str) -> String {
+    format!(r#"{{"type":"ai-title","sessionId":"{session}","aiTitle":"{title}"}}"#)
+}
+
+/// Writes `lines` (joined with `\n`, with a trailing newline) to `root/projects/rel`.
+pub fn write(root: &Path, rel: &str, lines: &[String]) -> PathBuf {
+    let path = root.join("projects").join(rel);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let mut body = lines.join("\n");
+    body.push('\n');
+    fs::write(&path, body).unwrap();
+    path
+}
+
+/// Appends raw text to a file.
+pub fn append(path: &Path, text: &str) {
+    use std::io::Write;
+    let mut f = fs::OpenOptions::new().append(true).open(path).unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+}
+
+/// The shared real corpus, when this checkout sits beside `shared/`.
+pub fn real_corpus() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/real/claude");
+    p.join("projects").is_dir().then_some(p)
+}

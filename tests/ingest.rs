@@ -1,0 +1,192 @@
+//! Ingest and report behaviour on generated transcript trees: deduplication,
+//! bad input, incremental reads, and that message content never reaches the
+//! store.
+
+mod common;
+
+use cachewise::ingest::{ingest, Silent};
+use cachewise::pricing::PriceTable;
+use cachewise::report::query::{Grouping, Query};
+use cachewise::report::usage::usage;
+use cachewise::store::{Store, Table};
+use common::*;
+use std::fs;
+use std::path::Path;
+
+fn prices() -> PriceTable {
+    PriceTable::load(None).unwrap()
+}
+
+fn run(root: &Path, data: &Path) -> cachewise::ingest::Outcome {
+    ingest(&[root.to_path_buf()], &Store::open(data).unwrap(), &prices(), &Silent).unwrap()
+}
+
+fn daily_total(data: &Path) -> cachewise::report::usage::Totals {
+    usage(&Store::open(data).unwrap(), Grouping::Daily, &Query::new(chrono_tz::UTC), &prices()).unwrap().total
+}
+
+/// Session `s1` (3 responses of 3 lines), its sub-agent (2), and session
+/// `s2`, which replays s1's first response (resume) and holds a sidechain
+/// replay of s1's second one under another request id.
+fn tree(root: &Path) -> Vec<Resp> {
+    let main: Vec<Resp> = (1..=3).map(|n| Resp::new("s1", n, n as i64 * 2)).collect();
+    let mut sub: Vec<Resp> = (4..=5).map(|n| Resp::new("s1", n, n as i64 * 2)).collect();
+    for r in &mut sub {
+        r.agent = Some("a1b2c3d".into());
+        r.sidechain = true;
+        r.model = "claude-haiku-4-5-20251001".into();
+    }
+    let mut lines = vec![user_line("s1", 0), title_line("s1", "Fix the <b>build</b>")];
+    main.iter().for_each(|r| lines.extend(r.to_lines()));
+    lines.push(compact_line("s1", 30, 167_094));
+    write(root, "-home-u-app/s1.jsonl", &lines);
+    write(root, "-home-u-app/s1/subagents/agent-a1b2c3d.jsonl", &sub.iter().flat_map(Resp::to_lines).collect::<Vec<_>>());
+    let mut replay = main[1].clone();
+    replay.req = "req_other".into();
+    replay.sidechain = true;
+    let mut s2 = main[0].to_lines();
+    s2.extend(replay.to_lines());
+    let own = Resp::new("s2", 9, 60);
+    s2.extend(own.to_lines());
+    write(root, "-home-u-app/s2.jsonl", &s2);
+    let mut all = main;
+    all.extend(sub);
+    all.push(own);
+    all
+}
+
+#[test]
+fn dedups_across_files_and_prices_every_request() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let expected = tree(root.path());
+    let o = run(root.path(), data.path());
+    assert_eq!(o.requests, Some(expected.len()));
+    assert_eq!(o.problems.bad, 0);
+    let t = daily_total(data.path());
+    assert_eq!(t.requests, 6);
+    assert_eq!(t.tokens.output, expected.iter().map(|r| r.out).sum::<u64>());
+    assert_eq!(t.tokens.cache_read, expected.iter().map(|r| r.read).sum::<u64>());
+    // Haiku 4.5 is a third of Sonnet 4.5's price per token class.
+    let cost: f64 = expected.iter().map(|r| if r.agent.is_some() { r.sonnet_cost() / 3.0 } else { r.sonnet_cost() }).sum();
+    assert!((t.cost_usd - cost).abs() < 1e-9, "{} vs {cost}", t.cost_usd);
+}
+
+#[test]
+fn store_never_holds_message_content() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    tree(root.path());
+    run(root.path(), data.path());
+    for entry in fs::read_dir(data.path()).unwrap() {
+        let bytes = fs::read(entry.unwrap().path()).unwrap();
+        assert!(!bytes.windows(SECRET.len()).any(|w| w == SECRET.as_bytes()));
+        assert!(!bytes.windows(6).any(|w| w == b"please"));
+    }
+}
+
+#[test]
+fn sessions_threads_titles_and_compactions() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    tree(root.path());
+    run(root.path(), data.path());
+    let store = Store::open(data.path()).unwrap();
+    let req = cachewise::store::frames::requests_from(&store.read(Table::Requests).unwrap().unwrap()).unwrap();
+    let threads: Vec<(&str, &str)> = req.iter().map(|r| (r.session_id.as_str(), r.thread.as_str())).collect();
+    assert_eq!(threads.iter().filter(|t| **t == ("s1", "a1b2c3d")).count(), 2);
+    assert_eq!(threads.iter().filter(|t| **t == ("s1", "main")).count(), 3);
+    // The resumed copy keeps the original file's row (first by path).
+    let first = req.iter().find(|r| r.message_id == "msg_s1_1").unwrap();
+    assert!(first.source.ends_with("s1.jsonl"));
+    assert_eq!(first.tokens.output, 101);
+    assert_eq!(first.time, t0() + chrono::Duration::minutes(2));
+    let comp = cachewise::store::frames::compactions_from(&store.read(Table::Compactions).unwrap().unwrap()).unwrap();
+    assert_eq!(comp.len(), 1);
+    assert_eq!((comp[0].trigger.as_str(), comp[0].pre_tokens), ("auto", Some(167_094)));
+    let s = usage(&store, Grouping::Session, &Query::new(chrono_tz::UTC), &prices()).unwrap();
+    let s1 = s.rows.iter().find(|r| r.key == "s1").unwrap();
+    assert_eq!(s1.title, "Fix the <b>build</b>");
+    assert_eq!(s1.totals.requests, 5);
+}
+
+#[test]
+fn bad_lines_are_counted_with_file_and_line_and_good_lines_kept() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let good = Resp::new("s3", 1, 0);
+    let mut neg = Resp::new("s3", 2, 1).to_lines().pop().unwrap();
+    neg = neg.replace("\"input_tokens\":5", "\"input_tokens\":-5");
+    let mut lines = vec!["{not json".to_string(), neg, r#"{"type":"brand-new-type","x":1}"#.into()];
+    lines.extend(good.to_lines());
+    lines.push(String::from_utf8_lossy(b"{\"type\":\"assistant\",\"message\":{\"usage\":{\"input_tokens\":1}},\"x\":\"\xff\"}").into());
+    let path = write(root.path(), "-p/s3.jsonl", &lines);
+    // CRLF line ends are accepted.
+    let text = fs::read_to_string(&path).unwrap().replace('\n', "\r\n");
+    fs::write(&path, text).unwrap();
+    write(root.path(), "-p/empty.jsonl", &[]);
+    fs::create_dir_all(root.path().join("projects/-p/dir.jsonl")).unwrap();
+    let o = run(root.path(), data.path());
+    assert_eq!(o.problems.bad, 3, "{:?}", o.problems.samples);
+    assert_eq!(o.problems.samples[0].line, 1);
+    assert!(o.problems.samples[0].path.ends_with("s3.jsonl"));
+    assert_eq!(o.problems.samples[1].line, 2);
+    let t = daily_total(data.path());
+    assert_eq!(t.requests, 1);
+    assert_eq!(t.tokens.output, good.out);
+}
+
+#[test]
+fn half_written_last_line_is_read_once_complete() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let a = Resp::new("s4", 1, 0);
+    let path = write(root.path(), "-p/s4.jsonl", &a.to_lines());
+    let b = Resp::new("s4", 2, 5);
+    let b_text = b.to_lines().join("\n") + "\n";
+    let (head, tail) = b_text.split_at(b_text.len() - 40);
+    append(&path, head);
+    run(root.path(), data.path());
+    let t = daily_total(data.path());
+    assert_eq!(t.requests, 2, "complete lines of b are read");
+    assert_eq!(t.tokens.output, a.out + 2, "b's last line is not complete yet: its placeholder counts");
+    append(&path, tail);
+    let o = run(root.path(), data.path());
+    assert_eq!(o.files_read, 1);
+    assert_eq!(daily_total(data.path()).tokens.output, a.out + b.out);
+}
+
+#[test]
+fn unchanged_files_are_not_read_and_rewritten_files_replace_their_rows() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    tree(root.path());
+    run(root.path(), data.path());
+    let before = fs::read(data.path().join("requests.parquet")).unwrap();
+    let o = run(root.path(), data.path());
+    assert_eq!((o.files_read, o.changed), (0, false));
+    assert_eq!(fs::read(data.path().join("requests.parquet")).unwrap(), before);
+    // Rewrite s2 with one response only.
+    let r = Resp::new("s2", 7, 90);
+    write(root.path(), "-home-u-app/s2.jsonl", &r.to_lines());
+    run(root.path(), data.path());
+    assert_eq!(daily_total(data.path()).requests, 6, "s2 had 1 own request, now another one");
+    // A deleted transcript keeps its history.
+    fs::remove_file(root.path().join("projects/-home-u-app/s2.jsonl")).unwrap();
+    Resp::new("s1", 8, 100).to_lines().iter().for_each(|l| append(&root.path().join("projects/-home-u-app/s1.jsonl"), &format!("{l}\n")));
+    run(root.path(), data.path());
+    assert_eq!(daily_total(data.path()).requests, 7);
+}
+
+#[test]
+fn missing_roots_are_explained() {
+    let data = tempfile::tempdir().unwrap();
+    let err = ingest(&[data.path().join("nope")], &Store::open(data.path()).unwrap(), &prices(), &Silent).unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("no Claude Code transcripts found") && msg.contains("nope/projects"), "{msg}");
+}
+
+#[test]
+fn huge_line_is_read() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let mut lines = vec![format!(r#"{{"type":"user","message":{{"content":"{}"}}}}"#, "x".repeat(12 << 20))];
+    let r = Resp::new("s5", 1, 0);
+    lines.extend(r.to_lines());
+    write(root.path(), "-p/s5.jsonl", &lines);
+    run(root.path(), data.path());
+    assert_eq!(daily_total(data.path()).tokens.output, r.out);
+}
