@@ -95,6 +95,8 @@ mod tests {
             line: 1,
             message_id: msg.into(),
             request_id: req.into(),
+            user: String::new(),
+            machine: String::new(),
         }
     }
 

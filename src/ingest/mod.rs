@@ -142,10 +142,26 @@ fn apply(store: &Store, manifest: &mut Manifest, reads: Vec<FileRead>, prices: &
         manifest.files.insert(k, r.state);
     }
     let lines: Vec<Request> = by_source.into_values().flatten().collect();
-    let mut requests = dedup::dedup(lines.clone());
-    out.unknown_models = prices.price_all(&mut requests);
-    out.requests = Some(requests.len());
+    let (requests, unknown) = store_rows(store, lines, compactions, titles, prices)?;
+    out.unknown_models = unknown;
+    out.requests = Some(requests);
     out.changed = true;
+    Ok(())
+}
+
+/// Writes candidate rows, compactions and titles as the store's tables:
+/// deduplicates and prices the requests and derives the sessions. Returns the
+/// number of requests and the models without a price. Demo data and team
+/// imports go through here too, so every table is built one way.
+pub fn store_rows(
+    store: &Store,
+    lines: Vec<Request>,
+    mut compactions: Vec<Compaction>,
+    mut titles: Vec<SessionTitle>,
+    prices: &PriceTable,
+) -> Result<(usize, UnknownModels), IngestError> {
+    let mut requests = dedup::dedup(lines.clone());
+    let unknown = prices.price_all(&mut requests);
     sort_compactions(&mut compactions);
     titles.sort_by(|a, b| (&a.session_id, a.kind, a.seq, &a.source).cmp(&(&b.session_id, b.kind, b.seq, &b.source)));
     let sessions = sessions::derive(&requests, &titles);
@@ -154,7 +170,7 @@ fn apply(store: &Store, manifest: &mut Manifest, reads: Vec<FileRead>, prices: &
     write(store, Table::Compactions, frames::compactions_frame(&compactions))?;
     write(store, Table::Titles, frames::titles_frame(&titles))?;
     write(store, Table::Sessions, sessions::frame(&sessions))?;
-    Ok(())
+    Ok((requests.len(), unknown))
 }
 
 fn sort_compactions(c: &mut Vec<Compaction>) {

@@ -226,6 +226,8 @@ impl FileParser<'_> {
             line,
             message_id,
             request_id,
+            user: String::new(),
+            machine: String::new(),
         }
     }
 

@@ -23,6 +23,8 @@ pub const SOURCE: &str = "source";
 pub const LINE: &str = "line";
 pub const MESSAGE_ID: &str = "message_id";
 pub const REQUEST_ID: &str = "request_id";
+pub const USER: &str = "user";
+pub const MACHINE: &str = "machine";
 
 pub const TRIGGER: &str = "trigger";
 pub const PRE_TOKENS: &str = "pre_tokens";

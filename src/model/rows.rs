@@ -41,6 +41,11 @@ pub struct Request {
     pub line: u64,
     pub message_id: String,
     pub request_id: String,
+    /// Whose request this is: empty for local transcripts, set by team
+    /// exports and imports.
+    pub user: String,
+    /// The machine the transcript was read on (team bundles; else empty).
+    pub machine: String,
 }
 
 /// A context compaction seen in a session (a `compact_boundary`, or an old

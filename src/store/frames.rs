@@ -49,6 +49,8 @@ pub fn requests_frame(rows: &[Request]) -> PolarsResult<DataFrame> {
             u64_column(c::LINE, rows.iter().map(|r| r.line)),
             str_column(c::MESSAGE_ID, rows.iter().map(|r| r.message_id.as_str())),
             str_column(c::REQUEST_ID, rows.iter().map(|r| r.request_id.as_str())),
+            str_column(c::USER, rows.iter().map(|r| r.user.as_str())),
+            str_column(c::MACHINE, rows.iter().map(|r| r.machine.as_str())),
         ],
     )
 }
@@ -98,6 +100,7 @@ pub fn requests_from(df: &DataFrame) -> PolarsResult<Vec<Request>> {
     let (web, speed, geo, side, cost) =
         (k.u64(c::WEB_SEARCH)?, k.str(c::SPEED)?, k.str(c::INFERENCE_GEO)?, k.bool(c::IS_SIDECHAIN)?, k.f64(c::COST_USD)?);
     let (source, line, msg, req) = (k.str(c::SOURCE)?, k.u64(c::LINE)?, k.str(c::MESSAGE_ID)?, k.str(c::REQUEST_ID)?);
+    let (user, machine) = (k.str(c::USER)?, k.str(c::MACHINE)?);
     Ok((0..df.height())
         .map(|i| Request {
             time: time[i],
@@ -118,6 +121,8 @@ pub fn requests_from(df: &DataFrame) -> PolarsResult<Vec<Request>> {
             line: line[i],
             message_id: msg[i].to_owned(),
             request_id: req[i].to_owned(),
+            user: user[i].to_owned(),
+            machine: machine[i].to_owned(),
         })
         .collect())
 }

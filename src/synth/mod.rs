@@ -179,6 +179,8 @@ fn request_row(s: &plan::Schedule, p: &plan::Plan, o: &cache::Outcome, k: usize)
         line: k as u64 + 1,
         message_id: format!("msg_synth_{k:07}"),
         request_id: format!("req_synth_{k:07}"),
+        user: String::new(),
+        machine: String::new(),
     }
 }
 

@@ -79,6 +79,8 @@ pub fn req(session: &str, thread: &str, secs: f64, t: [u64; 5]) -> Request {
         line: 0,
         message_id: format!("msg_{session}_{thread}_{}", time.timestamp_millis()),
         request_id: "req".to_string(),
+        user: String::new(),
+        machine: String::new(),
     }
 }
 
