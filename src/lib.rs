@@ -14,3 +14,5 @@ pub mod pricing;
 pub mod report;
 pub mod store;
 pub mod synth;
+pub mod team;
+pub mod web;

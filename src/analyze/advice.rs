@@ -145,11 +145,7 @@ pub(crate) fn option_starts(p_last: f64, bc: f64, s: f64, warm: bool, p: Prices)
     let resume_f = if warm { 0.0 } else { p_last * (p.m - p.rm) * p.pin };
     let compaction_read = if warm { p.rm } else { p.m };
     let compact_f = p_last * compaction_read * p.pin + s * p.pout + s * (p.m - p.rm) * p.pin;
-    Starts {
-        resume: (p_last, resume_f),
-        compact: (bc + s, compact_f),
-        restart: (bc, 0.0),
-    }
+    Starts { resume: (p_last, resume_f), compact: (bc + s, compact_f), restart: (bc, 0.0) }
 }
 
 /// Totals of the three options over `n` turns.
@@ -210,9 +206,7 @@ fn scoped_median(
             .collect();
         median(v)
     };
-    pick(true)
-        .map(|m| (m, InputSource::Project))
-        .or_else(|| pick(false).map(|m| (m, InputSource::AllSessions)))
+    pick(true).map(|m| (m, InputSource::Project)).or_else(|| pick(false).map(|m| (m, InputSource::AllSessions)))
 }
 
 /// Gathers `P`, `G`, `O`, `Bc`, `S` and the prices (§7) for a session whose
@@ -234,12 +228,9 @@ fn advice_inputs(
     };
     let g = growth(main, requests, caches);
     let outs: Vec<f64> = main.iter().map(|&i| requests[i].tokens.output as f64).collect();
-    let t = Turns {
-        g: g.unwrap_or(DEFAULT_GROWTH_TOKENS),
-        o: median(outs).unwrap_or(0.0),
-    };
-    let (bc, bc_src) = scoped_median(CacheClass::First, &last.project, requests, caches)
-        .unwrap_or((0.0, InputSource::Default));
+    let t = Turns { g: g.unwrap_or(DEFAULT_GROWTH_TOKENS), o: median(outs).unwrap_or(0.0) };
+    let (bc, bc_src) =
+        scoped_median(CacheClass::First, &last.project, requests, caches).unwrap_or((0.0, InputSource::Default));
     let (s, s_src) = match scoped_median(CacheClass::Compaction, &last.project, requests, caches) {
         Some((after, src)) => ((after - bc).max(MIN_SUMMARY_TOKENS), src),
         None => (FALLBACK_SUMMARY_SHARE * p_last as f64, InputSource::Default),

@@ -69,10 +69,9 @@ fn comparison(a: &Advice) -> String {
         Recommendation::Compact => {
             format!("Compacting first saves {} over {n} turns.", fmt_usd(diff))
         }
-        Recommendation::Resume => format!(
-            "Resuming is {} cheaper than compacting first over {n} turns.",
-            fmt_usd(diff)
-        ),
+        Recommendation::Resume => {
+            format!("Resuming is {} cheaper than compacting first over {n} turns.", fmt_usd(diff))
+        }
     };
     let be = match a.break_even_turns {
         Some(b) if b <= n => format!(" Compacting pays off from {b} turns on."),
@@ -99,10 +98,7 @@ pub fn explain(a: &Advice) -> String {
         fmt_usd(a.history_premium_usd)
     ));
     if !a.inputs.priced {
-        s.push_str(&format!(
-            " No price is known for model {}, so every dollar figure is 0.",
-            a.inputs.model
-        ));
+        s.push_str(&format!(" No price is known for model {}, so every dollar figure is 0.", a.inputs.model));
     }
     s
 }

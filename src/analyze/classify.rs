@@ -68,10 +68,7 @@ impl CacheClass {
 
     /// True for lineage starts (`first`, `compaction`, `model_switch`).
     pub fn is_start(self) -> bool {
-        matches!(
-            self,
-            CacheClass::First | CacheClass::Compaction | CacheClass::ModelSwitch
-        )
+        matches!(self, CacheClass::First | CacheClass::Compaction | CacheClass::ModelSwitch)
     }
 
     /// True for misses (`ttl_5m`, `ttl_1h`, `version_change`, `unexplained`).
@@ -116,11 +113,7 @@ pub struct RequestCache {
 ///
 /// Requests may arrive in any order: they are grouped by
 /// `(session_id, thread)` and ordered by time, then `message_id`.
-pub fn analyze(
-    requests: &[Request],
-    compactions: &[Compaction],
-    rates: &dyn RateSource,
-) -> Vec<RequestCache> {
+pub fn analyze(requests: &[Request], compactions: &[Compaction], rates: &dyn RateSource) -> Vec<RequestCache> {
     let mut out: Vec<RequestCache> = requests
         .iter()
         .enumerate()
@@ -159,11 +152,7 @@ fn wrote_ttl(r: &Request) -> Option<u32> {
 
 /// Which lineage start `cur` is, if any (§1; compaction wins over a model
 /// switch when both apply).
-fn start_class(
-    prev: Option<&Request>,
-    cur: &Request,
-    comp: &CompactionTimes<'_>,
-) -> Option<CacheClass> {
+fn start_class(prev: Option<&Request>, cur: &Request, comp: &CompactionTimes<'_>) -> Option<CacheClass> {
     let Some(p) = prev else {
         return Some(CacheClass::First);
     };
@@ -195,21 +184,12 @@ fn miss_cost(r: &Request, rates: Option<&Rates>, b: u64) -> f64 {
     if b == 0 {
         return 0.0;
     }
-    let ttl = if r.tokens.cache_write_1h > 0 {
-        TTL_1H_S
-    } else {
-        TTL_5M_S
-    };
+    let ttl = if r.tokens.cache_write_1h > 0 { TTL_1H_S } else { TTL_5M_S };
     b as f64 * (write_price(p, ttl) - p.read())
 }
 
 /// Classifies one thread's requests (indices in time order).
-fn classify_thread(
-    requests: &[Request],
-    thread: &[usize],
-    comp: &CompactionTimes<'_>,
-    out: &mut [RequestCache],
-) {
+fn classify_thread(requests: &[Request], thread: &[usize], comp: &CompactionTimes<'_>, out: &mut [RequestCache]) {
     let mut prev: Option<usize> = None;
     let mut lineage_ttl: Option<u32> = None;
     let mut lineage_first = thread.first().copied().unwrap_or(0);

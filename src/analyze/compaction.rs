@@ -36,10 +36,7 @@ pub struct CompactionParams {
 
 impl Default for CompactionParams {
     fn default() -> Self {
-        CompactionParams {
-            window_200k_threshold: 167_000,
-            window_1m_threshold: 967_000,
-        }
+        CompactionParams { window_200k_threshold: 167_000, window_1m_threshold: 967_000 }
     }
 }
 

@@ -24,15 +24,15 @@ mod what_if;
 mod tests;
 
 pub use advice::{
-    advise, Advice, AdviceInputs, AdviceOptions, InputSource, Recommendation,
-    DEFAULT_GROWTH_TOKENS, FALLBACK_SUMMARY_SHARE, MAX_BREAK_EVEN_TURNS, MIN_SUMMARY_TOKENS,
+    advise, Advice, AdviceInputs, AdviceOptions, InputSource, Recommendation, DEFAULT_GROWTH_TOKENS,
+    FALLBACK_SUMMARY_SHARE, MAX_BREAK_EVEN_TURNS, MIN_SUMMARY_TOKENS,
 };
 pub use advice_text::{fmt_duration, fmt_tokens, fmt_usd};
 pub use class_table::{ClassStats, ClassTable};
 pub use classify::{analyze, CacheClass, RequestCache};
 pub use compaction::{
-    compaction_report, CompactionCost, CompactionParams, SessionCompaction,
-    ACOMPACT_MATCH_WINDOW_S, ACOMPACT_PREFIX, LARGE_WINDOW_ABOVE,
+    compaction_report, CompactionCost, CompactionParams, SessionCompaction, ACOMPACT_MATCH_WINDOW_S, ACOMPACT_PREFIX,
+    LARGE_WINDOW_ABOVE,
 };
 pub use gaps::{GapBucket, IdleBuckets};
 pub use prices::{request_cost, write_multiplier, write_price, RateSource, TTL_1H_S, TTL_5M_S};

@@ -66,10 +66,6 @@ pub fn stale_sessions(
             })
         })
         .collect();
-    out.sort_by(|a, b| {
-        b.premium_usd
-            .total_cmp(&a.premium_usd)
-            .then_with(|| a.session_id.cmp(&b.session_id))
-    });
+    out.sort_by(|a, b| b.premium_usd.total_cmp(&a.premium_usd).then_with(|| a.session_id.cmp(&b.session_id)));
     out
 }

@@ -121,11 +121,7 @@ struct SessionTally<'a> {
 }
 
 /// Summarises classified requests (`caches` from `analyze`, same order).
-pub fn summarize(
-    requests: &[Request],
-    caches: &[RequestCache],
-    opts: &SummaryOptions<'_>,
-) -> CacheSummary {
+pub fn summarize(requests: &[Request], caches: &[RequestCache], opts: &SummaryOptions<'_>) -> CacheSummary {
     let shared = SharedPrefixIndex::build(requests);
     let mut total = Tally::default();
     let mut days: HashMap<String, Tally> = HashMap::new();
@@ -134,22 +130,17 @@ pub fn summarize(
         let w = request_what_if(requests, caches, &shared, i);
         total.add(r, c, w);
         days.entry((opts.day_of)(r.time)).or_default().add(r, c, w);
-        let s = sessions
-            .entry(r.session_id.as_str())
-            .or_insert_with(|| SessionTally {
-                tally: Tally::default(),
-                project: &r.project,
-                first: r.time,
-                last: r.time,
-            });
+        let s = sessions.entry(r.session_id.as_str()).or_insert_with(|| SessionTally {
+            tally: Tally::default(),
+            project: &r.project,
+            first: r.time,
+            last: r.time,
+        });
         s.tally.add(r, c, w);
         s.first = s.first.min(r.time);
         s.last = s.last.max(r.time);
     }
-    let mut by_day: Vec<DayStats> = days
-        .into_iter()
-        .map(|(day, t)| DayStats { day, stats: t.finish() })
-        .collect();
+    let mut by_day: Vec<DayStats> = days.into_iter().map(|(day, t)| DayStats { day, stats: t.finish() }).collect();
     by_day.sort_by(|a, b| a.day.cmp(&b.day));
     let mut by_session: Vec<SessionStats> = sessions
         .into_iter()

@@ -21,9 +21,7 @@ pub struct ThreadIndex {
 
 /// Order of two requests of one thread: by time, then by message id.
 pub fn time_order(a: &Request, b: &Request) -> Ordering {
-    a.time
-        .cmp(&b.time)
-        .then_with(|| a.message_id.cmp(&b.message_id))
+    a.time.cmp(&b.time).then_with(|| a.message_id.cmp(&b.message_id))
 }
 
 impl ThreadIndex {
@@ -56,15 +54,6 @@ impl ThreadIndex {
     /// Every thread as the time-ordered indices of its requests.
     pub fn threads(&self) -> impl Iterator<Item = &[usize]> + '_ {
         self.runs.iter().map(move |r| &self.order[r.clone()])
-    }
-
-    /// The main threads only (thread == `MAIN_THREAD`).
-    pub fn main_threads<'a>(
-        &'a self,
-        requests: &'a [Request],
-    ) -> impl Iterator<Item = &'a [usize]> + 'a {
-        self.threads()
-            .filter(move |t| requests[t[0]].thread == MAIN_THREAD)
     }
 }
 

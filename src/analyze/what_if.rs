@@ -68,10 +68,7 @@ impl<'a> SharedPrefixIndex<'a> {
     pub fn build(requests: &'a [Request]) -> SharedPrefixIndex<'a> {
         let mut times: HashMap<(&str, &str), Vec<DateTime<Utc>>> = HashMap::new();
         for r in requests {
-            times
-                .entry((r.model.as_str(), r.version.as_str()))
-                .or_default()
-                .push(r.time);
+            times.entry((r.model.as_str(), r.version.as_str())).or_default().push(r.time);
         }
         for v in times.values_mut() {
             v.sort_unstable();
@@ -100,8 +97,7 @@ fn policy_read(
 ) -> u64 {
     let (r, c) = (&requests[i], &caches[i]);
     let k = r.tokens.cache_write() + r.tokens.cache_read;
-    let keeps_observed = c.class.is_start()
-        || matches!(c.class, CacheClass::VersionChange | CacheClass::Unexplained);
+    let keeps_observed = c.class.is_start() || matches!(c.class, CacheClass::VersionChange | CacheClass::Unexplained);
     let (Some(p), Some(g), false) = (c.prev, c.gap_s, keeps_observed) else {
         return r.tokens.cache_read;
     };

@@ -4,6 +4,7 @@
 mod plan;
 mod progress;
 mod run;
+mod serve;
 
 pub use plan::{Plan, UsageError};
 pub use run::run;
@@ -67,6 +68,9 @@ pub enum Command {
     Report(ReportArgs),
     /// Read new transcript lines into the store, and print what was read.
     Ingest,
+    /// Serve the dashboard (cost per day and session, cache timelines, stale
+    /// sessions, resume advice) and keep ingesting as transcripts change.
+    Serve(serve::ServeArgs),
 }
 
 /// Output format flags shared by commands that print tables.

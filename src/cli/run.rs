@@ -17,6 +17,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         None => run_summary(&plan),
         Some(Command::Report(a)) => run_report(&plan, &a),
         Some(Command::Ingest) => run_ingest(&plan),
+        Some(Command::Serve(a)) => super::serve::run_serve(&plan, &a),
     }
 }
 

@@ -1,10 +1,12 @@
 //! Deduplication: candidate rows from every file -> one row per API request.
 //!
-//! A request is `(message.id, requestId)`, global across files. Its copies
+//! A request is `(user, message.id, requestId)`, global across files (local
+//! transcripts all have user `""`; team imports keep each person's rows
+//! apart, so the same message id under two users counts for both). Its copies
 //! merge: the line with the largest `output_tokens` is kept (ties: the first
 //! by file and line, so the result never depends on read order), and its time
 //! is the earliest copy's. A sidechain replay of a main-thread message (same
-//! message.id, another requestId) is dropped in favour of the main copy.
+//! user and message.id, another requestId) is dropped in favour of the main copy.
 
 use crate::model::Request;
 use std::cmp::Ordering;
@@ -12,19 +14,22 @@ use std::cmp::Ordering;
 /// Merges candidate rows into one row per request, ordered by time.
 pub fn dedup(mut rows: Vec<Request>) -> Vec<Request> {
     rows.sort_by(|a, b| {
-        a.message_id
-            .cmp(&b.message_id)
+        a.user
+            .cmp(&b.user)
+            .then_with(|| a.message_id.cmp(&b.message_id))
             .then_with(|| a.request_id.cmp(&b.request_id))
             .then_with(|| better(a, b))
     });
     let mut out: Vec<Request> = Vec::with_capacity(rows.len());
     let mut start = 0;
     while start < rows.len() {
-        let end = group_end(&rows, start, |a, b| a.message_id == b.message_id);
+        let end = group_end(&rows, start, |a, b| a.user == b.user && a.message_id == b.message_id);
         merge_message(&rows[start..end], &mut out);
         start = end;
     }
-    out.sort_by(|a, b| a.time.cmp(&b.time).then_with(|| a.message_id.cmp(&b.message_id)));
+    out.sort_by(|a, b| {
+        a.time.cmp(&b.time).then_with(|| a.message_id.cmp(&b.message_id)).then_with(|| a.user.cmp(&b.user))
+    });
     out
 }
 
@@ -46,7 +51,7 @@ fn group_end(rows: &[Request], start: usize, same: impl Fn(&Request, &Request) -
     end
 }
 
-/// All copies of one message id: drop sidechain replays when a main copy
+/// All copies of one (user, message id): drop sidechain replays when a main copy
 /// exists under another request id, then keep the best copy per request id.
 fn merge_message(copies: &[Request], out: &mut Vec<Request>) {
     let main_ids: Vec<&str> = copies
@@ -127,6 +132,21 @@ mod tests {
         // A sidechain-only message is a real sub-agent request and stays.
         let d = dedup(vec![row("m2", "r2", 5, 0, "a", true)]);
         assert_eq!(d.len(), 1);
+    }
+
+    #[test]
+    fn same_ids_under_two_users_stay_apart() {
+        let mut bob = row("m1", "r1", 7, 0, "b", false);
+        bob.user = "bob".into();
+        let mut alice = row("m1", "r1", 50, 0, "a", false);
+        alice.user = "alice".into();
+        let d = dedup(vec![bob.clone(), alice.clone(), bob.clone(), alice.clone()]);
+        assert_eq!(d.len(), 2);
+        assert_eq!(d.iter().map(|r| (r.user.as_str(), r.tokens.output)).collect::<Vec<_>>(), [("alice", 50), ("bob", 7)]);
+        // The sidechain rule applies within one user only.
+        let mut replay = row("m1", "r9", 50, 60, "b", true);
+        replay.user = "carol".into();
+        assert_eq!(dedup(vec![alice, replay]).len(), 2);
     }
 
     #[test]

@@ -155,25 +155,54 @@ impl PriceTable {
     /// Sets `cost_usd` on every request; returns the unknown models.
     pub fn price_all(&self, requests: &mut [Request]) -> UnknownModels {
         let mut unknown = UnknownModels::new();
-        let mut resolved: HashMap<String, Option<usize>> = HashMap::new();
+        let mut resolver = CachedLookup::new(self);
         for r in requests.iter_mut() {
-            let idx = match resolved.get(r.model.as_str()) {
-                Some(idx) => *idx,
-                None => {
-                    let idx = self.lookup(&r.model);
-                    resolved.insert(r.model.clone(), idx);
-                    idx
-                }
-            };
-            match idx {
+            match resolver.index(&r.model) {
                 Some(i) => r.cost_usd = self.models[i].cost(r),
                 None => {
                     r.cost_usd = 0.0;
-                    *unknown.entry(r.model.clone()).or_default() += 1;
+                    match unknown.get_mut(&r.model) {
+                        Some(n) => *n += 1,
+                        None => {
+                            unknown.insert(r.model.clone(), 1);
+                        }
+                    }
                 }
             }
         }
         unknown
+    }
+}
+
+/// Memoised `PriceTable::lookup` for runs of requests: raw model string ->
+/// model index, with a fast path for the same model as the previous request.
+struct CachedLookup<'a> {
+    table: &'a PriceTable,
+    seen: HashMap<String, Option<usize>>,
+    last: Option<(String, Option<usize>)>,
+}
+
+impl<'a> CachedLookup<'a> {
+    fn new(table: &'a PriceTable) -> Self {
+        CachedLookup { table, seen: HashMap::new(), last: None }
+    }
+
+    fn index(&mut self, model: &str) -> Option<usize> {
+        if let Some((m, idx)) = &self.last {
+            if m == model {
+                return *idx;
+            }
+        }
+        let idx = match self.seen.get(model) {
+            Some(idx) => *idx,
+            None => {
+                let idx = self.table.lookup(model);
+                self.seen.insert(model.to_string(), idx);
+                idx
+            }
+        };
+        self.last = Some((model.to_string(), idx));
+        idx
     }
 }
 

@@ -2,9 +2,13 @@
 //! as terminal tables, JSON and CSV. The CLI and the web UI call the same
 //! functions here.
 
+pub mod charts;
+pub mod class_cost;
 pub mod query;
 pub mod render;
+pub mod session_table;
 pub mod summary;
+pub mod timeline;
 pub mod usage;
 
 use crate::store::StoreError;

@@ -7,10 +7,9 @@
 //! restarts). Hands on, per planned request, the tokens read and written and
 //! the ground truth of why the cache was warm or cold.
 
-use super::names::system_prefix;
+use super::names::{model_index, system_prefix};
 use super::plan::{Plan, Schedule};
 use super::{TrueCause, TrueEvent};
-use std::collections::HashMap;
 
 /// Sets `Plan::version`: each session runs the version installed when its
 /// CLI last (re)started.
@@ -18,11 +17,11 @@ pub(super) fn assign_versions(s: &mut Schedule) {
     s.upgrades.sort_unstable();
     let mut order: Vec<usize> = (0..s.plans.len()).collect();
     order.sort_by_key(|&i| (s.plans[i].session, s.plans[i].t_ms, i));
-    let mut running: HashMap<usize, u32> = HashMap::new();
+    let mut running: Vec<Option<u32>> = vec![None; s.sessions.len()];
     for i in order {
         let p = &mut s.plans[i];
         let installed = s.upgrades.partition_point(|u| *u <= p.t_ms) as u32;
-        let v = running.entry(p.session).or_insert(installed);
+        let v = running[p.session].get_or_insert(installed);
         if p.restart {
             *v = installed;
         }
@@ -38,7 +37,14 @@ struct Entry {
     ttl_ms: i64,
 }
 
-type ThreadKey = (usize, u32, &'static str, u32, u32);
+/// The prefixes one thread cached under one (model, version, epoch) key.
+#[derive(Debug, Clone)]
+struct Slot {
+    model: &'static str,
+    version: u32,
+    epoch: u32,
+    entries: Vec<Entry>,
+}
 
 /// What a thread's previous request left behind.
 #[derive(Debug, Clone, Copy)]
@@ -60,28 +66,62 @@ pub(super) struct Outcome {
 /// The simulated cache.
 #[derive(Debug, Default)]
 struct Server {
-    threads: HashMap<ThreadKey, Vec<Entry>>,
-    shared: HashMap<(&'static str, u32), i64>,
-    last: HashMap<(usize, u32), Last>,
+    /// Per cache slot (thread), its keys and cached prefixes.
+    threads: Vec<Vec<Slot>>,
+    /// Expiry of the shared system prefix per [model index][version].
+    shared: Vec<Vec<Option<i64>>>,
+    /// Per thread slot, its previous request.
+    last: Vec<Option<Last>>,
 }
 
 impl Server {
-    /// Longest live thread entry fitting `avail`, refreshed at `t`.
-    fn read_thread(&mut self, key: ThreadKey, avail: u64, t: i64) -> Option<u64> {
-        let entries = self.threads.entry(key).or_default();
+    /// The entries of a thread under a key, if the key was ever used.
+    fn entries(&self, p: &Plan, version: u32) -> Option<&Vec<Entry>> {
+        self.threads[p.cache_slot]
+            .iter()
+            .find(|s| s.model == p.model && s.version == version && s.epoch == p.epoch)
+            .map(|s| &s.entries)
+    }
+
+    /// The entries of `p`'s own key, created when missing.
+    fn entries_mut(&mut self, p: &Plan) -> &mut Vec<Entry> {
+        let slots = &mut self.threads[p.cache_slot];
+        let k = match slots.iter().position(|s| s.model == p.model && s.version == p.version && s.epoch == p.epoch) {
+            Some(k) => k,
+            None => {
+                slots.push(Slot { model: p.model, version: p.version, epoch: p.epoch, entries: Vec::new() });
+                slots.len() - 1
+            }
+        };
+        &mut slots[k].entries
+    }
+
+    /// Longest live entry of `p`'s key fitting `avail`, refreshed at `t`.
+    fn read_thread(&mut self, p: &Plan, avail: u64, t: i64) -> Option<u64> {
+        let entries = self.entries_mut(p);
         entries.retain(|e| e.expiry >= t);
-        let best = entries
-            .iter_mut()
-            .filter(|e| e.len <= avail)
-            .max_by_key(|e| e.len)?;
+        let best = entries.iter_mut().filter(|e| e.len <= avail).max_by_key(|e| e.len)?;
         best.expiry = best.expiry.max(t + best.ttl_ms);
         Some(best.len)
+    }
+
+    /// The shared prefix's expiry cell of (model, version).
+    fn shared_mut(&mut self, model: &str, version: u32) -> &mut Option<i64> {
+        let m = model_index(model);
+        if self.shared.len() <= m {
+            self.shared.resize(m + 1, Vec::new());
+        }
+        let row = &mut self.shared[m];
+        if row.len() <= version as usize {
+            row.resize(version as usize + 1, None);
+        }
+        &mut row[version as usize]
     }
 
     /// Why request `p` found the cache as it did (given `warm`, whether its
     /// own thread prefix was alive).
     fn cause(&self, p: &Plan, warm: bool) -> TrueCause {
-        let Some(prev) = self.last.get(&(p.session, p.thread_id)) else {
+        let Some(prev) = self.last[p.thread_slot] else {
             return TrueCause::First;
         };
         if p.after_compaction {
@@ -91,11 +131,7 @@ impl Server {
             return TrueCause::ModelSwitch;
         }
         if prev.version != p.version {
-            let old: ThreadKey = (p.session, p.cache_thread, p.model, prev.version, p.epoch);
-            let alive = self
-                .threads
-                .get(&old)
-                .is_some_and(|v| v.iter().any(|e| e.expiry >= p.t_ms));
+            let alive = self.entries(p, prev.version).is_some_and(|v| v.iter().any(|e| e.expiry >= p.t_ms));
             return if alive { TrueCause::VersionChange } else { TrueCause::Expired };
         }
         if warm {
@@ -110,25 +146,20 @@ impl Server {
         let t = p.t_ms;
         let ttl_ms = i64::from(p.ttl) * 1000;
         let avail = p.prompt - p.input;
-        let key: ThreadKey = (p.session, p.cache_thread, p.model, p.version, p.epoch);
         let sys = system_prefix(p.model);
-        let shared_warm = self.shared.get(&(p.model, p.version)).is_some_and(|e| *e >= t);
-        let cause_warm = self.read_thread_peek(key, avail, t);
-        let cause = self.cause(p, cause_warm);
-        let thread_read = self.read_thread(key, avail, t);
+        let shared_warm = self.shared_mut(p.model, p.version).is_some_and(|e| e >= t);
+        let thread_read = self.read_thread(p, avail, t);
+        let cause = self.cause(p, thread_read.is_some());
         let shared_read = if shared_warm && sys <= avail { sys } else { 0 };
         let read = thread_read.unwrap_or(0).max(shared_read);
         let write = avail - read;
         if write > 0 {
-            let e = Entry { len: avail, expiry: t + ttl_ms, ttl_ms };
-            self.threads.entry(key).or_default().push(e);
+            self.entries_mut(p).push(Entry { len: avail, expiry: t + ttl_ms, ttl_ms });
         }
-        let sh = self.shared.entry((p.model, p.version)).or_insert(t + ttl_ms);
-        *sh = (*sh).max(t + ttl_ms);
-        let prev = self.last.insert(
-            (p.session, p.thread_id),
-            Last { t_ms: t, prompt: p.prompt, model: p.model, version: p.version },
-        );
+        let sh = self.shared_mut(p.model, p.version);
+        *sh = Some(sh.map_or(t + ttl_ms, |e| e.max(t + ttl_ms)));
+        let last = Last { t_ms: t, prompt: p.prompt, model: p.model, version: p.version };
+        let prev = self.last[p.thread_slot].replace(last);
         let expected = prev.map_or(0, |l| l.prompt);
         let truth = TrueEvent {
             request: index,
@@ -143,22 +174,11 @@ impl Server {
         };
         Outcome { read, write, truth }
     }
-
-    /// Whether a live thread entry fits, without refreshing it.
-    fn read_thread_peek(&self, key: ThreadKey, avail: u64, t: i64) -> bool {
-        self.threads
-            .get(&key)
-            .is_some_and(|v| v.iter().any(|e| e.expiry >= t && e.len <= avail))
-    }
 }
 
 /// Simulates the plans in `order` (global time order); `index` of an
 /// outcome is its position in `order`.
-pub(super) fn simulate(plans: &[Plan], order: &[usize]) -> Vec<Outcome> {
-    let mut server = Server::default();
-    order
-        .iter()
-        .enumerate()
-        .map(|(k, &i)| server.request(k, &plans[i]))
-        .collect()
+pub(super) fn simulate(plans: &[Plan], threads: usize, order: &[usize]) -> Vec<Outcome> {
+    let mut server = Server { threads: vec![Vec::new(); threads], shared: Vec::new(), last: vec![None; threads] };
+    order.iter().enumerate().map(|(k, &i)| server.request(k, &plans[i])).collect()
 }

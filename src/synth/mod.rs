@@ -55,6 +55,8 @@ pub struct SynthSpec {
     pub p_manual_compact: f64,
     /// Chance Claude Code was upgraded during a break that restarted it.
     pub p_upgrade_at_restart: f64,
+    /// Chance the user quits, updates Claude Code and resumes (1-4 min).
+    pub p_update_restart: f64,
     /// Upgrades spread evenly over the period, besides those.
     pub upgrades: u32,
     /// Share of sessions on a 1M window (threshold 967k).
@@ -82,6 +84,7 @@ impl SynthSpec {
             p_very_long_break: 0.03,
             p_manual_compact: 0.25,
             p_upgrade_at_restart: 0.08,
+            p_update_restart: 0.012,
             upgrades: 5,
             p_window_1m: 0.05,
             compact_threshold: 167_000,
@@ -150,18 +153,35 @@ fn at(ms: i64) -> DateTime<Utc> {
     DateTime::<Utc>::UNIX_EPOCH + TimeDelta::milliseconds(ms)
 }
 
+/// Strings shared by many rows, built once.
+struct RowNames {
+    /// (project dir, cwd) per project.
+    projects: Vec<(String, String)>,
+    versions: Vec<String>,
+}
+
+impl RowNames {
+    fn new(spec: &SynthSpec, s: &plan::Schedule) -> RowNames {
+        let projects =
+            (0..spec.projects.max(1) as usize).map(|k| (names::project_dir(k), names::project_cwd(k))).collect();
+        let versions = (0..=s.upgrades.len() as u32).map(names::version).collect();
+        RowNames { projects, versions }
+    }
+}
+
 /// The `Request` row of a simulated plan.
-fn request_row(s: &plan::Schedule, p: &plan::Plan, o: &cache::Outcome, k: usize) -> Request {
+fn request_row(s: &plan::Schedule, n: &RowNames, p: &plan::Plan, o: &cache::Outcome, k: usize) -> Request {
     let meta = &s.sessions[p.session];
+    let (project, cwd) = &n.projects[meta.project];
     let (w5, w1h) = if p.ttl >= TTL_1H { (0, o.write) } else { (o.write, 0) };
     Request {
         time: at(p.t_ms),
         session_id: meta.id.clone(),
         thread: p.thread.clone(),
-        project: names::project_dir(meta.project),
-        cwd: names::project_cwd(meta.project),
+        project: project.clone(),
+        cwd: cwd.clone(),
         git_branch: meta.branch.clone(),
-        version: names::version(p.version),
+        version: n.versions[p.version as usize].clone(),
         model: p.model.to_string(),
         tokens: TokenCounts {
             input: p.input,
@@ -191,12 +211,13 @@ pub fn generate(seed: u64, spec: &SynthSpec) -> SynthData {
     cache::assign_versions(&mut s);
     let mut order: Vec<usize> = (0..s.plans.len()).collect();
     order.sort_by_key(|&i| (s.plans[i].t_ms, i));
-    let outcomes = cache::simulate(&s.plans, &order);
+    let outcomes = cache::simulate(&s.plans, s.threads, &order);
+    let row_names = RowNames::new(spec, &s);
     let requests = order
         .iter()
         .zip(&outcomes)
         .enumerate()
-        .map(|(k, (&i, o))| request_row(&s, &s.plans[i], o, k))
+        .map(|(k, (&i, o))| request_row(&s, &row_names, &s.plans[i], o, k))
         .collect();
     let mut compactions: Vec<Compaction> = s
         .compactions
@@ -211,10 +232,5 @@ pub fn generate(seed: u64, spec: &SynthSpec) -> SynthData {
         .collect();
     compactions.sort_by(|a, b| a.time.cmp(&b.time).then_with(|| a.session_id.cmp(&b.session_id)));
     let titles = s.sessions.iter().map(|m| (m.id.clone(), m.title.clone())).collect();
-    SynthData {
-        requests,
-        compactions,
-        titles,
-        truth: outcomes.iter().map(|o| o.truth).collect(),
-    }
+    SynthData { requests, compactions, titles, truth: outcomes.iter().map(|o| o.truth).collect() }
 }

@@ -31,21 +31,12 @@ pub fn version(k: u32) -> String {
 /// `n` random lowercase hex digits.
 pub fn hex(rng: &mut ChaCha8Rng, n: usize) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    (0..n)
-        .map(|_| char::from(DIGITS[rng.random_range(0..16)]))
-        .collect()
+    (0..n).map(|_| char::from(DIGITS[rng.random_range(0..16)])).collect()
 }
 
 /// A random UUID-shaped session id.
 pub fn session_id(rng: &mut ChaCha8Rng) -> String {
-    format!(
-        "{}-{}-4{}-{}-{}",
-        hex(rng, 8),
-        hex(rng, 4),
-        hex(rng, 3),
-        hex(rng, 4),
-        hex(rng, 12)
-    )
+    format!("{}-{}-4{}-{}-{}", hex(rng, 8), hex(rng, 4), hex(rng, 3), hex(rng, 4), hex(rng, 12))
 }
 
 /// Project directory name of project `k` (`-home-dev-demo1`, ...).
@@ -58,10 +49,8 @@ pub fn project_cwd(k: usize) -> String {
     format!("/home/dev/demo{}", k + 1)
 }
 
-const VERBS: &[&str] = &[
-    "Fix", "Add", "Refactor", "Speed up", "Document", "Test", "Debug", "Migrate", "Clean up",
-    "Review",
-];
+const VERBS: &[&str] =
+    &["Fix", "Add", "Refactor", "Speed up", "Document", "Test", "Debug", "Migrate", "Clean up", "Review"];
 const OBJECTS: &[&str] = &[
     "the login flow",
     "CSV export",
@@ -90,4 +79,13 @@ pub fn title(rng: &mut ChaCha8Rng) -> String {
 /// A plausible git branch.
 pub fn branch(rng: &mut ChaCha8Rng) -> String {
     BRANCHES[rng.random_range(0..BRANCHES.len())].to_string()
+}
+
+/// A small index per model id, for table lookups.
+pub fn model_index(model: &str) -> usize {
+    match model {
+        OPUS => 0,
+        SONNET => 1,
+        _ => 2,
+    }
 }

@@ -23,10 +23,10 @@ pub(super) struct Plan {
     pub t_ms: i64,
     pub session: usize,
     pub thread: String,
-    /// Per-session thread number (main = 0).
-    pub thread_id: u32,
+    /// Global thread number (one per session thread).
+    pub thread_slot: usize,
     /// Thread whose prefix cache this request uses (`acompact-*` use main's).
-    pub cache_thread: u32,
+    pub cache_slot: usize,
     /// Main-thread compaction count: part of the cache key.
     pub epoch: u32,
     pub model: &'static str,
@@ -69,6 +69,8 @@ pub(super) struct Schedule {
     pub compactions: Vec<PlannedCompaction>,
     /// Upgrade times of Claude Code (ms), unsorted.
     pub upgrades: Vec<i64>,
+    /// Threads allocated so far (all sessions).
+    pub threads: usize,
 }
 
 /// A uniform draw in `lo..=hi`.
@@ -104,23 +106,29 @@ struct SessionGen<'a> {
     main_ttl: u32,
     sub_ttl: u32,
     threshold: u64,
-    next_thread: u32,
+    main_slot: usize,
     restart: bool,
     after_compaction: bool,
     switch_at: Option<u32>,
 }
 
 impl SessionGen<'_> {
+    /// A new global thread number.
+    fn new_thread(&mut self) -> usize {
+        self.out.threads += 1;
+        self.out.threads - 1
+    }
+
     /// Appends a planned request at the current time.
-    fn push(&mut self, thread: String, ids: (u32, u32), model: &'static str, prompt: u64, ttl: u32) -> u64 {
+    fn push(&mut self, thread: String, ids: (usize, usize), model: &'static str, prompt: u64, ttl: u32) -> u64 {
         let output = skewed(self.rng, 50, 2000);
         let web_search = u64::from(self.rng.random_bool(0.01)) * between(self.rng, 1, 3);
         self.out.plans.push(Plan {
             t_ms: self.t,
             session: self.sid,
             thread,
-            thread_id: ids.0,
-            cache_thread: ids.1,
+            thread_slot: ids.0,
+            cache_slot: ids.1,
             epoch: self.epoch,
             model,
             input: between(self.rng, 1, 10).min(prompt),
@@ -144,7 +152,8 @@ impl SessionGen<'_> {
         self.conv += add;
         let prompt = system_prefix(self.model) + self.conv;
         self.last_prompt = prompt;
-        let out = self.push(MAIN_THREAD.to_string(), (0, 0), self.model, prompt, self.main_ttl);
+        let ids = (self.main_slot, self.main_slot);
+        let out = self.push(MAIN_THREAD.to_string(), ids, self.model, prompt, self.main_ttl);
         self.conv += out;
     }
 
@@ -152,11 +161,10 @@ impl SessionGen<'_> {
     /// prefix, the boundary, and the short context the next request sends.
     fn compact(&mut self, trigger: &'static str) {
         let id = format!("acompact-{}", hex(self.rng, 6));
-        let tid = self.next_thread;
-        self.next_thread += 1;
+        let tid = self.new_thread();
         let prompt = system_prefix(self.model) + self.conv + 400;
         let ttl = super::TTL_5M;
-        let summary = self.push(id, (tid, 0), self.model, prompt, ttl);
+        let summary = self.push(id, (tid, self.main_slot), self.model, prompt, ttl);
         self.t += between(self.rng, 20, 120) as i64 * SEC;
         self.out.compactions.push(PlannedCompaction {
             session: self.sid,
@@ -173,8 +181,7 @@ impl SessionGen<'_> {
     /// A sub-agent run from now; returns the size of its result.
     fn subagent(&mut self) -> u64 {
         let id = format!("a{}", hex(self.rng, 7));
-        let tid = self.next_thread;
-        self.next_thread += 1;
+        let tid = self.new_thread();
         let model = match self.rng.random_range(0..100) {
             0..60 => HAIKU,
             60..85 => SONNET,
@@ -213,26 +220,44 @@ impl SessionGen<'_> {
         }
     }
 
+    /// A think time and whether the CLI restarted (and was updated) in it.
+    fn break_length(&mut self) -> (i64, bool, bool) {
+        let s = self.spec;
+        let u: f64 = self.rng.random();
+        if u < s.p_update_restart {
+            // Quit, update Claude Code, resume: a short break on a new version.
+            return (self.rng.random_range(MIN..4 * MIN), true, true);
+        }
+        let u = u - s.p_update_restart;
+        if u < s.p_very_long_break {
+            let restart = self.rng.random_bool(0.9);
+            (
+                self.rng.random_range(90 * MIN..16 * HOUR),
+                restart,
+                restart && self.rng.random_bool(s.p_upgrade_at_restart),
+            )
+        } else if u < s.p_very_long_break + s.p_long_break {
+            let restart = self.rng.random_bool(0.5);
+            (
+                self.rng.random_range(10 * MIN..90 * MIN),
+                restart,
+                restart && self.rng.random_bool(s.p_upgrade_at_restart),
+            )
+        } else {
+            (log_uniform(self.rng, 4 * SEC, 8 * MIN), false, false)
+        }
+    }
+
     /// The user's think time before turn `turn`, with its side effects:
     /// CLI restarts (and upgrades), manual compactions, model switches.
     fn think(&mut self, turn: u32) {
-        let u: f64 = self.rng.random();
-        let s = self.spec;
-        let (gap, restart) = if u < s.p_very_long_break {
-            (self.rng.random_range(90 * MIN..16 * HOUR), self.rng.random_bool(0.9))
-        } else if u < s.p_very_long_break + s.p_long_break {
-            (self.rng.random_range(10 * MIN..90 * MIN), self.rng.random_bool(0.5))
-        } else {
-            (log_uniform(self.rng, 4 * SEC, 8 * MIN), false)
-        };
+        let (gap, restart, upgraded) = self.break_length();
         self.t += gap;
-        if restart {
-            self.restart = true;
-            if self.rng.random_bool(s.p_upgrade_at_restart) {
-                self.out.upgrades.push(self.t - gap / 2);
-            }
+        self.restart |= restart;
+        if upgraded {
+            self.out.upgrades.push(self.t - gap / 2);
         }
-        if gap >= 10 * MIN && self.conv > 60_000 && self.rng.random_bool(s.p_manual_compact) {
+        if gap >= 10 * MIN && self.conv > 60_000 && self.rng.random_bool(self.spec.p_manual_compact) {
             self.compact("manual");
         }
         if self.switch_at == Some(turn) {
@@ -276,6 +301,8 @@ fn plan_session(rng: &mut ChaCha8Rng, spec: &SynthSpec, out: &mut Schedule, t0: 
     let turns = rng.random_range(spec.turns_min..=spec.turns_max.max(spec.turns_min));
     let switch = rng.random_bool(spec.p_model_switch) && turns > 2;
     let ctx = between(rng, 2500, 9000);
+    let main_slot = out.threads;
+    out.threads += 1;
     let mut g = SessionGen {
         spec,
         sid,
@@ -288,7 +315,7 @@ fn plan_session(rng: &mut ChaCha8Rng, spec: &SynthSpec, out: &mut Schedule, t0: 
         main_ttl,
         sub_ttl: if sub_1h { super::TTL_1H } else { super::TTL_5M },
         threshold: if rng.random_bool(spec.p_window_1m) { 967_000 } else { spec.compact_threshold },
-        next_thread: 1,
+        main_slot,
         restart: true,
         after_compaction: false,
         switch_at: if switch { Some(rng.random_range(2..turns)) } else { None },

@@ -15,11 +15,7 @@ pub const M2: &str = "m2";
 pub const UNKNOWN: &str = "mystery";
 
 /// Rates of the fake table.
-pub const RATES: Rates = Rates {
-    input: 1.0,
-    output: 2.0,
-    read_multiplier: 0.1,
-};
+pub const RATES: Rates = Rates { input: 1.0, output: 2.0, read_multiplier: 0.1 };
 
 /// Fake prices: `m1`, `m2` known, anything else unknown.
 pub struct FakeRates;
@@ -35,9 +31,7 @@ impl RateSource for FakeRates {
 
 /// The fixed origin of test times.
 pub fn t0() -> DateTime<Utc> {
-    Utc.with_ymd_and_hms(2026, 2, 1, 10, 0, 0)
-        .single()
-        .unwrap_or_default()
+    Utc.with_ymd_and_hms(2026, 2, 1, 10, 0, 0).single().unwrap_or_default()
 }
 
 /// `t0 + secs` (millisecond precision).
@@ -47,13 +41,7 @@ pub fn at(secs: f64) -> DateTime<Utc> {
 
 /// Token counts `[in, w5, w1h, r, out]`.
 pub fn tok(t: [u64; 5]) -> TokenCounts {
-    TokenCounts {
-        input: t[0],
-        cache_write_5m: t[1],
-        cache_write_1h: t[2],
-        cache_read: t[3],
-        output: t[4],
-    }
+    TokenCounts { input: t[0], cache_write_5m: t[1], cache_write_1h: t[2], cache_read: t[3], output: t[4] }
 }
 
 /// A request of `session`/`thread` at `t0 + secs`, model `m1`, version

@@ -4,9 +4,7 @@
 //! premium, advice's resume total and history premium).
 
 use super::fixtures::*;
-use crate::analyze::{
-    advise, analyze, stale_sessions, summarize, utc_day, CacheClass, SummaryOptions, TTL_1H_S,
-};
+use crate::analyze::{advise, analyze, stale_sessions, summarize, utc_day, CacheClass, SummaryOptions, TTL_1H_S};
 use crate::model::{Compaction, Request, MAIN_THREAD};
 use proptest::prelude::*;
 use std::collections::HashMap;

@@ -35,8 +35,11 @@ fn req(model: &str, time: &str, tokens: TokenCounts) -> Request {
         is_sidechain: false,
         cost_usd: 0.0,
         source: "f.jsonl".into(),
+        line: 1,
         message_id: "m".into(),
         request_id: "r".into(),
+        user: String::new(),
+        machine: String::new(),
     }
 }
 

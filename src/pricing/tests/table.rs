@@ -88,10 +88,10 @@ fn every_reference_model_resolves() {
         assert!(t.resolve(id).is_some(), "{id} does not resolve");
     }
     let mut canon: Vec<&str> = t.models().iter().map(|m| m.id.as_str()).collect();
-    assert_eq!(canon.len(), 25);
+    assert_eq!(canon.len(), 24);
     canon.sort_unstable();
     canon.dedup();
-    assert_eq!(canon.len(), 25, "duplicate canonical ids");
+    assert_eq!(canon.len(), 24, "duplicate canonical ids");
 }
 
 #[test]

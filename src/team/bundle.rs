@@ -1,0 +1,255 @@
+//! The bundle: one Parquet file holding a person's requests and compactions
+//! (`kind` = `request` | `compaction`), each row with `user` and `machine`,
+//! and file metadata naming the bundle schema, the cachewise version and a
+//! checksum of the rows. `docs/bundle-schema.md` documents it for other tools.
+//! `bundle_bytes` writes one; `read_bundle` validates one (not Parquet, not a
+//! bundle, damaged, newer schema) and hands on typed rows.
+
+use super::TeamError;
+use crate::model::columns as c;
+use crate::model::{Compaction, Request};
+use crate::store::frames;
+use polars::prelude::*;
+use sha2::{Digest, Sha256};
+use std::io::{Cursor, Write};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Version of the bundle layout. Readers refuse bundles of a newer schema.
+pub const BUNDLE_SCHEMA: u32 = 1;
+
+/// `kind` of a request row.
+pub const KIND_REQUEST: &str = "request";
+/// `kind` of a compaction row.
+pub const KIND_COMPACTION: &str = "compaction";
+
+/// File metadata keys.
+pub const META_SCHEMA: &str = "cachewise.bundle_schema";
+pub const META_VERSION: &str = "cachewise.version";
+pub const META_USER: &str = "cachewise.user";
+pub const META_MACHINE: &str = "cachewise.machine";
+pub const META_CREATED: &str = "cachewise.created";
+pub const META_HASHED: &str = "cachewise.hashed_paths";
+pub const META_REQUESTS: &str = "cachewise.requests";
+pub const META_COMPACTIONS: &str = "cachewise.compactions";
+pub const META_CHECKSUM: &str = "cachewise.checksum";
+
+/// What a bundle says about itself.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct BundleMeta {
+    pub schema: u32,
+    /// The cachewise version that wrote it.
+    pub version: String,
+    pub user: String,
+    pub machine: String,
+    /// RFC 3339 time of the export.
+    pub created: String,
+    /// Project paths, cwd, branches and sources are keyed hashes.
+    pub hashed_paths: bool,
+}
+
+/// A bundle's rows. Requests carry `user` and `machine`; compactions belong
+/// to the bundle's user.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bundle {
+    pub meta: BundleMeta,
+    pub requests: Vec<Request>,
+    pub compactions: Vec<Compaction>,
+}
+
+/// The bundle as Parquet bytes.
+pub fn bundle_bytes(b: &Bundle) -> Result<Vec<u8>, TeamError> {
+    let polars = |source| TeamError::Polars { what: "writing the bundle", source };
+    let mut df = bundle_frame(b).map_err(polars)?;
+    let meta = KeyValueMetadata::from_static(meta_pairs(b));
+    let mut out = Vec::new();
+    ParquetWriter::new(&mut out).with_key_value_metadata(Some(meta)).finish(&mut df).map_err(polars)?;
+    Ok(out)
+}
+
+fn meta_pairs(b: &Bundle) -> Vec<(String, String)> {
+    let m = &b.meta;
+    [
+        (META_SCHEMA, m.schema.to_string()),
+        (META_VERSION, m.version.clone()),
+        (META_USER, m.user.clone()),
+        (META_MACHINE, m.machine.clone()),
+        (META_CREATED, m.created.clone()),
+        (META_HASHED, m.hashed_paths.to_string()),
+        (META_REQUESTS, b.requests.len().to_string()),
+        (META_COMPACTIONS, b.compactions.len().to_string()),
+        (META_CHECKSUM, checksum(&b.requests, &b.compactions)),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect()
+}
+
+/// Column order of a bundle: kind, who, then the requests table, then the
+/// compaction-only columns.
+fn column_order() -> Vec<&'static str> {
+    let mut names = vec![c::KIND, c::USER, c::MACHINE];
+    names.extend([
+        c::TIME, c::SESSION_ID, c::THREAD, c::PROJECT, c::CWD, c::GIT_BRANCH, c::VERSION, c::MODEL, c::INPUT,
+        c::CACHE_WRITE_5M, c::CACHE_WRITE_1H, c::CACHE_READ, c::OUTPUT, c::WEB_SEARCH, c::SPEED, c::INFERENCE_GEO,
+        c::IS_SIDECHAIN, c::COST_USD, c::SOURCE, c::LINE, c::MESSAGE_ID, c::REQUEST_ID,
+    ]);
+    names.extend([c::TRIGGER, c::PRE_TOKENS]);
+    names
+}
+
+/// Requests rows, then compaction rows with the request-only columns null.
+fn bundle_frame(b: &Bundle) -> PolarsResult<DataFrame> {
+    let mut req = frames::requests_frame(&b.requests)?;
+    let n = req.height();
+    req.with_column(Column::new(c::KIND.into(), vec![KIND_REQUEST; n]))?;
+    req.with_column(Column::full_null(c::TRIGGER.into(), n, &DataType::String))?;
+    req.with_column(Column::full_null(c::PRE_TOKENS.into(), n, &DataType::UInt64))?;
+    let req = req.select(column_order())?;
+    let comp = compaction_part(&b.compactions, &b.meta, &req)?;
+    let mut all = req;
+    all.vstack_mut(&comp)?;
+    all.rechunk_mut();
+    Ok(all)
+}
+
+fn compaction_part(rows: &[Compaction], meta: &BundleMeta, like: &DataFrame) -> PolarsResult<DataFrame> {
+    let cf = frames::compactions_frame(rows)?;
+    let n = rows.len();
+    let columns = like
+        .columns()
+        .iter()
+        .map(|col| {
+            let (name, dtype) = (col.name().as_str(), col.dtype());
+            Ok(match name {
+                _ if name == c::KIND => Column::new(name.into(), vec![KIND_COMPACTION; n]),
+                _ if name == c::USER => Column::new(name.into(), vec![meta.user.as_str(); n]),
+                _ if name == c::MACHINE => Column::new(name.into(), vec![meta.machine.as_str(); n]),
+                _ => match cf.column(name) {
+                    Ok(v) => v.cast(dtype)?,
+                    Err(_) => Column::full_null(name.into(), n, dtype),
+                },
+            })
+        })
+        .collect::<PolarsResult<Vec<Column>>>()?;
+    DataFrame::new(n, columns)
+}
+
+/// SHA-256 over the rows' canonical JSON: any change to a value shows.
+pub fn checksum(requests: &[Request], compactions: &[Compaction]) -> String {
+    struct HashWriter(Sha256);
+    impl Write for HashWriter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.update(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut h = HashWriter(Sha256::new());
+    // Serialising plain rows into a hasher cannot fail.
+    let _ = serde_json::to_writer(&mut h, &(requests, compactions));
+    format!("sha256:{}", hex(&h.0.finalize()))
+}
+
+/// Lower-case hex of `bytes`.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Validates and reads a bundle; `origin` names it in errors.
+pub fn read_bundle(bytes: &[u8], origin: &str) -> Result<Bundle, TeamError> {
+    let damaged = |why: String| TeamError::Damaged { origin: origin.to_owned(), why };
+    if !bytes.starts_with(b"PAR1") {
+        return Err(TeamError::NotParquet { origin: origin.to_owned() });
+    }
+    if bytes.len() < 12 || !bytes.ends_with(b"PAR1") {
+        return Err(damaged("the file is truncated (no Parquet footer)".into()));
+    }
+    let mut reader = ParquetReader::new(Cursor::new(bytes));
+    let kv = guarded(|| Ok(reader.get_metadata()?.key_value_metadata.clone())).map_err(damaged)?;
+    let pairs: Vec<(String, String)> =
+        kv.unwrap_or_default().into_iter().map(|p| (p.key, p.value.unwrap_or_default())).collect();
+    let meta = parse_meta(&pairs, origin)?;
+    let df = guarded(move || reader.finish()).map_err(damaged)?;
+    check_columns(&df).map_err(damaged)?;
+    let (requests, compactions) = guarded(|| split(&df)).map_err(damaged)?;
+    let unknown = df.height() - requests.len() - compactions.len();
+    if unknown > 0 {
+        return Err(damaged(format!("{unknown} row(s) of unknown kind")));
+    }
+    let expected = get(&pairs, META_CHECKSUM).unwrap_or_default();
+    if expected != checksum(&requests, &compactions) {
+        return Err(damaged("the rows do not match the bundle's checksum".into()));
+    }
+    Ok(Bundle { meta, requests, compactions })
+}
+
+/// Runs a decoder step; a decoder that panics on hostile bytes counts as a
+/// damaged file, not a crash of the server.
+fn guarded<T>(f: impl FnOnce() -> PolarsResult<T>) -> Result<T, String> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Err("the Parquet decoder could not read it".into()),
+    }
+}
+
+fn get<'a>(pairs: &'a [(String, String)], key: &str) -> Option<&'a str> {
+    pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+}
+
+fn parse_meta(pairs: &[(String, String)], origin: &str) -> Result<BundleMeta, TeamError> {
+    let not = |why: &str| TeamError::NotABundle { origin: origin.to_owned(), why: why.to_owned() };
+    let schema = get(pairs, META_SCHEMA).ok_or_else(|| not("it has no cachewise.bundle_schema metadata"))?;
+    let schema: u32 = schema.trim().parse().map_err(|_| not("its cachewise.bundle_schema is not a number"))?;
+    if schema == 0 {
+        return Err(not("its cachewise.bundle_schema is 0"));
+    }
+    if schema > BUNDLE_SCHEMA {
+        return Err(TeamError::NewerSchema { origin: origin.to_owned(), found: schema, supported: BUNDLE_SCHEMA });
+    }
+    let s = |k: &str| get(pairs, k).unwrap_or_default().to_owned();
+    Ok(BundleMeta {
+        schema,
+        version: s(META_VERSION),
+        user: s(META_USER),
+        machine: s(META_MACHINE),
+        created: s(META_CREATED),
+        hashed_paths: s(META_HASHED) == "true",
+    })
+}
+
+/// Every bundle column is present with its type.
+fn check_columns(df: &DataFrame) -> Result<(), String> {
+    let empty = Bundle { meta: empty_meta(), requests: Vec::new(), compactions: Vec::new() };
+    let expected = bundle_frame(&empty).map_err(|e| e.to_string())?;
+    for col in expected.columns() {
+        match df.column(col.name().as_str()) {
+            Err(_) => return Err(format!("column {} is missing", col.name())),
+            Ok(got) if got.dtype() != col.dtype() => {
+                return Err(format!("column {} is {} (expected {})", col.name(), got.dtype(), col.dtype()))
+            }
+            Ok(_) => {}
+        }
+    }
+    Ok(())
+}
+
+fn empty_meta() -> BundleMeta {
+    BundleMeta {
+        schema: BUNDLE_SCHEMA,
+        version: String::new(),
+        user: String::new(),
+        machine: String::new(),
+        created: String::new(),
+        hashed_paths: false,
+    }
+}
+
+fn split(df: &DataFrame) -> PolarsResult<(Vec<Request>, Vec<Compaction>)> {
+    let kind = df.column(c::KIND)?.str()?;
+    let requests = frames::requests_from(&df.filter(&kind.equal(KIND_REQUEST))?)?;
+    let compactions = frames::compactions_from(&df.filter(&kind.equal(KIND_COMPACTION))?)?;
+    Ok((requests, compactions))
+}

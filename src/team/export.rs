@@ -1,0 +1,79 @@
+//! Export: a person's store -> a `Bundle` of their requests and compactions
+//! (optionally since a time, optionally with hashed paths), labelled with
+//! user and machine, and written atomically to a file. Nothing but the
+//! stored usage rows leaves: no titles, no message content.
+
+use super::bundle::{bundle_bytes, Bundle, BundleMeta, BUNDLE_SCHEMA};
+use super::hash::PathHasher;
+use super::import::{holds_bundles, load};
+use super::TeamError;
+use crate::store::{frames, Store, Table};
+use chrono::{DateTime, SecondsFormat, Utc};
+use std::io::Write;
+use std::path::Path;
+
+/// What to export.
+#[derive(Debug, Clone)]
+pub struct ExportSpec {
+    pub user: String,
+    pub machine: String,
+    /// Only rows at or after this instant.
+    pub since: Option<DateTime<Utc>>,
+    /// Hash project paths, cwd, branches and sources.
+    pub hasher: Option<PathHasher>,
+    /// The export's time (the clock comes in as an argument).
+    pub created: DateTime<Utc>,
+}
+
+/// The machine name bundles default to: the host name.
+pub fn default_machine() -> String {
+    gethostname::gethostname().to_string_lossy().into_owned()
+}
+
+/// Reads the store's requests and compactions into a bundle.
+pub fn export(store: &Store, spec: &ExportSpec) -> Result<Bundle, TeamError> {
+    if holds_bundles(store) {
+        return Err(TeamError::TeamStore { dir: store.dir().to_path_buf() });
+    }
+    let mut requests = load(store, Table::Requests, frames::requests_from)?;
+    let mut compactions = load(store, Table::Compactions, frames::compactions_from)?;
+    if let Some(since) = spec.since {
+        requests.retain(|r| r.time >= since);
+        compactions.retain(|c| c.time >= since);
+    }
+    for r in &mut requests {
+        r.user.clone_from(&spec.user);
+        r.machine.clone_from(&spec.machine);
+    }
+    if let Some(h) = &spec.hasher {
+        h.apply(&mut requests, &mut compactions);
+    }
+    let meta = BundleMeta {
+        schema: BUNDLE_SCHEMA,
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        user: spec.user.clone(),
+        machine: spec.machine.clone(),
+        created: spec.created.to_rfc3339_opts(SecondsFormat::Secs, true),
+        hashed_paths: spec.hasher.is_some(),
+    };
+    Ok(Bundle { meta, requests, compactions })
+}
+
+/// Writes the bundle to `path` atomically (temporary file, fsync, rename).
+pub fn write_file(bundle: &Bundle, path: &Path) -> Result<(), TeamError> {
+    write_atomic(path, &bundle_bytes(bundle)?)
+}
+
+/// Replaces `path` with `bytes` atomically.
+pub(super) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), TeamError> {
+    let io = |source| TeamError::Io { path: path.to_path_buf(), source };
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    tmp.write_all(bytes).map_err(io)?;
+    tmp.as_file().sync_all().map_err(io)?;
+    tmp.persist(path).map_err(|e| io(e.error))?;
+    Ok(())
+}

@@ -1,0 +1,104 @@
+//! The push server's side: `accept_bundle` (axum-free: bearer token ->
+//! user, size limit, validate, import with the token's user on every row)
+//! and `router`, a standalone axum router for `POST /api/v1/bundles` that
+//! `serve --team` merges. The token is checked before a byte of the body is
+//! read (401); bodies over the limit get 413; a body that ends early, or a
+//! bundle that fails validation, is refused before the store is touched, so
+//! a failed upload changes nothing. Answers with the `ImportOutcome` as JSON.
+
+use super::bundle::read_bundle;
+use super::import::{import, ImportOutcome, Incoming};
+use super::tokens::TokenMap;
+use super::TeamError;
+use crate::pricing::PriceTable;
+use crate::store::Store;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, FromRequest, Request, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Json, Router};
+use chrono::{DateTime, Utc};
+use std::sync::Arc;
+
+/// Where bundles are posted.
+pub const BUNDLES_PATH: &str = "/api/v1/bundles";
+
+/// Default upload limit: 64 MiB (a year of one heavy user is a few MiB).
+pub const DEFAULT_MAX_BYTES: usize = 64 << 20;
+
+/// What the handler needs: the team store, the tokens, the prices imports
+/// are priced with, and the upload limit.
+#[derive(Debug, Clone)]
+pub struct TeamState {
+    pub store: Store,
+    pub tokens: Arc<TokenMap>,
+    pub prices: Arc<PriceTable>,
+    pub max_bytes: usize,
+}
+
+/// Authorises, validates and imports one uploaded bundle. The token's user
+/// replaces whatever user the bundle names.
+pub fn accept_bundle(
+    state: &TeamState,
+    authorization: Option<&str>,
+    bytes: &[u8],
+    now: DateTime<Utc>,
+) -> Result<ImportOutcome, TeamError> {
+    let user = state.tokens.authorize(authorization)?.to_owned();
+    if bytes.len() > state.max_bytes {
+        return Err(TeamError::TooLarge { size: bytes.len(), limit: state.max_bytes });
+    }
+    let mut bundle = read_bundle(bytes, "upload")?;
+    for r in &mut bundle.requests {
+        r.user.clone_from(&user);
+    }
+    bundle.meta.user = user;
+    import(&state.store, &[Incoming { origin: "upload".into(), bundle }], &state.prices, now)
+}
+
+/// The HTTP status of a team error.
+pub fn status_of(e: &TeamError) -> u16 {
+    match e {
+        TeamError::Unauthorized => 401,
+        TeamError::TooLarge { .. } => 413,
+        TeamError::NewerSchema { .. } => 422,
+        TeamError::NotParquet { .. } | TeamError::NotABundle { .. } | TeamError::Damaged { .. } => 400,
+        _ => 500,
+    }
+}
+
+/// `POST /api/v1/bundles`, with its own state; merge it into any router.
+pub fn router(state: TeamState) -> Router {
+    let limit = state.max_bytes;
+    Router::new().route(BUNDLES_PATH, post(upload)).layer(DefaultBodyLimit::max(limit)).with_state(state)
+}
+
+fn error(status: u16, message: String) -> Response {
+    let code = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    (code, Json(serde_json::json!({ "error": message }))).into_response()
+}
+
+fn team_error(e: &TeamError) -> Response {
+    if status_of(e) >= 500 {
+        tracing::error!("bundle upload failed: {e}");
+    }
+    error(status_of(e), e.to_string())
+}
+
+async fn upload(State(state): State<TeamState>, req: Request) -> Response {
+    let auth = req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    if let Err(e) = state.tokens.authorize(auth.as_deref()) {
+        return team_error(&e);
+    }
+    let bytes = match Bytes::from_request(req, &state).await {
+        Ok(b) => b,
+        Err(rejection) => return error(rejection.status().as_u16(), rejection.body_text()),
+    };
+    let job = tokio::task::spawn_blocking(move || accept_bundle(&state, auth.as_deref(), &bytes, Utc::now()));
+    match job.await {
+        Ok(Ok(outcome)) => (StatusCode::OK, Json(outcome)).into_response(),
+        Ok(Err(e)) => team_error(&e),
+        Err(e) => error(500, format!("import task failed: {e}")),
+    }
+}

@@ -1,0 +1,37 @@
+//! The built-in demo dataset: three weeks of synthetic sessions ending now
+//! (`synth::SynthSpec::demo`, fixed seed: idle gaps, both TTLs, compactions,
+//! sub-agents, model switches), priced and written to a data directory by
+//! `ingest::store_rows`, the path every table takes. `serve --demo` and the
+//! no-transcripts fallback serve it.
+
+use crate::ingest::{self, IngestError};
+use crate::model::{SessionTitle, TitleKind};
+use crate::pricing::PriceTable;
+use crate::store::manifest::{Manifest, STORE_SCHEMA};
+use crate::store::Store;
+use crate::synth::{generate, SynthSpec};
+use chrono::{DateTime, Utc};
+
+/// The seed of the demo data: the same dashboard for everyone.
+pub const DEMO_SEED: u64 = 20_261_104;
+
+/// Writes the demo dataset ending at `now` into `store`; returns the number
+/// of requests.
+pub fn write_demo(store: &Store, prices: &PriceTable, now: DateTime<Utc>) -> Result<usize, IngestError> {
+    let data = generate(DEMO_SEED, &SynthSpec::demo(now));
+    let titles = data
+        .titles
+        .into_iter()
+        .map(|(session_id, title)| SessionTitle {
+            session_id,
+            kind: TitleKind::AiTitle,
+            seq: 0,
+            title,
+            source: "synthetic".to_owned(),
+        })
+        .collect();
+    let (n, _) = ingest::store_rows(store, data.requests, data.compactions, titles, prices)?;
+    let manifest = Manifest { schema: STORE_SCHEMA, updated: Some(now.to_rfc3339()), ..Manifest::default() };
+    store.save_manifest(&manifest)?;
+    Ok(n)
+}

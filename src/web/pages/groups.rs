@@ -1,0 +1,70 @@
+//! `/projects` and `/models`: the CLI's `report project` and `report model`
+//! rows with a bar chart of the largest.
+
+use crate::report::charts::{self, palette, Unit};
+use crate::report::usage::UsageReport;
+use crate::web::error::WebError;
+use crate::web::layout::{render, Chrome};
+use crate::web::params::encode;
+use crate::web::state::AppState;
+use crate::web::view::Formats;
+use askama::Template;
+use axum::extract::State;
+use axum::response::Html;
+use chrono_tz::Tz;
+use std::sync::Arc;
+
+/// Rows a group page lists (the chart shows the first 20).
+pub const MAX_ROWS: usize = 1000;
+
+#[derive(Template)]
+#[template(path = "groups.html")]
+pub struct GroupsPage {
+    pub chrome: Chrome,
+    pub empty: bool,
+    pub heading: &'static str,
+    /// `project` or `model`: the sessions filter each row links to.
+    pub filter: &'static str,
+    pub report: Arc<UsageReport>,
+    pub chart: String,
+}
+
+impl Formats for GroupsPage {
+    fn tz(&self) -> Tz {
+        self.chrome.tz
+    }
+}
+
+impl GroupsPage {
+    pub fn sessions_href(&self, key: &str) -> String {
+        format!("/sessions?{}={}", self.filter, encode(key))
+    }
+}
+
+fn build(state: &AppState, which: &'static str) -> Result<Html<String>, WebError> {
+    let snap = state.snapshot();
+    let (report, heading, active) = match which {
+        "model" => (Arc::clone(&snap.models), "Cost per model", "Models"),
+        _ => (Arc::clone(&snap.projects), "Cost per project", "Projects"),
+    };
+    let items: Vec<(String, f64)> = report.rows.iter().take(20).map(|r| (r.key.clone(), r.totals.cost_usd)).collect();
+    let color = if which == "model" { palette::WRITE_1H } else { palette::READ };
+    render(&GroupsPage {
+        chrome: Chrome::new(state, &snap, active),
+        empty: snap.is_empty(),
+        heading,
+        filter: which,
+        chart: charts::hbars(&items, Unit::Usd, color, 1100),
+        report,
+    })
+}
+
+/// `GET /projects`.
+pub async fn projects(State(state): State<AppState>) -> Result<Html<String>, WebError> {
+    build(&state, "project")
+}
+
+/// `GET /models`.
+pub async fn models(State(state): State<AppState>) -> Result<Html<String>, WebError> {
+    build(&state, "model")
+}

@@ -1,0 +1,129 @@
+//! `/`: spend today, in 7 and 30 days; cache hit ratio, money lost to
+//! expired caches and the other TTL's cost; cost per day stacked by token
+//! class (with a model toggle); top sessions; top stale sessions.
+
+use crate::analyze::{StaleSession, WhatIf, WriteMix};
+use crate::report::charts::{self, palette, Stacked, Unit};
+use crate::report::class_cost::DayClassCost;
+use crate::report::usage::{Totals, UsageRow};
+use crate::web::error::WebError;
+use crate::web::layout::{render, Chrome};
+use crate::web::params::Params;
+use crate::web::snapshot::Snapshot;
+use crate::web::state::AppState;
+use crate::web::view::Formats;
+use askama::Template;
+use axum::extract::State;
+use axum::response::Html;
+use chrono::{Days, NaiveDate};
+use chrono_tz::Tz;
+
+/// Days in the overview's chart.
+const CHART_DAYS: u64 = 30;
+
+#[derive(Template)]
+#[template(path = "overview.html")]
+pub struct OverviewPage {
+    pub chrome: Chrome,
+    pub empty: bool,
+    pub today: Totals,
+    pub last_7: Totals,
+    pub last_30: Totals,
+    pub all_time: Totals,
+    pub hit_ratio: Option<f64>,
+    pub idle_cost_usd: f64,
+    pub what_if: WhatIf,
+    pub write_mix: WriteMix,
+    pub models: Vec<String>,
+    pub model: Option<String>,
+    pub chart: String,
+    pub top_sessions: Vec<UsageRow>,
+    pub stale: Vec<StaleSession>,
+    pub stale_count: usize,
+    pub unknown_models: Vec<String>,
+}
+
+impl Formats for OverviewPage {
+    fn tz(&self) -> Tz {
+        self.chrome.tz
+    }
+}
+
+impl OverviewPage {
+    /// Link to a session.
+    pub fn href(&self, id: &str) -> String {
+        super::session_href(id)
+    }
+}
+
+/// The token classes of the cost chart, bottom first.
+pub const CLASS_SERIES: [(&str, plotters::style::RGBColor); 6] = [
+    ("cache read", palette::READ),
+    ("write 5m", palette::WRITE_5M),
+    ("write 1h", palette::WRITE_1H),
+    ("input", palette::INPUT),
+    ("output", palette::OUTPUT),
+    ("web search", palette::WEB),
+];
+
+/// Cost per day by token class for `days` (missing days are zero), over
+/// `model` or every model.
+pub fn class_chart(costs: &[DayClassCost], days: &[NaiveDate], model: Option<&str>, width: u32) -> String {
+    let labels: Vec<String> = days.iter().map(|d| d.format("%m-%d").to_string()).collect();
+    let values: Vec<Vec<f64>> = days
+        .iter()
+        .map(|d| {
+            let key = d.format("%Y-%m-%d").to_string();
+            let c = costs
+                .binary_search_by(|x| x.day.as_str().cmp(&key))
+                .ok()
+                .map(|i| costs[i].sum(|m| model.is_none_or(|want| want == m)))
+                .unwrap_or_default();
+            vec![c.read, c.write_5m, c.write_1h, c.input, c.output, c.web_search]
+        })
+        .collect();
+    charts::stacked_bars(&Stacked { labels: &labels, series: &CLASS_SERIES, values: &values, unit: Unit::Usd, size: (width, 320) })
+}
+
+/// The `n` days ending on `last`.
+pub fn days_ending(last: NaiveDate, n: u64) -> Vec<NaiveDate> {
+    (0..n).rev().filter_map(|k| last.checked_sub_days(Days::new(k))).collect()
+}
+
+fn build(state: &AppState, snap: &Snapshot, model: Option<String>) -> OverviewPage {
+    let s = &snap.summary;
+    let today = snap.built.with_timezone(&snap.tz).date_naive();
+    let days = days_ending(today, CHART_DAYS);
+    let total = &snap.cache.total;
+    OverviewPage {
+        chrome: Chrome::new(state, snap, "Overview"),
+        empty: snap.is_empty(),
+        today: s.today,
+        last_7: s.last_7,
+        last_30: s.last_30,
+        all_time: s.all_time,
+        hit_ratio: total.hit_ratio_tokens,
+        idle_cost_usd: total.idle_cost_usd,
+        what_if: total.what_if,
+        write_mix: total.write_mix,
+        models: snap.models.rows.iter().map(|r| r.key.clone()).collect(),
+        chart: class_chart(&snap.class_costs, &days, model.as_deref(), 1100),
+        model,
+        top_sessions: s.top_sessions.clone(),
+        stale: snap.cache.stale.iter().take(10).cloned().collect(),
+        stale_count: snap.cache.stale.len(),
+        unknown_models: s.unknown_models.clone(),
+    }
+}
+
+/// `GET /?model=`.
+pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<String>, WebError> {
+    let snap = state.snapshot();
+    let model = Params::text(&params.model);
+    if let Some(m) = &model {
+        if !snap.models.rows.iter().any(|r| &r.key == m) {
+            return Err(WebError::bad("model", format!("no requests used model {m:?}")));
+        }
+    }
+    render(&build(&state, &snap, model))
+}

@@ -1,0 +1,129 @@
+//! `/session/{id}`: one session's cache timeline (per request of a thread:
+//! prompt split read / written / uncached, idle gap against the TTLs,
+//! misses with their cause, compactions and model switches), its threads,
+//! totals, and the resume / compact / restart advice for now with an
+//! adjustable number of turns.
+
+use crate::analyze::{self, Advice, ClassTable};
+use crate::model::{Compaction, MAIN_THREAD};
+use crate::report::charts;
+use crate::report::session_table::SessionRow;
+use crate::report::timeline::{session_timeline, ThreadSummary, TimelineRow};
+use crate::web::error::WebError;
+use crate::web::layout::{render, Chrome};
+use crate::web::params::Params;
+use crate::web::snapshot::Snapshot;
+use crate::web::state::AppState;
+use crate::web::view::{Formats, Num};
+use askama::Template;
+use axum::extract::{Path, State};
+use axum::response::Html;
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
+use std::sync::Arc;
+
+/// Timeline requests per page.
+pub const PER_PAGE: usize = 250;
+
+#[derive(Template)]
+#[template(path = "session.html")]
+pub struct SessionPage {
+    pub chrome: Chrome,
+    pub row: SessionRow,
+    pub threads: Vec<ThreadSummary>,
+    pub thread: String,
+    pub rows: Vec<TimelineRow>,
+    /// 1-based number of the first row shown.
+    pub first_number: usize,
+    pub page: usize,
+    pub pages: usize,
+    pub chart: String,
+    pub compactions: Vec<Compaction>,
+    pub classes: ClassTable,
+    pub advice: Option<Advice>,
+    pub turns: u32,
+    pub now: DateTime<Utc>,
+}
+
+impl Formats for SessionPage {
+    fn tz(&self) -> Tz {
+        self.chrome.tz
+    }
+}
+
+impl SessionPage {
+    pub fn thread_href(&self, thread: &str) -> String {
+        format!("{}?thread={}", super::session_href(&self.row.session_id), crate::web::params::encode(thread))
+    }
+
+    pub fn page_href(&self, page: impl Num) -> String {
+        format!("{}&page={}", self.thread_href(&self.thread), page.value() as usize)
+    }
+
+    pub fn class_rows(&self) -> Vec<(&'static str, analyze::ClassStats)> {
+        analyze::CacheClass::ALL.iter().map(|&c| (c.as_str(), *self.classes.get(c))).collect()
+    }
+
+    pub fn number(&self, i: impl Num) -> usize {
+        self.first_number + i.value() as usize
+    }
+
+    pub fn gap(&self, r: &TimelineRow) -> String {
+        r.gap_s.map_or_else(|| "–".to_owned(), crate::web::view::duration)
+    }
+
+    /// Seconds until (positive) or since (negative) the cache expires.
+    pub fn expiry(&self, a: &Advice) -> String {
+        let left = (a.expires_at - self.now).num_seconds();
+        if left >= 0 {
+            format!("warm for {} more", crate::web::view::duration(left as f64))
+        } else {
+            format!("expired {} ago", crate::web::view::duration(-left as f64))
+        }
+    }
+}
+
+/// Everything the page shows, computed off the async threads.
+fn build(state: &AppState, snap: &Arc<Snapshot>, id: &str, p: &Params, turns: u32) -> Result<SessionPage, WebError> {
+    let not_found = || WebError::NotFound(format!("session {id:?}"));
+    let row = snap.session_row(id).cloned().ok_or_else(not_found)?;
+    let indices = snap.by_session.get(id).ok_or_else(not_found)?;
+    let tl = session_timeline(id, &snap.requests, &snap.caches, indices, &snap.compactions).ok_or_else(not_found)?;
+    let thread = Params::text(&p.thread).unwrap_or_else(|| {
+        tl.threads.iter().find(|t| t.thread == MAIN_THREAD).or(tl.threads.first()).map_or_else(String::new, |t| t.thread.clone())
+    });
+    let rows: Vec<&TimelineRow> = tl.thread_rows(&thread);
+    if rows.is_empty() {
+        return Err(WebError::bad("thread", format!("session has no thread {thread:?}")));
+    }
+    let pages = rows.len().div_ceil(PER_PAGE).max(1);
+    let page = p.page()?.min(pages);
+    let shown: Vec<&TimelineRow> = rows.iter().skip((page - 1) * PER_PAGE).take(PER_PAGE).copied().collect();
+    let now = state.now();
+    let advice = analyze::advise(id, &snap.requests, &snap.caches, &state.settings().prices, now, turns);
+    Ok(SessionPage {
+        chrome: Chrome::new(state, snap, "Sessions"),
+        chart: charts::timeline(&shown, 1100),
+        rows: shown.into_iter().cloned().collect(),
+        first_number: (page - 1) * PER_PAGE + 1,
+        page,
+        pages,
+        row,
+        threads: tl.threads,
+        thread,
+        compactions: tl.compactions,
+        classes: tl.classes,
+        advice,
+        turns,
+        now,
+    })
+}
+
+/// `GET /session/{id}?thread=&page=&turns=`.
+pub async fn page(State(state): State<AppState>, Path(id): Path<String>, params: Params) -> Result<Html<String>, WebError> {
+    let turns = params.turns()?;
+    let snap = state.snapshot();
+    let st = state.clone();
+    let page = super::blocking(move || build(&st, &snap, &id, &params, turns)).await?;
+    render(&page)
+}

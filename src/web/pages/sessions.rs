@@ -1,0 +1,94 @@
+//! `/sessions`: the sortable, filterable, paginated session table (text
+//! search `q` on title or id, `project`, `model`, `since`/`until` activity,
+//! `sort`/`order`, `page`), from the snapshot's rows.
+
+use crate::report::charts::{self, palette, Unit};
+use crate::report::session_table::{session_page, SessionPage, SessionSort};
+use crate::web::error::WebError;
+use crate::web::layout::{render, Chrome};
+use crate::web::params::Params;
+use crate::web::state::AppState;
+use crate::web::view::{Formats, Num};
+use askama::Template;
+use axum::extract::State;
+use axum::response::Html;
+use chrono_tz::Tz;
+
+/// Rows per page by default.
+pub const PER_PAGE: usize = 50;
+
+#[derive(Template)]
+#[template(path = "sessions.html")]
+pub struct SessionsPage {
+    pub chrome: Chrome,
+    pub empty: bool,
+    pub params: Params,
+    pub table: SessionPage,
+    pub sort: SessionSort,
+    pub ascending: bool,
+    pub models: Vec<String>,
+    pub chart: String,
+}
+
+impl Formats for SessionsPage {
+    fn tz(&self) -> Tz {
+        self.chrome.tz
+    }
+}
+
+impl SessionsPage {
+    pub fn href(&self, id: &str) -> String {
+        super::session_href(id)
+    }
+
+    /// Link sorting by `key`, toggling the direction when already sorted by it.
+    pub fn sort_href(&self, key: &str) -> String {
+        let same = self.sort.name() == key;
+        let order = if same && !self.ascending { "asc" } else { "" };
+        let p = Params { order: Some(order.to_owned()), ..self.params.clone() };
+        p.with("sort", key)
+    }
+
+    /// Arrow of the sorted column.
+    pub fn arrow(&self, key: &str) -> &'static str {
+        match (self.sort.name() == key, self.ascending) {
+            (false, _) => "",
+            (true, true) => " ▲",
+            (true, false) => " ▼",
+        }
+    }
+
+    pub fn page_href(&self, page: impl Num) -> String {
+        self.params.with("page", &(page.value() as usize).to_string())
+    }
+
+    pub fn text(&self, v: &Option<String>) -> String {
+        v.clone().unwrap_or_default()
+    }
+}
+
+/// `GET /sessions`.
+pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<String>, WebError> {
+    let filter = params.session_filter()?;
+    let (sort, ascending) = params.sort()?;
+    let (page, per_page) = (params.page()?, params.per_page(PER_PAGE)?);
+    let snap = state.snapshot();
+    let s = snap.clone();
+    let table = super::blocking(move || Ok(session_page(&s.session_rows, &filter, sort, ascending, page, per_page))).await?;
+    let items: Vec<(String, f64)> = table
+        .rows
+        .iter()
+        .take(15)
+        .map(|r| (if r.title.is_empty() { r.session_id.clone() } else { r.title.clone() }, r.cost_usd))
+        .collect();
+    render(&SessionsPage {
+        chrome: Chrome::new(&state, &snap, "Sessions"),
+        empty: snap.is_empty(),
+        chart: charts::hbars(&items, Unit::Usd, palette::READ, 1100),
+        models: snap.models.rows.iter().map(|r| r.key.clone()).collect(),
+        params,
+        table,
+        sort,
+        ascending,
+    })
+}

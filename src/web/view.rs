@@ -1,0 +1,148 @@
+//! Number and time formatting for the pages: every template calls these
+//! through the `Formats` trait its page implements, so a dollar or a token
+//! count looks the same everywhere. Formatting only; no figure is computed
+//! here.
+
+use crate::report::render::{dollars, thousands};
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
+
+/// A number a template can format, whether askama hands it by value or by
+/// reference.
+pub trait Num {
+    fn value(&self) -> f64;
+}
+
+impl Num for f64 {
+    fn value(&self) -> f64 {
+        *self
+    }
+}
+
+impl Num for u64 {
+    fn value(&self) -> f64 {
+        *self as f64
+    }
+}
+
+impl Num for u32 {
+    fn value(&self) -> f64 {
+        f64::from(*self)
+    }
+}
+
+impl Num for usize {
+    fn value(&self) -> f64 {
+        *self as f64
+    }
+}
+
+impl<T: Num + ?Sized> Num for &T {
+    fn value(&self) -> f64 {
+        (**self).value()
+    }
+}
+
+/// `$1,234.57`; amounts under a cent show as `<$0.01` rather than `$0.00`.
+pub fn usd(x: impl Num) -> String {
+    let v = x.value();
+    if v > 0.0 && v < 0.005 {
+        "<$0.01".to_owned()
+    } else if v < 0.0 {
+        format!("-{}", dollars(-v))
+    } else {
+        dollars(v)
+    }
+}
+
+/// `1,234,567`.
+pub fn num(x: impl Num) -> String {
+    thousands(x.value().max(0.0).round() as u64)
+}
+
+/// `1.2M`, `34k`, `512`: token counts in tight places.
+pub fn tokens(x: impl Num) -> String {
+    let v = x.value();
+    if v >= 1e6 {
+        format!("{:.1}M", v / 1e6)
+    } else if v >= 1e4 {
+        format!("{:.0}k", v / 1e3)
+    } else if v >= 1e3 {
+        format!("{:.1}k", v / 1e3)
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+/// `93.4%`, or `–` when there is nothing to divide.
+pub fn pct(x: Option<f64>) -> String {
+    x.map_or_else(|| "–".to_owned(), |v| format!("{:.1}%", v * 100.0))
+}
+
+/// `4m 10s`, `2h 05m`, `3d 4h`.
+pub fn duration(seconds: impl Num) -> String {
+    let s = seconds.value().max(0.0).round() as u64;
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m {:02}s", s / 60, s % 60),
+        3600..86_400 => format!("{}h {:02}m", s / 3600, s % 3600 / 60),
+        _ => format!("{}d {}h", s / 86_400, s % 86_400 / 3600),
+    }
+}
+
+/// A time in the dashboard's zone: `2026-11-03 14:05`.
+pub fn local(t: &DateTime<Utc>, tz: Tz) -> String {
+    t.with_timezone(&tz).format("%Y-%m-%d %H:%M").to_string()
+}
+
+/// A time of day in the dashboard's zone: `14:05:09`.
+pub fn clock(t: &DateTime<Utc>, tz: Tz) -> String {
+    t.with_timezone(&tz).format("%H:%M:%S").to_string()
+}
+
+/// The formatting helpers as methods, so templates can call `usd(x)`.
+pub trait Formats {
+    /// The zone times are shown in.
+    fn tz(&self) -> Tz;
+    fn usd(&self, x: impl Num) -> String {
+        usd(x)
+    }
+    fn num(&self, x: impl Num) -> String {
+        num(x)
+    }
+    fn tokens(&self, x: impl Num) -> String {
+        tokens(x)
+    }
+    fn pct(&self, x: &Option<f64>) -> String {
+        pct(*x)
+    }
+    fn duration(&self, x: impl Num) -> String {
+        duration(x)
+    }
+    fn local(&self, t: &DateTime<Utc>) -> String {
+        local(t, self.tz())
+    }
+    fn clock(&self, t: &DateTime<Utc>) -> String {
+        clock(t, self.tz())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats() {
+        assert_eq!(usd(1234.567), "$1,234.57");
+        assert_eq!(usd(0.001), "<$0.01");
+        assert_eq!(usd(0.0), "$0.00");
+        assert_eq!(usd(-2.5), "-$2.50");
+        assert_eq!(num(1_234_567u64), "1,234,567");
+        assert_eq!(tokens(1_500_000u64), "1.5M");
+        assert_eq!(tokens(45_000u64), "45k");
+        assert_eq!(pct(Some(0.934)), "93.4%");
+        assert_eq!(pct(None), "–");
+        assert_eq!(duration(250.0), "4m 10s");
+        assert_eq!(duration(7500.0), "2h 05m");
+    }
+}

@@ -1,0 +1,125 @@
+//! A real browser on the real binary: starts `cachewise serve --demo` on a
+//! free loopback port, checks every page's HTTP status, loads each in
+//! headless Chromium (Debian's `chromium`), fails when the rendered DOM has
+//! no chart, and saves a screenshot of each page under
+//! `target/tmp/screenshots/` (or `$CACHEWISE_SCREENSHOTS`). Skips, saying
+//! why, when `/usr/bin/chromium` is not installed.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// Kills the server when the test ends, however it ends.
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts the demo server on port 0 and returns it with its base URL.
+fn start(data_dir: &Path) -> (Server, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cachewise"))
+        .args(["--data-dir", data_dir.to_str().unwrap(), "--quiet", "serve", "--demo", "--bind", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let server = Server(child);
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line).unwrap();
+    let start = line.find("http://").unwrap_or_else(|| panic!("no URL in {line:?}"));
+    let url: String = line[start..].split_whitespace().next().unwrap().trim_end_matches('/').to_owned();
+    (server, url)
+}
+
+/// A minimal HTTP/1.1 GET: status code and body.
+fn http_get(base: &str, path: &str) -> (u16, String) {
+    let host = base.trim_start_matches("http://");
+    let mut s = TcpStream::connect(host).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    write!(s, "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let status = text.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default();
+    (status, body)
+}
+
+fn chromium(profile: &Path, extra: &[&str], url: &str) -> std::process::Output {
+    Command::new(CHROMIUM)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            "--window-size=1400,1000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(extra)
+        .arg(url)
+        .output()
+        .unwrap()
+}
+
+fn screenshot_dir() -> PathBuf {
+    let dir = std::env::var_os("CACHEWISE_SCREENSHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_TARGET_TMPDIR")).join("screenshots"));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn every_page_renders_with_its_chart_in_chromium() {
+    if !Path::new(CHROMIUM).exists() {
+        println!("skipped: {CHROMIUM} is not installed (apt-get install chromium)");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (_server, base) = start(&tmp.path().join("data"));
+    let (status, sessions) = http_get(&base, "/api/sessions");
+    assert_eq!(status, 200, "{sessions}");
+    let v: serde_json::Value = serde_json::from_str(&sessions).unwrap();
+    let id = v["rows"][0]["session_id"].as_str().expect("the demo has sessions").to_owned();
+    let day = v["rows"][0]["last"].as_str().unwrap()[..10].to_owned();
+    let pages = [
+        ("overview", "/".to_owned()),
+        ("sessions", "/sessions".to_owned()),
+        ("session", format!("/session/{id}")),
+        ("days", "/days".to_owned()),
+        ("day", format!("/day/{day}")),
+        ("cache", "/cache".to_owned()),
+        ("projects", "/projects".to_owned()),
+        ("models", "/models".to_owned()),
+    ];
+    let shots = screenshot_dir();
+    let profile = tmp.path().join("profile");
+    for (name, path) in &pages {
+        let (status, body) = http_get(&base, path);
+        assert_eq!(status, 200, "{path}: {body}");
+        let url = format!("{base}{path}");
+        let dom = chromium(&profile, &["--dump-dom"], &url);
+        let dom = String::from_utf8_lossy(&dom.stdout);
+        assert!(dom.contains("<svg"), "{path}: no chart in the rendered page");
+        assert!(dom.contains("cachewise"), "{path}: not the dashboard");
+        let file = shots.join(format!("{name}.png"));
+        let _ = std::fs::remove_file(&file);
+        let out = chromium(&profile, &[&format!("--screenshot={}", file.display())], &url);
+        assert!(file.exists(), "{path}: no screenshot: {}", String::from_utf8_lossy(&out.stderr));
+        println!("{path}: ok, {}", file.display());
+    }
+}

@@ -1,0 +1,146 @@
+//! The `cachewise` binary end to end on generated trees: JSON contract,
+//! CSV, time zones, the summary, exit codes and error messages.
+
+mod common;
+
+use common::{write, Resp};
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn cachewise(root: &Path, data: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cachewise"))
+        .args(args)
+        .arg("--claude-dir")
+        .arg(root)
+        .arg("--data-dir")
+        .arg(data)
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CACHEWISE_DATA_DIR")
+        .output()
+        .unwrap()
+}
+
+fn json(o: &Output) -> Value {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// Two responses 30 minutes apart around midnight UTC (2026-02-11 23:50 and
+/// 2026-02-12 00:20), one on Opus 4.6.
+fn fixture(root: &Path) -> (Resp, Resp) {
+    let a = Resp::new("s1", 1, 230);
+    let mut b = Resp::new("s1", 2, 260);
+    b.model = "claude-opus-4-6".into();
+    let mut lines = a.to_lines();
+    lines.extend(b.to_lines());
+    write(root, "-home-u-shop/s1.jsonl", &lines);
+    (a, b)
+}
+
+#[test]
+fn daily_json_follows_the_contract() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (a, b) = fixture(root.path());
+    let v = json(&cachewise(root.path(), data.path(), &["report", "daily", "--json", "--tz", "UTC"]));
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["period"], "2026-02-11");
+    assert_eq!(rows[0]["requests"], 1);
+    assert_eq!(rows[0]["output_tokens"], a.out);
+    assert_eq!(rows[0]["cache_write_5m_tokens"], a.w5);
+    assert_eq!(rows[0]["cache_read_tokens"], a.read);
+    assert!((rows[0]["cost_usd"].as_f64().unwrap() - a.sonnet_cost()).abs() < 1e-12);
+    // Opus 4.6 is 5/3 of Sonnet 4.5 per token class.
+    let opus = b.sonnet_cost() * 5.0 / 3.0;
+    assert!((rows[1]["cost_usd"].as_f64().unwrap() - opus).abs() < 1e-12);
+    assert_eq!(v["total"]["requests"], 2);
+    assert!(v["total"].get("period").is_none());
+    assert_eq!(v["total"]["input_tokens"], a.input + b.input);
+}
+
+#[test]
+fn time_zone_moves_day_boundaries_and_options_go_anywhere() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    fixture(root.path());
+    // 23:50Z and 00:20Z are both on 2026-02-11 in New York (UTC-5).
+    let v = json(&cachewise(root.path(), data.path(), &["--tz", "America/New_York", "report", "daily", "--json"]));
+    assert_eq!(v["rows"].as_array().unwrap().len(), 1);
+    assert_eq!(v["rows"][0]["period"], "2026-02-11");
+    let v = json(&cachewise(root.path(), data.path(), &["report", "monthly", "--json", "--no-ingest", "--tz", "UTC"]));
+    assert_eq!(v["rows"][0]["period"], "2026-02");
+    let v = json(&cachewise(root.path(), data.path(), &["report", "weekly", "--json", "--tz", "UTC"]));
+    assert_eq!(v["rows"][0]["period"], "2026-02-09", "weeks start on Monday");
+}
+
+#[test]
+fn session_model_and_project_reports_and_filters() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    fixture(root.path());
+    let v = json(&cachewise(root.path(), data.path(), &["report", "session", "--json"]));
+    let row = &v["rows"][0];
+    assert_eq!(row["session_id"], "s1");
+    assert_eq!(row["project"], "-home-u-shop");
+    assert_eq!(row["first"], "2026-02-11T23:50:00+00:00");
+    let v = json(&cachewise(root.path(), data.path(), &["report", "model", "--json"]));
+    let models: Vec<&str> = v["rows"].as_array().unwrap().iter().map(|r| r["model"].as_str().unwrap()).collect();
+    assert_eq!(models, ["claude-opus-4-6", "claude-sonnet-4-5-20250929"], "highest cost first");
+    let v = json(&cachewise(root.path(), data.path(), &["report", "project", "--json", "--project", "nothing-like-it"]));
+    assert_eq!(v["total"]["requests"], 0);
+    let v = json(&cachewise(root.path(), data.path(), &["report", "daily", "--json", "--tz", "UTC", "--since", "20260212"]));
+    assert_eq!(v["total"]["requests"], 1);
+    let v = json(&cachewise(root.path(), data.path(), &["report", "daily", "--json", "--breakdown", "--tz", "UTC"]));
+    assert_eq!(v["rows"][1]["models"][0]["model"], "claude-opus-4-6");
+}
+
+#[test]
+fn csv_and_table_outputs() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (a, _) = fixture(root.path());
+    let o = cachewise(root.path(), data.path(), &["report", "daily", "--csv", "--tz", "UTC"]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next().unwrap(), "period,model,requests,input_tokens,output_tokens,cache_write_5m_tokens,cache_write_1h_tokens,cache_read_tokens,cost_usd");
+    assert!(lines.next().unwrap().starts_with(&format!("2026-02-11,,1,{},{}", a.input, a.out)));
+    let o = cachewise(root.path(), data.path(), &["report", "daily", "--tz", "UTC"]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("2026-02-11") && text.contains("Total"), "{text}");
+}
+
+#[test]
+fn summary_without_subcommand() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    fixture(root.path());
+    let o = cachewise(root.path(), data.path(), &[]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(o.status.success());
+    assert!(text.contains("all time") && text.contains("Data last changed"), "{text}");
+}
+
+#[test]
+fn exit_codes_and_messages() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let o = cachewise(root.path(), data.path(), &["report", "daily"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("no Claude Code transcripts found") && err.contains("--claude-dir"), "{err}");
+    let o = cachewise(root.path(), data.path(), &["report", "daily", "--since", "yesterday"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("invalid date"));
+    let o = cachewise(root.path(), data.path(), &["--tz", "Mars/Base", "report", "daily"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = cachewise(root.path(), data.path(), &["report", "hourly"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn malformed_lines_are_reported_on_stderr_with_file_and_line() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let mut lines = Resp::new("s9", 1, 0).to_lines();
+    lines.insert(1, "{broken".into());
+    write(root.path(), "-p/s9.jsonl", &lines);
+    let o = cachewise(root.path(), data.path(), &["report", "daily", "--json"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("skipped 1 malformed line") && err.contains("s9.jsonl:2:"), "{err}");
+    assert_eq!(json(&o)["total"]["requests"], 1);
+}
