@@ -122,11 +122,26 @@ struct SessionTally<'a> {
 
 /// Summarises classified requests (`caches` from `analyze`, same order).
 pub fn summarize(requests: &[Request], caches: &[RequestCache], opts: &SummaryOptions<'_>) -> CacheSummary {
+    summarize_where(requests, caches, opts, &|_| true)
+}
+
+/// Summarises the requests `include` selects. Classification and what-if
+/// still see every request, so a selected request's previous one may lie
+/// outside the selection (a date range cuts no thread in half).
+pub fn summarize_where(
+    requests: &[Request],
+    caches: &[RequestCache],
+    opts: &SummaryOptions<'_>,
+    include: &dyn Fn(&Request) -> bool,
+) -> CacheSummary {
     let shared = SharedPrefixIndex::build(requests);
     let mut total = Tally::default();
     let mut days: HashMap<String, Tally> = HashMap::new();
     let mut sessions: HashMap<&str, SessionTally<'_>> = HashMap::new();
     for (i, (r, c)) in requests.iter().zip(caches).enumerate() {
+        if !include(r) {
+            continue;
+        }
         let w = request_what_if(requests, caches, &shared, i);
         total.add(r, c, w);
         days.entry((opts.day_of)(r.time)).or_default().add(r, c, w);
@@ -156,7 +171,10 @@ pub fn summarize(requests: &[Request], caches: &[RequestCache], opts: &SummaryOp
     by_session.sort_by(|a, b| a.session_id.cmp(&b.session_id));
     CacheSummary {
         total: total.finish(),
-        stale: stale_sessions(requests, caches, opts.now, opts.titles),
+        stale: stale_sessions(requests, caches, opts.now, opts.titles)
+            .into_iter()
+            .filter(|st| by_session.binary_search_by(|s| s.session_id.as_str().cmp(&st.session_id)).is_ok())
+            .collect(),
         by_day,
         by_session,
     }

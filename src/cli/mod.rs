@@ -1,15 +1,16 @@
 //! The command line: clap definitions, the resolved `Plan`, and one short
 //! `run_*` per subcommand that calls into `ingest`, `report` and `analyze`.
 
+mod cache;
 mod plan;
 mod progress;
 mod run;
 mod serve;
+mod team;
 
 pub use plan::{Plan, UsageError};
 pub use run::run;
 
-use crate::report::query::Grouping;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -64,6 +65,13 @@ pub struct Global {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Prompt-cache analysis: misses and their causes, idle gaps against the
+    /// 5-minute and 1-hour TTLs, what the other TTL would have cost, stale
+    /// sessions ranked by what resuming them costs.
+    Cache(cache::CacheArgs),
+    /// For one session, now: the cost of resuming, compacting first or
+    /// restarting over the next N turns, and which to choose.
+    Advise(cache::AdviseArgs),
     /// Usage and cost per day, week, month, session, project or model.
     Report(ReportArgs),
     /// Read new transcript lines into the store, and print what was read.
@@ -71,6 +79,14 @@ pub enum Command {
     /// Serve the dashboard (cost per day and session, cache timelines, stale
     /// sessions, resume advice) and keep ingesting as transcripts change.
     Serve(serve::ServeArgs),
+    /// Write your requests and compactions as a team bundle (Parquet, no
+    /// message content) for a lead to import.
+    Export(team::ExportArgs),
+    /// Merge team bundles into a data directory (--data-dir TEAM_DIR),
+    /// counting each request once.
+    Import(team::ImportArgs),
+    /// Send your rows since the last push to a team server.
+    Push(team::PushArgs),
 }
 
 /// Output format flags shared by commands that print tables.
@@ -100,9 +116,9 @@ pub struct FilterArgs {
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// What to group by.
+    /// What to group by, or `team` for the team report.
     #[arg(value_enum)]
-    pub kind: Grouping,
+    pub kind: team::ReportKind,
     #[command(flatten)]
     pub filter: FilterArgs,
     /// One sub-row per model.
@@ -110,4 +126,6 @@ pub struct ReportArgs {
     pub breakdown: bool,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub team: team::TeamReportFlags,
 }

@@ -3,6 +3,7 @@
 
 use super::plan::Plan;
 use super::progress::Bar;
+use super::team;
 use super::{Cli, Command, FilterArgs, OutputArgs, ReportArgs};
 use crate::ingest::{self, IngestError, Outcome};
 use crate::report::query::Query;
@@ -17,15 +18,26 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         None => run_summary(&plan),
         Some(Command::Report(a)) => run_report(&plan, &a),
         Some(Command::Ingest) => run_ingest(&plan),
+        Some(Command::Cache(a)) => super::cache::run_cache(&plan, &a),
+        Some(Command::Advise(a)) => super::cache::run_advise(&plan, &a),
         Some(Command::Serve(a)) => super::serve::run_serve(&plan, &a),
+        Some(Command::Export(a)) => team::run_export(&plan, &a),
+        Some(Command::Import(a)) => team::run_import(&plan, &a),
+        Some(Command::Push(a)) => team::run_push(&plan, &a),
     }
 }
 
-/// Ingests unless `--no-ingest`; warnings go to stderr.
+/// Ingests unless `--no-ingest` or the data directory holds imported team
+/// bundles; warnings go to stderr.
 pub fn refresh(plan: &Plan) -> anyhow::Result<Option<Outcome>> {
-    if !plan.ingest {
+    if !plan.ingest || team::holds_bundles(plan) {
         return Ok(None);
     }
+    ingest_now(plan)
+}
+
+/// Ingests now (`cachewise ingest` asks for it, even in a team directory).
+fn ingest_now(plan: &Plan) -> anyhow::Result<Option<Outcome>> {
     let bar = Bar::new(plan.quiet);
     match ingest::ingest(&plan.roots, &plan.store, &plan.prices, &bar) {
         Ok(o) => {
@@ -74,15 +86,20 @@ fn format(o: OutputArgs) -> Format {
 }
 
 fn run_report(plan: &Plan, a: &ReportArgs) -> anyhow::Result<()> {
+    let kind = match a.kind {
+        team::ReportKind::Team => return team::run_team_report(plan, a),
+        team::ReportKind::Usage(g) => g,
+    };
+    team::check_usage_flags(a)?;
     refresh(plan)?;
-    let r = usage::usage(&plan.store, a.kind, &query(plan, &a.filter, a.breakdown), &plan.prices)?;
+    let r = usage::usage(&plan.store, kind, &query(plan, &a.filter, a.breakdown), &plan.prices)?;
     print!("{}", render::usage(&r, format(a.output)));
     Ok(())
 }
 
 fn run_ingest(plan: &Plan) -> anyhow::Result<()> {
     let plan = Plan { ingest: true, ..clone_plan(plan) };
-    if let Some(o) = refresh(&plan)? {
+    if let Some(o) = ingest_now(&plan)? {
         println!(
             "{} files, {} read ({:.1} MB), {} lines, {} malformed; {} requests stored",
             o.files,

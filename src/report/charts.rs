@@ -7,7 +7,7 @@
 //! draw comes back as an SVG saying so, never as an error page.
 
 use crate::report::timeline::TimelineRow;
-use plotters::coord::ranged1d::IntoLogRange;
+use plotters::coord::combinators::IntoLogRange;
 use plotters::prelude::*;
 
 /// Colours of the token classes, shared by every chart and the legend CSS.

@@ -2,12 +2,15 @@
 //! as terminal tables, JSON and CSV. The CLI and the web UI call the same
 //! functions here.
 
+pub mod cache;
+pub mod cache_render;
 pub mod charts;
 pub mod class_cost;
 pub mod query;
 pub mod render;
 pub mod session_table;
 pub mod summary;
+pub mod team;
 pub mod timeline;
 pub mod usage;
 
@@ -20,4 +23,8 @@ pub enum ReportError {
     Store(#[from] StoreError),
     #[error("query failed: {0}")]
     Polars(#[from] polars::prelude::PolarsError),
+    #[error("no session matches {0:?}; `cachewise report session` lists them")]
+    UnknownSession(String),
+    #[error("{text:?} matches several sessions: {}; give more of the id", candidates.join(", "))]
+    AmbiguousSession { text: String, candidates: Vec<String> },
 }

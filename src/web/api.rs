@@ -9,7 +9,7 @@ use super::pages::blocking;
 use super::params::ApiParams;
 use super::snapshot::Snapshot;
 use super::state::AppState;
-use crate::analyze;
+use crate::report::cache::{self, CacheQuery, CacheReport};
 use crate::report::query::Grouping;
 use crate::report::render::usage_json;
 use crate::report::timeline::session_timeline;
@@ -42,10 +42,19 @@ pub async fn sessions(State(state): State<AppState>, p: ApiParams) -> Api {
     usage(state, Grouping::Session, p).await
 }
 
-/// `GET /api/cache`: the cache summary.
-pub async fn cache(State(state): State<AppState>) -> Api {
+/// `GET /api/cache`: `cachewise cache --json` (`since`, `until`, `project`).
+pub async fn cache_api(State(state): State<AppState>, p: ApiParams) -> Api {
+    let q = p.0.usage_query(state.settings().tz)?;
     let snap = state.snapshot();
-    let v = serde_json::to_value(&snap.cache).map_err(|e| WebError::Internal(e.to_string()))?;
+    let v = blocking(move || {
+        let unfiltered = q.since.is_none() && q.until.is_none() && q.project.is_none();
+        let json = |r: &CacheReport| serde_json::to_value(r).map_err(|e| WebError::Internal(e.to_string()));
+        if unfiltered {
+            return json(&snap.cache);
+        }
+        json(&cache::cache_report(&snap.data, &CacheQuery { query: q, session: None }, snap.built))
+    })
+    .await?;
     Ok(Json(v))
 }
 
@@ -58,7 +67,7 @@ fn session_json(snap: &Snapshot, id: &str) -> Result<Value, WebError> {
     let not_found = || WebError::NotFound(format!("session {id:?}"));
     let indices = snap.by_session.get(id).ok_or_else(not_found)?;
     let row = snap.sessions.rows.iter().find(|r| r.key == id).ok_or_else(not_found)?;
-    let timeline = session_timeline(id, &snap.requests, &snap.caches, indices, &snap.compactions).ok_or_else(not_found)?;
+    let timeline = session_timeline(id, &snap.data.requests, &snap.data.caches, indices, &snap.data.compactions).ok_or_else(not_found)?;
     let cache = snap.cache.by_session.binary_search_by(|s| s.session_id.as_str().cmp(id)).ok().map(|i| &snap.cache.by_session[i]);
     let stale = snap.cache.stale.iter().find(|s| s.session_id == id);
     Ok(json!({ "usage": usage_row_json(row), "cache": cache, "stale": stale, "timeline": timeline }))
@@ -70,14 +79,12 @@ pub async fn session(State(state): State<AppState>, Path(id): Path<String>) -> A
     Ok(Json(blocking(move || session_json(&snap, &id)).await?))
 }
 
-/// `GET /api/advise/{id}?turns=`.
+/// `GET /api/advise/{id}?turns=`: `cachewise advise ID --turns N --json`.
 pub async fn advise(State(state): State<AppState>, Path(id): Path<String>, p: ApiParams) -> Api {
     let turns = p.0.turns()?;
     let snap = state.snapshot();
     let v = blocking(move || {
-        let now = state.now();
-        let a = analyze::advise(&id, &snap.requests, &snap.caches, &state.settings().prices, now, turns)
-            .ok_or_else(|| WebError::NotFound(format!("session {id:?} (with a main thread)")))?;
+        let a = cache::advise(&snap.data, &id, turns, state.now(), &state.settings().prices)?;
         serde_json::to_value(&a).map_err(|e| WebError::Internal(e.to_string()))
     })
     .await?;

@@ -10,6 +10,7 @@
 //! with `{"error": ...}`.
 
 use super::layout::{Chrome, ErrorPage};
+use crate::report::ReportError;
 use askama::Template;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Json, Response};
@@ -61,9 +62,13 @@ impl WebError {
     }
 }
 
-impl From<crate::report::ReportError> for WebError {
-    fn from(e: crate::report::ReportError) -> WebError {
-        WebError::Internal(e.to_string())
+impl From<ReportError> for WebError {
+    fn from(e: ReportError) -> WebError {
+        match e {
+            ReportError::UnknownSession(s) => WebError::NotFound(format!("session {s:?}")),
+            e @ ReportError::AmbiguousSession { .. } => WebError::bad("id", e.to_string()),
+            e => WebError::Internal(e.to_string()),
+        }
     }
 }
 

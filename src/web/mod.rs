@@ -40,7 +40,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/daily", get(api::daily))
         .route("/api/sessions", get(api::sessions))
         .route("/api/session/{id}", get(api::session))
-        .route("/api/cache", get(api::cache))
+        .route("/api/cache", get(api::cache_api))
         .route("/api/advise/{id}", get(api::advise))
         .route("/static/{name}", get(assets::serve))
         .fallback(not_found)

@@ -5,8 +5,7 @@
 //! Handlers read an `Arc<Snapshot>`; filtered usage reports are computed on
 //! demand and remembered until the next snapshot replaces this one.
 
-use crate::analyze::{self, CacheSummary, RequestCache, SummaryOptions};
-use crate::model::{Compaction, Request};
+use crate::report::cache::{cache_report, CacheData, CacheQuery, CacheReport};
 use crate::pricing::PriceTable;
 use crate::report::class_cost::{daily_class_costs, DayClassCost};
 use crate::report::query::{Grouping, Query};
@@ -14,7 +13,7 @@ use crate::report::session_table::{session_rows, SessionRow};
 use crate::report::summary::{summary, Summary};
 use crate::report::usage::{self, UsageReport};
 use crate::report::ReportError;
-use crate::store::{frames, Store, StoreError, Table};
+use crate::store::Store;
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 use std::collections::HashMap;
@@ -24,7 +23,7 @@ use std::sync::{Arc, Mutex};
 const MEMO_LIMIT: usize = 256;
 
 /// A usage report's identity: grouping and every query field.
-type MemoKey = (Grouping, Option<NaiveDate>, Option<NaiveDate>, Option<String>, bool);
+type MemoKey = (u8, Option<NaiveDate>, Option<NaiveDate>, Option<String>, bool);
 
 /// Everything the pages read, as of one version of the store.
 pub struct Snapshot {
@@ -41,11 +40,10 @@ pub struct Snapshot {
     pub sessions: Arc<UsageReport>,
     pub projects: Arc<UsageReport>,
     pub models: Arc<UsageReport>,
-    pub requests: Vec<Request>,
-    pub caches: Vec<RequestCache>,
-    pub compactions: Vec<Compaction>,
-    pub titles: HashMap<String, String>,
-    pub cache: CacheSummary,
+    /// Requests, their cache classes, compactions and titles.
+    pub data: CacheData,
+    /// The `cache` report over everything (the CLI's `cache --json`).
+    pub cache: CacheReport,
     pub class_costs: Vec<DayClassCost>,
     pub session_rows: Vec<SessionRow>,
     /// Session id -> indices into `requests`.
@@ -56,18 +54,7 @@ pub struct Snapshot {
 }
 
 fn memo_key(g: Grouping, q: &Query) -> MemoKey {
-    (g, q.since, q.until, q.project.clone(), q.breakdown)
-}
-
-fn read_rows<T>(
-    store: &Store,
-    t: Table,
-    from: fn(&polars::prelude::DataFrame) -> polars::prelude::PolarsResult<Vec<T>>,
-) -> Result<Vec<T>, ReportError> {
-    match store.read(t)? {
-        None => Ok(Vec::new()),
-        Some(df) => from(&df).map_err(|source| StoreError::Polars { path: store.path(t), source }.into()),
-    }
+    (g as u8, q.since, q.until, q.project.clone(), q.breakdown)
 }
 
 impl Snapshot {
@@ -77,16 +64,12 @@ impl Snapshot {
         let report = |g| usage::usage(store, g, &q, prices).map(Arc::new);
         let (daily, sessions, projects, models) =
             (report(Grouping::Daily)?, report(Grouping::Session)?, report(Grouping::Project)?, report(Grouping::Model)?);
-        let requests = read_rows(store, Table::Requests, frames::requests_from)?;
-        let compactions = read_rows(store, Table::Compactions, frames::compactions_from)?;
-        let titles: HashMap<String, String> = usage::session_titles(store)?.into_iter().collect();
-        let caches = analyze::analyze(&requests, &compactions, prices);
-        let day_of = move |t: DateTime<Utc>| t.with_timezone(&tz).format("%Y-%m-%d").to_string();
-        let cache = analyze::summarize(&requests, &caches, &SummaryOptions { now, titles: &titles, day_of: &day_of });
-        let class_costs = daily_class_costs(&requests, &caches, tz);
-        let session_rows = session_rows(&sessions, &cache.by_session, &cache.stale, &requests, tz);
+        let data = CacheData::load(store, prices)?;
+        let cache = cache_report(&data, &CacheQuery { query: q.clone(), session: None }, now);
+        let class_costs = daily_class_costs(&data.requests, &data.caches, tz);
+        let session_rows = session_rows(&sessions, &cache.by_session, &cache.stale, &data.requests, tz);
         let mut by_session: HashMap<String, Vec<usize>> = HashMap::new();
-        for (i, r) in requests.iter().enumerate() {
+        for (i, r) in data.requests.iter().enumerate() {
             by_session.entry(r.session_id.clone()).or_default().push(i);
         }
         let row_of = session_rows.iter().enumerate().map(|(i, r)| (r.session_id.clone(), i)).collect();
@@ -104,10 +87,7 @@ impl Snapshot {
             sessions,
             projects,
             models,
-            requests,
-            caches,
-            compactions,
-            titles,
+            data,
             cache,
             class_costs,
             session_rows,
@@ -119,7 +99,7 @@ impl Snapshot {
 
     /// True when the store held no request.
     pub fn is_empty(&self) -> bool {
-        self.requests.is_empty()
+        self.data.requests.is_empty()
     }
 
     /// `report::usage` for this query, remembered per snapshot. Blocking:

@@ -31,6 +31,12 @@ impl Num for u32 {
     }
 }
 
+impl Num for i32 {
+    fn value(&self) -> f64 {
+        f64::from(*self)
+    }
+}
+
 impl Num for usize {
     fn value(&self) -> f64 {
         *self as f64

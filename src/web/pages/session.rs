@@ -88,7 +88,7 @@ fn build(state: &AppState, snap: &Arc<Snapshot>, id: &str, p: &Params, turns: u3
     let not_found = || WebError::NotFound(format!("session {id:?}"));
     let row = snap.session_row(id).cloned().ok_or_else(not_found)?;
     let indices = snap.by_session.get(id).ok_or_else(not_found)?;
-    let tl = session_timeline(id, &snap.requests, &snap.caches, indices, &snap.compactions).ok_or_else(not_found)?;
+    let tl = session_timeline(id, &snap.data.requests, &snap.data.caches, indices, &snap.data.compactions).ok_or_else(not_found)?;
     let thread = Params::text(&p.thread).unwrap_or_else(|| {
         tl.threads.iter().find(|t| t.thread == MAIN_THREAD).or(tl.threads.first()).map_or_else(String::new, |t| t.thread.clone())
     });
@@ -100,7 +100,8 @@ fn build(state: &AppState, snap: &Arc<Snapshot>, id: &str, p: &Params, turns: u3
     let page = p.page()?.min(pages);
     let shown: Vec<&TimelineRow> = rows.iter().skip((page - 1) * PER_PAGE).take(PER_PAGE).copied().collect();
     let now = state.now();
-    let advice = analyze::advise(id, &snap.requests, &snap.caches, &state.settings().prices, now, turns);
+    // No main thread means nothing to resume: the page says so.
+    let advice = crate::report::cache::advise(&snap.data, id, turns, now, &state.settings().prices).ok();
     Ok(SessionPage {
         chrome: Chrome::new(state, snap, "Sessions"),
         chart: charts::timeline(&shown, 1100),

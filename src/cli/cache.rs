@@ -1,0 +1,72 @@
+//! `cachewise cache` and `cachewise advise`: thin wrappers around
+//! `report::cache` (the reference cache model over the store).
+
+use super::plan::Plan;
+use super::run::refresh;
+use super::FilterArgs;
+use crate::report::cache::{advise, cache_report, CacheData, CacheQuery};
+use crate::report::cache_render::{render_advice, render_cache};
+use crate::report::query::Query;
+use chrono::{DateTime, Utc};
+use clap::Args;
+
+#[derive(Debug, Args)]
+pub struct CacheArgs {
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// Only this session (full id, unique prefix, or title).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// The clock for stale sessions (RFC 3339); default: now.
+    #[arg(long, value_name = "RFC3339", value_parser = parse_now)]
+    pub now: Option<DateTime<Utc>>,
+    /// Print JSON (keys documented in the README).
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct AdviseArgs {
+    /// The session: full id, unique id prefix, or title.
+    pub session: String,
+    /// How many future turns to compare over.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub turns: u32,
+    /// The clock (RFC 3339); default: now.
+    #[arg(long, value_name = "RFC3339", value_parser = parse_now)]
+    pub now: Option<DateTime<Utc>>,
+    /// Print JSON (keys documented in the README).
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_now(s: &str) -> Result<DateTime<Utc>, String> {
+    DateTime::parse_from_rfc3339(s).map(|t| t.with_timezone(&Utc)).map_err(|e| format!("invalid time {s:?}: {e}"))
+}
+
+pub fn run_cache(plan: &Plan, a: &CacheArgs) -> anyhow::Result<()> {
+    refresh(plan)?;
+    let data = CacheData::load(&plan.store, &plan.prices)?;
+    let session = a.session.as_deref().map(|s| data.resolve_session(s)).transpose()?;
+    let f = &a.filter;
+    let query = Query { since: f.since, until: f.until, tz: plan.tz, project: f.project.clone(), breakdown: false };
+    let report = cache_report(&data, &CacheQuery { query, session }, a.now.unwrap_or_else(Utc::now));
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", render_cache(&report));
+    }
+    Ok(())
+}
+
+pub fn run_advise(plan: &Plan, a: &AdviseArgs) -> anyhow::Result<()> {
+    refresh(plan)?;
+    let data = CacheData::load(&plan.store, &plan.prices)?;
+    let advice = advise(&data, &a.session, a.turns, a.now.unwrap_or_else(Utc::now), &plan.prices)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&advice)?);
+    } else {
+        print!("{}", render_advice(&advice));
+    }
+    Ok(())
+}

@@ -1,0 +1,255 @@
+//! The team commands: `export`, `import`, `push` and `report team`: their
+//! clap arguments and one thin `run_*` each, calling `team::` and
+//! `report::team`. Also the `report` positional (`ReportKind`: a usage
+//! grouping or `team`) and the rule that a data directory holding imported
+//! bundles is not fed local transcripts unless `cachewise ingest` asks.
+
+use super::plan::{self, Plan};
+use super::run::refresh;
+use super::{ReportArgs, UsageError};
+use crate::report::query::{Grouping, Query};
+use crate::report::team::{self as team_report, TeamFormat, TeamOptions};
+use crate::team::export::{default_machine, write_file};
+use crate::team::hash::PathHasher;
+use crate::team::{self, push, ExportSpec, ImportOutcome};
+use chrono::{DateTime, NaiveDate, NaiveTime, TimeZone, Utc};
+use clap::builder::PossibleValue;
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+
+/// What `cachewise report` shows: a usage grouping, or the team report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportKind {
+    Usage(Grouping),
+    Team,
+}
+
+impl ValueEnum for ReportKind {
+    fn value_variants<'a>() -> &'a [Self] {
+        use Grouping::*;
+        &[
+            ReportKind::Usage(Daily),
+            ReportKind::Usage(Weekly),
+            ReportKind::Usage(Monthly),
+            ReportKind::Usage(Session),
+            ReportKind::Usage(Project),
+            ReportKind::Usage(Model),
+            ReportKind::Team,
+        ]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        match self {
+            ReportKind::Usage(g) => g.to_possible_value(),
+            ReportKind::Team => Some(PossibleValue::new("team").help("spend per person and active day (team pilots)")),
+        }
+    }
+}
+
+/// Flags only `report team` reads.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct TeamReportFlags {
+    /// Print Markdown fit to paste into a pilot write-up (report team only).
+    #[arg(long, conflicts_with_all = ["json", "csv"])]
+    pub md: bool,
+    /// Stale sessions listed per person (report team only).
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub top_stale: usize,
+}
+
+/// `--hash-paths` and its key.
+#[derive(Debug, Args, Clone)]
+pub struct HashArgs {
+    /// Replace project paths, cwd, branch names and source paths with stable
+    /// keyed hashes.
+    #[arg(long)]
+    pub hash_paths: bool,
+    /// Key for --hash-paths (a team may share one so projects hash alike).
+    /// Default: a random per-user key kept in the data directory.
+    #[arg(long, value_name = "KEY", env = "CACHEWISE_HASH_KEY", hide_env_values = true)]
+    pub hash_key: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Whose rows these are: the name the team report shows.
+    #[arg(long, value_name = "NAME", value_parser = non_empty)]
+    pub user: String,
+    /// This machine's name. Default: the host name.
+    #[arg(long, value_name = "NAME")]
+    pub machine: Option<String>,
+    /// Only requests on or after this day (YYYY-MM-DD, in --tz).
+    #[arg(long, value_name = "DATE", value_parser = plan::parse_date)]
+    pub since: Option<NaiveDate>,
+    #[command(flatten)]
+    pub hash: HashArgs,
+    /// The bundle to write (one Parquet file; see docs/bundle-schema.md).
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// Bundle files, or directories of them (*.parquet).
+    #[arg(value_name = "FILE|DIR", required = true)]
+    pub paths: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct PushArgs {
+    /// The team server's base URL (https://... in production).
+    #[arg(long, value_name = "URL")]
+    pub server: String,
+    /// Your bearer token, from the team lead's tokens file.
+    #[arg(long, value_name = "TOKEN", env = "CACHEWISE_TOKEN", hide_env_values = true)]
+    pub token: String,
+    /// Your name in the bundle (the server files rows under the token's user).
+    #[arg(long, value_name = "NAME")]
+    pub user: Option<String>,
+    /// This machine's name. Default: the host name.
+    #[arg(long, value_name = "NAME")]
+    pub machine: Option<String>,
+    #[command(flatten)]
+    pub hash: HashArgs,
+    /// Send every row, not only those since the last push (still counted once).
+    #[arg(long)]
+    pub all: bool,
+}
+
+fn non_empty(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() {
+        Err("must not be empty".into())
+    } else {
+        Ok(s.trim().to_owned())
+    }
+}
+
+/// True (with a note) when the data directory holds imported bundles, so
+/// reports do not read local transcripts into it.
+pub fn holds_bundles(plan: &Plan) -> bool {
+    let held = team::holds_bundles(&plan.store);
+    if held && plan.ingest && !plan.quiet {
+        eprintln!(
+            "note: {} holds imported team bundles; not reading local transcripts into it (`cachewise ingest` would)",
+            plan.store.dir().display()
+        );
+    }
+    held
+}
+
+fn spec(plan: &Plan, user: String, machine: Option<&str>, since: Option<NaiveDate>, h: &HashArgs) -> anyhow::Result<ExportSpec> {
+    let hasher = match (h.hash_paths, &h.hash_key) {
+        (false, _) => None,
+        (true, Some(k)) => Some(PathHasher::from_key(k)),
+        (true, None) => Some(PathHasher::from_data_dir(plan.store.dir())?),
+    };
+    let since = since.map(|d| start_of_day(plan, d));
+    let machine = machine.map_or_else(default_machine, str::to_owned);
+    Ok(ExportSpec { user, machine, since, hasher, created: Utc::now() })
+}
+
+fn start_of_day(plan: &Plan, d: NaiveDate) -> DateTime<Utc> {
+    let local = d.and_time(NaiveTime::MIN);
+    plan.tz.from_local_datetime(&local).earliest().map_or_else(|| local.and_utc(), |t| t.with_timezone(&Utc))
+}
+
+/// `cachewise export`.
+pub fn run_export(plan: &Plan, a: &ExportArgs) -> anyhow::Result<()> {
+    refresh(plan)?;
+    let spec = spec(plan, a.user.clone(), a.machine.as_deref(), a.since, &a.hash)?;
+    let bundle = team::export(&plan.store, &spec)?;
+    write_file(&bundle, &a.out)?;
+    let hashed = if spec.hasher.is_some() { ", paths hashed" } else { "" };
+    println!(
+        "wrote {} requests and {} compactions of {}@{} to {}{hashed}",
+        bundle.requests.len(),
+        bundle.compactions.len(),
+        spec.user,
+        spec.machine,
+        a.out.display()
+    );
+    Ok(())
+}
+
+/// `cachewise import`: never ingests local transcripts.
+pub fn run_import(plan: &Plan, a: &ImportArgs) -> anyhow::Result<()> {
+    let incoming = team::read_inputs(&a.paths)?;
+    let o = team::import(&plan.store, &incoming, &plan.prices, Utc::now())?;
+    print!("{}", describe_import(&o, &plan.store.dir().display().to_string()));
+    Ok(())
+}
+
+fn describe_import(o: &ImportOutcome, dir: &str) -> String {
+    let mut out = format!(
+        "imported {} bundle(s) into {dir}: {} request rows, {} new, {} already present; {} requests stored\n",
+        o.bundles.len(),
+        o.received,
+        o.added,
+        o.already_present,
+        o.requests_after
+    );
+    for b in &o.bundles {
+        out += &format!("  {}@{}: {} requests, {} compactions ({})\n", b.user, b.machine, b.requests, b.compactions, b.origin);
+    }
+    if o.shared_message_ids > 0 {
+        let ex: Vec<String> = o.shared_examples.iter().map(|s| format!("{} ({})", s.message_id, s.users.join(", "))).collect();
+        out += &format!(
+            "warning: {} message id(s) appear under more than one user; kept for each: {}\n",
+            o.shared_message_ids,
+            ex.join("; ")
+        );
+    }
+    if !o.unknown_models.is_empty() {
+        out += &format!("Unknown models (priced at $0): {}\n", o.unknown_models.join(", "));
+    }
+    out
+}
+
+/// `cachewise push`.
+pub fn run_push(plan: &Plan, a: &PushArgs) -> anyhow::Result<()> {
+    refresh(plan)?;
+    if a.server.starts_with("http://") && !is_loopback(&a.server) && !plan.quiet {
+        eprintln!("warning: {} is plain HTTP: the token travels unencrypted; put the server behind TLS", a.server);
+    }
+    let user = a.user.clone().or_else(|| std::env::var("USER").ok()).unwrap_or_else(|| "unknown".to_owned());
+    let spec = spec(plan, user, a.machine.as_deref(), None, &a.hash)?;
+    let o = push::push(&plan.store, &a.server, &a.token, spec, a.all)?;
+    match &o.server {
+        None => println!("nothing new to push to {}", a.server),
+        Some(s) => println!(
+            "pushed {} requests and {} compactions ({} bytes) to {}: {} new, {} already there; the team store holds {} requests",
+            o.requests, o.compactions, o.bytes, a.server, s.added, s.already_present, s.requests_after
+        ),
+    }
+    Ok(())
+}
+
+fn is_loopback(url: &str) -> bool {
+    let rest = url.trim_start_matches("http://");
+    let host = rest.split(['/', ':']).next().unwrap_or_default();
+    rest.starts_with("[::1]") || host == "localhost" || host.starts_with("127.")
+}
+
+/// `cachewise report team`.
+pub fn run_team_report(plan: &Plan, a: &ReportArgs) -> anyhow::Result<()> {
+    refresh(plan)?;
+    let q = Query { since: a.filter.since, until: a.filter.until, tz: plan.tz, project: a.filter.project.clone(), breakdown: false };
+    let opts = TeamOptions { now: Utc::now(), top_stale: a.team.top_stale };
+    let r = team_report::team(&plan.store, &q, &plan.prices, &opts)?;
+    let format = match (a.team.md, a.output.json, a.output.csv) {
+        (true, _, _) => TeamFormat::Markdown,
+        (_, true, _) => TeamFormat::Json,
+        (_, _, true) => TeamFormat::Csv,
+        _ => TeamFormat::Table,
+    };
+    print!("{}", team_report::render(&r, format));
+    Ok(())
+}
+
+/// `--md` belongs to `report team`.
+pub fn check_usage_flags(a: &ReportArgs) -> Result<(), UsageError> {
+    if a.team.md {
+        return Err(UsageError("--md is only for `cachewise report team`".into()));
+    }
+    Ok(())
+}

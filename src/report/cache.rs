@@ -1,0 +1,144 @@
+//! Cache reports: the stored tables -> `analyze` (the reference cache model,
+//! over every request so threads are whole) -> the `cache` view filtered by
+//! date, project or session, resume advice, and the compaction report. The
+//! CLI's `cache` and `advise` and the web pages call these functions.
+
+use super::query::Query;
+use super::usage::session_titles;
+use super::ReportError;
+use crate::analyze::{
+    advise as advise_session, analyze, compaction_report, summarize_where, Advice, CacheStats, CompactionParams,
+    DayStats, RequestCache, SessionCompaction, SessionStats, StaleSession, SummaryOptions,
+};
+use crate::model::{Compaction, Request};
+use crate::pricing::PriceTable;
+use crate::store::{frames, Store, Table};
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Requests with their cache classification, compactions and titles.
+#[derive(Debug, Clone, Default)]
+pub struct CacheData {
+    pub requests: Vec<Request>,
+    /// `caches[i]` classifies `requests[i]`.
+    pub caches: Vec<RequestCache>,
+    pub compactions: Vec<Compaction>,
+    pub titles: HashMap<String, String>,
+}
+
+impl CacheData {
+    /// Loads the store's tables and runs the cache model over all of them.
+    pub fn load(store: &Store, prices: &PriceTable) -> Result<CacheData, ReportError> {
+        let requests = match store.read(Table::Requests)? {
+            Some(df) => frames::requests_from(&df)?,
+            None => Vec::new(),
+        };
+        let compactions = match store.read(Table::Compactions)? {
+            Some(df) => frames::compactions_from(&df)?,
+            None => Vec::new(),
+        };
+        let titles = session_titles(store)?.into_iter().collect();
+        Ok(CacheData::new(requests, compactions, titles, prices))
+    }
+
+    /// Classifies in-memory rows (demo data, tests).
+    pub fn new(requests: Vec<Request>, compactions: Vec<Compaction>, titles: HashMap<String, String>, prices: &PriceTable) -> CacheData {
+        let caches = analyze(&requests, &compactions, prices);
+        CacheData { requests, caches, compactions, titles }
+    }
+
+    /// Finds a session by full id, unique id prefix, or title (exact, then
+    /// unique case-insensitive substring).
+    pub fn resolve_session(&self, text: &str) -> Result<String, ReportError> {
+        let mut ids: Vec<&str> = self.requests.iter().map(|r| r.session_id.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        if ids.binary_search(&text).is_ok() {
+            return Ok(text.to_owned());
+        }
+        let by_prefix: Vec<&str> = ids.iter().copied().filter(|id| !text.is_empty() && id.starts_with(text)).collect();
+        let lower = text.to_lowercase();
+        let by_title: Vec<&str> = ids
+            .iter()
+            .copied()
+            .filter(|id| self.titles.get(*id).is_some_and(|t| t.to_lowercase().contains(&lower)))
+            .collect();
+        let exact: Vec<&str> = by_title.iter().copied().filter(|id| self.titles.get(*id).is_some_and(|t| t.eq_ignore_ascii_case(text))).collect();
+        for candidates in [by_prefix, exact, by_title] {
+            match candidates.as_slice() {
+                [] => continue,
+                [one] => return Ok((*one).to_owned()),
+                many => {
+                    return Err(ReportError::AmbiguousSession {
+                        text: text.to_owned(),
+                        candidates: many.iter().take(5).map(|s| (*s).to_owned()).collect(),
+                    })
+                }
+            }
+        }
+        Err(ReportError::UnknownSession(text.to_owned()))
+    }
+}
+
+/// Which requests a cache report covers.
+#[derive(Debug, Clone)]
+pub struct CacheQuery {
+    pub query: Query,
+    /// A full session id (resolve user text with `resolve_session` first).
+    pub session: Option<String>,
+}
+
+/// The `cache` report: the contract keys (`classes`, `idle_buckets`,
+/// `what_if`, `stale`) plus hit ratios, the write mix, per day, per session
+/// and compactions.
+#[derive(Debug, Clone, Serialize)]
+pub struct CacheReport {
+    #[serde(flatten)]
+    pub total: CacheStats,
+    pub stale: Vec<StaleSession>,
+    pub by_day: Vec<DayStats>,
+    pub by_session: Vec<SessionStats>,
+    pub compaction: Vec<SessionCompaction>,
+    pub now: DateTime<Utc>,
+}
+
+/// The cache report of the requests `q` selects, as of `now`.
+pub fn cache_report(data: &CacheData, q: &CacheQuery, now: DateTime<Utc>) -> CacheReport {
+    let tz = q.query.tz;
+    let day_of = move |t: DateTime<Utc>| t.with_timezone(&tz).format("%Y-%m-%d").to_string();
+    let include = |r: &Request| selected(r, q, &day_of);
+    let opts = SummaryOptions { now, titles: &data.titles, day_of: &day_of };
+    let s = summarize_where(&data.requests, &data.caches, &opts, &include);
+    let sessions: std::collections::HashSet<&str> =
+        s.by_session.iter().map(|x| x.session_id.as_str()).collect();
+    let compaction = compaction_report(&data.requests, &data.caches, &data.compactions, &CompactionParams::default())
+        .into_iter()
+        .filter(|c| sessions.contains(c.session_id.as_str()))
+        .collect();
+    CacheReport { total: s.total, stale: s.stale, by_day: s.by_day, by_session: s.by_session, compaction, now }
+}
+
+fn selected(r: &Request, q: &CacheQuery, day_of: &dyn Fn(DateTime<Utc>) -> String) -> bool {
+    if q.session.as_ref().is_some_and(|s| *s != r.session_id) {
+        return false;
+    }
+    if let Some(p) = &q.query.project {
+        if !r.project.contains(p.as_str()) && !r.cwd.contains(p.as_str()) {
+            return false;
+        }
+    }
+    if q.query.since.is_none() && q.query.until.is_none() {
+        return true;
+    }
+    let day = day_of(r.time);
+    q.query.since.is_none_or(|s| day >= s.format("%Y-%m-%d").to_string())
+        && q.query.until.is_none_or(|u| day <= u.format("%Y-%m-%d").to_string())
+}
+
+/// Resume / compact / restart advice for the session `text` names.
+pub fn advise(data: &CacheData, text: &str, turns: u32, now: DateTime<Utc>, prices: &PriceTable) -> Result<Advice, ReportError> {
+    let id = data.resolve_session(text)?;
+    advise_session(&id, &data.requests, &data.caches, prices, now, turns)
+        .ok_or_else(|| ReportError::UnknownSession(format!("{text} (no main-thread request)")))
+}

@@ -1,0 +1,114 @@
+//! Terminal output of the cache report and of resume advice. It leads with
+//! what a user should do: the money lost to expired caches, which sessions,
+//! and whether the other TTL would have been cheaper.
+
+use super::cache::CacheReport;
+use super::render::{dollars, thousands};
+use crate::analyze::{fmt_duration, Advice, CacheClass, ClassStats};
+use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
+use std::fmt::Write;
+
+const CLASSES: [(CacheClass, &str); 8] = [
+    (CacheClass::Hit, "hit"),
+    (CacheClass::First, "first request of a thread"),
+    (CacheClass::Compaction, "after compaction"),
+    (CacheClass::ModelSwitch, "model switch"),
+    (CacheClass::Ttl5m, "expired: idle > 5 min TTL"),
+    (CacheClass::Ttl1h, "expired: idle > 1 h TTL"),
+    (CacheClass::VersionChange, "Claude Code upgrade"),
+    (CacheClass::Unexplained, "unexplained"),
+];
+
+fn pct(x: Option<f64>) -> String {
+    x.map_or_else(|| "n/a".to_owned(), |v| format!("{:.1}%", v * 100.0))
+}
+
+fn stats_table(header: [&str; 4], rows: &[(&str, &ClassStats)]) -> String {
+    let mut t = Table::new();
+    t.load_preset(UTF8_BORDERS_ONLY);
+    t.set_header(header);
+    for (name, s) in rows {
+        let right = |x: String| Cell::new(x).set_alignment(CellAlignment::Right);
+        t.add_row(vec![Cell::new(name), right(thousands(s.count)), right(thousands(s.rebuilt_tokens)), right(dollars(s.miss_cost_usd))]);
+    }
+    format!("{t}\n")
+}
+
+/// The cache report as terminal text.
+pub fn render_cache(r: &CacheReport) -> String {
+    let s = &r.total;
+    let mut out = String::new();
+    let misses = s.classes.ttl_5m.count + s.classes.ttl_1h.count;
+    let _ = writeln!(out, "Prompt cache over {} requests", thousands(s.requests));
+    let _ = writeln!(out, "  Lost to expired caches: {} ({} rebuilds after idle gaps)", dollars(s.idle_cost_usd), thousands(misses));
+    let w = &s.what_if;
+    let (best, saving) = if w.saving_1h_usd >= w.saving_5m_usd { ("1 h", w.saving_1h_usd) } else { ("5 min", w.saving_5m_usd) };
+    let _ = writeln!(
+        out,
+        "  What-if: actual {}, all writes 5 min {}, all writes 1 h {}",
+        dollars(w.actual_usd),
+        dollars(w.ttl_5m_usd),
+        dollars(w.ttl_1h_usd)
+    );
+    if saving > 0.005 {
+        let _ = writeln!(out, "  -> A {best} TTL everywhere would have saved {}.", dollars(saving));
+    } else {
+        let _ = writeln!(out, "  -> Your TTL mix was already the cheaper one.");
+    }
+    let mix = s.write_mix.write_5m_tokens + s.write_mix.write_1h_tokens;
+    let share_1h = if mix > 0 { s.write_mix.write_1h_tokens as f64 / mix as f64 } else { 0.0 };
+    let _ = writeln!(
+        out,
+        "  Hit ratio: {} of prompt tokens read from cache; {} of continuing requests hit; writes {:.0}% 1 h / {:.0}% 5 min\n",
+        pct(s.hit_ratio_tokens),
+        pct(s.hit_ratio_requests),
+        share_1h * 100.0,
+        (1.0 - share_1h) * 100.0
+    );
+    if !r.stale.is_empty() {
+        out += "Stale sessions (what the next message pays because the cache expired):\n";
+        for st in r.stale.iter().take(10) {
+            let name = if st.title.is_empty() { st.session_id.clone() } else { st.title.chars().take(48).collect() };
+            let _ = writeln!(out, "  {:>9}  {:>8} tokens  idle {:>8}  {name}", dollars(st.premium_usd), thousands(st.prompt_tokens), fmt_duration(st.idle_s));
+        }
+        let _ = writeln!(out, "  `cachewise advise <session>` compares resuming, compacting first and restarting.\n");
+    }
+    let rows: Vec<(&str, &ClassStats)> = CLASSES.iter().map(|(c, n)| (*n, s.classes.get(*c))).collect();
+    out += &stats_table(["Requests by cache outcome", "Count", "Rebuilt tokens", "Miss cost"], &rows);
+    let b = &s.idle_buckets;
+    out += &stats_table(
+        ["Gap before the request", "Count", "Rebuilt tokens", "Miss cost"],
+        &[("<= 5 min", &b.le_5m), ("5 min - 1 h", &b.from_5m_to_1h), ("> 1 h", &b.gt_1h)],
+    );
+    let comps: usize = r.compaction.iter().map(|c| c.compactions.len()).sum();
+    if comps > 0 {
+        let cost: f64 = r.compaction.iter().map(|c| c.total_usd).sum();
+        let _ = writeln!(out, "Compactions: {comps} seen, costing {} (the summarising request plus the rebuild after it).", dollars(cost));
+    }
+    out
+}
+
+/// Resume advice as terminal text.
+pub fn render_advice(a: &Advice) -> String {
+    let mut out = String::new();
+    let state = if a.warm {
+        format!("warm, expires {}", a.expires_at.format("%Y-%m-%d %H:%M UTC"))
+    } else {
+        format!("cold since {}", a.expires_at.format("%Y-%m-%d %H:%M UTC"))
+    };
+    let _ = writeln!(out, "Session {} ({state})", a.session_id);
+    let _ = writeln!(out, "Over the next {} turns:", a.turns);
+    let _ = writeln!(out, "  resume             {:>10}", dollars(a.options.resume_usd));
+    let _ = writeln!(out, "  compact, continue  {:>10}", dollars(a.options.compact_usd));
+    let _ = writeln!(out, "  restart (floor)    {:>10}", dollars(a.options.restart_usd));
+    let rec = serde_json::to_value(a.recommendation).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
+    let _ = writeln!(out, "Recommendation: {rec}; keeping the history costs {} more than restarting.", dollars(a.history_premium_usd));
+    match a.break_even_turns {
+        Some(n) => {
+            let _ = writeln!(out, "Compacting first pays off from {n} turn(s) on.");
+        }
+        None => out += "Compacting first does not pay off within 200 turns.\n",
+    }
+    let _ = writeln!(out, "\n{}", a.explanation);
+    out
+}

@@ -1,0 +1,391 @@
+//! The team report (`cachewise report team`): per person and in total,
+//! active days, spend, spend per active day (mean, and median and p90 over
+//! person-days), model mix, cache hit ratio, money lost to expired caches,
+//! top stale sessions and a monthly run-rate per seat, beside the vendor's
+//! published baseline. Person-days and the model mix come from
+//! `sql/team_person_days.sql` and `sql/team_model_mix.sql` over the query's
+//! requests; the cache figures from one `analyze` pass. Hands on a typed
+//! `TeamReport`; `render` prints it as JSON (the contract), CSV, Markdown or
+//! a terminal table. The CLI and the web Team page both call `team`.
+
+mod render;
+
+pub use render::{render, TeamFormat};
+
+use super::query::{Grouping, Query};
+use super::usage::{requests, session_titles};
+use super::ReportError;
+use crate::analyze::{analyze, stale_sessions, ClassTable, StaleSession};
+use crate::model::columns as c;
+use crate::model::{Compaction, Request, TokenCounts};
+use crate::pricing::PriceTable;
+use crate::store::{frames, Store, Table};
+use chrono::{DateTime, NaiveDate, Utc};
+use polars::prelude::*;
+use polars::sql::SQLContext;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+const PERSON_DAYS_SQL: &str = include_str!("../../sql/team_person_days.sql");
+const MODEL_MIX_SQL: &str = include_str!("../../sql/team_model_mix.sql");
+
+/// Days in an average month, for the run-rate projection.
+pub const DAYS_PER_MONTH: f64 = 365.25 / 12.0;
+
+/// The vendor's published Claude Code spend baseline.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Baseline {
+    pub source: &'static str,
+    pub url: &'static str,
+    /// Average spend per developer per active day.
+    pub mean_per_active_day_usd: f64,
+    /// 90% of users stay under this per active day.
+    pub p90_users_per_active_day_usd: f64,
+    pub monthly_low_usd: f64,
+    pub monthly_high_usd: f64,
+}
+
+/// Anthropic's Claude Code docs, "Manage costs effectively".
+pub const BASELINE: Baseline = Baseline {
+    source: "Anthropic, Claude Code docs: Manage costs effectively",
+    url: "https://code.claude.com/docs/en/costs",
+    mean_per_active_day_usd: 13.0,
+    p90_users_per_active_day_usd: 30.0,
+    monthly_low_usd: 150.0,
+    monthly_high_usd: 250.0,
+};
+
+/// What the report needs besides the store and the query.
+#[derive(Debug, Clone, Copy)]
+pub struct TeamOptions {
+    /// The clock, for stale sessions.
+    pub now: DateTime<Utc>,
+    /// Stale sessions listed per person.
+    pub top_stale: usize,
+}
+
+/// One person's spend on one local day.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PersonDay {
+    pub user: String,
+    pub day: String,
+    pub requests: u64,
+    pub cost_usd: f64,
+}
+
+/// One model's part of someone's spend.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelShare {
+    pub model: String,
+    pub requests: u64,
+    pub cost_usd: f64,
+    /// Share of the person's (or team's) spend, 0..1.
+    pub cost_share: f64,
+}
+
+/// Token counts under the usage report's JSON names.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct TokenFields {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_write_5m_tokens: u64,
+    pub cache_write_1h_tokens: u64,
+    pub cache_read_tokens: u64,
+}
+
+impl From<TokenCounts> for TokenFields {
+    fn from(t: TokenCounts) -> TokenFields {
+        TokenFields {
+            input_tokens: t.input,
+            output_tokens: t.output,
+            cache_write_5m_tokens: t.cache_write_5m,
+            cache_write_1h_tokens: t.cache_write_1h,
+            cache_read_tokens: t.cache_read,
+        }
+    }
+}
+
+/// Figures shared by a person's row and the total.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Figures {
+    /// Person-days with at least one request.
+    pub active_days: u64,
+    pub requests: u64,
+    pub cost_usd: f64,
+    /// `cost_usd / active_days`: comparable with the baseline's average.
+    pub cost_per_active_day_mean_usd: f64,
+    pub cost_per_active_day_median_usd: f64,
+    pub cost_per_active_day_p90_usd: f64,
+    #[serde(flatten)]
+    pub tokens: TokenFields,
+    /// `cache_read / (cache_read + cache_write + input)`; None without tokens.
+    pub cache_hit_ratio: Option<f64>,
+    /// Miss cost of requests after the 5-minute or 1-hour cache expired.
+    pub idle_cost_usd: f64,
+    pub models: Vec<ModelShare>,
+}
+
+/// One person.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TeamRow {
+    pub user: String,
+    pub machines: Vec<String>,
+    #[serde(flatten)]
+    pub figures: Figures,
+    /// Run-rate: spend over the window, per average month.
+    pub monthly_projection_usd: f64,
+    /// Stale sessions by cold-resume premium, highest first.
+    pub top_stale_sessions: Vec<StaleSession>,
+}
+
+/// The whole team.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TeamTotal {
+    pub people: usize,
+    #[serde(flatten)]
+    pub figures: Figures,
+    /// Team run-rate per average month, divided by the people in it.
+    pub monthly_projection_per_seat_usd: f64,
+    /// People whose mean spend per active day is under the baseline's 90% line.
+    pub people_under_baseline_p90: usize,
+}
+
+/// The days the report covers (from --since/--until, else the data).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Window {
+    pub first_day: Option<NaiveDate>,
+    pub last_day: Option<NaiveDate>,
+    pub days: u64,
+}
+
+/// Rows that need a second look.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Flags {
+    /// Message ids stored under more than one user (kept for each).
+    pub message_ids_under_several_users: usize,
+}
+
+/// The team report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TeamReport {
+    pub rows: Vec<TeamRow>,
+    pub total: TeamTotal,
+    pub baseline: Baseline,
+    pub window: Window,
+    pub flags: Flags,
+    pub person_days: Vec<PersonDay>,
+    pub unknown_models: Vec<String>,
+}
+
+/// Builds the team report over the store's requests selected by `q`.
+pub fn team(store: &Store, q: &Query, prices: &PriceTable, opts: &TeamOptions) -> Result<TeamReport, ReportError> {
+    let Some(lf) = requests(store)? else { return Ok(assemble(q, Vec::new(), Vec::new(), Cache::default(), opts)) };
+    let prepared = q.prepare(lf, Grouping::Daily)?;
+    let mut ctx = SQLContext::new();
+    ctx.register("requests", prepared.clone());
+    let person_days = person_days_from(&ctx.execute(PERSON_DAYS_SQL)?.collect()?)?;
+    let mix = model_mix_from(&ctx.execute(MODEL_MIX_SQL)?.collect()?)?;
+    let rows = frames::requests_from(&prepared.collect()?)?;
+    let compactions = match store.read(Table::Compactions)? {
+        Some(df) => frames::compactions_from(&df)?,
+        None => Vec::new(),
+    };
+    let titles: HashMap<String, String> = session_titles(store)?.into_iter().collect();
+    let cache = Cache::of(&rows, &compactions, prices, opts.now, &titles);
+    let mut report = assemble(q, person_days, mix, cache, opts);
+    report.unknown_models = rows_unknown(&rows, prices);
+    Ok(report)
+}
+
+/// Per-user figures from the cache model and the rows themselves.
+#[derive(Debug, Default)]
+struct Cache {
+    by_user: BTreeMap<String, UserCache>,
+    shared_ids: usize,
+}
+
+#[derive(Debug, Default)]
+struct UserCache {
+    tokens: TokenCounts,
+    classes: ClassTable,
+    machines: BTreeSet<String>,
+    stale: Vec<StaleSession>,
+}
+
+impl Cache {
+    fn of(
+        rows: &[Request],
+        compactions: &[Compaction],
+        prices: &PriceTable,
+        now: DateTime<Utc>,
+        titles: &HashMap<String, String>,
+    ) -> Cache {
+        let caches = analyze(rows, compactions, prices);
+        let mut by_user: BTreeMap<String, UserCache> = BTreeMap::new();
+        let mut owner: HashMap<&str, &str> = HashMap::new();
+        for (r, c) in rows.iter().zip(&caches) {
+            let u = by_user.entry(r.user.clone()).or_default();
+            u.tokens += r.tokens;
+            u.classes.add(c);
+            if !r.machine.is_empty() {
+                u.machines.insert(r.machine.clone());
+            }
+            owner.insert(r.session_id.as_str(), r.user.as_str());
+        }
+        for s in stale_sessions(rows, &caches, now, titles) {
+            let user = owner.get(s.session_id.as_str()).copied().unwrap_or_default();
+            if let Some(u) = by_user.get_mut(user) {
+                u.stale.push(s);
+            }
+        }
+        let shared_ids = crate::team::import::shared_message_ids(rows).len();
+        Cache { by_user, shared_ids }
+    }
+}
+
+fn assemble(q: &Query, days: Vec<PersonDay>, mix: Vec<(String, ModelShare)>, cache: Cache, opts: &TeamOptions) -> TeamReport {
+    let window = window(q, &days);
+    let month = |cost: f64| if window.days == 0 { 0.0 } else { cost / window.days as f64 * DAYS_PER_MONTH };
+    let users: BTreeSet<&str> = days.iter().map(|d| d.user.as_str()).collect();
+    let empty = UserCache::default();
+    let rows: Vec<TeamRow> = users
+        .iter()
+        .map(|&user| {
+            let u = cache.by_user.get(user).unwrap_or(&empty);
+            let mine: Vec<&PersonDay> = days.iter().filter(|d| d.user == user).collect();
+            let models = mix.iter().filter(|(who, _)| who == user).map(|(_, m)| m.clone()).collect();
+            let figures = figures(&mine, models, u.tokens, u.classes.idle_cost_usd());
+            TeamRow {
+                user: user.to_owned(),
+                machines: u.machines.iter().cloned().collect(),
+                monthly_projection_usd: month(figures.cost_usd),
+                figures,
+                top_stale_sessions: u.stale.iter().take(opts.top_stale).cloned().collect(),
+            }
+        })
+        .collect();
+    let total = total(&days, &mix, &cache, &rows, month);
+    let flags = Flags { message_ids_under_several_users: cache.shared_ids };
+    TeamReport { rows, total, baseline: BASELINE, window, flags, person_days: days, unknown_models: Vec::new() }
+}
+
+fn total(
+    days: &[PersonDay],
+    mix: &[(String, ModelShare)],
+    cache: &Cache,
+    rows: &[TeamRow],
+    month: impl Fn(f64) -> f64,
+) -> TeamTotal {
+    let mut by_model: BTreeMap<&str, ModelShare> = BTreeMap::new();
+    for (_, m) in mix {
+        let e = by_model.entry(&m.model).or_insert_with(|| ModelShare { cost_share: 0.0, requests: 0, cost_usd: 0.0, ..m.clone() });
+        e.requests += m.requests;
+        e.cost_usd += m.cost_usd;
+    }
+    let tokens = cache.by_user.values().map(|u| u.tokens).sum();
+    let idle = cache.by_user.values().map(|u| u.classes.idle_cost_usd()).sum();
+    let figures = figures(&days.iter().collect::<Vec<_>>(), by_model.into_values().collect(), tokens, idle);
+    let people = rows.len();
+    let per_seat = if people == 0 { 0.0 } else { month(figures.cost_usd) / people as f64 };
+    let under = rows
+        .iter()
+        .filter(|r| r.figures.cost_per_active_day_mean_usd < BASELINE.p90_users_per_active_day_usd)
+        .count();
+    TeamTotal { people, figures, monthly_projection_per_seat_usd: per_seat, people_under_baseline_p90: under }
+}
+
+fn figures(days: &[&PersonDay], mut models: Vec<ModelShare>, tokens: TokenCounts, idle_cost_usd: f64) -> Figures {
+    let costs: Vec<f64> = days.iter().map(|d| d.cost_usd).collect();
+    let cost: f64 = costs.iter().sum();
+    let active = days.len() as u64;
+    for m in &mut models {
+        m.cost_share = if cost > 0.0 { m.cost_usd / cost } else { 0.0 };
+    }
+    models.sort_by(|a, b| b.cost_usd.total_cmp(&a.cost_usd).then_with(|| a.model.cmp(&b.model)));
+    let denom = tokens.prompt();
+    Figures {
+        active_days: active,
+        requests: days.iter().map(|d| d.requests).sum(),
+        cost_usd: cost,
+        cost_per_active_day_mean_usd: if active == 0 { 0.0 } else { cost / active as f64 },
+        cost_per_active_day_median_usd: quantile(&costs, 0.5),
+        cost_per_active_day_p90_usd: quantile(&costs, 0.9),
+        tokens: tokens.into(),
+        cache_hit_ratio: (denom > 0).then(|| tokens.cache_read as f64 / denom as f64),
+        idle_cost_usd,
+        models,
+    }
+}
+
+/// The `q`-quantile by linear interpolation between closest ranks (numpy's
+/// default; the median of an even count is the mean of the middle two); 0
+/// for no values.
+pub fn quantile(values: &[f64], q: f64) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_unstable_by(f64::total_cmp);
+    let Some(last) = v.len().checked_sub(1) else { return 0.0 };
+    let h = last as f64 * q.clamp(0.0, 1.0);
+    let (lo, hi) = (h.floor() as usize, h.ceil() as usize);
+    v[lo] + (h - lo as f64) * (v[hi] - v[lo])
+}
+
+fn window(q: &Query, days: &[PersonDay]) -> Window {
+    let parse = |s: &str| NaiveDate::parse_from_str(s, "%Y-%m-%d").ok();
+    let first = q.since.or_else(|| days.iter().filter_map(|d| parse(&d.day)).min());
+    let last = q.until.or_else(|| days.iter().filter_map(|d| parse(&d.day)).max());
+    let days = match (first, last) {
+        (Some(f), Some(l)) if l >= f => (l - f).num_days() as u64 + 1,
+        _ => 0,
+    };
+    Window { first_day: first, last_day: last, days }
+}
+
+fn person_days_from(df: &DataFrame) -> PolarsResult<Vec<PersonDay>> {
+    let (user, day) = (strs(df, c::USER)?, strs(df, c::KEY)?);
+    let (req, cost) = (u64s(df, c::REQUESTS)?, f64s(df, c::COST_USD)?);
+    Ok((0..df.height())
+        .map(|i| PersonDay { user: user[i].clone(), day: day[i].clone(), requests: req[i], cost_usd: cost[i] })
+        .collect())
+}
+
+fn model_mix_from(df: &DataFrame) -> PolarsResult<Vec<(String, ModelShare)>> {
+    let (user, model) = (strs(df, c::USER)?, strs(df, c::MODEL)?);
+    let (req, cost) = (u64s(df, c::REQUESTS)?, f64s(df, c::COST_USD)?);
+    Ok((0..df.height())
+        .map(|i| {
+            let share = ModelShare { model: model[i].clone(), requests: req[i], cost_usd: cost[i], cost_share: 0.0 };
+            (user[i].clone(), share)
+        })
+        .collect())
+}
+
+fn strs(df: &DataFrame, n: &str) -> PolarsResult<Vec<String>> {
+    Ok(df.column(n)?.str()?.iter().map(|v| v.unwrap_or("").to_owned()).collect())
+}
+
+fn u64s(df: &DataFrame, n: &str) -> PolarsResult<Vec<u64>> {
+    Ok(df.column(n)?.cast(&DataType::UInt64)?.u64()?.iter().map(|v| v.unwrap_or(0)).collect())
+}
+
+fn f64s(df: &DataFrame, n: &str) -> PolarsResult<Vec<f64>> {
+    Ok(df.column(n)?.cast(&DataType::Float64)?.f64()?.iter().map(|v| v.unwrap_or(0.0)).collect())
+}
+
+fn rows_unknown(rows: &[Request], prices: &PriceTable) -> Vec<String> {
+    let models: BTreeSet<&str> = rows.iter().map(|r| r.model.as_str()).collect();
+    models.into_iter().filter(|m| prices.resolve(m).is_none()).map(str::to_owned).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quantile;
+
+    #[test]
+    fn quantiles_interpolate() {
+        assert_eq!(quantile(&[], 0.5), 0.0);
+        assert_eq!(quantile(&[4.0, 1.0, 3.0, 2.0], 0.5), 2.5);
+        assert_eq!(quantile(&[7.0], 0.9), 7.0);
+        let ten: Vec<f64> = (1..=10).map(f64::from).collect();
+        assert!((quantile(&ten, 0.9) - 9.1).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,247 @@
+//! Output of the team report: JSON (the documented contract), CSV (one row
+//! per person and a total row), Markdown fit to paste into a pilot write-up,
+//! and a terminal table. Formatting only; the numbers come from `team`.
+
+use super::{Figures, TeamReport, TeamRow, BASELINE, DAYS_PER_MONTH};
+use crate::analyze::fmt_duration;
+use crate::report::render::{dollars, thousands};
+use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
+use std::fmt::Write;
+
+/// How the team report is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TeamFormat {
+    Table,
+    Json,
+    Csv,
+    Markdown,
+}
+
+/// Renders the report in the chosen format.
+pub fn render(r: &TeamReport, format: TeamFormat) -> String {
+    match format {
+        TeamFormat::Json => match serde_json::to_value(r) {
+            Ok(v) => format!("{v:#}\n"),
+            Err(e) => format!("{{\"error\":\"{e}\"}}\n"),
+        },
+        TeamFormat::Csv => csv(r),
+        TeamFormat::Markdown => markdown(r),
+        TeamFormat::Table => table(r),
+    }
+}
+
+/// A person's name for people to read (local rows have none).
+fn who(user: &str) -> &str {
+    if user.is_empty() {
+        "(local)"
+    } else {
+        user
+    }
+}
+
+fn percent(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".to_owned(), |v| format!("{:.1}%", v * 100.0))
+}
+
+/// The main columns: person, active days, requests, spend, per active day
+/// (mean, median, p90), cache hit ratio, lost to expired caches, run-rate.
+fn cells(name: &str, f: &Figures, monthly: f64) -> [String; 10] {
+    [
+        name.to_owned(),
+        thousands(f.active_days),
+        thousands(f.requests),
+        dollars(f.cost_usd),
+        dollars(f.cost_per_active_day_mean_usd),
+        dollars(f.cost_per_active_day_median_usd),
+        dollars(f.cost_per_active_day_p90_usd),
+        percent(f.cache_hit_ratio),
+        dollars(f.idle_cost_usd),
+        dollars(monthly),
+    ]
+}
+
+const HEADER: [&str; 10] = [
+    "Person",
+    "Active days",
+    "Requests",
+    "Spend",
+    "Per active day (mean)",
+    "Median",
+    "p90",
+    "Cache hit ratio",
+    "Lost to expired caches",
+    "Monthly run-rate",
+];
+
+fn total_name(r: &TeamReport) -> String {
+    format!("Team ({} people; run-rate per seat)", r.total.people)
+}
+
+fn window_line(r: &TeamReport) -> String {
+    let w = &r.window;
+    match (w.first_day, w.last_day) {
+        (Some(f), Some(l)) => format!("{f} to {l} ({} days)", w.days),
+        _ => "no data".to_owned(),
+    }
+}
+
+fn baseline_text(r: &TeamReport) -> String {
+    let b = &BASELINE;
+    let t = &r.total;
+    format!(
+        "Anthropic's Claude Code documentation puts the average at about ${:.0} per developer per active day, \
+with 90% of users under ${:.0} per active day, and ${:.0}-{:.0} per developer per month ({}: {}). \
+This team: {} per active day on average (median {}, p90 {} over person-days); {} of {} people average under ${:.0} \
+per active day; the run-rate is {} per seat per month.",
+        b.mean_per_active_day_usd,
+        b.p90_users_per_active_day_usd,
+        b.monthly_low_usd,
+        b.monthly_high_usd,
+        b.source,
+        b.url,
+        dollars(t.figures.cost_per_active_day_mean_usd),
+        dollars(t.figures.cost_per_active_day_median_usd),
+        dollars(t.figures.cost_per_active_day_p90_usd),
+        t.people_under_baseline_p90,
+        t.people,
+        b.p90_users_per_active_day_usd,
+        dollars(t.monthly_projection_per_seat_usd),
+    )
+}
+
+fn notes(r: &TeamReport) -> Vec<String> {
+    let mut out = vec![
+        format!(
+            "List-price estimates from Claude Code transcripts; output tokens can be under-counted, so spend is a lower bound. \
+Run-rate = spend in the window / {} days x {DAYS_PER_MONTH:.2} days per month.",
+            r.window.days
+        ),
+        "Lost to expired caches: what requests paid to re-write a prompt cache that had expired (5-minute or 1-hour TTL)."
+            .to_owned(),
+    ];
+    if r.flags.message_ids_under_several_users > 0 {
+        out.push(format!(
+            "{} message id(s) appear under more than one person; each person's copy is counted (check for shared exports).",
+            r.flags.message_ids_under_several_users
+        ));
+    }
+    if !r.unknown_models.is_empty() {
+        out.push(format!("Unknown models (priced at $0, not guessed): {}.", r.unknown_models.join(", ")));
+    }
+    out
+}
+
+fn md_cell(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+fn md_row(cells: &[String]) -> String {
+    format!("| {} |\n", cells.iter().map(|c| md_cell(c)).collect::<Vec<_>>().join(" | "))
+}
+
+fn markdown(r: &TeamReport) -> String {
+    let mut out = format!("## Claude Code spend: team pilot, {}\n\n", window_line(r));
+    out += &md_row(&HEADER.map(str::to_owned));
+    out += &format!("|---|{}\n", "--:|".repeat(HEADER.len() - 1));
+    for row in &r.rows {
+        out += &md_row(&cells(who(&row.user), &row.figures, row.monthly_projection_usd));
+    }
+    let mut total = cells(&total_name(r), &r.total.figures, r.total.monthly_projection_per_seat_usd);
+    total[0] = format!("**{}**", total[0]);
+    out += &md_row(&total);
+    out += &format!("\n**Against the vendor's baseline.** {}\n", baseline_text(r));
+    out += "\n### Model mix\n\n| Person | Model | Requests | Spend | Share of spend |\n|---|---|--:|--:|--:|\n";
+    for row in &r.rows {
+        for m in &row.figures.models {
+            let share = format!("{:.1}%", m.cost_share * 100.0);
+            out += &md_row(&[who(&row.user).to_owned(), m.model.clone(), thousands(m.requests), dollars(m.cost_usd), share]);
+        }
+    }
+    out += &stale_markdown(&r.rows);
+    out += "\n";
+    for n in notes(r) {
+        let _ = writeln!(out, "- {n}");
+    }
+    out
+}
+
+fn stale_markdown(rows: &[TeamRow]) -> String {
+    let mut out = String::from(
+        "\n### Top stale sessions\n\nSessions whose prompt cache has expired: resuming one re-writes its whole prompt.\n\n\
+| Person | Session | Project | Model | Idle | Resume premium |\n|---|---|---|---|--:|--:|\n",
+    );
+    let mut any = false;
+    for row in rows {
+        for s in &row.top_stale_sessions {
+            any = true;
+            let id: String = s.session_id.chars().take(8).collect();
+            let cells =
+                [who(&row.user).to_owned(), id, s.project.clone(), s.model.clone(), fmt_duration(s.idle_s), dollars(s.premium_usd)];
+            out += &md_row(&cells);
+        }
+    }
+    if !any {
+        out += "| (none) | | | | | |\n";
+    }
+    out
+}
+
+fn csv(r: &TeamReport) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let _ = w.write_record([
+        "user",
+        "machines",
+        "active_days",
+        "requests",
+        "cost_usd",
+        "cost_per_active_day_mean_usd",
+        "cost_per_active_day_median_usd",
+        "cost_per_active_day_p90_usd",
+        "cache_hit_ratio",
+        "idle_cost_usd",
+        "monthly_projection_usd",
+        "models",
+    ]);
+    let mut rec = |user: &str, machines: String, f: &Figures, monthly: f64| {
+        let models: Vec<String> = f.models.iter().map(|m| format!("{}:{:.4}", m.model, m.cost_share)).collect();
+        let _ = w.write_record([
+            user.to_owned(),
+            machines,
+            f.active_days.to_string(),
+            f.requests.to_string(),
+            format!("{:.6}", f.cost_usd),
+            format!("{:.6}", f.cost_per_active_day_mean_usd),
+            format!("{:.6}", f.cost_per_active_day_median_usd),
+            format!("{:.6}", f.cost_per_active_day_p90_usd),
+            f.cache_hit_ratio.map_or_else(String::new, |v| format!("{v:.6}")),
+            format!("{:.6}", f.idle_cost_usd),
+            format!("{monthly:.6}"),
+            models.join(";"),
+        ]);
+    };
+    for row in &r.rows {
+        rec(&row.user, row.machines.join(";"), &row.figures, row.monthly_projection_usd);
+    }
+    rec("(total)", String::new(), &r.total.figures, r.total.monthly_projection_per_seat_usd);
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}
+
+fn table(r: &TeamReport) -> String {
+    let mut t = Table::new();
+    t.load_preset(UTF8_BORDERS_ONLY);
+    t.set_header(HEADER);
+    let add = |t: &mut Table, c: [String; 10]| {
+        let mut it = c.into_iter();
+        let first = it.next().map(Cell::new);
+        t.add_row(first.into_iter().chain(it.map(|v| Cell::new(v).set_alignment(CellAlignment::Right))));
+    };
+    for row in &r.rows {
+        add(&mut t, cells(who(&row.user), &row.figures, row.monthly_projection_usd));
+    }
+    add(&mut t, cells(&total_name(r), &r.total.figures, r.total.monthly_projection_per_seat_usd));
+    let mut out = format!("Team pilot, {}\n{t}\n\n{}\n", window_line(r), baseline_text(r));
+    for n in notes(r) {
+        let _ = writeln!(out, "note: {n}");
+    }
+    out
+}

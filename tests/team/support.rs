@@ -1,0 +1,143 @@
+//! Helpers for the team tests: run the binary, write a person's transcript
+//! tree, build bundles in memory, start the push server on loopback, and
+//! fingerprint a data directory to prove it was left untouched.
+#![allow(dead_code)]
+
+use super::common::{t0, write, Resp};
+use cachewise::model::{Compaction, Request, TokenCounts};
+use cachewise::pricing::PriceTable;
+use cachewise::store::Store;
+use cachewise::team::server::{router, TeamState};
+use cachewise::team::tokens::TokenMap;
+use cachewise::team::{bundle_bytes, Bundle, BundleMeta, BUNDLE_SCHEMA};
+use chrono::Duration;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Output};
+use std::sync::Arc;
+
+/// Runs `cachewise --tz UTC --data-dir DATA [--claude-dir ROOT] ARGS`.
+pub fn cw(root: Option<&Path>, data: &Path, args: &[&str]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cachewise"));
+    c.args(["--tz", "UTC", "--data-dir"]).arg(data).args(args);
+    match root {
+        Some(r) => c.arg("--claude-dir").arg(r),
+        None => c.arg("--claude-dir").arg(data.join("no-transcripts-here")),
+    };
+    c.env_remove("CLAUDE_CONFIG_DIR").env_remove("CACHEWISE_DATA_DIR").env_remove("CACHEWISE_HASH_KEY");
+    c.output().unwrap()
+}
+
+pub fn ok(o: &Output) -> String {
+    assert!(o.status.success(), "stderr: {}\nstdout: {}", String::from_utf8_lossy(&o.stderr), String::from_utf8_lossy(&o.stdout));
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+pub fn json(o: &Output) -> Value {
+    serde_json::from_str(&ok(o)).unwrap()
+}
+
+/// A person's transcripts: `sessions` sessions of `n` responses, one day
+/// apart, under `root/projects/-home-NAME-app/`. Returns the responses.
+pub fn person_tree(root: &Path, name: &str, sessions: usize, n: u64) -> Vec<Resp> {
+    let mut all = Vec::new();
+    for s in 0..sessions {
+        let sid = format!("{name}-s{s}");
+        let day = s as i64 * 24 * 60;
+        let resps: Vec<Resp> = (1..=n).map(|k| Resp::new(&sid, k, day + k as i64 * 3)).collect();
+        let lines: Vec<String> = resps.iter().flat_map(Resp::to_lines).collect();
+        write(root, &format!("-home-{name}-app/{sid}.jsonl"), &lines);
+        all.extend(resps);
+    }
+    all
+}
+
+/// A priced-later request row of `user` (Sonnet 4.5).
+pub fn row(user: &str, session: &str, k: u64, minutes: i64) -> Request {
+    Request {
+        time: t0() + Duration::minutes(minutes),
+        session_id: session.into(),
+        thread: "main".into(),
+        project: format!("-home-{user}-app"),
+        cwd: format!("/home/{user}/app"),
+        git_branch: "main".into(),
+        version: "2.1.39".into(),
+        model: "claude-sonnet-4-5-20250929".into(),
+        tokens: TokenCounts { input: 3 + k, cache_write_5m: 1000 * k, cache_write_1h: 0, cache_read: 20_000 + 500 * k, output: 100 + k },
+        web_search: 0,
+        speed: String::new(),
+        inference_geo: String::new(),
+        is_sidechain: false,
+        cost_usd: 0.0,
+        source: format!("/home/{user}/.claude/projects/-home-{user}-app/{session}.jsonl"),
+        line: k,
+        message_id: format!("msg_{session}_{k}"),
+        request_id: format!("req_{session}_{k}"),
+        user: user.into(),
+        machine: "laptop".into(),
+    }
+}
+
+/// A bundle of `rows` (all of one user) with no compactions.
+pub fn bundle_of(user: &str, rows: Vec<Request>) -> Bundle {
+    let meta = BundleMeta {
+        schema: BUNDLE_SCHEMA,
+        version: "test".into(),
+        user: user.into(),
+        machine: "laptop".into(),
+        created: "2026-02-20T00:00:00Z".into(),
+        hashed_paths: false,
+    };
+    // A compaction before the first request: in the bundle, no effect on the cache model.
+    let time = rows[0].time - Duration::minutes(1);
+    let compactions =
+        vec![Compaction { session_id: rows[0].session_id.clone(), time, trigger: "auto".into(), pre_tokens: Some(1), source: "x".into() }];
+    Bundle { meta, requests: rows, compactions }
+}
+
+pub fn bytes_of(b: &Bundle) -> Vec<u8> {
+    bundle_bytes(b).unwrap()
+}
+
+pub fn prices() -> PriceTable {
+    PriceTable::load(None).unwrap()
+}
+
+/// `TOKEN_PREFIX + user` is each user's token.
+pub const TOKEN_PREFIX: &str = "test-token-0123456789-";
+
+pub fn state(dir: &Path, users: &[&str], max_bytes: usize) -> TeamState {
+    let tokens: Vec<(String, &str)> = users.iter().map(|u| (format!("{TOKEN_PREFIX}{u}"), *u)).collect();
+    TeamState {
+        store: Store::open(dir).unwrap(),
+        tokens: Arc::new(TokenMap::new(tokens.iter().map(|(t, u)| (t.as_str(), *u)))),
+        prices: Arc::new(prices()),
+        max_bytes,
+    }
+}
+
+/// Serves the team router on 127.0.0.1:0 from a background runtime;
+/// returns the base URL. The server lives as long as the test process.
+pub fn serve(state: TeamState) -> String {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            tx.send(listener.local_addr().unwrap()).unwrap();
+            axum::serve(listener, router(state)).await.unwrap();
+        });
+    });
+    format!("http://{}", rx.recv().unwrap())
+}
+
+/// Every file in a directory with its bytes, to show nothing changed.
+pub fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file() && !p.ends_with(".lock"))
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
+        .collect()
+}
