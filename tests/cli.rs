@@ -144,3 +144,64 @@ fn malformed_lines_are_reported_on_stderr_with_file_and_line() {
     assert!(err.contains("skipped 1 malformed line") && err.contains("s9.jsonl:2:"), "{err}");
     assert_eq!(json(&o)["total"]["requests"], 1);
 }
+
+/// s7: a warm follow-up 2 minutes later, then a 10-minute gap that expires
+/// the 5-minute cache: the third request re-writes the whole prompt.
+fn cache_fixture(root: &Path) -> Vec<Resp> {
+    let mut rs: Vec<Resp> = [(1u64, 0i64), (2, 2), (3, 12)].iter().map(|(n, m)| Resp::new("s7", *n, *m)).collect();
+    rs[0].read = 0;
+    rs[0].w5 = 30_000;
+    rs[1].read = 30_003; // previous prompt: 1+... close enough to be a hit
+    rs[1].w5 = 1_000;
+    rs[2].read = 0;
+    rs[2].w5 = 31_000;
+    write(root, "-home-u-cache/s7.jsonl", &rs.iter().flat_map(Resp::to_lines).collect::<Vec<_>>());
+    rs
+}
+
+#[test]
+fn cache_json_classifies_the_expired_cache() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    cache_fixture(root.path());
+    let v = json(&cachewise(root.path(), data.path(), &["cache", "--json", "--now", "2026-02-12T00:00:00Z"]));
+    assert_eq!(v["classes"]["first"]["count"], 1);
+    assert_eq!(v["classes"]["hit"]["count"], 1);
+    assert_eq!(v["classes"]["ttl_5m"]["count"], 1);
+    // Lost: the previous prompt (6 + 1000 + 30003 = 31009) minus 0 read, capped by what was rebuilt (31000 + 6).
+    assert_eq!(v["classes"]["ttl_5m"]["rebuilt_tokens"], 31_006);
+    // Miss cost: 31006 * (1.25 - 0.1) * $3/MTok.
+    let cost = v["classes"]["ttl_5m"]["miss_cost_usd"].as_f64().unwrap();
+    assert!((cost - 31_006.0 * 1.15 * 3e-6).abs() < 1e-12, "{cost}");
+    assert_eq!(v["idle_buckets"]["5m_1h"]["count"], 1);
+    assert_eq!(v["idle_buckets"]["le_5m"]["count"], 1);
+    assert!(v["what_if"]["actual_usd"].as_f64().unwrap() > 0.0);
+    assert!(v["what_if"]["ttl_1h_usd"].is_number() && v["what_if"]["ttl_5m_usd"].is_number());
+    let stale = &v["stale"][0];
+    assert_eq!(stale["session_id"], "s7");
+    assert_eq!(stale["ttl_s"], 300);
+    assert_eq!(stale["prompt_tokens"], 31_006);
+}
+
+#[test]
+fn advise_json_compares_the_three_options() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    cache_fixture(root.path());
+    // A unique prefix of the session id is enough.
+    let v = json(&cachewise(root.path(), data.path(), &["advise", "s7", "--json", "--turns", "5", "--now", "2026-02-12T00:00:00Z"]));
+    assert_eq!(v["session_id"], "s7");
+    assert_eq!(v["warm"], false);
+    assert_eq!(v["turns"], 5);
+    // The request time is its first line's (20:12:00.000) plus the 5-minute TTL.
+    assert_eq!(v["expires_at"], "2026-02-11T20:17:00Z");
+    let o = &v["options"];
+    let (resume, compact, restart) =
+        (o["resume_usd"].as_f64().unwrap(), o["compact_usd"].as_f64().unwrap(), o["restart_usd"].as_f64().unwrap());
+    assert!(restart <= resume.min(compact), "restart is the floor");
+    let rec = v["recommendation"].as_str().unwrap();
+    assert_eq!(rec, if compact < resume { "compact" } else { "resume" });
+    let chosen = resume.min(compact);
+    assert!((v["history_premium_usd"].as_f64().unwrap() - (chosen - restart)).abs() < 1e-12);
+    let o = cachewise(root.path(), data.path(), &["advise", "no-such-session"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no session matches"));
+}

@@ -90,7 +90,7 @@ fn pages(id: &str) -> Vec<String> {
         .collect()
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_page_is_html_with_a_chart_and_security_headers() {
     let (_d, store, id) = fixture();
     let st = state(&store);
@@ -107,7 +107,7 @@ async fn every_page_is_html_with_a_chart_and_security_headers() {
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_api_route_is_json() {
     let (_d, store, id) = fixture();
     let st = state(&store);
@@ -134,7 +134,7 @@ fn cli_json(store: &Store, args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn api_equals_the_cli_json_on_the_same_store() {
     let (_d, store, _) = fixture();
     let st = state(&store);
@@ -149,7 +149,7 @@ async fn api_equals_the_cli_json_on_the_same_store() {
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pages_show_the_cli_numbers() {
     let (_d, store, _) = fixture();
     let st = state(&store);
@@ -175,7 +175,7 @@ async fn pages_show_the_cli_numbers() {
     assert_eq!(json["total"]["requests"], daily.total.requests);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn transcript_text_is_escaped_everywhere() {
     let (_d, store, id) = fixture();
     let st = state(&store);
@@ -190,7 +190,7 @@ async fn transcript_text_is_escaped_everywhere() {
     assert!(g.body.contains("&lt;img src=x"), "the project is shown, escaped");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_ids_are_404_and_bad_parameters_400() {
     let (_d, store, _) = fixture();
     let st = state(&store);
@@ -223,7 +223,7 @@ async fn unknown_ids_are_404_and_bad_parameters_400() {
     assert!(g.body.contains("is not a date"), "the message says what is wrong");
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn empty_store_pages_say_what_to_do() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path()).unwrap();
@@ -239,7 +239,7 @@ async fn empty_store_pages_say_what_to_do() {
     assert_eq!(daily["rows"].as_array().map(Vec::len), Some(0));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn assets_are_hashed_and_cached_for_long() {
     let (_d, store, _) = fixture();
     let st = state(&store);
@@ -253,7 +253,7 @@ async fn assets_are_hashed_and_cached_for_long() {
     assert!(g.headers.get(header::CACHE_CONTROL).unwrap().to_str().unwrap().contains("immutable"));
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn session_timeline_pages_through_threads_and_turns() {
     let (_d, store, _) = fixture();
     let st = state(&store);

@@ -116,7 +116,7 @@ pub fn stacked_bars(c: &Stacked<'_>) -> String {
         chart
             .configure_mesh()
             .disable_x_mesh()
-            .light_line_style(palette::GRID)
+            .max_light_lines(0)
             .bold_line_style(palette::GRID)
             .axis_style(palette::AXIS)
             .label_style(text(12))
@@ -169,7 +169,7 @@ pub fn hbars(items: &[(String, f64)], unit: Unit, color: RGBColor, width: u32) -
         chart
             .configure_mesh()
             .disable_y_mesh()
-            .light_line_style(palette::GRID)
+            .max_light_lines(0)
             .bold_line_style(palette::GRID)
             .axis_style(palette::AXIS)
             .label_style(text(12))
@@ -224,7 +224,7 @@ fn prompt_panel(area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>, rows
     chart
         .configure_mesh()
         .disable_x_mesh()
-        .light_line_style(palette::GRID)
+        .max_light_lines(0)
         .bold_line_style(palette::GRID)
         .axis_style(palette::AXIS)
         .label_style(text(11))
@@ -289,7 +289,7 @@ fn gap_panel(area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>, rows: &
     chart
         .configure_mesh()
         .disable_x_mesh()
-        .light_line_style(palette::GRID)
+        .max_light_lines(0)
         .bold_line_style(palette::GRID)
         .axis_style(palette::AXIS)
         .label_style(text(11))
