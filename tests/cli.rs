@@ -180,6 +180,13 @@ fn cache_json_classifies_the_expired_cache() {
     assert_eq!(stale["session_id"], "s7");
     assert_eq!(stale["ttl_s"], 300);
     assert_eq!(stale["prompt_tokens"], 31_006);
+    // The session report carries the same figures as sortable columns.
+    let v = json(&cachewise(root.path(), data.path(), &["report", "session", "--json", "--no-ingest"]));
+    let row = &v["rows"][0];
+    assert_eq!(row["misses"], 1);
+    assert_eq!(row["peak_prompt"], 31_008);
+    assert!((row["idle_cost_usd"].as_f64().unwrap() - cost).abs() < 1e-12);
+    assert!(row["stale_premium_usd"].as_f64().unwrap() > 0.0);
 }
 
 #[test]

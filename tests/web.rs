@@ -111,7 +111,13 @@ async fn every_page_is_html_with_a_chart_and_security_headers() {
 async fn every_api_route_is_json() {
     let (_d, store, id) = fixture();
     let st = state(&store);
-    for uri in ["/api/daily", "/api/sessions", &format!("/api/session/{id}"), "/api/cache", &format!("/api/advise/{id}?turns=5")] {
+    for uri in [
+        "/api/daily",
+        "/api/sessions",
+        &format!("/api/session/{id}"),
+        "/api/cache",
+        &format!("/api/advise/{id}?turns=5"),
+    ] {
         let g = get(&st, uri).await;
         assert_eq!(g.status, StatusCode::OK, "{uri}: {}", g.body);
         assert!(g.content_type.starts_with("application/json"), "{uri}: {}", g.content_type);
@@ -141,8 +147,14 @@ async fn api_equals_the_cli_json_on_the_same_store() {
     for (uri, args) in [
         ("/api/daily", vec!["report", "daily", "--json"]),
         ("/api/sessions", vec!["report", "session", "--json"]),
-        ("/api/daily?since=2026-11-15&until=2026-11-18", vec!["report", "daily", "--json", "--since", "2026-11-15", "--until", "2026-11-18"]),
-        ("/api/sessions?breakdown=true&project=proj", vec!["report", "session", "--json", "--breakdown", "--project", "proj"]),
+        (
+            "/api/daily?since=2026-11-15&until=2026-11-18",
+            vec!["report", "daily", "--json", "--since", "2026-11-15", "--until", "2026-11-18"],
+        ),
+        (
+            "/api/sessions?breakdown=true&project=proj",
+            vec!["report", "session", "--json", "--breakdown", "--project", "proj"],
+        ),
     ] {
         let web: Value = serde_json::from_str(&get(&st, uri).await.body).unwrap();
         assert_eq!(web, cli_json(&store, &args), "{uri}");
@@ -179,7 +191,14 @@ async fn pages_show_the_cli_numbers() {
 async fn transcript_text_is_escaped_everywhere() {
     let (_d, store, id) = fixture();
     let st = state(&store);
-    for uri in ["/".to_owned(), "/sessions".to_owned(), format!("/session/{id}"), "/projects".to_owned(), "/day/2026-11-19".to_owned(), "/sessions?q=%3Cscript%3E".to_owned()] {
+    for uri in [
+        "/".to_owned(),
+        "/sessions".to_owned(),
+        format!("/session/{id}"),
+        "/projects".to_owned(),
+        "/day/2026-11-19".to_owned(),
+        "/sessions?q=%3Cscript%3E".to_owned(),
+    ] {
         let g = get(&st, &uri).await;
         assert!(!g.body.contains("<script>alert"), "{uri} leaks a script");
         assert!(!g.body.contains("<img src=x"), "{uri} leaks an img");
@@ -268,4 +287,23 @@ async fn session_timeline_pages_through_threads_and_turns() {
     assert!(g.body.contains("For the next 25 turns"), "advice follows the turns parameter");
     assert_eq!(get(&st, &format!("/session/{id}?thread=nope")).await.status, StatusCode::BAD_REQUEST);
     assert_eq!(get(&st, &format!("/session/{id}?turns=0")).await.status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cache_and_advice_equal_the_cli_json() {
+    let (_d, store, id) = fixture();
+    let st = state(&store);
+    let now = (end() + TimeDelta::hours(2)).to_rfc3339();
+    for (uri, args) in [
+        ("/api/cache".to_owned(), vec!["cache", "--json", "--now", &now]),
+        (
+            "/api/cache?since=2026-11-17&project=demo".to_owned(),
+            vec!["cache", "--json", "--now", &now, "--since", "2026-11-17", "--project", "demo"],
+        ),
+        (format!("/api/cache?session={id}"), vec!["cache", "--json", "--now", &now, "--session", &id]),
+        (format!("/api/advise/{id}?turns=7"), vec!["advise", &id, "--turns", "7", "--json", "--now", &now]),
+    ] {
+        let web: Value = serde_json::from_str(&get(&st, &uri).await.body).unwrap();
+        assert_eq!(web, cli_json(&store, &args), "{uri}");
+    }
 }

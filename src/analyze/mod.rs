@@ -38,6 +38,8 @@ pub use gaps::{GapBucket, IdleBuckets};
 pub use prices::{request_cost, write_multiplier, write_price, RateSource, TTL_1H_S, TTL_5M_S};
 pub use stale::{cold_resume_premium, stale_sessions, StaleSession};
 pub use stats::median;
-pub use summary::{summarize, summarize_where, utc_day, CacheStats, CacheSummary, DayStats, SessionStats, SummaryOptions};
+pub use summary::{
+    summarize, summarize_where, utc_day, CacheStats, CacheSummary, DayStats, SessionStats, SummaryOptions,
+};
 pub use threads::time_order;
 pub use what_if::{policy_cost, request_what_if, SharedPrefixIndex, WhatIf, WriteMix};

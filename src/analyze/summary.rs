@@ -125,27 +125,19 @@ pub fn summarize(requests: &[Request], caches: &[RequestCache], opts: &SummaryOp
     summarize_where(requests, caches, opts, &|_| true)
 }
 
-/// Summarises the requests `include` selects. Classification and what-if
-/// still see every request, so a selected request's previous one may lie
-/// outside the selection (a date range cuts no thread in half).
-pub fn summarize_where(
-    requests: &[Request],
-    caches: &[RequestCache],
-    opts: &SummaryOptions<'_>,
-    include: &dyn Fn(&Request) -> bool,
-) -> CacheSummary {
-    let shared = SharedPrefixIndex::build(requests);
-    let mut total = Tally::default();
-    let mut days: HashMap<String, Tally> = HashMap::new();
-    let mut sessions: HashMap<&str, SessionTally<'_>> = HashMap::new();
-    for (i, (r, c)) in requests.iter().zip(caches).enumerate() {
-        if !include(r) {
-            continue;
-        }
-        let w = request_what_if(requests, caches, &shared, i);
-        total.add(r, c, w);
-        days.entry((opts.day_of)(r.time)).or_default().add(r, c, w);
-        let s = sessions.entry(r.session_id.as_str()).or_insert_with(|| SessionTally {
+/// Running sums overall, per day and per session.
+#[derive(Default)]
+struct Tallies<'a> {
+    total: Tally,
+    days: HashMap<String, Tally>,
+    sessions: HashMap<&'a str, SessionTally<'a>>,
+}
+
+impl<'a> Tallies<'a> {
+    fn add(&mut self, day: String, r: &'a Request, c: &RequestCache, w: WhatIf) {
+        self.total.add(r, c, w);
+        self.days.entry(day).or_default().add(r, c, w);
+        let s = self.sessions.entry(r.session_id.as_str()).or_insert_with(|| SessionTally {
             tally: Tally::default(),
             project: &r.project,
             first: r.time,
@@ -155,27 +147,51 @@ pub fn summarize_where(
         s.first = s.first.min(r.time);
         s.last = s.last.max(r.time);
     }
-    let mut by_day: Vec<DayStats> = days.into_iter().map(|(day, t)| DayStats { day, stats: t.finish() }).collect();
-    by_day.sort_by(|a, b| a.day.cmp(&b.day));
-    let mut by_session: Vec<SessionStats> = sessions
-        .into_iter()
-        .map(|(sid, s)| SessionStats {
-            session_id: sid.to_string(),
-            title: opts.titles.get(sid).cloned().unwrap_or_default(),
-            project: s.project.to_string(),
-            first: s.first,
-            last: s.last,
-            stats: s.tally.finish(),
-        })
-        .collect();
-    by_session.sort_by(|a, b| a.session_id.cmp(&b.session_id));
-    CacheSummary {
-        total: total.finish(),
-        stale: stale_sessions(requests, caches, opts.now, opts.titles)
-            .into_iter()
-            .filter(|st| by_session.binary_search_by(|s| s.session_id.as_str().cmp(&st.session_id)).is_ok())
-            .collect(),
-        by_day,
-        by_session,
+
+    fn by_day(days: HashMap<String, Tally>) -> Vec<DayStats> {
+        let mut v: Vec<DayStats> = days.into_iter().map(|(day, t)| DayStats { day, stats: t.finish() }).collect();
+        v.sort_by(|a, b| a.day.cmp(&b.day));
+        v
     }
+
+    fn by_session(sessions: HashMap<&str, SessionTally<'_>>, titles: &HashMap<String, String>) -> Vec<SessionStats> {
+        let mut v: Vec<SessionStats> = sessions
+            .into_iter()
+            .map(|(sid, s)| SessionStats {
+                session_id: sid.to_string(),
+                title: titles.get(sid).cloned().unwrap_or_default(),
+                project: s.project.to_string(),
+                first: s.first,
+                last: s.last,
+                stats: s.tally.finish(),
+            })
+            .collect();
+        v.sort_by(|a, b| a.session_id.cmp(&b.session_id));
+        v
+    }
+}
+
+/// Summarises the requests `include` selects. Classification and what-if
+/// still see every request, so a selected request's previous one may lie
+/// outside the selection (a date range cuts no thread in half). Stale
+/// sessions are those with a selected request.
+pub fn summarize_where(
+    requests: &[Request],
+    caches: &[RequestCache],
+    opts: &SummaryOptions<'_>,
+    include: &dyn Fn(&Request) -> bool,
+) -> CacheSummary {
+    let shared = SharedPrefixIndex::build(requests);
+    let mut t = Tallies::default();
+    for (i, (r, c)) in requests.iter().zip(caches).enumerate() {
+        if include(r) {
+            t.add((opts.day_of)(r.time), r, c, request_what_if(requests, caches, &shared, i));
+        }
+    }
+    let by_session = Tallies::by_session(t.sessions, opts.titles);
+    let stale = stale_sessions(requests, caches, opts.now, opts.titles)
+        .into_iter()
+        .filter(|st| by_session.binary_search_by(|s| s.session_id.as_str().cmp(&st.session_id)).is_ok())
+        .collect();
+    CacheSummary { total: t.total.finish(), stale, by_day: Tallies::by_day(t.days), by_session }
 }

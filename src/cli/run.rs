@@ -6,7 +6,8 @@ use super::progress::Bar;
 use super::team;
 use super::{Cli, Command, FilterArgs, OutputArgs, ReportArgs};
 use crate::ingest::{self, IngestError, Outcome};
-use crate::report::query::Query;
+use crate::report::cache::{annotate_sessions, CacheData};
+use crate::report::query::{Grouping, Query};
 use crate::report::render::{self, Format};
 use crate::report::{summary, usage};
 use chrono::Utc;
@@ -92,7 +93,11 @@ fn run_report(plan: &Plan, a: &ReportArgs) -> anyhow::Result<()> {
     };
     team::check_usage_flags(a)?;
     refresh(plan)?;
-    let r = usage::usage(&plan.store, kind, &query(plan, &a.filter, a.breakdown), &plan.prices)?;
+    let mut r = usage::usage(&plan.store, kind, &query(plan, &a.filter, a.breakdown), &plan.prices)?;
+    if kind == Grouping::Session {
+        let data = CacheData::load(&plan.store, &plan.prices)?;
+        annotate_sessions(&mut r, &data, Utc::now());
+    }
     print!("{}", render::usage(&r, format(a.output)));
     Ok(())
 }

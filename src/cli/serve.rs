@@ -40,7 +40,8 @@ struct Source {
 }
 
 fn demo(plan: &Plan, banner: String) -> anyhow::Result<Source> {
-    let dir = tempfile::Builder::new().prefix("cachewise-demo-").tempdir().context("cannot create a demo data directory")?;
+    let dir =
+        tempfile::Builder::new().prefix("cachewise-demo-").tempdir().context("cannot create a demo data directory")?;
     let store = Store::open(dir.path())?;
     let n = web::demo::write_demo(&store, &plan.prices, Utc::now())?;
     if !plan.quiet {
@@ -83,12 +84,14 @@ pub fn run_serve(plan: &Plan, a: &ServeArgs) -> anyhow::Result<()> {
         banner: source.banner.clone(),
         clock: Clock::System,
     })?;
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the async runtime")?;
+    let rt =
+        tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the async runtime")?;
     rt.block_on(serve(state, a, source.roots.clone(), plan.quiet))
 }
 
 async fn serve(state: AppState, a: &ServeArgs, roots: Option<Vec<PathBuf>>, quiet: bool) -> anyhow::Result<()> {
-    let listener = tokio::net::TcpListener::bind(a.bind).await.with_context(|| format!("cannot listen on {}", a.bind))?;
+    let listener =
+        tokio::net::TcpListener::bind(a.bind).await.with_context(|| format!("cannot listen on {}", a.bind))?;
     let addr: SocketAddr = listener.local_addr()?;
     if !addr.ip().is_loopback() {
         eprintln!("warning: listening on {addr}, not a loopback address: anyone who can reach it sees your usage data");

@@ -4,10 +4,10 @@
 //! CLI's `cache` and `advise` and the web pages call these functions.
 
 use super::query::Query;
-use super::usage::session_titles;
+use super::usage::{session_titles, SessionCache, UsageReport};
 use super::ReportError;
 use crate::analyze::{
-    advise as advise_session, analyze, compaction_report, summarize_where, Advice, CacheStats, CompactionParams,
+    advise as advise_session, analyze, compaction_report, stale_sessions, summarize_where, Advice, CacheClass, CacheStats, CompactionParams,
     DayStats, RequestCache, SessionCompaction, SessionStats, StaleSession, SummaryOptions,
 };
 use crate::model::{Compaction, Request};
@@ -141,4 +141,28 @@ pub fn advise(data: &CacheData, text: &str, turns: u32, now: DateTime<Utc>, pric
     let id = data.resolve_session(text)?;
     advise_session(&id, &data.requests, &data.caches, prices, now, turns)
         .ok_or_else(|| ReportError::UnknownSession(format!("{text} (no main-thread request)")))
+}
+
+/// Adds the cache columns (misses, idle cost, peak prompt, stale premium)
+/// to the rows of a session usage report, as of `now`.
+pub fn annotate_sessions(report: &mut UsageReport, data: &CacheData, now: DateTime<Utc>) {
+    let mut by: HashMap<&str, SessionCache> = HashMap::new();
+    for (r, c) in data.requests.iter().zip(&data.caches) {
+        let e = by.entry(r.session_id.as_str()).or_default();
+        e.peak_prompt = e.peak_prompt.max(r.tokens.prompt());
+        if c.class.is_miss() {
+            e.misses += 1;
+        }
+        if matches!(c.class, CacheClass::Ttl5m | CacheClass::Ttl1h) {
+            e.idle_cost_usd += c.miss_cost_usd;
+        }
+    }
+    for st in stale_sessions(&data.requests, &data.caches, now, &data.titles) {
+        if let Some(e) = by.get_mut(st.session_id.as_str()) {
+            e.stale_premium_usd = st.premium_usd;
+        }
+    }
+    for row in &mut report.rows {
+        row.cache = Some(by.get(row.key.as_str()).copied().unwrap_or_default());
+    }
 }

@@ -76,7 +76,8 @@ fn svg(size: (u32, u32), draw: impl FnOnce(DrawingArea<SVGBackend<'_>, plotters:
             tracing::warn!("chart failed: {e}");
             let mut b = String::new();
             let root = SVGBackend::with_string(&mut b, size).into_drawing_area();
-            let _ = root.draw_text("chart unavailable", &("sans-serif", 14).into_font().color(&palette::AXIS), (10, 20));
+            let _ =
+                root.draw_text("chart unavailable", &("sans-serif", 14).into_font().color(&palette::AXIS), (10, 20));
             let _ = root.present();
             drop(root);
             b
@@ -243,9 +244,8 @@ fn prompt_panel(area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>, rows
             let parts = [r.read_tokens, r.write_5m_tokens, r.write_1h_tokens, r.input_tokens];
             let base: u64 = parts.iter().take(k).sum();
             let x = i as f64;
-            (parts[k] > 0).then(|| {
-                Rectangle::new([(x + 0.1, base as f64), (x + 0.9, (base + parts[k]) as f64)], color.filled())
-            })
+            (parts[k] > 0)
+                .then(|| Rectangle::new([(x + 0.1, base as f64), (x + 0.9, (base + parts[k]) as f64)], color.filled()))
         });
         chart
             .draw_series(bars)
@@ -255,12 +255,14 @@ fn prompt_panel(area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>, rows
     }
     let starts = rows.iter().enumerate().filter(|(_, r)| r.class.is_start() && r.gap_s.is_some());
     let lines = starts.map(|(i, r)| {
-        let color = if r.class == crate::analyze::CacheClass::Compaction { palette::COMPACTION } else { palette::SWITCH };
+        let color =
+            if r.class == crate::analyze::CacheClass::Compaction { palette::COMPACTION } else { palette::SWITCH };
         PathElement::new(vec![(i as f64, 0.0), (i as f64, top)], color.stroke_width(2))
     });
     chart.draw_series(lines).map_err(err)?;
     let misses = rows.iter().enumerate().filter(|(_, r)| r.class.is_miss());
-    let marks = misses.map(|(i, r)| TriangleMarker::new((i as f64 + 0.5, r.prompt() as f64 + top * 0.04), 5, palette::MISS.filled()));
+    let marks = misses
+        .map(|(i, r)| TriangleMarker::new((i as f64 + 0.5, r.prompt() as f64 + top * 0.04), 5, palette::MISS.filled()));
     chart
         .draw_series(marks)
         .map_err(err)?

@@ -37,6 +37,12 @@ fn row_json(g: Grouping, r: &UsageRow) -> Value {
     m.insert("first".into(), json!(r.first.to_rfc3339()));
     m.insert("last".into(), json!(r.last.to_rfc3339()));
     m.extend(totals_json(&r.totals));
+    if let Some(c) = &r.cache {
+        m.insert("misses".into(), json!(c.misses));
+        m.insert("idle_cost_usd".into(), json!(c.idle_cost_usd));
+        m.insert("peak_prompt".into(), json!(c.peak_prompt));
+        m.insert("stale_premium_usd".into(), json!(c.stale_premium_usd));
+    }
     if !r.models.is_empty() {
         let models: Vec<Value> = r
             .models
@@ -132,13 +138,27 @@ fn usage_table(r: &UsageReport) -> String {
         header.push("Title");
     }
     header.extend(["Requests", "Input", "Output", "Write 5m", "Write 1h", "Cache read", "Cost"]);
+    let cached = r.rows.iter().any(|row| row.cache.is_some());
+    if cached {
+        header.extend(["Misses", "Idle cost", "Peak prompt", "Stale premium"]);
+    }
     t.set_header(header);
     for row in &r.rows {
         let mut cells = vec![Cell::new(&row.key)];
         if r.grouping == Grouping::Session {
             cells.push(Cell::new(row.title.chars().take(40).collect::<String>()));
         }
-        t.add_row(with_numbers(cells, &row.totals));
+        let mut cells = with_numbers(cells, &row.totals);
+        if let Some(c) = &row.cache {
+            let right = |x: String| Cell::new(x).set_alignment(CellAlignment::Right);
+            cells.extend([
+                right(thousands(c.misses)),
+                right(dollars(c.idle_cost_usd)),
+                right(thousands(c.peak_prompt)),
+                right(dollars(c.stale_premium_usd)),
+            ]);
+        }
+        t.add_row(cells);
         for (m, tot) in &row.models {
             let mut cells = vec![Cell::new(format!("  └ {m}"))];
             if r.grouping == Grouping::Session {

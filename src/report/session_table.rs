@@ -246,7 +246,8 @@ mod tests {
 
     #[test]
     fn filters_sort_and_pages() {
-        let rows: Vec<SessionRow> = (1..=25).map(|i| row(&format!("s{i:02}"), &format!("Fix bug {i}"), f64::from(i), i)).collect();
+        let rows: Vec<SessionRow> =
+            (1..=25).map(|i| row(&format!("s{i:02}"), &format!("Fix bug {i}"), f64::from(i), i)).collect();
         let all = session_page(&rows, &SessionFilter::default(), SessionSort::Cost, false, 1, 10);
         assert_eq!((all.matching, all.pages, all.rows.len()), (25, 3, 10));
         assert_eq!(all.rows[0].session_id, "s25");

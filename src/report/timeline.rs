@@ -129,7 +129,12 @@ pub fn session_timeline(
     let mut idx: Vec<usize> = indices.to_vec();
     idx.sort_by(|&a, &b| {
         let (x, y) = (&requests[a], &requests[b]);
-        (x.thread != MAIN_THREAD, &x.thread, x.time, &x.message_id).cmp(&(y.thread != MAIN_THREAD, &y.thread, y.time, &y.message_id))
+        (x.thread != MAIN_THREAD, &x.thread, x.time, &x.message_id).cmp(&(
+            y.thread != MAIN_THREAD,
+            &y.thread,
+            y.time,
+            &y.message_id,
+        ))
     });
     let rows: Vec<TimelineRow> = idx.iter().map(|&i| row(&requests[i], &caches[i])).collect();
     if rows.is_empty() {
@@ -139,9 +144,10 @@ pub fn session_timeline(
     for &i in &idx {
         classes.add(&caches[i]);
     }
-    let mut threads: Vec<ThreadSummary> =
-        rows.chunk_by(|a, b| a.thread == b.thread).filter_map(summary).collect();
-    threads.sort_by(|a, b| (a.thread != MAIN_THREAD, a.first, &a.thread).cmp(&(b.thread != MAIN_THREAD, b.first, &b.thread)));
+    let mut threads: Vec<ThreadSummary> = rows.chunk_by(|a, b| a.thread == b.thread).filter_map(summary).collect();
+    threads.sort_by(|a, b| {
+        (a.thread != MAIN_THREAD, a.first, &a.thread).cmp(&(b.thread != MAIN_THREAD, b.first, &b.thread))
+    });
     let order: Vec<&str> = threads.iter().map(|t| t.thread.as_str()).collect();
     let mut sorted = rows.clone();
     sorted.sort_by_key(|r| (order.iter().position(|t| *t == r.thread).unwrap_or(usize::MAX), r.time));

@@ -50,6 +50,21 @@ pub struct UsageRow {
     pub totals: Totals,
     /// Per model, with `--breakdown`.
     pub models: Vec<(String, Totals)>,
+    /// Cache figures of a session row (`report::cache::annotate_sessions`).
+    pub cache: Option<SessionCache>,
+}
+
+/// The cache columns of the session report, the ones users sort by.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct SessionCache {
+    /// Cache misses of any cause (not counting thread starts).
+    pub misses: u64,
+    /// Miss cost of TTL expiries.
+    pub idle_cost_usd: f64,
+    /// Largest prompt of any request.
+    pub peak_prompt: u64,
+    /// Cold-resume premium if resumed now (0 while the cache is warm).
+    pub stale_premium_usd: f64,
 }
 
 /// A usage report: rows, their total, and the models that had no price.
@@ -125,6 +140,7 @@ fn rows_from(df: &DataFrame) -> PolarsResult<Vec<UsageRow>> {
                 last: last[i],
                 totals,
                 models: if sub[i].is_empty() { Vec::new() } else { vec![(sub[i].clone(), totals)] },
+                cache: None,
             }),
         }
     }

@@ -1,12 +1,12 @@
 //! The JSON API: the CLI's shapes from the same functions. `/api/daily` and
 //! `/api/sessions` are `report daily|session --json` (`since`, `until`,
-//! `project`, `breakdown`); `/api/cache` is the cache model's summary;
-//! `/api/session/{id}` a session's usage row, cache figures and timeline;
-//! `/api/advise/{id}` the advice (`turns`).
+//! `project`, `breakdown`); `/api/cache` is `cache --json`; `/api/advise/{id}`
+//! is `advise ID --json` (`turns`); `/api/session/{id}` a session's usage
+//! row, cache figures and timeline.
 
 use super::error::{ApiError, WebError};
 use super::pages::blocking;
-use super::params::ApiParams;
+use super::params::{ApiParams, Params};
 use super::snapshot::Snapshot;
 use super::state::AppState;
 use crate::report::cache::{self, CacheQuery, CacheReport};
@@ -42,24 +42,31 @@ pub async fn sessions(State(state): State<AppState>, p: ApiParams) -> Api {
     usage(state, Grouping::Session, p).await
 }
 
-/// `GET /api/cache`: `cachewise cache --json` (`since`, `until`, `project`).
+/// `GET /api/cache`: `cachewise cache --json` (`since`, `until`,
+/// `project`, `session`), as of the snapshot's clock.
 pub async fn cache_api(State(state): State<AppState>, p: ApiParams) -> Api {
     let q = p.0.usage_query(state.settings().tz)?;
+    let session = Params::text(&p.0.session);
     let snap = state.snapshot();
     let v = blocking(move || {
-        let unfiltered = q.since.is_none() && q.until.is_none() && q.project.is_none();
         let json = |r: &CacheReport| serde_json::to_value(r).map_err(|e| WebError::Internal(e.to_string()));
-        if unfiltered {
+        if q.since.is_none() && q.until.is_none() && q.project.is_none() && session.is_none() {
             return json(&snap.cache);
         }
-        json(&cache::cache_report(&snap.data, &CacheQuery { query: q, session: None }, snap.built))
+        let session = session.map(|s| snap.data.resolve_session(&s)).transpose()?;
+        json(&cache::cache_report(&snap.data, &CacheQuery { query: q, session }, snap.built))
     })
     .await?;
     Ok(Json(v))
 }
 
 fn usage_row_json(row: &UsageRow) -> Value {
-    let one = UsageReport { grouping: Grouping::Session, rows: vec![row.clone()], total: row.totals, unknown_models: Vec::new() };
+    let one = UsageReport {
+        grouping: Grouping::Session,
+        rows: vec![row.clone()],
+        total: row.totals,
+        unknown_models: Vec::new(),
+    };
     usage_json(&one)["rows"][0].clone()
 }
 
@@ -67,8 +74,14 @@ fn session_json(snap: &Snapshot, id: &str) -> Result<Value, WebError> {
     let not_found = || WebError::NotFound(format!("session {id:?}"));
     let indices = snap.by_session.get(id).ok_or_else(not_found)?;
     let row = snap.sessions.rows.iter().find(|r| r.key == id).ok_or_else(not_found)?;
-    let timeline = session_timeline(id, &snap.data.requests, &snap.data.caches, indices, &snap.data.compactions).ok_or_else(not_found)?;
-    let cache = snap.cache.by_session.binary_search_by(|s| s.session_id.as_str().cmp(id)).ok().map(|i| &snap.cache.by_session[i]);
+    let timeline = session_timeline(id, &snap.data.requests, &snap.data.caches, indices, &snap.data.compactions)
+        .ok_or_else(not_found)?;
+    let cache = snap
+        .cache
+        .by_session
+        .binary_search_by(|s| s.session_id.as_str().cmp(id))
+        .ok()
+        .map(|i| &snap.cache.by_session[i]);
     let stale = snap.cache.stale.iter().find(|s| s.session_id == id);
     Ok(json!({ "usage": usage_row_json(row), "cache": cache, "stale": stale, "timeline": timeline }))
 }

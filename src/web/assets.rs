@@ -41,8 +41,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 /// The stylesheet.
 pub static STYLESHEET: LazyLock<Asset> = LazyLock::new(|| Asset::new("app", "css", CSS, "text/css; charset=utf-8"));
 /// The script (sorting, filtering, tooltips).
-pub static SCRIPT: LazyLock<Asset> =
-    LazyLock::new(|| Asset::new("app", "js", JS, "text/javascript; charset=utf-8"));
+pub static SCRIPT: LazyLock<Asset> = LazyLock::new(|| Asset::new("app", "js", JS, "text/javascript; charset=utf-8"));
 
 /// `GET /static/{name}`: an asset by its hashed name, else 404.
 pub async fn serve(Path(name): Path<String>) -> Result<Response, WebError> {

@@ -88,7 +88,12 @@ impl IntoResponse for WebError {
     fn into_response(self) -> Response {
         self.log();
         let status = self.status();
-        let page = ErrorPage { chrome: Chrome::plain(), status: status.as_u16(), reason: status.canonical_reason().unwrap_or(""), message: self.public_message() };
+        let page = ErrorPage {
+            chrome: Chrome::plain(),
+            status: status.as_u16(),
+            reason: status.canonical_reason().unwrap_or(""),
+            message: self.public_message(),
+        };
         match page.render() {
             Ok(html) => (status, Html(html)).into_response(),
             Err(_) => (status, self.public_message()).into_response(),

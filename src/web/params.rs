@@ -1,7 +1,8 @@
 //! Query parameters: the raw strings of a URL become typed filters once, or
 //! a 400 naming the parameter. The same names as the CLI flags (`since`,
 //! `until`, `project`, `breakdown`, `turns`), plus the table's `q`, `model`,
-//! `sort`, `order`, `page` and the timeline's `thread`.
+//! `sort`, `order`, `page`, the timeline's `thread` and the cache report's
+//! `session`.
 
 use super::error::{ApiError, WebError};
 use crate::report::query::Query;
@@ -34,6 +35,7 @@ pub struct Params {
     pub breakdown: Option<String>,
     pub turns: Option<String>,
     pub thread: Option<String>,
+    pub session: Option<String>,
 }
 
 fn given(v: &Option<String>) -> Option<&str> {

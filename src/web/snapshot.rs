@@ -5,8 +5,8 @@
 //! Handlers read an `Arc<Snapshot>`; filtered usage reports are computed on
 //! demand and remembered until the next snapshot replaces this one.
 
-use crate::report::cache::{cache_report, CacheData, CacheQuery, CacheReport};
 use crate::pricing::PriceTable;
+use crate::report::cache::{cache_report, CacheData, CacheQuery, CacheReport};
 use crate::report::class_cost::{daily_class_costs, DayClassCost};
 use crate::report::query::{Grouping, Query};
 use crate::report::session_table::{session_rows, SessionRow};
@@ -59,11 +59,21 @@ fn memo_key(g: Grouping, q: &Query) -> MemoKey {
 
 impl Snapshot {
     /// Reads the store and runs every report and the cache model as of `now`.
-    pub fn build(store: &Store, prices: &PriceTable, tz: Tz, now: DateTime<Utc>, version: u64) -> Result<Snapshot, ReportError> {
+    pub fn build(
+        store: &Store,
+        prices: &PriceTable,
+        tz: Tz,
+        now: DateTime<Utc>,
+        version: u64,
+    ) -> Result<Snapshot, ReportError> {
         let q = Query::new(tz);
         let report = |g| usage::usage(store, g, &q, prices).map(Arc::new);
-        let (daily, sessions, projects, models) =
-            (report(Grouping::Daily)?, report(Grouping::Session)?, report(Grouping::Project)?, report(Grouping::Model)?);
+        let (daily, sessions, projects, models) = (
+            report(Grouping::Daily)?,
+            report(Grouping::Session)?,
+            report(Grouping::Project)?,
+            report(Grouping::Model)?,
+        );
         let data = CacheData::load(store, prices)?;
         let cache = cache_report(&data, &CacheQuery { query: q.clone(), session: None }, now);
         let class_costs = daily_class_costs(&data.requests, &data.caches, tz);
@@ -74,7 +84,12 @@ impl Snapshot {
         }
         let row_of = session_rows.iter().enumerate().map(|(i, r)| (r.session_id.clone(), i)).collect();
         let mut memo = HashMap::new();
-        for (g, r) in [(Grouping::Daily, &daily), (Grouping::Session, &sessions), (Grouping::Project, &projects), (Grouping::Model, &models)] {
+        for (g, r) in [
+            (Grouping::Daily, &daily),
+            (Grouping::Session, &sessions),
+            (Grouping::Project, &projects),
+            (Grouping::Model, &models),
+        ] {
             memo.insert(memo_key(g, &q), Arc::clone(r));
         }
         Ok(Snapshot {
@@ -104,7 +119,13 @@ impl Snapshot {
 
     /// `report::usage` for this query, remembered per snapshot. Blocking:
     /// call it from `spawn_blocking`.
-    pub fn usage(&self, store: &Store, g: Grouping, q: &Query, prices: &PriceTable) -> Result<Arc<UsageReport>, ReportError> {
+    pub fn usage(
+        &self,
+        store: &Store,
+        g: Grouping,
+        q: &Query,
+        prices: &PriceTable,
+    ) -> Result<Arc<UsageReport>, ReportError> {
         let key = memo_key(g, q);
         if let Some(r) = self.memo.lock().ok().and_then(|m| m.get(&key).cloned()) {
             return Ok(r);

@@ -110,3 +110,19 @@ fn json_contract_keys() {
     assert!(v["by_day"][0]["classes"]["hit"]["count"].is_u64());
     assert!(v["by_session"][0]["what_if"]["ttl_1h_usd"].is_number());
 }
+
+#[test]
+fn summarize_where_keeps_classes_from_the_whole_thread() {
+    let mut reqs = bucket_thread();
+    reqs.push(main("t", 86_400.0, [1, 5000, 0, 0, 10]));
+    let caches = crate::analyze::analyze(&reqs, &[], &FakeRates);
+    let titles = HashMap::new();
+    let opts = SummaryOptions { now: at(200_000.0), titles: &titles, day_of: &utc_day };
+    // Only the last request of "s": still a ttl_1h miss, not a first.
+    let last = at(7805.002);
+    let s = crate::analyze::summarize_where(&reqs, &caches, &opts, &|r| r.session_id == "s" && r.time == last);
+    assert_eq!((s.total.requests, s.total.classes.ttl_1h.count), (1, 1));
+    assert_eq!(s.by_session.len(), 1);
+    let stale: Vec<&str> = s.stale.iter().map(|x| x.session_id.as_str()).collect();
+    assert_eq!(stale, ["s"]);
+}

@@ -53,7 +53,8 @@ pub async fn days(State(state): State<AppState>, params: Params) -> Result<Html<
     let pages = report.rows.len().div_ceil(PER_PAGE).max(1);
     let page = page.min(pages);
     let rows: Vec<UsageRow> = report.rows.iter().rev().skip((page - 1) * PER_PAGE).take(PER_PAGE).cloned().collect();
-    let days: Vec<NaiveDate> = rows.iter().rev().filter_map(|r| NaiveDate::parse_from_str(&r.key, "%Y-%m-%d").ok()).collect();
+    let days: Vec<NaiveDate> =
+        rows.iter().rev().filter_map(|r| NaiveDate::parse_from_str(&r.key, "%Y-%m-%d").ok()).collect();
     render(&DaysPage {
         chrome: Chrome::new(&state, &snap, "Days"),
         empty: snap.is_empty(),

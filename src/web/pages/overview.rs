@@ -82,7 +82,13 @@ pub fn class_chart(costs: &[DayClassCost], days: &[NaiveDate], model: Option<&st
             vec![c.read, c.write_5m, c.write_1h, c.input, c.output, c.web_search]
         })
         .collect();
-    charts::stacked_bars(&Stacked { labels: &labels, series: &CLASS_SERIES, values: &values, unit: Unit::Usd, size: (width, 320) })
+    charts::stacked_bars(&Stacked {
+        labels: &labels,
+        series: &CLASS_SERIES,
+        values: &values,
+        unit: Unit::Usd,
+        size: (width, 320),
+    })
 }
 
 /// The `n` days ending on `last`.

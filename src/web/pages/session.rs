@@ -88,9 +88,14 @@ fn build(state: &AppState, snap: &Arc<Snapshot>, id: &str, p: &Params, turns: u3
     let not_found = || WebError::NotFound(format!("session {id:?}"));
     let row = snap.session_row(id).cloned().ok_or_else(not_found)?;
     let indices = snap.by_session.get(id).ok_or_else(not_found)?;
-    let tl = session_timeline(id, &snap.data.requests, &snap.data.caches, indices, &snap.data.compactions).ok_or_else(not_found)?;
+    let tl = session_timeline(id, &snap.data.requests, &snap.data.caches, indices, &snap.data.compactions)
+        .ok_or_else(not_found)?;
     let thread = Params::text(&p.thread).unwrap_or_else(|| {
-        tl.threads.iter().find(|t| t.thread == MAIN_THREAD).or(tl.threads.first()).map_or_else(String::new, |t| t.thread.clone())
+        tl.threads
+            .iter()
+            .find(|t| t.thread == MAIN_THREAD)
+            .or(tl.threads.first())
+            .map_or_else(String::new, |t| t.thread.clone())
     });
     let rows: Vec<&TimelineRow> = tl.thread_rows(&thread);
     if rows.is_empty() {
@@ -121,7 +126,11 @@ fn build(state: &AppState, snap: &Arc<Snapshot>, id: &str, p: &Params, turns: u3
 }
 
 /// `GET /session/{id}?thread=&page=&turns=`.
-pub async fn page(State(state): State<AppState>, Path(id): Path<String>, params: Params) -> Result<Html<String>, WebError> {
+pub async fn page(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    params: Params,
+) -> Result<Html<String>, WebError> {
     let turns = params.turns()?;
     let snap = state.snapshot();
     let st = state.clone();

@@ -74,7 +74,8 @@ pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<
     let (page, per_page) = (params.page()?, params.per_page(PER_PAGE)?);
     let snap = state.snapshot();
     let s = snap.clone();
-    let table = super::blocking(move || Ok(session_page(&s.session_rows, &filter, sort, ascending, page, per_page))).await?;
+    let table =
+        super::blocking(move || Ok(session_page(&s.session_rows, &filter, sort, ascending, page, per_page))).await?;
     let items: Vec<(String, f64)> = table
         .rows
         .iter()
