@@ -19,6 +19,7 @@ mod support;
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
+use common::{write, Resp};
 use support::*;
 
 /// Exports `name`'s tree (ingested into `local`) to `out`.
@@ -88,17 +89,19 @@ fn importing_twice_and_overlapping_exports_count_once() {
     fs::create_dir_all(ra2.join("projects/-home-alice-app")).unwrap();
     let s0 = "projects/-home-alice-app/alice-s0.jsonl";
     fs::copy(ra.join(s0), ra2.join(s0)).unwrap();
+    let only_desktop = Resp::new("alice-d", 1, 0);
+    write(&ra2, "-home-alice-app/alice-d.jsonl", &only_desktop.to_lines());
     let desktop = tmp.path().join("alice-desktop.parquet");
     ok(&cw(Some(&ra2), &la2, &["export", "--user", "alice", "--machine", "desktop", "--out", desktop.to_str().unwrap()]));
     let team = tmp.path().join("team");
     let paths = [&a, &b, &a, &later, &desktop].map(|p| p.to_str().unwrap().to_owned());
     let out = ok(&cw(None, &team, &["import", &paths[0], &paths[1], &paths[2], &paths[3], &paths[4]]));
-    assert!(out.contains("14 new"), "{out}");
+    assert!(out.contains("15 new"), "{out}");
     ok(&cw(None, &team, &["import", &paths[0]]));
     let v = json(&cw(None, &team, &["report", "team", "--json"]));
     let (n, cost) = total(&v);
-    assert_eq!(n, 14);
-    assert!(close(cost, ta.1 + tb.1));
+    assert_eq!(n, 15);
+    assert!(close(cost, ta.1 + tb.1 + only_desktop.sonnet_cost()));
     assert_eq!(v["rows"][0]["machines"], serde_json::json!(["desktop", "laptop"]));
     assert_eq!(v["flags"]["message_ids_under_several_users"], 0);
 }

@@ -4,8 +4,8 @@
 use super::plan::Plan;
 use super::run::refresh;
 use super::FilterArgs;
-use crate::report::cache::{advise, cache_report, CacheData, CacheQuery};
-use crate::report::cache_render::{render_advice, render_cache};
+use crate::report::cache::{advise, cache_report, misses, CacheData, CacheQuery};
+use crate::report::cache_render::{render_advice, render_cache, render_misses};
 use crate::report::query::Query;
 use chrono::{DateTime, Utc};
 use clap::Args;
@@ -20,6 +20,9 @@ pub struct CacheArgs {
     /// The clock for stale sessions (RFC 3339); default: now.
     #[arg(long, value_name = "RFC3339", value_parser = parse_now)]
     pub now: Option<DateTime<Utc>>,
+    /// List every cache miss with its cause, costliest first.
+    #[arg(long)]
+    pub misses: bool,
     /// Print JSON (keys documented in the README).
     #[arg(long)]
     pub json: bool,
@@ -50,7 +53,16 @@ pub fn run_cache(plan: &Plan, a: &CacheArgs) -> anyhow::Result<()> {
     let session = a.session.as_deref().map(|s| data.resolve_session(s)).transpose()?;
     let f = &a.filter;
     let query = Query { since: f.since, until: f.until, tz: plan.tz, project: f.project.clone(), breakdown: false };
-    let report = cache_report(&data, &CacheQuery { query, session }, a.now.unwrap_or_else(Utc::now));
+    let q = CacheQuery { query, session };
+    if a.misses {
+        let rows = misses(&data, &q);
+        match a.json {
+            true => println!("{}", serde_json::to_string_pretty(&rows)?),
+            false => print!("{}", render_misses(&rows)),
+        }
+        return Ok(());
+    }
+    let report = cache_report(&data, &q, a.now.unwrap_or_else(Utc::now));
     if a.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

@@ -166,3 +166,52 @@ pub fn annotate_sessions(report: &mut UsageReport, data: &CacheData, now: DateTi
         row.cache = Some(by.get(row.key.as_str()).copied().unwrap_or_default());
     }
 }
+
+/// One cache miss, for `cache --misses`.
+#[derive(Debug, Clone, Serialize)]
+pub struct MissRow {
+    pub time: DateTime<Utc>,
+    pub session_id: String,
+    pub thread: String,
+    pub model: String,
+    pub version: String,
+    pub class: CacheClass,
+    /// Seconds since the thread's previous request.
+    pub gap_s: Option<f64>,
+    /// TTL in force (seconds).
+    pub ttl_s: u32,
+    /// The previous prompt, which a hit would have read.
+    pub expected_prefix: u64,
+    pub cache_read: u64,
+    pub rebuilt_tokens: u64,
+    pub miss_cost_usd: f64,
+}
+
+/// Every miss (not counting thread starts) among the requests `q` selects,
+/// costliest first.
+pub fn misses(data: &CacheData, q: &CacheQuery) -> Vec<MissRow> {
+    let tz = q.query.tz;
+    let day_of = move |t: DateTime<Utc>| t.with_timezone(&tz).format("%Y-%m-%d").to_string();
+    let mut out: Vec<MissRow> = data
+        .requests
+        .iter()
+        .zip(&data.caches)
+        .filter(|(r, c)| c.class.is_miss() && !c.class.is_start() && selected(r, q, &day_of))
+        .map(|(r, c)| MissRow {
+            time: r.time,
+            session_id: r.session_id.clone(),
+            thread: r.thread.clone(),
+            model: r.model.clone(),
+            version: r.version.clone(),
+            class: c.class,
+            gap_s: c.gap_s,
+            ttl_s: c.ttl_s,
+            expected_prefix: c.expected_prefix,
+            cache_read: r.tokens.cache_read,
+            rebuilt_tokens: c.rebuilt_tokens,
+            miss_cost_usd: c.miss_cost_usd,
+        })
+        .collect();
+    out.sort_by(|a, b| b.miss_cost_usd.total_cmp(&a.miss_cost_usd).then_with(|| a.time.cmp(&b.time)));
+    out
+}

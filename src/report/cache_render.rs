@@ -112,3 +112,26 @@ pub fn render_advice(a: &Advice) -> String {
     let _ = writeln!(out, "\n{}", a.explanation);
     out
 }
+
+/// The misses as a terminal table.
+pub fn render_misses(rows: &[super::cache::MissRow]) -> String {
+    let mut t = Table::new();
+    t.load_preset(UTF8_BORDERS_ONLY);
+    t.set_header(["Time (UTC)", "Session", "Thread", "Cause", "Gap", "TTL", "Expected", "Read", "Rebuilt", "Cost"]);
+    for m in rows {
+        let right = |x: String| Cell::new(x).set_alignment(CellAlignment::Right);
+        t.add_row(vec![
+            Cell::new(m.time.format("%Y-%m-%d %H:%M:%S")),
+            Cell::new(m.session_id.get(..8).unwrap_or(&m.session_id)),
+            Cell::new(&m.thread),
+            Cell::new(m.class.as_str()),
+            right(m.gap_s.map_or_else(String::new, fmt_duration)),
+            right(fmt_duration(f64::from(m.ttl_s))),
+            right(thousands(m.expected_prefix)),
+            right(thousands(m.cache_read)),
+            right(thousands(m.rebuilt_tokens)),
+            right(dollars(m.miss_cost_usd)),
+        ]);
+    }
+    format!("{t}\n")
+}
