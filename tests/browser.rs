@@ -4,6 +4,7 @@
 //! no chart, and saves a screenshot of each page under
 //! `target/tmp/screenshots/` (or `$CACHEWISE_SCREENSHOTS`). Skips, saying
 //! why, when `/usr/bin/chromium` is not installed.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;

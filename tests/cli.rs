@@ -1,5 +1,6 @@
 //! The `cachewise` binary end to end on generated trees: JSON contract,
 //! CSV, time zones, the summary, exit codes and error messages.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

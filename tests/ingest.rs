@@ -1,6 +1,7 @@
 //! Ingest and report behaviour on generated transcript trees: deduplication,
 //! bad input, incremental reads, and that message content never reaches the
 //! store.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

@@ -2,6 +2,7 @@
 //! nothing; ingesting in two halves equals ingesting at once; every report
 //! adds up to the same total; costs are never negative; a damaged copy of a
 //! tree yields exactly the totals of its undamaged lines.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

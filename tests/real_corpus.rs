@@ -1,6 +1,7 @@
 //! The real public transcripts in ../shared (skipped when absent): totals
 //! must match the reference figures in ../shared/corpus/real/MANIFEST.md to
 //! the token and the cent, and every report must add up to the same total.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

@@ -5,6 +5,7 @@
 //! transcripts into a team directory; the Markdown report (snapshot); and
 //! DataFusion agreeing with cachewise over the same bundles. The push
 //! server's tests live in `team/server.rs`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 #[path = "team/datafusion.rs"]
@@ -16,10 +17,10 @@ mod snapshot;
 #[path = "team/support.rs"]
 mod support;
 
+use common::{write, Resp};
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
-use common::{write, Resp};
 use support::*;
 
 /// Exports `name`'s tree (ingested into `local`) to `out`.
@@ -92,7 +93,11 @@ fn importing_twice_and_overlapping_exports_count_once() {
     let only_desktop = Resp::new("alice-d", 1, 0);
     write(&ra2, "-home-alice-app/alice-d.jsonl", &only_desktop.to_lines());
     let desktop = tmp.path().join("alice-desktop.parquet");
-    ok(&cw(Some(&ra2), &la2, &["export", "--user", "alice", "--machine", "desktop", "--out", desktop.to_str().unwrap()]));
+    ok(&cw(
+        Some(&ra2),
+        &la2,
+        &["export", "--user", "alice", "--machine", "desktop", "--out", desktop.to_str().unwrap()],
+    ));
     let team = tmp.path().join("team");
     let paths = [&a, &b, &a, &later, &desktop].map(|p| p.to_str().unwrap().to_owned());
     let out = ok(&cw(None, &team, &["import", &paths[0], &paths[1], &paths[2], &paths[3], &paths[4]]));
@@ -218,7 +223,11 @@ fn importing_into_a_local_store_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let (_, _, a, _) = two_people(tmp.path());
     let o = cw(None, &tmp.path().join("lb"), &["import", a.to_str().unwrap()]);
-    assert!(String::from_utf8_lossy(&o.stderr).contains("holds local transcripts"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("holds local transcripts"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 #[test]

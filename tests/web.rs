@@ -3,6 +3,7 @@
 //! numbers equal to the CLI's JSON on the same store (the real binary is
 //! run for that), escaping of transcript text, 404s, 400s and the empty
 //! state.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};

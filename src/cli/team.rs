@@ -137,7 +137,13 @@ pub fn holds_bundles(plan: &Plan) -> bool {
     held
 }
 
-fn spec(plan: &Plan, user: String, machine: Option<&str>, since: Option<NaiveDate>, h: &HashArgs) -> anyhow::Result<ExportSpec> {
+fn spec(
+    plan: &Plan,
+    user: String,
+    machine: Option<&str>,
+    since: Option<NaiveDate>,
+    h: &HashArgs,
+) -> anyhow::Result<ExportSpec> {
     let hasher = match (h.hash_paths, &h.hash_key) {
         (false, _) => None,
         (true, Some(k)) => Some(PathHasher::from_key(k)),
@@ -189,10 +195,14 @@ fn describe_import(o: &ImportOutcome, dir: &str) -> String {
         o.requests_after
     );
     for b in &o.bundles {
-        out += &format!("  {}@{}: {} requests, {} compactions ({})\n", b.user, b.machine, b.requests, b.compactions, b.origin);
+        out += &format!(
+            "  {}@{}: {} requests, {} compactions ({})\n",
+            b.user, b.machine, b.requests, b.compactions, b.origin
+        );
     }
     if o.shared_message_ids > 0 {
-        let ex: Vec<String> = o.shared_examples.iter().map(|s| format!("{} ({})", s.message_id, s.users.join(", "))).collect();
+        let ex: Vec<String> =
+            o.shared_examples.iter().map(|s| format!("{} ({})", s.message_id, s.users.join(", "))).collect();
         out += &format!(
             "warning: {} message id(s) appear under more than one user; kept for each: {}\n",
             o.shared_message_ids,
@@ -233,7 +243,13 @@ fn is_loopback(url: &str) -> bool {
 /// `cachewise report team`.
 pub fn run_team_report(plan: &Plan, a: &ReportArgs) -> anyhow::Result<()> {
     refresh(plan)?;
-    let q = Query { since: a.filter.since, until: a.filter.until, tz: plan.tz, project: a.filter.project.clone(), breakdown: false };
+    let q = Query {
+        since: a.filter.since,
+        until: a.filter.until,
+        tz: plan.tz,
+        project: a.filter.project.clone(),
+        breakdown: false,
+    };
     let opts = TeamOptions { now: Utc::now(), top_stale: a.team.top_stale };
     let r = team_report::team(&plan.store, &q, &plan.prices, &opts)?;
     let format = match (a.team.md, a.output.json, a.output.csv) {

@@ -243,7 +243,13 @@ impl Cache {
     }
 }
 
-fn assemble(q: &Query, days: Vec<PersonDay>, mix: Vec<(String, ModelShare)>, cache: Cache, opts: &TeamOptions) -> TeamReport {
+fn assemble(
+    q: &Query,
+    days: Vec<PersonDay>,
+    mix: Vec<(String, ModelShare)>,
+    cache: Cache,
+    opts: &TeamOptions,
+) -> TeamReport {
     let window = window(q, &days);
     let month = |cost: f64| if window.days == 0 { 0.0 } else { cost / window.days as f64 * DAYS_PER_MONTH };
     let users: BTreeSet<&str> = days.iter().map(|d| d.user.as_str()).collect();
@@ -278,7 +284,12 @@ fn total(
 ) -> TeamTotal {
     let mut by_model: BTreeMap<&str, ModelShare> = BTreeMap::new();
     for (_, m) in mix {
-        let e = by_model.entry(&m.model).or_insert_with(|| ModelShare { cost_share: 0.0, requests: 0, cost_usd: 0.0, ..m.clone() });
+        let e = by_model.entry(&m.model).or_insert_with(|| ModelShare {
+            cost_share: 0.0,
+            requests: 0,
+            cost_usd: 0.0,
+            ..m.clone()
+        });
         e.requests += m.requests;
         e.cost_usd += m.cost_usd;
     }
@@ -287,10 +298,8 @@ fn total(
     let figures = figures(&days.iter().collect::<Vec<_>>(), by_model.into_values().collect(), tokens, idle);
     let people = rows.len();
     let per_seat = if people == 0 { 0.0 } else { month(figures.cost_usd) / people as f64 };
-    let under = rows
-        .iter()
-        .filter(|r| r.figures.cost_per_active_day_mean_usd < BASELINE.p90_users_per_active_day_usd)
-        .count();
+    let under =
+        rows.iter().filter(|r| r.figures.cost_per_active_day_mean_usd < BASELINE.p90_users_per_active_day_usd).count();
     TeamTotal { people, figures, monthly_projection_per_seat_usd: per_seat, people_under_baseline_p90: under }
 }
 

@@ -89,9 +89,28 @@ fn meta_pairs(b: &Bundle) -> Vec<(String, String)> {
 fn column_order() -> Vec<&'static str> {
     let mut names = vec![c::KIND, c::USER, c::MACHINE];
     names.extend([
-        c::TIME, c::SESSION_ID, c::THREAD, c::PROJECT, c::CWD, c::GIT_BRANCH, c::VERSION, c::MODEL, c::INPUT,
-        c::CACHE_WRITE_5M, c::CACHE_WRITE_1H, c::CACHE_READ, c::OUTPUT, c::WEB_SEARCH, c::SPEED, c::INFERENCE_GEO,
-        c::IS_SIDECHAIN, c::COST_USD, c::SOURCE, c::LINE, c::MESSAGE_ID, c::REQUEST_ID,
+        c::TIME,
+        c::SESSION_ID,
+        c::THREAD,
+        c::PROJECT,
+        c::CWD,
+        c::GIT_BRANCH,
+        c::VERSION,
+        c::MODEL,
+        c::INPUT,
+        c::CACHE_WRITE_5M,
+        c::CACHE_WRITE_1H,
+        c::CACHE_READ,
+        c::OUTPUT,
+        c::WEB_SEARCH,
+        c::SPEED,
+        c::INFERENCE_GEO,
+        c::IS_SIDECHAIN,
+        c::COST_USD,
+        c::SOURCE,
+        c::LINE,
+        c::MESSAGE_ID,
+        c::REQUEST_ID,
     ]);
     names.extend([c::TRIGGER, c::PRE_TOKENS]);
     names

@@ -218,7 +218,11 @@ fn record(store: &Store, incoming: &[Incoming], now: DateTime<Utc>) -> Result<()
 }
 
 /// Reads a stored table into rows (none when it was never written).
-pub(super) fn load<T>(store: &Store, t: Table, from: fn(&DataFrame) -> PolarsResult<Vec<T>>) -> Result<Vec<T>, TeamError> {
+pub(super) fn load<T>(
+    store: &Store,
+    t: Table,
+    from: fn(&DataFrame) -> PolarsResult<Vec<T>>,
+) -> Result<Vec<T>, TeamError> {
     match store.read(t)? {
         None => Ok(Vec::new()),
         Some(df) => from(&df).map_err(|source| StoreError::Polars { path: store.path(t), source }.into()),

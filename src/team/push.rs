@@ -51,10 +51,8 @@ fn state_path(store: &Store) -> std::path::PathBuf {
 pub fn load_marks(store: &Store) -> Result<BTreeMap<String, ServerMark>, TeamError> {
     let path = state_path(store);
     match std::fs::read(&path) {
-        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| TeamError::Io {
-            path,
-            source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
-        }),
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map_err(|e| TeamError::Io { path, source: std::io::Error::new(std::io::ErrorKind::InvalidData, e) }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
         Err(source) => Err(TeamError::Io { path, source }),
     }
@@ -62,7 +60,13 @@ pub fn load_marks(store: &Store) -> Result<BTreeMap<String, ServerMark>, TeamErr
 
 /// Exports what is new for `server` and uploads it; `all` ignores the
 /// watermark (still idempotent).
-pub fn push(store: &Store, server: &str, token: &str, mut spec: ExportSpec, all: bool) -> Result<PushOutcome, TeamError> {
+pub fn push(
+    store: &Store,
+    server: &str,
+    token: &str,
+    mut spec: ExportSpec,
+    all: bool,
+) -> Result<PushOutcome, TeamError> {
     let mut marks = load_marks(store)?;
     if !all {
         if let Some(m) = marks.get(server) {

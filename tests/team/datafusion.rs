@@ -128,7 +128,9 @@ fn datafusion_agrees_with_cachewise() {
     println!("{text}");
     match out.status.code() {
         Some(0) => assert!(text.contains("ok   team_requests.sql"), "{text}"),
-        Some(3) if !required => println!("skip: DataFusion is not installed; CACHEWISE_DATAFUSION=required makes this fail"),
+        Some(3) if !required => {
+            println!("skip: DataFusion is not installed; CACHEWISE_DATAFUSION=required makes this fail")
+        }
         _ => panic!("DataFusion disagrees with cachewise:\n{text}"),
     }
 }

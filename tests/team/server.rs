@@ -134,7 +134,8 @@ fn push_sends_only_new_rows_and_counts_them_once() {
     // The second push re-sent only the last hour of rows (the overlap).
     let again = push(&[]);
     assert!(again.contains("pushed 4 requests") && again.contains("0 new, 4 already there"), "{again}");
-    let later: Vec<String> = (1..=2).flat_map(|k| Resp::new("alice-s9", k, 3 * 24 * 60 + k as i64).to_lines()).collect();
+    let later: Vec<String> =
+        (1..=2).flat_map(|k| Resp::new("alice-s9", k, 3 * 24 * 60 + k as i64).to_lines()).collect();
     write(&root, "-home-alice-app/alice-s9.jsonl", &later);
     let third = push(&[]);
     assert!(third.contains("2 new") && third.contains("holds 10 requests"), "{third}");

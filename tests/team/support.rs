@@ -30,7 +30,12 @@ pub fn cw(root: Option<&Path>, data: &Path, args: &[&str]) -> Output {
 }
 
 pub fn ok(o: &Output) -> String {
-    assert!(o.status.success(), "stderr: {}\nstdout: {}", String::from_utf8_lossy(&o.stderr), String::from_utf8_lossy(&o.stdout));
+    assert!(
+        o.status.success(),
+        "stderr: {}\nstdout: {}",
+        String::from_utf8_lossy(&o.stderr),
+        String::from_utf8_lossy(&o.stdout)
+    );
     String::from_utf8(o.stdout.clone()).unwrap()
 }
 
@@ -64,7 +69,13 @@ pub fn row(user: &str, session: &str, k: u64, minutes: i64) -> Request {
         git_branch: "main".into(),
         version: "2.1.39".into(),
         model: "claude-sonnet-4-5-20250929".into(),
-        tokens: TokenCounts { input: 3 + k, cache_write_5m: 1000 * k, cache_write_1h: 0, cache_read: 20_000 + 500 * k, output: 100 + k },
+        tokens: TokenCounts {
+            input: 3 + k,
+            cache_write_5m: 1000 * k,
+            cache_write_1h: 0,
+            cache_read: 20_000 + 500 * k,
+            output: 100 + k,
+        },
         web_search: 0,
         speed: String::new(),
         inference_geo: String::new(),
@@ -91,8 +102,13 @@ pub fn bundle_of(user: &str, rows: Vec<Request>) -> Bundle {
     };
     // A compaction before the first request: in the bundle, no effect on the cache model.
     let time = rows[0].time - Duration::minutes(1);
-    let compactions =
-        vec![Compaction { session_id: rows[0].session_id.clone(), time, trigger: "auto".into(), pre_tokens: Some(1), source: "x".into() }];
+    let compactions = vec![Compaction {
+        session_id: rows[0].session_id.clone(),
+        time,
+        trigger: "auto".into(),
+        pre_tokens: Some(1),
+        source: "x".into(),
+    }];
     Bundle { meta, requests: rows, compactions }
 }
 

@@ -154,7 +154,13 @@ fn markdown(r: &TeamReport) -> String {
     for row in &r.rows {
         for m in &row.figures.models {
             let share = format!("{:.1}%", m.cost_share * 100.0);
-            out += &md_row(&[who(&row.user).to_owned(), m.model.clone(), thousands(m.requests), dollars(m.cost_usd), share]);
+            out += &md_row(&[
+                who(&row.user).to_owned(),
+                m.model.clone(),
+                thousands(m.requests),
+                dollars(m.cost_usd),
+                share,
+            ]);
         }
     }
     out += &stale_markdown(&r.rows);
@@ -175,8 +181,14 @@ fn stale_markdown(rows: &[TeamRow]) -> String {
         for s in &row.top_stale_sessions {
             any = true;
             let id: String = s.session_id.chars().take(8).collect();
-            let cells =
-                [who(&row.user).to_owned(), id, s.project.clone(), s.model.clone(), fmt_duration(s.idle_s), dollars(s.premium_usd)];
+            let cells = [
+                who(&row.user).to_owned(),
+                id,
+                s.project.clone(),
+                s.model.clone(),
+                fmt_duration(s.idle_s),
+                dollars(s.premium_usd),
+            ];
             out += &md_row(&cells);
         }
     }
