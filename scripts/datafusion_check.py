@@ -108,7 +108,7 @@ def run(bundle_dir, expected):
 
 def main(argv):
     if len(argv) != 3:
-        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        print(next(l for l in __doc__.splitlines() if l.startswith("usage:")), file=sys.stderr)
         return 2
     expected = json.loads(pathlib.Path(argv[2]).read_text())
     return run(pathlib.Path(argv[1]), expected)

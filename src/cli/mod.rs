@@ -72,7 +72,8 @@ pub enum Command {
     /// For one session, now: the cost of resuming, compacting first or
     /// restarting over the next N turns, and which to choose.
     Advise(cache::AdviseArgs),
-    /// Usage and cost per day, week, month, session, project or model.
+    /// Usage and cost per day, week, month, session, project or model, or
+    /// per person and active day (`report team`, for team pilots).
     Report(ReportArgs),
     /// Read new transcript lines into the store, and print what was read.
     Ingest,

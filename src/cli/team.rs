@@ -196,8 +196,8 @@ fn describe_import(o: &ImportOutcome, dir: &str) -> String {
     );
     for b in &o.bundles {
         out += &format!(
-            "  {}@{}: {} requests, {} compactions ({})\n",
-            b.user, b.machine, b.requests, b.compactions, b.origin
+            "  {}@{}: {} requests ({} new), {} compactions ({})\n",
+            b.user, b.machine, b.requests, b.added, b.compactions, b.origin
         );
     }
     if o.shared_message_ids > 0 {

@@ -142,7 +142,10 @@ mod tests {
         alice.user = "alice".into();
         let d = dedup(vec![bob.clone(), alice.clone(), bob.clone(), alice.clone()]);
         assert_eq!(d.len(), 2);
-        assert_eq!(d.iter().map(|r| (r.user.as_str(), r.tokens.output)).collect::<Vec<_>>(), [("alice", 50), ("bob", 7)]);
+        assert_eq!(
+            d.iter().map(|r| (r.user.as_str(), r.tokens.output)).collect::<Vec<_>>(),
+            [("alice", 50), ("bob", 7)]
+        );
         // The sidechain rule applies within one user only.
         let mut replay = row("m1", "r9", 50, 60, "b", true);
         replay.user = "carol".into();

@@ -8,6 +8,7 @@
 
 use crate::report::timeline::TimelineRow;
 use plotters::coord::combinators::IntoLogRange;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 /// Colours of the token classes, shared by every chart and the legend CSS.
@@ -253,6 +254,23 @@ fn prompt_panel(area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>, rows
             .label(name)
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
     }
+    markers(&mut chart, rows, top)?;
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(palette::GRID)
+        .label_font(text(11))
+        .draw()
+        .map_err(err)
+}
+
+/// The prompt panel's chart.
+type TokenChart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// Lineage starts (compaction, model switch) as vertical lines; misses as
+/// triangles over their bar.
+fn markers(chart: &mut TokenChart<'_, '_>, rows: &[&TimelineRow], top: f64) -> Drawn {
     let starts = rows.iter().enumerate().filter(|(_, r)| r.class.is_start() && r.gap_s.is_some());
     let lines = starts.map(|(i, r)| {
         let color =
@@ -268,14 +286,7 @@ fn prompt_panel(area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>, rows
         .map_err(err)?
         .label("miss")
         .legend(|(x, y)| TriangleMarker::new((x + 5, y), 5, palette::MISS.filled()));
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(palette::GRID)
-        .label_font(text(11))
-        .draw()
-        .map_err(err)
+    Ok(())
 }
 
 fn gap_panel(area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>, rows: &[&TimelineRow]) -> Drawn {
@@ -334,6 +345,37 @@ mod tests {
         assert!(s.contains("<rect"));
         assert!(!s.contains("<script>"));
         assert!(!s.contains("style="));
+    }
+
+    #[test]
+    fn timeline_marks_misses_and_expired_gaps() {
+        use crate::analyze::CacheClass;
+        use chrono::{TimeZone, Utc};
+        let t = Utc.with_ymd_and_hms(2026, 11, 1, 9, 0, 0).single().unwrap_or_default();
+        let row = |class, gap_s: Option<f64>, read: u64, write: u64| TimelineRow {
+            time: t,
+            thread: "main".into(),
+            model: "m".into(),
+            version: "1".into(),
+            read_tokens: read,
+            write_5m_tokens: write,
+            write_1h_tokens: 0,
+            input_tokens: 3,
+            output_tokens: 100,
+            class,
+            gap_s,
+            ttl_s: 300,
+            rebuilt_tokens: 0,
+            miss_cost_usd: 0.0,
+            cost_usd: 0.0,
+        };
+        let rows = [row(CacheClass::First, None, 0, 20_000), row(CacheClass::Ttl5m, Some(900.0), 2_000, 19_000)];
+        let refs: Vec<&TimelineRow> = rows.iter().collect();
+        let s = timeline(&refs, 800);
+        assert!(s.starts_with("<svg") && s.trim_end().ends_with("</svg>"), "{s}");
+        assert!(s.contains("5m TTL") && s.contains("1h TTL"));
+        assert!(s.contains("#D62728"), "the expired gap and the miss are red");
+        assert!(s.contains("<polygon"), "the miss marker");
     }
 
     #[test]

@@ -1,12 +1,13 @@
-//! The sessions table of the dashboard: one row per session joining the
-//! usage report (`report session`: cost, requests, first, last, title) with
-//! the cache summary (misses, idle cost), the stale list (cold-resume
-//! premium) and the requests (peak prompt, models). Then filtering (text,
-//! project, model, date range), sorting and paging, so a page of 100k
-//! sessions costs one pass over rows already built.
+//! The sessions table of the dashboard: one row per row of the session
+//! report (`report session`, with the cache columns of
+//! `report::cache::annotate_sessions`: cost, requests, misses, idle cost,
+//! peak prompt), marked stale from the stale list and with the models the
+//! requests used. Then filtering (text, project, model, date range),
+//! sorting and paging, so a page of 100k sessions costs one pass over rows
+//! already built.
 
 use super::usage::UsageReport;
-use crate::analyze::{SessionStats, StaleSession};
+use crate::analyze::StaleSession;
 use crate::model::{Request, TokenCounts};
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
@@ -39,39 +40,23 @@ pub struct SessionRow {
     pub stale_premium_usd: Option<f64>,
 }
 
-/// Per-session facts gathered from the requests.
-#[derive(Default)]
-struct Facts {
-    peak: u64,
-    models: HashMap<String, u64>,
-}
-
-/// Builds one row per session of `sessions` (a `Grouping::Session` report),
-/// in its order (cost, highest first).
-pub fn session_rows(
-    sessions: &UsageReport,
-    cache: &[SessionStats],
-    stale: &[StaleSession],
-    requests: &[Request],
-    tz: Tz,
-) -> Vec<SessionRow> {
-    let mut facts: HashMap<&str, Facts> = HashMap::new();
+/// Builds one row per session of `sessions` (a `Grouping::Session` report
+/// annotated by `annotate_sessions`), in its order (cost, highest first).
+pub fn session_rows(sessions: &UsageReport, stale: &[StaleSession], requests: &[Request], tz: Tz) -> Vec<SessionRow> {
+    let mut models_of: HashMap<&str, HashMap<&str, u64>> = HashMap::new();
     for r in requests {
-        let f = facts.entry(r.session_id.as_str()).or_default();
-        f.peak = f.peak.max(r.tokens.prompt());
-        *f.models.entry(r.model.clone()).or_default() += 1;
+        *models_of.entry(r.session_id.as_str()).or_default().entry(r.model.as_str()).or_default() += 1;
     }
-    let cache: HashMap<&str, &SessionStats> = cache.iter().map(|s| (s.session_id.as_str(), s)).collect();
     let stale: HashMap<&str, f64> = stale.iter().map(|s| (s.session_id.as_str(), s.premium_usd)).collect();
     let day = |t: DateTime<Utc>| t.with_timezone(&tz).date_naive();
     sessions
         .rows
         .iter()
         .map(|u| {
-            let f = facts.get(u.key.as_str());
-            let c = cache.get(u.key.as_str());
-            let mut models: Vec<(&String, &u64)> = f.map(|f| f.models.iter().collect()).unwrap_or_default();
-            models.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
+            let c = u.cache.unwrap_or_default();
+            let mut models: Vec<(&str, u64)> =
+                models_of.get(u.key.as_str()).map(|m| m.iter().map(|(k, v)| (*k, *v)).collect()).unwrap_or_default();
+            models.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
             SessionRow {
                 session_id: u.key.clone(),
                 title: u.title.clone(),
@@ -80,13 +65,13 @@ pub fn session_rows(
                 last: u.last,
                 first_day: day(u.first),
                 last_day: day(u.last),
-                models: models.into_iter().map(|(m, _)| m.clone()).collect(),
+                models: models.into_iter().map(|(m, _)| m.to_owned()).collect(),
                 requests: u.totals.requests,
                 tokens: u.totals.tokens,
                 cost_usd: u.totals.cost_usd,
-                peak_prompt: f.map_or(0, |f| f.peak),
-                misses: c.map_or(0, |c| c.stats.classes.misses()),
-                idle_cost_usd: c.map_or(0.0, |c| c.stats.idle_cost_usd),
+                peak_prompt: c.peak_prompt,
+                misses: c.misses,
+                idle_cost_usd: c.idle_cost_usd,
                 stale_premium_usd: stale.get(u.key.as_str()).copied(),
             }
         })

@@ -220,24 +220,28 @@ impl Cache {
         now: DateTime<Utc>,
         titles: &HashMap<String, String>,
     ) -> Cache {
-        let caches = analyze(rows, compactions, prices);
-        let mut by_user: BTreeMap<String, UserCache> = BTreeMap::new();
-        let mut owner: HashMap<&str, &str> = HashMap::new();
-        for (r, c) in rows.iter().zip(&caches) {
-            let u = by_user.entry(r.user.clone()).or_default();
-            u.tokens += r.tokens;
-            u.classes.add(c);
-            if !r.machine.is_empty() {
-                u.machines.insert(r.machine.clone());
-            }
-            owner.insert(r.session_id.as_str(), r.user.as_str());
+        // One cache model per person: their threads never mix with another's,
+        // even when two people hold copies of one session.
+        let mut mine: BTreeMap<&str, Vec<Request>> = BTreeMap::new();
+        for r in rows {
+            mine.entry(r.user.as_str()).or_default().push(r.clone());
         }
-        for s in stale_sessions(rows, &caches, now, titles) {
-            let user = owner.get(s.session_id.as_str()).copied().unwrap_or_default();
-            if let Some(u) = by_user.get_mut(user) {
-                u.stale.push(s);
-            }
-        }
+        let by_user = mine
+            .into_iter()
+            .map(|(user, rows)| {
+                let caches = analyze(&rows, compactions, prices);
+                let mut u = UserCache::default();
+                for (r, c) in rows.iter().zip(&caches) {
+                    u.tokens += r.tokens;
+                    u.classes.add(c);
+                    if !r.machine.is_empty() {
+                        u.machines.insert(r.machine.clone());
+                    }
+                }
+                u.stale = stale_sessions(&rows, &caches, now, titles);
+                (user.to_owned(), u)
+            })
+            .collect();
         let shared_ids = crate::team::import::shared_message_ids(rows).len();
         Cache { by_user, shared_ids }
     }

@@ -18,7 +18,7 @@ use crate::store::{frames, Store, StoreError, Table};
 use chrono::{DateTime, SecondsFormat, Utc};
 use polars::prelude::{DataFrame, PolarsResult};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -43,6 +43,9 @@ pub struct BundleSummary {
     pub machine: String,
     pub requests: usize,
     pub compactions: usize,
+    /// Requests of this bundle that were new to the store (and to the
+    /// bundles before it in the same import).
+    pub added: usize,
 }
 
 /// A message id stored under more than one user.
@@ -60,7 +63,8 @@ pub struct ImportOutcome {
     pub received: usize,
     pub requests_before: usize,
     pub requests_after: usize,
-    /// New requests: `requests_after - requests_before`.
+    /// New requests: `requests_after - requests_before` (for one upload of
+    /// a server batch, its own bundle's new requests).
     pub added: usize,
     /// Received rows that were already stored (or repeated among the bundles).
     pub already_present: usize,
@@ -144,6 +148,7 @@ pub fn import(
     let mut compactions = load(store, Table::Compactions, frames::compactions_from)?;
     let titles = load(store, Table::Titles, frames::titles_from)?;
     let requests_before = stored.len();
+    let bundles = summaries(&stored, incoming);
     let mut lines = stored;
     let mut received = 0;
     for i in incoming {
@@ -155,7 +160,7 @@ pub fn import(
     let (requests_after, unknown) = store_rows(store, lines, compactions, titles, prices)?;
     record(store, incoming, now)?;
     Ok(ImportOutcome {
-        bundles: incoming.iter().map(summary).collect(),
+        bundles,
         received,
         requests_before,
         requests_after,
@@ -175,7 +180,25 @@ fn summary(i: &Incoming) -> BundleSummary {
         machine: b.meta.machine.clone(),
         requests: b.requests.len(),
         compactions: b.compactions.len(),
+        added: 0,
     }
+}
+
+fn request_key(r: &Request) -> (&str, &str, &str) {
+    (&r.user, &r.message_id, &r.request_id)
+}
+
+/// Each bundle's summary, counting the request keys it brings that neither
+/// the store nor an earlier bundle had.
+fn summaries(stored: &[Request], incoming: &[Incoming]) -> Vec<BundleSummary> {
+    let mut known: HashSet<(&str, &str, &str)> = stored.iter().map(request_key).collect();
+    incoming
+        .iter()
+        .map(|i| {
+            let added = i.bundle.requests.iter().filter(|r| known.insert(request_key(r))).count();
+            BundleSummary { added, ..summary(i) }
+        })
+        .collect()
 }
 
 /// Message ids that appear under more than one user, by id.

@@ -6,6 +6,7 @@
 //! `Bundle`s and `ImportOutcome`s; every failure is a `TeamError` naming the
 //! file or upload it concerns.
 
+pub mod batch;
 pub mod bundle;
 pub mod export;
 pub mod hash;
@@ -54,6 +55,8 @@ pub enum TeamError {
     Unauthorized,
     #[error("upload of {size} bytes exceeds the limit of {limit} bytes")]
     TooLarge { size: usize, limit: usize },
+    #[error("import failed: {0}")]
+    ImportFailed(String),
     #[error("push to {url} failed: {why}")]
     Push { url: String, why: String },
     #[error("{what}: {source}")]

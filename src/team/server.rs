@@ -6,8 +6,9 @@
 //! bundle that fails validation, is refused before the store is touched, so
 //! a failed upload changes nothing. Answers with the `ImportOutcome` as JSON.
 
+use super::batch::Batcher;
 use super::bundle::read_bundle;
-use super::import::{import, ImportOutcome, Incoming};
+use super::import::{ImportOutcome, Incoming};
 use super::tokens::TokenMap;
 use super::TeamError;
 use crate::pricing::PriceTable;
@@ -28,17 +29,33 @@ pub const BUNDLES_PATH: &str = "/api/v1/bundles";
 pub const DEFAULT_MAX_BYTES: usize = 64 << 20;
 
 /// What the handler needs: the team store, the tokens, the prices imports
-/// are priced with, and the upload limit.
+/// are priced with, the upload limit, and the group-commit queue.
 #[derive(Debug, Clone)]
 pub struct TeamState {
     pub store: Store,
     pub tokens: Arc<TokenMap>,
     pub prices: Arc<PriceTable>,
     pub max_bytes: usize,
+    batch: Arc<Batcher>,
 }
 
-/// Authorises, validates and imports one uploaded bundle. The token's user
-/// replaces whatever user the bundle names.
+impl TeamState {
+    /// The state of a team server over `store`; uploads over `max_bytes`
+    /// (e.g. `DEFAULT_MAX_BYTES`) get 413.
+    pub fn new(store: Store, tokens: TokenMap, prices: PriceTable, max_bytes: usize) -> TeamState {
+        TeamState {
+            store,
+            tokens: Arc::new(tokens),
+            prices: Arc::new(prices),
+            max_bytes,
+            batch: Arc::new(Batcher::default()),
+        }
+    }
+}
+
+/// Authorises, validates and imports one uploaded bundle (with any others
+/// that arrive meanwhile). The token's user replaces whatever user the
+/// bundle names.
 pub fn accept_bundle(
     state: &TeamState,
     authorization: Option<&str>,
@@ -54,7 +71,7 @@ pub fn accept_bundle(
         r.user.clone_from(&user);
     }
     bundle.meta.user = user;
-    import(&state.store, &[Incoming { origin: "upload".into(), bundle }], &state.prices, now)
+    state.batch.submit(&state.store, &state.prices, Incoming { origin: "upload".into(), bundle }, now)
 }
 
 /// The HTTP status of a team error.

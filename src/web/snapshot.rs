@@ -6,7 +6,7 @@
 //! demand and remembered until the next snapshot replaces this one.
 
 use crate::pricing::PriceTable;
-use crate::report::cache::{cache_report, CacheData, CacheQuery, CacheReport};
+use crate::report::cache::{annotate_sessions, cache_report, CacheData, CacheQuery, CacheReport};
 use crate::report::class_cost::{daily_class_costs, DayClassCost};
 use crate::report::query::{Grouping, Query};
 use crate::report::session_table::{session_rows, SessionRow};
@@ -57,6 +57,23 @@ fn memo_key(g: Grouping, q: &Query) -> MemoKey {
     (g as u8, q.since, q.until, q.project.clone(), q.breakdown)
 }
 
+/// `report::usage`, with the cache columns on session reports: what
+/// `cachewise report` prints.
+fn usage_report(
+    store: &Store,
+    g: Grouping,
+    q: &Query,
+    prices: &PriceTable,
+    data: &CacheData,
+    now: DateTime<Utc>,
+) -> Result<UsageReport, ReportError> {
+    let mut r = usage::usage(store, g, q, prices)?;
+    if g == Grouping::Session {
+        annotate_sessions(&mut r, data, now);
+    }
+    Ok(r)
+}
+
 impl Snapshot {
     /// Reads the store and runs every report and the cache model as of `now`.
     pub fn build(
@@ -67,17 +84,17 @@ impl Snapshot {
         version: u64,
     ) -> Result<Snapshot, ReportError> {
         let q = Query::new(tz);
-        let report = |g| usage::usage(store, g, &q, prices).map(Arc::new);
+        let data = CacheData::load(store, prices)?;
+        let report = |g| usage_report(store, g, &q, prices, &data, now).map(Arc::new);
         let (daily, sessions, projects, models) = (
             report(Grouping::Daily)?,
             report(Grouping::Session)?,
             report(Grouping::Project)?,
             report(Grouping::Model)?,
         );
-        let data = CacheData::load(store, prices)?;
         let cache = cache_report(&data, &CacheQuery { query: q.clone(), session: None }, now);
         let class_costs = daily_class_costs(&data.requests, &data.caches, tz);
-        let session_rows = session_rows(&sessions, &cache.by_session, &cache.stale, &data.requests, tz);
+        let session_rows = session_rows(&sessions, &cache.stale, &data.requests, tz);
         let mut by_session: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, r) in data.requests.iter().enumerate() {
             by_session.entry(r.session_id.clone()).or_default().push(i);
@@ -117,7 +134,8 @@ impl Snapshot {
         self.data.requests.is_empty()
     }
 
-    /// `report::usage` for this query, remembered per snapshot. Blocking:
+    /// `report::usage` (annotated like the CLI's) for this query, remembered
+    /// per snapshot; session reports are as of `built`. Blocking:
     /// call it from `spawn_blocking`.
     pub fn usage(
         &self,
@@ -130,7 +148,7 @@ impl Snapshot {
         if let Some(r) = self.memo.lock().ok().and_then(|m| m.get(&key).cloned()) {
             return Ok(r);
         }
-        let r = Arc::new(usage::usage(store, g, q, prices)?);
+        let r = Arc::new(usage_report(store, g, q, prices, &self.data, self.built)?);
         if let Ok(mut m) = self.memo.lock() {
             if m.len() >= MEMO_LIMIT {
                 m.clear();

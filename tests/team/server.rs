@@ -177,15 +177,17 @@ fn load_twenty_pushers_two_hundred_overlapping_uploads() {
                     .iter()
                     .map(|b| {
                         let t = Instant::now();
-                        upload(&url, &token, b).unwrap();
-                        t.elapsed().as_secs_f64() * 1000.0
+                        let o = upload(&url, &token, b).unwrap();
+                        (t.elapsed().as_secs_f64() * 1000.0, o.added)
                     })
-                    .collect::<Vec<f64>>()
+                    .collect::<Vec<(f64, usize)>>()
             })
         })
         .collect();
-    let mut ms: Vec<f64> = threads.into_iter().flat_map(|t| t.join().unwrap()).collect();
+    let results: Vec<(f64, usize)> = threads.into_iter().flat_map(|t| t.join().unwrap()).collect();
     let wall = started.elapsed().as_secs_f64();
+    assert_eq!(results.iter().map(|r| r.1).sum::<usize>(), PUSHERS * ROWS, "each row is new to exactly one upload");
+    let mut ms: Vec<f64> = results.iter().map(|r| r.0).collect();
     ms.sort_by(f64::total_cmp);
     let store = Store::open(tmp.path()).unwrap();
     let stored = frames::requests_from(&store.read(Table::Requests).unwrap().unwrap()).unwrap();

@@ -15,7 +15,6 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Output};
-use std::sync::Arc;
 
 /// Runs `cachewise --tz UTC --data-dir DATA [--claude-dir ROOT] ARGS`.
 pub fn cw(root: Option<&Path>, data: &Path, args: &[&str]) -> Output {
@@ -125,12 +124,8 @@ pub const TOKEN_PREFIX: &str = "test-token-0123456789-";
 
 pub fn state(dir: &Path, users: &[&str], max_bytes: usize) -> TeamState {
     let tokens: Vec<(String, &str)> = users.iter().map(|u| (format!("{TOKEN_PREFIX}{u}"), *u)).collect();
-    TeamState {
-        store: Store::open(dir).unwrap(),
-        tokens: Arc::new(TokenMap::new(tokens.iter().map(|(t, u)| (t.as_str(), *u)))),
-        prices: Arc::new(prices()),
-        max_bytes,
-    }
+    let tokens = TokenMap::new(tokens.iter().map(|(t, u)| (t.as_str(), *u)));
+    TeamState::new(Store::open(dir).unwrap(), tokens, prices(), max_bytes)
 }
 
 /// Serves the team router on 127.0.0.1:0 from a background runtime;

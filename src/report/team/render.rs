@@ -65,7 +65,7 @@ const HEADER: [&str; 10] = [
     "Active days",
     "Requests",
     "Spend",
-    "Per active day (mean)",
+    "Mean per active day",
     "Median",
     "p90",
     "Cache hit ratio",
@@ -73,8 +73,10 @@ const HEADER: [&str; 10] = [
     "Monthly run-rate",
 ];
 
+/// The total row: its run-rate is per seat.
 fn total_name(r: &TeamReport) -> String {
-    format!("Team ({} people; run-rate per seat)", r.total.people)
+    let n = r.total.people;
+    format!("Team ({n} {})", if n == 1 { "person" } else { "people" })
 }
 
 fn window_line(r: &TeamReport) -> String {
@@ -113,7 +115,7 @@ fn notes(r: &TeamReport) -> Vec<String> {
     let mut out = vec![
         format!(
             "List-price estimates from Claude Code transcripts; output tokens can be under-counted, so spend is a lower bound. \
-Run-rate = spend in the window / {} days x {DAYS_PER_MONTH:.2} days per month.",
+Run-rate = spend in the window / {} days x {DAYS_PER_MONTH:.2} days per month; the Team row's is per seat.",
             r.window.days
         ),
         "Lost to expired caches: what requests paid to re-write a prompt cache that had expired (5-minute or 1-hour TTL)."
