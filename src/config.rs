@@ -43,7 +43,8 @@ pub fn time_zone(name: Option<&str>) -> Result<Tz, String> {
         Some(n) => n.to_owned(),
         None => iana_time_zone::get_timezone().unwrap_or_else(|_| "UTC".to_owned()),
     };
-    name.parse::<Tz>().map_err(|_| format!("unknown time zone {name:?} (use an IANA name such as Europe/Berlin or UTC)"))
+    name.parse::<Tz>()
+        .map_err(|_| format!("unknown time zone {name:?} (use an IANA name such as Europe/Berlin or UTC)"))
 }
 
 #[cfg(test)]

@@ -86,9 +86,14 @@ fn session_model_and_project_reports_and_filters() {
     let v = json(&cachewise(root.path(), data.path(), &["report", "model", "--json"]));
     let models: Vec<&str> = v["rows"].as_array().unwrap().iter().map(|r| r["model"].as_str().unwrap()).collect();
     assert_eq!(models, ["claude-opus-4-6", "claude-sonnet-4-5-20250929"], "highest cost first");
-    let v = json(&cachewise(root.path(), data.path(), &["report", "project", "--json", "--project", "nothing-like-it"]));
+    let v =
+        json(&cachewise(root.path(), data.path(), &["report", "project", "--json", "--project", "nothing-like-it"]));
     assert_eq!(v["total"]["requests"], 0);
-    let v = json(&cachewise(root.path(), data.path(), &["report", "daily", "--json", "--tz", "UTC", "--since", "20260212"]));
+    let v = json(&cachewise(
+        root.path(),
+        data.path(),
+        &["report", "daily", "--json", "--tz", "UTC", "--since", "20260212"],
+    ));
     assert_eq!(v["total"]["requests"], 1);
     let v = json(&cachewise(root.path(), data.path(), &["report", "daily", "--json", "--breakdown", "--tz", "UTC"]));
     assert_eq!(v["rows"][1]["models"][0]["model"], "claude-opus-4-6");
@@ -195,7 +200,11 @@ fn advise_json_compares_the_three_options() {
     let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     cache_fixture(root.path());
     // A unique prefix of the session id is enough.
-    let v = json(&cachewise(root.path(), data.path(), &["advise", "s7", "--json", "--turns", "5", "--now", "2026-02-12T00:00:00Z"]));
+    let v = json(&cachewise(
+        root.path(),
+        data.path(),
+        &["advise", "s7", "--json", "--turns", "5", "--now", "2026-02-12T00:00:00Z"],
+    ));
     assert_eq!(v["session_id"], "s7");
     assert_eq!(v["warm"], false);
     assert_eq!(v["turns"], 5);

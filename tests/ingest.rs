@@ -41,7 +41,11 @@ fn tree(root: &Path) -> Vec<Resp> {
     main.iter().for_each(|r| lines.extend(r.to_lines()));
     lines.push(compact_line("s1", 30, 167_094));
     write(root, "-home-u-app/s1.jsonl", &lines);
-    write(root, "-home-u-app/s1/subagents/agent-a1b2c3d.jsonl", &sub.iter().flat_map(Resp::to_lines).collect::<Vec<_>>());
+    write(
+        root,
+        "-home-u-app/s1/subagents/agent-a1b2c3d.jsonl",
+        &sub.iter().flat_map(Resp::to_lines).collect::<Vec<_>>(),
+    );
     let mut replay = main[1].clone();
     replay.req = "req_other".into();
     replay.sidechain = true;
@@ -68,7 +72,8 @@ fn dedups_across_files_and_prices_every_request() {
     assert_eq!(t.tokens.output, expected.iter().map(|r| r.out).sum::<u64>());
     assert_eq!(t.tokens.cache_read, expected.iter().map(|r| r.read).sum::<u64>());
     // Haiku 4.5 is a third of Sonnet 4.5's price per token class.
-    let cost: f64 = expected.iter().map(|r| if r.agent.is_some() { r.sonnet_cost() / 3.0 } else { r.sonnet_cost() }).sum();
+    let cost: f64 =
+        expected.iter().map(|r| if r.agent.is_some() { r.sonnet_cost() / 3.0 } else { r.sonnet_cost() }).sum();
     assert!((t.cost_usd - cost).abs() < 1e-9, "{} vs {cost}", t.cost_usd);
 }
 
@@ -116,7 +121,12 @@ fn bad_lines_are_counted_with_file_and_line_and_good_lines_kept() {
     neg = neg.replace("\"input_tokens\":5", "\"input_tokens\":-5");
     let mut lines = vec!["{not json".to_string(), neg, r#"{"type":"brand-new-type","x":1}"#.into()];
     lines.extend(good.to_lines());
-    lines.push(String::from_utf8_lossy(b"{\"type\":\"assistant\",\"message\":{\"usage\":{\"input_tokens\":1}},\"x\":\"\xff\"}").into());
+    lines.push(
+        String::from_utf8_lossy(
+            b"{\"type\":\"assistant\",\"message\":{\"usage\":{\"input_tokens\":1}},\"x\":\"\xff\"}",
+        )
+        .into(),
+    );
     let path = write(root.path(), "-p/s3.jsonl", &lines);
     // CRLF line ends are accepted.
     let text = fs::read_to_string(&path).unwrap().replace('\n', "\r\n");
@@ -168,7 +178,10 @@ fn unchanged_files_are_not_read_and_rewritten_files_replace_their_rows() {
     assert_eq!(daily_total(data.path()).requests, 6, "s2 had 1 own request, now another one");
     // A deleted transcript keeps its history.
     fs::remove_file(root.path().join("projects/-home-u-app/s2.jsonl")).unwrap();
-    Resp::new("s1", 8, 100).to_lines().iter().for_each(|l| append(&root.path().join("projects/-home-u-app/s1.jsonl"), &format!("{l}\n")));
+    Resp::new("s1", 8, 100)
+        .to_lines()
+        .iter()
+        .for_each(|l| append(&root.path().join("projects/-home-u-app/s1.jsonl"), &format!("{l}\n")));
     run(root.path(), data.path());
     assert_eq!(daily_total(data.path()).requests, 7);
 }

@@ -15,7 +15,8 @@ use common::{write, Resp};
 use proptest::prelude::*;
 use std::path::Path;
 
-const MODELS: &[&str] = &["claude-sonnet-4-5-20250929", "claude-opus-4-6", "claude-haiku-4-5-20251001", "claude-future-9"];
+const MODELS: &[&str] =
+    &["claude-sonnet-4-5-20250929", "claude-opus-4-6", "claude-haiku-4-5-20251001", "claude-future-9"];
 
 /// A generated session: (model index, minutes, tokens, lines) per response.
 type Spec = Vec<Vec<(usize, i64, [u64; 5], usize)>>;

@@ -33,7 +33,8 @@ impl Plan {
         let data_dir = config::data_dir(g.data_dir.as_deref(), env_data.as_deref());
         let tz = config::time_zone(g.tz.as_deref()).map_err(UsageError)?;
         let prices = PriceTable::load(g.pricing.as_deref())?;
-        let store = Store::open(&data_dir).with_context(|| format!("cannot use data directory {}", data_dir.display()))?;
+        let store =
+            Store::open(&data_dir).with_context(|| format!("cannot use data directory {}", data_dir.display()))?;
         Ok(Plan { roots, store, tz, ingest: !g.no_ingest, quiet: g.quiet, prices })
     }
 }

@@ -26,7 +26,9 @@ impl Progress for Bar {
             self.0.set_draw_target(ProgressDrawTarget::hidden());
         }
         self.0.set_length(total);
-        if let Ok(style) = ProgressStyle::with_template("reading transcripts {bar:30} {binary_bytes}/{binary_total_bytes} ({eta})") {
+        if let Ok(style) =
+            ProgressStyle::with_template("reading transcripts {bar:30} {binary_bytes}/{binary_total_bytes} ({eta})")
+        {
             self.0.set_style(style);
         }
     }

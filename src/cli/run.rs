@@ -119,7 +119,14 @@ fn run_ingest(plan: &Plan) -> anyhow::Result<()> {
 }
 
 fn clone_plan(p: &Plan) -> Plan {
-    Plan { roots: p.roots.clone(), store: p.store.clone(), tz: p.tz, ingest: p.ingest, quiet: p.quiet, prices: p.prices.clone() }
+    Plan {
+        roots: p.roots.clone(),
+        store: p.store.clone(),
+        tz: p.tz,
+        ingest: p.ingest,
+        quiet: p.quiet,
+        prices: p.prices.clone(),
+    }
 }
 
 fn run_summary(plan: &Plan) -> anyhow::Result<()> {

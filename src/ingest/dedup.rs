@@ -36,11 +36,7 @@ pub fn dedup(mut rows: Vec<Request>) -> Vec<Request> {
 /// Order of preference among copies of one request: most output first, then
 /// the first by (source, line).
 fn better(a: &Request, b: &Request) -> Ordering {
-    b.tokens
-        .output
-        .cmp(&a.tokens.output)
-        .then_with(|| a.source.cmp(&b.source))
-        .then_with(|| a.line.cmp(&b.line))
+    b.tokens.output.cmp(&a.tokens.output).then_with(|| a.source.cmp(&b.source)).then_with(|| a.line.cmp(&b.line))
 }
 
 fn group_end(rows: &[Request], start: usize, same: impl Fn(&Request, &Request) -> bool) -> usize {
@@ -54,11 +50,7 @@ fn group_end(rows: &[Request], start: usize, same: impl Fn(&Request, &Request) -
 /// All copies of one (user, message id): drop sidechain replays when a main copy
 /// exists under another request id, then keep the best copy per request id.
 fn merge_message(copies: &[Request], out: &mut Vec<Request>) {
-    let main_ids: Vec<&str> = copies
-        .iter()
-        .filter(|r| !r.is_sidechain)
-        .map(|r| r.request_id.as_str())
-        .collect();
+    let main_ids: Vec<&str> = copies.iter().filter(|r| !r.is_sidechain).map(|r| r.request_id.as_str()).collect();
     let mut start = 0;
     while start < copies.len() {
         let end = group_end(copies, start, |a, b| a.request_id == b.request_id);

@@ -70,10 +70,7 @@ fn walk(projects: &Path, dir: &Path, files: &mut Vec<SourceFile>) {
 
 fn describe(projects: &Path, path: PathBuf, meta: &fs::Metadata) -> Option<SourceFile> {
     let rel = path.strip_prefix(projects).ok()?;
-    let parts: Vec<String> = rel
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
+    let parts: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
     let stem = path.file_stem()?.to_string_lossy().into_owned();
     let agent = stem.strip_prefix("agent-").map(str::to_owned);
     let (project, session) = match parts.as_slice() {
@@ -82,11 +79,8 @@ fn describe(projects: &Path, path: PathBuf, meta: &fs::Metadata) -> Option<Sourc
         [project, session, ..] => (project.clone(), Some(session.clone())),
         [] => return None,
     };
-    let mtime_ns = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos() as i128);
+    let mtime_ns =
+        meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos() as i128);
     Some(SourceFile { path, project, session, agent, size: meta.len(), mtime_ns })
 }
 

@@ -67,16 +67,21 @@ pub struct Outcome {
 }
 
 /// Brings the store up to date with the transcripts under `roots`.
-pub fn ingest(roots: &[PathBuf], store: &Store, prices: &PriceTable, progress: &dyn Progress) -> Result<Outcome, IngestError> {
+pub fn ingest(
+    roots: &[PathBuf],
+    store: &Store,
+    prices: &PriceTable,
+    progress: &dyn Progress,
+) -> Result<Outcome, IngestError> {
     let found = discover(roots);
     if found.found_roots.is_empty() {
         return Err(IngestError::NoRoots { looked: roots.to_vec() });
     }
     let _lock = store.lock()?;
     let mut manifest = store.manifest()?;
-    let todo: Vec<&SourceFile> =
-        found.files.iter().filter(|f| !unchanged(f, manifest.files.get(&key(f)))).collect();
-    let total: u64 = todo.iter().map(|f| f.size.saturating_sub(manifest.files.get(&key(f)).map_or(0, |s| s.offset))).sum();
+    let todo: Vec<&SourceFile> = found.files.iter().filter(|f| !unchanged(f, manifest.files.get(&key(f)))).collect();
+    let total: u64 =
+        todo.iter().map(|f| f.size.saturating_sub(manifest.files.get(&key(f)).map_or(0, |s| s.offset))).sum();
     progress.start(total);
     let reads: Vec<FileRead> = todo
         .par_iter()
@@ -87,9 +92,15 @@ pub fn ingest(roots: &[PathBuf], store: &Store, prices: &PriceTable, progress: &
         })
         .collect();
     progress.finish();
-    let mut out = Outcome { files: found.files.len(), files_read: reads.len(), missing_roots: found.missing_roots, ..Outcome::default() };
+    let mut out = Outcome {
+        files: found.files.len(),
+        files_read: reads.len(),
+        missing_roots: found.missing_roots,
+        ..Outcome::default()
+    };
     let reprice = manifest.pricing != pricing_fingerprint(prices) || manifest.schema != STORE_SCHEMA;
-    if reads.iter().all(|r| r.bytes == 0 && r.mode == Mode::Append) && !reprice && store.path(Table::Requests).exists() {
+    if reads.iter().all(|r| r.bytes == 0 && r.mode == Mode::Append) && !reprice && store.path(Table::Requests).exists()
+    {
         for r in reads {
             out.problems += r.rows.problems;
             manifest.files.insert(key(&r.file), r.state);
@@ -118,7 +129,13 @@ fn key(f: &SourceFile) -> String {
 }
 
 /// Merges the new reads into the stored tables and rewrites them.
-fn apply(store: &Store, manifest: &mut Manifest, reads: Vec<FileRead>, prices: &PriceTable, out: &mut Outcome) -> Result<(), IngestError> {
+fn apply(
+    store: &Store,
+    manifest: &mut Manifest,
+    reads: Vec<FileRead>,
+    prices: &PriceTable,
+    out: &mut Outcome,
+) -> Result<(), IngestError> {
     let fresh = manifest.schema == STORE_SCHEMA;
     let mut lines = if fresh { load(store, Table::Lines, frames::requests_from)? } else { Vec::new() };
     let mut compactions = if fresh { load(store, Table::Compactions, frames::compactions_from)? } else { Vec::new() };
@@ -136,7 +153,10 @@ fn apply(store: &Store, manifest: &mut Manifest, reads: Vec<FileRead>, prices: &
         out.problems += r.rows.problems;
         let k = key(&r.file);
         let old = by_source.remove(&k).unwrap_or_default();
-        by_source.insert(k.clone(), if old.is_empty() { r.rows.requests } else { read::merge_requests(old, r.rows.requests) });
+        by_source.insert(
+            k.clone(),
+            if old.is_empty() { r.rows.requests } else { read::merge_requests(old, r.rows.requests) },
+        );
         compactions.extend(r.rows.compactions);
         titles.extend(r.rows.titles);
         manifest.files.insert(k, r.state);
@@ -178,14 +198,22 @@ fn sort_compactions(c: &mut Vec<Compaction>) {
     c.dedup_by(|a, b| a.session_id == b.session_id && a.time == b.time && a.trigger == b.trigger);
 }
 
-fn load<T>(store: &Store, t: Table, from: fn(&polars::prelude::DataFrame) -> polars::prelude::PolarsResult<Vec<T>>) -> Result<Vec<T>, IngestError> {
+fn load<T>(
+    store: &Store,
+    t: Table,
+    from: fn(&polars::prelude::DataFrame) -> polars::prelude::PolarsResult<Vec<T>>,
+) -> Result<Vec<T>, IngestError> {
     match store.read(t)? {
         None => Ok(Vec::new()),
         Some(df) => from(&df).map_err(|source| StoreError::Polars { path: store.path(t), source }.into()),
     }
 }
 
-fn write(store: &Store, t: Table, df: polars::prelude::PolarsResult<polars::prelude::DataFrame>) -> Result<(), IngestError> {
+fn write(
+    store: &Store,
+    t: Table,
+    df: polars::prelude::PolarsResult<polars::prelude::DataFrame>,
+) -> Result<(), IngestError> {
     let mut df = df.map_err(|source| StoreError::Polars { path: store.path(t), source })?;
     store.write(t, &mut df)?;
     Ok(())

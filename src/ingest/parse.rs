@@ -114,9 +114,7 @@ impl FileParser<'_> {
         match l.kind.as_str() {
             "assistant" => self.assistant(&l, line_no),
             "system" if l.subtype.as_str() == "compact_boundary" => self.compaction(&l, line_no),
-            "user" if l.is_compact_summary.0 && l.parent_uuid.get().is_none() => {
-                self.compaction(&l, line_no)
-            }
+            "user" if l.is_compact_summary.0 && l.parent_uuid.get().is_none() => self.compaction(&l, line_no),
             "summary" => self.title(&l, TitleKind::Summary, l.summary.get(), line_no),
             "ai-title" => self.title(&l, TitleKind::AiTitle, l.ai_title.get(), line_no),
             "custom-title" => self.title(&l, TitleKind::Custom, l.custom_title.get(), line_no),

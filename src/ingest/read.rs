@@ -45,7 +45,13 @@ pub fn read_file(file: &SourceFile, prev: Option<&FileState>) -> FileRead {
         Err(e) => {
             let mut rows = FileRows::default();
             rows.problems.push(BadLine { path: file.path.clone(), line: 0, reason: format!("cannot read: {e}") });
-            FileRead { file: file.clone(), mode: Mode::Append, rows, state: prev.cloned().unwrap_or_default(), bytes: 0 }
+            FileRead {
+                file: file.clone(),
+                mode: Mode::Append,
+                rows,
+                state: prev.cloned().unwrap_or_default(),
+                bytes: 0,
+            }
         }
     }
 }
@@ -53,7 +59,9 @@ pub fn read_file(file: &SourceFile, prev: Option<&FileState>) -> FileRead {
 fn try_read(file: &SourceFile, prev: Option<&FileState>) -> std::io::Result<FileRead> {
     let mut f = File::open(&file.path)?;
     let (mode, start) = match prev {
-        Some(p) if file.size >= p.offset && head_matches(&mut f, p)? => (Mode::Append, Start { offset: p.offset, line: p.lines }),
+        Some(p) if file.size >= p.offset && head_matches(&mut f, p)? => {
+            (Mode::Append, Start { offset: p.offset, line: p.lines })
+        }
         _ => (Mode::Full, Start::default()),
     };
     f.seek(SeekFrom::Start(start.offset))?;

@@ -53,7 +53,8 @@ pub fn frame(rows: &[SessionRow]) -> PolarsResult<DataFrame> {
             .into_column()
     };
     let u = |f: fn(&SessionRow) -> u64, name: &str| Column::new(name.into(), rows.iter().map(f).collect::<Vec<u64>>());
-    let s = |f: fn(&SessionRow) -> &str, name: &str| Column::new(name.into(), rows.iter().map(f).collect::<Vec<&str>>());
+    let s =
+        |f: fn(&SessionRow) -> &str, name: &str| Column::new(name.into(), rows.iter().map(f).collect::<Vec<&str>>());
     DataFrame::new(
         rows.len(),
         vec![

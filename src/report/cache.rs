@@ -7,8 +7,9 @@ use super::query::Query;
 use super::usage::{session_titles, SessionCache, UsageReport};
 use super::ReportError;
 use crate::analyze::{
-    advise as advise_session, analyze, compaction_report, stale_sessions, summarize_where, Advice, CacheClass, CacheStats, CompactionParams,
-    DayStats, RequestCache, SessionCompaction, SessionStats, StaleSession, SummaryOptions,
+    advise as advise_session, analyze, compaction_report, stale_sessions, summarize_where, Advice, CacheClass,
+    CacheStats, CompactionParams, DayStats, RequestCache, SessionCompaction, SessionStats, StaleSession,
+    SummaryOptions,
 };
 use crate::model::{Compaction, Request};
 use crate::pricing::PriceTable;
@@ -43,7 +44,12 @@ impl CacheData {
     }
 
     /// Classifies in-memory rows (demo data, tests).
-    pub fn new(requests: Vec<Request>, compactions: Vec<Compaction>, titles: HashMap<String, String>, prices: &PriceTable) -> CacheData {
+    pub fn new(
+        requests: Vec<Request>,
+        compactions: Vec<Compaction>,
+        titles: HashMap<String, String>,
+        prices: &PriceTable,
+    ) -> CacheData {
         let caches = analyze(&requests, &compactions, prices);
         CacheData { requests, caches, compactions, titles }
     }
@@ -64,7 +70,11 @@ impl CacheData {
             .copied()
             .filter(|id| self.titles.get(*id).is_some_and(|t| t.to_lowercase().contains(&lower)))
             .collect();
-        let exact: Vec<&str> = by_title.iter().copied().filter(|id| self.titles.get(*id).is_some_and(|t| t.eq_ignore_ascii_case(text))).collect();
+        let exact: Vec<&str> = by_title
+            .iter()
+            .copied()
+            .filter(|id| self.titles.get(*id).is_some_and(|t| t.eq_ignore_ascii_case(text)))
+            .collect();
         for candidates in [by_prefix, exact, by_title] {
             match candidates.as_slice() {
                 [] => continue,
@@ -110,8 +120,7 @@ pub fn cache_report(data: &CacheData, q: &CacheQuery, now: DateTime<Utc>) -> Cac
     let include = |r: &Request| selected(r, q, &day_of);
     let opts = SummaryOptions { now, titles: &data.titles, day_of: &day_of };
     let s = summarize_where(&data.requests, &data.caches, &opts, &include);
-    let sessions: std::collections::HashSet<&str> =
-        s.by_session.iter().map(|x| x.session_id.as_str()).collect();
+    let sessions: std::collections::HashSet<&str> = s.by_session.iter().map(|x| x.session_id.as_str()).collect();
     let compaction = compaction_report(&data.requests, &data.caches, &data.compactions, &CompactionParams::default())
         .into_iter()
         .filter(|c| sessions.contains(c.session_id.as_str()))
@@ -137,7 +146,13 @@ fn selected(r: &Request, q: &CacheQuery, day_of: &dyn Fn(DateTime<Utc>) -> Strin
 }
 
 /// Resume / compact / restart advice for the session `text` names.
-pub fn advise(data: &CacheData, text: &str, turns: u32, now: DateTime<Utc>, prices: &PriceTable) -> Result<Advice, ReportError> {
+pub fn advise(
+    data: &CacheData,
+    text: &str,
+    turns: u32,
+    now: DateTime<Utc>,
+    prices: &PriceTable,
+) -> Result<Advice, ReportError> {
     let id = data.resolve_session(text)?;
     advise_session(&id, &data.requests, &data.caches, prices, now, turns)
         .ok_or_else(|| ReportError::UnknownSession(format!("{text} (no main-thread request)")))

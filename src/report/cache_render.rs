@@ -29,7 +29,12 @@ fn stats_table(header: [&str; 4], rows: &[(&str, &ClassStats)]) -> String {
     t.set_header(header);
     for (name, s) in rows {
         let right = |x: String| Cell::new(x).set_alignment(CellAlignment::Right);
-        t.add_row(vec![Cell::new(name), right(thousands(s.count)), right(thousands(s.rebuilt_tokens)), right(dollars(s.miss_cost_usd))]);
+        t.add_row(vec![
+            Cell::new(name),
+            right(thousands(s.count)),
+            right(thousands(s.rebuilt_tokens)),
+            right(dollars(s.miss_cost_usd)),
+        ]);
     }
     format!("{t}\n")
 }
@@ -40,9 +45,15 @@ pub fn render_cache(r: &CacheReport) -> String {
     let mut out = String::new();
     let misses = s.classes.ttl_5m.count + s.classes.ttl_1h.count;
     let _ = writeln!(out, "Prompt cache over {} requests", thousands(s.requests));
-    let _ = writeln!(out, "  Lost to expired caches: {} ({} rebuilds after idle gaps)", dollars(s.idle_cost_usd), thousands(misses));
+    let _ = writeln!(
+        out,
+        "  Lost to expired caches: {} ({} rebuilds after idle gaps)",
+        dollars(s.idle_cost_usd),
+        thousands(misses)
+    );
     let w = &s.what_if;
-    let (best, saving) = if w.saving_1h_usd >= w.saving_5m_usd { ("1 h", w.saving_1h_usd) } else { ("5 min", w.saving_5m_usd) };
+    let (best, saving) =
+        if w.saving_1h_usd >= w.saving_5m_usd { ("1 h", w.saving_1h_usd) } else { ("5 min", w.saving_5m_usd) };
     let _ = writeln!(
         out,
         "  What-if: actual {}, all writes 5 min {}, all writes 1 h {}",
@@ -69,7 +80,13 @@ pub fn render_cache(r: &CacheReport) -> String {
         out += "Stale sessions (what the next message pays because the cache expired):\n";
         for st in r.stale.iter().take(10) {
             let name = if st.title.is_empty() { st.session_id.clone() } else { st.title.chars().take(48).collect() };
-            let _ = writeln!(out, "  {:>9}  {:>8} tokens  idle {:>8}  {name}", dollars(st.premium_usd), thousands(st.prompt_tokens), fmt_duration(st.idle_s));
+            let _ = writeln!(
+                out,
+                "  {:>9}  {:>8} tokens  idle {:>8}  {name}",
+                dollars(st.premium_usd),
+                thousands(st.prompt_tokens),
+                fmt_duration(st.idle_s)
+            );
         }
         let _ = writeln!(out, "  `cachewise advise <session>` compares resuming, compacting first and restarting.\n");
     }
@@ -83,7 +100,11 @@ pub fn render_cache(r: &CacheReport) -> String {
     let comps: usize = r.compaction.iter().map(|c| c.compactions.len()).sum();
     if comps > 0 {
         let cost: f64 = r.compaction.iter().map(|c| c.total_usd).sum();
-        let _ = writeln!(out, "Compactions: {comps} seen, costing {} (the summarising request plus the rebuild after it).", dollars(cost));
+        let _ = writeln!(
+            out,
+            "Compactions: {comps} seen, costing {} (the summarising request plus the rebuild after it).",
+            dollars(cost)
+        );
     }
     out
 }
@@ -101,8 +122,13 @@ pub fn render_advice(a: &Advice) -> String {
     let _ = writeln!(out, "  resume             {:>10}", dollars(a.options.resume_usd));
     let _ = writeln!(out, "  compact, continue  {:>10}", dollars(a.options.compact_usd));
     let _ = writeln!(out, "  restart (floor)    {:>10}", dollars(a.options.restart_usd));
-    let rec = serde_json::to_value(a.recommendation).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
-    let _ = writeln!(out, "Recommendation: {rec}; keeping the history costs {} more than restarting.", dollars(a.history_premium_usd));
+    let rec =
+        serde_json::to_value(a.recommendation).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "Recommendation: {rec}; keeping the history costs {} more than restarting.",
+        dollars(a.history_premium_usd)
+    );
     match a.break_even_turns {
         Some(n) => {
             let _ = writeln!(out, "Compacting first pays off from {n} turn(s) on.");

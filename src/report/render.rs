@@ -80,7 +80,17 @@ pub fn usage(r: &UsageReport, format: Format) -> String {
 fn usage_csv(r: &UsageReport) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     let key = r.grouping.key_name();
-    let _ = w.write_record([key, "model", "requests", "input_tokens", "output_tokens", "cache_write_5m_tokens", "cache_write_1h_tokens", "cache_read_tokens", "cost_usd"]);
+    let _ = w.write_record([
+        key,
+        "model",
+        "requests",
+        "input_tokens",
+        "output_tokens",
+        "cache_write_5m_tokens",
+        "cache_write_1h_tokens",
+        "cache_read_tokens",
+        "cost_usd",
+    ]);
     let mut rec = |k: &str, model: &str, t: &Totals| {
         let _ = w.write_record([
             k.to_owned(),

@@ -43,7 +43,9 @@ pub fn summary(store: &Store, q: &Query, prices: &PriceTable, now: DateTime<Utc>
 
 /// The summary as terminal text.
 pub fn render(s: &Summary) -> String {
-    let line = |label: &str, t: &Totals| format!("{label:<10} {:>12}  {:>8} requests\n", dollars(t.cost_usd), thousands(t.requests));
+    let line = |label: &str, t: &Totals| {
+        format!("{label:<10} {:>12}  {:>8} requests\n", dollars(t.cost_usd), thousands(t.requests))
+    };
     let mut out = String::from("Claude Code spend (list prices, from transcripts)\n");
     out += &line("today", &s.today);
     out += &line("7 days", &s.last_7);

@@ -27,7 +27,11 @@ pub struct Totals {
 impl std::ops::Add for Totals {
     type Output = Totals;
     fn add(self, o: Totals) -> Totals {
-        Totals { requests: self.requests + o.requests, tokens: self.tokens + o.tokens, cost_usd: self.cost_usd + o.cost_usd }
+        Totals {
+            requests: self.requests + o.requests,
+            tokens: self.tokens + o.tokens,
+            cost_usd: self.cost_usd + o.cost_usd,
+        }
     }
 }
 
@@ -114,7 +118,12 @@ fn rows_from(df: &DataFrame) -> PolarsResult<Vec<UsageRow>> {
     };
     let t = |n: &str| -> PolarsResult<Vec<DateTime<Utc>>> {
         let col = df.column(n)?.cast(&DataType::Datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC)))?;
-        Ok(col.datetime()?.physical().iter().map(|v| DateTime::from_timestamp_millis(v.unwrap_or(0)).unwrap_or_default()).collect())
+        Ok(col
+            .datetime()?
+            .physical()
+            .iter()
+            .map(|v| DateTime::from_timestamp_millis(v.unwrap_or(0)).unwrap_or_default())
+            .collect())
     };
     let (key, sub, project) = (s(c::KEY)?, s(c::SUB)?, s(c::PROJECT)?);
     let (req, input, output) = (u("requests")?, u("input_tokens")?, u("output_tokens")?);
@@ -123,7 +132,13 @@ fn rows_from(df: &DataFrame) -> PolarsResult<Vec<UsageRow>> {
     let (first, last) = (t(c::FIRST)?, t(c::LAST)?);
     let mut out: Vec<UsageRow> = Vec::new();
     for i in 0..df.height() {
-        let tokens = TokenCounts { input: input[i], cache_write_5m: w5[i], cache_write_1h: w1h[i], cache_read: read[i], output: output[i] };
+        let tokens = TokenCounts {
+            input: input[i],
+            cache_write_5m: w5[i],
+            cache_write_1h: w1h[i],
+            cache_read: read[i],
+            output: output[i],
+        };
         let totals = Totals { requests: req[i], tokens, cost_usd: cost[i] };
         match out.last_mut() {
             Some(row) if row.key == key[i] => {

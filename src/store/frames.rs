@@ -8,9 +8,7 @@ use polars::prelude::*;
 
 fn time_column(name: &str, times: impl Iterator<Item = DateTime<Utc>>) -> Column {
     let ms: Vec<i64> = times.map(|t| t.timestamp_millis()).collect();
-    Int64Chunked::from_vec(name.into(), ms)
-        .into_datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC))
-        .into_column()
+    Int64Chunked::from_vec(name.into(), ms).into_datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC)).into_column()
 }
 
 fn str_column<'a>(name: &str, v: impl Iterator<Item = &'a str>) -> Column {
@@ -83,22 +81,30 @@ impl<'a> Cols<'a> {
     fn time(&self, name: &str) -> PolarsResult<Vec<DateTime<Utc>>> {
         let col = self.0.column(name)?.cast(&DataType::Datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC)))?;
         let ms = col.datetime()?.physical().clone();
-        Ok(ms
-            .iter()
-            .map(|v| DateTime::from_timestamp_millis(v.unwrap_or(0)).unwrap_or_default())
-            .collect())
+        Ok(ms.iter().map(|v| DateTime::from_timestamp_millis(v.unwrap_or(0)).unwrap_or_default()).collect())
     }
 }
 
 /// Reads the `requests` table back into rows.
 pub fn requests_from(df: &DataFrame) -> PolarsResult<Vec<Request>> {
     let k = Cols(df);
-    let (time, session, thread, project) = (k.time(c::TIME)?, k.str(c::SESSION_ID)?, k.str(c::THREAD)?, k.str(c::PROJECT)?);
+    let (time, session, thread, project) =
+        (k.time(c::TIME)?, k.str(c::SESSION_ID)?, k.str(c::THREAD)?, k.str(c::PROJECT)?);
     let (cwd, branch, version, model) = (k.str(c::CWD)?, k.str(c::GIT_BRANCH)?, k.str(c::VERSION)?, k.str(c::MODEL)?);
-    let (input, w5, w1h, read, output) =
-        (k.u64(c::INPUT)?, k.u64(c::CACHE_WRITE_5M)?, k.u64(c::CACHE_WRITE_1H)?, k.u64(c::CACHE_READ)?, k.u64(c::OUTPUT)?);
-    let (web, speed, geo, side, cost) =
-        (k.u64(c::WEB_SEARCH)?, k.str(c::SPEED)?, k.str(c::INFERENCE_GEO)?, k.bool(c::IS_SIDECHAIN)?, k.f64(c::COST_USD)?);
+    let (input, w5, w1h, read, output) = (
+        k.u64(c::INPUT)?,
+        k.u64(c::CACHE_WRITE_5M)?,
+        k.u64(c::CACHE_WRITE_1H)?,
+        k.u64(c::CACHE_READ)?,
+        k.u64(c::OUTPUT)?,
+    );
+    let (web, speed, geo, side, cost) = (
+        k.u64(c::WEB_SEARCH)?,
+        k.str(c::SPEED)?,
+        k.str(c::INFERENCE_GEO)?,
+        k.bool(c::IS_SIDECHAIN)?,
+        k.f64(c::COST_USD)?,
+    );
     let (source, line, msg, req) = (k.str(c::SOURCE)?, k.u64(c::LINE)?, k.str(c::MESSAGE_ID)?, k.str(c::REQUEST_ID)?);
     let (user, machine) = (k.str(c::USER)?, k.str(c::MACHINE)?);
     Ok((0..df.height())
@@ -111,7 +117,13 @@ pub fn requests_from(df: &DataFrame) -> PolarsResult<Vec<Request>> {
             git_branch: branch[i].to_owned(),
             version: version[i].to_owned(),
             model: model[i].to_owned(),
-            tokens: TokenCounts { input: input[i], cache_write_5m: w5[i], cache_write_1h: w1h[i], cache_read: read[i], output: output[i] },
+            tokens: TokenCounts {
+                input: input[i],
+                cache_write_5m: w5[i],
+                cache_write_1h: w1h[i],
+                cache_read: read[i],
+                output: output[i],
+            },
             web_search: web[i],
             speed: speed[i].to_owned(),
             inference_geo: geo[i].to_owned(),
