@@ -53,7 +53,7 @@ fn ingest_now(plan: &Plan) -> anyhow::Result<Option<Outcome>> {
         }
         Err(e @ IngestError::NoRoots { .. }) => Err(anyhow::anyhow!(
             "{e}\nPoint cachewise at your transcripts with --claude-dir DIR or CLAUDE_CONFIG_DIR=DIR \
-(the directory that holds projects/)."
+(the directory that holds projects/), or run `cachewise serve --demo` to see the dashboard on demo data."
         )),
         Err(e) => Err(e.into()),
     }
