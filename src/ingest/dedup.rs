@@ -9,61 +9,58 @@
 //! user and message.id, another requestId) is dropped in favour of the main copy.
 
 use crate::model::Request;
+use chrono::{DateTime, Utc};
 use std::cmp::Ordering;
+use std::collections::HashMap;
 
-/// Merges candidate rows into one row per request, ordered by time.
-pub fn dedup(mut rows: Vec<Request>) -> Vec<Request> {
-    rows.sort_by(|a, b| {
-        a.user
-            .cmp(&b.user)
-            .then_with(|| a.message_id.cmp(&b.message_id))
-            .then_with(|| a.request_id.cmp(&b.request_id))
-            .then_with(|| better(a, b))
-    });
-    let mut out: Vec<Request> = Vec::with_capacity(rows.len());
-    let mut start = 0;
-    while start < rows.len() {
-        let end = group_end(&rows, start, |a, b| a.user == b.user && a.message_id == b.message_id);
-        merge_message(&rows[start..end], &mut out);
-        start = end;
-    }
+/// Merges candidate rows into one row per request, ordered by time. One hash
+/// pass; rows are moved, never cloned.
+pub fn dedup(rows: Vec<Request>) -> Vec<Request> {
+    let kept = choose(&rows);
+    let mut slots: Vec<Option<Request>> = rows.into_iter().map(Some).collect();
+    let mut out: Vec<Request> = kept
+        .into_iter()
+        .filter_map(|(i, time)| {
+            let mut r = slots[i].take()?;
+            r.time = time;
+            Some(r)
+        })
+        .collect();
     out.sort_by(|a, b| {
         a.time.cmp(&b.time).then_with(|| a.message_id.cmp(&b.message_id)).then_with(|| a.user.cmp(&b.user))
     });
     out
 }
 
+/// The index of the best copy of every request, with its earliest time.
+fn choose(rows: &[Request]) -> Vec<(usize, DateTime<Utc>)> {
+    let mut main_ids: HashMap<(&str, &str), Vec<&str>> = HashMap::new();
+    for r in rows.iter().filter(|r| !r.is_sidechain) {
+        main_ids.entry((&r.user, &r.message_id)).or_default().push(&r.request_id);
+    }
+    let mut best: HashMap<(&str, &str, &str), (usize, DateTime<Utc>)> = HashMap::with_capacity(rows.len());
+    for (i, r) in rows.iter().enumerate() {
+        let replay = r.is_sidechain
+            && main_ids.get(&(r.user.as_str(), r.message_id.as_str())).is_some_and(|ids| !ids.contains(&r.request_id.as_str()));
+        if replay {
+            continue;
+        }
+        best.entry((&r.user, &r.message_id, &r.request_id))
+            .and_modify(|(k, t)| {
+                *t = (*t).min(r.time);
+                if better(r, &rows[*k]) == Ordering::Less {
+                    *k = i;
+                }
+            })
+            .or_insert((i, r.time));
+    }
+    best.into_values().collect()
+}
+
 /// Order of preference among copies of one request: most output first, then
 /// the first by (source, line).
 fn better(a: &Request, b: &Request) -> Ordering {
     b.tokens.output.cmp(&a.tokens.output).then_with(|| a.source.cmp(&b.source)).then_with(|| a.line.cmp(&b.line))
-}
-
-fn group_end(rows: &[Request], start: usize, same: impl Fn(&Request, &Request) -> bool) -> usize {
-    let mut end = start + 1;
-    while end < rows.len() && same(&rows[start], &rows[end]) {
-        end += 1;
-    }
-    end
-}
-
-/// All copies of one (user, message id): drop sidechain replays when a main copy
-/// exists under another request id, then keep the best copy per request id.
-fn merge_message(copies: &[Request], out: &mut Vec<Request>) {
-    let main_ids: Vec<&str> = copies.iter().filter(|r| !r.is_sidechain).map(|r| r.request_id.as_str()).collect();
-    let mut start = 0;
-    while start < copies.len() {
-        let end = group_end(copies, start, |a, b| a.request_id == b.request_id);
-        let group = &copies[start..end];
-        start = end;
-        let replay = !main_ids.is_empty() && group.iter().all(|r| r.is_sidechain);
-        if replay && !main_ids.contains(&group[0].request_id.as_str()) {
-            continue;
-        }
-        let mut kept = group[0].clone();
-        kept.time = group.iter().map(|r| r.time).min().unwrap_or(kept.time);
-        out.push(kept);
-    }
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ pub mod dedup;
 pub mod discover;
 mod line;
 pub mod parse;
+mod prefilter;
 pub mod read;
 pub mod sessions;
 pub mod soft;
@@ -78,6 +79,7 @@ pub fn ingest(
         return Err(IngestError::NoRoots { looked: roots.to_vec() });
     }
     let _lock = store.lock()?;
+    let started = std::time::Instant::now();
     let mut manifest = store.manifest()?;
     let todo: Vec<&SourceFile> = found.files.iter().filter(|f| !unchanged(f, manifest.files.get(&key(f)))).collect();
     let total: u64 =
@@ -92,6 +94,7 @@ pub fn ingest(
         })
         .collect();
     progress.finish();
+    tracing::debug!("read {} files in {:?}", reads.len(), started.elapsed());
     let mut out = Outcome {
         files: found.files.len(),
         files_read: reads.len(),
@@ -111,6 +114,7 @@ pub fn ingest(
         return Ok(out);
     }
     apply(store, &mut manifest, reads, prices, &mut out)?;
+    tracing::debug!("merged and wrote tables at {:?}", started.elapsed());
     manifest.schema = STORE_SCHEMA;
     manifest.pricing = pricing_fingerprint(prices);
     manifest.updated = Some(chrono::Utc::now().to_rfc3339());
@@ -180,12 +184,15 @@ pub fn store_rows(
     mut titles: Vec<SessionTitle>,
     prices: &PriceTable,
 ) -> Result<(usize, UnknownModels), IngestError> {
-    let mut requests = dedup::dedup(lines.clone());
+    write(store, Table::Lines, frames::requests_frame(&lines))?;
+    let t = std::time::Instant::now();
+    let candidates = lines.len();
+    let mut requests = dedup::dedup(lines);
     let unknown = prices.price_all(&mut requests);
+    tracing::debug!("dedup and pricing of {candidates} rows took {:?}", t.elapsed());
     sort_compactions(&mut compactions);
     titles.sort_by(|a, b| (&a.session_id, a.kind, a.seq, &a.source).cmp(&(&b.session_id, b.kind, b.seq, &b.source)));
     let sessions = sessions::derive(&requests, &titles);
-    write(store, Table::Lines, frames::requests_frame(&lines))?;
     write(store, Table::Requests, frames::requests_frame(&requests))?;
     write(store, Table::Compactions, frames::compactions_frame(&compactions))?;
     write(store, Table::Titles, frames::titles_frame(&titles))?;

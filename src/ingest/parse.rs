@@ -8,26 +8,8 @@ use super::discover::SourceFile;
 use super::line::{Line, Usage};
 use super::soft::{BadLine, Problems};
 use crate::model::{Compaction, Request, SessionTitle, TitleKind, TokenCounts, MAIN_THREAD};
-use aho_corasick::AhoCorasick;
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
-use std::sync::OnceLock;
-
-/// Substrings at least one of which every line we need contains.
-const NEEDLES: &[&str] = &[
-    "\"usage\"",
-    "compact_boundary",
-    "isCompactSummary",
-    "\"summary\"",
-    "ai-title",
-    "custom-title",
-    "\"isSidechain\":true",
-];
-
-fn needles() -> Option<&'static AhoCorasick> {
-    static N: OnceLock<Option<AhoCorasick>> = OnceLock::new();
-    N.get_or_init(|| AhoCorasick::new(NEEDLES).ok()).as_ref()
-}
 
 /// Where to start reading a file and how many lines precede that point.
 #[derive(Debug, Clone, Copy, Default)]
@@ -92,7 +74,7 @@ impl FileParser<'_> {
             self.bad(line_no, "not a JSON object (truncated or corrupt line)".into());
             return;
         }
-        if !needles().is_none_or(|n| n.is_match(trimmed)) {
+        if !super::prefilter::needed(trimmed) {
             return;
         }
         match serde_json::from_slice::<Line>(trimmed) {

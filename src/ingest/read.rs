@@ -92,44 +92,28 @@ fn head_matches(f: &mut File, p: &FileState) -> std::io::Result<bool> {
 }
 
 /// Parses complete lines chunk by chunk; the incomplete tail is carried over,
-/// and whatever follows the last newline at EOF is left unread.
+/// and whatever follows the last newline at EOF is left unread. Reads are
+/// sized from the file's remaining length and never pre-zeroed.
 fn stream(file: &SourceFile, f: &mut File, start: Start) -> std::io::Result<FileRows> {
     let mut out = FileRows { end: start, ..FileRows::default() };
-    let mut buf: Vec<u8> = Vec::new();
+    let remaining = usize::try_from(file.size.saturating_sub(start.offset)).unwrap_or(CHUNK);
+    let mut buf: Vec<u8> = Vec::with_capacity(remaining.min(CHUNK) + 1);
     let mut pos = start;
     loop {
-        let old = buf.len();
-        let want = CHUNK.max(old);
-        buf.resize(old + want, 0);
-        let n = read_up_to(f, &mut buf[old..])?;
-        buf.truncate(old + n);
-        let Some(last_nl) = memchr::memrchr(b'\n', &buf) else {
-            if n == 0 {
-                break;
-            }
-            continue;
-        };
-        let part = parse_bytes(file, &buf[..=last_nl], pos);
-        pos = part.end;
-        merge(&mut out, part);
-        buf.drain(..=last_nl);
-        if n == 0 {
+        let want = CHUNK.max(buf.len());
+        let n = f.by_ref().take(want as u64).read_to_end(&mut buf)?;
+        if let Some(last_nl) = memchr::memrchr(b'\n', &buf) {
+            let part = parse_bytes(file, &buf[..=last_nl], pos);
+            pos = part.end;
+            merge(&mut out, part);
+            buf.drain(..=last_nl);
+        }
+        if n < want {
             break;
         }
     }
     out.end = pos;
     Ok(out)
-}
-
-fn read_up_to(f: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut filled = 0;
-    while filled < buf.len() {
-        match f.read(&mut buf[filled..])? {
-            0 => break,
-            n => filled += n,
-        }
-    }
-    Ok(filled)
 }
 
 fn merge(out: &mut FileRows, part: FileRows) {

@@ -10,6 +10,7 @@ use crate::pricing::PriceTable;
 use crate::store::{Store, Table};
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
+use polars::prelude::PlRefPath;
 use polars::sql::SQLContext;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -81,8 +82,14 @@ pub struct UsageReport {
 }
 
 /// The stored requests as a lazy frame (empty when nothing was ingested).
+/// A scan, so a query reads only the columns it uses.
 pub fn requests(store: &Store) -> Result<Option<LazyFrame>, ReportError> {
-    Ok(store.read(Table::Requests)?.map(|df| df.lazy()))
+    let path = store.path(Table::Requests);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let path = PlRefPath::try_from_path(&path)?;
+    Ok(Some(LazyFrame::scan_parquet(path, ScanArgsParquet::default())?))
 }
 
 /// Runs a usage report over the store.

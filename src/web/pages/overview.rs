@@ -37,7 +37,12 @@ pub struct OverviewPage {
     pub models: Vec<String>,
     pub model: Option<String>,
     pub chart: String,
+    /// Last day of the chart: today, or the last day with data when
+    /// nothing happened in the last 30 days.
+    pub chart_end: NaiveDate,
     pub top_sessions: Vec<UsageRow>,
+    /// Whether `top_sessions` is all-time (nothing in the last 30 days).
+    pub top_all_time: bool,
     pub stale: Vec<StaleSession>,
     pub stale_count: usize,
     pub unknown_models: Vec<String>,
@@ -99,7 +104,15 @@ pub fn days_ending(last: NaiveDate, n: u64) -> Vec<NaiveDate> {
 fn build(state: &AppState, snap: &Snapshot, model: Option<String>) -> OverviewPage {
     let s = &snap.summary;
     let today = snap.built.with_timezone(&snap.tz).date_naive();
-    let days = days_ending(today, CHART_DAYS);
+    let last_data = snap.daily.rows.last().and_then(|r| NaiveDate::parse_from_str(&r.key, "%Y-%m-%d").ok());
+    let chart_end = match (last_data, today.checked_sub_days(Days::new(CHART_DAYS - 1))) {
+        (Some(last), Some(from)) if last < from => last,
+        _ => today,
+    };
+    let days = days_ending(chart_end, CHART_DAYS);
+    let top_all_time = s.top_sessions.is_empty();
+    let top_sessions =
+        if top_all_time { snap.sessions.rows.iter().take(5).cloned().collect() } else { s.top_sessions.clone() };
     let total = &snap.cache.total;
     OverviewPage {
         chrome: Chrome::new(state, snap, "Overview"),
@@ -115,7 +128,9 @@ fn build(state: &AppState, snap: &Snapshot, model: Option<String>) -> OverviewPa
         models: snap.models.rows.iter().map(|r| r.key.clone()).collect(),
         chart: class_chart(&snap.class_costs, &days, model.as_deref(), 1100),
         model,
-        top_sessions: s.top_sessions.clone(),
+        chart_end,
+        top_sessions,
+        top_all_time,
         stale: snap.cache.stale.iter().take(10).cloned().collect(),
         stale_count: snap.cache.stale.len(),
         unknown_models: s.unknown_models.clone(),

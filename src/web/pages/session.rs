@@ -105,8 +105,11 @@ fn build(state: &AppState, snap: &Arc<Snapshot>, id: &str, p: &Params, turns: u3
     let page = p.page()?.min(pages);
     let shown: Vec<&TimelineRow> = rows.iter().skip((page - 1) * PER_PAGE).take(PER_PAGE).copied().collect();
     let now = state.now();
-    // No main thread means nothing to resume: the page says so.
-    let advice = crate::report::cache::advise(&snap.data, id, turns, now, &state.settings().prices).ok();
+    // The id is exact (it has requests), so this is `report::cache::advise`
+    // without its text -> id resolution, which sorts every session id. None:
+    // no main thread, nothing to resume; the page says so.
+    let d = &snap.data;
+    let advice = analyze::advise(id, &d.requests, &d.caches, &state.settings().prices, now, turns);
     Ok(SessionPage {
         chrome: Chrome::new(state, snap, "Sessions"),
         chart: charts::timeline(&shown, 1100),

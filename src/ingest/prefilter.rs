@@ -1,0 +1,90 @@
+//! The prefilter: decides from a few cheap byte searches whether a line can
+//! carry anything cachewise reads (usage, a compaction, a title, a sidechain
+//! link). Most bytes of a transcript are `user` tool results and `progress`
+//! lines, which never carry billable usage (`toolUseResult.usage` must not be
+//! billed); they are recognised from the head of the line and skipped
+//! without scanning their body. Everything else is searched for `"usage"`
+//! (one SIMD pass) and for the rarer markers near its ends.
+
+use memchr::memmem::Finder;
+use std::sync::OnceLock;
+
+/// How far into a line the envelope keys are looked for.
+const HEAD: usize = 1024;
+/// How far from the end `isCompactSummary` and friends are looked for.
+const TAIL: usize = 1024;
+
+struct Finders {
+    type_key: Finder<'static>,
+    usage: Finder<'static>,
+    sidechain: Finder<'static>,
+    compact_summary: Finder<'static>,
+    markers: [Finder<'static>; 4],
+}
+
+fn finders() -> &'static Finders {
+    static F: OnceLock<Finders> = OnceLock::new();
+    F.get_or_init(|| Finders {
+        type_key: Finder::new(b"\"type\":\""),
+        usage: Finder::new(b"\"usage\""),
+        sidechain: Finder::new(b"\"isSidechain\":true"),
+        compact_summary: Finder::new(b"\"isCompactSummary\":true"),
+        markers: [
+            Finder::new(b"compact_boundary"),
+            Finder::new(b"\"summary\""),
+            Finder::new(b"ai-title"),
+            Finder::new(b"custom-title"),
+        ],
+    })
+}
+
+/// The value of the first `"type":"..."` in `head`.
+fn first_type(head: &[u8]) -> Option<&[u8]> {
+    let start = finders().type_key.find(head)? + b"\"type\":\"".len();
+    let len = memchr::memchr(b'"', &head[start..])?;
+    Some(&head[start..start + len])
+}
+
+/// True when the line may carry usage, a compaction, a title or a sidechain link.
+pub fn needed(line: &[u8]) -> bool {
+    let f = finders();
+    let head = &line[..line.len().min(HEAD)];
+    let tail = &line[line.len().saturating_sub(TAIL)..];
+    let flagged = |w: &[u8]| f.sidechain.find(w).is_some() || f.compact_summary.find(w).is_some();
+    match first_type(head) {
+        Some(b"user") => flagged(head) || flagged(tail),
+        Some(b"progress" | b"file-history-snapshot" | b"queue-operation") => false,
+        _ => {
+            f.usage.find(line).is_some()
+                || flagged(head)
+                || flagged(tail)
+                || f.markers.iter().any(|m| m.find(head).is_some() || m.find(tail).is_some())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_what_carries_usage_titles_compactions_and_sidechains() {
+        let big = "x".repeat(50_000);
+        assert!(needed(format!(r#"{{"type":"assistant","message":{{"content":"{big}","usage":{{}}}}}}"#).as_bytes()));
+        assert!(needed(format!(r#"{{"parentUuid":null,"message":{{"type":"message","content":"{big}","usage":{{}}}},"type":"assistant"}}"#).as_bytes()));
+        assert!(needed(br#"{"type":"system","subtype":"compact_boundary"}"#));
+        assert!(needed(br#"{"type":"summary","summary":"t"}"#));
+        assert!(needed(br#"{"type":"ai-title","aiTitle":"t"}"#));
+        assert!(needed(format!(r#"{{"isSidechain":true,"type":"user","message":"{big}"}}"#).as_bytes()));
+        assert!(needed(format!(r#"{{"type":"user","message":"{big}","isCompactSummary":true}}"#).as_bytes()));
+    }
+
+    #[test]
+    fn skips_user_tool_results_and_progress() {
+        let big = "x".repeat(50_000);
+        let tool = format!(r#"{{"isSidechain":false,"type":"user","message":"{big}","toolUseResult":{{"usage":{{"input_tokens":9}}}}}}"#);
+        assert!(!needed(tool.as_bytes()));
+        assert!(!needed(format!(r#"{{"type":"progress","data":{{"message":{{"usage":{{}}}}}}}}"#).as_bytes()));
+        assert!(!needed(br#"{"type":"file-history-snapshot","snapshot":{}}"#));
+    }
+}
