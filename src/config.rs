@@ -47,6 +47,14 @@ pub fn time_zone(name: Option<&str>) -> Result<Tz, String> {
         .map_err(|_| format!("unknown time zone {name:?} (use an IANA name such as Europe/Berlin or UTC)"))
 }
 
+/// Parses a day given as `YYYY-MM-DD` or `YYYYMMDD` (CLI flags and web
+/// query parameters alike).
+pub fn parse_date(s: &str) -> Result<chrono::NaiveDate, String> {
+    chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d")
+        .or_else(|_| chrono::NaiveDate::parse_from_str(s, "%Y%m%d"))
+        .map_err(|_| format!("invalid date {s:?}: use YYYY-MM-DD"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

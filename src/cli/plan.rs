@@ -41,7 +41,5 @@ impl Plan {
 
 /// Parses `YYYY-MM-DD` or `YYYYMMDD`.
 pub fn parse_date(s: &str) -> Result<NaiveDate, String> {
-    NaiveDate::parse_from_str(s, "%Y-%m-%d")
-        .or_else(|_| NaiveDate::parse_from_str(s, "%Y%m%d"))
-        .map_err(|_| format!("invalid date {s:?}: use YYYY-MM-DD"))
+    config::parse_date(s)
 }

@@ -41,7 +41,9 @@ fn choose(rows: &[Request]) -> Vec<(usize, DateTime<Utc>)> {
     let mut best: HashMap<(&str, &str, &str), (usize, DateTime<Utc>)> = HashMap::with_capacity(rows.len());
     for (i, r) in rows.iter().enumerate() {
         let replay = r.is_sidechain
-            && main_ids.get(&(r.user.as_str(), r.message_id.as_str())).is_some_and(|ids| !ids.contains(&r.request_id.as_str()));
+            && main_ids
+                .get(&(r.user.as_str(), r.message_id.as_str()))
+                .is_some_and(|ids| !ids.contains(&r.request_id.as_str()));
         if replay {
             continue;
         }

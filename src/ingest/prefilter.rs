@@ -82,9 +82,11 @@ mod tests {
     #[test]
     fn skips_user_tool_results_and_progress() {
         let big = "x".repeat(50_000);
-        let tool = format!(r#"{{"isSidechain":false,"type":"user","message":"{big}","toolUseResult":{{"usage":{{"input_tokens":9}}}}}}"#);
+        let tool = format!(
+            r#"{{"isSidechain":false,"type":"user","message":"{big}","toolUseResult":{{"usage":{{"input_tokens":9}}}}}}"#
+        );
         assert!(!needed(tool.as_bytes()));
-        assert!(!needed(format!(r#"{{"type":"progress","data":{{"message":{{"usage":{{}}}}}}}}"#).as_bytes()));
+        assert!(!needed(br#"{"type":"progress","data":{"message":{"usage":{}}}}"#));
         assert!(!needed(br#"{"type":"file-history-snapshot","snapshot":{}}"#));
     }
 }

@@ -44,9 +44,7 @@ fn given(v: &Option<String>) -> Option<&str> {
 
 /// Parses `YYYY-MM-DD` or `YYYYMMDD`, like the CLI's `--since`.
 pub fn parse_date(name: &'static str, s: &str) -> Result<NaiveDate, WebError> {
-    NaiveDate::parse_from_str(s, "%Y-%m-%d")
-        .or_else(|_| NaiveDate::parse_from_str(s, "%Y%m%d"))
-        .map_err(|_| WebError::bad(name, format!("{s:?} is not a date; use YYYY-MM-DD")))
+    crate::config::parse_date(s).map_err(|_| WebError::bad(name, format!("{s:?} is not a date; use YYYY-MM-DD")))
 }
 
 fn number<T: std::str::FromStr + PartialOrd + std::fmt::Display>(
