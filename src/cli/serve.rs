@@ -7,6 +7,8 @@ use super::plan::Plan;
 use super::progress::Bar;
 use crate::ingest::{self, IngestError};
 use crate::store::{Store, Table};
+use crate::team::server::{router as team_router, TeamState, DEFAULT_MAX_BYTES};
+use crate::team::tokens::TokenMap;
 use crate::web::{self, AppState, Clock, Settings};
 use anyhow::Context;
 use chrono::Utc;
@@ -25,8 +27,16 @@ pub struct ServeArgs {
     #[arg(long)]
     pub open: bool,
     /// Serve a built-in demo dataset instead of your transcripts.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "team")]
     pub demo: bool,
+    /// Also accept team bundles: `POST /api/v1/bundles` with a bearer token
+    /// from --tokens. The data dir then holds the team's rows; local
+    /// transcripts are not ingested into it. Put it behind TLS.
+    #[arg(long, requires = "tokens")]
+    pub team: bool,
+    /// TOML file mapping each push token to a user (with --team).
+    #[arg(long, value_name = "FILE")]
+    pub tokens: Option<PathBuf>,
 }
 
 /// What the server shows.
@@ -55,7 +65,7 @@ fn prepare(plan: &Plan, a: &ServeArgs) -> anyhow::Result<Source> {
     if a.demo {
         return demo(plan, "Demo data: a built-in synthetic dataset (serve --demo). Run `cachewise serve` without --demo to see your own transcripts.".into());
     }
-    if !plan.ingest {
+    if !plan.ingest || a.team {
         return Ok(live(None));
     }
     match ingest::ingest(&plan.roots, &plan.store, &plan.prices, &Bar::new(plan.quiet)) {
@@ -86,10 +96,23 @@ pub fn run_serve(plan: &Plan, a: &ServeArgs) -> anyhow::Result<()> {
     })?;
     let rt =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the async runtime")?;
-    rt.block_on(serve(state, a, source.roots.clone(), plan.quiet))
+    let team = match (&a.team, &a.tokens) {
+        (true, Some(path)) => {
+            let tokens = TokenMap::load(path)?;
+            Some(team_router(TeamState::new(source.store.clone(), tokens, plan.prices.clone(), DEFAULT_MAX_BYTES)))
+        }
+        _ => None,
+    };
+    rt.block_on(serve(state, team, a, source.roots.clone(), plan.quiet))
 }
 
-async fn serve(state: AppState, a: &ServeArgs, roots: Option<Vec<PathBuf>>, quiet: bool) -> anyhow::Result<()> {
+async fn serve(
+    state: AppState,
+    team: Option<axum::Router>,
+    a: &ServeArgs,
+    roots: Option<Vec<PathBuf>>,
+    quiet: bool,
+) -> anyhow::Result<()> {
     let listener =
         tokio::net::TcpListener::bind(a.bind).await.with_context(|| format!("cannot listen on {}", a.bind))?;
     let addr: SocketAddr = listener.local_addr()?;
@@ -106,7 +129,14 @@ async fn serve(state: AppState, a: &ServeArgs, roots: Option<Vec<PathBuf>>, quie
         }
     }
     tokio::spawn(web::refresh::keep_fresh(state.clone(), roots));
-    axum::serve(listener, web::app(state))
+    let app = match team {
+        Some(t) => {
+            println!("accepting team bundles at {url}api/v1/bundles");
+            web::app(state).merge(t)
+        }
+        None => web::app(state),
+    };
+    axum::serve(listener, app)
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;
         })
