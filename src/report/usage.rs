@@ -97,9 +97,15 @@ pub fn usage(store: &Store, grouping: Grouping, q: &Query, prices: &PriceTable) 
     let Some(lf) = requests(store)? else {
         return Ok(UsageReport { grouping, rows: Vec::new(), total: Totals::default(), unknown_models: Vec::new() });
     };
-    let prepared = q.prepare(lf, grouping)?;
+    // One scan of the columns the report uses; the SQL and the unknown-model
+    // check both read the collected frame.
+    let used =
+        [c::TIME, c::PROJECT, c::MODEL, c::INPUT, c::CACHE_WRITE_5M, c::CACHE_WRITE_1H, c::CACHE_READ, c::OUTPUT];
+    let mut cols: Vec<Expr> = used.iter().map(|n| col(*n)).collect();
+    cols.extend([col(c::COST_USD), col(c::KEY), col(c::SUB)]);
+    let selected = q.prepare(lf, grouping)?.select(cols).collect()?;
     let mut ctx = SQLContext::new();
-    ctx.register("requests", prepared.clone());
+    ctx.register("requests", selected.clone().lazy());
     let df = ctx.execute(USAGE_SQL)?.collect()?;
     let mut rows = rows_from(&df)?;
     if grouping == Grouping::Session {
@@ -112,7 +118,7 @@ pub fn usage(store: &Store, grouping: Grouping, q: &Query, prices: &PriceTable) 
         rows.sort_by(|a, b| b.totals.cost_usd.total_cmp(&a.totals.cost_usd).then_with(|| a.key.cmp(&b.key)));
     }
     let total = rows.iter().map(|r| r.totals).sum();
-    let unknown_models = unknown_models(prepared, prices)?;
+    let unknown_models = unknown_models(&selected, prices)?;
     Ok(UsageReport { grouping, rows, total, unknown_models })
 }
 
@@ -183,16 +189,10 @@ pub fn session_titles(store: &Store) -> Result<BTreeMap<String, String>, ReportE
 }
 
 /// Models among the selected requests that the price table does not know.
-fn unknown_models(prepared: LazyFrame, prices: &PriceTable) -> PolarsResult<Vec<String>> {
-    let df = prepared.select([col(c::MODEL).unique()]).collect()?;
-    let mut out: Vec<String> = df
-        .column(c::MODEL)?
-        .str()?
-        .iter()
-        .flatten()
-        .filter(|m| prices.resolve(m).is_none())
-        .map(str::to_owned)
-        .collect();
+fn unknown_models(selected: &DataFrame, prices: &PriceTable) -> PolarsResult<Vec<String>> {
+    let models = selected.column(c::MODEL)?.unique()?;
+    let mut out: Vec<String> =
+        models.str()?.iter().flatten().filter(|m| prices.resolve(m).is_none()).map(str::to_owned).collect();
     out.sort();
     Ok(out)
 }
