@@ -105,10 +105,10 @@ pub struct OutputArgs {
 #[derive(Debug, Args, Clone)]
 pub struct FilterArgs {
     /// First day included (YYYY-MM-DD or YYYYMMDD, in --tz).
-    #[arg(long, value_name = "DATE", value_parser = plan::parse_date)]
+    #[arg(long, value_name = "DATE", value_parser = crate::config::parse_date)]
     pub since: Option<chrono::NaiveDate>,
     /// Last day included (YYYY-MM-DD or YYYYMMDD, in --tz).
-    #[arg(long, value_name = "DATE", value_parser = plan::parse_date)]
+    #[arg(long, value_name = "DATE", value_parser = crate::config::parse_date)]
     pub until: Option<chrono::NaiveDate>,
     /// Only projects whose directory or cwd contains this text.
     #[arg(long, value_name = "TEXT")]

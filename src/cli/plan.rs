@@ -6,11 +6,11 @@ use crate::config;
 use crate::pricing::PriceTable;
 use crate::store::Store;
 use anyhow::Context;
-use chrono::NaiveDate;
 use chrono_tz::Tz;
 use std::path::PathBuf;
 
 /// Everything a command needs from flags and environment.
+#[derive(Clone)]
 pub struct Plan {
     pub roots: Vec<PathBuf>,
     pub store: Store,
@@ -37,9 +37,4 @@ impl Plan {
             Store::open(&data_dir).with_context(|| format!("cannot use data directory {}", data_dir.display()))?;
         Ok(Plan { roots, store, tz, ingest: !g.no_ingest, quiet: g.quiet, prices })
     }
-}
-
-/// Parses `YYYY-MM-DD` or `YYYYMMDD`.
-pub fn parse_date(s: &str) -> Result<NaiveDate, String> {
-    config::parse_date(s)
 }

@@ -103,7 +103,7 @@ fn run_report(plan: &Plan, a: &ReportArgs) -> anyhow::Result<()> {
 }
 
 fn run_ingest(plan: &Plan) -> anyhow::Result<()> {
-    let plan = Plan { ingest: true, ..clone_plan(plan) };
+    let plan = Plan { ingest: true, ..plan.clone() };
     if let Some(o) = ingest_now(&plan)? {
         println!(
             "{} files, {} read ({:.1} MB), {} lines, {} malformed; {} requests stored",
@@ -116,17 +116,6 @@ fn run_ingest(plan: &Plan) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-fn clone_plan(p: &Plan) -> Plan {
-    Plan {
-        roots: p.roots.clone(),
-        store: p.store.clone(),
-        tz: p.tz,
-        ingest: p.ingest,
-        quiet: p.quiet,
-        prices: p.prices.clone(),
-    }
 }
 
 fn run_summary(plan: &Plan) -> anyhow::Result<()> {

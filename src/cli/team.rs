@@ -4,7 +4,7 @@
 //! grouping or `team`) and the rule that a data directory holding imported
 //! bundles is not fed local transcripts unless `cachewise ingest` asks.
 
-use super::plan::{self, Plan};
+use super::plan::Plan;
 use super::run::refresh;
 use super::{ReportArgs, UsageError};
 use crate::report::query::{Grouping, Query};
@@ -79,7 +79,7 @@ pub struct ExportArgs {
     #[arg(long, value_name = "NAME")]
     pub machine: Option<String>,
     /// Only requests on or after this day (YYYY-MM-DD, in --tz).
-    #[arg(long, value_name = "DATE", value_parser = plan::parse_date)]
+    #[arg(long, value_name = "DATE", value_parser = crate::config::parse_date)]
     pub since: Option<NaiveDate>,
     #[command(flatten)]
     pub hash: HashArgs,

@@ -19,7 +19,8 @@ use crate::analyze::{analyze, stale_sessions, ClassTable, StaleSession};
 use crate::model::columns as c;
 use crate::model::{Compaction, Request, TokenCounts};
 use crate::pricing::PriceTable;
-use crate::store::{frames, Store, Table};
+use crate::store::frames::{self, Cols};
+use crate::store::{Store, Table};
 use chrono::{DateTime, NaiveDate, Utc};
 use polars::prelude::*;
 use polars::sql::SQLContext;
@@ -354,34 +355,24 @@ fn window(q: &Query, days: &[PersonDay]) -> Window {
 }
 
 fn person_days_from(df: &DataFrame) -> PolarsResult<Vec<PersonDay>> {
-    let (user, day) = (strs(df, c::USER)?, strs(df, c::KEY)?);
-    let (req, cost) = (u64s(df, c::REQUESTS)?, f64s(df, c::COST_USD)?);
+    let k = Cols(df);
+    let (user, day) = (k.str(c::USER)?, k.str(c::KEY)?);
+    let (req, cost) = (k.u64(c::REQUESTS)?, k.f64(c::COST_USD)?);
     Ok((0..df.height())
-        .map(|i| PersonDay { user: user[i].clone(), day: day[i].clone(), requests: req[i], cost_usd: cost[i] })
+        .map(|i| PersonDay { user: user[i].to_owned(), day: day[i].to_owned(), requests: req[i], cost_usd: cost[i] })
         .collect())
 }
 
 fn model_mix_from(df: &DataFrame) -> PolarsResult<Vec<(String, ModelShare)>> {
-    let (user, model) = (strs(df, c::USER)?, strs(df, c::MODEL)?);
-    let (req, cost) = (u64s(df, c::REQUESTS)?, f64s(df, c::COST_USD)?);
+    let k = Cols(df);
+    let (user, model) = (k.str(c::USER)?, k.str(c::MODEL)?);
+    let (req, cost) = (k.u64(c::REQUESTS)?, k.f64(c::COST_USD)?);
     Ok((0..df.height())
         .map(|i| {
-            let share = ModelShare { model: model[i].clone(), requests: req[i], cost_usd: cost[i], cost_share: 0.0 };
-            (user[i].clone(), share)
+            let share = ModelShare { model: model[i].to_owned(), requests: req[i], cost_usd: cost[i], cost_share: 0.0 };
+            (user[i].to_owned(), share)
         })
         .collect())
-}
-
-fn strs(df: &DataFrame, n: &str) -> PolarsResult<Vec<String>> {
-    Ok(df.column(n)?.str()?.iter().map(|v| v.unwrap_or("").to_owned()).collect())
-}
-
-fn u64s(df: &DataFrame, n: &str) -> PolarsResult<Vec<u64>> {
-    Ok(df.column(n)?.cast(&DataType::UInt64)?.u64()?.iter().map(|v| v.unwrap_or(0)).collect())
-}
-
-fn f64s(df: &DataFrame, n: &str) -> PolarsResult<Vec<f64>> {
-    Ok(df.column(n)?.cast(&DataType::Float64)?.f64()?.iter().map(|v| v.unwrap_or(0.0)).collect())
 }
 
 fn rows_unknown(rows: &[Request], prices: &PriceTable) -> Vec<String> {

@@ -7,6 +7,7 @@ use super::ReportError;
 use crate::model::columns as c;
 use crate::model::TokenCounts;
 use crate::pricing::PriceTable;
+use crate::store::frames::Cols;
 use crate::store::{Store, Table};
 use chrono::{DateTime, Utc};
 use polars::prelude::PlRefPath;
@@ -123,26 +124,13 @@ pub fn usage(store: &Store, grouping: Grouping, q: &Query, prices: &PriceTable) 
 }
 
 fn rows_from(df: &DataFrame) -> PolarsResult<Vec<UsageRow>> {
-    let s = |n: &str| -> PolarsResult<Vec<String>> {
-        Ok(df.column(n)?.str()?.iter().map(|v| v.unwrap_or("").to_owned()).collect())
-    };
-    let u = |n: &str| -> PolarsResult<Vec<u64>> {
-        Ok(df.column(n)?.cast(&DataType::UInt64)?.u64()?.iter().map(|v| v.unwrap_or(0)).collect())
-    };
-    let t = |n: &str| -> PolarsResult<Vec<DateTime<Utc>>> {
-        let col = df.column(n)?.cast(&DataType::Datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC)))?;
-        Ok(col
-            .datetime()?
-            .physical()
-            .iter()
-            .map(|v| DateTime::from_timestamp_millis(v.unwrap_or(0)).unwrap_or_default())
-            .collect())
-    };
-    let (key, sub, project) = (s(c::KEY)?, s(c::SUB)?, s(c::PROJECT)?);
-    let (req, input, output) = (u("requests")?, u("input_tokens")?, u("output_tokens")?);
-    let (w5, w1h, read) = (u("cache_write_5m_tokens")?, u("cache_write_1h_tokens")?, u("cache_read_tokens")?);
-    let cost: Vec<f64> = df.column("cost_usd")?.f64()?.iter().map(|v| v.unwrap_or(0.0)).collect();
-    let (first, last) = (t(c::FIRST)?, t(c::LAST)?);
+    let k = Cols(df);
+    let (key, sub, project) = (k.str(c::KEY)?, k.str(c::SUB)?, k.str(c::PROJECT)?);
+    let (req, input, output) = (k.u64("requests")?, k.u64("input_tokens")?, k.u64("output_tokens")?);
+    let (w5, w1h, read) =
+        (k.u64("cache_write_5m_tokens")?, k.u64("cache_write_1h_tokens")?, k.u64("cache_read_tokens")?);
+    let cost = k.f64(c::COST_USD)?;
+    let (first, last) = (k.time(c::FIRST)?, k.time(c::LAST)?);
     let mut out: Vec<UsageRow> = Vec::new();
     for i in 0..df.height() {
         let tokens = TokenCounts {
@@ -158,16 +146,16 @@ fn rows_from(df: &DataFrame) -> PolarsResult<Vec<UsageRow>> {
                 row.totals = row.totals + totals;
                 row.first = row.first.min(first[i]);
                 row.last = row.last.max(last[i]);
-                row.models.push((sub[i].clone(), totals));
+                row.models.push((sub[i].to_owned(), totals));
             }
             _ => out.push(UsageRow {
-                key: key[i].clone(),
-                project: project[i].clone(),
+                key: key[i].to_owned(),
+                project: project[i].to_owned(),
                 title: String::new(),
                 first: first[i],
                 last: last[i],
                 totals,
-                models: if sub[i].is_empty() { Vec::new() } else { vec![(sub[i].clone(), totals)] },
+                models: if sub[i].is_empty() { Vec::new() } else { vec![(sub[i].to_owned(), totals)] },
                 cache: None,
             }),
         }

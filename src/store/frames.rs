@@ -58,27 +58,31 @@ fn u64_column_of(rows: &[Request], f: fn(&TokenCounts) -> u64) -> Column {
 }
 
 /// Column accessors that name the column in their error.
-struct Cols<'a>(&'a DataFrame);
+/// Column accessors over a DataFrame: each reads one column into a Vec
+/// (nulls as empty/zero) and names the column in its error. Shared by every
+/// table and query result that becomes typed rows.
+pub struct Cols<'a>(pub &'a DataFrame);
 
 impl<'a> Cols<'a> {
-    fn str(&self, name: &str) -> PolarsResult<Vec<&'a str>> {
+    pub fn str(&self, name: &str) -> PolarsResult<Vec<&'a str>> {
         Ok(self.0.column(name)?.str()?.iter().map(|v| v.unwrap_or("")).collect())
     }
-    fn u64(&self, name: &str) -> PolarsResult<Vec<u64>> {
+    pub fn u64(&self, name: &str) -> PolarsResult<Vec<u64>> {
         let col = self.0.column(name)?.cast(&DataType::UInt64)?;
         Ok(col.u64()?.iter().map(|v| v.unwrap_or(0)).collect())
     }
-    fn opt_u64(&self, name: &str) -> PolarsResult<Vec<Option<u64>>> {
+    pub fn opt_u64(&self, name: &str) -> PolarsResult<Vec<Option<u64>>> {
         let col = self.0.column(name)?.cast(&DataType::UInt64)?;
         Ok(col.u64()?.iter().collect())
     }
-    fn f64(&self, name: &str) -> PolarsResult<Vec<f64>> {
-        Ok(self.0.column(name)?.f64()?.iter().map(|v| v.unwrap_or(0.0)).collect())
+    pub fn f64(&self, name: &str) -> PolarsResult<Vec<f64>> {
+        let col = self.0.column(name)?.cast(&DataType::Float64)?;
+        Ok(col.f64()?.iter().map(|v| v.unwrap_or(0.0)).collect())
     }
-    fn bool(&self, name: &str) -> PolarsResult<Vec<bool>> {
+    pub fn bool(&self, name: &str) -> PolarsResult<Vec<bool>> {
         Ok(self.0.column(name)?.bool()?.iter().map(|v| v.unwrap_or(false)).collect())
     }
-    fn time(&self, name: &str) -> PolarsResult<Vec<DateTime<Utc>>> {
+    pub fn time(&self, name: &str) -> PolarsResult<Vec<DateTime<Utc>>> {
         let col = self.0.column(name)?.cast(&DataType::Datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC)))?;
         let ms = col.datetime()?.physical().clone();
         Ok(ms.iter().map(|v| DateTime::from_timestamp_millis(v.unwrap_or(0)).unwrap_or_default()).collect())
