@@ -1,6 +1,6 @@
 //! Query parameters: the raw strings of a URL become typed filters once, or
 //! a 400 naming the parameter. The same names as the CLI flags (`since`,
-//! `until`, `project`, `breakdown`, `turns`), plus the table's `q`, `model`,
+//! `until`, `project`, `user`, `breakdown`, `turns`), plus the table's `q`, `model`,
 //! `sort`, `order`, `page`, the timeline's `thread` and the cache report's
 //! `session`.
 
@@ -36,6 +36,8 @@ pub struct Params {
     pub turns: Option<String>,
     pub thread: Option<String>,
     pub session: Option<String>,
+    /// A person of a team data directory (exact match).
+    pub user: Option<String>,
 }
 
 fn given(v: &Option<String>) -> Option<&str> {
@@ -90,10 +92,17 @@ impl Params {
         }
     }
 
-    /// The CLI's report query: `since`, `until`, `project`, `breakdown`.
+    /// The CLI's report query: `since`, `until`, `project`, `breakdown`, `user`.
     pub fn usage_query(&self, tz: Tz) -> Result<Query, WebError> {
         let (since, until) = self.range()?;
-        Ok(Query { since, until, tz, project: Params::text(&self.project), breakdown: self.flag()? })
+        Ok(Query {
+            since,
+            until,
+            tz,
+            project: Params::text(&self.project),
+            breakdown: self.flag()?,
+            user: Params::text(&self.user),
+        })
     }
 
     /// The sessions table's filter.
@@ -155,6 +164,7 @@ impl Params {
             ("per_page", &self.per_page),
             ("turns", &self.turns),
             ("thread", &self.thread),
+            ("user", &self.user),
         ];
         let mut parts: Vec<String> = fields
             .iter()
