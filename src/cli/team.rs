@@ -53,7 +53,7 @@ pub struct TeamReportFlags {
     #[arg(long, conflicts_with_all = ["json", "csv"])]
     pub md: bool,
     /// Stale sessions listed per person (report team only).
-    #[arg(long, value_name = "N", default_value_t = 3)]
+    #[arg(long, value_name = "N", default_value_t = team_report::DEFAULT_TOP_STALE)]
     pub top_stale: usize,
 }
 

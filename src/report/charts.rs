@@ -26,6 +26,24 @@ pub mod palette {
     pub const MISS: RGBColor = RGBColor(0xd6, 0x27, 0x28);
     pub const COMPACTION: RGBColor = RGBColor(0x17, 0xbe, 0xcf);
     pub const SWITCH: RGBColor = RGBColor(0xbc, 0xbd, 0x22);
+    /// Colours of series that are not token classes (people), in turn.
+    pub const CYCLE: [RGBColor; 10] = [
+        READ,
+        WRITE_5M,
+        OUTPUT,
+        INPUT,
+        WRITE_1H,
+        RGBColor(0x8c, 0x56, 0x4b),
+        RGBColor(0xe3, 0x77, 0xc2),
+        WEB,
+        SWITCH,
+        COMPACTION,
+    ];
+
+    /// The `i`-th colour of `CYCLE`, starting over after the last.
+    pub fn nth(i: usize) -> RGBColor {
+        CYCLE[i % CYCLE.len()]
+    }
 }
 
 /// What the value axis counts.

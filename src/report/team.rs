@@ -12,7 +12,7 @@
 mod cache;
 mod render;
 
-pub use render::{render, TeamFormat};
+pub use render::{notes, render, who, window_line, TeamFormat};
 
 use cache::{Cache, Context, UserCache};
 
@@ -59,6 +59,9 @@ pub const BASELINE: Baseline = Baseline {
     monthly_low_usd: 150.0,
     monthly_high_usd: 250.0,
 };
+
+/// Stale sessions listed per person unless asked otherwise.
+pub const DEFAULT_TOP_STALE: usize = 3;
 
 /// What the report needs besides the store and the query.
 #[derive(Debug, Clone, Copy)]

@@ -149,9 +149,8 @@ impl Params {
         number("turns", &self.turns, DEFAULT_TURNS, 1, MAX_TURNS)
     }
 
-    /// The query string of these parameters with `key` set to `value`
-    /// (removed when empty), for pagination and sort links.
-    pub fn with(&self, key: &str, value: &str) -> String {
+    /// The parameters given (non-empty), by name, in a fixed order.
+    pub fn pairs(&self) -> Vec<(&'static str, String)> {
         let fields = [
             ("q", &self.q),
             ("since", &self.since),
@@ -162,14 +161,23 @@ impl Params {
             ("order", &self.order),
             ("page", &self.page),
             ("per_page", &self.per_page),
+            ("breakdown", &self.breakdown),
             ("turns", &self.turns),
             ("thread", &self.thread),
+            ("session", &self.session),
             ("user", &self.user),
         ];
-        let mut parts: Vec<String> = fields
-            .iter()
+        fields.into_iter().filter_map(|(k, v)| given(v).map(|v| (k, v.to_owned()))).collect()
+    }
+
+    /// The query string of these parameters with `key` set to `value`
+    /// (removed when empty), for pagination and sort links.
+    pub fn with(&self, key: &str, value: &str) -> String {
+        let mut parts: Vec<String> = self
+            .pairs()
+            .into_iter()
             .filter(|(k, _)| *k != key && !(key != "page" && *k == "page"))
-            .filter_map(|(k, v)| given(v).map(|v| format!("{k}={}", encode(v))))
+            .map(|(k, v)| format!("{k}={}", encode(&v)))
             .collect();
         if !value.is_empty() {
             parts.push(format!("{key}={}", encode(value)));
