@@ -127,8 +127,12 @@ async fn team_page_shows_each_person_with_the_report_figures() {
         let f = &row.figures;
         assert!(close(f.cost_usd, cost(rows)), "{}: {} vs {}", row.user, f.cost_usd, cost(rows));
         assert!(body.contains(&format!("<a href=\"/?user={}\">{}</a>", row.user, row.user)), "{} links", row.user);
-        for usd in [f.cost_usd, f.cost_per_active_day_mean_usd, f.cost_per_active_day_median_usd, f.cost_per_active_day_p90_usd]
-        {
+        for usd in [
+            f.cost_usd,
+            f.cost_per_active_day_mean_usd,
+            f.cost_per_active_day_median_usd,
+            f.cost_per_active_day_p90_usd,
+        ] {
             assert!(body.contains(&dollars(usd)), "{}: {} missing", row.user, dollars(usd));
         }
         assert!(body.contains(&dollars(row.monthly_projection_usd)), "{} run-rate", row.user);
@@ -206,12 +210,16 @@ async fn user_filter_splits_every_total_into_each_persons() {
         sum += total_cost(&mine);
         // Sessions, cache, overview, days and projects follow the filter.
         let sessions = api(&st, &format!("/api/sessions?user={user}")).await;
-        let ids: Vec<&str> = sessions["rows"].as_array().unwrap().iter().map(|r| r["session_id"].as_str().unwrap()).collect();
+        let ids: Vec<&str> =
+            sessions["rows"].as_array().unwrap().iter().map(|r| r["session_id"].as_str().unwrap()).collect();
         assert!(ids.len() == 2 && ids.iter().all(|id| id.starts_with(user)), "{user}: {ids:?}");
         let cache = api(&st, &format!("/api/cache?user={user}")).await;
         assert_eq!(cache["requests"].as_u64(), Some(rows.len() as u64), "{user}: cache report");
         let overview = page(&st, &format!("/?user={user}")).await;
-        assert!(overview.contains(&format!("All time: {} over {} requests", dollars(cost(rows)), rows.len())), "{user}");
+        assert!(
+            overview.contains(&format!("All time: {} over {} requests", dollars(cost(rows)), rows.len())),
+            "{user}"
+        );
         let days = page(&st, &format!("/days?user={user}")).await;
         assert!(days.contains(&dollars(cost(rows))), "{user}: days total");
         assert!(days.contains(&format!("/day/2026-02-11?user={user}")), "{user}: day links keep the filter");
@@ -244,7 +252,10 @@ async fn person_selector_and_team_entry_only_with_several_people() {
     let filtered = page(&st, "/sessions?user=bob&sort=requests").await;
     assert!(filtered.contains("<option value=\"bob\" selected>"), "the current person is selected");
     assert!(filtered.contains("<input type=\"hidden\" name=\"sort\" value=\"requests\">"), "other params are kept");
-    assert!(filtered.contains("href=\"/team?user=bob\"") && filtered.contains("href=\"/days?user=bob\""), "nav keeps it");
+    assert!(
+        filtered.contains("href=\"/team?user=bob\"") && filtered.contains("href=\"/days?user=bob\""),
+        "nav keeps it"
+    );
     assert!(!filtered.contains("No requests by"));
 
     let (_d1, one) = team_dir(&people[..1]);

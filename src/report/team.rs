@@ -236,7 +236,15 @@ fn assemble(
         .collect();
     let total = total(&days, &mix, &cache, &rows, month);
     let flags = Flags { message_ids_under_several_users: cache.shared_ids };
-    TeamReport { rows, total, baseline: BASELINE, window, flags, person_days: days, unknown_models: cache.unknown_models }
+    TeamReport {
+        rows,
+        total,
+        baseline: BASELINE,
+        window,
+        flags,
+        person_days: days,
+        unknown_models: cache.unknown_models,
+    }
 }
 
 fn total(

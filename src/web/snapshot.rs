@@ -112,12 +112,7 @@ impl Snapshot {
 
     /// The report set of one person (`None`: everyone), remembered per
     /// snapshot. Blocking the first time for a person.
-    pub fn reports(
-        &self,
-        store: &Store,
-        prices: &PriceTable,
-        user: Option<&str>,
-    ) -> Result<Arc<Reports>, ReportError> {
+    pub fn reports(&self, store: &Store, prices: &PriceTable, user: Option<&str>) -> Result<Arc<Reports>, ReportError> {
         let Some(user) = user else { return Ok(Arc::clone(&self.all)) };
         self.people.get_or(user.to_owned(), || {
             let q = Query { user: Some(user.to_owned()), ..Query::new(self.tz) };

@@ -73,7 +73,13 @@ pub fn person_day_chart(r: &TeamReport, width: u32) -> String {
     let day = |s: &str| NaiveDate::parse_from_str(s, "%Y-%m-%d").ok();
     let days: Vec<NaiveDate> = r.person_days.iter().filter_map(|d| day(&d.day)).collect();
     let (Some(first), Some(last)) = (days.iter().min(), days.iter().max()) else {
-        return charts::stacked_bars(&Stacked { labels: &[], series: &[], values: &[], unit: Unit::Usd, size: (width, 320) });
+        return charts::stacked_bars(&Stacked {
+            labels: &[],
+            series: &[],
+            values: &[],
+            unit: Unit::Usd,
+            size: (width, 320),
+        });
     };
     let first = (*first).max(*last - chrono::TimeDelta::days(CHART_DAYS - 1));
     let shown: Vec<NaiveDate> = first.iter_days().take_while(|d| d <= last).collect();
@@ -88,7 +94,13 @@ pub fn person_day_chart(r: &TeamReport, width: u32) -> String {
     }
     let series: Vec<(&str, _)> = names.iter().enumerate().map(|(i, n)| (*n, palette::nth(i))).collect();
     let labels: Vec<String> = shown.iter().map(|d| d.format("%m-%d").to_string()).collect();
-    charts::stacked_bars(&Stacked { labels: &labels, series: &series, values: &values, unit: Unit::Usd, size: (width, 320) })
+    charts::stacked_bars(&Stacked {
+        labels: &labels,
+        series: &series,
+        values: &values,
+        unit: Unit::Usd,
+        size: (width, 320),
+    })
 }
 
 /// `GET /team?since=&until=&project=&user=`.
@@ -109,7 +121,7 @@ pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<
     };
     render(&TeamPage {
         chrome: Chrome::new(&state, &snap, "Team", &params),
-        chart: report.as_deref().map(|r| person_day_chart(r, 1100)).unwrap_or_default(),
+        chart: report.as_deref().map(|r| person_day_chart(r, 700)).unwrap_or_default(),
         report,
         params,
     })
