@@ -20,7 +20,7 @@ use cachewise::report::render::dollars;
 use cachewise::report::team::{team, TeamOptions, DEFAULT_TOP_STALE};
 use cachewise::store::Store;
 use cachewise::team::import::{import, Incoming};
-use cachewise::web::{app, AppState, Clock, Settings};
+use cachewise::web::{app, AppState};
 use chrono::{DateTime, Duration, Utc};
 use common::{t0, Resp};
 use http_body_util::BodyExt;
@@ -71,14 +71,22 @@ fn team_dir(people: &[(&str, Vec<Row>)]) -> (tempfile::TempDir, Store) {
 }
 
 fn state(store: &Store) -> AppState {
-    AppState::new(Settings {
-        store: store.clone(),
-        prices: PriceTable::embedded().unwrap(),
-        tz: chrono_tz::UTC,
-        banner: None,
-        clock: Clock::Fixed(now()),
-    })
-    .unwrap()
+    common::web_state(store, now())
+}
+
+/// Alice and Bob's team directory and the dashboard over it.
+struct Team {
+    people: Vec<(&'static str, Vec<Row>)>,
+    _dir: tempfile::TempDir,
+    store: Store,
+    st: AppState,
+}
+
+fn alice_and_bob() -> Team {
+    let people = people();
+    let (_dir, store) = team_dir(&people);
+    let st = state(&store);
+    Team { people, _dir, store, st }
 }
 
 async fn get(state: &AppState, uri: &str) -> (StatusCode, String) {
@@ -116,9 +124,7 @@ fn chart_texts(body: &str) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn team_page_shows_each_person_with_the_report_figures() {
-    let people = people();
-    let (_d, store) = team_dir(&people);
-    let st = state(&store);
+    let Team { people, _dir, store, st } = alice_and_bob();
     let opts = TeamOptions { now: now(), top_stale: DEFAULT_TOP_STALE };
     let r = team(&store, &Query::new(chrono_tz::UTC), &PriceTable::embedded().unwrap(), &opts).unwrap();
     assert_eq!(r.rows.iter().map(|x| x.user.as_str()).collect::<Vec<_>>(), ["alice", "bob"]);
@@ -164,9 +170,7 @@ fn without_stale(mut v: Value) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn api_team_equals_the_cli_json() {
-    let people = people();
-    let (_d, store) = team_dir(&people);
-    let st = state(&store);
+    let Team { people, _dir, store, st } = alice_and_bob();
     for (uri, extra) in [
         ("/api/team", vec![]),
         ("/api/team?since=2026-02-12", vec!["--since", "2026-02-12"]),
@@ -196,9 +200,7 @@ async fn api_team_equals_the_cli_json() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn user_filter_splits_every_total_into_each_persons() {
-    let people = people();
-    let (_d, store) = team_dir(&people);
-    let st = state(&store);
+    let Team { people, _dir, store, st } = alice_and_bob();
     let all = api(&st, "/api/daily").await;
     let mut sum = 0.0;
     for (user, rows) in &people {
@@ -242,9 +244,7 @@ async fn user_filter_splits_every_total_into_each_persons() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn person_selector_and_team_entry_only_with_several_people() {
-    let people = people();
-    let (_d, store) = team_dir(&people);
-    let st = state(&store);
+    let Team { people, _dir, st, .. } = alice_and_bob();
     let body = page(&st, "/days?page=1").await;
     assert!(body.contains("<select name=\"user\">"), "the selector");
     assert!(body.contains("<option value=\"alice\">") && body.contains("<option value=\"bob\">"));

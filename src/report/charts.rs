@@ -76,6 +76,19 @@ pub struct Stacked<'a> {
     pub size: (u32, u32),
 }
 
+impl<'a> Stacked<'a> {
+    /// Cost per day, `width` wide: one bar per day, one segment per series
+    /// (token classes, people), all such charts the same height.
+    pub fn cost_per_day(
+        labels: &'a [String],
+        series: &'a [(&'a str, RGBColor)],
+        values: &'a [Vec<f64>],
+        width: u32,
+    ) -> Stacked<'a> {
+        Stacked { labels, series, values, unit: Unit::Usd, size: (width, 320) }
+    }
+}
+
 type Drawn = Result<(), String>;
 
 fn err<E: std::fmt::Display>(e: E) -> String {

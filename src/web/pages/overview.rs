@@ -3,7 +3,7 @@
 //! class (with a model toggle); top sessions; top stale sessions.
 
 use crate::analyze::{StaleSession, WhatIf, WriteMix};
-use crate::report::charts::{self, palette, Stacked, Unit};
+use crate::report::charts::{self, palette, Stacked};
 use crate::report::class_cost::DayClassCost;
 use crate::report::usage::{Totals, UsageRow};
 use crate::web::error::WebError;
@@ -87,13 +87,7 @@ pub fn class_chart(costs: &[DayClassCost], days: &[NaiveDate], model: Option<&st
             vec![c.read, c.write_5m, c.write_1h, c.input, c.output, c.web_search]
         })
         .collect();
-    charts::stacked_bars(&Stacked {
-        labels: &labels,
-        series: &CLASS_SERIES,
-        values: &values,
-        unit: Unit::Usd,
-        size: (width, 320),
-    })
+    charts::stacked_bars(&Stacked::cost_per_day(&labels, &CLASS_SERIES, &values, width))
 }
 
 /// The `n` days ending on `last`.

@@ -5,7 +5,7 @@
 //! top model; cost per day stacked by person. Takes `since`, `until`,
 //! `project` and `user`. With one person or none, how to import bundles.
 
-use crate::report::charts::{self, palette, Stacked, Unit};
+use crate::report::charts::{self, palette, Stacked};
 use crate::report::team::{notes, who, window_line, TeamReport, TeamRow};
 use crate::web::error::WebError;
 use crate::web::layout::{render, Chrome};
@@ -73,13 +73,7 @@ pub fn person_day_chart(r: &TeamReport, width: u32) -> String {
     let day = |s: &str| NaiveDate::parse_from_str(s, "%Y-%m-%d").ok();
     let days: Vec<NaiveDate> = r.person_days.iter().filter_map(|d| day(&d.day)).collect();
     let (Some(first), Some(last)) = (days.iter().min(), days.iter().max()) else {
-        return charts::stacked_bars(&Stacked {
-            labels: &[],
-            series: &[],
-            values: &[],
-            unit: Unit::Usd,
-            size: (width, 320),
-        });
+        return charts::stacked_bars(&Stacked::cost_per_day(&[], &[], &[], width));
     };
     let first = (*first).max(*last - chrono::TimeDelta::days(CHART_DAYS - 1));
     let shown: Vec<NaiveDate> = first.iter_days().take_while(|d| d <= last).collect();
@@ -94,13 +88,7 @@ pub fn person_day_chart(r: &TeamReport, width: u32) -> String {
     }
     let series: Vec<(&str, _)> = names.iter().enumerate().map(|(i, n)| (*n, palette::nth(i))).collect();
     let labels: Vec<String> = shown.iter().map(|d| d.format("%m-%d").to_string()).collect();
-    charts::stacked_bars(&Stacked {
-        labels: &labels,
-        series: &series,
-        values: &values,
-        unit: Unit::Usd,
-        size: (width, 320),
-    })
+    charts::stacked_bars(&Stacked::cost_per_day(&labels, &series, &values, width))
 }
 
 /// `GET /team?since=&until=&project=&user=`.
