@@ -60,7 +60,7 @@ impl Snapshot {
         let q = Query::new(tz);
         let data = CacheData::load(store, prices)?;
         let i = Inputs { store, prices, data: &data, now };
-        let usage = Memo::new([]);
+        let usage = Memo::default();
         let all = Reports::build(&i, &q, |g| usage.get_or((g, q.clone()), || reports::usage_report(&i, g, &q)))?;
         let mut by_session: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, r) in data.requests.iter().enumerate() {
@@ -77,8 +77,8 @@ impl Snapshot {
             by_session,
             all: Arc::new(all),
             usage,
-            people: Memo::new([]),
-            teams: Memo::new([]),
+            people: Memo::default(),
+            teams: Memo::default(),
         })
     }
 

@@ -14,12 +14,13 @@ pub struct Memo<K, V> {
     map: Mutex<HashMap<K, Arc<V>>>,
 }
 
-impl<K: Hash + Eq, V> Memo<K, V> {
-    /// A memo holding `seed`.
-    pub fn new(seed: impl IntoIterator<Item = (K, Arc<V>)>) -> Memo<K, V> {
-        Memo { map: Mutex::new(seed.into_iter().collect()) }
+impl<K, V> Default for Memo<K, V> {
+    fn default() -> Memo<K, V> {
+        Memo { map: Mutex::new(HashMap::new()) }
     }
+}
 
+impl<K: Hash + Eq, V> Memo<K, V> {
     /// The value of `key`, computed by `make` the first time. The lock is
     /// not held while computing, so two requests may both compute it once.
     pub fn get_or<E>(&self, key: K, make: impl FnOnce() -> Result<V, E>) -> Result<Arc<V>, E> {
@@ -43,7 +44,7 @@ mod tests {
 
     #[test]
     fn computes_once_per_key() {
-        let memo: Memo<u32, String> = Memo::new([]);
+        let memo: Memo<u32, String> = Memo::default();
         let mut calls = 0;
         for _ in 0..3 {
             let v = memo.get_or(7, || {

@@ -86,9 +86,4 @@ impl Reports {
     pub fn session_row(&self, id: &str) -> Option<&SessionRow> {
         self.row_of.get(id).and_then(|&i| self.session_rows.get(i))
     }
-
-    /// True when the selection holds no request.
-    pub fn is_empty(&self) -> bool {
-        self.daily.total.requests == 0
-    }
 }
