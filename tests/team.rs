@@ -3,8 +3,9 @@
 //! message id under two people is kept and flagged; bad files are refused
 //! with the store untouched; hashed paths; reports do not feed local
 //! transcripts into a team directory; the Markdown report (snapshot); and
-//! DataFusion agreeing with cachewise over the same bundles. The push
-//! server's tests live in `team/server.rs`.
+//! DataFusion agreeing with cachewise over the same bundles; cache figures
+//! at the window's edge (`team/window.rs`). The push server's tests live in
+//! `team/server.rs`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -16,6 +17,8 @@ mod server;
 mod snapshot;
 #[path = "team/support.rs"]
 mod support;
+#[path = "team/window.rs"]
+mod window;
 
 use common::{write, Resp};
 use serde_json::Value;

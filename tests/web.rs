@@ -5,6 +5,8 @@
 //! state.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
 use cachewise::model::{SessionTitle, TitleKind};
@@ -14,7 +16,7 @@ use cachewise::report::render::{dollars, usage_json};
 use cachewise::report::usage::usage;
 use cachewise::store::Store;
 use cachewise::synth::{generate, SynthSpec};
-use cachewise::web::{app, AppState, Clock, Settings};
+use cachewise::web::{app, AppState};
 use chrono::{DateTime, TimeDelta, TimeZone, Utc};
 use http_body_util::BodyExt;
 use serde_json::Value;
@@ -57,14 +59,7 @@ fn fixture() -> (tempfile::TempDir, Store, String) {
 }
 
 fn state(store: &Store) -> AppState {
-    AppState::new(Settings {
-        store: store.clone(),
-        prices: PriceTable::embedded().unwrap(),
-        tz: chrono_tz::UTC,
-        banner: None,
-        clock: Clock::Fixed(end() + TimeDelta::hours(2)),
-    })
-    .unwrap()
+    common::web_state(store, end() + TimeDelta::hours(2))
 }
 
 struct Got {

@@ -6,7 +6,6 @@ use super::run::refresh;
 use super::FilterArgs;
 use crate::report::cache::{advise, cache_report, misses, CacheData, CacheQuery};
 use crate::report::cache_render::{render_advice, render_cache, render_misses};
-use crate::report::query::Query;
 use chrono::{DateTime, Utc};
 use clap::Args;
 
@@ -51,9 +50,7 @@ pub fn run_cache(plan: &Plan, a: &CacheArgs) -> anyhow::Result<()> {
     refresh(plan)?;
     let data = CacheData::load(&plan.store, &plan.prices)?;
     let session = a.session.as_deref().map(|s| data.resolve_session(s)).transpose()?;
-    let f = &a.filter;
-    let query = Query { since: f.since, until: f.until, tz: plan.tz, project: f.project.clone(), breakdown: false };
-    let q = CacheQuery { query, session };
+    let q = CacheQuery { query: a.filter.query(plan.tz, false), session };
     if a.misses {
         let rows = misses(&data, &q);
         match a.json {

@@ -11,6 +11,8 @@ mod team;
 pub use plan::{Plan, UsageError};
 pub use run::run;
 
+use crate::report::query::Query;
+use chrono_tz::Tz;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -113,6 +115,23 @@ pub struct FilterArgs {
     /// Only projects whose directory or cwd contains this text.
     #[arg(long, value_name = "TEXT")]
     pub project: Option<String>,
+    /// Only this person's requests (a team data directory's user name).
+    #[arg(long, value_name = "NAME")]
+    pub user: Option<String>,
+}
+
+impl FilterArgs {
+    /// The report query these flags select, days in `tz`.
+    pub fn query(&self, tz: Tz, breakdown: bool) -> Query {
+        Query {
+            since: self.since,
+            until: self.until,
+            tz,
+            project: self.project.clone(),
+            breakdown,
+            user: self.user.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Args)]

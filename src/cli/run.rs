@@ -4,7 +4,7 @@
 use super::plan::Plan;
 use super::progress::Bar;
 use super::team;
-use super::{Cli, Command, FilterArgs, OutputArgs, ReportArgs};
+use super::{Cli, Command, OutputArgs, ReportArgs};
 use crate::ingest::{self, IngestError, Outcome};
 use crate::report::cache::{annotate_sessions, CacheData};
 use crate::report::query::{Grouping, Query};
@@ -74,10 +74,6 @@ fn warn(plan: &Plan, o: &Outcome) {
     }
 }
 
-fn query(plan: &Plan, f: &FilterArgs, breakdown: bool) -> Query {
-    Query { since: f.since, until: f.until, tz: plan.tz, project: f.project.clone(), breakdown }
-}
-
 fn format(o: OutputArgs) -> Format {
     match (o.json, o.csv) {
         (true, _) => Format::Json,
@@ -93,7 +89,7 @@ fn run_report(plan: &Plan, a: &ReportArgs) -> anyhow::Result<()> {
     };
     team::check_usage_flags(a)?;
     refresh(plan)?;
-    let mut r = usage::usage(&plan.store, kind, &query(plan, &a.filter, a.breakdown), &plan.prices)?;
+    let mut r = usage::usage(&plan.store, kind, &a.filter.query(plan.tz, a.breakdown), &plan.prices)?;
     if kind == Grouping::Session {
         let data = CacheData::load(&plan.store, &plan.prices)?;
         annotate_sessions(&mut r, &data, Utc::now());

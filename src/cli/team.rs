@@ -7,7 +7,7 @@
 use super::plan::Plan;
 use super::run::refresh;
 use super::{ReportArgs, UsageError};
-use crate::report::query::{Grouping, Query};
+use crate::report::query::Grouping;
 use crate::report::team::{self as team_report, TeamFormat, TeamOptions};
 use crate::team::export::{default_machine, write_file};
 use crate::team::hash::PathHasher;
@@ -53,7 +53,7 @@ pub struct TeamReportFlags {
     #[arg(long, conflicts_with_all = ["json", "csv"])]
     pub md: bool,
     /// Stale sessions listed per person (report team only).
-    #[arg(long, value_name = "N", default_value_t = 3)]
+    #[arg(long, value_name = "N", default_value_t = team_report::DEFAULT_TOP_STALE)]
     pub top_stale: usize,
 }
 
@@ -243,13 +243,7 @@ fn is_loopback(url: &str) -> bool {
 /// `cachewise report team`.
 pub fn run_team_report(plan: &Plan, a: &ReportArgs) -> anyhow::Result<()> {
     refresh(plan)?;
-    let q = Query {
-        since: a.filter.since,
-        until: a.filter.until,
-        tz: plan.tz,
-        project: a.filter.project.clone(),
-        breakdown: false,
-    };
+    let q = a.filter.query(plan.tz, false);
     let opts = TeamOptions { now: Utc::now(), top_stale: a.team.top_stale };
     let r = team_report::team(&plan.store, &q, &plan.prices, &opts)?;
     let format = match (a.team.md, a.output.json, a.output.csv) {

@@ -117,7 +117,7 @@ pub struct CacheReport {
 pub fn cache_report(data: &CacheData, q: &CacheQuery, now: DateTime<Utc>) -> CacheReport {
     let tz = q.query.tz;
     let day_of = move |t: DateTime<Utc>| t.with_timezone(&tz).format("%Y-%m-%d").to_string();
-    let include = |r: &Request| selected(r, q, &day_of);
+    let include = |r: &Request| q.selects(r);
     let opts = SummaryOptions { now, titles: &data.titles, day_of: &day_of };
     let s = summarize_where(&data.requests, &data.caches, &opts, &include);
     let sessions: std::collections::HashSet<&str> = s.by_session.iter().map(|x| x.session_id.as_str()).collect();
@@ -128,21 +128,12 @@ pub fn cache_report(data: &CacheData, q: &CacheQuery, now: DateTime<Utc>) -> Cac
     CacheReport { total: s.total, stale: s.stale, by_day: s.by_day, by_session: s.by_session, compaction, now }
 }
 
-fn selected(r: &Request, q: &CacheQuery, day_of: &dyn Fn(DateTime<Utc>) -> String) -> bool {
-    if q.session.as_ref().is_some_and(|s| *s != r.session_id) {
-        return false;
+impl CacheQuery {
+    /// True for the requests this report covers (the query's days, project
+    /// and user, and the session if one is set).
+    pub fn selects(&self, r: &Request) -> bool {
+        self.session.as_ref().is_none_or(|s| *s == r.session_id) && self.query.accepts(r)
     }
-    if let Some(p) = &q.query.project {
-        if !r.project.contains(p.as_str()) && !r.cwd.contains(p.as_str()) {
-            return false;
-        }
-    }
-    if q.query.since.is_none() && q.query.until.is_none() {
-        return true;
-    }
-    let day = day_of(r.time);
-    q.query.since.is_none_or(|s| day >= s.format("%Y-%m-%d").to_string())
-        && q.query.until.is_none_or(|u| day <= u.format("%Y-%m-%d").to_string())
 }
 
 /// Resume / compact / restart advice for the session `text` names.
@@ -205,13 +196,11 @@ pub struct MissRow {
 /// Every miss (not counting thread starts) among the requests `q` selects,
 /// costliest first.
 pub fn misses(data: &CacheData, q: &CacheQuery) -> Vec<MissRow> {
-    let tz = q.query.tz;
-    let day_of = move |t: DateTime<Utc>| t.with_timezone(&tz).format("%Y-%m-%d").to_string();
     let mut out: Vec<MissRow> = data
         .requests
         .iter()
         .zip(&data.caches)
-        .filter(|(r, c)| c.class.is_miss() && !c.class.is_start() && selected(r, q, &day_of))
+        .filter(|(r, c)| c.class.is_miss() && !c.class.is_start() && q.selects(r))
         .map(|(r, c)| MissRow {
             time: r.time,
             session_id: r.session_id.clone(),

@@ -1,32 +1,18 @@
 //! Charts as pure functions returning an SVG document (plotters'
 //! `SVGBackend`, no fonts needed: the browser lays out the text). Stacked
-//! bars (cost per day by token class, write mix per day), horizontal bars
-//! (projects, models, classes) and a session's cache timeline. Labels are
-//! escaped by the SVG backend; the SVG uses presentation attributes only, so
-//! a strict Content-Security-Policy never blocks it. A chart that fails to
-//! draw comes back as an SVG saying so, never as an error page.
+//! bars (cost per day by token class or by person, write mix per day),
+//! horizontal bars (projects, models, classes) and a session's cache
+//! timeline; colours in `palette`. Labels are escaped by the SVG backend;
+//! the SVG uses presentation attributes only, so a strict
+//! Content-Security-Policy never blocks it. A chart that fails to draw comes
+//! back as an SVG saying so, never as an error page.
 
 use crate::report::timeline::TimelineRow;
 use plotters::coord::combinators::IntoLogRange;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
-/// Colours of the token classes, shared by every chart and the legend CSS.
-pub mod palette {
-    use plotters::style::RGBColor;
-    pub const INPUT: RGBColor = RGBColor(0xd6, 0x27, 0x28);
-    pub const WRITE_5M: RGBColor = RGBColor(0xff, 0x7f, 0x0e);
-    pub const WRITE_1H: RGBColor = RGBColor(0x94, 0x67, 0xbd);
-    pub const READ: RGBColor = RGBColor(0x1f, 0x77, 0xb4);
-    pub const OUTPUT: RGBColor = RGBColor(0x2c, 0xa0, 0x2c);
-    pub const WEB: RGBColor = RGBColor(0x7f, 0x7f, 0x7f);
-    pub const GRID: RGBColor = RGBColor(0xe8, 0xe8, 0xe8);
-    pub const AXIS: RGBColor = RGBColor(0x55, 0x55, 0x55);
-    pub const MUTED: RGBColor = RGBColor(0xb0, 0xb0, 0xb0);
-    pub const MISS: RGBColor = RGBColor(0xd6, 0x27, 0x28);
-    pub const COMPACTION: RGBColor = RGBColor(0x17, 0xbe, 0xcf);
-    pub const SWITCH: RGBColor = RGBColor(0xbc, 0xbd, 0x22);
-}
+pub mod palette;
 
 /// What the value axis counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +42,19 @@ pub struct Stacked<'a> {
     pub values: &'a [Vec<f64>],
     pub unit: Unit,
     pub size: (u32, u32),
+}
+
+impl<'a> Stacked<'a> {
+    /// Cost per day, `width` wide: one bar per day, one segment per series
+    /// (token classes, people), all such charts the same height.
+    pub fn cost_per_day(
+        labels: &'a [String],
+        series: &'a [(&'a str, RGBColor)],
+        values: &'a [Vec<f64>],
+        width: u32,
+    ) -> Stacked<'a> {
+        Stacked { labels, series, values, unit: Unit::Usd, size: (width, 320) }
+    }
 }
 
 type Drawn = Result<(), String>;

@@ -88,10 +88,13 @@ impl DayClassCost {
 }
 
 /// Splits every request's cost by class and sums per local day and model,
-/// in day order. `caches` is the cache model's output for `requests`.
-pub fn daily_class_costs(requests: &[Request], caches: &[RequestCache], tz: Tz) -> Vec<DayClassCost> {
+/// in day order. Each request comes with its cache model output.
+pub fn daily_class_costs<'a>(
+    rows: impl IntoIterator<Item = (&'a Request, &'a RequestCache)>,
+    tz: Tz,
+) -> Vec<DayClassCost> {
     let mut days: BTreeMap<String, BTreeMap<String, ClassCost>> = BTreeMap::new();
-    for (r, c) in requests.iter().zip(caches) {
+    for (r, c) in rows {
         let day = r.time.with_timezone(&tz).format("%Y-%m-%d").to_string();
         let models = days.entry(day).or_default();
         let cost = ClassCost::of(c.rates.as_ref(), &r.tokens, r.web_search);

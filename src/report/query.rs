@@ -1,14 +1,17 @@
 //! A report query: raw CLI or web parameters become a `Query` once, and the
 //! query turns the stored `requests` table into a filtered lazy frame with
 //! the grouping `key` and `sub` columns that `sql/usage_by_key.sql` reads.
+//! `Query::accepts` is the same filter over in-memory rows, for reports
+//! that classify every request first and then pick the selected ones.
 
 use crate::model::columns as c;
+use crate::model::Request;
 use chrono::NaiveDate;
 use chrono_tz::Tz;
 use polars::prelude::*;
 
 /// What a usage report groups by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Grouping {
     Daily,
@@ -37,7 +40,7 @@ impl Grouping {
 }
 
 /// Filters shared by every report.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Query {
     /// First local day included.
     pub since: Option<NaiveDate>,
@@ -48,11 +51,31 @@ pub struct Query {
     pub project: Option<String>,
     /// One sub-row per model.
     pub breakdown: bool,
+    /// Exactly this person (the `user` column of imported team bundles).
+    pub user: Option<String>,
 }
 
 impl Query {
     pub fn new(tz: Tz) -> Query {
-        Query { since: None, until: None, tz, project: None, breakdown: false }
+        Query { since: None, until: None, tz, project: None, breakdown: false, user: None }
+    }
+
+    /// True when `prepare` would keep this request: the same day, project
+    /// and user filters over an in-memory row.
+    pub fn accepts(&self, r: &Request) -> bool {
+        if self.user.as_ref().is_some_and(|u| *u != r.user) {
+            return false;
+        }
+        if let Some(p) = &self.project {
+            if !r.project.contains(p.as_str()) && !r.cwd.contains(p.as_str()) {
+                return false;
+            }
+        }
+        if self.since.is_none() && self.until.is_none() {
+            return true;
+        }
+        let day = r.time.with_timezone(&self.tz).date_naive();
+        self.since.is_none_or(|s| day >= s) && self.until.is_none_or(|u| day <= u)
     }
 
     fn local_time(&self) -> PolarsResult<Expr> {
@@ -74,6 +97,9 @@ impl Query {
         if let Some(p) = &self.project {
             let hit = |name: &str| col(name).str().contains_literal(lit(p.clone()));
             lf = lf.filter(hit(c::PROJECT).or(hit(c::CWD)));
+        }
+        if let Some(u) = &self.user {
+            lf = lf.filter(col(c::USER).eq(lit(u.clone())));
         }
         let key = match grouping {
             Grouping::Daily => day,

@@ -4,20 +4,24 @@
 //! top stale sessions and a monthly run-rate per seat, beside the vendor's
 //! published baseline. Person-days and the model mix come from
 //! `sql/team_person_days.sql` and `sql/team_model_mix.sql` over the query's
-//! requests; the cache figures from one `analyze` pass. Hands on a typed
+//! requests; the cache figures from one `analyze` pass per person over all
+//! of that person's requests (`cache`). Hands on a typed
 //! `TeamReport`; `render` prints it as JSON (the contract), CSV, Markdown or
 //! a terminal table. The CLI and the web Team page both call `team`.
 
+mod cache;
 mod render;
 
-pub use render::{render, TeamFormat};
+pub use render::{notes, render, who, window_line, TeamFormat};
+
+use cache::{Cache, Context, UserCache};
 
 use super::query::{Grouping, Query};
 use super::usage::{requests, session_titles};
 use super::ReportError;
-use crate::analyze::{analyze, stale_sessions, ClassTable, StaleSession};
+use crate::analyze::StaleSession;
 use crate::model::columns as c;
-use crate::model::{Compaction, Request, TokenCounts};
+use crate::model::TokenCounts;
 use crate::pricing::PriceTable;
 use crate::store::frames::{self, Cols};
 use crate::store::{Store, Table};
@@ -55,6 +59,9 @@ pub const BASELINE: Baseline = Baseline {
     monthly_low_usd: 150.0,
     monthly_high_usd: 250.0,
 };
+
+/// Stale sessions listed per person unless asked otherwise.
+pub const DEFAULT_TOP_STALE: usize = 3;
 
 /// What the report needs besides the store and the query.
 #[derive(Debug, Clone, Copy)]
@@ -178,74 +185,26 @@ pub struct TeamReport {
     pub unknown_models: Vec<String>,
 }
 
-/// Builds the team report over the store's requests selected by `q`.
+/// Builds the team report over the store's requests selected by `q`. The
+/// cache figures classify each person's whole history first (`cache`), so
+/// the window's edges do not turn warm requests cold.
 pub fn team(store: &Store, q: &Query, prices: &PriceTable, opts: &TeamOptions) -> Result<TeamReport, ReportError> {
     let Some(lf) = requests(store)? else { return Ok(assemble(q, Vec::new(), Vec::new(), Cache::default(), opts)) };
-    let prepared = q.prepare(lf, Grouping::Daily)?;
     let mut ctx = SQLContext::new();
-    ctx.register("requests", prepared.clone());
+    ctx.register("requests", q.prepare(lf, Grouping::Daily)?);
     let person_days = person_days_from(&ctx.execute(PERSON_DAYS_SQL)?.collect()?)?;
     let mix = model_mix_from(&ctx.execute(MODEL_MIX_SQL)?.collect()?)?;
-    let rows = frames::requests_from(&prepared.collect()?)?;
+    let all = match store.read(Table::Requests)? {
+        Some(df) => frames::requests_from(&df)?,
+        None => Vec::new(),
+    };
     let compactions = match store.read(Table::Compactions)? {
         Some(df) => frames::compactions_from(&df)?,
         None => Vec::new(),
     };
     let titles: HashMap<String, String> = session_titles(store)?.into_iter().collect();
-    let cache = Cache::of(&rows, &compactions, prices, opts.now, &titles);
-    let mut report = assemble(q, person_days, mix, cache, opts);
-    report.unknown_models = rows_unknown(&rows, prices);
-    Ok(report)
-}
-
-/// Per-user figures from the cache model and the rows themselves.
-#[derive(Debug, Default)]
-struct Cache {
-    by_user: BTreeMap<String, UserCache>,
-    shared_ids: usize,
-}
-
-#[derive(Debug, Default)]
-struct UserCache {
-    tokens: TokenCounts,
-    classes: ClassTable,
-    machines: BTreeSet<String>,
-    stale: Vec<StaleSession>,
-}
-
-impl Cache {
-    fn of(
-        rows: &[Request],
-        compactions: &[Compaction],
-        prices: &PriceTable,
-        now: DateTime<Utc>,
-        titles: &HashMap<String, String>,
-    ) -> Cache {
-        // One cache model per person: their threads never mix with another's,
-        // even when two people hold copies of one session.
-        let mut mine: BTreeMap<&str, Vec<Request>> = BTreeMap::new();
-        for r in rows {
-            mine.entry(r.user.as_str()).or_default().push(r.clone());
-        }
-        let by_user = mine
-            .into_iter()
-            .map(|(user, rows)| {
-                let caches = analyze(&rows, compactions, prices);
-                let mut u = UserCache::default();
-                for (r, c) in rows.iter().zip(&caches) {
-                    u.tokens += r.tokens;
-                    u.classes.add(c);
-                    if !r.machine.is_empty() {
-                        u.machines.insert(r.machine.clone());
-                    }
-                }
-                u.stale = stale_sessions(&rows, &caches, now, titles);
-                (user.to_owned(), u)
-            })
-            .collect();
-        let shared_ids = crate::team::import::shared_message_ids(rows).len();
-        Cache { by_user, shared_ids }
-    }
+    let cx = Context { compactions: &compactions, prices, now: opts.now, titles: &titles };
+    Ok(assemble(q, person_days, mix, Cache::of(all, q, &cx), opts))
 }
 
 fn assemble(
@@ -277,7 +236,15 @@ fn assemble(
         .collect();
     let total = total(&days, &mix, &cache, &rows, month);
     let flags = Flags { message_ids_under_several_users: cache.shared_ids };
-    TeamReport { rows, total, baseline: BASELINE, window, flags, person_days: days, unknown_models: Vec::new() }
+    TeamReport {
+        rows,
+        total,
+        baseline: BASELINE,
+        window,
+        flags,
+        person_days: days,
+        unknown_models: cache.unknown_models,
+    }
 }
 
 fn total(
@@ -373,11 +340,6 @@ fn model_mix_from(df: &DataFrame) -> PolarsResult<Vec<(String, ModelShare)>> {
             (user[i].to_owned(), share)
         })
         .collect())
-}
-
-fn rows_unknown(rows: &[Request], prices: &PriceTable) -> Vec<String> {
-    let models: BTreeSet<&str> = rows.iter().map(|r| r.model.as_str()).collect();
-    models.into_iter().filter(|m| prices.resolve(m).is_none()).map(str::to_owned).collect()
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
 //! The JSON API: the CLI's shapes from the same functions. `/api/daily` and
 //! `/api/sessions` are `report daily|session --json` (`since`, `until`,
-//! `project`, `breakdown`); `/api/cache` is `cache --json`; `/api/advise/{id}`
-//! is `advise ID --json` (`turns`); `/api/session/{id}` a session's usage
-//! row, cache figures and timeline.
+//! `project`, `user`, `breakdown`); `/api/cache` is `cache --json`;
+//! `/api/team` is `report team --json`; `/api/advise/{id}` is `advise ID
+//! --json` (`turns`); `/api/session/{id}` a session's usage row, cache
+//! figures and timeline.
 
 use super::error::{ApiError, WebError};
 use super::pages::blocking;
@@ -50,11 +51,25 @@ pub async fn cache_api(State(state): State<AppState>, p: ApiParams) -> Api {
     let snap = state.snapshot();
     let v = blocking(move || {
         let json = |r: &CacheReport| serde_json::to_value(r).map_err(|e| WebError::Internal(e.to_string()));
-        if q.since.is_none() && q.until.is_none() && q.project.is_none() && session.is_none() {
-            return json(&snap.cache);
+        if q.since.is_none() && q.until.is_none() && q.project.is_none() && q.user.is_none() && session.is_none() {
+            return json(&snap.all.cache);
         }
         let session = session.map(|s| snap.data.resolve_session(&s)).transpose()?;
         json(&cache::cache_report(&snap.data, &CacheQuery { query: q, session }, snap.built))
+    })
+    .await?;
+    Ok(Json(v))
+}
+
+/// `GET /api/team`: `cachewise report team --json` (`since`, `until`,
+/// `project`, `user`), stale sessions as of the snapshot's clock.
+pub async fn team(State(state): State<AppState>, p: ApiParams) -> Api {
+    let q = p.0.usage_query(state.settings().tz)?;
+    let snap = state.snapshot();
+    let v = blocking(move || {
+        let set = state.settings();
+        let r = snap.team(&set.store, &q, &set.prices)?;
+        serde_json::to_value(&*r).map_err(|e| WebError::Internal(e.to_string()))
     })
     .await?;
     Ok(Json(v))
@@ -73,16 +88,12 @@ fn usage_row_json(row: &UsageRow) -> Value {
 fn session_json(snap: &Snapshot, id: &str) -> Result<Value, WebError> {
     let not_found = || WebError::NotFound(format!("session {id:?}"));
     let indices = snap.by_session.get(id).ok_or_else(not_found)?;
-    let row = snap.sessions.rows.iter().find(|r| r.key == id).ok_or_else(not_found)?;
+    let row = snap.all.sessions.rows.iter().find(|r| r.key == id).ok_or_else(not_found)?;
     let timeline = session_timeline(id, &snap.data.requests, &snap.data.caches, indices, &snap.data.compactions)
         .ok_or_else(not_found)?;
-    let cache = snap
-        .cache
-        .by_session
-        .binary_search_by(|s| s.session_id.as_str().cmp(id))
-        .ok()
-        .map(|i| &snap.cache.by_session[i]);
-    let stale = snap.cache.stale.iter().find(|s| s.session_id == id);
+    let all = &snap.all.cache;
+    let cache = all.by_session.binary_search_by(|s| s.session_id.as_str().cmp(id)).ok().map(|i| &all.by_session[i]);
+    let stale = all.stale.iter().find(|s| s.session_id == id);
     Ok(json!({ "usage": usage_row_json(row), "cache": cache, "stale": stale, "timeline": timeline }))
 }
 

@@ -1,9 +1,11 @@
 //! What every page shares: the `Chrome` (navigation, banner, asset paths,
-//! data version and freshness) handed to `base.html`, the error page, and
-//! `render`, which turns a typed askama page into an HTML response.
+//! data version and freshness, and in a team data directory the person
+//! selector) handed to `base.html`, the error page, and `render`, which
+//! turns a typed askama page into an HTML response.
 
 use super::assets::{SCRIPT, STYLESHEET};
 use super::error::WebError;
+use super::params::{encode, Params};
 use super::snapshot::Snapshot;
 use super::state::AppState;
 use super::view::Formats;
@@ -22,6 +24,9 @@ pub const NAV: [(&str, &str); 7] = [
     ("/api/daily", "JSON"),
 ];
 
+/// The Team page's entry, before "JSON" when the store holds several people.
+pub const TEAM_NAV: (&str, &str) = ("/team", "Team");
+
 /// The page frame's data.
 pub struct Chrome {
     pub css: String,
@@ -32,11 +37,21 @@ pub struct Chrome {
     pub version: u64,
     pub updated: String,
     pub tz: Tz,
+    /// The people to choose from: empty unless the store holds several.
+    pub users: Vec<String>,
+    /// The page's `user` filter.
+    pub user: Option<String>,
+    /// True when `user` names nobody in the store (the page shows no rows).
+    pub unknown_user: bool,
+    /// The page's other query parameters, which the person selector keeps.
+    pub keep: Vec<(&'static str, String)>,
 }
 
 impl Chrome {
-    /// The frame of a page built from `snap`.
-    pub fn new(state: &AppState, snap: &Snapshot, active: &'static str) -> Chrome {
+    /// The frame of a page built from `snap`, requested with `params`.
+    pub fn new(state: &AppState, snap: &Snapshot, active: &'static str, params: &Params) -> Chrome {
+        let users = if snap.is_team() { snap.users.clone() } else { Vec::new() };
+        let user = Params::text(&params.user);
         Chrome {
             css: STYLESHEET.href(),
             js: SCRIPT.href(),
@@ -45,6 +60,10 @@ impl Chrome {
             version: snap.version,
             updated: snap.updated.clone().map_or_else(|| "never".to_owned(), |u| u.chars().take(19).collect()),
             tz: snap.tz,
+            users,
+            unknown_user: user.as_ref().is_some_and(|u| !snap.users.contains(u)),
+            user,
+            keep: params.pairs().into_iter().filter(|(k, _)| !matches!(*k, "user" | "page")).collect(),
         }
     }
 
@@ -58,11 +77,37 @@ impl Chrome {
             version: 0,
             updated: String::new(),
             tz: Tz::UTC,
+            users: Vec::new(),
+            user: None,
+            unknown_user: false,
+            keep: Vec::new(),
         }
     }
 
-    pub fn nav(&self) -> &'static [(&'static str, &'static str)] {
-        &NAV
+    /// The navigation links, with "Team" in a team data directory, each
+    /// keeping the page's person filter.
+    pub fn nav(&self) -> Vec<(String, &'static str)> {
+        let mut entries = NAV.to_vec();
+        if !self.users.is_empty() {
+            entries.insert(NAV.len() - 1, TEAM_NAV);
+        }
+        entries.into_iter().map(|(href, label)| (self.with_user(href), label)).collect()
+    }
+
+    /// True for the navigation entry of this page.
+    pub fn is_active(&self, label: &str) -> bool {
+        self.active == label
+    }
+
+    /// `href` with the page's `user` filter added.
+    pub fn with_user(&self, href: &str) -> String {
+        match &self.user {
+            None => href.to_owned(),
+            Some(u) => {
+                let sep = if href.contains('?') { '&' } else { '?' };
+                format!("{href}{sep}user={}", encode(u))
+            }
+        }
     }
 }
 

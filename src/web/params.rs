@@ -1,6 +1,6 @@
 //! Query parameters: the raw strings of a URL become typed filters once, or
 //! a 400 naming the parameter. The same names as the CLI flags (`since`,
-//! `until`, `project`, `breakdown`, `turns`), plus the table's `q`, `model`,
+//! `until`, `project`, `user`, `breakdown`, `turns`), plus the table's `q`, `model`,
 //! `sort`, `order`, `page`, the timeline's `thread` and the cache report's
 //! `session`.
 
@@ -36,6 +36,8 @@ pub struct Params {
     pub turns: Option<String>,
     pub thread: Option<String>,
     pub session: Option<String>,
+    /// A person of a team data directory (exact match).
+    pub user: Option<String>,
 }
 
 fn given(v: &Option<String>) -> Option<&str> {
@@ -90,10 +92,17 @@ impl Params {
         }
     }
 
-    /// The CLI's report query: `since`, `until`, `project`, `breakdown`.
+    /// The CLI's report query: `since`, `until`, `project`, `breakdown`, `user`.
     pub fn usage_query(&self, tz: Tz) -> Result<Query, WebError> {
         let (since, until) = self.range()?;
-        Ok(Query { since, until, tz, project: Params::text(&self.project), breakdown: self.flag()? })
+        Ok(Query {
+            since,
+            until,
+            tz,
+            project: Params::text(&self.project),
+            breakdown: self.flag()?,
+            user: Params::text(&self.user),
+        })
     }
 
     /// The sessions table's filter.
@@ -140,9 +149,8 @@ impl Params {
         number("turns", &self.turns, DEFAULT_TURNS, 1, MAX_TURNS)
     }
 
-    /// The query string of these parameters with `key` set to `value`
-    /// (removed when empty), for pagination and sort links.
-    pub fn with(&self, key: &str, value: &str) -> String {
+    /// The parameters given (non-empty), by name, in a fixed order.
+    pub fn pairs(&self) -> Vec<(&'static str, String)> {
         let fields = [
             ("q", &self.q),
             ("since", &self.since),
@@ -153,13 +161,23 @@ impl Params {
             ("order", &self.order),
             ("page", &self.page),
             ("per_page", &self.per_page),
+            ("breakdown", &self.breakdown),
             ("turns", &self.turns),
             ("thread", &self.thread),
+            ("session", &self.session),
+            ("user", &self.user),
         ];
-        let mut parts: Vec<String> = fields
-            .iter()
+        fields.into_iter().filter_map(|(k, v)| given(v).map(|v| (k, v.to_owned()))).collect()
+    }
+
+    /// The query string of these parameters with `key` set to `value`
+    /// (removed when empty), for pagination and sort links.
+    pub fn with(&self, key: &str, value: &str) -> String {
+        let mut parts: Vec<String> = self
+            .pairs()
+            .into_iter()
             .filter(|(k, _)| *k != key && !(key != "page" && *k == "page"))
-            .filter_map(|(k, v)| given(v).map(|v| format!("{k}={}", encode(v))))
+            .map(|(k, v)| format!("{k}={}", encode(&v)))
             .collect();
         if !value.is_empty() {
             parts.push(format!("{key}={}", encode(value)));

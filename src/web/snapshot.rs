@@ -1,29 +1,28 @@
-//! The dashboard's in-memory view of the store: the CLI's usage reports
-//! (daily, session, project, model, summary), the cache model over every
-//! request, and the tables the pages show by default, built once per data
-//! change by the same `report::` and `analyze::` functions the CLI calls.
-//! Handlers read an `Arc<Snapshot>`; filtered usage reports are computed on
-//! demand and remembered until the next snapshot replaces this one.
+//! The dashboard's in-memory view of the store: the cache model over every
+//! request and the report set (`Reports`: the CLI's usage, summary and
+//! cache reports) over everyone, built once per data change by the same
+//! `report::` and `analyze::` functions the CLI calls. Handlers read an
+//! `Arc<Snapshot>`; filtered usage reports, the report set of one person
+//! (`?user=`) and team reports are computed on demand and remembered
+//! (`Memo`) until the next snapshot replaces this one.
+
+mod memo;
+mod reports;
+
+pub use memo::Memo;
+pub use reports::{Inputs, Reports};
 
 use crate::pricing::PriceTable;
-use crate::report::cache::{annotate_sessions, cache_report, CacheData, CacheQuery, CacheReport};
-use crate::report::class_cost::{daily_class_costs, DayClassCost};
+use crate::report::cache::CacheData;
 use crate::report::query::{Grouping, Query};
-use crate::report::session_table::{session_rows, SessionRow};
-use crate::report::summary::{summary, Summary};
-use crate::report::usage::{self, UsageReport};
+use crate::report::team::{team, TeamOptions, TeamReport, DEFAULT_TOP_STALE};
+use crate::report::usage::UsageReport;
 use crate::report::ReportError;
 use crate::store::Store;
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-
-/// How many filtered reports a snapshot remembers.
-const MEMO_LIMIT: usize = 256;
-
-/// A usage report's identity: grouping and every query field.
-type MemoKey = (u8, Option<NaiveDate>, Option<NaiveDate>, Option<String>, bool);
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
 
 /// Everything the pages read, as of one version of the store.
 pub struct Snapshot {
@@ -35,43 +34,18 @@ pub struct Snapshot {
     pub tz: Tz,
     /// When the store last changed (the manifest's time).
     pub updated: Option<String>,
-    pub summary: Summary,
-    pub daily: Arc<UsageReport>,
-    pub sessions: Arc<UsageReport>,
-    pub projects: Arc<UsageReport>,
-    pub models: Arc<UsageReport>,
     /// Requests, their cache classes, compactions and titles.
     pub data: CacheData,
-    /// The `cache` report over everything (the CLI's `cache --json`).
-    pub cache: CacheReport,
-    pub class_costs: Vec<DayClassCost>,
-    pub session_rows: Vec<SessionRow>,
     /// Session id -> indices into `requests`.
     pub by_session: HashMap<String, Vec<usize>>,
-    /// Session id -> index into `session_rows`.
-    row_of: HashMap<String, usize>,
-    memo: Mutex<HashMap<MemoKey, Arc<UsageReport>>>,
-}
-
-fn memo_key(g: Grouping, q: &Query) -> MemoKey {
-    (g as u8, q.since, q.until, q.project.clone(), q.breakdown)
-}
-
-/// `report::usage`, with the cache columns on session reports: what
-/// `cachewise report` prints.
-fn usage_report(
-    store: &Store,
-    g: Grouping,
-    q: &Query,
-    prices: &PriceTable,
-    data: &CacheData,
-    now: DateTime<Utc>,
-) -> Result<UsageReport, ReportError> {
-    let mut r = usage::usage(store, g, q, prices)?;
-    if g == Grouping::Session {
-        annotate_sessions(&mut r, data, now);
-    }
-    Ok(r)
+    /// The people of a team data directory, sorted (local rows, which name
+    /// nobody, are not listed).
+    pub users: Vec<String>,
+    /// The reports over every request.
+    pub all: Arc<Reports>,
+    usage: Memo<(Grouping, Query), UsageReport>,
+    people: Memo<String, Reports>,
+    teams: Memo<Query, TeamReport>,
 }
 
 impl Snapshot {
@@ -85,53 +59,42 @@ impl Snapshot {
     ) -> Result<Snapshot, ReportError> {
         let q = Query::new(tz);
         let data = CacheData::load(store, prices)?;
-        let report = |g| usage_report(store, g, &q, prices, &data, now).map(Arc::new);
-        let (daily, sessions, projects, models) = (
-            report(Grouping::Daily)?,
-            report(Grouping::Session)?,
-            report(Grouping::Project)?,
-            report(Grouping::Model)?,
-        );
-        let cache = cache_report(&data, &CacheQuery { query: q.clone(), session: None }, now);
-        let class_costs = daily_class_costs(&data.requests, &data.caches, tz);
-        let session_rows = session_rows(&sessions, &cache.stale, &data.requests, tz);
+        let i = Inputs { store, prices, data: &data, now };
+        let usage = Memo::default();
+        let all = Reports::build(&i, &q, |g| usage.get_or((g, q.clone()), || reports::usage_report(&i, g, &q)))?;
         let mut by_session: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, r) in data.requests.iter().enumerate() {
             by_session.entry(r.session_id.clone()).or_default().push(i);
         }
-        let row_of = session_rows.iter().enumerate().map(|(i, r)| (r.session_id.clone(), i)).collect();
-        let mut memo = HashMap::new();
-        for (g, r) in [
-            (Grouping::Daily, &daily),
-            (Grouping::Session, &sessions),
-            (Grouping::Project, &projects),
-            (Grouping::Model, &models),
-        ] {
-            memo.insert(memo_key(g, &q), Arc::clone(r));
-        }
+        let users: BTreeSet<&str> = data.requests.iter().map(|r| r.user.as_str()).filter(|u| !u.is_empty()).collect();
         Ok(Snapshot {
             version,
             built: now,
             tz,
             updated: store.manifest()?.updated,
-            summary: summary(store, &q, prices, now)?,
-            daily,
-            sessions,
-            projects,
-            models,
+            users: users.into_iter().map(str::to_owned).collect(),
             data,
-            cache,
-            class_costs,
-            session_rows,
             by_session,
-            row_of,
-            memo: Mutex::new(memo),
+            all: Arc::new(all),
+            usage,
+            people: Memo::default(),
+            teams: Memo::default(),
         })
     }
 
     /// True when the store held no request.
     pub fn is_empty(&self) -> bool {
         self.data.requests.is_empty()
+    }
+
+    /// True when the store holds more than one person's requests (a team
+    /// data directory): the pages offer the person filter and the Team page.
+    pub fn is_team(&self) -> bool {
+        self.users.len() > 1
+    }
+
+    fn inputs<'a>(&'a self, store: &'a Store, prices: &'a PriceTable) -> Inputs<'a> {
+        Inputs { store, prices, data: &self.data, now: self.built }
     }
 
     /// `report::usage` (annotated like the CLI's) for this query, remembered
@@ -144,22 +107,23 @@ impl Snapshot {
         q: &Query,
         prices: &PriceTable,
     ) -> Result<Arc<UsageReport>, ReportError> {
-        let key = memo_key(g, q);
-        if let Some(r) = self.memo.lock().ok().and_then(|m| m.get(&key).cloned()) {
-            return Ok(r);
-        }
-        let r = Arc::new(usage_report(store, g, q, prices, &self.data, self.built)?);
-        if let Ok(mut m) = self.memo.lock() {
-            if m.len() >= MEMO_LIMIT {
-                m.clear();
-            }
-            m.insert(key, Arc::clone(&r));
-        }
-        Ok(r)
+        self.usage.get_or((g, q.clone()), || reports::usage_report(&self.inputs(store, prices), g, q))
     }
 
-    /// The session table row of a session.
-    pub fn session_row(&self, id: &str) -> Option<&SessionRow> {
-        self.row_of.get(id).and_then(|&i| self.session_rows.get(i))
+    /// The report set of one person (`None`: everyone), remembered per
+    /// snapshot. Blocking the first time for a person.
+    pub fn reports(&self, store: &Store, prices: &PriceTable, user: Option<&str>) -> Result<Arc<Reports>, ReportError> {
+        let Some(user) = user else { return Ok(Arc::clone(&self.all)) };
+        self.people.get_or(user.to_owned(), || {
+            let q = Query { user: Some(user.to_owned()), ..Query::new(self.tz) };
+            Reports::build(&self.inputs(store, prices), &q, |g| self.usage(store, g, &q, prices))
+        })
+    }
+
+    /// `report::team` for this query, as of `built` (what `cachewise report
+    /// team --json` prints), remembered per snapshot. Blocking.
+    pub fn team(&self, store: &Store, q: &Query, prices: &PriceTable) -> Result<Arc<TeamReport>, ReportError> {
+        let opts = TeamOptions { now: self.built, top_stale: DEFAULT_TOP_STALE };
+        self.teams.get_or(q.clone(), || team(store, q, prices, &opts))
     }
 }

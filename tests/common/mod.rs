@@ -1,7 +1,11 @@
 //! Fixture builder for integration tests: writes Claude Code-shaped JSONL
-//! trees with known usage, so expected totals are computed, not copied.
+//! trees with known usage, so expected totals are computed, not copied;
+//! and the dashboard's state over a store, with a fixed clock.
 #![allow(dead_code)]
 
+use cachewise::pricing::PriceTable;
+use cachewise::store::Store;
+use cachewise::web::{AppState, Clock, Settings};
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -128,4 +132,17 @@ pub fn append(path: &Path, text: &str) {
 pub fn real_corpus() -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/real/claude");
     p.join("projects").is_dir().then_some(p)
+}
+
+/// The dashboard's state over `store`: built-in prices, days in UTC, the
+/// clock stopped at `now`.
+pub fn web_state(store: &Store, now: DateTime<Utc>) -> AppState {
+    AppState::new(Settings {
+        store: store.clone(),
+        prices: PriceTable::embedded().unwrap(),
+        tz: chrono_tz::UTC,
+        banner: None,
+        clock: Clock::Fixed(now),
+    })
+    .unwrap()
 }

@@ -31,7 +31,7 @@ pub fn render(r: &TeamReport, format: TeamFormat) -> String {
 }
 
 /// A person's name for people to read (local rows have none).
-fn who(user: &str) -> &str {
+pub fn who(user: &str) -> &str {
     if user.is_empty() {
         "(local)"
     } else {
@@ -79,7 +79,8 @@ fn total_name(r: &TeamReport) -> String {
     format!("Team ({n} {})", if n == 1 { "person" } else { "people" })
 }
 
-fn window_line(r: &TeamReport) -> String {
+/// The window the report covers: `2026-02-11 to 2026-02-13 (3 days)`.
+pub fn window_line(r: &TeamReport) -> String {
     let w = &r.window;
     match (w.first_day, w.last_day) {
         (Some(f), Some(l)) => format!("{f} to {l} ({} days)", w.days),
@@ -111,7 +112,8 @@ per active day; the run-rate is {} per seat per month.",
     )
 }
 
-fn notes(r: &TeamReport) -> Vec<String> {
+/// What the figures mean, and what needs a second look.
+pub fn notes(r: &TeamReport) -> Vec<String> {
     let mut out = vec![
         format!(
             "List-price estimates from Claude Code transcripts; output tokens can be under-counted, so spend is a lower bound. \

@@ -5,6 +5,7 @@ use crate::analyze::{CacheClass, CacheStats, ClassStats, GapBucket};
 use crate::report::charts::{self, palette, Stacked, Unit};
 use crate::web::error::WebError;
 use crate::web::layout::{render, Chrome};
+use crate::web::params::Params;
 use crate::web::state::AppState;
 use crate::web::view::Formats;
 use askama::Template;
@@ -42,10 +43,10 @@ impl CachePage {
     }
 }
 
-/// `GET /cache`.
-pub async fn page(State(state): State<AppState>) -> Result<Html<String>, WebError> {
-    let snap = state.snapshot();
-    let c = &snap.cache;
+/// `GET /cache?user=`.
+pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<String>, WebError> {
+    let (snap, view) = super::reports(&state, &params).await?;
+    let c = &view.cache;
     let days: Vec<&crate::analyze::DayStats> = c.by_day.iter().rev().take(60).rev().collect();
     let labels: Vec<String> = days.iter().map(|d| d.day.get(5..).unwrap_or(&d.day).to_owned()).collect();
     let values: Vec<Vec<f64>> = days
@@ -65,7 +66,7 @@ pub async fn page(State(state): State<AppState>) -> Result<Html<String>, WebErro
         .map(|&k| (k.as_str().to_owned(), c.total.classes.get(k).miss_cost_usd))
         .collect();
     render(&CachePage {
-        chrome: Chrome::new(&state, &snap, "Cache"),
+        chrome: Chrome::new(&state, &snap, "Cache", &params),
         empty: snap.is_empty(),
         total: c.total.clone(),
         mix_chart,

@@ -1,6 +1,7 @@
 //! `/days`: cost per day (the CLI's `report daily` rows, newest first, with
 //! the stacked class chart of the page's days); `/day/{date}`: one day's
-//! sessions (the CLI's `report session --since D --until D`).
+//! sessions (the CLI's `report session --since D --until D`). Both take the
+//! `user` filter.
 
 use super::overview::class_chart;
 use crate::report::charts::{self, palette, Unit};
@@ -41,24 +42,28 @@ impl Formats for DaysPage {
 
 impl DaysPage {
     pub fn page_href(&self, page: impl Num) -> String {
-        format!("/days?page={}", page.value() as usize)
+        self.chrome.with_user(&format!("/days?page={}", page.value() as usize))
+    }
+
+    pub fn day_href(&self, day: &str) -> String {
+        self.chrome.with_user(&format!("/day/{day}"))
     }
 }
 
-/// `GET /days?page=`.
+/// `GET /days?page=&user=`.
 pub async fn days(State(state): State<AppState>, params: Params) -> Result<Html<String>, WebError> {
     let page = params.page()?;
-    let snap = state.snapshot();
-    let report = Arc::clone(&snap.daily);
+    let (snap, view) = super::reports(&state, &params).await?;
+    let report = Arc::clone(&view.daily);
     let pages = report.rows.len().div_ceil(PER_PAGE).max(1);
     let page = page.min(pages);
     let rows: Vec<UsageRow> = report.rows.iter().rev().skip((page - 1) * PER_PAGE).take(PER_PAGE).cloned().collect();
     let days: Vec<NaiveDate> =
         rows.iter().rev().filter_map(|r| NaiveDate::parse_from_str(&r.key, "%Y-%m-%d").ok()).collect();
     render(&DaysPage {
-        chrome: Chrome::new(&state, &snap, "Days"),
+        chrome: Chrome::new(&state, &snap, "Days", &params),
         empty: snap.is_empty(),
-        chart: class_chart(&snap.class_costs, &days, None, 1100),
+        chart: class_chart(&view.class_costs, &days, None, 1100),
         rows,
         report,
         page,
@@ -87,17 +92,22 @@ impl DayPage {
     }
 
     pub fn day_href(&self, days: i64) -> String {
-        format!("/day/{}", self.date + chrono::TimeDelta::days(days))
+        self.chrome.with_user(&format!("/day/{}", self.date + chrono::TimeDelta::days(days)))
     }
 }
 
-/// `GET /day/{date}`.
-pub async fn day(State(state): State<AppState>, Path(date): Path<String>) -> Result<Html<String>, WebError> {
+/// `GET /day/{date}?user=`.
+pub async fn day(
+    State(state): State<AppState>,
+    Path(date): Path<String>,
+    params: Params,
+) -> Result<Html<String>, WebError> {
     let date = parse_date("date", &date)?;
     let snap = state.snapshot();
     let (s, st) = (snap.clone(), state.clone());
+    let user = Params::text(&params.user);
     let report = super::blocking(move || {
-        let q = Query { since: Some(date), until: Some(date), ..Query::new(s.tz) };
+        let q = Query { since: Some(date), until: Some(date), user, ..Query::new(s.tz) };
         let set = st.settings();
         Ok(s.usage(&set.store, Grouping::Session, &q, &set.prices)?)
     })
@@ -109,7 +119,7 @@ pub async fn day(State(state): State<AppState>, Path(date): Path<String>) -> Res
         .map(|r| (if r.title.is_empty() { r.key.clone() } else { r.title.clone() }, r.totals.cost_usd))
         .collect();
     render(&DayPage {
-        chrome: Chrome::new(&state, &snap, "Days"),
+        chrome: Chrome::new(&state, &snap, "Days", &params),
         date,
         chart: charts::hbars(&items, Unit::Usd, palette::READ, 1100),
         report,

@@ -5,7 +5,7 @@ use crate::report::charts::{self, palette, Unit};
 use crate::report::usage::UsageReport;
 use crate::web::error::WebError;
 use crate::web::layout::{render, Chrome};
-use crate::web::params::encode;
+use crate::web::params::{encode, Params};
 use crate::web::state::AppState;
 use crate::web::view::Formats;
 use askama::Template;
@@ -37,20 +37,20 @@ impl Formats for GroupsPage {
 
 impl GroupsPage {
     pub fn sessions_href(&self, key: &str) -> String {
-        format!("/sessions?{}={}", self.filter, encode(key))
+        self.chrome.with_user(&format!("/sessions?{}={}", self.filter, encode(key)))
     }
 }
 
-fn build(state: &AppState, which: &'static str) -> Result<Html<String>, WebError> {
-    let snap = state.snapshot();
+async fn build(state: &AppState, which: &'static str, params: &Params) -> Result<Html<String>, WebError> {
+    let (snap, view) = super::reports(state, params).await?;
     let (report, heading, active) = match which {
-        "model" => (Arc::clone(&snap.models), "Cost per model", "Models"),
-        _ => (Arc::clone(&snap.projects), "Cost per project", "Projects"),
+        "model" => (Arc::clone(&view.models), "Cost per model", "Models"),
+        _ => (Arc::clone(&view.projects), "Cost per project", "Projects"),
     };
     let items: Vec<(String, f64)> = report.rows.iter().take(20).map(|r| (r.key.clone(), r.totals.cost_usd)).collect();
     let color = if which == "model" { palette::WRITE_1H } else { palette::READ };
     render(&GroupsPage {
-        chrome: Chrome::new(state, &snap, active),
+        chrome: Chrome::new(state, &snap, active, params),
         empty: snap.is_empty(),
         heading,
         filter: which,
@@ -59,12 +59,12 @@ fn build(state: &AppState, which: &'static str) -> Result<Html<String>, WebError
     })
 }
 
-/// `GET /projects`.
-pub async fn projects(State(state): State<AppState>) -> Result<Html<String>, WebError> {
-    build(&state, "project")
+/// `GET /projects?user=`.
+pub async fn projects(State(state): State<AppState>, params: Params) -> Result<Html<String>, WebError> {
+    build(&state, "project", &params).await
 }
 
-/// `GET /models`.
-pub async fn models(State(state): State<AppState>) -> Result<Html<String>, WebError> {
-    build(&state, "model")
+/// `GET /models?user=`.
+pub async fn models(State(state): State<AppState>, params: Params) -> Result<Html<String>, WebError> {
+    build(&state, "model", &params).await
 }

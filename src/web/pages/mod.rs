@@ -9,8 +9,13 @@ pub mod groups;
 pub mod overview;
 pub mod session;
 pub mod sessions;
+pub mod team;
 
 use super::error::WebError;
+use super::params::Params;
+use super::snapshot::{Reports, Snapshot};
+use super::state::AppState;
+use std::sync::Arc;
 
 /// Runs CPU-bound work off the async threads.
 pub async fn blocking<T, F>(f: F) -> Result<T, WebError>
@@ -24,4 +29,21 @@ where
 /// A `/session/{id}` link that survives any id.
 pub fn session_href(id: &str) -> String {
     format!("/session/{}", super::params::encode(id))
+}
+
+/// The current snapshot and its reports for the page's `user` filter
+/// (built off the async threads the first time a person is asked for).
+pub async fn reports(state: &AppState, params: &Params) -> Result<(Arc<Snapshot>, Arc<Reports>), WebError> {
+    let snap = state.snapshot();
+    let Some(user) = Params::text(&params.user) else {
+        let all = Arc::clone(&snap.all);
+        return Ok((snap, all));
+    };
+    let (s, st) = (Arc::clone(&snap), state.clone());
+    let r = blocking(move || {
+        let set = st.settings();
+        Ok(s.reports(&set.store, &set.prices, Some(&user))?)
+    })
+    .await?;
+    Ok((snap, r))
 }

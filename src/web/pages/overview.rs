@@ -3,13 +3,13 @@
 //! class (with a model toggle); top sessions; top stale sessions.
 
 use crate::analyze::{StaleSession, WhatIf, WriteMix};
-use crate::report::charts::{self, palette, Stacked, Unit};
+use crate::report::charts::{self, palette, Stacked};
 use crate::report::class_cost::DayClassCost;
 use crate::report::usage::{Totals, UsageRow};
 use crate::web::error::WebError;
 use crate::web::layout::{render, Chrome};
 use crate::web::params::Params;
-use crate::web::snapshot::Snapshot;
+use crate::web::snapshot::{Reports, Snapshot};
 use crate::web::state::AppState;
 use crate::web::view::Formats;
 use askama::Template;
@@ -87,13 +87,7 @@ pub fn class_chart(costs: &[DayClassCost], days: &[NaiveDate], model: Option<&st
             vec![c.read, c.write_5m, c.write_1h, c.input, c.output, c.web_search]
         })
         .collect();
-    charts::stacked_bars(&Stacked {
-        labels: &labels,
-        series: &CLASS_SERIES,
-        values: &values,
-        unit: Unit::Usd,
-        size: (width, 320),
-    })
+    charts::stacked_bars(&Stacked::cost_per_day(&labels, &CLASS_SERIES, &values, width))
 }
 
 /// The `n` days ending on `last`.
@@ -101,10 +95,11 @@ pub fn days_ending(last: NaiveDate, n: u64) -> Vec<NaiveDate> {
     (0..n).rev().filter_map(|k| last.checked_sub_days(Days::new(k))).collect()
 }
 
-fn build(state: &AppState, snap: &Snapshot, model: Option<String>) -> OverviewPage {
-    let s = &snap.summary;
+fn build(state: &AppState, snap: &Snapshot, view: &Reports, params: &Params) -> OverviewPage {
+    let model = Params::text(&params.model);
+    let s = &view.summary;
     let today = snap.built.with_timezone(&snap.tz).date_naive();
-    let last_data = snap.daily.rows.last().and_then(|r| NaiveDate::parse_from_str(&r.key, "%Y-%m-%d").ok());
+    let last_data = view.daily.rows.last().and_then(|r| NaiveDate::parse_from_str(&r.key, "%Y-%m-%d").ok());
     let chart_end = match (last_data, today.checked_sub_days(Days::new(CHART_DAYS - 1))) {
         (Some(last), Some(from)) if last < from => last,
         _ => today,
@@ -112,10 +107,10 @@ fn build(state: &AppState, snap: &Snapshot, model: Option<String>) -> OverviewPa
     let days = days_ending(chart_end, CHART_DAYS);
     let top_all_time = s.top_sessions.is_empty();
     let top_sessions =
-        if top_all_time { snap.sessions.rows.iter().take(5).cloned().collect() } else { s.top_sessions.clone() };
-    let total = &snap.cache.total;
+        if top_all_time { view.sessions.rows.iter().take(5).cloned().collect() } else { s.top_sessions.clone() };
+    let total = &view.cache.total;
     OverviewPage {
-        chrome: Chrome::new(state, snap, "Overview"),
+        chrome: Chrome::new(state, snap, "Overview", params),
         empty: snap.is_empty(),
         today: s.today,
         last_7: s.last_7,
@@ -125,26 +120,25 @@ fn build(state: &AppState, snap: &Snapshot, model: Option<String>) -> OverviewPa
         idle_cost_usd: total.idle_cost_usd,
         what_if: total.what_if,
         write_mix: total.write_mix,
-        models: snap.models.rows.iter().map(|r| r.key.clone()).collect(),
-        chart: class_chart(&snap.class_costs, &days, model.as_deref(), 1100),
+        models: snap.all.models.rows.iter().map(|r| r.key.clone()).collect(),
+        chart: class_chart(&view.class_costs, &days, model.as_deref(), 1100),
         model,
         chart_end,
         top_sessions,
         top_all_time,
-        stale: snap.cache.stale.iter().take(10).cloned().collect(),
-        stale_count: snap.cache.stale.len(),
+        stale: view.cache.stale.iter().take(10).cloned().collect(),
+        stale_count: view.cache.stale.len(),
         unknown_models: s.unknown_models.clone(),
     }
 }
 
-/// `GET /?model=`.
+/// `GET /?model=&user=`.
 pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<String>, WebError> {
-    let snap = state.snapshot();
-    let model = Params::text(&params.model);
-    if let Some(m) = &model {
-        if !snap.models.rows.iter().any(|r| &r.key == m) {
+    let (snap, view) = super::reports(&state, &params).await?;
+    if let Some(m) = Params::text(&params.model) {
+        if !snap.all.models.rows.iter().any(|r| r.key == m) {
             return Err(WebError::bad("model", format!("no requests used model {m:?}")));
         }
     }
-    render(&build(&state, &snap, model))
+    render(&build(&state, &snap, &view, &params))
 }

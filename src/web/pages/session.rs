@@ -86,7 +86,7 @@ impl SessionPage {
 /// Everything the page shows, computed off the async threads.
 fn build(state: &AppState, snap: &Arc<Snapshot>, id: &str, p: &Params, turns: u32) -> Result<SessionPage, WebError> {
     let not_found = || WebError::NotFound(format!("session {id:?}"));
-    let row = snap.session_row(id).cloned().ok_or_else(not_found)?;
+    let row = snap.all.session_row(id).cloned().ok_or_else(not_found)?;
     let indices = snap.by_session.get(id).ok_or_else(not_found)?;
     let tl = session_timeline(id, &snap.data.requests, &snap.data.caches, indices, &snap.data.compactions)
         .ok_or_else(not_found)?;
@@ -111,7 +111,7 @@ fn build(state: &AppState, snap: &Arc<Snapshot>, id: &str, p: &Params, turns: u3
     let d = &snap.data;
     let advice = analyze::advise(id, &d.requests, &d.caches, &state.settings().prices, now, turns);
     Ok(SessionPage {
-        chrome: Chrome::new(state, snap, "Sessions"),
+        chrome: Chrome::new(state, snap, "Sessions", p),
         chart: charts::timeline(&shown, 1100),
         rows: shown.into_iter().cloned().collect(),
         first_number: (page - 1) * PER_PAGE + 1,

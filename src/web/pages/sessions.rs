@@ -1,6 +1,7 @@
 //! `/sessions`: the sortable, filterable, paginated session table (text
 //! search `q` on title or id, `project`, `model`, `since`/`until` activity,
-//! `sort`/`order`, `page`), from the snapshot's rows.
+//! `sort`/`order`, `page`), from the snapshot's rows of everyone or of the
+//! `user` asked for.
 
 use crate::report::charts::{self, palette, Unit};
 use crate::report::session_table::{session_page, SessionPage, SessionSort};
@@ -72,10 +73,9 @@ pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<
     let filter = params.session_filter()?;
     let (sort, ascending) = params.sort()?;
     let (page, per_page) = (params.page()?, params.per_page(PER_PAGE)?);
-    let snap = state.snapshot();
-    let s = snap.clone();
+    let (snap, view) = super::reports(&state, &params).await?;
     let table =
-        super::blocking(move || Ok(session_page(&s.session_rows, &filter, sort, ascending, page, per_page))).await?;
+        super::blocking(move || Ok(session_page(&view.session_rows, &filter, sort, ascending, page, per_page))).await?;
     let items: Vec<(String, f64)> = table
         .rows
         .iter()
@@ -83,10 +83,10 @@ pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<
         .map(|r| (if r.title.is_empty() { r.session_id.clone() } else { r.title.clone() }, r.cost_usd))
         .collect();
     render(&SessionsPage {
-        chrome: Chrome::new(&state, &snap, "Sessions"),
+        chrome: Chrome::new(&state, &snap, "Sessions", &params),
         empty: snap.is_empty(),
         chart: charts::hbars(&items, Unit::Usd, palette::READ, 1100),
-        models: snap.models.rows.iter().map(|r| r.key.clone()).collect(),
+        models: snap.all.models.rows.iter().map(|r| r.key.clone()).collect(),
         params,
         table,
         sort,

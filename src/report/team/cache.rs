@@ -1,0 +1,86 @@
+//! The team report's per-person cache figures: one cache model per person
+//! over *all* of that person's requests (so a thread that began before
+//! `--since` is whole, and a warm request just inside the window stays a
+//! hit), then the requests the query selects are summed: tokens, hit/miss
+//! classes, idle cost, machines, stale sessions, shared message ids and
+//! unpriced models. Hands `Cache` to `team::assemble`.
+
+use crate::analyze::{analyze, stale_sessions, ClassTable, StaleSession};
+use crate::model::{Compaction, Request, TokenCounts};
+use crate::pricing::PriceTable;
+use crate::report::query::Query;
+use chrono::{DateTime, Utc};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+/// Per-user figures from the cache model and the selected rows.
+#[derive(Debug, Default)]
+pub(super) struct Cache {
+    pub by_user: BTreeMap<String, UserCache>,
+    /// Message ids under several users among the selected rows.
+    pub shared_ids: usize,
+    /// Models of the selected rows the price table does not know.
+    pub unknown_models: Vec<String>,
+}
+
+/// One person's selected requests, summed.
+#[derive(Debug, Default)]
+pub(super) struct UserCache {
+    pub tokens: TokenCounts,
+    pub classes: ClassTable,
+    pub machines: BTreeSet<String>,
+    pub stale: Vec<StaleSession>,
+}
+
+/// What the cache model needs besides the rows.
+pub(super) struct Context<'a> {
+    pub compactions: &'a [Compaction],
+    pub prices: &'a PriceTable,
+    pub now: DateTime<Utc>,
+    pub titles: &'a HashMap<String, String>,
+}
+
+impl Cache {
+    /// Classifies every row of each person `q` can select (`all` is the
+    /// whole requests table), then sums the rows `q` selects.
+    pub fn of(all: Vec<Request>, q: &Query, cx: &Context<'_>) -> Cache {
+        let selected: Vec<Request> = all.iter().filter(|r| q.accepts(r)).cloned().collect();
+        // One cache model per person: their threads never mix with another's,
+        // even when two people hold copies of one session.
+        let mut mine: BTreeMap<String, Vec<Request>> = BTreeMap::new();
+        for r in all.into_iter().filter(|r| q.user.as_ref().is_none_or(|u| *u == r.user)) {
+            mine.entry(r.user.clone()).or_default().push(r);
+        }
+        let by_user = mine.into_iter().filter_map(|(user, rows)| Some((user, UserCache::of(&rows, q, cx)?))).collect();
+        let models: BTreeSet<&str> = selected.iter().map(|r| r.model.as_str()).collect();
+        Cache {
+            by_user,
+            shared_ids: crate::team::import::shared_message_ids(&selected).len(),
+            unknown_models: models.into_iter().filter(|m| cx.prices.resolve(m).is_none()).map(str::to_owned).collect(),
+        }
+    }
+}
+
+impl UserCache {
+    /// One person's figures; None when `q` selects none of `rows`.
+    fn of(rows: &[Request], q: &Query, cx: &Context<'_>) -> Option<UserCache> {
+        let caches = analyze(rows, cx.compactions, cx.prices);
+        let mut u = UserCache::default();
+        let mut sessions: HashSet<&str> = HashSet::new();
+        for (r, c) in rows.iter().zip(&caches).filter(|(r, _)| q.accepts(r)) {
+            u.tokens += r.tokens;
+            u.classes.add(c);
+            if !r.machine.is_empty() {
+                u.machines.insert(r.machine.clone());
+            }
+            sessions.insert(r.session_id.as_str());
+        }
+        if sessions.is_empty() {
+            return None;
+        }
+        u.stale = stale_sessions(rows, &caches, cx.now, cx.titles)
+            .into_iter()
+            .filter(|s| sessions.contains(s.session_id.as_str()))
+            .collect();
+        Some(u)
+    }
+}

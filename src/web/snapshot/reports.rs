@@ -1,0 +1,89 @@
+//! The reports of one person filter (or of everyone): the CLI's usage
+//! reports (daily, session, project, model, summary), the `cache` report,
+//! cost per day by token class and the session table, all over the
+//! requests one `Query` selects. The snapshot builds the set for everyone
+//! up front and one per `?user=` on demand.
+
+use crate::pricing::PriceTable;
+use crate::report::cache::{annotate_sessions, cache_report, CacheData, CacheQuery, CacheReport};
+use crate::report::class_cost::{daily_class_costs, DayClassCost};
+use crate::report::query::{Grouping, Query};
+use crate::report::session_table::{session_rows, SessionRow};
+use crate::report::summary::{summary, Summary};
+use crate::report::usage::{self, UsageReport};
+use crate::report::ReportError;
+use crate::store::Store;
+use chrono::{DateTime, Utc};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Everything the overview, days, sessions, cache, projects and models
+/// pages read, over one selection of requests.
+pub struct Reports {
+    pub summary: Summary,
+    pub daily: Arc<UsageReport>,
+    pub sessions: Arc<UsageReport>,
+    pub projects: Arc<UsageReport>,
+    pub models: Arc<UsageReport>,
+    /// The `cache` report (the CLI's `cache --json`).
+    pub cache: CacheReport,
+    pub class_costs: Vec<DayClassCost>,
+    pub session_rows: Vec<SessionRow>,
+    /// Session id -> index into `session_rows`.
+    row_of: HashMap<String, usize>,
+}
+
+/// What building a report set reads.
+pub struct Inputs<'a> {
+    pub store: &'a Store,
+    pub prices: &'a PriceTable,
+    /// Every request, classified by the cache model.
+    pub data: &'a CacheData,
+    /// The clock of the snapshot.
+    pub now: DateTime<Utc>,
+}
+
+/// `report::usage`, with the cache columns on session reports: what
+/// `cachewise report` prints.
+pub fn usage_report(i: &Inputs<'_>, g: Grouping, q: &Query) -> Result<UsageReport, ReportError> {
+    let mut r = usage::usage(i.store, g, q, i.prices)?;
+    if g == Grouping::Session {
+        annotate_sessions(&mut r, i.data, i.now);
+    }
+    Ok(r)
+}
+
+impl Reports {
+    /// Builds the set over the requests `q` selects; `usage` runs (or
+    /// recalls) one usage report.
+    pub fn build(
+        i: &Inputs<'_>,
+        q: &Query,
+        usage: impl Fn(Grouping) -> Result<Arc<UsageReport>, ReportError>,
+    ) -> Result<Reports, ReportError> {
+        let (daily, sessions, projects, models) =
+            (usage(Grouping::Daily)?, usage(Grouping::Session)?, usage(Grouping::Project)?, usage(Grouping::Model)?);
+        let d = i.data;
+        let cache = cache_report(d, &CacheQuery { query: q.clone(), session: None }, i.now);
+        let selected = d.requests.iter().zip(&d.caches).filter(|(r, _)| q.accepts(r));
+        let class_costs = daily_class_costs(selected, q.tz);
+        let session_rows = session_rows(&sessions, &cache.stale, &d.requests, q.tz);
+        let row_of = session_rows.iter().enumerate().map(|(i, r)| (r.session_id.clone(), i)).collect();
+        Ok(Reports {
+            summary: summary(i.store, q, i.prices, i.now)?,
+            daily,
+            sessions,
+            projects,
+            models,
+            cache,
+            class_costs,
+            session_rows,
+            row_of,
+        })
+    }
+
+    /// The session table row of a session.
+    pub fn session_row(&self, id: &str) -> Option<&SessionRow> {
+        self.row_of.get(id).and_then(|&i| self.session_rows.get(i))
+    }
+}

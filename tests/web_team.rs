@@ -1,0 +1,293 @@
+//! The dashboard over a team data directory (alice and bob imported from
+//! bundles, with known costs), in-process through the router: the Team
+//! page and `/api/team` show `report::team`'s and the CLI's figures, the
+//! `user` filter splits every total into each person's, the person
+//! selector and the Team entry appear only with several people, a
+//! one-person store's Team page says how to import bundles, and names
+//! stay escaped.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+#[path = "team/support.rs"]
+mod support;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use cachewise::model::Request as Row;
+use cachewise::pricing::PriceTable;
+use cachewise::report::query::Query;
+use cachewise::report::render::dollars;
+use cachewise::report::team::{team, TeamOptions, DEFAULT_TOP_STALE};
+use cachewise::store::Store;
+use cachewise::team::import::{import, Incoming};
+use cachewise::web::{app, AppState};
+use chrono::{DateTime, Duration, Utc};
+use common::{t0, Resp};
+use http_body_util::BodyExt;
+use serde_json::Value;
+use support::{bundle_of, cw, json, row};
+use tower::ServiceExt;
+
+const DAY: i64 = 24 * 60;
+
+/// `n` turns of `user`'s session `sid`, three minutes apart from `start`.
+fn session(user: &str, sid: &str, start: i64, n: u64) -> Vec<Row> {
+    (1..=n).map(|k| row(user, sid, k, start + 3 * k as i64)).collect()
+}
+
+/// What the rows cost at Sonnet 4.5 list prices (`row` has `Resp`'s tokens).
+fn cost(rows: &[Row]) -> f64 {
+    rows.iter()
+        .map(|r| {
+            let minutes = (r.time - t0()).num_minutes();
+            Resp::new(&r.session_id, r.line, minutes).sonnet_cost()
+        })
+        .sum()
+}
+
+/// Alice: 4 turns on day 1, 3 on day 2. Bob: 2 on day 1, 5 on day 3.
+fn people() -> Vec<(&'static str, Vec<Row>)> {
+    let mut alice = session("alice", "alice-s1", 0, 4);
+    alice.extend(session("alice", "alice-s2", DAY, 3));
+    let mut bob = session("bob", "bob-s1", 60, 2);
+    bob.extend(session("bob", "bob-s2", 2 * DAY, 5));
+    vec![("alice", alice), ("bob", bob)]
+}
+
+fn now() -> DateTime<Utc> {
+    t0() + Duration::days(3)
+}
+
+/// A team data directory holding the bundles of `people`.
+fn team_dir(people: &[(&str, Vec<Row>)]) -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let incoming: Vec<Incoming> = people
+        .iter()
+        .map(|(u, rows)| Incoming { origin: format!("{u}.parquet"), bundle: bundle_of(u, rows.clone()) })
+        .collect();
+    import(&store, &incoming, &PriceTable::embedded().unwrap(), t0()).unwrap();
+    (dir, store)
+}
+
+fn state(store: &Store) -> AppState {
+    common::web_state(store, now())
+}
+
+/// Alice and Bob's team directory and the dashboard over it.
+struct Team {
+    people: Vec<(&'static str, Vec<Row>)>,
+    _dir: tempfile::TempDir,
+    store: Store,
+    st: AppState,
+}
+
+fn alice_and_bob() -> Team {
+    let people = people();
+    let (_dir, store) = team_dir(&people);
+    let st = state(&store);
+    Team { people, _dir, store, st }
+}
+
+async fn get(state: &AppState, uri: &str) -> (StatusCode, String) {
+    let req = Request::builder().uri(uri).body(Body::empty()).unwrap();
+    let res = app(state.clone()).oneshot(req).await.unwrap();
+    let status = res.status();
+    let bytes = res.into_body().collect().await.unwrap().to_bytes();
+    (status, String::from_utf8(bytes.to_vec()).unwrap())
+}
+
+async fn page(state: &AppState, uri: &str) -> String {
+    let (status, body) = get(state, uri).await;
+    assert_eq!(status, StatusCode::OK, "{uri}: {body}");
+    body
+}
+
+async fn api(state: &AppState, uri: &str) -> Value {
+    serde_json::from_str(&page(state, uri).await).unwrap()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9 * a.abs().max(1.0)
+}
+
+fn total_cost(v: &Value) -> f64 {
+    v["total"]["cost_usd"].as_f64().unwrap()
+}
+
+/// The texts of the page's first chart (axis labels, legend).
+fn chart_texts(body: &str) -> Vec<String> {
+    let start = body.find("<svg").expect("a chart");
+    let svg = &body[start..start + body[start..].find("</svg>").unwrap()];
+    svg.split("</text>").filter_map(|t| t.rsplit('>').next()).map(|t| t.trim().to_owned()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn team_page_shows_each_person_with_the_report_figures() {
+    let Team { people, _dir, store, st } = alice_and_bob();
+    let opts = TeamOptions { now: now(), top_stale: DEFAULT_TOP_STALE };
+    let r = team(&store, &Query::new(chrono_tz::UTC), &PriceTable::embedded().unwrap(), &opts).unwrap();
+    assert_eq!(r.rows.iter().map(|x| x.user.as_str()).collect::<Vec<_>>(), ["alice", "bob"]);
+    let body = page(&st, "/team").await;
+    for (row, (_, rows)) in r.rows.iter().zip(&people) {
+        let f = &row.figures;
+        assert!(close(f.cost_usd, cost(rows)), "{}: {} vs {}", row.user, f.cost_usd, cost(rows));
+        assert!(body.contains(&format!("<a href=\"/?user={}\">{}</a>", row.user, row.user)), "{} links", row.user);
+        for usd in [
+            f.cost_usd,
+            f.cost_per_active_day_mean_usd,
+            f.cost_per_active_day_median_usd,
+            f.cost_per_active_day_p90_usd,
+        ] {
+            assert!(body.contains(&dollars(usd)), "{}: {} missing", row.user, dollars(usd));
+        }
+        assert!(body.contains(&dollars(row.monthly_projection_usd)), "{} run-rate", row.user);
+    }
+    assert_eq!((r.rows[0].figures.active_days, r.rows[1].figures.active_days), (2, 2));
+    assert!(close(r.total.figures.cost_usd, cost(&people[0].1) + cost(&people[1].1)));
+    assert!(body.contains(&dollars(r.total.figures.cost_usd)), "team total");
+    assert!(body.contains("Team (2 people)"));
+    assert!(body.contains("href=\"https://code.claude.com/docs/en/costs\""), "baseline source link");
+    assert!(body.contains("$13.00") && body.contains("$30.00"), "baseline figures");
+    assert!(body.contains("claude-sonnet-4-5-20250929"), "top model");
+    let texts = chart_texts(&body);
+    assert!(texts.iter().any(|t| t == "alice") && texts.iter().any(|t| t == "bob"), "legend: {texts:?}");
+    assert!(["02-11", "02-12", "02-13"].iter().all(|d| texts.iter().any(|t| t == d)), "a bar per day: {texts:?}");
+    // The window follows since/until.
+    let later = page(&st, "/team?since=2026-02-12").await;
+    assert!(!later.contains(&dollars(r.rows[0].figures.cost_usd)), "alice's day 1 is out of the window");
+    assert!(later.contains(&dollars(cost(&people[0].1[4..]))), "alice's day 2 only");
+}
+
+/// The CLI's `report team --json`, stale sessions aside (they are as of
+/// the wall clock there and of the snapshot's clock here).
+fn without_stale(mut v: Value) -> Value {
+    for row in v["rows"].as_array_mut().unwrap() {
+        row.as_object_mut().unwrap().remove("top_stale_sessions");
+    }
+    v
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn api_team_equals_the_cli_json() {
+    let Team { people, _dir, store, st } = alice_and_bob();
+    for (uri, extra) in [
+        ("/api/team", vec![]),
+        ("/api/team?since=2026-02-12", vec!["--since", "2026-02-12"]),
+        ("/api/team?until=2026-02-12&user=bob", vec!["--until", "2026-02-12", "--user", "bob"]),
+    ] {
+        let web = api(&st, uri).await;
+        let mut args = vec!["--no-ingest", "report", "team", "--json"];
+        args.extend(extra);
+        let cli = json(&cw(None, store.dir(), &args));
+        for (i, row) in cli["rows"].as_array().unwrap().iter().enumerate() {
+            for key in ["user", "active_days", "requests", "cost_usd", "cost_per_active_day_median_usd"] {
+                assert_eq!(web["rows"][i][key], row[key], "{uri}: rows[{i}].{key}");
+            }
+            assert_eq!(web["rows"][i]["cost_per_active_day_p90_usd"], row["cost_per_active_day_p90_usd"], "{uri}");
+        }
+        assert_eq!(web["total"]["cost_usd"], cli["total"]["cost_usd"], "{uri}");
+        assert_eq!(without_stale(web), without_stale(cli), "{uri}");
+    }
+    let all = api(&st, "/api/team").await;
+    assert_eq!(all["rows"][0]["user"], "alice");
+    assert!(close(all["rows"][0]["cost_usd"].as_f64().unwrap(), cost(&people[0].1)));
+    assert!(close(total_cost(&all), cost(&people[0].1) + cost(&people[1].1)));
+    let bob = api(&st, "/api/team?until=2026-02-12&user=bob").await;
+    assert_eq!(bob["rows"].as_array().map(Vec::len), Some(1));
+    assert!(close(total_cost(&bob), cost(&people[1].1[..2])), "bob's day 1 only");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn user_filter_splits_every_total_into_each_persons() {
+    let Team { people, _dir, store, st } = alice_and_bob();
+    let all = api(&st, "/api/daily").await;
+    let mut sum = 0.0;
+    for (user, rows) in &people {
+        let mine = api(&st, &format!("/api/daily?user={user}")).await;
+        assert!(close(total_cost(&mine), cost(rows)), "{user}: {} vs {}", total_cost(&mine), cost(rows));
+        assert_eq!(mine["total"]["requests"].as_u64(), Some(rows.len() as u64));
+        let cli = json(&cw(None, store.dir(), &["--no-ingest", "report", "daily", "--json", "--user", user]));
+        assert_eq!(mine, cli, "{user}: web and CLI agree");
+        sum += total_cost(&mine);
+        // Sessions, cache, overview, days and projects follow the filter.
+        let sessions = api(&st, &format!("/api/sessions?user={user}")).await;
+        let ids: Vec<&str> =
+            sessions["rows"].as_array().unwrap().iter().map(|r| r["session_id"].as_str().unwrap()).collect();
+        assert!(ids.len() == 2 && ids.iter().all(|id| id.starts_with(user)), "{user}: {ids:?}");
+        let cache = api(&st, &format!("/api/cache?user={user}")).await;
+        assert_eq!(cache["requests"].as_u64(), Some(rows.len() as u64), "{user}: cache report");
+        let overview = page(&st, &format!("/?user={user}")).await;
+        assert!(
+            overview.contains(&format!("All time: {} over {} requests", dollars(cost(rows)), rows.len())),
+            "{user}"
+        );
+        let days = page(&st, &format!("/days?user={user}")).await;
+        assert!(days.contains(&dollars(cost(rows))), "{user}: days total");
+        assert!(days.contains(&format!("/day/2026-02-11?user={user}")), "{user}: day links keep the filter");
+        let projects = page(&st, &format!("/projects?user={user}")).await;
+        let other = if *user == "alice" { "bob" } else { "alice" };
+        assert!(projects.contains(&format!("-home-{user}-app")) && !projects.contains(&format!("-home-{other}-app")));
+        let table = page(&st, &format!("/sessions?user={user}")).await;
+        assert!(table.contains(&format!("2 sessions match, {}", dollars(cost(rows)))), "{user}: sessions table");
+    }
+    assert!(close(sum, total_cost(&all)), "alice + bob = everyone: {sum} vs {}", total_cost(&all));
+    assert!(close(total_cost(&all), cost(&people[0].1) + cost(&people[1].1)));
+    // A name nobody has: empty results, not an error.
+    let nobody = api(&st, "/api/daily?user=carol").await;
+    assert_eq!((nobody["rows"].as_array().map(Vec::len), nobody["total"]["requests"].as_u64()), (Some(0), Some(0)));
+    assert_eq!(api(&st, "/api/team?user=carol").await["rows"].as_array().map(Vec::len), Some(0));
+    for uri in ["/?user=carol", "/sessions?user=carol", "/days?user=carol", "/cache?user=carol", "/team?user=carol"] {
+        assert!(page(&st, uri).await.contains("No requests by carol"), "{uri}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn person_selector_and_team_entry_only_with_several_people() {
+    let Team { people, _dir, st, .. } = alice_and_bob();
+    let body = page(&st, "/days?page=1").await;
+    assert!(body.contains("<select name=\"user\">"), "the selector");
+    assert!(body.contains("<option value=\"alice\">") && body.contains("<option value=\"bob\">"));
+    assert!(body.contains("href=\"/team\""), "the Team entry");
+    let filtered = page(&st, "/sessions?user=bob&sort=requests").await;
+    assert!(filtered.contains("<option value=\"bob\" selected>"), "the current person is selected");
+    assert!(filtered.contains("<input type=\"hidden\" name=\"sort\" value=\"requests\">"), "other params are kept");
+    assert!(
+        filtered.contains("href=\"/team?user=bob\"") && filtered.contains("href=\"/days?user=bob\""),
+        "nav keeps it"
+    );
+    assert!(!filtered.contains("No requests by"));
+
+    let (_d1, one) = team_dir(&people[..1]);
+    let st1 = state(&one);
+    for uri in ["/", "/days", "/sessions", "/cache"] {
+        let body = page(&st1, uri).await;
+        assert!(!body.contains("name=\"user\""), "{uri}: no selector for one person");
+        assert!(!body.contains("href=\"/team\""), "{uri}: no Team entry for one person");
+    }
+    let alone = page(&st1, "/team").await;
+    assert!(alone.contains("fewer than two") && alone.contains("cachewise import FILE... --data-dir DIR"), "{alone}");
+    assert!(!alone.contains("<svg"), "no chart without a team");
+    let empty_dir = tempfile::tempdir().unwrap();
+    let empty = state(&Store::open(empty_dir.path()).unwrap());
+    assert!(page(&empty, "/team").await.contains("cachewise import FILE... --data-dir DIR"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn person_names_are_escaped() {
+    let evil = "eve<img src=x onerror=alert(1)>";
+    let mut people = people();
+    people.push((evil, session(evil, "eve-s1", 30, 2)));
+    let (_d, store) = team_dir(&people);
+    let st = state(&store);
+    for uri in ["/team", "/", "/days", "/sessions?user=eve%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E"] {
+        let (status, body) = get(&st, uri).await;
+        assert_eq!(status, StatusCode::OK, "{uri}");
+        assert!(!body.contains("<img src=x"), "{uri} leaks the name unescaped");
+    }
+    let v = api(&st, "/api/team").await;
+    assert_eq!(v["rows"][2]["user"], evil, "JSON carries the name as it is");
+    let team_page = page(&st, "/team").await;
+    assert!(team_page.contains("eve&#60;img") || team_page.contains("eve&lt;img"), "the name is shown, escaped");
+    assert!(team_page.contains("/?user=eve%3Cimg%20src%3Dx"), "the link encodes it");
+}
