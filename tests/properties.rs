@@ -1,5 +1,7 @@
 //! Property tests on generated transcript trees: ingesting twice changes
-//! nothing; ingesting in two halves equals ingesting at once; every report
+//! nothing; ingesting in two halves equals ingesting at once; ingesting
+//! after every step of growing, replaying and rewriting files equals one
+//! ingest of the final tree; every report
 //! adds up to the same total; costs are never negative; a damaged copy of a
 //! tree yields exactly the totals of its undamaged lines.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -11,7 +13,7 @@ use cachewise::pricing::PriceTable;
 use cachewise::report::query::{Grouping, Query};
 use cachewise::report::usage::{usage, Totals};
 use cachewise::store::{frames, Store, Table};
-use common::{write, Resp};
+use common::{compact_line, title_line, write, Resp};
 use proptest::prelude::*;
 use std::path::Path;
 
@@ -132,4 +134,89 @@ proptest! {
         prop_assert_eq!(b.tokens, g.tokens);
         prop_assert!((b.cost_usd - g.cost_usd).abs() < 1e-9);
     }
+
+    #[test]
+    fn stepwise_ingest_equals_one_ingest_of_the_final_tree(events in stepwise_events(), steps in stepwise_steps()) {
+        let files = stepwise_files(&events);
+        let (root, stepwise, once) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let mut shown = vec![0usize; files.len()];
+        let mut rewritten = vec![false; files.len()];
+        for (f, grow, rewrite, partial) in steps {
+            let f = f % files.len();
+            shown[f] = (shown[f] + grow).min(files[f].1.len());
+            rewritten[f] |= rewrite && shown[f] > 1;
+            write_prefix(root.path(), &files[f], shown[f], rewritten[f], partial);
+            ingest_tree(root.path(), stepwise.path());
+        }
+        // The final tree: every file complete, as last rewritten.
+        for (f, file) in files.iter().enumerate() {
+            write_prefix(root.path(), file, file.1.len(), rewritten[f], false);
+        }
+        ingest_tree(root.path(), stepwise.path());
+        ingest_tree(root.path(), once.path());
+        prop_assert_eq!(requests(stepwise.path()), requests(once.path()));
+        let table = |d: &Path, t: Table| Store::open(d).unwrap().read(t).unwrap().unwrap();
+        for t in [Table::Sessions, Table::Spares, Table::Titles, Table::Compactions] {
+            let (a, b) = (table(stepwise.path(), t), table(once.path(), t));
+            prop_assert!(a.equals(&b), "{:?} differs: {} vs {}", t, a, b);
+        }
+    }
+}
+
+/// One event of the stepwise tree: (file, kind, response number, output).
+/// Kinds: 0 a new response, 1 a replay of a response of another file, 2 a
+/// sidechain replay (same message, another request id), 3 a title, 4 a
+/// compaction.
+type Event = (usize, u8, u64, u64);
+
+fn stepwise_events() -> impl Strategy<Value = Vec<Event>> {
+    prop::collection::vec((0usize..3, 0u8..5, 0u64..6, 1u64..900), 1..24)
+}
+
+/// Steps: (file, lines to add, rewrite the file, leave half a line at the end).
+fn stepwise_steps() -> impl Strategy<Value = Vec<(usize, usize, bool, bool)>> {
+    prop::collection::vec((0usize..3, 0usize..6, prop::bool::weighted(0.15), any::<bool>()), 1..10)
+}
+
+fn stepwise_files(events: &[Event]) -> Vec<(String, Vec<String>)> {
+    let mut files: Vec<(String, Vec<String>)> =
+        (0..3).map(|f| (format!("-p{}/s{f}.jsonl", f % 2), Vec::new())).collect();
+    for (i, &(f, kind, n, out)) in events.iter().enumerate() {
+        let session = format!("s{f}");
+        let mut r = Resp::new(&session, n, i as i64 * 3);
+        r.out = out;
+        r.lines = 1 + (out % 3) as usize;
+        match kind {
+            1 => {
+                let other = format!("s{}", (f + 1) % 3);
+                (r.msg, r.req) = (format!("msg_{other}_{n}"), format!("req_{other}_{n}"));
+            }
+            2 => {
+                r.sidechain = true;
+                r.req = format!("req_side_{i}");
+                r.msg = format!("msg_s{}_{n}", (f + 2) % 3);
+            }
+            _ => {}
+        }
+        let lines = match kind {
+            3 => vec![title_line(&session, &format!("title {i}"))],
+            4 => vec![compact_line(&session, i as i64 * 3, 1000 + out)],
+            _ => r.to_lines(),
+        };
+        files[f].1.extend(lines);
+    }
+    files
+}
+
+/// Writes the first `n` lines of a file (without its first line when
+/// rewritten), optionally followed by half of the next line.
+fn write_prefix(root: &Path, file: &(String, Vec<String>), n: usize, rewritten: bool, partial: bool) {
+    let lines = &file.1[usize::from(rewritten).min(n)..n];
+    let mut body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    if let Some(next) = file.1.get(n).filter(|_| partial) {
+        body.push_str(&next[..next.len() / 2]);
+    }
+    let path = root.join("projects").join(&file.0);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, body).unwrap();
 }

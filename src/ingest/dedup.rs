@@ -13,50 +13,119 @@ use chrono::{DateTime, Utc};
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
-/// Merges candidate rows into one row per request, ordered by time. One hash
-/// pass; rows are moved, never cloned.
+/// The outcome of deduplicating candidate rows, as indices into them.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Plan {
+    /// One entry per request: the index of its kept copy and its earliest
+    /// time, ordered by time (then message id, user and request id).
+    pub kept: Vec<(usize, DateTime<Utc>)>,
+    /// Rows a later incremental merge needs again, ascending: every copy of a
+    /// request seen more than once, and every dropped sidechain replay. A
+    /// request seen once is fully described by its kept row.
+    pub spare: Vec<usize>,
+}
+
+/// Merges candidate rows into one row per request, ordered by time. Rows are
+/// moved, never cloned.
 pub fn dedup(rows: Vec<Request>) -> Vec<Request> {
-    let kept = choose(&rows);
+    let kept = plan(&rows).kept;
     let mut slots: Vec<Option<Request>> = rows.into_iter().map(Some).collect();
-    let mut out: Vec<Request> = kept
-        .into_iter()
+    kept.into_iter()
         .filter_map(|(i, time)| {
             let mut r = slots[i].take()?;
             r.time = time;
             Some(r)
         })
-        .collect();
-    out.sort_by(|a, b| {
-        a.time.cmp(&b.time).then_with(|| a.message_id.cmp(&b.message_id)).then_with(|| a.user.cmp(&b.user))
-    });
-    out
+        .collect()
 }
 
-/// The index of the best copy of every request, with its earliest time.
-fn choose(rows: &[Request]) -> Vec<(usize, DateTime<Utc>)> {
+type Key<'a> = (&'a str, &'a str, &'a str);
+
+/// Merges copies of one request within one source file, as the parser does
+/// within what it reads at once: the best copy, at the earliest time. Rows
+/// read from one file at different times then look as if read together, so
+/// the spare rows do not depend on how a file was read.
+pub fn collapse_per_source(rows: &mut Vec<Request>) {
+    let mut first: HashMap<(Key<'_>, &str), usize> = HashMap::with_capacity(rows.len());
+    let mut merges: Vec<(usize, usize)> = Vec::new();
+    for (i, r) in rows.iter().enumerate() {
+        let key = ((r.user.as_str(), r.message_id.as_str(), r.request_id.as_str()), r.source.as_str());
+        match first.get(&key) {
+            Some(&k) => merges.push((k, i)),
+            None => {
+                first.insert(key, i);
+            }
+        }
+    }
+    drop(first);
+    if merges.is_empty() {
+        return;
+    }
+    let mut gone = vec![false; rows.len()];
+    for (k, i) in merges {
+        let time = rows[k].time.min(rows[i].time);
+        if better(&rows[i], &rows[k]) == Ordering::Less {
+            rows.swap(k, i);
+        }
+        rows[k].time = time;
+        gone[i] = true;
+    }
+    let mut n = 0;
+    rows.retain(|_| {
+        n += 1;
+        !gone[n - 1]
+    });
+}
+
+/// Chooses the kept copy of every request and the spare rows, in two hash
+/// passes over `rows`.
+pub fn plan(rows: &[Request]) -> Plan {
     let mut main_ids: HashMap<(&str, &str), Vec<&str>> = HashMap::new();
     for r in rows.iter().filter(|r| !r.is_sidechain) {
-        main_ids.entry((&r.user, &r.message_id)).or_default().push(&r.request_id);
+        let ids = main_ids.entry((&r.user, &r.message_id)).or_default();
+        if !ids.contains(&r.request_id.as_str()) {
+            ids.push(&r.request_id);
+        }
     }
-    let mut best: HashMap<(&str, &str, &str), (usize, DateTime<Utc>)> = HashMap::with_capacity(rows.len());
-    for (i, r) in rows.iter().enumerate() {
-        let replay = r.is_sidechain
+    let replay = |r: &Request| {
+        r.is_sidechain
             && main_ids
                 .get(&(r.user.as_str(), r.message_id.as_str()))
-                .is_some_and(|ids| !ids.contains(&r.request_id.as_str()));
-        if replay {
+                .is_some_and(|ids| !ids.contains(&r.request_id.as_str()))
+    };
+    // Per request: kept index, earliest time, copies seen.
+    let mut best: HashMap<Key<'_>, (usize, DateTime<Utc>, u32)> = HashMap::with_capacity(rows.len());
+    let mut spare = Vec::new();
+    for (i, r) in rows.iter().enumerate() {
+        if replay(r) {
+            spare.push(i);
             continue;
         }
         best.entry((&r.user, &r.message_id, &r.request_id))
-            .and_modify(|(k, t)| {
+            .and_modify(|(k, t, n)| {
                 *t = (*t).min(r.time);
+                *n += 1;
                 if better(r, &rows[*k]) == Ordering::Less {
                     *k = i;
                 }
             })
-            .or_insert((i, r.time));
+            .or_insert((i, r.time, 1));
     }
-    best.into_values().collect()
+    for (i, r) in rows.iter().enumerate() {
+        if best.get(&(r.user.as_str(), r.message_id.as_str(), r.request_id.as_str())).is_some_and(|b| b.2 > 1) {
+            spare.push(i);
+        }
+    }
+    spare.sort_unstable();
+    let mut kept: Vec<(usize, DateTime<Utc>)> = best.into_values().map(|(i, t, _)| (i, t)).collect();
+    kept.sort_by(|a, b| {
+        let (x, y) = (&rows[a.0], &rows[b.0]);
+        a.1.cmp(&b.1)
+            .then_with(|| x.message_id.cmp(&y.message_id))
+            .then_with(|| x.user.cmp(&y.user))
+            .then_with(|| x.request_id.cmp(&y.request_id))
+    });
+    Plan { kept, spare }
 }
 
 /// Order of preference among copies of one request: most output first, then
@@ -147,5 +216,35 @@ mod tests {
     fn distinct_requests_stay_and_sort_by_time() {
         let d = dedup(vec![row("m2", "r2", 5, 10, "a", false), row("m1", "r1", 5, 20, "a", false)]);
         assert_eq!(d.iter().map(|r| r.message_id.as_str()).collect::<Vec<_>>(), ["m2", "m1"]);
+    }
+
+    #[test]
+    fn spare_rows_are_the_copies_of_repeated_requests_and_the_replays() {
+        let rows = vec![
+            row("m1", "r1", 10, 5, "b", false),
+            row("m2", "r2", 5, 6, "a", false),
+            row("m1", "r1", 441, 9, "a", false),
+            row("m1", "r9", 50, 60, "a", true),
+        ];
+        let p = plan(&rows);
+        assert_eq!(p.kept.len(), 2);
+        assert_eq!(p.kept[0].0, 2, "the copy with most output");
+        assert_eq!(p.kept[0].1, Utc.timestamp_opt(1_700_000_005, 0).unwrap(), "the earliest time");
+        assert_eq!(p.spare, [0, 2, 3], "both copies of m1/r1 and the replay; m2 was seen once");
+    }
+
+    #[test]
+    fn copies_within_one_source_collapse_to_the_best_at_the_first_time() {
+        let mut rows = vec![
+            row("m1", "r1", 1, 5, "a", false),
+            row("m1", "r1", 1, 5, "b", false),
+            row("m1", "r1", 90, 9, "a", false),
+            row("m1", "r1", 7, 2, "a", false),
+        ];
+        collapse_per_source(&mut rows);
+        assert_eq!(rows.len(), 2);
+        assert_eq!((rows[0].source.as_str(), rows[0].tokens.output), ("a", 90));
+        assert_eq!(rows[0].time, Utc.timestamp_opt(1_700_000_002, 0).unwrap());
+        assert_eq!(rows[1].source, "b");
     }
 }

@@ -6,6 +6,7 @@
 pub mod dedup;
 pub mod discover;
 mod line;
+pub mod merge;
 pub mod parse;
 mod prefilter;
 pub mod read;
@@ -14,10 +15,10 @@ pub mod soft;
 
 use crate::model::{Compaction, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};
-use crate::store::frames;
 use crate::store::manifest::{Manifest, STORE_SCHEMA};
 use crate::store::{Store, StoreError, Table};
 use discover::{discover, SourceFile};
+use merge::{merge, Base, Delta};
 use rayon::prelude::*;
 use read::{read_file, unchanged, FileRead, Mode};
 use soft::Problems;
@@ -140,90 +141,48 @@ fn apply(
     prices: &PriceTable,
     out: &mut Outcome,
 ) -> Result<(), IngestError> {
-    let fresh = manifest.schema == STORE_SCHEMA;
-    let mut lines = if fresh { load(store, Table::Lines, frames::requests_from)? } else { Vec::new() };
-    let mut compactions = if fresh { load(store, Table::Compactions, frames::compactions_from)? } else { Vec::new() };
-    let mut titles = if fresh { load(store, Table::Titles, frames::titles_from)? } else { Vec::new() };
-    let replaced: HashSet<String> = reads.iter().filter(|r| r.mode == Mode::Full).map(|r| key(&r.file)).collect();
-    lines.retain(|r| !replaced.contains(&r.source));
-    compactions.retain(|r| !replaced.contains(&r.source));
-    titles.retain(|r| !replaced.contains(&r.source));
-    let mut by_source: BTreeMap<String, Vec<Request>> = BTreeMap::new();
-    for r in lines {
-        by_source.entry(r.source.clone()).or_default().push(r);
-    }
+    let base = if manifest.schema == STORE_SCHEMA && manifest.pricing == pricing_fingerprint(prices) {
+        Base::Touched
+    } else {
+        Base::All
+    };
+    let mut delta =
+        Delta { rows: Vec::with_capacity(reads.iter().map(|r| r.rows.requests.len()).sum()), ..Delta::default() };
     for r in reads {
         out.bytes_read += r.bytes;
         out.problems += r.rows.problems;
         let k = key(&r.file);
-        let old = by_source.remove(&k).unwrap_or_default();
-        by_source.insert(
-            k.clone(),
-            if old.is_empty() { r.rows.requests } else { read::merge_requests(old, r.rows.requests) },
-        );
-        compactions.extend(r.rows.compactions);
-        titles.extend(r.rows.titles);
+        if r.mode == Mode::Full {
+            delta.replaced.insert(k.clone());
+        }
+        delta.rows.extend(r.rows.requests);
+        delta.compactions.extend(r.rows.compactions);
+        delta.titles.extend(r.rows.titles);
         manifest.files.insert(k, r.state);
     }
-    let lines: Vec<Request> = by_source.into_values().flatten().collect();
-    let (requests, unknown) = store_rows(store, lines, compactions, titles, prices)?;
-    out.unknown_models = unknown;
-    out.requests = Some(requests);
+    let merged = merge(store, base, delta, prices)?;
+    store.remove_obsolete()?;
+    out.unknown_models = merged.unknown;
+    out.requests = Some(merged.requests);
     out.changed = true;
     Ok(())
 }
 
-/// Writes candidate rows, compactions and titles as the store's tables:
-/// deduplicates and prices the requests and derives the sessions. Returns the
-/// number of requests and the models without a price. Demo data and team
-/// imports go through here too, so every table is built one way.
+/// Writes candidate rows, compactions and titles as the store's tables,
+/// replacing what they held: deduplicates and prices the requests and
+/// derives the sessions. Returns the number of requests and the models
+/// without a price. Demo data and team imports go through here, so every
+/// table is built one way.
 pub fn store_rows(
     store: &Store,
-    lines: Vec<Request>,
-    mut compactions: Vec<Compaction>,
-    mut titles: Vec<SessionTitle>,
+    rows: Vec<Request>,
+    compactions: Vec<Compaction>,
+    titles: Vec<SessionTitle>,
     prices: &PriceTable,
 ) -> Result<(usize, UnknownModels), IngestError> {
-    write(store, Table::Lines, frames::requests_frame(&lines))?;
-    let t = std::time::Instant::now();
-    let candidates = lines.len();
-    let mut requests = dedup::dedup(lines);
-    let unknown = prices.price_all(&mut requests);
-    tracing::debug!("dedup and pricing of {candidates} rows took {:?}", t.elapsed());
-    sort_compactions(&mut compactions);
-    titles.sort_by(|a, b| (&a.session_id, a.kind, a.seq, &a.source).cmp(&(&b.session_id, b.kind, b.seq, &b.source)));
-    let sessions = sessions::derive(&requests, &titles);
-    write(store, Table::Requests, frames::requests_frame(&requests))?;
-    write(store, Table::Compactions, frames::compactions_frame(&compactions))?;
-    write(store, Table::Titles, frames::titles_frame(&titles))?;
-    write(store, Table::Sessions, sessions::frame(&sessions))?;
-    Ok((requests.len(), unknown))
-}
-
-fn sort_compactions(c: &mut Vec<Compaction>) {
-    c.sort_by(|a, b| (&a.session_id, a.time, &a.source).cmp(&(&b.session_id, b.time, &b.source)));
-    c.dedup_by(|a, b| a.session_id == b.session_id && a.time == b.time && a.trigger == b.trigger);
-}
-
-fn load<T>(
-    store: &Store,
-    t: Table,
-    from: fn(&polars::prelude::DataFrame) -> polars::prelude::PolarsResult<Vec<T>>,
-) -> Result<Vec<T>, IngestError> {
-    match store.read(t)? {
-        None => Ok(Vec::new()),
-        Some(df) => from(&df).map_err(|source| StoreError::Polars { path: store.path(t), source }.into()),
-    }
-}
-
-fn write(
-    store: &Store,
-    t: Table,
-    df: polars::prelude::PolarsResult<polars::prelude::DataFrame>,
-) -> Result<(), IngestError> {
-    let mut df = df.map_err(|source| StoreError::Polars { path: store.path(t), source })?;
-    store.write(t, &mut df)?;
-    Ok(())
+    let delta = Delta { rows, replaced: HashSet::new(), compactions, titles };
+    let merged = merge(store, Base::Empty, delta, prices)?;
+    Ok((merged.requests, merged.unknown))
 }
 
 /// Titles by session: the last line of the strongest kind wins.

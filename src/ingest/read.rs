@@ -6,7 +6,6 @@
 use super::discover::SourceFile;
 use super::parse::{parse_bytes, FileRows, Start};
 use super::soft::BadLine;
-use crate::model::Request;
 use crate::store::manifest::{fingerprint, FileState, HEAD_LEN};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -121,11 +120,4 @@ fn merge(out: &mut FileRows, part: FileRows) {
     out.compactions.extend(part.compactions);
     out.titles.extend(part.titles);
     out.problems += part.problems;
-}
-
-/// Rows of one file merged with what an earlier read of it produced.
-pub fn merge_requests(old: Vec<Request>, new: Vec<Request>) -> Vec<Request> {
-    let mut all = old;
-    all.extend(new);
-    super::dedup::dedup(all)
 }

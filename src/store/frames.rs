@@ -5,6 +5,7 @@ use crate::model::columns as c;
 use crate::model::{Compaction, Request, SessionTitle, TitleKind, TokenCounts};
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
+use std::borrow::Borrow;
 
 fn time_column(name: &str, times: impl Iterator<Item = DateTime<Utc>>) -> Column {
     let ms: Vec<i64> = times.map(|t| t.timestamp_millis()).collect();
@@ -20,7 +21,9 @@ fn u64_column(name: &str, v: impl Iterator<Item = u64>) -> Column {
 }
 
 /// The `requests` table.
-pub fn requests_frame(rows: &[Request]) -> PolarsResult<DataFrame> {
+pub fn requests_frame<R: Borrow<Request>>(rows: &[R]) -> PolarsResult<DataFrame> {
+    let rows: Vec<&Request> = rows.iter().map(Borrow::borrow).collect();
+    let rows = rows.as_slice();
     let t = |f: fn(&TokenCounts) -> u64| u64_column_of(rows, f);
     DataFrame::new(
         rows.len(),
@@ -53,7 +56,7 @@ pub fn requests_frame(rows: &[Request]) -> PolarsResult<DataFrame> {
     )
 }
 
-fn u64_column_of(rows: &[Request], f: fn(&TokenCounts) -> u64) -> Column {
+fn u64_column_of(rows: &[&Request], f: fn(&TokenCounts) -> u64) -> Column {
     u64_column("", rows.iter().map(|r| f(&r.tokens)))
 }
 

@@ -14,8 +14,9 @@ use std::path::{Path, PathBuf};
 /// The tables kept in a data directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Table {
-    /// Candidate rows per source file, before global deduplication.
-    Lines,
+    /// Every copy of a request seen more than once, and dropped sidechain
+    /// replays: what an incremental merge deduplicates again.
+    Spares,
     /// One row per deduplicated, priced request.
     Requests,
     Compactions,
@@ -27,7 +28,7 @@ pub enum Table {
 impl Table {
     pub fn file_name(self) -> &'static str {
         match self {
-            Table::Lines => "lines.parquet",
+            Table::Spares => "spares.parquet",
             Table::Requests => "requests.parquet",
             Table::Compactions => "compactions.parquet",
             Table::Titles => "titles.parquet",
@@ -55,6 +56,8 @@ pub struct Store {
 
 const MANIFEST: &str = "manifest.json";
 const LOCK: &str = ".lock";
+/// Tables of older layouts (store schema 2 kept every candidate row).
+const OBSOLETE: [&str; 1] = ["lines.parquet"];
 
 impl Store {
     /// Opens (creating if needed) the data directory.
@@ -110,6 +113,18 @@ impl Store {
             .finish()
             .map(Some)
             .map_err(|source| StoreError::Polars { path, source })
+    }
+
+    /// Deletes files of older store layouts.
+    pub fn remove_obsolete(&self) -> Result<(), StoreError> {
+        for name in OBSOLETE {
+            let path = self.dir.join(name);
+            match fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(StoreError::Io { path, source: e }),
+                _ => {}
+            }
+        }
+        Ok(())
     }
 
     /// Writes a table atomically.

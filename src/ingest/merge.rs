@@ -1,0 +1,289 @@
+//! Merging new candidate rows into the stored tables without reloading all
+//! of them. Only the requests whose `(user, message id)` the new rows touch,
+//! or whose rows came from a file that is read again from the start, are
+//! deduplicated again; the other stored requests keep their rows and prices.
+//! The `spares` table holds what that needs: every copy of a request seen
+//! more than once, and every dropped sidechain replay (a request seen once is
+//! fully described by its `requests` row). So appending to a few transcripts
+//! costs a few rows' work plus one rewrite of the tables.
+
+use super::dedup::{collapse_per_source, plan};
+use super::sessions;
+use super::IngestError;
+use crate::model::columns as c;
+use crate::model::{Compaction, Request, SessionTitle};
+use crate::pricing::{PriceTable, UnknownModels};
+use crate::store::frames::{self, Cols};
+use crate::store::{Store, StoreError, Table};
+use polars::prelude::*;
+use std::collections::HashSet;
+
+/// Which stored rows take part in the merge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Base {
+    /// None: the tables are rebuilt from the delta alone.
+    Empty,
+    /// Every stored row is deduplicated and priced again (a new price table,
+    /// or a store of an older layout).
+    All,
+    /// Only the requests the delta touches.
+    Touched,
+}
+
+/// What an ingest or import adds.
+#[derive(Debug, Default)]
+pub struct Delta {
+    /// New candidate rows (before deduplication).
+    pub rows: Vec<Request>,
+    /// Source files whose earlier rows are void (they are read again whole).
+    pub replaced: HashSet<String>,
+    pub compactions: Vec<Compaction>,
+    pub titles: Vec<SessionTitle>,
+}
+
+/// The result of a merge.
+#[derive(Debug, Default)]
+pub struct Merged {
+    /// Requests in the store afterwards.
+    pub requests: usize,
+    /// Models without a price among the requests priced now.
+    pub unknown: UnknownModels,
+}
+
+/// Merges `delta` into the store's tables and writes them.
+pub fn merge(store: &Store, base: Base, delta: Delta, prices: &PriceTable) -> Result<Merged, IngestError> {
+    let stored = |t: Table| -> Result<DataFrame, IngestError> {
+        match (base, store.read(t)?) {
+            (Base::Empty, _) | (_, None) => empty(store, t),
+            (_, Some(df)) => Ok(df),
+        }
+    };
+    let (requests, spares) = (stored(Table::Requests)?, stored(Table::Spares)?);
+    let Delta { rows, replaced, compactions, titles } = delta;
+    let split = split(base, &rows, &replaced, &requests, &spares).map_err(at(store, Table::Requests))?;
+    let mut changed_sessions = split.sessions;
+    let mut all = split.old;
+    all.extend(rows);
+    collapse_per_source(&mut all);
+    let p = plan(&all);
+    let spare_rows: Vec<&Request> = p.spare.iter().map(|&i| &all[i]).collect();
+    let new_spares = frames::requests_frame(&spare_rows).map_err(at(store, Table::Spares))?;
+    let mut slots: Vec<Option<Request>> = all.into_iter().map(Some).collect();
+    let mut fresh: Vec<Request> = p
+        .kept
+        .iter()
+        .filter_map(|&(i, time)| {
+            let mut r = slots[i].take()?;
+            r.time = time;
+            Some(r)
+        })
+        .collect();
+    drop(slots);
+    let unknown = prices.price_all(&mut fresh);
+    changed_sessions.extend(fresh.iter().map(|r| r.session_id.clone()));
+    let fresh_frame = frames::requests_frame(&fresh).map_err(at(store, Table::Requests))?;
+    drop(fresh);
+    let requests = stack(store, Table::Requests, split.requests, fresh_frame, &REQUEST_ORDER)?;
+    let spares = stack(store, Table::Spares, split.spares, new_spares, &SPARE_ORDER)?;
+
+    let (compactions, titles) = side_tables(store, base, compactions, titles, &replaced)?;
+    changed_sessions.extend(titles.1.iter().cloned());
+    let sessions = sessions_table(store, base, &requests, &titles.0, &changed_sessions)?;
+    let n = requests.height();
+    write(store, Table::Requests, requests)?;
+    write(store, Table::Spares, spares)?;
+    if let Some(df) = compactions {
+        write(store, Table::Compactions, df)?;
+    }
+    write(store, Table::Titles, frames::titles_frame(&titles.0).map_err(at(store, Table::Titles))?)?;
+    write(store, Table::Sessions, sessions)?;
+    Ok(Merged { requests: n, unknown })
+}
+
+/// Row order of the `requests` table (unique per request).
+const REQUEST_ORDER: [&str; 4] = [c::TIME, c::MESSAGE_ID, c::USER, c::REQUEST_ID];
+/// Row order of the `spares` table (unique per row).
+const SPARE_ORDER: [&str; 5] = [c::USER, c::MESSAGE_ID, c::REQUEST_ID, c::SOURCE, c::LINE];
+
+/// The `(user, message id)` groups a merge deduplicates again.
+struct Touched<'a> {
+    all: bool,
+    groups: HashSet<(&'a str, &'a str)>,
+}
+
+impl<'a> Touched<'a> {
+    fn of(
+        base: Base,
+        rows: &'a [Request],
+        replaced: &HashSet<String>,
+        stored: [&'a DataFrame; 2],
+    ) -> PolarsResult<Touched<'a>> {
+        let mut groups: HashSet<(&str, &str)> = rows.iter().map(|r| (r.user.as_str(), r.message_id.as_str())).collect();
+        if !replaced.is_empty() && base == Base::Touched {
+            for df in stored {
+                let k = Cols(df);
+                let (user, msg, source) = (k.str(c::USER)?, k.str(c::MESSAGE_ID)?, k.str(c::SOURCE)?);
+                groups.extend((0..df.height()).filter(|&i| replaced.contains(source[i])).map(|i| (user[i], msg[i])));
+            }
+        }
+        Ok(Touched { all: base != Base::Touched, groups })
+    }
+
+    fn mask(&self, df: &DataFrame) -> PolarsResult<BooleanChunked> {
+        let k = Cols(df);
+        let (user, msg) = (k.str(c::USER)?, k.str(c::MESSAGE_ID)?);
+        let hit = (0..df.height()).map(|i| self.all || self.groups.contains(&(user[i], msg[i])));
+        Ok(BooleanChunked::from_iter_values("touched".into(), hit))
+    }
+}
+
+/// The stored tables split into rows kept as they are and candidates that
+/// are deduplicated again.
+struct Split {
+    requests: DataFrame,
+    spares: DataFrame,
+    old: Vec<Request>,
+    /// Sessions of the touched stored requests.
+    sessions: HashSet<String>,
+}
+
+fn split(
+    base: Base,
+    rows: &[Request],
+    replaced: &HashSet<String>,
+    requests: &DataFrame,
+    spares: &DataFrame,
+) -> PolarsResult<Split> {
+    let touched = Touched::of(base, rows, replaced, [requests, spares])?;
+    let (r_mask, d_mask) = (touched.mask(requests)?, touched.mask(spares)?);
+    let touched_requests = requests.filter(&r_mask)?;
+    let sessions = Cols(&touched_requests).str(c::SESSION_ID)?.into_iter().map(str::to_owned).collect();
+    Ok(Split {
+        old: old_candidates(&touched_requests, &spares.filter(&d_mask)?, replaced)?,
+        requests: requests.filter(&!&r_mask)?,
+        spares: spares.filter(&!&d_mask)?,
+        sessions,
+    })
+}
+
+/// The stored candidates of the touched groups: their spare rows, plus the
+/// requests seen once (not among the spares; unpriced again, as candidates
+/// are), less rows of replaced files.
+fn old_candidates(requests: &DataFrame, spares: &DataFrame, replaced: &HashSet<String>) -> PolarsResult<Vec<Request>> {
+    let mut out = frames::requests_from(spares)?;
+    let repeated: HashSet<(&str, &str, &str)> =
+        out.iter().map(|r| (r.user.as_str(), r.message_id.as_str(), r.request_id.as_str())).collect();
+    let once: Vec<Request> = frames::requests_from(requests)?
+        .into_iter()
+        .filter(|r| !repeated.contains(&(r.user.as_str(), r.message_id.as_str(), r.request_id.as_str())))
+        .map(|r| Request { cost_usd: 0.0, ..r })
+        .collect();
+    out.extend(once);
+    out.retain(|r| !replaced.contains(&r.source));
+    Ok(out)
+}
+
+/// Titles, plus the sessions whose titles changed, and the compactions table
+/// when it changed.
+type SideTables = (Option<DataFrame>, (Vec<SessionTitle>, HashSet<String>));
+
+fn side_tables(
+    store: &Store,
+    base: Base,
+    mut compactions: Vec<Compaction>,
+    mut titles: Vec<SessionTitle>,
+    replaced: &HashSet<String>,
+) -> Result<SideTables, IngestError> {
+    let mut changed: HashSet<String> = titles.iter().map(|t| t.session_id.clone()).collect();
+    let compactions_changed = base != Base::Touched || !compactions.is_empty() || !replaced.is_empty();
+    if base != Base::Empty {
+        let mut old = load(store, Table::Titles, frames::titles_from)?;
+        changed.extend(old.iter().filter(|t| replaced.contains(&t.source)).map(|t| t.session_id.clone()));
+        old.retain(|t| !replaced.contains(&t.source));
+        titles.extend(old);
+        if compactions_changed {
+            let mut old = load(store, Table::Compactions, frames::compactions_from)?;
+            old.retain(|r| !replaced.contains(&r.source));
+            compactions.extend(old);
+        }
+    }
+    titles.sort_by(|a, b| (&a.session_id, a.kind, a.seq, &a.source).cmp(&(&b.session_id, b.kind, b.seq, &b.source)));
+    titles.dedup();
+    let compactions = if compactions_changed {
+        compactions.sort_by(|a, b| (&a.session_id, a.time, &a.source).cmp(&(&b.session_id, b.time, &b.source)));
+        compactions.dedup_by(|a, b| a.session_id == b.session_id && a.time == b.time && a.trigger == b.trigger);
+        Some(frames::compactions_frame(&compactions).map_err(at(store, Table::Compactions))?)
+    } else {
+        None
+    };
+    Ok((compactions, (titles, changed)))
+}
+
+/// The `sessions` table: stored rows of unchanged sessions, derived rows of
+/// the others.
+fn sessions_table(
+    store: &Store,
+    base: Base,
+    requests: &DataFrame,
+    titles: &[SessionTitle],
+    changed: &HashSet<String>,
+) -> Result<DataFrame, IngestError> {
+    let err = at(store, Table::Sessions);
+    let stored = match base {
+        Base::Touched => store.read(Table::Sessions)?,
+        _ => None,
+    };
+    let Some(stored) = stored else {
+        let rows = frames::requests_from(requests).map_err(err)?;
+        return sessions::frame(&sessions::derive(&rows, titles)).map_err(at(store, Table::Sessions));
+    };
+    let in_changed = |df: &DataFrame| -> PolarsResult<BooleanChunked> {
+        let ids = Cols(df).str(c::SESSION_ID)?;
+        Ok(BooleanChunked::from_iter_values("changed".into(), ids.iter().map(|s| changed.contains(*s))))
+    };
+    let build = || -> PolarsResult<DataFrame> {
+        let rows = frames::requests_from(&requests.filter(&in_changed(requests)?)?)?;
+        let titles: Vec<SessionTitle> = titles.iter().filter(|t| changed.contains(&t.session_id)).cloned().collect();
+        let derived = sessions::frame(&sessions::derive(&rows, &titles))?;
+        let mut out = stored.filter(&!&in_changed(&stored)?)?;
+        out.vstack_mut_owned(derived)?;
+        out.sort([c::SESSION_ID], SortMultipleOptions::default())
+    };
+    build().map_err(err)
+}
+
+/// Stored rows kept plus new rows, in the table's order.
+fn stack(store: &Store, t: Table, kept: DataFrame, new: DataFrame, order: &[&str]) -> Result<DataFrame, IngestError> {
+    let mut out = kept;
+    let go = |out: &mut DataFrame| -> PolarsResult<DataFrame> {
+        out.vstack_mut_owned(new)?;
+        out.sort(order.iter().map(|s| PlSmallStr::from(*s)).collect::<Vec<_>>(), SortMultipleOptions::default())
+    };
+    go(&mut out).map_err(at(store, t))
+}
+
+fn empty(store: &Store, t: Table) -> Result<DataFrame, IngestError> {
+    let none: &[Request] = &[];
+    frames::requests_frame(none).map_err(|source| StoreError::Polars { path: store.path(t), source }.into())
+}
+
+fn at(store: &Store, t: Table) -> impl Fn(PolarsError) -> IngestError + '_ {
+    move |source| StoreError::Polars { path: store.path(t), source }.into()
+}
+
+pub(super) fn load<T>(
+    store: &Store,
+    t: Table,
+    from: fn(&DataFrame) -> PolarsResult<Vec<T>>,
+) -> Result<Vec<T>, IngestError> {
+    match store.read(t)? {
+        None => Ok(Vec::new()),
+        Some(df) => from(&df).map_err(at(store, t)),
+    }
+}
+
+fn write(store: &Store, t: Table, mut df: DataFrame) -> Result<(), IngestError> {
+    df.rechunk_mut();
+    store.write(t, &mut df)?;
+    Ok(())
+}
