@@ -11,7 +11,7 @@
 use crate::model::Request;
 use chrono::{DateTime, Utc};
 use std::cmp::Ordering;
-use std::collections::HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// The outcome of deduplicating candidate rows, as indices into them.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -27,8 +27,8 @@ pub struct Plan {
 
 /// Merges candidate rows into one row per request, ordered by time. Rows are
 /// moved, never cloned.
-pub fn dedup(rows: Vec<Request>) -> Vec<Request> {
-    let kept = plan(&rows).kept;
+pub fn dedup(mut rows: Vec<Request>) -> Vec<Request> {
+    let kept = full_plan(&mut rows).kept;
     let mut slots: Vec<Option<Request>> = rows.into_iter().map(Some).collect();
     kept.into_iter()
         .filter_map(|(i, time)| {
@@ -41,12 +41,23 @@ pub fn dedup(rows: Vec<Request>) -> Vec<Request> {
 
 type Key<'a> = (&'a str, &'a str, &'a str);
 
+/// The plan of `rows` after merging copies within each source, which is
+/// needed only when some request has several copies in one source.
+pub fn full_plan(rows: &mut Vec<Request>) -> Plan {
+    let p = plan(rows);
+    if !copies_within_a_source(rows, &p) {
+        return p;
+    }
+    collapse_per_source(rows);
+    plan(rows)
+}
+
 /// Merges copies of one request within one source file, as the parser does
 /// within what it reads at once: the best copy, at the earliest time. Rows
 /// read from one file at different times then look as if read together, so
 /// the spare rows do not depend on how a file was read.
 pub fn collapse_per_source(rows: &mut Vec<Request>) {
-    let mut first: HashMap<(Key<'_>, &str), usize> = HashMap::with_capacity(rows.len());
+    let mut first: HashMap<(Key<'_>, &str), usize> = HashMap::with_capacity_and_hasher(rows.len(), Default::default());
     let mut merges: Vec<(usize, usize)> = Vec::new();
     for (i, r) in rows.iter().enumerate() {
         let key = ((r.user.as_str(), r.message_id.as_str(), r.request_id.as_str()), r.source.as_str());
@@ -77,47 +88,35 @@ pub fn collapse_per_source(rows: &mut Vec<Request>) {
     });
 }
 
-/// Chooses the kept copy of every request and the spare rows, in two hash
-/// passes over `rows`.
+/// Chooses the kept copy of every request and the spare rows in one hash
+/// pass over `rows` (plus one over the sidechain rows' messages, if any).
 pub fn plan(rows: &[Request]) -> Plan {
-    let mut main_ids: HashMap<(&str, &str), Vec<&str>> = HashMap::new();
-    for r in rows.iter().filter(|r| !r.is_sidechain) {
-        let ids = main_ids.entry((&r.user, &r.message_id)).or_default();
-        if !ids.contains(&r.request_id.as_str()) {
-            ids.push(&r.request_id);
-        }
-    }
-    let replay = |r: &Request| {
-        r.is_sidechain
-            && main_ids
-                .get(&(r.user.as_str(), r.message_id.as_str()))
-                .is_some_and(|ids| !ids.contains(&r.request_id.as_str()))
-    };
-    // Per request: kept index, earliest time, copies seen.
-    let mut best: HashMap<Key<'_>, (usize, DateTime<Utc>, u32)> = HashMap::with_capacity(rows.len());
+    let replays = sidechain_replays(rows);
+    // Per request: kept index, earliest time, first index, copies seen.
+    let mut best: HashMap<Key<'_>, (usize, DateTime<Utc>, usize, u32)> =
+        HashMap::with_capacity_and_hasher(rows.len(), Default::default());
     let mut spare = Vec::new();
     for (i, r) in rows.iter().enumerate() {
-        if replay(r) {
+        if replays.as_ref().is_some_and(|f| f(r)) {
             spare.push(i);
             continue;
         }
         best.entry((&r.user, &r.message_id, &r.request_id))
-            .and_modify(|(k, t, n)| {
+            .and_modify(|(k, t, first, n)| {
                 *t = (*t).min(r.time);
                 *n += 1;
+                if *n == 2 {
+                    spare.push(*first);
+                }
+                spare.push(i);
                 if better(r, &rows[*k]) == Ordering::Less {
                     *k = i;
                 }
             })
-            .or_insert((i, r.time, 1));
-    }
-    for (i, r) in rows.iter().enumerate() {
-        if best.get(&(r.user.as_str(), r.message_id.as_str(), r.request_id.as_str())).is_some_and(|b| b.2 > 1) {
-            spare.push(i);
-        }
+            .or_insert((i, r.time, i, 1));
     }
     spare.sort_unstable();
-    let mut kept: Vec<(usize, DateTime<Utc>)> = best.into_values().map(|(i, t, _)| (i, t)).collect();
+    let mut kept: Vec<(usize, DateTime<Utc>)> = best.into_values().map(|(i, t, _, _)| (i, t)).collect();
     kept.sort_by(|a, b| {
         let (x, y) = (&rows[a.0], &rows[b.0]);
         a.1.cmp(&b.1)
@@ -126,6 +125,42 @@ pub fn plan(rows: &[Request]) -> Plan {
             .then_with(|| x.request_id.cmp(&y.request_id))
     });
     Plan { kept, spare }
+}
+
+/// The sidechain replay test, when there are sidechain rows: a sidechain row
+/// is a replay when its user's main thread has the same message under
+/// other request ids only.
+fn sidechain_replays(rows: &[Request]) -> Option<impl Fn(&Request) -> bool + '_> {
+    let side: HashSet<(&str, &str)> =
+        rows.iter().filter(|r| r.is_sidechain).map(|r| (r.user.as_str(), r.message_id.as_str())).collect();
+    if side.is_empty() {
+        return None;
+    }
+    let mut main_ids: HashMap<(&str, &str), Vec<&str>> = HashMap::default();
+    for r in rows.iter().filter(|r| !r.is_sidechain) {
+        let m = (r.user.as_str(), r.message_id.as_str());
+        if side.contains(&m) {
+            let ids = main_ids.entry(m).or_default();
+            if !ids.contains(&r.request_id.as_str()) {
+                ids.push(&r.request_id);
+            }
+        }
+    }
+    Some(move |r: &Request| {
+        r.is_sidechain
+            && main_ids
+                .get(&(r.user.as_str(), r.message_id.as_str()))
+                .is_some_and(|ids| !ids.contains(&r.request_id.as_str()))
+    })
+}
+
+/// True when two spare rows are copies of one request from one source: the
+/// rows need `collapse_per_source` before the plan holds.
+pub fn copies_within_a_source(rows: &[Request], plan: &Plan) -> bool {
+    let mut seen: HashSet<(Key<'_>, &str)> = HashSet::default();
+    plan.spare.iter().map(|&i| &rows[i]).any(|r| {
+        !seen.insert(((r.user.as_str(), r.message_id.as_str(), r.request_id.as_str()), r.source.as_str()))
+    })
 }
 
 /// Order of preference among copies of one request: most output first, then

@@ -7,7 +7,7 @@
 //! fully described by its `requests` row). So appending to a few transcripts
 //! costs a few rows' work plus one rewrite of the tables.
 
-use super::dedup::{collapse_per_source, plan};
+use super::dedup::full_plan;
 use super::sessions;
 use super::IngestError;
 use crate::model::columns as c;
@@ -58,45 +58,59 @@ pub fn merge(store: &Store, base: Base, delta: Delta, prices: &PriceTable) -> Re
             (_, Some(df)) => Ok(df),
         }
     };
+    let clock = std::time::Instant::now();
+    let lap = |what: &str| tracing::debug!("merge: {what} after {:?}", clock.elapsed());
     let (requests, spares) = (stored(Table::Requests)?, stored(Table::Spares)?);
     let Delta { rows, replaced, compactions, titles } = delta;
     let split = split(base, &rows, &replaced, &requests, &spares).map_err(at(store, Table::Requests))?;
-    let mut changed_sessions = split.sessions;
-    let mut all = split.old;
-    all.extend(rows);
-    collapse_per_source(&mut all);
-    let p = plan(&all);
+    drop((requests, spares));
+    let (compactions, (titles, mut changed)) = side_tables(store, base, compactions, titles, &replaced)?;
+    let mut all = rows;
+    all.extend(split.old);
+    lap("split");
+    let p = full_plan(&mut all);
+    lap("deduplicated");
     let spare_rows: Vec<&Request> = p.spare.iter().map(|&i| &all[i]).collect();
     let new_spares = frames::requests_frame(&spare_rows).map_err(at(store, Table::Spares))?;
-    let mut slots: Vec<Option<Request>> = all.into_iter().map(Some).collect();
-    let mut fresh: Vec<Request> = p
-        .kept
-        .iter()
-        .filter_map(|&(i, time)| {
-            let mut r = slots[i].take()?;
-            r.time = time;
-            Some(r)
-        })
-        .collect();
-    drop(slots);
-    let unknown = prices.price_all(&mut fresh);
-    changed_sessions.extend(fresh.iter().map(|r| r.session_id.clone()));
-    let fresh_frame = frames::requests_frame(&fresh).map_err(at(store, Table::Requests))?;
-    drop(fresh);
+    let mut is_kept = vec![false; all.len()];
+    for &(i, time) in &p.kept {
+        all[i].time = time;
+        is_kept[i] = true;
+    }
+    let unknown = prices.price_all(all.iter_mut().zip(&is_kept).filter(|(_, k)| **k).map(|(r, _)| r));
+    lap("priced");
+    let fresh: Vec<&Request> = p.kept.iter().map(|&(i, _)| &all[i]).collect();
+    let rebuilt = split.requests.height() == 0;
+    let (fresh_frame, derived) = rayon::join(
+        || frames::requests_frame(&fresh),
+        || rebuilt.then(|| sessions::frame(&sessions::derive(&fresh, &titles))),
+    );
+    let fresh_frame = fresh_frame.map_err(at(store, Table::Requests))?;
+    changed.extend(split.sessions);
+    changed.extend(fresh.into_iter().map(|r| r.session_id.clone()));
+    drop(all);
     let requests = stack(store, Table::Requests, split.requests, fresh_frame, &REQUEST_ORDER)?;
     let spares = stack(store, Table::Spares, split.spares, new_spares, &SPARE_ORDER)?;
-
-    let (compactions, titles) = side_tables(store, base, compactions, titles, &replaced)?;
-    changed_sessions.extend(titles.1.iter().cloned());
-    let sessions = sessions_table(store, base, &requests, &titles.0, &changed_sessions)?;
+    let sessions = match derived {
+        Some(df) => df.map_err(at(store, Table::Sessions))?,
+        None => sessions_table(store, &requests, &titles, &changed)?,
+    };
+    lap("built tables");
     let n = requests.height();
-    write(store, Table::Requests, requests)?;
-    write(store, Table::Spares, spares)?;
-    if let Some(df) = compactions {
-        write(store, Table::Compactions, df)?;
-    }
-    write(store, Table::Titles, frames::titles_frame(&titles.0).map_err(at(store, Table::Titles))?)?;
-    write(store, Table::Sessions, sessions)?;
+    let titles = frames::titles_frame(&titles).map_err(at(store, Table::Titles))?;
+    let (a, b) = rayon::join(
+        || write(store, Table::Requests, requests),
+        || -> Result<(), IngestError> {
+            write(store, Table::Spares, spares)?;
+            if let Some(df) = compactions {
+                write(store, Table::Compactions, df)?;
+            }
+            write(store, Table::Titles, titles)?;
+            write(store, Table::Sessions, sessions)
+        },
+    );
+    a.and(b)?;
+    lap("wrote tables");
     Ok(Merged { requests: n, unknown })
 }
 
@@ -118,15 +132,18 @@ impl<'a> Touched<'a> {
         replaced: &HashSet<String>,
         stored: [&'a DataFrame; 2],
     ) -> PolarsResult<Touched<'a>> {
+        if base != Base::Touched {
+            return Ok(Touched { all: true, groups: HashSet::new() });
+        }
         let mut groups: HashSet<(&str, &str)> = rows.iter().map(|r| (r.user.as_str(), r.message_id.as_str())).collect();
-        if !replaced.is_empty() && base == Base::Touched {
+        if !replaced.is_empty() {
             for df in stored {
                 let k = Cols(df);
                 let (user, msg, source) = (k.str(c::USER)?, k.str(c::MESSAGE_ID)?, k.str(c::SOURCE)?);
                 groups.extend((0..df.height()).filter(|&i| replaced.contains(source[i])).map(|i| (user[i], msg[i])));
             }
         }
-        Ok(Touched { all: base != Base::Touched, groups })
+        Ok(Touched { all: false, groups })
     }
 
     fn mask(&self, df: &DataFrame) -> PolarsResult<BooleanChunked> {
@@ -183,8 +200,8 @@ fn old_candidates(requests: &DataFrame, spares: &DataFrame, replaced: &HashSet<S
     Ok(out)
 }
 
-/// Titles, plus the sessions whose titles changed, and the compactions table
-/// when it changed.
+/// The compactions table when it changed, and the titles with the sessions
+/// whose titles changed.
 type SideTables = (Option<DataFrame>, (Vec<SessionTitle>, HashSet<String>));
 
 fn side_tables(
@@ -223,43 +240,38 @@ fn side_tables(
 /// the others.
 fn sessions_table(
     store: &Store,
-    base: Base,
     requests: &DataFrame,
     titles: &[SessionTitle],
     changed: &HashSet<String>,
 ) -> Result<DataFrame, IngestError> {
-    let err = at(store, Table::Sessions);
-    let stored = match base {
-        Base::Touched => store.read(Table::Sessions)?,
-        _ => None,
-    };
-    let Some(stored) = stored else {
-        let rows = frames::requests_from(requests).map_err(err)?;
-        return sessions::frame(&sessions::derive(&rows, titles)).map_err(at(store, Table::Sessions));
-    };
     let in_changed = |df: &DataFrame| -> PolarsResult<BooleanChunked> {
         let ids = Cols(df).str(c::SESSION_ID)?;
         Ok(BooleanChunked::from_iter_values("changed".into(), ids.iter().map(|s| changed.contains(*s))))
     };
+    let stored = store.read(Table::Sessions)?;
     let build = || -> PolarsResult<DataFrame> {
         let rows = frames::requests_from(&requests.filter(&in_changed(requests)?)?)?;
         let titles: Vec<SessionTitle> = titles.iter().filter(|t| changed.contains(&t.session_id)).cloned().collect();
         let derived = sessions::frame(&sessions::derive(&rows, &titles))?;
+        let Some(stored) = stored else { return Ok(derived) };
         let mut out = stored.filter(&!&in_changed(&stored)?)?;
         out.vstack_mut_owned(derived)?;
         out.sort([c::SESSION_ID], SortMultipleOptions::default())
     };
-    build().map_err(err)
+    build().map_err(at(store, Table::Sessions))
 }
 
 /// Stored rows kept plus new rows, in the table's order.
 fn stack(store: &Store, t: Table, kept: DataFrame, new: DataFrame, order: &[&str]) -> Result<DataFrame, IngestError> {
-    let mut out = kept;
-    let go = |out: &mut DataFrame| -> PolarsResult<DataFrame> {
+    let go = || -> PolarsResult<DataFrame> {
+        if kept.height() == 0 && t == Table::Requests {
+            return Ok(new); // `plan` orders the kept rows already.
+        }
+        let mut out = kept;
         out.vstack_mut_owned(new)?;
         out.sort(order.iter().map(|s| PlSmallStr::from(*s)).collect::<Vec<_>>(), SortMultipleOptions::default())
     };
-    go(&mut out).map_err(at(store, t))
+    go().map_err(at(store, t))
 }
 
 fn empty(store: &Store, t: Table) -> Result<DataFrame, IngestError> {

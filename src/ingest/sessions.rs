@@ -6,6 +6,7 @@ use crate::model::columns as c;
 use crate::model::{Request, SessionTitle, TokenCounts};
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
+use std::borrow::Borrow;
 use std::collections::BTreeMap;
 
 /// One row of the `sessions` table.
@@ -22,10 +23,10 @@ pub struct SessionRow {
 }
 
 /// Folds requests into sessions, ordered by session id.
-pub fn derive(requests: &[Request], titles: &[SessionTitle]) -> Vec<SessionRow> {
+pub fn derive<R: Borrow<Request>>(requests: &[R], titles: &[SessionTitle]) -> Vec<SessionRow> {
     let names = best_titles(titles);
     let mut by: BTreeMap<&str, SessionRow> = BTreeMap::new();
-    for r in requests {
+    for r in requests.iter().map(Borrow::borrow) {
         let s = by.entry(r.session_id.as_str()).or_insert_with(|| SessionRow {
             session_id: r.session_id.clone(),
             project: r.project.clone(),

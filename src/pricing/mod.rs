@@ -153,10 +153,10 @@ impl PriceTable {
     }
 
     /// Sets `cost_usd` on every request; returns the unknown models.
-    pub fn price_all(&self, requests: &mut [Request]) -> UnknownModels {
+    pub fn price_all<'r>(&self, requests: impl IntoIterator<Item = &'r mut Request>) -> UnknownModels {
         let mut unknown = UnknownModels::new();
         let mut resolver = CachedLookup::new(self);
-        for r in requests.iter_mut() {
+        for r in requests {
             match resolver.index(&r.model) {
                 Some(i) => r.cost_usd = self.models[i].cost(r),
                 None => {
@@ -201,7 +201,14 @@ impl<'a> CachedLookup<'a> {
                 idx
             }
         };
-        self.last = Some((model.to_string(), idx));
+        match &mut self.last {
+            Some((m, i)) => {
+                m.clear();
+                m.push_str(model);
+                *i = idx;
+            }
+            None => self.last = Some((model.to_owned(), idx)),
+        }
         idx
     }
 }

@@ -5,6 +5,7 @@ use crate::model::columns as c;
 use crate::model::{Compaction, Request, SessionTitle, TitleKind, TokenCounts};
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
+use rayon::prelude::*;
 use std::borrow::Borrow;
 
 fn time_column(name: &str, times: impl Iterator<Item = DateTime<Utc>>) -> Column {
@@ -20,44 +21,39 @@ fn u64_column(name: &str, v: impl Iterator<Item = u64>) -> Column {
     Column::new(name.into(), v.collect::<Vec<u64>>())
 }
 
-/// The `requests` table.
-pub fn requests_frame<R: Borrow<Request>>(rows: &[R]) -> PolarsResult<DataFrame> {
+/// The `requests` table. Columns are built in parallel.
+pub fn requests_frame<R: Borrow<Request> + Sync>(rows: &[R]) -> PolarsResult<DataFrame> {
     let rows: Vec<&Request> = rows.iter().map(Borrow::borrow).collect();
     let rows = rows.as_slice();
-    let t = |f: fn(&TokenCounts) -> u64| u64_column_of(rows, f);
-    DataFrame::new(
-        rows.len(),
-        vec![
-            time_column(c::TIME, rows.iter().map(|r| r.time)),
-            str_column(c::SESSION_ID, rows.iter().map(|r| r.session_id.as_str())),
-            str_column(c::THREAD, rows.iter().map(|r| r.thread.as_str())),
-            str_column(c::PROJECT, rows.iter().map(|r| r.project.as_str())),
-            str_column(c::CWD, rows.iter().map(|r| r.cwd.as_str())),
-            str_column(c::GIT_BRANCH, rows.iter().map(|r| r.git_branch.as_str())),
-            str_column(c::VERSION, rows.iter().map(|r| r.version.as_str())),
-            str_column(c::MODEL, rows.iter().map(|r| r.model.as_str())),
-            t(|k| k.input).with_name(c::INPUT.into()),
-            t(|k| k.cache_write_5m).with_name(c::CACHE_WRITE_5M.into()),
-            t(|k| k.cache_write_1h).with_name(c::CACHE_WRITE_1H.into()),
-            t(|k| k.cache_read).with_name(c::CACHE_READ.into()),
-            t(|k| k.output).with_name(c::OUTPUT.into()),
-            u64_column(c::WEB_SEARCH, rows.iter().map(|r| r.web_search)),
-            str_column(c::SPEED, rows.iter().map(|r| r.speed.as_str())),
-            str_column(c::INFERENCE_GEO, rows.iter().map(|r| r.inference_geo.as_str())),
-            Column::new(c::IS_SIDECHAIN.into(), rows.iter().map(|r| r.is_sidechain).collect::<Vec<bool>>()),
-            Column::new(c::COST_USD.into(), rows.iter().map(|r| r.cost_usd).collect::<Vec<f64>>()),
-            str_column(c::SOURCE, rows.iter().map(|r| r.source.as_str())),
-            u64_column(c::LINE, rows.iter().map(|r| r.line)),
-            str_column(c::MESSAGE_ID, rows.iter().map(|r| r.message_id.as_str())),
-            str_column(c::REQUEST_ID, rows.iter().map(|r| r.request_id.as_str())),
-            str_column(c::USER, rows.iter().map(|r| r.user.as_str())),
-            str_column(c::MACHINE, rows.iter().map(|r| r.machine.as_str())),
-        ],
-    )
-}
-
-fn u64_column_of(rows: &[&Request], f: fn(&TokenCounts) -> u64) -> Column {
-    u64_column("", rows.iter().map(|r| f(&r.tokens)))
+    let s = |name: &'static str, f: fn(&Request) -> &str| move || str_column(name, rows.iter().map(|r| f(r)));
+    let t = |name: &'static str, f: fn(&TokenCounts) -> u64| move || u64_column(name, rows.iter().map(|r| f(&r.tokens)));
+    let builders: [&(dyn Fn() -> Column + Sync); 24] = [
+        &|| time_column(c::TIME, rows.iter().map(|r| r.time)),
+        &s(c::SESSION_ID, |r| &r.session_id),
+        &s(c::THREAD, |r| &r.thread),
+        &s(c::PROJECT, |r| &r.project),
+        &s(c::CWD, |r| &r.cwd),
+        &s(c::GIT_BRANCH, |r| &r.git_branch),
+        &s(c::VERSION, |r| &r.version),
+        &s(c::MODEL, |r| &r.model),
+        &t(c::INPUT, |k| k.input),
+        &t(c::CACHE_WRITE_5M, |k| k.cache_write_5m),
+        &t(c::CACHE_WRITE_1H, |k| k.cache_write_1h),
+        &t(c::CACHE_READ, |k| k.cache_read),
+        &t(c::OUTPUT, |k| k.output),
+        &|| u64_column(c::WEB_SEARCH, rows.iter().map(|r| r.web_search)),
+        &s(c::SPEED, |r| &r.speed),
+        &s(c::INFERENCE_GEO, |r| &r.inference_geo),
+        &|| Column::new(c::IS_SIDECHAIN.into(), rows.iter().map(|r| r.is_sidechain).collect::<Vec<bool>>()),
+        &|| Column::new(c::COST_USD.into(), rows.iter().map(|r| r.cost_usd).collect::<Vec<f64>>()),
+        &s(c::SOURCE, |r| &r.source),
+        &|| u64_column(c::LINE, rows.iter().map(|r| r.line)),
+        &s(c::MESSAGE_ID, |r| &r.message_id),
+        &s(c::REQUEST_ID, |r| &r.request_id),
+        &s(c::USER, |r| &r.user),
+        &s(c::MACHINE, |r| &r.machine),
+    ];
+    DataFrame::new(rows.len(), builders.par_iter().map(|b| b()).collect())
 }
 
 /// Column accessors that name the column in their error.
