@@ -59,9 +59,15 @@ fn totals(data: &Path, g: Grouping) -> Totals {
     usage(&Store::open(data).unwrap(), g, &Query::new(chrono_tz::UTC), &PriceTable::load(None).unwrap()).unwrap().total
 }
 
+/// The stored requests in time order (the base and the recent part are each
+/// in order; together they need not be).
 fn requests(data: &Path) -> Vec<cachewise::model::Request> {
     let store = Store::open(data).unwrap();
-    frames::requests_from(&store.read(Table::Requests).unwrap().unwrap()).unwrap()
+    let mut rows = frames::requests_from(&store.read(Table::Requests).unwrap().unwrap()).unwrap();
+    rows.sort_by(|a, b| {
+        (a.time, &a.message_id, &a.user, &a.request_id).cmp(&(b.time, &b.message_id, &b.user, &b.request_id))
+    });
+    rows
 }
 
 proptest! {
@@ -158,7 +164,7 @@ proptest! {
         let table = |d: &Path, t: Table| Store::open(d).unwrap().read(t).unwrap().unwrap();
         for t in [Table::Sessions, Table::Spares, Table::Titles, Table::Compactions] {
             let (a, b) = (table(stepwise.path(), t), table(once.path(), t));
-            prop_assert!(a.equals(&b), "{:?} differs: {} vs {}", t, a, b);
+            prop_assert!(a.equals(&b), "{:?} differs: {:?} vs {:?}", t, (0..a.height()).map(|i| a.get_row(i).unwrap()).collect::<Vec<_>>(), (0..b.height()).map(|i| b.get_row(i).unwrap()).collect::<Vec<_>>());
         }
     }
 }

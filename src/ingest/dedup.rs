@@ -10,8 +10,8 @@
 
 use crate::model::Request;
 use chrono::{DateTime, Utc};
-use std::cmp::Ordering;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::cmp::Ordering;
 
 /// The outcome of deduplicating candidate rows, as indices into them.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -158,9 +158,10 @@ fn sidechain_replays(rows: &[Request]) -> Option<impl Fn(&Request) -> bool + '_>
 /// rows need `collapse_per_source` before the plan holds.
 pub fn copies_within_a_source(rows: &[Request], plan: &Plan) -> bool {
     let mut seen: HashSet<(Key<'_>, &str)> = HashSet::default();
-    plan.spare.iter().map(|&i| &rows[i]).any(|r| {
-        !seen.insert(((r.user.as_str(), r.message_id.as_str(), r.request_id.as_str()), r.source.as_str()))
-    })
+    plan.spare
+        .iter()
+        .map(|&i| &rows[i])
+        .any(|r| !seen.insert(((r.user.as_str(), r.message_id.as_str(), r.request_id.as_str()), r.source.as_str())))
 }
 
 /// Order of preference among copies of one request: most output first, then

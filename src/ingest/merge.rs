@@ -52,18 +52,17 @@ pub struct Merged {
 
 /// Merges `delta` into the store's tables and writes them.
 pub fn merge(store: &Store, base: Base, delta: Delta, prices: &PriceTable) -> Result<Merged, IngestError> {
-    let stored = |t: Table| -> Result<DataFrame, IngestError> {
-        match (base, store.read(t)?) {
-            (Base::Empty, _) | (_, None) => empty(store, t),
-            (_, Some(df)) => Ok(df),
-        }
-    };
     let clock = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("merge: {what} after {:?}", clock.elapsed());
-    let (requests, spares) = (stored(Table::Requests)?, stored(Table::Spares)?);
     let Delta { rows, replaced, compactions, titles } = delta;
-    let split = split(base, &rows, &replaced, &requests, &spares).map_err(at(store, Table::Requests))?;
-    drop((requests, spares));
+    let spares = match base {
+        Base::Empty => None,
+        _ => store.read(Table::Spares)?,
+    };
+    let spares = spares.map_or_else(|| empty(store, Table::Spares), Ok)?;
+    let target = Target::choose(store, base, &rows, &replaced, &spares)?;
+    let split = split(base, &rows, &replaced, &target.requests, &spares).map_err(at(store, Table::Requests))?;
+    drop(spares);
     let (compactions, (titles, mut changed)) = side_tables(store, base, compactions, titles, &replaced)?;
     let mut all = rows;
     all.extend(split.old);
@@ -78,9 +77,8 @@ pub fn merge(store: &Store, base: Base, delta: Delta, prices: &PriceTable) -> Re
         is_kept[i] = true;
     }
     let unknown = prices.price_all(all.iter_mut().zip(&is_kept).filter(|(_, k)| **k).map(|(r, _)| r));
-    lap("priced");
     let fresh: Vec<&Request> = p.kept.iter().map(|&(i, _)| &all[i]).collect();
-    let rebuilt = split.requests.height() == 0;
+    let rebuilt = target.whole && split.requests.height() == 0;
     let (fresh_frame, derived) = rayon::join(
         || frames::requests_frame(&fresh),
         || rebuilt.then(|| sessions::frame(&sessions::derive(&fresh, &titles))),
@@ -93,13 +91,13 @@ pub fn merge(store: &Store, base: Base, delta: Delta, prices: &PriceTable) -> Re
     let spares = stack(store, Table::Spares, split.spares, new_spares, &SPARE_ORDER)?;
     let sessions = match derived {
         Some(df) => df.map_err(at(store, Table::Sessions))?,
-        None => sessions_table(store, &requests, &titles, &changed)?,
+        None => sessions_table(store, &target, &requests, &titles, &changed)?,
     };
     lap("built tables");
-    let n = requests.height();
+    let n = target.other_rows + requests.height();
     let titles = frames::titles_frame(&titles).map_err(at(store, Table::Titles))?;
     let (a, b) = rayon::join(
-        || write(store, Table::Requests, requests),
+        || target.write(store, requests),
         || -> Result<(), IngestError> {
             write(store, Table::Spares, spares)?;
             if let Some(df) = compactions {
@@ -112,6 +110,64 @@ pub fn merge(store: &Store, base: Base, delta: Delta, prices: &PriceTable) -> Re
     a.and(b)?;
     lap("wrote tables");
     Ok(Merged { requests: n, unknown })
+}
+
+/// The requests a merge rewrites: the recent part alone when the delta
+/// touches no request of the base and the recent part stays small, else
+/// every request (folding the recent part into a new base).
+struct Target {
+    whole: bool,
+    requests: DataFrame,
+    /// Requests left as they are (the base, when only the recent part is rewritten).
+    other_rows: usize,
+}
+
+/// The recent part is folded into the base when it would pass this many
+/// rows, or an eighth of the base.
+const FOLD_AT: usize = 10_000;
+
+impl Target {
+    fn choose(
+        store: &Store,
+        base: Base,
+        rows: &[Request],
+        replaced: &HashSet<String>,
+        spares: &DataFrame,
+    ) -> Result<Target, IngestError> {
+        let whole = |requests: Option<DataFrame>| -> Result<Target, IngestError> {
+            let requests = requests.map_or_else(|| empty(store, Table::Requests), Ok)?;
+            Ok(Target { whole: true, requests, other_rows: 0 })
+        };
+        if base != Base::Touched {
+            return whole((base == Base::All).then(|| store.read(Table::Requests)).transpose()?.flatten());
+        }
+        let parts = store.request_parts()?;
+        let keys = store.read_file(Table::Requests, Some(&[c::USER, c::MESSAGE_ID, c::SOURCE]))?;
+        let recent = match parts.contains(&Table::RecentRequests) {
+            true => store.read_file(Table::RecentRequests, None)?,
+            false => None,
+        };
+        let Some(keys) = keys else { return whole(store.read(Table::Requests)?) };
+        let recent = recent.map_or_else(|| empty(store, Table::RecentRequests), Ok)?;
+        let base_hit = || -> PolarsResult<bool> {
+            let touched = Touched::of(base, rows, replaced, &[&keys, &recent, spares])?;
+            Ok(touched.mask(&keys)?.any())
+        };
+        let grown = recent.height() + rows.len() > FOLD_AT.max(keys.height() / 8);
+        if grown || base_hit().map_err(at(store, Table::Requests))? {
+            return whole(store.read(Table::Requests)?);
+        }
+        Ok(Target { whole: false, requests: recent, other_rows: keys.height() })
+    }
+
+    fn write(&self, store: &Store, mut df: DataFrame) -> Result<(), IngestError> {
+        df.rechunk_mut();
+        match self.whole {
+            true => store.write_requests_base(&mut df)?,
+            false => store.write_requests_recent(&mut df)?,
+        }
+        Ok(())
+    }
 }
 
 /// Row order of the `requests` table (unique per request).
@@ -130,14 +186,14 @@ impl<'a> Touched<'a> {
         base: Base,
         rows: &'a [Request],
         replaced: &HashSet<String>,
-        stored: [&'a DataFrame; 2],
+        stored: &[&'a DataFrame],
     ) -> PolarsResult<Touched<'a>> {
         if base != Base::Touched {
             return Ok(Touched { all: true, groups: HashSet::new() });
         }
         let mut groups: HashSet<(&str, &str)> = rows.iter().map(|r| (r.user.as_str(), r.message_id.as_str())).collect();
         if !replaced.is_empty() {
-            for df in stored {
+            for df in stored.iter().copied() {
                 let k = Cols(df);
                 let (user, msg, source) = (k.str(c::USER)?, k.str(c::MESSAGE_ID)?, k.str(c::SOURCE)?);
                 groups.extend((0..df.height()).filter(|&i| replaced.contains(source[i])).map(|i| (user[i], msg[i])));
@@ -171,7 +227,7 @@ fn split(
     requests: &DataFrame,
     spares: &DataFrame,
 ) -> PolarsResult<Split> {
-    let touched = Touched::of(base, rows, replaced, [requests, spares])?;
+    let touched = Touched::of(base, rows, replaced, &[requests, spares])?;
     let (r_mask, d_mask) = (touched.mask(requests)?, touched.mask(spares)?);
     let touched_requests = requests.filter(&r_mask)?;
     let sessions = Cols(&touched_requests).str(c::SESSION_ID)?.into_iter().map(str::to_owned).collect();
@@ -237,9 +293,11 @@ fn side_tables(
 }
 
 /// The `sessions` table: stored rows of unchanged sessions, derived rows of
-/// the others.
+/// the others (from the rewritten requests, plus the base's rows of those
+/// sessions when only the recent part was rewritten).
 fn sessions_table(
     store: &Store,
+    target: &Target,
     requests: &DataFrame,
     titles: &[SessionTitle],
     changed: &HashSet<String>,
@@ -249,10 +307,18 @@ fn sessions_table(
         Ok(BooleanChunked::from_iter_values("changed".into(), ids.iter().map(|s| changed.contains(*s))))
     };
     let stored = store.read(Table::Sessions)?;
+    let base = match target.whole {
+        true => None,
+        false => store.read_file(Table::Requests, Some(&sessions::INPUT_COLUMNS))?,
+    };
     let build = || -> PolarsResult<DataFrame> {
-        let rows = frames::requests_from(&requests.filter(&in_changed(requests)?)?)?;
+        let mut input = requests.select(sessions::INPUT_COLUMNS)?;
+        input = input.filter(&in_changed(&input)?)?;
+        if let Some(base) = base {
+            input.vstack_mut_owned(base.filter(&in_changed(&base)?)?)?;
+        }
         let titles: Vec<SessionTitle> = titles.iter().filter(|t| changed.contains(&t.session_id)).cloned().collect();
-        let derived = sessions::frame(&sessions::derive(&rows, &titles))?;
+        let derived = sessions::frame(&sessions::derive_frame(&input, &titles)?)?;
         let Some(stored) = stored else { return Ok(derived) };
         let mut out = stored.filter(&!&in_changed(&stored)?)?;
         out.vstack_mut_owned(derived)?;

@@ -4,6 +4,7 @@
 use super::best_titles;
 use crate::model::columns as c;
 use crate::model::{Request, SessionTitle, TokenCounts};
+use crate::store::frames::Cols;
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
 use std::borrow::Borrow;
@@ -22,28 +23,104 @@ pub struct SessionRow {
     pub cost_usd: f64,
 }
 
+/// The `requests` columns a session row is folded from.
+pub const INPUT_COLUMNS: [&str; 9] = [
+    c::SESSION_ID,
+    c::PROJECT,
+    c::TIME,
+    c::INPUT,
+    c::CACHE_WRITE_5M,
+    c::CACHE_WRITE_1H,
+    c::CACHE_READ,
+    c::OUTPUT,
+    c::COST_USD,
+];
+
+/// What a session row is folded from, per request.
+struct Input<'a> {
+    session: &'a str,
+    project: &'a str,
+    time: DateTime<Utc>,
+    tokens: TokenCounts,
+    cost_usd: f64,
+}
+
 /// Folds requests into sessions, ordered by session id.
 pub fn derive<R: Borrow<Request>>(requests: &[R], titles: &[SessionTitle]) -> Vec<SessionRow> {
+    let inputs = requests.iter().map(Borrow::borrow).map(|r| Input {
+        session: &r.session_id,
+        project: &r.project,
+        time: r.time,
+        tokens: r.tokens,
+        cost_usd: r.cost_usd,
+    });
+    fold(inputs, titles)
+}
+
+/// Folds the `INPUT_COLUMNS` of a requests frame into sessions.
+pub fn derive_frame(df: &DataFrame, titles: &[SessionTitle]) -> PolarsResult<Vec<SessionRow>> {
+    let k = Cols(df);
+    let (session, project, time) = (k.str(c::SESSION_ID)?, k.str(c::PROJECT)?, k.time(c::TIME)?);
+    let (input, w5, w1h, read, output) = (
+        k.u64(c::INPUT)?,
+        k.u64(c::CACHE_WRITE_5M)?,
+        k.u64(c::CACHE_WRITE_1H)?,
+        k.u64(c::CACHE_READ)?,
+        k.u64(c::OUTPUT)?,
+    );
+    let cost = k.f64(c::COST_USD)?;
+    let inputs = (0..df.height()).map(|i| Input {
+        session: session[i],
+        project: project[i],
+        time: time[i],
+        tokens: TokenCounts {
+            input: input[i],
+            cache_write_5m: w5[i],
+            cache_write_1h: w1h[i],
+            cache_read: read[i],
+            output: output[i],
+        },
+        cost_usd: cost[i],
+    });
+    Ok(fold(inputs, titles))
+}
+
+/// A session's project is its earliest request's (the smallest name on a
+/// tie), and its cost is summed in ascending order, so the fold does not
+/// depend on row order, down to the last bit.
+fn fold<'a>(inputs: impl Iterator<Item = Input<'a>>, titles: &[SessionTitle]) -> Vec<SessionRow> {
     let names = best_titles(titles);
-    let mut by: BTreeMap<&str, SessionRow> = BTreeMap::new();
-    for r in requests.iter().map(Borrow::borrow) {
-        let s = by.entry(r.session_id.as_str()).or_insert_with(|| SessionRow {
-            session_id: r.session_id.clone(),
-            project: r.project.clone(),
-            first: r.time,
-            last: r.time,
-            title: names.get(&r.session_id).cloned().unwrap_or_default(),
-            requests: 0,
-            tokens: TokenCounts::default(),
-            cost_usd: 0.0,
+    let mut by: BTreeMap<&str, (SessionRow, Vec<f64>)> = BTreeMap::new();
+    for r in inputs {
+        let (s, costs) = by.entry(r.session).or_insert_with(|| {
+            let row = SessionRow {
+                session_id: r.session.to_owned(),
+                project: r.project.to_owned(),
+                first: r.time,
+                last: r.time,
+                title: names.get(r.session).cloned().unwrap_or_default(),
+                requests: 0,
+                tokens: TokenCounts::default(),
+                cost_usd: 0.0,
+            };
+            (row, Vec::new())
         });
+        if (r.time, r.project) < (s.first, s.project.as_str()) {
+            s.project = r.project.to_owned();
+        }
         s.first = s.first.min(r.time);
         s.last = s.last.max(r.time);
         s.requests += 1;
         s.tokens += r.tokens;
-        s.cost_usd += r.cost_usd;
+        costs.push(r.cost_usd);
     }
-    by.into_values().collect()
+    by.into_values()
+        .map(|(mut s, mut costs)| {
+            costs.sort_unstable_by(f64::total_cmp);
+            s.cost_usd = costs.iter().sum();
+            s
+        })
+        .collect()
 }
 
 /// The `sessions` table as a DataFrame.

@@ -85,12 +85,16 @@ pub struct UsageReport {
 /// The stored requests as a lazy frame (empty when nothing was ingested).
 /// A scan, so a query reads only the columns it uses.
 pub fn requests(store: &Store) -> Result<Option<LazyFrame>, ReportError> {
-    let path = store.path(Table::Requests);
-    if !path.exists() {
-        return Ok(None);
+    let mut parts = Vec::new();
+    for t in store.request_parts()? {
+        let path = PlRefPath::try_from_path(&store.path(t))?;
+        parts.push(LazyFrame::scan_parquet(path, ScanArgsParquet::default())?);
     }
-    let path = PlRefPath::try_from_path(&path)?;
-    Ok(Some(LazyFrame::scan_parquet(path, ScanArgsParquet::default())?))
+    Ok(match parts.len() {
+        0 => None,
+        1 => parts.pop(),
+        _ => Some(concat(parts, UnionArgs::default())?),
+    })
 }
 
 /// Runs a usage report over the store.

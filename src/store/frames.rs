@@ -26,7 +26,8 @@ pub fn requests_frame<R: Borrow<Request> + Sync>(rows: &[R]) -> PolarsResult<Dat
     let rows: Vec<&Request> = rows.iter().map(Borrow::borrow).collect();
     let rows = rows.as_slice();
     let s = |name: &'static str, f: fn(&Request) -> &str| move || str_column(name, rows.iter().map(|r| f(r)));
-    let t = |name: &'static str, f: fn(&TokenCounts) -> u64| move || u64_column(name, rows.iter().map(|r| f(&r.tokens)));
+    let t =
+        |name: &'static str, f: fn(&TokenCounts) -> u64| move || u64_column(name, rows.iter().map(|r| f(&r.tokens)));
     let builders: [&(dyn Fn() -> Column + Sync); 24] = [
         &|| time_column(c::TIME, rows.iter().map(|r| r.time)),
         &s(c::SESSION_ID, |r| &r.session_id),

@@ -17,8 +17,12 @@ pub enum Table {
     /// Every copy of a request seen more than once, and dropped sidechain
     /// replays: what an incremental merge deduplicates again.
     Spares,
-    /// One row per deduplicated, priced request.
+    /// One row per deduplicated, priced request. Reading it yields the
+    /// base file followed by `RecentRequests`.
     Requests,
+    /// Requests merged since the base file was last rewritten: appends
+    /// rewrite this small file only, and fold it into the base when it grows.
+    RecentRequests,
     Compactions,
     Titles,
     /// Derived: one row per session (first, last, title, totals).
@@ -30,6 +34,7 @@ impl Table {
         match self {
             Table::Spares => "spares.parquet",
             Table::Requests => "requests.parquet",
+            Table::RecentRequests => "requests-recent.parquet",
             Table::Compactions => "compactions.parquet",
             Table::Titles => "titles.parquet",
             Table::Sessions => "sessions.parquet",
@@ -56,6 +61,9 @@ pub struct Store {
 
 const MANIFEST: &str = "manifest.json";
 const LOCK: &str = ".lock";
+/// Parquet metadata key: the generation of the base requests file, which a
+/// recent part must name to count.
+const GENERATION: &str = "cachewise.requests_generation";
 /// Tables of older layouts (store schema 2 kept every candidate row).
 const OBSOLETE: [&str; 1] = ["lines.parquet"];
 
@@ -101,18 +109,95 @@ impl Store {
         self.atomic_write(&path, |w| w.write_all(&bytes).map_err(PolarsError::from))
     }
 
-    /// Reads a table; `None` when it was never written.
+    /// Reads a table; `None` when it was never written. `Requests` includes
+    /// the recent requests.
     pub fn read(&self, t: Table) -> Result<Option<DataFrame>, StoreError> {
+        if t != Table::Requests {
+            return self.read_file(t, None);
+        }
+        let mut out: Option<DataFrame> = None;
+        for part in self.request_parts()? {
+            let Some(df) = self.read_file(part, None)? else { continue };
+            match &mut out {
+                None => out = Some(df),
+                Some(o) => {
+                    o.vstack_mut_owned(df).map_err(|source| StoreError::Polars { path: self.path(part), source })?;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The files that hold the requests: the base, and the recent part when
+    /// it extends this base (a recent part left by a fold that was cut short
+    /// is already in the base, and is ignored).
+    pub fn request_parts(&self) -> Result<Vec<Table>, StoreError> {
+        let base = self.generation(Table::Requests)?;
+        let recent = self.generation(Table::RecentRequests)?;
+        Ok(match (base, recent) {
+            (None, _) => Vec::new(),
+            (Some(b), Some(r)) if b == r => vec![Table::Requests, Table::RecentRequests],
+            (Some(_), _) => vec![Table::Requests],
+        })
+    }
+
+    /// The generation a requests file was written for (0 when it names none).
+    fn generation(&self, t: Table) -> Result<Option<u64>, StoreError> {
         let path = self.path(t);
         let file = match File::open(&path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(StoreError::Io { path, source }),
         };
+        let mut reader = ParquetReader::new(BufReader::new(file));
+        let meta = reader.get_metadata().map_err(|source| StoreError::Polars { path, source })?;
+        let found = meta.key_value_metadata.iter().flatten().find(|kv| kv.key == GENERATION);
+        Ok(Some(found.and_then(|kv| kv.value.as_deref()?.parse().ok()).unwrap_or(0)))
+    }
+
+    /// Writes the requests as a new base (folding in the recent part, which
+    /// is then removed).
+    pub fn write_requests_base(&self, df: &mut DataFrame) -> Result<(), StoreError> {
+        let next = self.generation(Table::Requests)?.map_or(1, |g| g + 1);
+        self.write_with(Table::Requests, df, next)?;
+        self.remove(Table::RecentRequests)
+    }
+
+    /// Writes the requests merged since the base was written.
+    pub fn write_requests_recent(&self, df: &mut DataFrame) -> Result<(), StoreError> {
+        let base = self.generation(Table::Requests)?.unwrap_or(0);
+        self.write_with(Table::RecentRequests, df, base)
+    }
+
+    fn write_with(&self, t: Table, df: &mut DataFrame, generation: u64) -> Result<(), StoreError> {
+        let path = self.path(t);
+        let meta = KeyValueMetadata::from_static(vec![(GENERATION.to_owned(), generation.to_string())]);
+        self.atomic_write(&path, |w| ParquetWriter::new(w).with_key_value_metadata(Some(meta)).finish(df).map(|_| ()))
+    }
+
+    /// Reads one table file as stored, only `columns` when given.
+    pub fn read_file(&self, t: Table, columns: Option<&[&str]>) -> Result<Option<DataFrame>, StoreError> {
+        let path = self.path(t);
+        let file = match File::open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => return Err(StoreError::Io { path, source }),
+        };
+        let columns = columns.map(|c| c.iter().map(|s| (*s).to_owned()).collect());
         ParquetReader::new(BufReader::new(file))
+            .with_columns(columns)
             .finish()
             .map(Some)
             .map_err(|source| StoreError::Polars { path, source })
+    }
+
+    /// Deletes a table file, if there is one.
+    pub fn remove(&self, t: Table) -> Result<(), StoreError> {
+        let path = self.path(t);
+        match fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(StoreError::Io { path, source: e }),
+            _ => Ok(()),
+        }
     }
 
     /// Deletes files of older store layouts.
@@ -151,5 +236,41 @@ impl Store {
             let _ = d.sync_all();
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::columns as c;
+
+    fn frame(ids: &[&str]) -> DataFrame {
+        let mut df = DataFrame::new(ids.len(), vec![Column::new(c::MESSAGE_ID.into(), ids.to_vec())]).unwrap();
+        df.rechunk_mut();
+        df
+    }
+
+    fn ids(store: &Store) -> Vec<String> {
+        let df = store.read(Table::Requests).unwrap().unwrap();
+        frames::Cols(&df).str(c::MESSAGE_ID).unwrap().into_iter().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn requests_are_the_base_then_the_recent_part_of_the_same_generation() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        assert!(store.read(Table::Requests).unwrap().is_none());
+        store.write_requests_base(&mut frame(&["a", "b"])).unwrap();
+        store.write_requests_recent(&mut frame(&["c"])).unwrap();
+        assert_eq!(ids(&store), ["a", "b", "c"]);
+        assert_eq!(store.request_parts().unwrap(), [Table::Requests, Table::RecentRequests]);
+        // A fold cut short after the new base was written: the old recent
+        // part is still there, but names the old generation.
+        let stale = fs::read(store.path(Table::RecentRequests)).unwrap();
+        store.write_requests_base(&mut frame(&["a", "b", "c"])).unwrap();
+        assert!(!store.path(Table::RecentRequests).exists(), "a fold removes the recent part");
+        fs::write(store.path(Table::RecentRequests), stale).unwrap();
+        assert_eq!(ids(&store), ["a", "b", "c"], "the stale recent part is not counted twice");
+        assert_eq!(store.request_parts().unwrap(), [Table::Requests]);
     }
 }
