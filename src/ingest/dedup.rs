@@ -27,9 +27,10 @@ pub struct Plan {
 
 /// Merges candidate rows into one row per request, ordered by time. Rows are
 /// moved, never cloned.
-pub fn dedup(mut rows: Vec<Request>) -> Vec<Request> {
-    let kept = full_plan(&mut rows).kept;
-    let mut slots: Vec<Option<Request>> = rows.into_iter().map(Some).collect();
+pub fn dedup(rows: Vec<Request>) -> Vec<Request> {
+    let mut chunks = Chunks(vec![rows]);
+    let kept = full_plan(&mut chunks).kept;
+    let mut slots: Vec<Option<Request>> = chunks.0.into_iter().flatten().map(Some).collect();
     kept.into_iter()
         .filter_map(|(i, time)| {
             let mut r = slots[i].take()?;
@@ -39,17 +40,39 @@ pub fn dedup(mut rows: Vec<Request>) -> Vec<Request> {
         .collect()
 }
 
+/// Candidate rows in chunks (one per file read, say), indexed as if they
+/// were one vector, so they need not be copied into one.
+#[derive(Debug, Default)]
+pub struct Chunks(pub Vec<Vec<Request>>);
+
+impl Chunks {
+    /// Every row, in index order.
+    pub fn refs(&self) -> Vec<&Request> {
+        self.0.iter().flatten().collect()
+    }
+
+    /// Every row, mutably, in index order.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut Request> {
+        self.0.iter_mut().flatten()
+    }
+}
+
 type Key<'a> = (&'a str, &'a str, &'a str);
 
 /// The plan of `rows` after merging copies within each source, which is
-/// needed only when some request has several copies in one source.
-pub fn full_plan(rows: &mut Vec<Request>) -> Plan {
-    let p = plan(rows);
-    if !copies_within_a_source(rows, &p) {
+/// needed only when some request has several copies in one source (then the
+/// rows become one chunk).
+pub fn full_plan(rows: &mut Chunks) -> Plan {
+    let refs = rows.refs();
+    let p = plan(&refs);
+    if !copies_within_a_source(&refs, &p) {
         return p;
     }
-    collapse_per_source(rows);
-    plan(rows)
+    drop(refs);
+    let mut flat: Vec<Request> = std::mem::take(&mut rows.0).into_iter().flatten().collect();
+    collapse_per_source(&mut flat);
+    *rows = Chunks(vec![flat]);
+    plan(&rows.refs())
 }
 
 /// Merges copies of one request within one source file, as the parser does
@@ -90,7 +113,7 @@ pub fn collapse_per_source(rows: &mut Vec<Request>) {
 
 /// Chooses the kept copy of every request and the spare rows in one hash
 /// pass over `rows` (plus one over the sidechain rows' messages, if any).
-pub fn plan(rows: &[Request]) -> Plan {
+pub fn plan(rows: &[&Request]) -> Plan {
     let replays = sidechain_replays(rows);
     // Per request: kept index, earliest time, first index, copies seen.
     let mut best: HashMap<Key<'_>, (usize, DateTime<Utc>, usize, u32)> =
@@ -130,7 +153,7 @@ pub fn plan(rows: &[Request]) -> Plan {
 /// The sidechain replay test, when there are sidechain rows: a sidechain row
 /// is a replay when its user's main thread has the same message under
 /// other request ids only.
-fn sidechain_replays(rows: &[Request]) -> Option<impl Fn(&Request) -> bool + '_> {
+fn sidechain_replays<'a>(rows: &[&'a Request]) -> Option<impl Fn(&Request) -> bool + 'a> {
     let side: HashSet<(&str, &str)> =
         rows.iter().filter(|r| r.is_sidechain).map(|r| (r.user.as_str(), r.message_id.as_str())).collect();
     if side.is_empty() {
@@ -156,7 +179,7 @@ fn sidechain_replays(rows: &[Request]) -> Option<impl Fn(&Request) -> bool + '_>
 
 /// True when two spare rows are copies of one request from one source: the
 /// rows need `collapse_per_source` before the plan holds.
-pub fn copies_within_a_source(rows: &[Request], plan: &Plan) -> bool {
+pub fn copies_within_a_source(rows: &[&Request], plan: &Plan) -> bool {
     let mut seen: HashSet<(Key<'_>, &str)> = HashSet::default();
     plan.spare
         .iter()
@@ -262,7 +285,7 @@ mod tests {
             row("m1", "r1", 441, 9, "a", false),
             row("m1", "r9", 50, 60, "a", true),
         ];
-        let p = plan(&rows);
+        let p = plan(&rows.iter().collect::<Vec<_>>());
         assert_eq!(p.kept.len(), 2);
         assert_eq!(p.kept[0].0, 2, "the copy with most output");
         assert_eq!(p.kept[0].1, Utc.timestamp_opt(1_700_000_005, 0).unwrap(), "the earliest time");

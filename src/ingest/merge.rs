@@ -7,7 +7,7 @@
 //! fully described by its `requests` row). So appending to a few transcripts
 //! costs a few rows' work plus one rewrite of the tables.
 
-use super::dedup::full_plan;
+use super::dedup::{full_plan, Chunks};
 use super::sessions;
 use super::IngestError;
 use crate::model::columns as c;
@@ -15,6 +15,7 @@ use crate::model::{Compaction, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::frames::{self, Cols};
 use crate::store::{Store, StoreError, Table};
+use chrono::{DateTime, Utc};
 use polars::prelude::*;
 use std::collections::HashSet;
 
@@ -33,8 +34,8 @@ pub enum Base {
 /// What an ingest or import adds.
 #[derive(Debug, Default)]
 pub struct Delta {
-    /// New candidate rows (before deduplication).
-    pub rows: Vec<Request>,
+    /// New candidate rows (before deduplication), in chunks.
+    pub rows: Chunks,
     /// Source files whose earlier rows are void (they are read again whole).
     pub replaced: HashSet<String>,
     pub compactions: Vec<Compaction>,
@@ -65,39 +66,57 @@ pub fn merge(store: &Store, base: Base, delta: Delta, prices: &PriceTable) -> Re
     drop(spares);
     let (compactions, (titles, mut changed)) = side_tables(store, base, compactions, titles, &replaced)?;
     let mut all = rows;
-    all.extend(split.old);
+    all.0.push(split.old);
     lap("split");
     let p = full_plan(&mut all);
     lap("deduplicated");
-    let spare_rows: Vec<&Request> = p.spare.iter().map(|&i| &all[i]).collect();
-    let new_spares = frames::requests_frame(&spare_rows).map_err(at(store, Table::Spares))?;
-    let mut is_kept = vec![false; all.len()];
+    let new_spares = {
+        let refs = all.refs();
+        let spare_rows: Vec<&Request> = p.spare.iter().map(|&i| refs[i]).collect();
+        frames::requests_frame(&spare_rows).map_err(at(store, Table::Spares))?
+    };
+    let mut kept_time: Vec<Option<DateTime<Utc>>> = vec![None; all.0.iter().map(Vec::len).sum()];
     for &(i, time) in &p.kept {
-        all[i].time = time;
-        is_kept[i] = true;
+        kept_time[i] = Some(time);
     }
-    let unknown = prices.price_all(all.iter_mut().zip(&is_kept).filter(|(_, k)| **k).map(|(r, _)| r));
-    let fresh: Vec<&Request> = p.kept.iter().map(|&(i, _)| &all[i]).collect();
+    let kept_rows = all.iter_mut().zip(&kept_time).filter_map(|(r, t)| t.map(|t| (r, t)));
+    let unknown = prices.price_all(kept_rows.map(|(r, t)| {
+        r.time = t;
+        r
+    }));
+    drop(kept_time);
+    let refs = all.refs();
+    let fresh: Vec<&Request> = p.kept.iter().map(|&(i, _)| refs[i]).collect();
+    drop(refs);
     let rebuilt = target.whole && split.requests.height() == 0;
-    let (fresh_frame, derived) = rayon::join(
-        || frames::requests_frame(&fresh),
+    changed.extend(split.sessions);
+    changed.extend(fresh.iter().map(|r| r.session_id.clone()));
+    // A rebuilt table is written straight from the rows, a batch at a time.
+    let (requests, derived) = rayon::join(
+        || if rebuilt { Ok(Requests::Rows) } else { frames::requests_frame(&fresh).map(Requests::Frame) },
         || rebuilt.then(|| sessions::frame(&sessions::derive(&fresh, &titles))),
     );
-    let fresh_frame = fresh_frame.map_err(at(store, Table::Requests))?;
-    changed.extend(split.sessions);
-    changed.extend(fresh.into_iter().map(|r| r.session_id.clone()));
-    drop(all);
-    let requests = stack(store, Table::Requests, split.requests, fresh_frame, &REQUEST_ORDER)?;
+    let requests = match requests.map_err(at(store, Table::Requests))? {
+        Requests::Frame(new) => Requests::Frame(stack(store, Table::Requests, split.requests, new, &REQUEST_ORDER)?),
+        rows => rows,
+    };
     let spares = stack(store, Table::Spares, split.spares, new_spares, &SPARE_ORDER)?;
-    let sessions = match derived {
-        Some(df) => df.map_err(at(store, Table::Sessions))?,
-        None => sessions_table(store, &target, &requests, &titles, &changed)?,
+    let sessions = match (derived, &requests) {
+        (Some(df), _) => df.map_err(at(store, Table::Sessions))?,
+        (None, Requests::Frame(df)) => sessions_table(store, &target, df, &titles, &changed)?,
+        (None, Requests::Rows) => {
+            let df = frames::requests_frame(&fresh).map_err(at(store, Table::Requests))?;
+            sessions_table(store, &target, &df, &titles, &changed)?
+        }
     };
     lap("built tables");
-    let n = target.other_rows + requests.height();
+    let n = target.other_rows + if let Requests::Frame(df) = &requests { df.height() } else { fresh.len() };
     let titles = frames::titles_frame(&titles).map_err(at(store, Table::Titles))?;
     let (a, b) = rayon::join(
-        || target.write(store, requests),
+        || match requests {
+            Requests::Frame(df) => target.write(store, df),
+            Requests::Rows => write_batches(store, &fresh),
+        },
         || -> Result<(), IngestError> {
             write(store, Table::Spares, spares)?;
             if let Some(df) = compactions {
@@ -110,6 +129,27 @@ pub fn merge(store: &Store, base: Base, delta: Delta, prices: &PriceTable) -> Re
     a.and(b)?;
     lap("wrote tables");
     Ok(Merged { requests: n, unknown })
+}
+
+/// The merged requests: a frame, or (when the table is rebuilt from the
+/// rows alone) the rows themselves.
+enum Requests {
+    Frame(DataFrame),
+    Rows,
+}
+
+/// Rows per batch when a rebuilt requests table is written.
+const BATCH_ROWS: usize = 16_384;
+
+fn write_batches(store: &Store, rows: &[&Request]) -> Result<(), IngestError> {
+    let schema = empty(store, Table::Requests)?.schema().as_ref().clone();
+    let batches = rows.chunks(BATCH_ROWS).map(|b| {
+        let mut df = frames::requests_frame(b)?;
+        df.rechunk_mut();
+        Ok(df)
+    });
+    store.write_requests_base_batches(&schema, batches)?;
+    Ok(())
 }
 
 /// The requests a merge rewrites: the recent part alone when the delta
@@ -130,7 +170,7 @@ impl Target {
     fn choose(
         store: &Store,
         base: Base,
-        rows: &[Request],
+        rows: &Chunks,
         replaced: &HashSet<String>,
         spares: &DataFrame,
     ) -> Result<Target, IngestError> {
@@ -142,7 +182,12 @@ impl Target {
             return whole((base == Base::All).then(|| store.read(Table::Requests)).transpose()?.flatten());
         }
         let parts = store.request_parts()?;
-        let keys = store.read_file(Table::Requests, Some(&[c::USER, c::MESSAGE_ID, c::SOURCE]))?;
+        // The base's sources matter only when a file is read again whole.
+        let columns: &[&str] = match replaced.is_empty() {
+            true => &[c::USER, c::MESSAGE_ID],
+            false => &[c::USER, c::MESSAGE_ID, c::SOURCE],
+        };
+        let keys = store.read_file(Table::Requests, Some(columns))?;
         let recent = match parts.contains(&Table::RecentRequests) {
             true => store.read_file(Table::RecentRequests, None)?,
             false => None,
@@ -153,7 +198,8 @@ impl Target {
             let touched = Touched::of(base, rows, replaced, &[&keys, &recent, spares])?;
             Ok(touched.mask(&keys)?.any())
         };
-        let grown = recent.height() + rows.len() > FOLD_AT.max(keys.height() / 8);
+        let new_rows: usize = rows.0.iter().map(Vec::len).sum();
+        let grown = recent.height() + new_rows > FOLD_AT.max(keys.height() / 8);
         if grown || base_hit().map_err(at(store, Table::Requests))? {
             return whole(store.read(Table::Requests)?);
         }
@@ -184,14 +230,15 @@ struct Touched<'a> {
 impl<'a> Touched<'a> {
     fn of(
         base: Base,
-        rows: &'a [Request],
+        rows: &'a Chunks,
         replaced: &HashSet<String>,
         stored: &[&'a DataFrame],
     ) -> PolarsResult<Touched<'a>> {
         if base != Base::Touched {
             return Ok(Touched { all: true, groups: HashSet::new() });
         }
-        let mut groups: HashSet<(&str, &str)> = rows.iter().map(|r| (r.user.as_str(), r.message_id.as_str())).collect();
+        let mut groups: HashSet<(&str, &str)> =
+            rows.0.iter().flatten().map(|r| (r.user.as_str(), r.message_id.as_str())).collect();
         if !replaced.is_empty() {
             for df in stored.iter().copied() {
                 let k = Cols(df);
@@ -222,7 +269,7 @@ struct Split {
 
 fn split(
     base: Base,
-    rows: &[Request],
+    rows: &Chunks,
     replaced: &HashSet<String>,
     requests: &DataFrame,
     spares: &DataFrame,

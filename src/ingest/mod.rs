@@ -17,6 +17,7 @@ use crate::model::{Compaction, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::manifest::{Manifest, STORE_SCHEMA};
 use crate::store::{Store, StoreError, Table};
+use dedup::Chunks;
 use discover::{discover, SourceFile};
 use merge::{merge, Base, Delta};
 use rayon::prelude::*;
@@ -146,8 +147,7 @@ fn apply(
     } else {
         Base::All
     };
-    let mut delta =
-        Delta { rows: Vec::with_capacity(reads.iter().map(|r| r.rows.requests.len()).sum()), ..Delta::default() };
+    let mut delta = Delta { rows: Chunks(Vec::with_capacity(reads.len())), ..Delta::default() };
     for r in reads {
         out.bytes_read += r.bytes;
         out.problems += r.rows.problems;
@@ -155,7 +155,7 @@ fn apply(
         if r.mode == Mode::Full {
             delta.replaced.insert(k.clone());
         }
-        delta.rows.extend(r.rows.requests);
+        delta.rows.0.push(r.rows.requests);
         delta.compactions.extend(r.rows.compactions);
         delta.titles.extend(r.rows.titles);
         manifest.files.insert(k, r.state);
@@ -180,7 +180,7 @@ pub fn store_rows(
     titles: Vec<SessionTitle>,
     prices: &PriceTable,
 ) -> Result<(usize, UnknownModels), IngestError> {
-    let delta = Delta { rows, replaced: HashSet::new(), compactions, titles };
+    let delta = Delta { rows: Chunks(vec![rows]), replaced: HashSet::new(), compactions, titles };
     let merged = merge(store, Base::Empty, delta, prices)?;
     Ok((merged.requests, merged.unknown))
 }

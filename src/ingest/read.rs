@@ -112,11 +112,17 @@ fn stream(file: &SourceFile, f: &mut File, start: Start) -> std::io::Result<File
         }
     }
     out.end = pos;
+    // The rows stay in memory until the merge: no spare capacity.
+    out.requests.shrink_to_fit();
     Ok(out)
 }
 
 fn merge(out: &mut FileRows, part: FileRows) {
-    out.requests.extend(part.requests);
+    if out.requests.is_empty() {
+        out.requests = part.requests;
+    } else {
+        out.requests.extend(part.requests);
+    }
     out.compactions.extend(part.compactions);
     out.titles.extend(part.titles);
     out.problems += part.problems;

@@ -192,7 +192,7 @@ pub fn team(store: &Store, q: &Query, prices: &PriceTable, opts: &TeamOptions) -
     let Some(lf) = requests(store)? else { return Ok(assemble(q, Vec::new(), Vec::new(), Cache::default(), opts)) };
     let mut ctx = SQLContext::new();
     ctx.register("requests", q.prepare(lf, Grouping::Daily)?);
-    let person_days = person_days_from(&ctx.execute(PERSON_DAYS_SQL)?.collect()?)?;
+    let person_days = person_days_from(&Grouping::Daily.key_text(ctx.execute(PERSON_DAYS_SQL)?.collect()?)?)?;
     let mix = model_mix_from(&ctx.execute(MODEL_MIX_SQL)?.collect()?)?;
     let all = match store.read(Table::Requests)? {
         Some(df) => frames::requests_from(&df)?,

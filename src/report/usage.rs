@@ -111,7 +111,7 @@ pub fn usage(store: &Store, grouping: Grouping, q: &Query, prices: &PriceTable) 
     let selected = q.prepare(lf, grouping)?.select(cols).collect()?;
     let mut ctx = SQLContext::new();
     ctx.register("requests", selected.clone().lazy());
-    let df = ctx.execute(USAGE_SQL)?.collect()?;
+    let df = grouping.key_text(ctx.execute(USAGE_SQL)?.collect()?)?;
     let mut rows = rows_from(&df)?;
     if grouping == Grouping::Session {
         let titles = session_titles(store)?;

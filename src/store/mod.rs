@@ -163,6 +163,25 @@ impl Store {
         self.remove(Table::RecentRequests)
     }
 
+    /// Writes the requests as a new base from frames made one at a time, so
+    /// only one batch of rows is ever a DataFrame; `schema` is the table's.
+    pub fn write_requests_base_batches(
+        &self,
+        schema: &Schema,
+        batches: impl Iterator<Item = PolarsResult<DataFrame>>,
+    ) -> Result<(), StoreError> {
+        let next = self.generation(Table::Requests)?.map_or(1, |g| g + 1);
+        let meta = generation_meta(next);
+        self.atomic_write(&self.path(Table::Requests), |w| {
+            let mut writer = ParquetWriter::new(w).with_key_value_metadata(Some(meta)).batched(schema)?;
+            for df in batches {
+                writer.write_batch(&df?)?;
+            }
+            writer.finish().map(|_| ())
+        })?;
+        self.remove(Table::RecentRequests)
+    }
+
     /// Writes the requests merged since the base was written.
     pub fn write_requests_recent(&self, df: &mut DataFrame) -> Result<(), StoreError> {
         let base = self.generation(Table::Requests)?.unwrap_or(0);
@@ -171,7 +190,7 @@ impl Store {
 
     fn write_with(&self, t: Table, df: &mut DataFrame, generation: u64) -> Result<(), StoreError> {
         let path = self.path(t);
-        let meta = KeyValueMetadata::from_static(vec![(GENERATION.to_owned(), generation.to_string())]);
+        let meta = generation_meta(generation);
         self.atomic_write(&path, |w| ParquetWriter::new(w).with_key_value_metadata(Some(meta)).finish(df).map(|_| ()))
     }
 
@@ -237,6 +256,10 @@ impl Store {
         }
         Ok(())
     }
+}
+
+fn generation_meta(generation: u64) -> KeyValueMetadata {
+    KeyValueMetadata::from_static(vec![(GENERATION.to_owned(), generation.to_string())])
 }
 
 #[cfg(test)]
