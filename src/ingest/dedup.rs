@@ -132,7 +132,7 @@ pub fn plan(rows: &[&Request]) -> Plan {
                     spare.push(*first);
                 }
                 spare.push(i);
-                if better(r, &rows[*k]) == Ordering::Less {
+                if better(r, rows[*k]) == Ordering::Less {
                     *k = i;
                 }
             })
@@ -279,7 +279,7 @@ mod tests {
 
     #[test]
     fn spare_rows_are_the_copies_of_repeated_requests_and_the_replays() {
-        let rows = vec![
+        let rows = [
             row("m1", "r1", 10, 5, "b", false),
             row("m2", "r2", 5, 6, "a", false),
             row("m1", "r1", 441, 9, "a", false),
