@@ -90,7 +90,7 @@ proptest! {
         for (p, l) in &tree[cut..] { write(split_root.path(), p, l); }
         ingest_tree(split_root.path(), split.path());
         let strip = |v: Vec<cachewise::model::Request>, root: &Path| -> Vec<cachewise::model::Request> {
-            v.into_iter().map(|mut r| { r.source = r.source.replace(&root.to_string_lossy().into_owned(), ""); r }).collect()
+            v.into_iter().map(|mut r| { r.source = r.source.replace(&root.to_string_lossy().into_owned(), "").into(); r }).collect()
         };
         prop_assert_eq!(strip(requests(split.path()), split_root.path()), strip(first, whole_root.path()));
     }

@@ -39,7 +39,7 @@ fn fixture() -> (tempfile::TempDir, Store, String) {
     let mut data = generate(7, &SynthSpec::scaled(end(), 10, 24));
     let evil = data.titles[0].0.clone();
     for r in data.requests.iter_mut().filter(|r| r.session_id == evil) {
-        r.project = EVIL_PROJECT.to_owned();
+        r.project = EVIL_PROJECT.into();
     }
     let titles = data
         .titles

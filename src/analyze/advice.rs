@@ -236,7 +236,7 @@ fn advice_inputs(
         None => (FALLBACK_SUMMARY_SHARE * p_last as f64, InputSource::Default),
     };
     let inputs = AdviceInputs {
-        model: last.model.clone(),
+        model: last.model.to_string(),
         prompt_tokens: p_last,
         growth_tokens: t.g,
         growth_source: if g.is_some() { InputSource::Session } else { InputSource::Default },
@@ -283,7 +283,7 @@ pub fn advise(
     };
     let mut advice = Advice {
         session_id: session_id.to_string(),
-        project: last.project.clone(),
+        project: last.project.to_string(),
         warm,
         last: last.time,
         expires_at: last.time + TimeDelta::seconds(i64::from(ttl_s)),

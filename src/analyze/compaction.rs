@@ -148,9 +148,9 @@ fn session_report(
     let headroom = threshold.saturating_sub(last.tokens.prompt()) as f64;
     let compactions = costs(comps, main, acompact, requests, caches);
     Some(SessionCompaction {
-        session_id: last.session_id.clone(),
-        project: last.project.clone(),
-        model: last.model.clone(),
+        session_id: last.session_id.to_string(),
+        project: last.project.to_string(),
+        model: last.model.to_string(),
         peak_prompt: peak,
         window_tokens: window,
         threshold,

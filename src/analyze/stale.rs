@@ -56,8 +56,8 @@ pub fn stale_sessions(
             (idle_s > f64::from(ttl_s)).then(|| StaleSession {
                 session_id: sid.to_string(),
                 title: titles.get(sid).cloned().unwrap_or_default(),
-                project: r.project.clone(),
-                model: r.model.clone(),
+                project: r.project.to_string(),
+                model: r.model.to_string(),
                 premium_usd: cold_resume_premium(r, c, ttl_s),
                 prompt_tokens: r.tokens.prompt(),
                 last: r.time,

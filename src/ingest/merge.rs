@@ -90,7 +90,7 @@ pub fn merge(store: &Store, base: Base, delta: Delta, prices: &PriceTable) -> Re
     drop(refs);
     let rebuilt = target.whole && split.requests.height() == 0;
     changed.extend(split.sessions);
-    changed.extend(fresh.iter().map(|r| r.session_id.clone()));
+    changed.extend(fresh.iter().map(|r| r.session_id.to_string()));
     // A rebuilt table is written straight from the rows, a batch at a time.
     let (requests, derived) = rayon::join(
         || if rebuilt { Ok(Requests::Rows) } else { frames::requests_frame(&fresh).map(Requests::Frame) },
@@ -299,7 +299,7 @@ fn old_candidates(requests: &DataFrame, spares: &DataFrame, replaced: &HashSet<S
         .map(|r| Request { cost_usd: 0.0, ..r })
         .collect();
     out.extend(once);
-    out.retain(|r| !replaced.contains(&r.source));
+    out.retain(|r| !replaced.contains(r.source.as_str()));
     Ok(out)
 }
 

@@ -7,7 +7,7 @@
 use super::discover::SourceFile;
 use super::line::{Line, Usage};
 use super::soft::{BadLine, Problems};
-use crate::model::{Compaction, Request, SessionTitle, TitleKind, TokenCounts, MAIN_THREAD};
+use crate::model::{Compaction, Interner, Request, SessionTitle, TitleKind, TokenCounts, MAIN_THREAD};
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
 
@@ -39,6 +39,8 @@ struct FileParser<'f> {
     by_key: HashMap<(String, String), usize>,
     /// Sidechain line uuid -> its parent uuid (inline sub-agents of old versions).
     sidechain_parent: HashMap<String, Option<String>>,
+    /// One `Text` per value the file repeats.
+    names: Interner,
 }
 
 /// Parses the complete lines of `data`, which starts at `start` in `file`.
@@ -50,6 +52,7 @@ pub fn parse_bytes(file: &SourceFile, data: &[u8], start: Start) -> FileRows {
         rows: FileRows::default(),
         by_key: HashMap::new(),
         sidechain_parent: HashMap::new(),
+        names: Interner::default(),
     };
     let mut pos = 0usize;
     let mut line_no = start.line;
@@ -166,7 +169,8 @@ impl FileParser<'_> {
         if let Some(&i) = self.by_key.get(&key) {
             let first = self.rows.requests[i].time.min(time);
             if tokens.output > self.rows.requests[i].tokens.output {
-                self.rows.requests[i] = self.request(l, usage, tokens, model, key, line_no, first);
+                let better = self.request(l, usage, tokens, model, key, line_no, first);
+                self.rows.requests[i] = better;
             }
             self.rows.requests[i].time = first;
             return;
@@ -178,7 +182,7 @@ impl FileParser<'_> {
 
     #[allow(clippy::too_many_arguments)]
     fn request(
-        &self,
+        &mut self,
         l: &Line,
         usage: &Usage,
         tokens: TokenCounts,
@@ -187,27 +191,30 @@ impl FileParser<'_> {
         line: u64,
         time: DateTime<Utc>,
     ) -> Request {
+        let session = self.session(l);
+        let thread = self.thread(l);
+        let n = &mut self.names;
         Request {
             time,
-            session_id: self.session(l),
-            thread: self.thread(l),
-            project: self.file.project.clone(),
-            cwd: l.cwd.as_str().to_owned(),
-            git_branch: l.git_branch.as_str().to_owned(),
-            version: l.version.as_str().to_owned(),
-            model: model.to_owned(),
+            session_id: n.get(&session),
+            thread: n.get(&thread),
+            project: n.get(&self.file.project),
+            cwd: n.get(l.cwd.as_str()),
+            git_branch: n.get(l.git_branch.as_str()),
+            version: n.get(l.version.as_str()),
+            model: n.get(model),
             tokens,
             web_search: usage.server_tool_use.as_ref().and_then(|s| s.web_search_requests).unwrap_or(0),
-            speed: usage.speed.as_str().to_owned(),
-            inference_geo: usage.inference_geo.as_str().to_owned(),
+            speed: n.get(usage.speed.as_str()),
+            inference_geo: n.get(usage.inference_geo.as_str()),
             is_sidechain: l.is_sidechain.0,
             cost_usd: 0.0,
-            source: self.source.clone(),
+            source: n.get(&self.source),
             line,
             message_id,
             request_id,
-            user: String::new(),
-            machine: String::new(),
+            user: n.get(""),
+            machine: n.get(""),
         }
     }
 

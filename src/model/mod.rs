@@ -3,7 +3,9 @@
 
 pub mod columns;
 mod rows;
+mod text;
 mod tokens;
 
 pub use rows::{Compaction, Request, SessionTitle, TitleKind, MAIN_THREAD};
+pub use text::{Interner, Text};
 pub use tokens::TokenCounts;

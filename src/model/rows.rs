@@ -3,7 +3,7 @@
 //! Ingest produces them, the store persists them as Parquet, and analysis
 //! reads them back; nothing here carries message content.
 
-use super::TokenCounts;
+use super::{Text, TokenCounts};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -15,37 +15,37 @@ pub const MAIN_THREAD: &str = "main";
 pub struct Request {
     /// Timestamp of the response's first line.
     pub time: DateTime<Utc>,
-    pub session_id: String,
+    pub session_id: Text,
     /// `main`, or the sub-agent id (`a881341`, `acompact-fffbd0`, ...).
-    pub thread: String,
+    pub thread: Text,
     /// The project directory name under `projects/`.
-    pub project: String,
-    pub cwd: String,
-    pub git_branch: String,
+    pub project: Text,
+    pub cwd: Text,
+    pub git_branch: Text,
     /// Claude Code version that wrote the line.
-    pub version: String,
-    pub model: String,
+    pub version: Text,
+    pub model: Text,
     pub tokens: TokenCounts,
     /// `server_tool_use.web_search_requests`.
     pub web_search: u64,
     /// `usage.speed` (`standard`, `fast`, or empty when absent).
-    pub speed: String,
+    pub speed: Text,
     /// `usage.inference_geo` (`us`, `global`, ... or empty).
-    pub inference_geo: String,
+    pub inference_geo: Text,
     pub is_sidechain: bool,
     /// Cost in USD from `pricing::cost`; 0 for unknown models.
     pub cost_usd: f64,
     /// The transcript file the kept line came from.
-    pub source: String,
+    pub source: Text,
     /// 1-based line number of the kept line in `source`.
     pub line: u64,
     pub message_id: String,
     pub request_id: String,
     /// Whose request this is: empty for local transcripts, set by team
     /// exports and imports.
-    pub user: String,
+    pub user: Text,
     /// The machine the transcript was read on (team bundles; else empty).
-    pub machine: String,
+    pub machine: Text,
 }
 
 /// A context compaction seen in a session (a `compact_boundary`, or an old

@@ -161,10 +161,10 @@ impl PriceTable {
                 Some(i) => r.cost_usd = self.models[i].cost(r),
                 None => {
                     r.cost_usd = 0.0;
-                    match unknown.get_mut(&r.model) {
+                    match unknown.get_mut(r.model.as_str()) {
                         Some(n) => *n += 1,
                         None => {
-                            unknown.insert(r.model.clone(), 1);
+                            unknown.insert(r.model.to_string(), 1);
                         }
                     }
                 }

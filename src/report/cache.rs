@@ -132,7 +132,7 @@ impl CacheQuery {
     /// True for the requests this report covers (the query's days, project
     /// and user, and the session if one is set).
     pub fn selects(&self, r: &Request) -> bool {
-        self.session.as_ref().is_none_or(|s| *s == r.session_id) && self.query.accepts(r)
+        self.session.as_ref().is_none_or(|s| r.session_id == *s) && self.query.accepts(r)
     }
 }
 
@@ -203,10 +203,10 @@ pub fn misses(data: &CacheData, q: &CacheQuery) -> Vec<MissRow> {
         .filter(|(r, c)| c.class.is_miss() && !c.class.is_start() && q.selects(r))
         .map(|(r, c)| MissRow {
             time: r.time,
-            session_id: r.session_id.clone(),
-            thread: r.thread.clone(),
-            model: r.model.clone(),
-            version: r.version.clone(),
+            session_id: r.session_id.to_string(),
+            thread: r.thread.to_string(),
+            model: r.model.to_string(),
+            version: r.version.to_string(),
             class: c.class,
             gap_s: c.gap_s,
             ttl_s: c.ttl_s,

@@ -98,10 +98,10 @@ pub fn daily_class_costs<'a>(
         let day = r.time.with_timezone(&tz).format("%Y-%m-%d").to_string();
         let models = days.entry(day).or_default();
         let cost = ClassCost::of(c.rates.as_ref(), &r.tokens, r.web_search);
-        match models.get_mut(&r.model) {
+        match models.get_mut(r.model.as_str()) {
             Some(sum) => *sum += cost,
             None => {
-                models.insert(r.model.clone(), cost);
+                models.insert(r.model.to_string(), cost);
             }
         }
     }

@@ -74,7 +74,7 @@ impl Query {
     /// True when `prepare` would keep this request: the same day, project
     /// and user filters over an in-memory row.
     pub fn accepts(&self, r: &Request) -> bool {
-        if self.user.as_ref().is_some_and(|u| *u != r.user) {
+        if self.user.as_ref().is_some_and(|u| r.user != *u) {
             return false;
         }
         if let Some(p) = &self.project {

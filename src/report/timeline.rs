@@ -86,9 +86,9 @@ impl SessionTimeline {
 fn row(r: &Request, c: &RequestCache) -> TimelineRow {
     TimelineRow {
         time: r.time,
-        thread: r.thread.clone(),
-        model: r.model.clone(),
-        version: r.version.clone(),
+        thread: r.thread.to_string(),
+        model: r.model.to_string(),
+        version: r.version.to_string(),
         read_tokens: r.tokens.cache_read,
         write_5m_tokens: r.tokens.cache_write_5m,
         write_1h_tokens: r.tokens.cache_write_1h,

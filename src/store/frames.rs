@@ -2,7 +2,7 @@
 //! `model::columns`. The only place that knows how each table is laid out.
 
 use crate::model::columns as c;
-use crate::model::{Compaction, Request, SessionTitle, TitleKind, TokenCounts};
+use crate::model::{Compaction, Interner, Request, SessionTitle, TitleKind, TokenCounts};
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
 use rayon::prelude::*;
@@ -111,16 +111,17 @@ pub fn requests_from(df: &DataFrame) -> PolarsResult<Vec<Request>> {
     );
     let (source, line, msg, req) = (k.str(c::SOURCE)?, k.u64(c::LINE)?, k.str(c::MESSAGE_ID)?, k.str(c::REQUEST_ID)?);
     let (user, machine) = (k.str(c::USER)?, k.str(c::MACHINE)?);
+    let mut n = Interner::default();
     Ok((0..df.height())
         .map(|i| Request {
             time: time[i],
-            session_id: session[i].to_owned(),
-            thread: thread[i].to_owned(),
-            project: project[i].to_owned(),
-            cwd: cwd[i].to_owned(),
-            git_branch: branch[i].to_owned(),
-            version: version[i].to_owned(),
-            model: model[i].to_owned(),
+            session_id: n.get(session[i]),
+            thread: n.get(thread[i]),
+            project: n.get(project[i]),
+            cwd: n.get(cwd[i]),
+            git_branch: n.get(branch[i]),
+            version: n.get(version[i]),
+            model: n.get(model[i]),
             tokens: TokenCounts {
                 input: input[i],
                 cache_write_5m: w5[i],
@@ -129,16 +130,16 @@ pub fn requests_from(df: &DataFrame) -> PolarsResult<Vec<Request>> {
                 output: output[i],
             },
             web_search: web[i],
-            speed: speed[i].to_owned(),
-            inference_geo: geo[i].to_owned(),
+            speed: n.get(speed[i]),
+            inference_geo: n.get(geo[i]),
             is_sidechain: side[i],
             cost_usd: cost[i],
-            source: source[i].to_owned(),
+            source: n.get(source[i]),
             line: line[i],
             message_id: msg[i].to_owned(),
             request_id: req[i].to_owned(),
-            user: user[i].to_owned(),
-            machine: machine[i].to_owned(),
+            user: n.get(user[i]),
+            machine: n.get(machine[i]),
         })
         .collect())
 }

@@ -14,7 +14,7 @@ mod plan;
 #[cfg(test)]
 mod tests;
 
-use crate::model::{Compaction, Request, TokenCounts, MAIN_THREAD};
+use crate::model::{Compaction, Request, Text, TokenCounts, MAIN_THREAD};
 use chrono::{DateTime, TimeDelta, Utc};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -176,13 +176,13 @@ fn request_row(s: &plan::Schedule, n: &RowNames, p: &plan::Plan, o: &cache::Outc
     let (w5, w1h) = if p.ttl >= TTL_1H { (0, o.write) } else { (o.write, 0) };
     Request {
         time: at(p.t_ms),
-        session_id: meta.id.clone(),
-        thread: p.thread.clone(),
-        project: project.clone(),
-        cwd: cwd.clone(),
-        git_branch: meta.branch.clone(),
-        version: n.versions[p.version as usize].clone(),
-        model: p.model.to_string(),
+        session_id: meta.id.as_str().into(),
+        thread: p.thread.as_str().into(),
+        project: project.as_str().into(),
+        cwd: cwd.as_str().into(),
+        git_branch: meta.branch.as_str().into(),
+        version: n.versions[p.version as usize].as_str().into(),
+        model: p.model.into(),
         tokens: TokenCounts {
             input: p.input,
             cache_write_5m: w5,
@@ -191,16 +191,16 @@ fn request_row(s: &plan::Schedule, n: &RowNames, p: &plan::Plan, o: &cache::Outc
             output: p.output,
         },
         web_search: p.web_search,
-        speed: "standard".to_string(),
-        inference_geo: String::new(),
+        speed: "standard".into(),
+        inference_geo: Text::default(),
         is_sidechain: p.thread != MAIN_THREAD,
         cost_usd: 0.0,
-        source: "synthetic".to_string(),
+        source: "synthetic".into(),
         line: k as u64 + 1,
         message_id: format!("msg_synth_{k:07}"),
         request_id: format!("req_synth_{k:07}"),
-        user: String::new(),
-        machine: String::new(),
+        user: Text::default(),
+        machine: Text::default(),
     }
 }
 
@@ -227,7 +227,7 @@ pub fn generate(seed: u64, spec: &SynthSpec) -> SynthData {
             time: at(c.t_ms),
             trigger: c.trigger.to_string(),
             pre_tokens: Some(c.pre_tokens),
-            source: "synthetic".to_string(),
+            source: "synthetic".into(),
         })
         .collect();
     compactions.sort_by(|a, b| a.time.cmp(&b.time).then_with(|| a.session_id.cmp(&b.session_id)));

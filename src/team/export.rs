@@ -42,8 +42,8 @@ pub fn export(store: &Store, spec: &ExportSpec) -> Result<Bundle, TeamError> {
         compactions.retain(|c| c.time >= since);
     }
     for r in &mut requests {
-        r.user.clone_from(&spec.user);
-        r.machine.clone_from(&spec.machine);
+        r.user = spec.user.as_str().into();
+        r.machine = spec.machine.as_str().into();
     }
     if let Some(h) = &spec.hasher {
         h.apply(&mut requests, &mut compactions);

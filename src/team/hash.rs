@@ -79,7 +79,7 @@ impl PathHasher {
     pub fn apply(&self, requests: &mut [Request], compactions: &mut [Compaction]) {
         for r in requests {
             for field in [&mut r.project, &mut r.cwd, &mut r.git_branch, &mut r.source] {
-                *field = self.hash(field);
+                *field = self.hash(field).into();
             }
         }
         for c in compactions {

@@ -176,7 +176,7 @@ fn summary(i: &Incoming) -> BundleSummary {
     let b = &i.bundle;
     BundleSummary {
         origin: i.origin.clone(),
-        user: b.requests.first().map_or_else(|| b.meta.user.clone(), |r| r.user.clone()),
+        user: b.requests.first().map_or_else(|| b.meta.user.to_string(), |r| r.user.to_string()),
         machine: b.meta.machine.clone(),
         requests: b.requests.len(),
         compactions: b.compactions.len(),

@@ -68,7 +68,7 @@ pub fn accept_bundle(
     }
     let mut bundle = read_bundle(bytes, "upload")?;
     for r in &mut bundle.requests {
-        r.user.clone_from(&user);
+        r.user = user.as_str().into();
     }
     bundle.meta.user = user;
     state.batch.submit(&state.store, &state.prices, Incoming { origin: "upload".into(), bundle }, now)

@@ -64,7 +64,7 @@ impl Snapshot {
         let all = Reports::build(&i, &q, |g| usage.get_or((g, q.clone()), || reports::usage_report(&i, g, &q)))?;
         let mut by_session: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, r) in data.requests.iter().enumerate() {
-            by_session.entry(r.session_id.clone()).or_default().push(i);
+            by_session.entry(r.session_id.to_string()).or_default().push(i);
         }
         let users: BTreeSet<&str> = data.requests.iter().map(|r| r.user.as_str()).filter(|u| !u.is_empty()).collect();
         Ok(Snapshot {

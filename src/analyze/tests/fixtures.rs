@@ -50,25 +50,25 @@ pub fn req(session: &str, thread: &str, secs: f64, t: [u64; 5]) -> Request {
     let time = at(secs);
     Request {
         time,
-        session_id: session.to_string(),
-        thread: thread.to_string(),
-        project: "p1".to_string(),
-        cwd: "/p1".to_string(),
-        git_branch: "main".to_string(),
-        version: "2.1.0".to_string(),
-        model: M1.to_string(),
+        session_id: session.into(),
+        thread: thread.into(),
+        project: "p1".into(),
+        cwd: "/p1".into(),
+        git_branch: "main".into(),
+        version: "2.1.0".into(),
+        model: M1.into(),
         tokens: tok(t),
         web_search: 0,
-        speed: String::new(),
-        inference_geo: String::new(),
+        speed: Default::default(),
+        inference_geo: Default::default(),
         is_sidechain: thread != MAIN_THREAD,
         cost_usd: 0.0,
-        source: "test".to_string(),
+        source: "test".into(),
         line: 0,
         message_id: format!("msg_{session}_{thread}_{}", time.timestamp_millis()),
         request_id: "req".to_string(),
-        user: String::new(),
-        machine: String::new(),
+        user: Default::default(),
+        machine: Default::default(),
     }
 }
 
@@ -79,19 +79,19 @@ pub fn main(session: &str, secs: f64, t: [u64; 5]) -> Request {
 
 /// With another model.
 pub fn with_model(mut r: Request, model: &str) -> Request {
-    r.model = model.to_string();
+    r.model = model.into();
     r
 }
 
 /// With another version.
 pub fn with_version(mut r: Request, v: &str) -> Request {
-    r.version = v.to_string();
+    r.version = v.into();
     r
 }
 
 /// With another project.
 pub fn with_project(mut r: Request, p: &str) -> Request {
-    r.project = p.to_string();
+    r.project = p.into();
     r
 }
 

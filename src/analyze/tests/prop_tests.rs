@@ -17,8 +17,8 @@ fn arb_requests() -> impl Strategy<Value = Vec<Request>> {
             .map(|(s, th, t, m, ver, tk)| {
                 let thread = if th == 0 { MAIN_THREAD } else { "a1" };
                 let mut r = req(&format!("s{s}"), thread, t.round(), tk);
-                r.model = [M1, M2][m].to_string();
-                r.version = ["2.1.0", "2.1.1"][ver].to_string();
+                r.model = [M1, M2][m].into();
+                r.version = ["2.1.0", "2.1.1"][ver].into();
                 r
             })
             .collect()

@@ -47,8 +47,8 @@ impl Cache {
         // One cache model per person: their threads never mix with another's,
         // even when two people hold copies of one session.
         let mut mine: BTreeMap<String, Vec<Request>> = BTreeMap::new();
-        for r in all.into_iter().filter(|r| q.user.as_ref().is_none_or(|u| *u == r.user)) {
-            mine.entry(r.user.clone()).or_default().push(r);
+        for r in all.into_iter().filter(|r| q.user.as_ref().is_none_or(|u| r.user == *u)) {
+            mine.entry(r.user.to_string()).or_default().push(r);
         }
         let by_user = mine.into_iter().filter_map(|(user, rows)| Some((user, UserCache::of(&rows, q, cx)?))).collect();
         let models: BTreeSet<&str> = selected.iter().map(|r| r.model.as_str()).collect();
@@ -70,7 +70,7 @@ impl UserCache {
             u.tokens += r.tokens;
             u.classes.add(c);
             if !r.machine.is_empty() {
-                u.machines.insert(r.machine.clone());
+                u.machines.insert(r.machine.to_string());
             }
             sessions.insert(r.session_id.as_str());
         }
