@@ -317,12 +317,12 @@ fn side_tables(
     let mut changed: HashSet<String> = titles.iter().map(|t| t.session_id.clone()).collect();
     let compactions_changed = base != Base::Touched || !compactions.is_empty() || !replaced.is_empty();
     if base != Base::Empty {
-        let mut old = load(store, Table::Titles, frames::titles_from)?;
+        let mut old = store.load(Table::Titles, frames::titles_from)?;
         changed.extend(old.iter().filter(|t| replaced.contains(&t.source)).map(|t| t.session_id.clone()));
         old.retain(|t| !replaced.contains(&t.source));
         titles.extend(old);
         if compactions_changed {
-            let mut old = load(store, Table::Compactions, frames::compactions_from)?;
+            let mut old = store.load(Table::Compactions, frames::compactions_from)?;
             old.retain(|r| !replaced.contains(&r.source));
             compactions.extend(old);
         }
@@ -394,17 +394,6 @@ fn empty(store: &Store, t: Table) -> Result<DataFrame, IngestError> {
 
 fn at(store: &Store, t: Table) -> impl Fn(PolarsError) -> IngestError + '_ {
     move |source| StoreError::Polars { path: store.path(t), source }.into()
-}
-
-pub(super) fn load<T>(
-    store: &Store,
-    t: Table,
-    from: fn(&DataFrame) -> PolarsResult<Vec<T>>,
-) -> Result<Vec<T>, IngestError> {
-    match store.read(t)? {
-        None => Ok(Vec::new()),
-        Some(df) => from(&df).map_err(at(store, t)),
-    }
 }
 
 fn write(store: &Store, t: Table, mut df: DataFrame) -> Result<(), IngestError> {

@@ -61,25 +61,13 @@ pub fn derive<R: Borrow<Request>>(requests: &[R], titles: &[SessionTitle]) -> Ve
 pub fn derive_frame(df: &DataFrame, titles: &[SessionTitle]) -> PolarsResult<Vec<SessionRow>> {
     let k = Cols(df);
     let (session, project, time) = (k.str(c::SESSION_ID)?, k.str(c::PROJECT)?, k.time(c::TIME)?);
-    let (input, w5, w1h, read, output) = (
-        k.u64(c::INPUT)?,
-        k.u64(c::CACHE_WRITE_5M)?,
-        k.u64(c::CACHE_WRITE_1H)?,
-        k.u64(c::CACHE_READ)?,
-        k.u64(c::OUTPUT)?,
-    );
+    let tokens = k.tokens()?;
     let cost = k.f64(c::COST_USD)?;
     let inputs = (0..df.height()).map(|i| Input {
         session: session[i],
         project: project[i],
         time: time[i],
-        tokens: TokenCounts {
-            input: input[i],
-            cache_write_5m: w5[i],
-            cache_write_1h: w1h[i],
-            cache_read: read[i],
-            output: output[i],
-        },
+        tokens: tokens[i],
         cost_usd: cost[i],
     });
     Ok(fold(inputs, titles))

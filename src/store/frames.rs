@@ -82,6 +82,20 @@ impl<'a> Cols<'a> {
     pub fn bool(&self, name: &str) -> PolarsResult<Vec<bool>> {
         Ok(self.0.column(name)?.bool()?.iter().map(|v| v.unwrap_or(false)).collect())
     }
+    /// The five token columns as counts per row.
+    pub fn tokens(&self) -> PolarsResult<Vec<TokenCounts>> {
+        let (input, w5, w1h) = (self.u64(c::INPUT)?, self.u64(c::CACHE_WRITE_5M)?, self.u64(c::CACHE_WRITE_1H)?);
+        let (read, output) = (self.u64(c::CACHE_READ)?, self.u64(c::OUTPUT)?);
+        Ok((0..input.len())
+            .map(|i| TokenCounts {
+                input: input[i],
+                cache_write_5m: w5[i],
+                cache_write_1h: w1h[i],
+                cache_read: read[i],
+                output: output[i],
+            })
+            .collect())
+    }
     pub fn time(&self, name: &str) -> PolarsResult<Vec<DateTime<Utc>>> {
         let col = self.0.column(name)?.cast(&DataType::Datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC)))?;
         let ms = col.datetime()?.physical().clone();
@@ -95,13 +109,7 @@ pub fn requests_from(df: &DataFrame) -> PolarsResult<Vec<Request>> {
     let (time, session, thread, project) =
         (k.time(c::TIME)?, k.str(c::SESSION_ID)?, k.str(c::THREAD)?, k.str(c::PROJECT)?);
     let (cwd, branch, version, model) = (k.str(c::CWD)?, k.str(c::GIT_BRANCH)?, k.str(c::VERSION)?, k.str(c::MODEL)?);
-    let (input, w5, w1h, read, output) = (
-        k.u64(c::INPUT)?,
-        k.u64(c::CACHE_WRITE_5M)?,
-        k.u64(c::CACHE_WRITE_1H)?,
-        k.u64(c::CACHE_READ)?,
-        k.u64(c::OUTPUT)?,
-    );
+    let tokens = k.tokens()?;
     let (web, speed, geo, side, cost) = (
         k.u64(c::WEB_SEARCH)?,
         k.str(c::SPEED)?,
@@ -122,13 +130,7 @@ pub fn requests_from(df: &DataFrame) -> PolarsResult<Vec<Request>> {
             git_branch: n.get(branch[i]),
             version: n.get(version[i]),
             model: n.get(model[i]),
-            tokens: TokenCounts {
-                input: input[i],
-                cache_write_5m: w5[i],
-                cache_write_1h: w1h[i],
-                cache_read: read[i],
-                output: output[i],
-            },
+            tokens: tokens[i],
             web_search: web[i],
             speed: n.get(speed[i]),
             inference_geo: n.get(geo[i]),

@@ -194,6 +194,14 @@ impl Store {
         self.atomic_write(&path, |w| ParquetWriter::new(w).with_key_value_metadata(Some(meta)).finish(df).map(|_| ()))
     }
 
+    /// Reads a table into rows with `from` (none when it was never written).
+    pub fn load<T>(&self, t: Table, from: fn(&DataFrame) -> PolarsResult<Vec<T>>) -> Result<Vec<T>, StoreError> {
+        match self.read(t)? {
+            None => Ok(Vec::new()),
+            Some(df) => from(&df).map_err(|source| StoreError::Polars { path: self.path(t), source }),
+        }
+    }
+
     /// Reads one table file as stored, only `columns` when given.
     pub fn read_file(&self, t: Table, columns: Option<&[&str]>) -> Result<Option<DataFrame>, StoreError> {
         let path = self.path(t);

@@ -5,7 +5,7 @@
 
 use super::bundle::{bundle_bytes, Bundle, BundleMeta, BUNDLE_SCHEMA};
 use super::hash::PathHasher;
-use super::import::{holds_bundles, load};
+use super::import::holds_bundles;
 use super::TeamError;
 use crate::store::{frames, Store, Table};
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -35,8 +35,8 @@ pub fn export(store: &Store, spec: &ExportSpec) -> Result<Bundle, TeamError> {
     if holds_bundles(store) {
         return Err(TeamError::TeamStore { dir: store.dir().to_path_buf() });
     }
-    let mut requests = load(store, Table::Requests, frames::requests_from)?;
-    let mut compactions = load(store, Table::Compactions, frames::compactions_from)?;
+    let mut requests = store.load(Table::Requests, frames::requests_from)?;
+    let mut compactions = store.load(Table::Compactions, frames::compactions_from)?;
     if let Some(since) = spec.since {
         requests.retain(|r| r.time >= since);
         compactions.retain(|c| c.time >= since);

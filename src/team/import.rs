@@ -14,9 +14,8 @@ use crate::ingest::store_rows;
 use crate::model::Request;
 use crate::pricing::PriceTable;
 use crate::store::manifest::STORE_SCHEMA;
-use crate::store::{frames, Store, StoreError, Table};
+use crate::store::{frames, Store, Table};
 use chrono::{DateTime, SecondsFormat, Utc};
-use polars::prelude::{DataFrame, PolarsResult};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fs;
@@ -141,12 +140,12 @@ pub fn import(
         }
     }
     let _lock = store.lock()?;
-    let stored = load(store, Table::Requests, frames::requests_from)?;
+    let stored = store.load(Table::Requests, frames::requests_from)?;
     if !holds_bundles(store) && stored.iter().any(|r| r.user.is_empty()) {
         return Err(TeamError::LocalStore { dir: store.dir().to_path_buf() });
     }
-    let mut compactions = load(store, Table::Compactions, frames::compactions_from)?;
-    let titles = load(store, Table::Titles, frames::titles_from)?;
+    let mut compactions = store.load(Table::Compactions, frames::compactions_from)?;
+    let titles = store.load(Table::Titles, frames::titles_from)?;
     let requests_before = stored.len();
     let bundles = summaries(&stored, incoming);
     let mut lines = stored;
@@ -238,16 +237,4 @@ fn record(store: &Store, incoming: &[Incoming], now: DateTime<Utc>) -> Result<()
     m.updated = Some(now.to_rfc3339());
     store.save_manifest(&m)?;
     Ok(())
-}
-
-/// Reads a stored table into rows (none when it was never written).
-pub(super) fn load<T>(
-    store: &Store,
-    t: Table,
-    from: fn(&DataFrame) -> PolarsResult<Vec<T>>,
-) -> Result<Vec<T>, TeamError> {
-    match store.read(t)? {
-        None => Ok(Vec::new()),
-        Some(df) => from(&df).map_err(|source| StoreError::Polars { path: store.path(t), source }.into()),
-    }
 }
