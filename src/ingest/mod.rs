@@ -12,6 +12,7 @@ mod prefilter;
 pub mod read;
 pub mod sessions;
 pub mod soft;
+mod touched;
 
 use crate::model::{Compaction, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};

@@ -1,0 +1,96 @@
+//! Which stored rows a merge deduplicates again: the `(user, message id)`
+//! groups the new rows touch, plus those of rows from files read again whole
+//! (or every group, when the whole store is rebuilt or repriced).
+
+use super::dedup::Chunks;
+use super::merge::Base;
+use crate::model::columns as c;
+use crate::model::Request;
+use crate::store::frames::{self, Cols};
+use polars::prelude::*;
+use std::collections::HashSet;
+
+/// The `(user, message id)` groups a merge deduplicates again.
+pub(super) struct Touched<'a> {
+    all: bool,
+    groups: HashSet<(&'a str, &'a str)>,
+}
+
+impl<'a> Touched<'a> {
+    pub(super) fn of(
+        base: Base,
+        rows: &'a Chunks,
+        replaced: &HashSet<String>,
+        stored: &[&'a DataFrame],
+    ) -> PolarsResult<Touched<'a>> {
+        if base != Base::Touched {
+            return Ok(Touched { all: true, groups: HashSet::new() });
+        }
+        let mut groups: HashSet<(&str, &str)> =
+            rows.0.iter().flatten().map(|r| (r.user.as_str(), r.message_id.as_str())).collect();
+        if !replaced.is_empty() {
+            for df in stored.iter().copied() {
+                let k = Cols(df);
+                let (user, msg, source) = (k.str(c::USER)?, k.str(c::MESSAGE_ID)?, k.str(c::SOURCE)?);
+                groups.extend((0..df.height()).filter(|&i| replaced.contains(source[i])).map(|i| (user[i], msg[i])));
+            }
+        }
+        Ok(Touched { all: false, groups })
+    }
+
+    pub(super) fn mask(&self, df: &DataFrame) -> PolarsResult<BooleanChunked> {
+        let k = Cols(df);
+        let (user, msg) = (k.str(c::USER)?, k.str(c::MESSAGE_ID)?);
+        let hit = (0..df.height()).map(|i| self.all || self.groups.contains(&(user[i], msg[i])));
+        Ok(BooleanChunked::from_iter_values("touched".into(), hit))
+    }
+}
+
+/// The stored tables split into rows kept as they are and candidates that
+/// are deduplicated again.
+pub(super) struct Split {
+    /// Stored requests kept as they are.
+    pub requests: DataFrame,
+    /// Stored spare rows kept as they are.
+    pub spares: DataFrame,
+    /// Stored candidates deduplicated again.
+    pub old: Vec<Request>,
+    /// Sessions of the touched stored requests.
+    pub sessions: HashSet<String>,
+}
+
+pub(super) fn split(
+    base: Base,
+    rows: &Chunks,
+    replaced: &HashSet<String>,
+    requests: &DataFrame,
+    spares: &DataFrame,
+) -> PolarsResult<Split> {
+    let touched = Touched::of(base, rows, replaced, &[requests, spares])?;
+    let (r_mask, d_mask) = (touched.mask(requests)?, touched.mask(spares)?);
+    let touched_requests = requests.filter(&r_mask)?;
+    let sessions = Cols(&touched_requests).str(c::SESSION_ID)?.into_iter().map(str::to_owned).collect();
+    Ok(Split {
+        old: old_candidates(&touched_requests, &spares.filter(&d_mask)?, replaced)?,
+        requests: requests.filter(&!&r_mask)?,
+        spares: spares.filter(&!&d_mask)?,
+        sessions,
+    })
+}
+
+/// The stored candidates of the touched groups: their spare rows, plus the
+/// requests seen once (not among the spares; unpriced again, as candidates
+/// are), less rows of replaced files.
+fn old_candidates(requests: &DataFrame, spares: &DataFrame, replaced: &HashSet<String>) -> PolarsResult<Vec<Request>> {
+    let mut out = frames::requests_from(spares)?;
+    let repeated: HashSet<(&str, &str, &str)> =
+        out.iter().map(|r| (r.user.as_str(), r.message_id.as_str(), r.request_id.as_str())).collect();
+    let once: Vec<Request> = frames::requests_from(requests)?
+        .into_iter()
+        .filter(|r| !repeated.contains(&(r.user.as_str(), r.message_id.as_str(), r.request_id.as_str())))
+        .map(|r| Request { cost_usd: 0.0, ..r })
+        .collect();
+    out.extend(once);
+    out.retain(|r| !replaced.contains(r.source.as_str()));
+    Ok(out)
+}
