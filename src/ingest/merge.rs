@@ -89,26 +89,19 @@ pub fn merge(store: &Store, base: Base, delta: Delta, prices: &PriceTable) -> Re
     let refs = all.refs();
     let fresh: Vec<&Request> = p.kept.iter().map(|&(i, _)| refs[i]).collect();
     drop(refs);
-    let rebuilt = target.whole && split.requests.height() == 0;
-    changed.extend(split.sessions);
-    changed.extend(fresh.iter().map(|r| r.session_id.to_string()));
-    // A rebuilt table is written straight from the rows, a batch at a time.
-    let (requests, derived) = rayon::join(
-        || if rebuilt { Ok(Requests::Rows) } else { frames::requests_frame(&fresh).map(Requests::Frame) },
-        || rebuilt.then(|| sessions::frame(&sessions::derive(&fresh, &titles))),
-    );
-    let requests = match requests.map_err(at(store, Table::Requests))? {
-        Requests::Frame(new) => Requests::Frame(stack(store, Table::Requests, split.requests, new, &REQUEST_ORDER)?),
-        rows => rows,
-    };
     let spares = stack(store, Table::Spares, split.spares, new_spares, &SPARE_ORDER)?;
-    let sessions = match (derived, &requests) {
-        (Some(df), _) => df.map_err(at(store, Table::Sessions))?,
-        (None, Requests::Frame(df)) => sessions_table(store, &target, df, &titles, &changed)?,
-        (None, Requests::Rows) => {
-            let df = frames::requests_frame(&fresh).map_err(at(store, Table::Requests))?;
-            sessions_table(store, &target, &df, &titles, &changed)?
-        }
+    // A rebuilt table is written straight from the rows, a batch at a time;
+    // otherwise the new rows join the kept ones.
+    let (requests, sessions) = if target.whole && split.requests.height() == 0 {
+        let sessions = sessions::frame(&sessions::derive(&fresh, &titles)).map_err(at(store, Table::Sessions))?;
+        (Requests::Rows, sessions)
+    } else {
+        changed.extend(split.sessions);
+        changed.extend(fresh.iter().map(|r| r.session_id.to_string()));
+        let new = frames::requests_frame(&fresh).map_err(at(store, Table::Requests))?;
+        let df = stack(store, Table::Requests, split.requests, new, &REQUEST_ORDER)?;
+        let sessions = sessions_table(store, &target, &df, &titles, &changed)?;
+        (Requests::Frame(df), sessions)
     };
     lap("built tables");
     let n = target.other_rows + if let Requests::Frame(df) = &requests { df.height() } else { fresh.len() };
