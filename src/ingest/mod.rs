@@ -84,7 +84,10 @@ pub fn ingest(
     let _lock = store.lock()?;
     let started = std::time::Instant::now();
     let mut manifest = store.manifest()?;
-    let todo: Vec<&SourceFile> = found.files.iter().filter(|f| !unchanged(f, manifest.files.get(&key(f)))).collect();
+    let mut todo: Vec<&SourceFile> =
+        found.files.iter().filter(|f| !unchanged(f, manifest.files.get(&key(f)))).collect();
+    // Largest first, so no core is left with one big file at the end.
+    todo.sort_by_key(|f| std::cmp::Reverse(f.size));
     let total: u64 =
         todo.iter().map(|f| f.size.saturating_sub(manifest.files.get(&key(f)).map_or(0, |s| s.offset))).sum();
     progress.start(total);

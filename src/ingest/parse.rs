@@ -9,7 +9,7 @@ use super::line::{Line, Usage};
 use super::soft::{BadLine, Problems};
 use crate::model::{Compaction, Interner, Request, SessionTitle, TitleKind, TokenCounts, MAIN_THREAD};
 use chrono::{DateTime, Utc};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Where to start reading a file and how many lines precede that point.
 #[derive(Debug, Clone, Copy, Default)]
@@ -50,8 +50,8 @@ pub fn parse_bytes(file: &SourceFile, data: &[u8], start: Start) -> FileRows {
         file,
         source: file.path.to_string_lossy().into_owned(),
         rows: FileRows::default(),
-        by_key: HashMap::new(),
-        sidechain_parent: HashMap::new(),
+        by_key: HashMap::default(),
+        sidechain_parent: HashMap::default(),
         names: Interner::default(),
     };
     let mut pos = 0usize;

@@ -3,9 +3,9 @@
 //! one file share one allocation per distinct value (see `Interner`), which
 //! keeps a cold ingest's memory and its allocation count down.
 
+use rustc_hash::FxHashSet as HashSet;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::borrow::Borrow;
-use std::collections::HashSet;
 use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
