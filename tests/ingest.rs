@@ -187,6 +187,27 @@ fn unchanged_files_are_not_read_and_rewritten_files_replace_their_rows() {
 }
 
 #[test]
+fn a_store_of_an_older_layout_is_rebuilt_without_losing_deleted_transcripts() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    tree(root.path());
+    run(root.path(), data.path());
+    let before = daily_total(data.path());
+    // As a store of layout 2 left it: an older manifest and its lines table.
+    let manifest = data.path().join("manifest.json");
+    let text = fs::read_to_string(&manifest).unwrap();
+    assert!(text.contains("\"schema\":3"), "{text:.80}");
+    fs::write(&manifest, text.replacen("\"schema\":3", "\"schema\":2", 1)).unwrap();
+    fs::write(data.path().join("lines.parquet"), b"old layout").unwrap();
+    fs::remove_file(root.path().join("projects/-home-u-app/s2.jsonl")).unwrap();
+    let o = run(root.path(), data.path());
+    assert!(o.changed);
+    assert!(!data.path().join("lines.parquet").exists(), "the old layout's table is removed");
+    let after = daily_total(data.path());
+    assert_eq!((after.requests, after.tokens), (before.requests, before.tokens), "s2's rows outlive its file");
+    assert!((after.cost_usd - before.cost_usd).abs() < 1e-12);
+}
+
+#[test]
 fn missing_roots_are_explained() {
     let data = tempfile::tempdir().unwrap();
     let err = ingest(&[data.path().join("nope")], &Store::open(data.path()).unwrap(), &prices(), &Silent).unwrap_err();
