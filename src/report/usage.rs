@@ -10,7 +10,6 @@ use crate::pricing::PriceTable;
 use crate::store::frames::Cols;
 use crate::store::{Store, Table};
 use chrono::{DateTime, Utc};
-use polars::prelude::PlRefPath;
 use polars::prelude::*;
 use polars::sql::SQLContext;
 use serde::Serialize;
@@ -85,16 +84,12 @@ pub struct UsageReport {
 /// The stored requests as a lazy frame (empty when nothing was ingested).
 /// A scan, so a query reads only the columns it uses.
 pub fn requests(store: &Store) -> Result<Option<LazyFrame>, ReportError> {
-    let mut parts = Vec::new();
-    for t in store.request_parts()? {
-        let path = PlRefPath::try_from_path(&store.path(t))?;
-        parts.push(LazyFrame::scan_parquet(path, ScanArgsParquet::default())?);
+    let files: Vec<std::fs::File> = store.open_requests()?.into_iter().map(|(_, f)| f).collect();
+    if files.is_empty() {
+        return Ok(None);
     }
-    Ok(match parts.len() {
-        0 => None,
-        1 => parts.pop(),
-        _ => Some(concat(parts, UnionArgs::default())?),
-    })
+    let args = ScanArgsParquet { hive_options: HiveOptions::new_disabled(), ..ScanArgsParquet::default() };
+    Ok(Some(LazyFrame::scan_parquet_sources(ScanSources::Files(files.into()), args)?))
 }
 
 /// Runs a usage report over the store.

@@ -8,7 +8,7 @@ pub mod manifest;
 use manifest::{Manifest, STORE_SCHEMA};
 use polars::prelude::*;
 use std::fs::{self, File};
-use std::io::{BufReader, BufWriter, Write};
+use std::io::{BufReader, BufWriter, Seek, Write};
 use std::path::{Path, PathBuf};
 
 /// The tables kept in a data directory.
@@ -116,43 +116,60 @@ impl Store {
             return self.read_file(t, None);
         }
         let mut out: Option<DataFrame> = None;
-        for part in self.request_parts()? {
-            let Some(df) = self.read_file(part, None)? else { continue };
+        for (part, file) in self.open_requests()? {
+            let polars = |source| StoreError::Polars { path: self.path(part), source };
+            let df = ParquetReader::new(BufReader::new(file)).finish().map_err(polars)?;
             match &mut out {
                 None => out = Some(df),
                 Some(o) => {
-                    o.vstack_mut_owned(df).map_err(|source| StoreError::Polars { path: self.path(part), source })?;
+                    o.vstack_mut_owned(df).map_err(polars)?;
                 }
             }
         }
         Ok(out)
     }
 
-    /// The files that hold the requests: the base, and the recent part when
-    /// it extends this base (a recent part left by a fold that was cut short
-    /// is already in the base, and is ignored).
-    pub fn request_parts(&self) -> Result<Vec<Table>, StoreError> {
-        let base = self.generation(Table::Requests)?;
-        let recent = self.generation(Table::RecentRequests)?;
-        Ok(match (base, recent) {
-            (None, _) => Vec::new(),
-            (Some(b), Some(r)) if b == r => vec![Table::Requests, Table::RecentRequests],
-            (Some(_), _) => vec![Table::Requests],
-        })
+    /// The files that hold the requests, opened together: the base, and the
+    /// recent part when it extends this base (a recent part left by a fold
+    /// that was cut short is already in the base, and is ignored). Reading
+    /// through these handles sees one version of the table even while
+    /// another process rewrites it.
+    pub fn open_requests(&self) -> Result<Vec<(Table, File)>, StoreError> {
+        let Some((base, generation)) = self.open_generation(Table::Requests)? else { return Ok(Vec::new()) };
+        let mut parts = vec![(Table::Requests, base)];
+        if let Some((recent, g)) = self.open_generation(Table::RecentRequests)? {
+            if g == generation {
+                parts.push((Table::RecentRequests, recent));
+            }
+        }
+        Ok(parts)
     }
 
-    /// The generation a requests file was written for (0 when it names none).
-    fn generation(&self, t: Table) -> Result<Option<u64>, StoreError> {
+    /// Which requests files `open_requests` would read.
+    pub fn request_parts(&self) -> Result<Vec<Table>, StoreError> {
+        Ok(self.open_requests()?.into_iter().map(|(t, _)| t).collect())
+    }
+
+    /// A requests file, opened, and the generation it was written for (0
+    /// when it names none).
+    fn open_generation(&self, t: Table) -> Result<Option<(File, u64)>, StoreError> {
         let path = self.path(t);
-        let file = match File::open(&path) {
+        let io = |source| StoreError::Io { path: path.clone(), source };
+        let mut file = match File::open(&path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(StoreError::Io { path, source }),
         };
-        let mut reader = ParquetReader::new(BufReader::new(file));
-        let meta = reader.get_metadata().map_err(|source| StoreError::Polars { path, source })?;
+        let mut probe = ParquetReader::new(BufReader::new(file.try_clone().map_err(io)?));
+        let meta = probe.get_metadata().map_err(|source| StoreError::Polars { path: path.clone(), source })?;
         let found = meta.key_value_metadata.iter().flatten().find(|kv| kv.key == GENERATION);
-        Ok(Some(found.and_then(|kv| kv.value.as_deref()?.parse().ok()).unwrap_or(0)))
+        let generation = found.and_then(|kv| kv.value.as_deref()?.parse().ok()).unwrap_or(0);
+        file.rewind().map_err(io)?;
+        Ok(Some((file, generation)))
+    }
+
+    fn generation(&self, t: Table) -> Result<Option<u64>, StoreError> {
+        Ok(self.open_generation(t)?.map(|(_, g)| g))
     }
 
     /// Writes the requests as a new base (folding in the recent part, which
