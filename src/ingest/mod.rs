@@ -11,6 +11,7 @@ pub mod parse;
 mod prefilter;
 pub mod read;
 pub mod sessions;
+mod skip;
 pub mod soft;
 mod touched;
 

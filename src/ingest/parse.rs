@@ -80,6 +80,18 @@ impl FileParser<'_> {
         if !super::prefilter::needed(trimmed) {
             return;
         }
+        // Message content is cut out before parsing (see `skip`); should the
+        // rest not parse, the whole line is parsed for the error message.
+        if let Some((a, b)) = super::skip::content_span(trimmed).filter(|(a, b)| b - a >= super::skip::MIN_SPAN) {
+            let mut rest = Vec::with_capacity(trimmed.len() - (b - a) + 4);
+            rest.extend_from_slice(&trimmed[..a]);
+            rest.extend_from_slice(b"null");
+            rest.extend_from_slice(&trimmed[b..]);
+            if let Ok(l) = serde_json::from_slice::<Line>(&rest) {
+                self.interpret(l, line_no);
+                return;
+            }
+        }
         match serde_json::from_slice::<Line>(trimmed) {
             Ok(l) => self.interpret(l, line_no),
             Err(e) => self.bad(line_no, e.to_string()),
