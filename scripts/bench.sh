@@ -6,6 +6,8 @@
 # TREE defaults to /tmp/c1g, built with
 #   python3 ../shared/bench/mkcorpus.py ../shared/corpus/real/claude /tmp/c1g --mb 1024 --seed 1
 # CCUSAGE is the ccusage 20.0.24 binary (npm install ccusage@20.0.24).
+# The append benchmark grows TREE by about 1 MB per run: rebuild the tree
+# before the next benchmark, or later cold runs parse more than 1 GiB.
 set -euo pipefail
 tree=${1:-/tmp/c1g}
 ccusage=${2:-/tmp/bench-peer/node_modules/@ccusage/ccusage-linux-x64/bin/ccusage}
