@@ -19,6 +19,7 @@ struct Finders {
     usage: Finder<'static>,
     sidechain: Finder<'static>,
     compact_summary: Finder<'static>,
+    agent_id: Finder<'static>,
     markers: [Finder<'static>; 4],
 }
 
@@ -29,6 +30,7 @@ fn finders() -> &'static Finders {
         usage: Finder::new(b"\"usage\""),
         sidechain: Finder::new(b"\"isSidechain\":true"),
         compact_summary: Finder::new(b"\"isCompactSummary\":true"),
+        agent_id: Finder::new(b"\"agentId\""),
         markers: [
             Finder::new(b"compact_boundary"),
             Finder::new(b"\"summary\""),
@@ -52,7 +54,14 @@ pub fn needed(line: &[u8]) -> bool {
     let tail = &line[line.len().saturating_sub(TAIL)..];
     let flagged = |w: &[u8]| f.sidechain.find(w).is_some() || f.compact_summary.find(w).is_some();
     match first_type(head) {
-        Some(b"user") => flagged(head) || flagged(tail),
+        // A sidechain user line links an old inline sub-agent's thread;
+        // one that names its agent (a top-level key, so in the head) needs none.
+        Some(b"user") => {
+            let compact = |w: &[u8]| f.compact_summary.find(w).is_some();
+            let side = |w: &[u8]| f.sidechain.find(w).is_some();
+            let named = || f.agent_id.find(head).is_some();
+            compact(head) || compact(tail) || ((side(head) || side(tail)) && !named())
+        }
         Some(b"progress" | b"file-history-snapshot" | b"queue-operation") => false,
         _ => {
             f.usage.find(line).is_some()
@@ -88,5 +97,8 @@ mod tests {
         assert!(!needed(tool.as_bytes()));
         assert!(!needed(br#"{"type":"progress","data":{"message":{"usage":{}}}}"#));
         assert!(!needed(br#"{"type":"file-history-snapshot","snapshot":{}}"#));
+        // A sub-agent's own user lines name their agent: no thread link needed.
+        let named = format!(r#"{{"isSidechain":true,"agentId":"a1b2","type":"user","message":"{big}"}}"#);
+        assert!(!needed(named.as_bytes()));
     }
 }
