@@ -6,27 +6,29 @@
 # TREE defaults to /tmp/c1g, built with
 #   python3 ../shared/bench/mkcorpus.py ../shared/corpus/real/claude /tmp/c1g --mb 1024 --seed 1
 # CCUSAGE is the ccusage 20.0.24 binary (npm install ccusage@20.0.24).
-# The append benchmark grows TREE by about 1 MB per run: rebuild the tree
-# before the next benchmark, or later cold runs parse more than 1 GiB.
+# The append runs write to a copy of TREE, which is removed afterwards, so
+# TREE stays as built and runs are comparable.
 set -euo pipefail
-tree=${1:-/tmp/c1g}
+source_tree=${1:-/tmp/c1g}
 ccusage=${2:-/tmp/bench-peer/node_modules/@ccusage/ccusage-linux-x64/bin/ccusage}
 here=$(cd "$(dirname "$0")/.." && pwd)
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/cachewise-release}
 cargo build --release --manifest-path "$here/Cargo.toml" >&2
 cw="$CARGO_TARGET_DIR/release/cachewise"
-data=$(mktemp -d)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+tree=$work/tree
+data=$work/data
+cp -a "$source_tree" "$tree"
+cat "$tree"/projects/*/*.jsonl >/dev/null # into the page cache
 append="python3 $here/scripts/append_bench.py $tree"
 run="$cw --claude-dir $tree --data-dir $data --tz UTC --quiet report daily --json"
 export CLAUDE_CONFIG_DIR=$tree
-"$cw" --claude-dir "$tree" --data-dir "$data" --tz UTC --quiet report daily --json >/dev/null
+echo "peak RSS, cold run:" >&2
+/usr/bin/time -f "cachewise %M KB %e s" $run >/dev/null
+/usr/bin/time -f "ccusage   %M KB %e s" "$ccusage" claude daily --offline -z UTC --json >/dev/null
 hyperfine -N --warmup 1 --runs "${RUNS:-10}" \
   -n ccusage --prepare true "$ccusage claude daily --offline -z UTC --json" \
   -n cold --prepare "rm -rf $data" "$run" \
   -n warm --prepare true "$run" \
   -n append --prepare "$append" "$run"
-rm -rf "$data"
-echo "peak RSS, cold run:" >&2
-/usr/bin/time -f "cachewise %M KB %e s" $run >/dev/null
-/usr/bin/time -f "ccusage   %M KB %e s" "$ccusage" claude daily --offline -z UTC --json >/dev/null
-rm -rf "$data"
