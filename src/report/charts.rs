@@ -8,6 +8,7 @@
 //! back as an SVG saying so, never as an error page.
 
 use crate::report::timeline::TimelineRow;
+use plotters::chart::MeshStyle;
 use plotters::coord::combinators::IntoLogRange;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
@@ -85,6 +86,15 @@ fn svg(size: (u32, u32), draw: impl FnOnce(DrawingArea<SVGBackend<'_>, plotters:
     }
 }
 
+/// The mesh every chart shares: no light lines, the grid and axis colours,
+/// labels of `size`.
+fn house_mesh<'m, 'a, 'b, X: Ranged, Y: Ranged, DB: DrawingBackend>(
+    mesh: &'m mut MeshStyle<'a, 'b, X, Y, DB>,
+    size: u32,
+) -> &'m mut MeshStyle<'a, 'b, X, Y, DB> {
+    mesh.max_light_lines(0).bold_line_style(palette::GRID).axis_style(palette::AXIS).label_style(text(size))
+}
+
 fn text(size: u32) -> TextStyle<'static> {
     ("sans-serif", size).into_font().color(&palette::AXIS)
 }
@@ -114,13 +124,8 @@ pub fn stacked_bars(c: &Stacked<'_>) -> String {
             .map_err(err)?;
         let labels = c.labels;
         let unit = c.unit;
-        chart
-            .configure_mesh()
+        house_mesh(&mut chart.configure_mesh(), 12)
             .disable_x_mesh()
-            .max_light_lines(0)
-            .bold_line_style(palette::GRID)
-            .axis_style(palette::AXIS)
-            .label_style(text(12))
             .x_labels(n.clamp(2, 10))
             .x_label_formatter(&|x| bar_label(labels, *x))
             .y_label_formatter(&|y| unit.label(*y))
@@ -167,13 +172,8 @@ pub fn hbars(items: &[(String, f64)], unit: Unit, color: RGBColor, width: u32) -
             .y_label_area_size(230)
             .build_cartesian_2d(0f64..top, -0.5f64..n as f64 - 0.5)
             .map_err(err)?;
-        chart
-            .configure_mesh()
+        house_mesh(&mut chart.configure_mesh(), 12)
             .disable_y_mesh()
-            .max_light_lines(0)
-            .bold_line_style(palette::GRID)
-            .axis_style(palette::AXIS)
-            .label_style(text(12))
             .y_labels(n)
             .y_label_formatter(&|y| bar_label(&names, *y))
             .x_label_formatter(&|x| unit.label(*x))
@@ -222,13 +222,8 @@ fn prompt_panel(area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>, rows
         .y_label_area_size(56)
         .build_cartesian_2d(0f64..n, 0f64..top)
         .map_err(err)?;
-    chart
-        .configure_mesh()
+    house_mesh(&mut chart.configure_mesh(), 11)
         .disable_x_mesh()
-        .max_light_lines(0)
-        .bold_line_style(palette::GRID)
-        .axis_style(palette::AXIS)
-        .label_style(text(11))
         .x_label_formatter(&|x| format!("{}", x.round() as u64 + 1))
         .y_label_formatter(&|y| Unit::Tokens.label(*y))
         .draw()
@@ -298,13 +293,8 @@ fn gap_panel(area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>, rows: &
         .y_label_area_size(56)
         .build_cartesian_2d(0f64..n, (1f64..longest).log_scale())
         .map_err(err)?;
-    chart
-        .configure_mesh()
+    house_mesh(&mut chart.configure_mesh(), 11)
         .disable_x_mesh()
-        .max_light_lines(0)
-        .bold_line_style(palette::GRID)
-        .axis_style(palette::AXIS)
-        .label_style(text(11))
         .y_labels(5)
         .x_label_formatter(&|x| format!("{}", x.round() as u64 + 1))
         .y_label_formatter(&|y| crate::analyze::fmt_duration(*y))
