@@ -27,6 +27,8 @@ pub struct PriceRow {
     pub read_multiplier: f64,
     /// Dated changes of the read multiplier.
     pub read_multiplier_from: Vec<DatedValue>,
+    /// The read multiplier over time in words: `0.1`, or `0.1, 0.05 from 2026-10-07`.
+    pub read_multiplier_rule: String,
     /// Price multiplier of fast mode; None when the model has none.
     pub fast_multiplier: Option<f64>,
     pub long_context: Option<LongContext>,
@@ -73,6 +75,7 @@ fn row(m: &ModelPrice, as_of: DateTime<Utc>) -> PriceRow {
         cache_read_per_mtok: r.read(),
         read_multiplier: r.read_multiplier,
         read_multiplier_from: m.read_multiplier_from.clone(),
+        read_multiplier_rule: read_rule(m),
         fast_multiplier: m.fast_multiplier,
         long_context: m.long_context,
         long_context_rule: long_context_rule(m.long_context.as_ref()),
@@ -82,16 +85,24 @@ fn row(m: &ModelPrice, as_of: DateTime<Utc>) -> PriceRow {
     }
 }
 
-/// `none`, or e.g. `prompt > 200,000: whole request 2x input, 1.5x output, before 2026-03-13`.
+fn read_rule(m: &ModelPrice) -> String {
+    let mut out = trim(m.read_multiplier);
+    for c in &m.read_multiplier_from {
+        let _ = write!(out, ", {} from {}", trim(c.value), c.from);
+    }
+    out
+}
+
+/// `none`, or e.g. `prompt > 200k: 2x input, 1.5x output, before 2026-03-13`
+/// (the whole request pays it).
 pub fn long_context_rule(lc: Option<&LongContext>) -> String {
     let Some(lc) = lc else { return "none".to_owned() };
     let until = lc.until.map(|d| format!(", before {d}")).unwrap_or_default();
-    format!(
-        "prompt > {}: whole request {}x input, {}x output{until}",
-        thousands(lc.threshold),
-        lc.input_mult,
-        lc.output_mult
-    )
+    let threshold = match lc.threshold % 1000 {
+        0 => format!("{}k", lc.threshold / 1000),
+        _ => thousands(lc.threshold),
+    };
+    format!("prompt > {threshold}: {}x input, {}x output{until}", lc.input_mult, lc.output_mult)
 }
 
 /// The listing as JSON (keys documented in the README).
@@ -118,12 +129,15 @@ pub fn render_table(l: &PriceList) -> String {
             usd(r.cache_write_5m_per_mtok),
             usd(r.cache_write_1h_per_mtok),
             usd(r.cache_read_per_mtok),
-            Cell::new(format!("{}{}", trim(r.read_multiplier), changes.concat())),
+            Cell::new(&r.read_multiplier_rule),
             Cell::new(r.fast_multiplier.map_or_else(|| "-".to_owned(), trim)),
             Cell::new(&r.long_context_rule),
         ]);
     }
-    let mut out = format!("Prices in USD per million tokens, read prices as of {}\n{t}\n", l.as_of.format("%Y-%m-%d"));
+    let mut out = format!(
+        "Prices in USD per million tokens (read prices as of {}); a long-context premium applies to the whole request\n{t}\n",
+        l.as_of.format("%Y-%m-%d")
+    );
     if let Some(f) = &l.pricing_file {
         let _ = writeln!(out, "Includes {f} (--pricing).");
     }
@@ -166,10 +180,19 @@ mod tests {
         assert_eq!(f.long_context_rule, "none");
         assert_eq!(f.source_date.as_deref(), Some("2026-11-12"));
         let o = l.models.iter().find(|r| r.model == "claude-opus-4-6").unwrap();
-        assert_eq!(o.long_context_rule, "prompt > 200,000: whole request 2x input, 1.5x output, before 2026-03-13");
+        assert_eq!(o.long_context_rule, "prompt > 200k: 2x input, 1.5x output, before 2026-03-13");
         // Sonnet 5.5's read price is the one in force at `as_of`: 0.05 x $2.
         let s = l.models.iter().find(|r| r.model == "claude-sonnet-5-5").unwrap();
         assert_eq!((s.read_multiplier, trim(s.cache_read_per_mtok)), (0.05, "0.1".into()));
+        assert_eq!(s.read_multiplier_rule, "0.1, 0.05 from 2026-10-07");
+        assert_eq!(
+            long_context_rule(Some(&LongContext {
+                threshold: 123_456,
+                until: None,
+                ..*o.long_context.as_ref().unwrap()
+            })),
+            "prompt > 123,456: 2x input, 1.5x output"
+        );
         assert_eq!(l.estimates_use.get("fable").map(String::as_str), Some("claude-fable-5-2"));
         assert_eq!(l.estimates_use.get("opus").map(String::as_str), Some("claude-opus-5-5"));
         let text = render_table(&l);
