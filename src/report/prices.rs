@@ -120,8 +120,6 @@ pub fn render_table(l: &PriceList) -> String {
     t.set_header(["Model", "Input", "Output", "Write 5m", "Write 1h", "Read", "Read x", "Fast x", "Long context"]);
     let usd = |x: f64| Cell::new(format!("${}", trim(x))).set_alignment(CellAlignment::Right);
     for r in &l.models {
-        let changes: Vec<String> =
-            r.read_multiplier_from.iter().map(|c| format!(" ({} from {})", c.value, c.from)).collect();
         t.add_row(vec![
             Cell::new(&r.model),
             usd(r.input_per_mtok),
