@@ -119,6 +119,13 @@ fn a_new_opus_is_priced_as_the_newest_and_flagged_in_every_report() {
     );
     assert!(table.contains("Unknown models (priced at $0, not guessed): claude-nova-1"), "{table}");
     assert_eq!(String::from_utf8_lossy(&o.stderr).matches(WARNING).count(), 1);
+    for args in [&["--no-ingest"][..], &["cache", "--no-ingest"]] {
+        let o = cachewise(root.path(), data.path(), args);
+        let text = stdout(&o);
+        assert!(text.contains("Estimated prices (model not in the price table"), "{args:?}: {text}");
+        assert!(text.contains("claude-opus-5-7 as claude-opus-5-5"), "{args:?}: {text}");
+        assert_eq!(String::from_utf8_lossy(&o.stderr).matches(WARNING).count(), 1, "{args:?}");
+    }
     let quiet = cachewise(root.path(), data.path(), &["report", "daily", "--no-ingest", "--quiet"]);
     assert!(!String::from_utf8_lossy(&quiet.stderr).contains("warning"));
 }
