@@ -2,7 +2,7 @@
 //! `report::cache` (the reference cache model over the store).
 
 use super::plan::Plan;
-use super::run::refresh;
+use super::run::{refresh, warn_estimates};
 use super::FilterArgs;
 use crate::report::cache::{advise, cache_report, misses, CacheData, CacheQuery};
 use crate::report::cache_render::{render_advice, render_cache, render_misses};
@@ -51,6 +51,7 @@ pub fn run_cache(plan: &Plan, a: &CacheArgs) -> anyhow::Result<()> {
     let data = CacheData::load(&plan.store, &plan.prices)?;
     let session = a.session.as_deref().map(|s| data.resolve_session(s)).transpose()?;
     let q = CacheQuery { query: a.filter.query(plan.tz, false), session };
+    warn_estimates(plan, &data.estimated_models);
     if a.misses {
         let rows = misses(&data, &q);
         match a.json {

@@ -31,7 +31,8 @@ Run without a command for a short summary. Every report first ingests what chang
 since the last run (use --no-ingest to skip). Message content is never read into the store.",
     after_help = "Examples:\n  cachewise                          summary: today, 7 and 30 days, top sessions\n  \
 cachewise report daily --since 2026-11-01\n  cachewise report session --json\n  \
-cachewise report model --breakdown --csv\n  cachewise --claude-dir ~/backup/.claude report monthly"
+cachewise report model --breakdown --csv\n  cachewise prices --json\n  \
+cachewise --claude-dir ~/backup/.claude report monthly"
 )]
 pub struct Cli {
     #[command(flatten)]
@@ -90,6 +91,16 @@ pub enum Command {
     Import(team::ImportArgs),
     /// Send your rows since the last push to a team server.
     Push(team::PushArgs),
+    /// List the price table this run uses (built in, plus --pricing FILE):
+    /// prices, fast and read multipliers, long-context rule, source and date.
+    Prices(PricesArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PricesArgs {
+    /// Print JSON (keys documented in the README).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Output format flags shared by commands that print tables.

@@ -4,12 +4,13 @@
 use super::plan::Plan;
 use super::progress::Bar;
 use super::team;
-use super::{Cli, Command, OutputArgs, ReportArgs};
+use super::{Cli, Command, OutputArgs, PricesArgs, ReportArgs};
 use crate::ingest::{self, IngestError, Outcome};
+use crate::pricing::Estimate;
 use crate::report::cache::{annotate_sessions, CacheData};
 use crate::report::query::{Grouping, Query};
 use crate::report::render::{self, Format};
-use crate::report::{summary, usage};
+use crate::report::{prices, summary, usage};
 use chrono::Utc;
 
 /// Runs the parsed command line.
@@ -25,7 +26,27 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Export(a)) => team::run_export(&plan, &a),
         Some(Command::Import(a)) => team::run_import(&plan, &a),
         Some(Command::Push(a)) => team::run_push(&plan, &a),
+        Some(Command::Prices(a)) => run_prices(&plan, &a, cli.global.pricing.as_deref()),
     }
+}
+
+/// One warning per model priced as its family's newest version (stderr).
+pub fn warn_estimates(plan: &Plan, estimates: &[Estimate]) {
+    if plan.quiet {
+        return;
+    }
+    for e in estimates {
+        eprintln!("{}", e.warning());
+    }
+}
+
+fn run_prices(plan: &Plan, a: &PricesArgs, file: Option<&std::path::Path>) -> anyhow::Result<()> {
+    let list = prices::price_list(&plan.prices, file.map(|f| f.display().to_string()), Utc::now());
+    match a.json {
+        true => print!("{}", prices::render_json(&list)),
+        false => print!("{}", prices::render_table(&list)),
+    }
+    Ok(())
 }
 
 /// Ingests unless `--no-ingest` or the data directory holds imported team
@@ -94,6 +115,7 @@ fn run_report(plan: &Plan, a: &ReportArgs) -> anyhow::Result<()> {
         let data = CacheData::load(&plan.store, &plan.prices)?;
         annotate_sessions(&mut r, &data, Utc::now());
     }
+    warn_estimates(plan, &r.estimated_models);
     print!("{}", render::usage(&r, format(a.output)));
     Ok(())
 }
@@ -117,6 +139,7 @@ fn run_ingest(plan: &Plan) -> anyhow::Result<()> {
 fn run_summary(plan: &Plan) -> anyhow::Result<()> {
     refresh(plan)?;
     let s = summary::summary(&plan.store, &Query::new(plan.tz), &plan.prices, Utc::now())?;
+    warn_estimates(plan, &s.estimated_models);
     print!("{}", summary::render(&s));
     Ok(())
 }

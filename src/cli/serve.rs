@@ -94,6 +94,7 @@ pub fn run_serve(plan: &Plan, a: &ServeArgs) -> anyhow::Result<()> {
         banner: source.banner.clone(),
         clock: Clock::System,
     })?;
+    super::run::warn_estimates(plan, &state.snapshot().data.estimated_models);
     let rt =
         tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the async runtime")?;
     let team = match (&a.team, &a.tokens) {

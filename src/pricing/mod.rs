@@ -12,6 +12,13 @@
 //! Extras: `PriceTable::embedded`, `PriceTable::resolve` (raw model string ->
 //! its `ModelPrice`, whose `id` is the canonical id) and `PriceTable::models`.
 //!
+//! Estimates: a model the table lacks but of a known family
+//! (`claude-<family>-<major>[-<minor>]`, e.g. `claude-opus-5-7`) resolves to
+//! the family's newest version in the table, everywhere (cost, rates, the
+//! cache model); `PriceTable::estimate` / `estimated_models` say which
+//! models were priced that way, for reports to show beside their totals. A
+//! model of an unknown family stays unpriced (None, $0, named).
+//!
 //! Cost of one request, with prompt `P = in + w5 + w1h + r` at its `time`:
 //! `m * [in*pin + w5*1.25*pin + w1h*2*pin + r*rm*pin + out*pout] + web*0.01`,
 //! where `pin`/`pout` carry the long-context premium when `P > threshold`
@@ -19,11 +26,13 @@
 //! multiplier (when `speed == "fast"`) x 1.1 (when `inference_geo == "us"` on a
 //! model with data-residency pricing). Nothing is rounded.
 
+mod estimate;
 mod resolve;
 mod table;
 #[cfg(test)]
 mod tests;
 
+pub use estimate::Estimate;
 pub use resolve::normalize;
 pub use table::{DatedValue, LongContext, ModelPrice};
 
@@ -85,6 +94,8 @@ pub struct PriceTable {
     models: Vec<ModelPrice>,
     /// Normalised id or alias -> index into `models`.
     index: HashMap<String, usize>,
+    /// Family (`opus`) -> index of its newest version, for estimates.
+    families: HashMap<String, usize>,
 }
 
 impl PriceTable {
@@ -119,7 +130,17 @@ impl PriceTable {
         for (i, m) in models.iter().enumerate() {
             index.insert(m.id.clone(), i);
         }
-        PriceTable { models, index }
+        let mut newest: HashMap<String, (estimate::Version, usize)> = HashMap::new();
+        for (i, m) in models.iter().enumerate() {
+            if let Some((family, version)) = estimate::family_version(&m.id) {
+                let e = newest.entry(family.to_owned()).or_insert((version, i));
+                if version > e.0 {
+                    *e = (version, i);
+                }
+            }
+        }
+        let families = newest.into_iter().map(|(f, (_, i))| (f, i)).collect();
+        PriceTable { models, index, families }
     }
 
     /// Every model in the table, embedded ones first.
@@ -127,14 +148,51 @@ impl PriceTable {
         &self.models
     }
 
-    /// The prices of a raw `message.model` string (any spelling); None when
-    /// unknown. `ModelPrice::id` is the canonical id.
+    /// Family -> canonical id of its newest version: what a version the
+    /// table lacks is priced as. Sorted by family.
+    pub fn families(&self) -> Vec<(&str, &str)> {
+        let mut out: Vec<(&str, &str)> =
+            self.families.iter().map(|(f, &i)| (f.as_str(), self.models[i].id.as_str())).collect();
+        out.sort_unstable();
+        out
+    }
+
+    /// The prices of a raw `message.model` string (any spelling), estimated
+    /// for a new version of a known family; None when unknown.
+    /// `ModelPrice::id` is the canonical id of the prices used.
     pub fn resolve(&self, model: &str) -> Option<&ModelPrice> {
         self.lookup(model).map(|i| &self.models[i])
     }
 
+    /// The prices `model` is estimated with: Some only for a model the
+    /// table lacks whose family it knows.
+    pub fn estimate(&self, model: &str) -> Option<&ModelPrice> {
+        let key = normalize(model);
+        match self.index.contains_key(&key) {
+            true => None,
+            false => self.family_newest(&key).map(|i| &self.models[i]),
+        }
+    }
+
+    /// The estimated ones among `models` (raw spellings), sorted, each once.
+    pub fn estimated_models<'m>(&self, models: impl IntoIterator<Item = &'m str>) -> Vec<Estimate> {
+        let mut out: Vec<Estimate> = models
+            .into_iter()
+            .filter_map(|m| self.estimate(m).map(|p| Estimate { model: m.to_owned(), priced_as: p.id.clone() }))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     fn lookup(&self, model: &str) -> Option<usize> {
-        self.index.get(&normalize(model)).copied()
+        let key = normalize(model);
+        self.index.get(&key).copied().or_else(|| self.family_newest(&key))
+    }
+
+    fn family_newest(&self, key: &str) -> Option<usize> {
+        let (family, _) = estimate::family_version(key)?;
+        self.families.get(family).copied()
     }
 
     /// List rates of `model` at time `at` (no long-context premium).

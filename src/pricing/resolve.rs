@@ -3,8 +3,8 @@
 //! undated form the price table is keyed by.
 //!
 //! Normalisation only removes decorations; the result is then looked up
-//! exactly, so an unknown version (`claude-opus-4-9`) never falls back to a
-//! similar model.
+//! exactly. Only when that fails does `PriceTable` fall back to the newest
+//! version of the same family (`estimate.rs`), and says so.
 
 /// Normalises a raw `message.model` string to the key the price table uses.
 ///

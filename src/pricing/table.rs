@@ -5,7 +5,7 @@
 use super::resolve::normalize;
 use super::PricingError;
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// The embedded price table.
@@ -45,10 +45,17 @@ pub struct ModelPrice {
     /// Whether `inference_geo == "us"` costs 1.1x.
     #[serde(default)]
     pub geo_us: bool,
+    /// Where the prices come from (shown by `cachewise prices`).
+    #[serde(default)]
+    pub source: Option<String>,
+    /// When that source was published or captured: `YYYY-MM-DD`, or
+    /// `YYYY-MM` when only the month is known.
+    #[serde(default)]
+    pub source_date: Option<String>,
 }
 
 /// A value that applies from a date (UTC midnight) on.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct DatedValue {
     pub from: NaiveDate,
@@ -56,7 +63,7 @@ pub struct DatedValue {
 }
 
 /// Premium pricing of whole requests whose prompt exceeds `threshold`.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LongContext {
     /// Premium applies when prompt tokens > threshold (strict).
@@ -124,11 +131,20 @@ impl ModelPrice {
             numbers.push(("long_context.input_mult", lc.input_mult));
             numbers.push(("long_context.output_mult", lc.output_mult));
         }
+        if let Some(d) = self.source_date.as_deref().filter(|d| !is_day_or_month(d)) {
+            return Err(format!("model `{raw_id}`: source_date = {d:?} is not YYYY-MM-DD or YYYY-MM"));
+        }
         match numbers.iter().find(|(_, v)| !v.is_finite() || *v < 0.0) {
             Some((name, v)) => Err(format!("model `{raw_id}`: {name} = {v} is not a finite number >= 0")),
             None => Ok(self),
         }
     }
+}
+
+/// `2026-11-12` or `2026-11`.
+fn is_day_or_month(s: &str) -> bool {
+    let day = |d: &str| NaiveDate::parse_from_str(d, "%Y-%m-%d").is_ok();
+    (s.len() == 10 && day(s)) || (s.len() == 7 && day(&format!("{s}-01")))
 }
 
 /// Parses and validates a price table; errors name `path`.

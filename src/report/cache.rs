@@ -12,11 +12,11 @@ use crate::analyze::{
     SummaryOptions,
 };
 use crate::model::{Compaction, Request};
-use crate::pricing::PriceTable;
+use crate::pricing::{Estimate, PriceTable};
 use crate::store::{frames, Store, Table};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 /// Requests with their cache classification, compactions and titles.
 #[derive(Debug, Clone, Default)]
@@ -26,6 +26,8 @@ pub struct CacheData {
     pub caches: Vec<RequestCache>,
     pub compactions: Vec<Compaction>,
     pub titles: HashMap<String, String>,
+    /// Models among `requests` priced as their family's newest version.
+    pub estimated_models: Vec<Estimate>,
 }
 
 impl CacheData {
@@ -51,7 +53,9 @@ impl CacheData {
         prices: &PriceTable,
     ) -> CacheData {
         let caches = analyze(&requests, &compactions, prices);
-        CacheData { requests, caches, compactions, titles }
+        let models: BTreeSet<&str> = requests.iter().map(|r| r.model.as_str()).collect();
+        let estimated_models = prices.estimated_models(models);
+        CacheData { requests, caches, compactions, titles, estimated_models }
     }
 
     /// Finds a session by full id, unique id prefix, or title (exact, then
@@ -111,6 +115,8 @@ pub struct CacheReport {
     pub by_session: Vec<SessionStats>,
     pub compaction: Vec<SessionCompaction>,
     pub now: DateTime<Utc>,
+    /// Models of the covered requests priced as their family's newest version.
+    pub estimated_models: Vec<Estimate>,
 }
 
 /// The cache report of the requests `q` selects, as of `now`.
@@ -125,7 +131,18 @@ pub fn cache_report(data: &CacheData, q: &CacheQuery, now: DateTime<Utc>) -> Cac
         .into_iter()
         .filter(|c| sessions.contains(c.session_id.as_str()))
         .collect();
-    CacheReport { total: s.total, stale: s.stale, by_day: s.by_day, by_session: s.by_session, compaction, now }
+    let models: BTreeSet<&str> = data.requests.iter().filter(|r| include(r)).map(|r| r.model.as_str()).collect();
+    let estimated_models =
+        data.estimated_models.iter().filter(|e| models.contains(e.model.as_str())).cloned().collect();
+    CacheReport {
+        total: s.total,
+        stale: s.stale,
+        by_day: s.by_day,
+        by_session: s.by_session,
+        compaction,
+        now,
+        estimated_models,
+    }
 }
 
 impl CacheQuery {

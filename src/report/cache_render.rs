@@ -5,6 +5,7 @@
 use super::cache::CacheReport;
 use super::render::{dollars, thousands};
 use crate::analyze::{fmt_duration, Advice, CacheClass, ClassStats};
+use crate::pricing::Estimate;
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use std::fmt::Write;
 
@@ -105,6 +106,9 @@ pub fn render_cache(r: &CacheReport) -> String {
             "Compactions: {comps} seen, costing {} (the summarising request plus the rebuild after it).",
             dollars(cost)
         );
+    }
+    if let Some(note) = Estimate::note(&r.estimated_models) {
+        let _ = writeln!(out, "{note}");
     }
     out
 }

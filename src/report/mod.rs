@@ -6,6 +6,7 @@ pub mod cache;
 pub mod cache_render;
 pub mod charts;
 pub mod class_cost;
+pub mod prices;
 pub mod query;
 pub mod render;
 pub mod session_table;

@@ -3,6 +3,7 @@
 
 use super::query::Grouping;
 use super::usage::{Totals, UsageReport, UsageRow};
+use crate::pricing::Estimate;
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use serde_json::{json, Map, Value};
 
@@ -65,6 +66,7 @@ pub fn usage_json(r: &UsageReport) -> Value {
         "rows": r.rows.iter().map(|row| row_json(r.grouping, row)).collect::<Vec<_>>(),
         "total": Value::Object(totals_json(&r.total)),
         "unknown_models": r.unknown_models,
+        "estimated_models": r.estimated_models,
     })
 }
 
@@ -185,6 +187,9 @@ fn usage_table(r: &UsageReport) -> String {
     let mut out = format!("{t}\n");
     if !r.unknown_models.is_empty() {
         out.push_str(&format!("Unknown models (priced at $0, not guessed): {}\n", r.unknown_models.join(", ")));
+    }
+    if let Some(note) = Estimate::note(&r.estimated_models) {
+        out.push_str(&format!("{note}\n"));
     }
     out
 }

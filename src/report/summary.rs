@@ -5,7 +5,7 @@ use super::query::{Grouping, Query};
 use super::render::{dollars, thousands};
 use super::usage::{usage, Totals, UsageRow};
 use super::ReportError;
-use crate::pricing::PriceTable;
+use crate::pricing::{Estimate, PriceTable};
 use crate::store::Store;
 use chrono::{DateTime, Days, Utc};
 
@@ -19,6 +19,7 @@ pub struct Summary {
     pub top_sessions: Vec<UsageRow>,
     pub updated: Option<String>,
     pub unknown_models: Vec<String>,
+    pub estimated_models: Vec<Estimate>,
 }
 
 /// Builds the summary as of `now`, with days in `q.tz`.
@@ -38,6 +39,7 @@ pub fn summary(store: &Store, q: &Query, prices: &PriceTable, now: DateTime<Utc>
         top_sessions: sessions.rows.into_iter().take(5).collect(),
         updated: store.manifest()?.updated,
         unknown_models: daily.unknown_models,
+        estimated_models: daily.estimated_models,
     })
 }
 
@@ -64,6 +66,9 @@ pub fn render(s: &Summary) -> String {
     }
     if !s.unknown_models.is_empty() {
         out += &format!("Unknown models (priced at $0): {}\n", s.unknown_models.join(", "));
+    }
+    if let Some(note) = Estimate::note(&s.estimated_models) {
+        out += &format!("{note}\n");
     }
     out
 }

@@ -22,7 +22,7 @@ use super::ReportError;
 use crate::analyze::StaleSession;
 use crate::model::columns as c;
 use crate::model::TokenCounts;
-use crate::pricing::PriceTable;
+use crate::pricing::{Estimate, PriceTable};
 use crate::store::frames::{self, Cols};
 use crate::store::{Store, Table};
 use chrono::{DateTime, NaiveDate, Utc};
@@ -183,6 +183,8 @@ pub struct TeamReport {
     pub flags: Flags,
     pub person_days: Vec<PersonDay>,
     pub unknown_models: Vec<String>,
+    /// Models priced as their family's newest version (estimated).
+    pub estimated_models: Vec<Estimate>,
 }
 
 /// Builds the team report over the store's requests selected by `q`. The
@@ -244,6 +246,7 @@ fn assemble(
         flags,
         person_days: days,
         unknown_models: cache.unknown_models,
+        estimated_models: cache.estimated_models,
     }
 }
 

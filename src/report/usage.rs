@@ -6,7 +6,7 @@ use super::query::{Grouping, Query};
 use super::ReportError;
 use crate::model::columns as c;
 use crate::model::TokenCounts;
-use crate::pricing::PriceTable;
+use crate::pricing::{Estimate, PriceTable};
 use crate::store::frames::Cols;
 use crate::store::{Store, Table};
 use chrono::{DateTime, Utc};
@@ -72,13 +72,28 @@ pub struct SessionCache {
     pub stale_premium_usd: f64,
 }
 
-/// A usage report: rows, their total, and the models that had no price.
+/// A usage report: rows, their total, the models that had no price and
+/// those priced as their family's newest version.
 #[derive(Debug, Clone)]
 pub struct UsageReport {
     pub grouping: Grouping,
     pub rows: Vec<UsageRow>,
     pub total: Totals,
     pub unknown_models: Vec<String>,
+    pub estimated_models: Vec<Estimate>,
+}
+
+impl UsageReport {
+    /// A report with no rows.
+    pub fn empty(grouping: Grouping) -> UsageReport {
+        UsageReport {
+            grouping,
+            rows: Vec::new(),
+            total: Totals::default(),
+            unknown_models: Vec::new(),
+            estimated_models: Vec::new(),
+        }
+    }
 }
 
 /// The stored requests as a lazy frame (empty when nothing was ingested).
@@ -95,7 +110,7 @@ pub fn requests(store: &Store) -> Result<Option<LazyFrame>, ReportError> {
 /// Runs a usage report over the store.
 pub fn usage(store: &Store, grouping: Grouping, q: &Query, prices: &PriceTable) -> Result<UsageReport, ReportError> {
     let Some(lf) = requests(store)? else {
-        return Ok(UsageReport { grouping, rows: Vec::new(), total: Totals::default(), unknown_models: Vec::new() });
+        return Ok(UsageReport::empty(grouping));
     };
     // One scan of the columns the report uses; the SQL and the unknown-model
     // check both read the collected frame.
@@ -118,8 +133,8 @@ pub fn usage(store: &Store, grouping: Grouping, q: &Query, prices: &PriceTable) 
         rows.sort_by(|a, b| b.totals.cost_usd.total_cmp(&a.totals.cost_usd).then_with(|| a.key.cmp(&b.key)));
     }
     let total = rows.iter().map(|r| r.totals).sum();
-    let unknown_models = unknown_models(&selected, prices)?;
-    Ok(UsageReport { grouping, rows, total, unknown_models })
+    let (unknown_models, estimated_models) = model_flags(&selected, prices)?;
+    Ok(UsageReport { grouping, rows, total, unknown_models, estimated_models })
 }
 
 fn rows_from(df: &DataFrame) -> PolarsResult<Vec<UsageRow>> {
@@ -175,11 +190,13 @@ pub fn session_titles(store: &Store) -> Result<BTreeMap<String, String>, ReportE
         .collect())
 }
 
-/// Models among the selected requests that the price table does not know.
-fn unknown_models(selected: &DataFrame, prices: &PriceTable) -> PolarsResult<Vec<String>> {
+/// Models among the selected requests that the price table does not know,
+/// and those it priced as their family's newest version.
+fn model_flags(selected: &DataFrame, prices: &PriceTable) -> PolarsResult<(Vec<String>, Vec<Estimate>)> {
     let models = selected.column(c::MODEL)?.unique()?;
-    let mut out: Vec<String> =
-        models.str()?.iter().flatten().filter(|m| prices.resolve(m).is_none()).map(str::to_owned).collect();
-    out.sort();
-    Ok(out)
+    let models: Vec<&str> = models.str()?.iter().flatten().collect();
+    let mut unknown: Vec<String> =
+        models.iter().filter(|m| prices.resolve(m).is_none()).map(|m| (*m).to_owned()).collect();
+    unknown.sort();
+    Ok((unknown, prices.estimated_models(models)))
 }

@@ -76,12 +76,7 @@ pub async fn team(State(state): State<AppState>, p: ApiParams) -> Api {
 }
 
 fn usage_row_json(row: &UsageRow) -> Value {
-    let one = UsageReport {
-        grouping: Grouping::Session,
-        rows: vec![row.clone()],
-        total: row.totals,
-        unknown_models: Vec::new(),
-    };
+    let one = UsageReport { rows: vec![row.clone()], total: row.totals, ..UsageReport::empty(Grouping::Session) };
     usage_json(&one)["rows"][0].clone()
 }
 

@@ -1,4 +1,4 @@
-//! What every page shares: the `Chrome` (navigation, banner, asset paths,
+//! What every page shares: the `Chrome` (navigation, banners, asset paths,
 //! data version and freshness, and in a team data directory the person
 //! selector) handed to `base.html`, the error page, and `render`, which
 //! turns a typed askama page into an HTML response.
@@ -9,6 +9,7 @@ use super::params::{encode, Params};
 use super::snapshot::Snapshot;
 use super::state::AppState;
 use super::view::Formats;
+use crate::pricing::Estimate;
 use askama::Template;
 use axum::response::Html;
 use chrono_tz::Tz;
@@ -45,6 +46,8 @@ pub struct Chrome {
     pub unknown_user: bool,
     /// The page's other query parameters, which the person selector keeps.
     pub keep: Vec<(&'static str, String)>,
+    /// Models in the store priced as their family's newest version.
+    pub estimated: Vec<Estimate>,
 }
 
 impl Chrome {
@@ -64,6 +67,7 @@ impl Chrome {
             unknown_user: user.as_ref().is_some_and(|u| !snap.users.contains(u)),
             user,
             keep: params.pairs().into_iter().filter(|(k, _)| !matches!(*k, "user" | "page")).collect(),
+            estimated: snap.data.estimated_models.clone(),
         }
     }
 
@@ -81,6 +85,7 @@ impl Chrome {
             user: None,
             unknown_user: false,
             keep: Vec::new(),
+            estimated: Vec::new(),
         }
     }
 
@@ -92,6 +97,11 @@ impl Chrome {
             entries.insert(NAV.len() - 1, TEAM_NAV);
         }
         entries.into_iter().map(|(href, label)| (self.with_user(href), label)).collect()
+    }
+
+    /// The estimated-prices banner, when some model's prices are estimated.
+    pub fn estimate_note(&self) -> Option<String> {
+        Estimate::note(&self.estimated)
     }
 
     /// True for the navigation entry of this page.

@@ -1,10 +1,12 @@
 //! Unit tests of the pricing module, with shared helpers: `cost` checks every
 //! multiplier, band and date rule; `table` checks model resolution,
-//! `price_all` and override files. Expected values are worked out by hand in
+//! `price_all` and override files; `estimate` checks Fable 5.2 and the
+//! prices of new versions of known families. Expected values are worked out by hand in
 //! the comments next to each assertion.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod cost;
+mod estimate;
 mod table;
 
 use super::*;

@@ -46,11 +46,14 @@ fn every_spelling_resolves_to_its_canonical_id() {
 #[test]
 fn unknown_models_resolve_to_none() {
     let t = table();
-    for raw in ["claude-opus-4-9", "<synthetic>", "", "claude-opus", "gpt-4o", "claude-sonnet-4-5-extra"] {
+    for raw in
+        ["claude-nova-4-9", "<synthetic>", "", "claude-opus", "gpt-4o", "claude-sonnet-4-5-extra", "claude-3-9-opus"]
+    {
         assert!(t.resolve(raw).is_none(), "{raw}");
+        assert!(t.estimate(raw).is_none(), "{raw}");
         assert!(t.base_rates(raw, at("2026-01-01T00:00:00Z")).is_none(), "{raw}");
     }
-    assert!(t.cost(&req("claude-opus-4-9", "2026-01-01T00:00:00Z", tok(1, 0, 0, 0, 1))).is_none());
+    assert!(t.cost(&req("claude-nova-4-9", "2026-01-01T00:00:00Z", tok(1, 0, 0, 0, 1))).is_none());
 }
 
 #[test]
@@ -82,16 +85,26 @@ fn every_reference_model_resolves() {
         "claude-mythos-5",
         "claude-fable-5-1",
         "claude-mythos-5-1",
+        "claude-fable-5-2",
+        "claude-mythos-5-2",
     ];
     let t = table();
     for id in ids {
         assert!(t.resolve(id).is_some(), "{id} does not resolve");
     }
     let mut canon: Vec<&str> = t.models().iter().map(|m| m.id.as_str()).collect();
-    assert_eq!(canon.len(), 24);
+    assert_eq!(canon.len(), 26);
     canon.sort_unstable();
     canon.dedup();
-    assert_eq!(canon.len(), 24, "duplicate canonical ids");
+    assert_eq!(canon.len(), 26, "duplicate canonical ids");
+    for id in ids {
+        assert!(t.estimate(id).is_none(), "{id} is in the table, not estimated");
+    }
+    // Every embedded row says where its prices come from, and when.
+    for m in t.models() {
+        assert!(m.source.as_deref().is_some_and(|s| !s.is_empty()), "{} has no source", m.id);
+        assert!(m.source_date.is_some(), "{} has no source_date", m.id);
+    }
 }
 
 #[test]
@@ -102,13 +115,13 @@ fn price_all_sets_costs_and_counts_unknown_models() {
     let mut reqs = vec![
         req("claude-opus-4-5-20251101", time, tk),
         req("<synthetic>", time, tk),
-        req("claude-opus-4-9", time, tk),
-        req("claude-opus-4-9", time, tk),
+        req("claude-nova-4-9", time, tk),
+        req("claude-nova-4-9", time, tk),
         req("claude-opus-4-5-20251101", time, tk),
     ];
     reqs[1].cost_usd = 9.0;
     let unknown = t.price_all(&mut reqs);
-    assert_eq!(unknown, UnknownModels::from([("<synthetic>".into(), 1), ("claude-opus-4-9".into(), 2)]));
+    assert_eq!(unknown, UnknownModels::from([("<synthetic>".into(), 1), ("claude-nova-4-9".into(), 2)]));
     // Opus 4.5: 1000*5e-6 + 1000*25e-6 = 0.03
     close(reqs[0].cost_usd, 0.03);
     close(reqs[4].cost_usd, 0.03);
@@ -130,7 +143,7 @@ fn price_all_over_100k_requests() {
     close(reqs.iter().map(|r| r.cost_usd).sum::<f64>(), 0.225);
 }
 
-fn write_temp(text: &str) -> tempfile::NamedTempFile {
+pub(super) fn write_temp(text: &str) -> tempfile::NamedTempFile {
     let mut f = tempfile::NamedTempFile::new().unwrap();
     f.write_all(text.as_bytes()).unwrap();
     f

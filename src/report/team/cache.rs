@@ -2,12 +2,12 @@
 //! over *all* of that person's requests (so a thread that began before
 //! `--since` is whole, and a warm request just inside the window stays a
 //! hit), then the requests the query selects are summed: tokens, hit/miss
-//! classes, idle cost, machines, stale sessions, shared message ids and
-//! unpriced models. Hands `Cache` to `team::assemble`.
+//! classes, idle cost, machines, stale sessions, shared message ids,
+//! unpriced and estimated models. Hands `Cache` to `team::assemble`.
 
 use crate::analyze::{analyze, stale_sessions, ClassTable, StaleSession};
 use crate::model::{Compaction, Request, TokenCounts};
-use crate::pricing::PriceTable;
+use crate::pricing::{Estimate, PriceTable};
 use crate::report::query::Query;
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -20,6 +20,8 @@ pub(super) struct Cache {
     pub shared_ids: usize,
     /// Models of the selected rows the price table does not know.
     pub unknown_models: Vec<String>,
+    /// Models of the selected rows priced as their family's newest version.
+    pub estimated_models: Vec<Estimate>,
 }
 
 /// One person's selected requests, summed.
@@ -55,7 +57,8 @@ impl Cache {
         Cache {
             by_user,
             shared_ids: crate::team::import::shared_message_ids(&selected).len(),
-            unknown_models: models.into_iter().filter(|m| cx.prices.resolve(m).is_none()).map(str::to_owned).collect(),
+            unknown_models: models.iter().filter(|m| cx.prices.resolve(m).is_none()).map(|m| (*m).to_owned()).collect(),
+            estimated_models: cx.prices.estimated_models(models),
         }
     }
 }

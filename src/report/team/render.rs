@@ -4,6 +4,7 @@
 
 use super::{Figures, TeamReport, TeamRow, BASELINE, DAYS_PER_MONTH};
 use crate::analyze::fmt_duration;
+use crate::pricing::Estimate;
 use crate::report::render::{dollars, thousands};
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use std::fmt::Write;
@@ -132,6 +133,7 @@ Run-rate = spend in the window / {} days x {DAYS_PER_MONTH:.2} days per month; t
     if !r.unknown_models.is_empty() {
         out.push(format!("Unknown models (priced at $0, not guessed): {}.", r.unknown_models.join(", ")));
     }
+    out.extend(Estimate::note(&r.estimated_models).map(|n| format!("{n}.")));
     out
 }
 
