@@ -25,7 +25,7 @@ use support::*;
 use tower::ServiceExt;
 
 fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_cachewise"));
+    let mut c = Command::new(test_bin());
     c.env_remove("CLAUDE_CONFIG_DIR").env_remove("CACHEWISE_DATA_DIR").env_remove("CACHEWISE_TOKEN");
     c.env_remove("CACHEWISE_HASH_KEY");
     c
@@ -120,7 +120,7 @@ fn team_listener_does_not_serve_dashboard_without_viewer_token() {
     assert_eq!(http(&s.urls[0], "GET", "/team", None, "").0, 404);
     let (status, _, body) = http(&s.urls[1], "GET", "/team", None, "");
     assert_eq!(status, 200, "{body}");
-    assert_eq!(http(&s.urls[1], "POST", "/api/v1/bundles", None, "").0, 405, "no push on the dashboard");
+    assert_eq!(http(&s.urls[1], "POST", "/api/v1/bundles", None, "").0, 404, "no push on the dashboard");
 }
 
 #[test]

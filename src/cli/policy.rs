@@ -20,7 +20,7 @@ use crate::team;
 use clap::Args;
 
 /// Flags of `cachewise ingest`.
-#[derive(Debug, Args, Clone, Copy, Default)]
+#[derive(Debug, Args, Clone, Copy, Default, PartialEq, Eq)]
 pub struct IngestArgs {
     /// Read this machine's transcripts into a team data directory too (as
     /// rows of no user, beside the team's).

@@ -7,7 +7,7 @@
 //! page header claims (a page that decompresses to more is an error), so
 //! bounding the claims bounds the memory. Hands `read_bundle` a verdict.
 
-use polars_parquet_format::thrift::protocol::{ReadThrift, TCompactInputProtocol};
+use polars_parquet_format::thrift::protocol::TCompactInputProtocol;
 use polars_parquet_format::PageHeader;
 
 /// Default cap on a bundle's rows (requests and compactions): several
