@@ -51,7 +51,8 @@ enum Mutation {
 fn mutation() -> impl Strategy<Value = Mutation> {
     prop_oneof![
         (any::<usize>(), 1u8..=255).prop_map(|(i, b)| Mutation::Flip(i, b)),
-        (any::<usize>(), prop_oneof![Just(0u8), Just(0x7f), Just(0xff), any::<u8>()]).prop_map(|(i, b)| Mutation::Set(i, b)),
+        (any::<usize>(), prop_oneof![Just(0u8), Just(0x7f), Just(0xff), any::<u8>()])
+            .prop_map(|(i, b)| Mutation::Set(i, b)),
         any::<usize>().prop_map(Mutation::Truncate),
         (any::<usize>(), proptest::collection::vec(any::<u8>(), 1..16)).prop_map(|(i, v)| Mutation::Splice(i, v)),
     ]
@@ -121,14 +122,14 @@ fn random_and_mutated_bundles_never_panic_nor_allocate_past_the_caps() {
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     let result = runner.run(&input, |bytes| {
-            match read_bundle_limited(&bytes, "fuzz", &LIMITS) {
-                Ok(b) => {
-                    prop_assert!(b.requests.len() + b.compactions.len() <= LIMITS.rows as usize);
-                    tally.borrow_mut().read += 1;
-                }
-                Err(e) => *tally.borrow_mut().refused.entry(kind(&e)).or_default() += 1,
+        match read_bundle_limited(&bytes, "fuzz", &LIMITS) {
+            Ok(b) => {
+                prop_assert!(b.requests.len() + b.compactions.len() <= LIMITS.rows as usize);
+                tally.borrow_mut().read += 1;
             }
-            Ok(())
+            Err(e) => *tally.borrow_mut().refused.entry(kind(&e)).or_default() += 1,
+        }
+        Ok(())
     });
     std::panic::set_hook(hook);
     result.unwrap();

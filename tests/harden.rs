@@ -67,7 +67,8 @@ fn http(url: &str, method: &str, path: &str, host: Option<&str>, extra: &str) ->
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     let host = host.unwrap_or(addr);
-    let head = format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n{extra}Content-Length: 0\r\n\r\n");
+    let head =
+        format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n{extra}Content-Length: 0\r\n\r\n");
     s.write_all(head.as_bytes()).unwrap();
     let mut raw = Vec::new();
     let _ = s.read_to_end(&mut raw);
@@ -97,13 +98,22 @@ const DASHBOARD: [&str; 10] = [
 ];
 
 #[test]
-fn team_listener_does_not_serve_dashboard_without_viewer_token() {
+fn team_listener_does_not_serve_dashboard() {
     let tmp = tempfile::tempdir().unwrap();
     let (data, empty) = (tmp.path().join("team"), tmp.path().join("none"));
     std::fs::create_dir_all(empty.join("projects")).unwrap();
     let tokens = tokens_file(tmp.path());
-    let base =
-        ["serve", "--team", "--tokens", &tokens, "--bind", "127.0.0.1:0", "--quiet", "--data-dir", data.to_str().unwrap()];
+    let base = [
+        "serve",
+        "--team",
+        "--tokens",
+        &tokens,
+        "--bind",
+        "127.0.0.1:0",
+        "--quiet",
+        "--data-dir",
+        data.to_str().unwrap(),
+    ];
     let s = start(&[&base[..], &["--claude-dir", empty.to_str().unwrap()]].concat(), 1);
     for path in DASHBOARD {
         let (status, _, body) = http(&s.urls[0], "GET", path, None, "");
@@ -150,7 +160,12 @@ fn host_header_not_allowed_is_refused() {
 
 fn team_rows(data: &Path) -> Vec<(String, u64)> {
     let v = json(&cw(None, data, &["--no-ingest", "report", "team", "--json"]));
-    v["rows"].as_array().unwrap().iter().map(|r| (r["user"].as_str().unwrap().to_owned(), r["requests"].as_u64().unwrap())).collect()
+    v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["user"].as_str().unwrap().to_owned(), r["requests"].as_u64().unwrap()))
+        .collect()
 }
 
 #[test]
@@ -167,7 +182,18 @@ fn ingest_and_serve_never_read_local_transcripts_into_a_team_dir_nor_relabel() {
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--into-team"), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(team_rows(&team), [("alice".to_owned(), 6)], "a bare ingest changed the team directory");
-    let s = start(&["--data-dir", team.to_str().unwrap(), "--claude-dir", root.to_str().unwrap(), "serve", "--bind", "127.0.0.1:0"], 1);
+    let s = start(
+        &[
+            "--data-dir",
+            team.to_str().unwrap(),
+            "--claude-dir",
+            root.to_str().unwrap(),
+            "serve",
+            "--bind",
+            "127.0.0.1:0",
+        ],
+        1,
+    );
     let (status, _, body) = http(&s.urls[0], "GET", "/api/team", None, "");
     drop(s);
     assert_eq!(status, 200);
@@ -187,7 +213,9 @@ async fn push_replies_carry_security_headers() {
     let tmp = tempfile::tempdir().unwrap();
     let st = state(tmp.path(), &["alice"], cachewise::team::server::DEFAULT_MAX_BYTES);
     let rows: Vec<_> = (1..=2).map(|k| row("alice", "s", k, k as i64)).collect();
-    for (auth, body, want) in [(None, vec![], 401), (Some(format!("Bearer {TOKEN_PREFIX}alice")), bytes_of(&bundle_of("alice", rows)), 200)] {
+    for (auth, body, want) in
+        [(None, vec![], 401), (Some(format!("Bearer {TOKEN_PREFIX}alice")), bytes_of(&bundle_of("alice", rows)), 200)]
+    {
         let mut req = Request::builder().method("POST").uri(cachewise::team::server::BUNDLES_PATH);
         if let Some(a) = &auth {
             req = req.header("authorization", a);
@@ -226,7 +254,19 @@ fn serve_stops_within_half_a_second_of_sigterm_or_ctrl_c() {
     person_tree(&root, "me", 1, 3);
     for signal in ["-INT", "-TERM"] {
         let data = tmp.path().join(signal);
-        let s = start(&["--quiet", "--data-dir", data.to_str().unwrap(), "--claude-dir", root.to_str().unwrap(), "serve", "--bind", "127.0.0.1:0"], 1);
+        let s = start(
+            &[
+                "--quiet",
+                "--data-dir",
+                data.to_str().unwrap(),
+                "--claude-dir",
+                root.to_str().unwrap(),
+                "serve",
+                "--bind",
+                "127.0.0.1:0",
+            ],
+            1,
+        );
         // A client holding a keep-alive connection open does not hold it up.
         let mut idle = TcpStream::connect(s.urls[0].trim_start_matches("http://")).unwrap();
         idle.write_all(b"GET /api/daily HTTP/1.1\r\nHost: localhost\r\n\r\n").unwrap();
@@ -262,7 +302,8 @@ fn push_warns_on_plain_http_unless_real_loopback() {
         assert!(String::from_utf8_lossy(&o.stdout).contains("nothing new to push"), "{o:?}");
         String::from_utf8_lossy(&o.stderr).into_owned()
     };
-    for url in ["http://127.evil.example", "http://127.0.0.1@evil.example/", "HTTP://evil.example", "http://127.0.0.1.nip.io"]
+    for url in
+        ["http://127.evil.example", "http://127.0.0.1@evil.example/", "HTTP://evil.example", "http://127.0.0.1.nip.io"]
     {
         assert!(push(url).contains("is not https: the token travels unencrypted"), "{url}");
     }
@@ -283,7 +324,8 @@ fn push_watermark_is_ingest_order_so_late_rows_with_old_times_are_sent() {
     assert!(push().contains("pushed 8 requests"));
     // A transcript that reaches the store now, with rows three days older
     // than anything pushed (copied from another machine).
-    let old: Vec<String> = (1..=3).flat_map(|k| Resp::new("alice-old", k, -3 * 24 * 60 + k as i64).to_lines()).collect();
+    let old: Vec<String> =
+        (1..=3).flat_map(|k| Resp::new("alice-old", k, -3 * 24 * 60 + k as i64).to_lines()).collect();
     write(&root, "-home-alice-app/alice-old.jsonl", &old);
     let second = push();
     assert!(second.contains("pushed 3 requests") && second.contains("3 new"), "{second}");

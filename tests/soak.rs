@@ -45,8 +45,20 @@ fn status_kb(pid: u32, key: &str) -> u64 {
 
 fn routes(sessions: &[String]) -> Vec<String> {
     let mut r: Vec<String> = [
-        "/", "/sessions", "/days", "/day/2026-02-11", "/cache", "/projects", "/models", "/team", "/api/daily",
-        "/api/sessions", "/api/cache", "/api/team", "/?user=nobody", "/api/daily?since=2026-02-11",
+        "/",
+        "/sessions",
+        "/days",
+        "/day/2026-02-11",
+        "/cache",
+        "/projects",
+        "/models",
+        "/team",
+        "/api/daily",
+        "/api/sessions",
+        "/api/cache",
+        "/api/team",
+        "/?user=nobody",
+        "/api/daily?since=2026-02-11",
     ]
     .iter()
     .map(|s| (*s).to_owned())

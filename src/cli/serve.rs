@@ -146,7 +146,9 @@ async fn listen(addr: SocketAddr) -> anyhow::Result<(tokio::net::TcpListener, So
 async fn dashboard(state: AppState, addr: SocketAddr, a: &ServeArgs, quiet: bool) -> anyhow::Result<Server> {
     let (listener, bound) = listen(addr).await?;
     if !bound.ip().is_loopback() {
-        eprintln!("warning: listening on {bound}, not a loopback address: anyone who can reach it sees your usage data");
+        eprintln!(
+            "warning: listening on {bound}, not a loopback address: anyone who can reach it sees your usage data"
+        );
     }
     let url = format!("http://{bound}/");
     println!("cachewise dashboard: {url}  (Ctrl-C to stop)");
@@ -211,9 +213,7 @@ async fn serve(
     }
     let _ = stop.send(true);
     // Open requests get a moment to finish; then the process goes anyway.
-    let drain = async {
-        while running.join_next().await.is_some() {}
-    };
+    let drain = async { while running.join_next().await.is_some() {} };
     let _ = tokio::time::timeout(GRACE, drain).await;
     Ok(())
 }

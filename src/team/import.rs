@@ -8,8 +8,8 @@
 //! bundles and records who sent what from which machine.
 
 use super::bundle::{read_bundle_limited, Bundle};
-use super::limits::BundleLimits;
 use super::export::write_atomic;
+use super::limits::BundleLimits;
 use super::TeamError;
 use crate::ingest::store_rows;
 use crate::model::Request;

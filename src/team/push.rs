@@ -206,9 +206,14 @@ mod tests {
         ] {
             assert!(plain_http_warning(warn).is_some(), "{warn}");
         }
-        for quiet in ["https://team.example", "HTTPS://team.example/", "http://127.0.0.1:7878", "http://127.9.9.9/",
-            "http://LOCALHOST:1", "http://[::1]:7878/"]
-        {
+        for quiet in [
+            "https://team.example",
+            "HTTPS://team.example/",
+            "http://127.0.0.1:7878",
+            "http://127.9.9.9/",
+            "http://LOCALHOST:1",
+            "http://[::1]:7878/",
+        ] {
             assert_eq!(plain_http_warning(quiet), None, "{quiet}");
         }
     }
