@@ -13,8 +13,8 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -69,19 +69,14 @@ fn routes(sessions: &[String]) -> Vec<String> {
     r
 }
 
-fn soak(files: usize, clients: usize, secs: u64) {
-    let tmp = tempfile::tempdir().unwrap();
-    let (root, data, cold) = (tmp.path().join("root"), tmp.path().join("data"), tmp.path().join("cold"));
-    let ids: Vec<String> = (0..files).map(|f| format!("soak-{f:02}")).collect();
-    let paths: Vec<_> = ids
-        .iter()
-        .map(|id| write(&root, &format!("-home-me-p{}/{id}.jsonl", id.len() % 3), &Resp::new(id, 1, 0).to_lines()))
-        .collect();
+/// `serve` over `root` into `data` on a free loopback port: the child and
+/// its address.
+fn start_serve(data: &Path, root: &Path) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_cachewise"))
         .args(["--tz", "UTC", "--quiet", "--data-dir"])
-        .arg(&data)
+        .arg(data)
         .arg("--claude-dir")
-        .arg(&root)
+        .arg(root)
         .args(["serve", "--bind", "127.0.0.1:0"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -91,62 +86,85 @@ fn soak(files: usize, clients: usize, secs: u64) {
     let mut line = String::new();
     out.read_line(&mut line).unwrap();
     std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
-    let url = line.split_whitespace().find(|w| w.starts_with("http://")).unwrap().trim_end_matches('/').to_owned();
-    let addr = url.trim_start_matches("http://").to_owned();
-    let done = AtomicBool::new(false);
-    let statuses: Mutex<BTreeMap<u16, u64>> = Mutex::new(BTreeMap::new());
-    let started = Instant::now();
-    let mut written = files as u64;
-    std::thread::scope(|s| {
+    let url = line.split_whitespace().find(|w| w.starts_with("http://")).unwrap().trim_end_matches('/');
+    (child, url.trim_start_matches("http://").to_owned())
+}
+
+/// Appends five responses every 50 ms, spread over the files, for `secs`;
+/// returns how many responses the files then hold.
+fn write_for(secs: u64, ids: &[String], paths: &[PathBuf]) -> u64 {
+    let (started, mut n) = (Instant::now(), 1u64);
+    let mut written = ids.len() as u64;
+    while started.elapsed() < Duration::from_secs(secs) {
+        for _ in 0..5 {
+            n += 1;
+            let f = (n as usize * 7) % ids.len();
+            append(&paths[f], &(Resp::new(&ids[f], n, n as i64).to_lines().join("\n") + "\n"));
+            written += 1;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    written
+}
+
+/// Waits (at most 30 s) until the server's `/api/daily` counts `written`.
+fn wait_caught_up(addr: &str, written: u64) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        let v: Value = serde_json::from_str(&get(addr, "/api/daily").1).unwrap_or(Value::Null);
+        if v["total"]["requests"].as_u64() == Some(written) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Reads the routes round robin, every 25 ms, until `done`.
+fn client(addr: &str, first: usize, routes: &[String], done: &AtomicBool, statuses: &Mutex<BTreeMap<u16, u64>>) {
+    let mut i = first;
+    while !done.load(Ordering::Relaxed) {
+        let (status, _) = get(addr, &routes[i % routes.len()]);
+        *statuses.lock().unwrap().entry(status).or_default() += 1;
+        i += 1;
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+fn soak(files: usize, clients: usize, secs: u64) {
+    let tmp = tempfile::tempdir().unwrap();
+    let (root, data, cold) = (tmp.path().join("root"), tmp.path().join("data"), tmp.path().join("cold"));
+    let ids: Vec<String> = (0..files).map(|f| format!("soak-{f:02}")).collect();
+    let paths: Vec<PathBuf> = ids
+        .iter()
+        .enumerate()
+        .map(|(f, id)| write(&root, &format!("-home-me-p{}/{id}.jsonl", f % 3), &Resp::new(id, 1, 0).to_lines()))
+        .collect();
+    let (mut child, addr) = start_serve(&data, &root);
+    let (done, statuses) = (AtomicBool::new(false), Mutex::new(BTreeMap::new()));
+    let routes = routes(&ids);
+    let written = std::thread::scope(|s| {
         for c in 0..clients {
-            let (addr, done, statuses, routes) = (&addr, &done, &statuses, routes(&ids));
-            s.spawn(move || {
-                let mut i = c;
-                while !done.load(Ordering::Relaxed) {
-                    let (status, _) = get(addr, &routes[i % routes.len()]);
-                    *statuses.lock().unwrap().entry(status).or_default() += 1;
-                    i += 1;
-                    std::thread::sleep(Duration::from_millis(25));
-                }
-            });
+            let (addr, routes, done, statuses) = (&addr, &routes, &done, &statuses);
+            s.spawn(move || client(addr, c, routes, done, statuses));
         }
-        // The writer: five responses every 50 ms, spread over the files.
-        let mut n = 1u64;
-        while started.elapsed() < Duration::from_secs(secs) {
-            for _ in 0..5 {
-                n += 1;
-                let f = (n as usize * 7) % files;
-                let r = Resp::new(&ids[f], n, n as i64);
-                append(&paths[f], &(r.to_lines().join("\n") + "\n"));
-                written += 1;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        // Let the server catch up (it checks every 3 s), then stop the clients.
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let (_, body) = get(&addr, "/api/daily");
-            let v: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
-            if v["total"]["requests"].as_u64() == Some(written) || Instant::now() > deadline {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        }
+        let written = write_for(secs, &ids, &paths);
+        wait_caught_up(&addr, written);
         done.store(true, Ordering::Relaxed);
+        written
     });
     let (_, served) = get(&addr, "/api/daily");
     let (rss, hwm) = (status_kb(child.id(), "VmRSS:"), status_kb(child.id(), "VmHWM:"));
     assert!(Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap().success());
     let exit = child.wait().unwrap();
-    let reads: u64 = statuses.lock().unwrap().values().sum();
+    let statuses = statuses.into_inner().unwrap();
     eprintln!(
-        "soak: {files} files, {clients} clients, {secs} s: {written} responses written, {reads} reads {:?}; server RSS {} MiB at the end, peak {} MiB",
-        statuses.lock().unwrap(),
+        "soak: {files} files, {clients} clients, {secs} s: {written} responses written, {} reads {statuses:?}; server RSS {} MiB at the end, peak {} MiB",
+        statuses.values().sum::<u64>(),
         rss / 1024,
         hwm / 1024
     );
     assert!(exit.success(), "serve stopped cleanly on SIGTERM");
-    assert_eq!(statuses.lock().unwrap().keys().copied().collect::<Vec<_>>(), [200], "every read answered 200");
+    assert_eq!(statuses.keys().copied().collect::<Vec<_>>(), [200], "every read answered 200");
     let stored = cw(&data, &root, &["--no-ingest", "report", "daily", "--json"]);
     let fresh = cw(&cold, &root, &["report", "daily", "--json"]);
     let (stored, fresh): (Value, Value) =

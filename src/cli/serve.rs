@@ -191,6 +191,12 @@ async fn serve(
         None => servers.push(dashboard(state.clone(), a.bind, a, quiet).await?),
     }
     tokio::spawn(web::refresh::keep_fresh(state, roots));
+    run_until_stopped(servers).await
+}
+
+/// Serves every listener until Ctrl-C or SIGTERM (or one fails), then
+/// gives open requests `GRACE` to finish.
+async fn run_until_stopped(servers: Vec<Server>) -> anyhow::Result<()> {
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let mut running = tokio::task::JoinSet::new();
     for s in servers {
