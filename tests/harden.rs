@@ -333,3 +333,29 @@ fn push_watermark_is_ingest_order_so_late_rows_with_old_times_are_sent() {
     assert_eq!(v["total"]["requests"], 11);
     assert!(push().contains("nothing new to push"), "nothing is sent twice");
 }
+
+#[test]
+fn made_up_user_and_since_values_do_not_each_cost_a_report_build() {
+    use cachewise::report::query::{Grouping, Query};
+    use std::sync::Arc;
+    let tmp = tempfile::tempdir().unwrap();
+    let team = tmp.path().join("team");
+    let alice = tmp.path().join("alice.parquet");
+    std::fs::write(&alice, bytes_of(&bundle_of("alice", (1..=3).map(|k| row("alice", "s", k, k as i64)).collect())))
+        .unwrap();
+    ok(&cw(None, &team, &["import", alice.to_str().unwrap()]));
+    let store = cachewise::store::Store::open(&team).unwrap();
+    let snap = common::web_state(&store, common::t0()).snapshot();
+    let p = prices();
+    let people = |u: &str| snap.reports(&store, &p, Some(u)).unwrap();
+    assert!(Arc::ptr_eq(&people("mallory"), &people("eve")), "names nobody has share one build");
+    assert!(!Arc::ptr_eq(&people("mallory"), &people("alice")));
+    assert_eq!(people("alice").daily.total.requests, 3);
+    assert_eq!(people("eve").daily.total.requests, 0);
+    let daily = |u: &str| {
+        let q = Query { user: Some(u.to_owned()), ..Query::new(chrono_tz::UTC) };
+        snap.usage(&store, Grouping::Daily, &q, &p).unwrap()
+    };
+    assert!(Arc::ptr_eq(&daily("x1"), &daily("x2")));
+    assert_eq!(daily("alice").total.requests, 3);
+}
