@@ -93,3 +93,51 @@ fn import_refuses_a_bundle_over_the_caps_with_a_clear_error() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("bytes after decompression, over the limit of 1000"));
     assert!(ok(&cw(None, &team, &["import", file.to_str().unwrap()])).contains("20 new"));
 }
+
+/// Peak resident memory of this process (VmHWM), in MiB.
+fn peak_mib() -> u64 {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kb: u64 = s
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        .unwrap_or(0);
+    kb / 1024
+}
+
+/// The reported bomb: 4M identical rows compress to a few hundred KB.
+fn four_million_row_bomb() -> Vec<u8> {
+    use polars::prelude::*;
+    let one = body(1);
+    let df = ParquetReader::new(std::io::Cursor::new(one)).finish().unwrap();
+    let row = df.slice(0, 1);
+    let meta = KeyValueMetadata::from_static(vec![("cachewise.bundle_schema".to_owned(), "1".to_owned())]);
+    let mut out = Vec::new();
+    let mut w = ParquetWriter::new(&mut out).with_key_value_metadata(Some(meta)).batched(&row.schema()).unwrap();
+    for _ in 0..16 {
+        w.write_batch(&row.new_from_index(0, 250_000)).unwrap();
+    }
+    w.finish().unwrap();
+    out
+}
+
+#[tokio::test]
+#[ignore = "builds a 4M-row bundle (a minute in a debug build): cargo test --test bundle_limits bomb -- --ignored --nocapture"]
+async fn four_million_row_bomb_is_refused_at_once_with_the_default_caps() {
+    let bomb = tokio::task::spawn_blocking(four_million_row_bomb).await.unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let st = state(tmp.path(), &["alice"], DEFAULT_MAX_BYTES);
+    let before = peak_mib();
+    let started = std::time::Instant::now();
+    let (status, v) = post(st, bomb.clone()).await;
+    let took = started.elapsed();
+    eprintln!(
+        "bomb: {} KB, 4,000,000 rows: {status} in {took:?}; peak RSS {before} -> {} MiB: {v}",
+        bomb.len() / 1024,
+        peak_mib()
+    );
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(v["error"].as_str().unwrap().contains("4000000 rows, over the limit of 1000000"), "{v}");
+    assert!(took < std::time::Duration::from_secs(2), "{took:?}");
+    assert!(snapshot(tmp.path()).is_empty());
+}
