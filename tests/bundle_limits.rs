@@ -113,7 +113,7 @@ fn four_million_row_bomb() -> Vec<u8> {
     let row = df.slice(0, 1);
     let meta = KeyValueMetadata::from_static(vec![("cachewise.bundle_schema".to_owned(), "1".to_owned())]);
     let mut out = Vec::new();
-    let mut w = ParquetWriter::new(&mut out).with_key_value_metadata(Some(meta)).batched(&row.schema()).unwrap();
+    let mut w = ParquetWriter::new(&mut out).with_key_value_metadata(Some(meta)).batched(row.schema()).unwrap();
     for _ in 0..16 {
         w.write_batch(&row.new_from_index(0, 250_000)).unwrap();
     }
