@@ -359,3 +359,23 @@ fn made_up_user_and_since_values_do_not_each_cost_a_report_build() {
     assert!(Arc::ptr_eq(&daily("x1"), &daily("x2")));
     assert_eq!(daily("alice").total.requests, 3);
 }
+
+#[test]
+fn a_push_reply_names_no_other_member() {
+    let tmp = tempfile::tempdir().unwrap();
+    let url = serve(state(tmp.path(), &["alice", "bob"], cachewise::team::server::DEFAULT_MAX_BYTES));
+    let rows = |u: &str| (1..=3).map(|k| row(u, "copied-session", k, k as i64)).collect::<Vec<_>>();
+    let alice = cachewise::team::push::upload(
+        &url,
+        &format!("{TOKEN_PREFIX}alice"),
+        &bytes_of(&bundle_of("alice", rows("alice"))),
+    );
+    assert_eq!(alice.unwrap().added, 3);
+    // Bob's rows carry the same message ids (a copied session).
+    let bob =
+        cachewise::team::push::upload(&url, &format!("{TOKEN_PREFIX}bob"), &bytes_of(&bundle_of("bob", rows("bob"))))
+            .unwrap();
+    assert_eq!((bob.added, bob.shared_message_ids), (3, 3));
+    assert!(bob.shared_examples.is_empty(), "{:?}", bob.shared_examples);
+    assert!(!serde_json::to_string(&bob).unwrap().contains("alice"));
+}

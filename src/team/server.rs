@@ -67,7 +67,7 @@ impl TeamState {
 
 /// Authorises, validates and imports one uploaded bundle (with any others
 /// that arrive meanwhile). The token's user replaces whatever user the
-/// bundle names.
+/// bundle names; the reply names no other member.
 pub fn accept_bundle(
     state: &TeamState,
     authorization: Option<&str>,
@@ -83,7 +83,12 @@ pub fn accept_bundle(
         r.user = user.as_str().into();
     }
     bundle.meta.user = user;
-    state.batch.submit(&state.store, &state.prices, Incoming { origin: "upload".into(), bundle }, now)
+    let mut outcome =
+        state.batch.submit(&state.store, &state.prices, Incoming { origin: "upload".into(), bundle }, now)?;
+    // A pusher learns nothing about other members: no names of whoever
+    // shares a message id with someone (the count stays).
+    outcome.shared_examples.clear();
+    Ok(outcome)
 }
 
 /// The HTTP status of a team error.
