@@ -5,7 +5,10 @@
 //! names; push replies carry the security headers; `serve` stops at once
 //! on SIGTERM or Ctrl-C; an unwritable data directory says what to do; the
 //! push client warns on plain HTTP to anything but a real loopback host;
-//! and the push watermark follows ingest order, not event time.
+//! the push watermark follows ingest order, not event time; a push reply
+//! names no other member; and made-up `?user=` values share one build.
+//! `CACHEWISE_TEST_BIN=/path/to/older/cachewise` runs the binary-level
+//! tests against an older build (to show they fail there).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
