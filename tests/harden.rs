@@ -127,6 +127,13 @@ fn team_listener_does_not_serve_dashboard() {
     assert_eq!(status, 401, "no token");
     assert!(headers.contains("content-security-policy: default-src 'none'"), "{headers}");
     drop(s);
+    // The directory is a team directory from the start: no writer reads
+    // local transcripts into it before the first push lands.
+    let mine = tmp.path().join("mine");
+    person_tree(&mine, "me", 1, 2);
+    let o = cw(Some(&mine), &data, &["report", "daily", "--json"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not reading local transcripts into it"));
+    assert_eq!(json(&o)["total"]["requests"], 0);
     // The dashboard, when asked for, has a listener of its own.
     let s = start(&[&base[..], &["--dashboard", "127.0.0.1:0", "--claude-dir", empty.to_str().unwrap()]].concat(), 2);
     assert_ne!(s.urls[0], s.urls[1]);
