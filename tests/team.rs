@@ -213,8 +213,8 @@ fn reports_do_not_ingest_local_transcripts_into_a_team_directory() {
     let o = cw(Some(&mine), &team, &["report", "daily", "--json"]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("holds imported team bundles"));
     assert_eq!(total(&json(&o)).0, 8);
-    // Asking explicitly does ingest them (as user "").
-    ok(&cw(Some(&mine), &team, &["ingest"]));
+    // Asking by name does ingest them (as user "").
+    ok(&cw(Some(&mine), &team, &["ingest", "--into-team"]));
     assert_eq!(total(&json(&cw(Some(&mine), &team, &["report", "daily", "--json"]))).0, 13);
     // And exporting from a team directory is refused.
     let o = cw(None, &team, &["export", "--user", "x", "--out", tmp.path().join("x.parquet").to_str().unwrap()]);

@@ -3,6 +3,7 @@
 
 mod cache;
 mod plan;
+mod policy;
 mod progress;
 mod run;
 mod serve;
@@ -79,7 +80,7 @@ pub enum Command {
     /// per person and active day (`report team`, for team pilots).
     Report(ReportArgs),
     /// Read new transcript lines into the store, and print what was read.
-    Ingest,
+    Ingest(policy::IngestArgs),
     /// Serve the dashboard (cost per day and session, cache timelines, stale
     /// sessions, resume advice) and keep ingesting as transcripts change.
     Serve(serve::ServeArgs),

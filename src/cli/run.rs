@@ -2,6 +2,7 @@
 //! call one `report::` or `analyze::` function, print.
 
 use super::plan::Plan;
+use super::policy::{local_ingest, Asked, IngestArgs};
 use super::progress::Bar;
 use super::team;
 use super::{Cli, Command, OutputArgs, PricesArgs, ReportArgs};
@@ -19,7 +20,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         None => run_summary(&plan),
         Some(Command::Report(a)) => run_report(&plan, &a),
-        Some(Command::Ingest) => run_ingest(&plan),
+        Some(Command::Ingest(a)) => run_ingest(&plan, a),
         Some(Command::Cache(a)) => super::cache::run_cache(&plan, &a),
         Some(Command::Advise(a)) => super::cache::run_advise(&plan, &a),
         Some(Command::Serve(a)) => super::serve::run_serve(&plan, &a),
@@ -49,16 +50,16 @@ fn run_prices(plan: &Plan, a: &PricesArgs, file: Option<&std::path::Path>) -> an
     Ok(())
 }
 
-/// Ingests unless `--no-ingest` or the data directory holds imported team
-/// bundles; warnings go to stderr.
+/// Ingests when the ingest policy (`policy::local_ingest`) allows it;
+/// warnings go to stderr.
 pub fn refresh(plan: &Plan) -> anyhow::Result<Option<Outcome>> {
-    if !plan.ingest || team::holds_bundles(plan) {
+    if !local_ingest(plan, Asked::Implicitly)? {
         return Ok(None);
     }
     ingest_now(plan)
 }
 
-/// Ingests now (`cachewise ingest` asks for it, even in a team directory).
+/// Ingests now (the policy has allowed it).
 fn ingest_now(plan: &Plan) -> anyhow::Result<Option<Outcome>> {
     let bar = Bar::new(plan.quiet);
     match ingest::ingest(&plan.roots, &plan.store, &plan.prices, &bar) {
@@ -120,9 +121,9 @@ fn run_report(plan: &Plan, a: &ReportArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn run_ingest(plan: &Plan) -> anyhow::Result<()> {
-    let plan = Plan { ingest: true, ..plan.clone() };
-    if let Some(o) = ingest_now(&plan)? {
+fn run_ingest(plan: &Plan, a: IngestArgs) -> anyhow::Result<()> {
+    local_ingest(plan, Asked::ByName(a))?;
+    if let Some(o) = ingest_now(plan)? {
         println!(
             "{} files, {} read ({:.1} MB), {} lines, {} malformed; {} requests stored",
             o.files,

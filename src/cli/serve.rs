@@ -1,20 +1,27 @@
-//! `cachewise serve`: ingest, then serve the dashboard (`web::app`) while a
+//! `cachewise serve`: ingest (as `policy::local_ingest` allows), then serve
+//! the dashboard (`web::app`, behind the Host allowlist `web::host`) while a
 //! background task keeps ingesting as transcripts change. `--demo`, or no
 //! transcripts and no stored data, serves the built-in demo dataset from a
-//! temporary data directory, with a banner saying so.
+//! temporary data directory, with a banner saying so. `--team` serves the
+//! push endpoint alone on `--bind` (the dashboard only on its own
+//! `--dashboard` listener, if asked). Ctrl-C or SIGTERM stops it at once.
 
 use super::plan::Plan;
+use super::policy::{local_ingest, Asked};
 use super::progress::Bar;
+use super::team::LimitArgs;
 use crate::ingest::{self, IngestError};
 use crate::store::{Store, Table};
 use crate::team::server::{router as team_router, TeamState, DEFAULT_MAX_BYTES};
 use crate::team::tokens::TokenMap;
+use crate::web::host::HostAllow;
 use crate::web::{self, AppState, Clock, Settings};
 use anyhow::Context;
 use chrono::Utc;
 use clap::Args;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// Flags of `serve`.
 #[derive(Debug, Args)]
@@ -29,14 +36,26 @@ pub struct ServeArgs {
     /// Serve a built-in demo dataset instead of your transcripts.
     #[arg(long, conflicts_with = "team")]
     pub demo: bool,
-    /// Also accept team bundles: `POST /api/v1/bundles` with a bearer token
-    /// from --tokens. The data dir then holds the team's rows; local
+    /// Run the team push server on --bind instead: it answers only
+    /// `POST /api/v1/bundles` with a bearer token from --tokens (no
+    /// dashboard there). The data dir then holds the team's rows; local
     /// transcripts are not ingested into it. Put it behind TLS.
     #[arg(long, requires = "tokens")]
     pub team: bool,
     /// TOML file mapping each push token to a user (with --team).
     #[arg(long, value_name = "FILE")]
     pub tokens: Option<PathBuf>,
+    /// With --team: also serve the team's dashboard on this address, a
+    /// listener of its own (keep it on loopback: it has no login).
+    #[arg(long, value_name = "ADDR", requires = "team")]
+    pub dashboard: Option<SocketAddr>,
+    /// Also answer to this Host name, e.g. a proxy's (repeatable). The
+    /// dashboard answers only to its address, localhost, 127.0.0.1 and
+    /// [::1]; other names get 421 (DNS rebinding).
+    #[arg(long = "allow-host", value_name = "NAME")]
+    pub allow_host: Vec<String>,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 /// What the server shows.
@@ -65,7 +84,12 @@ fn prepare(plan: &Plan, a: &ServeArgs) -> anyhow::Result<Source> {
     if a.demo {
         return demo(plan, "Demo data: a built-in synthetic dataset (serve --demo). Run `cachewise serve` without --demo to see your own transcripts.".into());
     }
-    if !plan.ingest || a.team {
+    if a.team {
+        // The push server's directory is a team directory from the start.
+        crate::team::import::mark_team_dir(&plan.store)?;
+        return Ok(live(None));
+    }
+    if !local_ingest(plan, Asked::Implicitly)? {
         return Ok(live(None));
     }
     match ingest::ingest(&plan.roots, &plan.store, &plan.prices, &Bar::new(plan.quiet)) {
@@ -84,7 +108,8 @@ fn prepare(plan: &Plan, a: &ServeArgs) -> anyhow::Result<Source> {
     }
 }
 
-/// Runs the dashboard until Ctrl-C.
+/// Runs the dashboard (and with `--team` the push listener) until Ctrl-C
+/// or SIGTERM; stops within a fraction of a second.
 pub fn run_serve(plan: &Plan, a: &ServeArgs) -> anyhow::Result<()> {
     let source = prepare(plan, a)?;
     let state = AppState::new(Settings {
@@ -95,32 +120,38 @@ pub fn run_serve(plan: &Plan, a: &ServeArgs) -> anyhow::Result<()> {
         clock: Clock::System,
     })?;
     super::run::warn_estimates(plan, &state.snapshot().data.estimated_models);
-    let rt =
-        tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the async runtime")?;
     let team = match (&a.team, &a.tokens) {
         (true, Some(path)) => {
             let tokens = TokenMap::load(path)?;
-            Some(team_router(TeamState::new(source.store.clone(), tokens, plan.prices.clone(), DEFAULT_MAX_BYTES)))
+            let st = TeamState::new(source.store.clone(), tokens, plan.prices.clone(), DEFAULT_MAX_BYTES);
+            Some(st.with_limits(a.limits.limits()))
         }
         _ => None,
     };
-    rt.block_on(serve(state, team, a, source.roots.clone(), plan.quiet))
+    let rt =
+        tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the async runtime")?;
+    let result = rt.block_on(serve(state, team, a, source.roots.clone(), plan.quiet));
+    // An ingest or rebuild still running in the blocking pool is abandoned:
+    // every store write is atomic, so stopping never tears a table.
+    rt.shutdown_timeout(Duration::from_millis(100));
+    result
 }
 
-async fn serve(
-    state: AppState,
-    team: Option<axum::Router>,
-    a: &ServeArgs,
-    roots: Option<Vec<PathBuf>>,
-    quiet: bool,
-) -> anyhow::Result<()> {
-    let listener =
-        tokio::net::TcpListener::bind(a.bind).await.with_context(|| format!("cannot listen on {}", a.bind))?;
-    let addr: SocketAddr = listener.local_addr()?;
-    if !addr.ip().is_loopback() {
-        eprintln!("warning: listening on {addr}, not a loopback address: anyone who can reach it sees your usage data");
+async fn listen(addr: SocketAddr) -> anyhow::Result<(tokio::net::TcpListener, SocketAddr)> {
+    let l = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
+    let bound = l.local_addr()?;
+    Ok((l, bound))
+}
+
+/// The dashboard, Host-checked, on its own listener.
+async fn dashboard(state: AppState, addr: SocketAddr, a: &ServeArgs, quiet: bool) -> anyhow::Result<Server> {
+    let (listener, bound) = listen(addr).await?;
+    if !bound.ip().is_loopback() {
+        eprintln!(
+            "warning: listening on {bound}, not a loopback address: anyone who can reach it sees your usage data"
+        );
     }
-    let url = format!("http://{addr}/");
+    let url = format!("http://{bound}/");
     println!("cachewise dashboard: {url}  (Ctrl-C to stop)");
     if a.open {
         if let Err(e) = open::that_detached(&url) {
@@ -129,18 +160,86 @@ async fn serve(
             }
         }
     }
-    tokio::spawn(web::refresh::keep_fresh(state.clone(), roots));
-    let app = match team {
+    let app = web::host::guard(web::app(state), HostAllow::new(bound, &a.allow_host));
+    Ok(Server { listener, app })
+}
+
+/// A listener and what it serves.
+struct Server {
+    listener: tokio::net::TcpListener,
+    app: axum::Router,
+}
+
+async fn serve(
+    state: AppState,
+    team: Option<TeamState>,
+    a: &ServeArgs,
+    roots: Option<Vec<PathBuf>>,
+    quiet: bool,
+) -> anyhow::Result<()> {
+    let mut servers = Vec::new();
+    match team {
         Some(t) => {
-            println!("accepting team bundles at {url}api/v1/bundles");
-            web::app(state).merge(t)
+            let (listener, bound) = listen(a.bind).await?;
+            println!(
+                "cachewise team server: http://{bound}/  (POST /api/v1/bundles only; no dashboard on this address; Ctrl-C to stop)"
+            );
+            servers.push(Server { listener, app: team_router(t) });
+            if let Some(d) = a.dashboard {
+                servers.push(dashboard(state.clone(), d, a, quiet).await?);
+            }
         }
-        None => web::app(state),
-    };
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
-        .context("server failed")
+        None => servers.push(dashboard(state.clone(), a.bind, a, quiet).await?),
+    }
+    tokio::spawn(web::refresh::keep_fresh(state, roots));
+    run_until_stopped(servers).await
+}
+
+/// Serves every listener until Ctrl-C or SIGTERM (or one fails), then
+/// gives open requests `GRACE` to finish.
+async fn run_until_stopped(servers: Vec<Server>) -> anyhow::Result<()> {
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let mut running = tokio::task::JoinSet::new();
+    for s in servers {
+        let mut rx = stopped.clone();
+        running.spawn(async move {
+            axum::serve(s.listener, s.app)
+                .with_graceful_shutdown(async move {
+                    let _ = rx.wait_for(|v| *v).await;
+                })
+                .await
+        });
+    }
+    tokio::select! {
+        _ = stop_signal() => {}
+        r = running.join_next() => {
+            if let Some(r) = r {
+                r.context("server task failed")?.context("server failed")?;
+            }
+        }
+    }
+    let _ = stop.send(true);
+    // Open requests get a moment to finish; then the process goes anyway.
+    let drain = async { while running.join_next().await.is_some() {} };
+    let _ = tokio::time::timeout(GRACE, drain).await;
+    Ok(())
+}
+
+/// How long open requests may take to finish after a stop signal.
+const GRACE: Duration = Duration::from_millis(250);
+
+/// Ctrl-C or SIGTERM.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }

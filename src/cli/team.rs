@@ -1,8 +1,8 @@
 //! The team commands: `export`, `import`, `push` and `report team`: their
 //! clap arguments and one thin `run_*` each, calling `team::` and
 //! `report::team`. Also the `report` positional (`ReportKind`: a usage
-//! grouping or `team`) and the rule that a data directory holding imported
-//! bundles is not fed local transcripts unless `cachewise ingest` asks.
+//! grouping or `team`). Whether local transcripts are read first is
+//! `policy::local_ingest`'s decision.
 
 use super::plan::Plan;
 use super::run::refresh;
@@ -11,6 +11,7 @@ use crate::report::query::Grouping;
 use crate::report::team::{self as team_report, TeamFormat, TeamOptions};
 use crate::team::export::{default_machine, write_file};
 use crate::team::hash::PathHasher;
+use crate::team::limits::{self, BundleLimits};
 use crate::team::{self, push, ExportSpec, ImportOutcome};
 use chrono::{DateTime, NaiveDate, NaiveTime, TimeZone, Utc};
 use clap::builder::PossibleValue;
@@ -93,6 +94,25 @@ pub struct ImportArgs {
     /// Bundle files, or directories of them (*.parquet).
     #[arg(value_name = "FILE|DIR", required = true)]
     pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// Caps on what one bundle may expand to (import, and pushes to serve --team).
+#[derive(Debug, Args, Clone, Copy)]
+pub struct LimitArgs {
+    /// Refuse a bundle of more rows than this.
+    #[arg(long, value_name = "N", default_value_t = limits::DEFAULT_MAX_ROWS)]
+    pub max_bundle_rows: u64,
+    /// Refuse a bundle that decompresses to more bytes than this.
+    #[arg(long, value_name = "BYTES", default_value_t = limits::DEFAULT_MAX_DECOMPRESSED)]
+    pub max_bundle_bytes: u64,
+}
+
+impl LimitArgs {
+    pub fn limits(self) -> BundleLimits {
+        BundleLimits { rows: self.max_bundle_rows, decompressed: self.max_bundle_bytes }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -122,19 +142,6 @@ fn non_empty(s: &str) -> Result<String, String> {
     } else {
         Ok(s.trim().to_owned())
     }
-}
-
-/// True (with a note) when the data directory holds imported bundles, so
-/// reports do not read local transcripts into it.
-pub fn holds_bundles(plan: &Plan) -> bool {
-    let held = team::holds_bundles(&plan.store);
-    if held && plan.ingest && !plan.quiet {
-        eprintln!(
-            "note: {} holds imported team bundles; not reading local transcripts into it (`cachewise ingest` would)",
-            plan.store.dir().display()
-        );
-    }
-    held
 }
 
 fn spec(
@@ -179,7 +186,7 @@ pub fn run_export(plan: &Plan, a: &ExportArgs) -> anyhow::Result<()> {
 
 /// `cachewise import`: never ingests local transcripts.
 pub fn run_import(plan: &Plan, a: &ImportArgs) -> anyhow::Result<()> {
-    let incoming = team::read_inputs(&a.paths)?;
+    let incoming = team::import::read_inputs_limited(&a.paths, &a.limits.limits())?;
     let o = team::import(&plan.store, &incoming, &plan.prices, Utc::now())?;
     print!("{}", describe_import(&o, &plan.store.dir().display().to_string()));
     Ok(())
@@ -218,8 +225,10 @@ fn describe_import(o: &ImportOutcome, dir: &str) -> String {
 /// `cachewise push`.
 pub fn run_push(plan: &Plan, a: &PushArgs) -> anyhow::Result<()> {
     refresh(plan)?;
-    if a.server.starts_with("http://") && !is_loopback(&a.server) && !plan.quiet {
-        eprintln!("warning: {} is plain HTTP: the token travels unencrypted; put the server behind TLS", a.server);
+    if let Some(w) = push::plain_http_warning(&a.server) {
+        if !plan.quiet {
+            eprintln!("warning: {w}");
+        }
     }
     let user = a.user.clone().or_else(|| std::env::var("USER").ok()).unwrap_or_else(|| "unknown".to_owned());
     let spec = spec(plan, user, a.machine.as_deref(), None, &a.hash)?;
@@ -232,12 +241,6 @@ pub fn run_push(plan: &Plan, a: &PushArgs) -> anyhow::Result<()> {
         ),
     }
     Ok(())
-}
-
-fn is_loopback(url: &str) -> bool {
-    let rest = url.trim_start_matches("http://");
-    let host = rest.split(['/', ':']).next().unwrap_or_default();
-    rest.starts_with("[::1]") || host == "localhost" || host.starts_with("127.")
 }
 
 /// `cachewise report team`.

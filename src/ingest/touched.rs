@@ -32,7 +32,8 @@ impl<'a> Touched<'a> {
             for df in stored.iter().copied() {
                 let k = Cols(df);
                 let (user, msg, source) = (k.str(c::USER)?, k.str(c::MESSAGE_ID)?, k.str(c::SOURCE)?);
-                groups.extend((0..df.height()).filter(|&i| replaced.contains(source[i])).map(|i| (user[i], msg[i])));
+                let local_replaced = |&i: &usize| user[i].is_empty() && replaced.contains(source[i]);
+                groups.extend((0..df.height()).filter(local_replaced).map(|i| (user[i], msg[i])));
             }
         }
         Ok(Touched { all: false, groups })
@@ -80,7 +81,7 @@ pub(super) fn split(
 
 /// The stored candidates of the touched groups: their spare rows, plus the
 /// requests seen once (not among the spares; unpriced again, as candidates
-/// are), less rows of replaced files.
+/// are), less the local rows of replaced files.
 fn old_candidates(requests: &DataFrame, spares: &DataFrame, replaced: &HashSet<String>) -> PolarsResult<Vec<Request>> {
     let mut out = frames::requests_from(spares)?;
     let repeated: HashSet<(&str, &str, &str)> =
@@ -91,6 +92,8 @@ fn old_candidates(requests: &DataFrame, spares: &DataFrame, replaced: &HashSet<S
         .map(|r| Request { cost_usd: 0.0, ..r })
         .collect();
     out.extend(once);
-    out.retain(|r| !replaced.contains(r.source.as_str()));
+    // A file read again whole voids its earlier local rows (user ""), never
+    // a team member's rows that name the same path.
+    out.retain(|r| !(r.user.is_empty() && replaced.contains(r.source.as_str())));
     Ok(out)
 }

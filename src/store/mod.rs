@@ -51,6 +51,12 @@ pub enum StoreError {
     Polars { path: PathBuf, source: PolarsError },
     #[error("{path}: invalid manifest: {source}")]
     Manifest { path: PathBuf, source: serde_json::Error },
+    #[error(
+        "cannot take the data directory's lock {path}: {source}. Writing needs a writable data directory: \
+fix its permissions, choose another with --data-dir DIR (or CACHEWISE_DATA_DIR), or report on the stored \
+data without writing with --no-ingest"
+    )]
+    Lock { path: PathBuf, source: std::io::Error },
 }
 
 /// A data directory.
@@ -85,7 +91,7 @@ impl Store {
     /// Takes the directory's exclusive lock; released when the file drops.
     pub fn lock(&self) -> Result<File, StoreError> {
         let path = self.dir.join(LOCK);
-        let io = |source| StoreError::Io { path: path.clone(), source };
+        let io = |source| StoreError::Lock { path: path.clone(), source };
         let f = File::options().create(true).truncate(false).write(true).open(&path).map_err(io)?;
         f.lock().map_err(io)?;
         Ok(f)

@@ -3,12 +3,14 @@
 //! and file metadata naming the bundle schema, the cachewise version and a
 //! checksum of the rows. `docs/bundle-schema.md` documents it for other tools.
 //! `bundle_bytes` writes one; `read_bundle` validates one (not Parquet, not a
-//! bundle, damaged, newer schema) and hands on typed rows.
+//! bundle, over the `limits`, damaged, newer schema) and hands on typed rows.
 
+use super::limits::{self, BundleLimits, Chunk, Group, Verdict};
 use super::TeamError;
 use crate::model::columns as c;
 use crate::model::{Compaction, Request};
 use crate::store::frames;
+use polars::io::parquet::read::FileMetadata;
 use polars::prelude::*;
 use sha2::{Digest, Sha256};
 use std::io::{Cursor, Write};
@@ -176,8 +178,15 @@ pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Validates and reads a bundle; `origin` names it in errors.
+/// Validates and reads a bundle under the default `BundleLimits`; `origin`
+/// names it in errors.
 pub fn read_bundle(bytes: &[u8], origin: &str) -> Result<Bundle, TeamError> {
+    read_bundle_limited(bytes, origin, &BundleLimits::default())
+}
+
+/// Validates and reads a bundle; one that would expand past `limits` is
+/// refused (`TeamError::OverLimit`) before a page is decompressed.
+pub fn read_bundle_limited(bytes: &[u8], origin: &str, limits: &BundleLimits) -> Result<Bundle, TeamError> {
     let damaged = |why: String| TeamError::Damaged { origin: origin.to_owned(), why };
     if !bytes.starts_with(b"PAR1") {
         return Err(TeamError::NotParquet { origin: origin.to_owned() });
@@ -186,7 +195,18 @@ pub fn read_bundle(bytes: &[u8], origin: &str) -> Result<Bundle, TeamError> {
         return Err(damaged("the file is truncated (no Parquet footer)".into()));
     }
     let mut reader = ParquetReader::new(Cursor::new(bytes));
-    let kv = guarded(|| Ok(reader.get_metadata()?.key_value_metadata.clone())).map_err(damaged)?;
+    let (kv, rows, groups) = guarded(|| {
+        let m = reader.get_metadata()?;
+        Ok((m.key_value_metadata.clone(), m.num_rows as u64, groups_of(m)))
+    })
+    .map_err(damaged)?;
+    match limits::check(bytes, rows, &groups, limits) {
+        Ok(()) => {}
+        Err(Verdict::Over { what, found, limit }) => {
+            return Err(TeamError::OverLimit { origin: origin.to_owned(), what, found, limit })
+        }
+        Err(Verdict::Malformed(why)) => return Err(damaged(why)),
+    }
     let pairs: Vec<(String, String)> =
         kv.unwrap_or_default().into_iter().map(|p| (p.key, p.value.unwrap_or_default())).collect();
     let meta = parse_meta(&pairs, origin)?;
@@ -202,6 +222,20 @@ pub fn read_bundle(bytes: &[u8], origin: &str) -> Result<Bundle, TeamError> {
         return Err(damaged("the rows do not match the bundle's checksum".into()));
     }
     Ok(Bundle { meta, requests, compactions })
+}
+
+/// The footer's claims per row group, for `limits::check`.
+fn groups_of(m: &FileMetadata) -> Vec<Group> {
+    m.row_groups
+        .iter()
+        .map(|g| {
+            let chunks = g.parquet_columns().iter().map(|c| {
+                let r = c.byte_range();
+                Chunk { start: r.start, end: r.end, values: c.num_values(), uncompressed: c.uncompressed_size() }
+            });
+            Group { rows: g.num_rows() as u64, chunks: chunks.collect() }
+        })
+        .collect()
 }
 
 /// Runs a decoder step; a decoder that panics on hostile bytes counts as a

@@ -7,8 +7,9 @@
 //! flagged). A ledger (`team-bundles.json`) marks the directory as holding
 //! bundles and records who sent what from which machine.
 
-use super::bundle::{read_bundle, Bundle};
+use super::bundle::{read_bundle_limited, Bundle};
 use super::export::write_atomic;
+use super::limits::BundleLimits;
 use super::TeamError;
 use crate::ingest::store_rows;
 use crate::model::Request;
@@ -88,9 +89,28 @@ pub fn holds_bundles(store: &Store) -> bool {
     store.dir().join(LEDGER).exists()
 }
 
-/// Reads and validates every file (directories: their `*.parquet`, sorted).
-/// The first bad file stops it, before anything is written.
+/// Marks the data directory as a team directory (an empty ledger) before
+/// any bundle arrives, so no writer reads local transcripts into it
+/// meanwhile (`serve --team` calls it at start).
+pub fn mark_team_dir(store: &Store) -> Result<(), TeamError> {
+    if holds_bundles(store) {
+        return Ok(());
+    }
+    if store.load(Table::Requests, frames::requests_from)?.iter().any(|r| r.user.is_empty()) {
+        return Err(TeamError::LocalStore { dir: store.dir().to_path_buf() });
+    }
+    write_atomic(&store.dir().join(LEDGER), b"{}")
+}
+
+/// Reads and validates every file (directories: their `*.parquet`, sorted)
+/// under the default `BundleLimits`. The first bad file stops it, before
+/// anything is written.
 pub fn read_inputs(paths: &[PathBuf]) -> Result<Vec<Incoming>, TeamError> {
+    read_inputs_limited(paths, &BundleLimits::default())
+}
+
+/// `read_inputs` with caps on what each bundle may expand to.
+pub fn read_inputs_limited(paths: &[PathBuf], limits: &BundleLimits) -> Result<Vec<Incoming>, TeamError> {
     let mut files = Vec::new();
     for p in paths {
         if p.is_dir() {
@@ -108,7 +128,7 @@ pub fn read_inputs(paths: &[PathBuf]) -> Result<Vec<Incoming>, TeamError> {
         .map(|f| {
             let bytes = fs::read(&f).map_err(|source| TeamError::Io { path: f.clone(), source })?;
             let origin = f.display().to_string();
-            Ok(Incoming { bundle: read_bundle(&bytes, &origin)?, origin })
+            Ok(Incoming { bundle: read_bundle_limited(&bytes, &origin, limits)?, origin })
         })
         .collect()
 }

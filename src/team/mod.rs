@@ -11,11 +11,12 @@ pub mod bundle;
 pub mod export;
 pub mod hash;
 pub mod import;
+pub mod limits;
 pub mod push;
 pub mod server;
 pub mod tokens;
 
-pub use bundle::{bundle_bytes, read_bundle, Bundle, BundleMeta, BUNDLE_SCHEMA};
+pub use bundle::{bundle_bytes, read_bundle, read_bundle_limited, Bundle, BundleMeta, BUNDLE_SCHEMA};
 pub use export::{export, ExportSpec};
 pub use import::{holds_bundles, import, read_inputs, ImportOutcome};
 
@@ -55,6 +56,10 @@ pub enum TeamError {
     Unauthorized,
     #[error("upload of {size} bytes exceeds the limit of {limit} bytes")]
     TooLarge { size: usize, limit: usize },
+    #[error(
+        "{origin}: the bundle would expand to {found} {what}, over the limit of {limit}; send it in parts (export --since DATE) or raise the limit"
+    )]
+    OverLimit { origin: String, what: &'static str, found: u64, limit: u64 },
     #[error("import failed: {0}")]
     ImportFailed(String),
     #[error("push to {url} failed: {why}")]

@@ -1,14 +1,17 @@
 //! The push server's side: `accept_bundle` (axum-free: bearer token ->
 //! user, size limit, validate, import with the token's user on every row)
 //! and `router`, a standalone axum router for `POST /api/v1/bundles` that
-//! `serve --team` merges. The token is checked before a byte of the body is
-//! read (401); bodies over the limit get 413; a body that ends early, or a
-//! bundle that fails validation, is refused before the store is touched, so
-//! a failed upload changes nothing. Answers with the `ImportOutcome` as JSON.
+//! `serve --team` serves alone on its listener (no dashboard there). The
+//! token is checked before a byte of the body is read (401); bodies over
+//! the limit get 413, and so do bundles that would expand past the
+//! `BundleLimits`; a body that ends early, or a bundle that fails
+//! validation, is refused before the store is touched, so a failed upload
+//! changes nothing. Answers with the `ImportOutcome` as JSON.
 
 use super::batch::Batcher;
-use super::bundle::read_bundle;
+use super::bundle::read_bundle_limited;
 use super::import::{ImportOutcome, Incoming};
+use super::limits::BundleLimits;
 use super::tokens::TokenMap;
 use super::TeamError;
 use crate::pricing::PriceTable;
@@ -16,6 +19,7 @@ use crate::store::Store;
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, FromRequest, Request, State};
 use axum::http::{header, StatusCode};
+use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
@@ -36,6 +40,8 @@ pub struct TeamState {
     pub tokens: Arc<TokenMap>,
     pub prices: Arc<PriceTable>,
     pub max_bytes: usize,
+    /// Caps on what one bundle may expand to (rows, decompressed bytes).
+    pub limits: BundleLimits,
     batch: Arc<Batcher>,
 }
 
@@ -48,14 +54,20 @@ impl TeamState {
             tokens: Arc::new(tokens),
             prices: Arc::new(prices),
             max_bytes,
+            limits: BundleLimits::default(),
             batch: Arc::new(Batcher::default()),
         }
+    }
+
+    /// The same state with other bundle caps (413 past them).
+    pub fn with_limits(self, limits: BundleLimits) -> TeamState {
+        TeamState { limits, ..self }
     }
 }
 
 /// Authorises, validates and imports one uploaded bundle (with any others
 /// that arrive meanwhile). The token's user replaces whatever user the
-/// bundle names.
+/// bundle names; the reply names no other member.
 pub fn accept_bundle(
     state: &TeamState,
     authorization: Option<&str>,
@@ -66,29 +78,40 @@ pub fn accept_bundle(
     if bytes.len() > state.max_bytes {
         return Err(TeamError::TooLarge { size: bytes.len(), limit: state.max_bytes });
     }
-    let mut bundle = read_bundle(bytes, "upload")?;
+    let mut bundle = read_bundle_limited(bytes, "upload", &state.limits)?;
     for r in &mut bundle.requests {
         r.user = user.as_str().into();
     }
     bundle.meta.user = user;
-    state.batch.submit(&state.store, &state.prices, Incoming { origin: "upload".into(), bundle }, now)
+    let mut outcome =
+        state.batch.submit(&state.store, &state.prices, Incoming { origin: "upload".into(), bundle }, now)?;
+    // A pusher learns nothing about other members: no names of whoever
+    // shares a message id with someone (the count stays).
+    outcome.shared_examples.clear();
+    Ok(outcome)
 }
 
 /// The HTTP status of a team error.
 pub fn status_of(e: &TeamError) -> u16 {
     match e {
         TeamError::Unauthorized => 401,
-        TeamError::TooLarge { .. } => 413,
+        TeamError::TooLarge { .. } | TeamError::OverLimit { .. } => 413,
         TeamError::NewerSchema { .. } => 422,
         TeamError::NotParquet { .. } | TeamError::NotABundle { .. } | TeamError::Damaged { .. } => 400,
         _ => 500,
     }
 }
 
-/// `POST /api/v1/bundles`, with its own state; merge it into any router.
+/// `POST /api/v1/bundles` and nothing else (any other path is a JSON 404),
+/// with its own state and the dashboard's security headers on every reply.
 pub fn router(state: TeamState) -> Router {
     let limit = state.max_bytes;
-    Router::new().route(BUNDLES_PATH, post(upload)).layer(DefaultBodyLimit::max(limit)).with_state(state)
+    Router::new()
+        .route(BUNDLES_PATH, post(upload))
+        .fallback(|| async { error(404, "not found: this address only accepts POST /api/v1/bundles".into()) })
+        .layer(DefaultBodyLimit::max(limit))
+        .layer(middleware::from_fn(crate::web::security::headers))
+        .with_state(state)
 }
 
 fn error(status: u16, message: String) -> Response {

@@ -10,6 +10,7 @@ pub mod api;
 pub mod assets;
 pub mod demo;
 pub mod error;
+pub mod host;
 pub mod layout;
 pub mod pages;
 pub mod params;

@@ -43,9 +43,14 @@ pub async fn keep_fresh(state: AppState, roots: Option<Vec<PathBuf>>) {
     }
 }
 
-/// One incremental ingest; true when the store changed.
+/// One incremental ingest; true when the store changed. A data directory
+/// that became a team directory while serving (bundles imported into it)
+/// is left alone from then on, as the ingest policy (`cli::policy`) says.
 fn ingest_once(state: &AppState, roots: &[PathBuf]) -> bool {
     let s = state.settings();
+    if crate::team::holds_bundles(&s.store) {
+        return false;
+    }
     match ingest::ingest(roots, &s.store, &s.prices, &Silent) {
         Ok(o) => o.changed,
         Err(IngestError::NoRoots { .. }) => false,

@@ -24,6 +24,10 @@ use chrono_tz::Tz;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
+/// The stand-in for every `?user=` name the store does not hold (a name
+/// no bundle can carry: it starts with a NUL).
+const NOBODY: &str = "\u{0}nobody";
+
 /// Everything the pages read, as of one version of the store.
 pub struct Snapshot {
     /// Increases with every rebuild.
@@ -107,13 +111,26 @@ impl Snapshot {
         q: &Query,
         prices: &PriceTable,
     ) -> Result<Arc<UsageReport>, ReportError> {
-        self.usage.get_or((g, q.clone()), || reports::usage_report(&self.inputs(store, prices), g, q))
+        let q = self.known(q);
+        self.usage.get_or((g, q.clone()), || reports::usage_report(&self.inputs(store, prices), g, &q))
+    }
+
+    /// `q` with a user nobody has replaced by `NOBODY`, so all such names
+    /// share one remembered value.
+    fn known(&self, q: &Query) -> Query {
+        match &q.user {
+            Some(u) if !self.users.iter().any(|k| k == u) => Query { user: Some(NOBODY.to_owned()), ..q.clone() },
+            _ => q.clone(),
+        }
     }
 
     /// The report set of one person (`None`: everyone), remembered per
     /// snapshot. Blocking the first time for a person.
     pub fn reports(&self, store: &Store, prices: &PriceTable, user: Option<&str>) -> Result<Arc<Reports>, ReportError> {
         let Some(user) = user else { return Ok(Arc::clone(&self.all)) };
+        // Every name nobody has shares one (empty) report set, so made-up
+        // names cost one build per snapshot, not one each.
+        let user = if self.users.iter().any(|u| u == user) { user } else { NOBODY };
         self.people.get_or(user.to_owned(), || {
             let q = Query { user: Some(user.to_owned()), ..Query::new(self.tz) };
             Reports::build(&self.inputs(store, prices), &q, |g| self.usage(store, g, &q, prices))
@@ -124,6 +141,7 @@ impl Snapshot {
     /// team --json` prints), remembered per snapshot. Blocking.
     pub fn team(&self, store: &Store, q: &Query, prices: &PriceTable) -> Result<Arc<TeamReport>, ReportError> {
         let opts = TeamOptions { now: self.built, top_stale: DEFAULT_TOP_STALE };
-        self.teams.get_or(q.clone(), || team(store, q, prices, &opts))
+        let q = self.known(q);
+        self.teams.get_or(q.clone(), || team(store, &q, prices, &opts))
     }
 }

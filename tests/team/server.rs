@@ -131,14 +131,15 @@ fn push_sends_only_new_rows_and_counts_them_once() {
     };
     let first = push(&[]);
     assert!(first.contains("pushed 8 requests") && first.contains("8 new, 0 already there"), "{first}");
-    // The second push re-sent only the last hour of rows (the overlap).
+    // The server acknowledged every row: nothing is sent again.
     let again = push(&[]);
-    assert!(again.contains("pushed 4 requests") && again.contains("0 new, 4 already there"), "{again}");
+    assert!(again.contains("nothing new to push"), "{again}");
     let later: Vec<String> =
         (1..=2).flat_map(|k| Resp::new("alice-s9", k, 3 * 24 * 60 + k as i64).to_lines()).collect();
     write(&root, "-home-alice-app/alice-s9.jsonl", &later);
     let third = push(&[]);
-    assert!(third.contains("2 new") && third.contains("holds 10 requests"), "{third}");
+    assert!(third.contains("pushed 2 requests") && third.contains("2 new"), "{third}");
+    assert!(third.contains("holds 10 requests"), "{third}");
     let all = push(&["--all"]);
     assert!(all.contains("pushed 10 requests") && all.contains("0 new"), "{all}");
     let v = json(&cw(None, &team, &["report", "team", "--json"]));

@@ -16,9 +16,15 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Output};
 
+/// The binary under test: this build's, or `CACHEWISE_TEST_BIN` (to show
+/// a test fails on an older build).
+pub fn test_bin() -> std::ffi::OsString {
+    std::env::var_os("CACHEWISE_TEST_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_cachewise").into())
+}
+
 /// Runs `cachewise --tz UTC --data-dir DATA [--claude-dir ROOT] ARGS`.
 pub fn cw(root: Option<&Path>, data: &Path, args: &[&str]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_cachewise"));
+    let mut c = Command::new(test_bin());
     c.args(["--tz", "UTC", "--data-dir"]).arg(data).args(args);
     match root {
         Some(r) => c.arg("--claude-dir").arg(r),

@@ -1,10 +1,13 @@
 //! Values a snapshot computes on demand (filtered reports, per-person
 //! report sets, team reports) and remembers until the next snapshot
-//! replaces it. Bounded: when full, it starts over.
+//! replaces it. Bounded in memory (when full, it starts over) and in CPU:
+//! one value is computed at a time per memo, so a client cycling through
+//! distinct `?since=` or `?user=` values queues behind itself instead of
+//! taking every core, and two requests for one value compute it once.
 
 use std::collections::HashMap;
 use std::hash::Hash;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// How many values one memo remembers.
 const LIMIT: usize = 256;
@@ -12,19 +15,25 @@ const LIMIT: usize = 256;
 /// A map from a query to its computed value.
 pub struct Memo<K, V> {
     map: Mutex<HashMap<K, Arc<V>>>,
+    /// Held while a value is computed.
+    building: Mutex<()>,
 }
 
 impl<K, V> Default for Memo<K, V> {
     fn default() -> Memo<K, V> {
-        Memo { map: Mutex::new(HashMap::new()) }
+        Memo { map: Mutex::new(HashMap::new()), building: Mutex::new(()) }
     }
 }
 
 impl<K: Hash + Eq, V> Memo<K, V> {
-    /// The value of `key`, computed by `make` the first time. The lock is
-    /// not held while computing, so two requests may both compute it once.
+    /// The value of `key`, computed by `make` the first time, one
+    /// computation at a time. Reads of remembered values never wait.
     pub fn get_or<E>(&self, key: K, make: impl FnOnce() -> Result<V, E>) -> Result<Arc<V>, E> {
-        if let Some(v) = self.map.lock().ok().and_then(|m| m.get(&key).cloned()) {
+        if let Some(v) = self.cached(&key) {
+            return Ok(v);
+        }
+        let _turn = self.building.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(v) = self.cached(&key) {
             return Ok(v);
         }
         let v = Arc::new(make()?);
@@ -35,6 +44,10 @@ impl<K: Hash + Eq, V> Memo<K, V> {
             m.insert(key, Arc::clone(&v));
         }
         Ok(v)
+    }
+
+    fn cached(&self, key: &K) -> Option<Arc<V>> {
+        self.map.lock().ok().and_then(|m| m.get(key).cloned())
     }
 }
 
@@ -55,5 +68,27 @@ mod tests {
         }
         assert_eq!(calls, 1);
         assert_eq!(memo.get_or(8, || Err::<String, _>("no")).err(), Some("no"));
+    }
+
+    #[test]
+    fn distinct_values_are_built_one_at_a_time() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let memo: Memo<u32, u32> = Memo::default();
+        let (now, peak) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        std::thread::scope(|s| {
+            for k in 0..8 {
+                let (memo, now, peak) = (&memo, &now, &peak);
+                s.spawn(move || {
+                    let v = memo.get_or(k, || {
+                        peak.fetch_max(now.fetch_add(1, Ordering::SeqCst) + 1, Ordering::SeqCst);
+                        std::thread::sleep(std::time::Duration::from_millis(20));
+                        now.fetch_sub(1, Ordering::SeqCst);
+                        Ok::<_, ()>(k * 2)
+                    });
+                    assert_eq!(v.map(|v| *v), Ok(k * 2));
+                });
+            }
+        });
+        assert_eq!(peak.load(Ordering::SeqCst), 1, "builds ran concurrently");
     }
 }
