@@ -55,7 +55,7 @@ pub fn run_cache(plan: &Plan, a: &CacheArgs) -> anyhow::Result<()> {
         let rows = misses(&data, &q);
         match a.json {
             true => println!("{}", serde_json::to_string_pretty(&rows)?),
-            false => print!("{}", render_misses(&rows)),
+            false => super::out(&render_misses(&rows)),
         }
         return Ok(());
     }
@@ -63,7 +63,7 @@ pub fn run_cache(plan: &Plan, a: &CacheArgs) -> anyhow::Result<()> {
     if a.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", render_cache(&report));
+        super::out(&render_cache(&report));
     }
     Ok(())
 }
@@ -75,7 +75,7 @@ pub fn run_advise(plan: &Plan, a: &AdviseArgs) -> anyhow::Result<()> {
     if a.json {
         println!("{}", serde_json::to_string_pretty(&advice)?);
     } else {
-        print!("{}", render_advice(&advice));
+        super::out(&render_advice(&advice));
     }
     Ok(())
 }

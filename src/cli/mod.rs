@@ -16,6 +16,16 @@ use chrono_tz::Tz;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
+/// Prints `text` to stdout, stripped of terminal controls (`report::term`).
+pub(crate) fn out(text: &str) {
+    print!("{}", crate::report::term::clean(text));
+}
+
+/// Prints one line to stderr, stripped of terminal controls (`report::term`).
+pub(crate) fn note(text: &str) {
+    eprintln!("{}", crate::report::term::clean(text));
+}
+
 /// Exit code for bad command-line usage.
 pub const EXIT_USAGE: i32 = 2;
 
@@ -78,7 +88,7 @@ pub enum Command {
     /// per person and active day (`report team`, for team pilots).
     Report(ReportArgs),
     /// Read new transcript lines into the store, and print what was read.
-    Ingest,
+    Ingest(IngestArgs),
     /// Serve the dashboard (cost per day and session, cache timelines, stale
     /// sessions, resume advice) and keep ingesting as transcripts change.
     Serve(serve::ServeArgs),
@@ -90,6 +100,15 @@ pub enum Command {
     Import(team::ImportArgs),
     /// Send your rows since the last push to a team server.
     Push(team::PushArgs),
+}
+
+#[derive(Debug, Args, Clone, Copy)]
+pub struct IngestArgs {
+    /// Rebuild every table from the transcripts (after damage: a report
+    /// says when). Rows of transcripts deleted since are kept from the tables
+    /// that still read, and what could not be kept is listed.
+    #[arg(long)]
+    pub rebuild: bool,
 }
 
 /// Output format flags shared by commands that print tables.

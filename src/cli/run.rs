@@ -4,8 +4,8 @@
 use super::plan::Plan;
 use super::progress::Bar;
 use super::team;
-use super::{Cli, Command, OutputArgs, ReportArgs};
-use crate::ingest::{self, IngestError, Outcome};
+use super::{Cli, Command, IngestArgs, OutputArgs, ReportArgs};
+use crate::ingest::{self, IngestError, Outcome, Rebuilt};
 use crate::report::cache::{annotate_sessions, CacheData};
 use crate::report::query::{Grouping, Query};
 use crate::report::render::{self, Format};
@@ -18,7 +18,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         None => run_summary(&plan),
         Some(Command::Report(a)) => run_report(&plan, &a),
-        Some(Command::Ingest) => run_ingest(&plan),
+        Some(Command::Ingest(a)) => run_ingest(&plan, a),
         Some(Command::Cache(a)) => super::cache::run_cache(&plan, &a),
         Some(Command::Advise(a)) => super::cache::run_advise(&plan, &a),
         Some(Command::Serve(a)) => super::serve::run_serve(&plan, &a),
@@ -47,7 +47,7 @@ fn ingest_now(plan: &Plan) -> anyhow::Result<Option<Outcome>> {
         }
         Err(IngestError::NoRoots { looked }) if plan.store.path(crate::store::Table::Requests).exists() => {
             if !plan.quiet {
-                eprintln!("warning: {}; showing stored data", IngestError::NoRoots { looked });
+                super::note(&format!("warning: {}; showing stored data", IngestError::NoRoots { looked }));
             }
             Ok(None)
         }
@@ -64,14 +64,53 @@ fn warn(plan: &Plan, o: &Outcome) {
         return;
     }
     for r in &o.missing_roots {
-        eprintln!("note: no transcripts under {}/projects", r.display());
+        super::note(&format!("note: no transcripts under {}/projects", r.display()));
     }
     if o.problems.bad > 0 {
-        eprintln!("warning: skipped {} malformed line(s) of {} read; first:", o.problems.bad, o.problems.lines);
+        super::note(&format!(
+            "warning: skipped {} malformed line(s) of {} read; first:",
+            o.problems.bad, o.problems.lines
+        ));
         for s in &o.problems.samples {
-            eprintln!("  {s}");
+            super::note(&format!("  {s}"));
         }
     }
+    if let Some(r) = &o.rebuilt {
+        super::note(&format!(
+            "note: the store was damaged and has been rebuilt from the transcripts\n{}",
+            describe_rebuild(r)
+        ));
+    }
+}
+
+/// What a rebuild could not read, kept and lost, in plain words.
+pub fn describe_rebuild(r: &Rebuilt) -> String {
+    let mut out = String::new();
+    for (file, cause) in &r.unreadable {
+        out += &format!("could not read {file}: {cause}\n");
+    }
+    out += &format!(
+        "kept {} request(s) of {} transcript(s) deleted since, from the tables that could be read\n",
+        r.kept_requests, r.kept_sources
+    );
+    if !r.lost_sources.is_empty() {
+        out += &format!(
+            "lost: the rows of {} transcript(s) deleted since were only in the tables that could not be read:\n",
+            r.lost_sources.len()
+        );
+        for s in r.lost_sources.iter().take(10) {
+            out += &format!("  {s}\n");
+        }
+        if r.lost_sources.len() > 10 {
+            out += &format!("  ... and {} more\n", r.lost_sources.len() - 10);
+        }
+    } else if !r.manifest_read {
+        out += "the manifest could not be read, so transcripts deleted since cannot be listed: any rows of theirs \
+that only the unreadable tables held are lost\n";
+    } else {
+        out += "nothing was lost\n";
+    }
+    out
 }
 
 fn format(o: OutputArgs) -> Format {
@@ -94,12 +133,28 @@ fn run_report(plan: &Plan, a: &ReportArgs) -> anyhow::Result<()> {
         let data = CacheData::load(&plan.store, &plan.prices)?;
         annotate_sessions(&mut r, &data, Utc::now());
     }
-    print!("{}", render::usage(&r, format(a.output)));
+    super::out(&render::usage(&r, format(a.output)));
     Ok(())
 }
 
-fn run_ingest(plan: &Plan) -> anyhow::Result<()> {
+fn run_ingest(plan: &Plan, a: IngestArgs) -> anyhow::Result<()> {
     let plan = Plan { ingest: true, ..plan.clone() };
+    if a.rebuild {
+        // A team directory's rows all come from bundles: nothing local is read into it.
+        let roots = if crate::team::holds_bundles(&plan.store) { Vec::new() } else { plan.roots.clone() };
+        let o = ingest::rebuild(&roots, &plan.store, &plan.prices, &Bar::new(plan.quiet))?;
+        let n = o.requests.unwrap_or(0);
+        super::out(&format!(
+            "rebuilt the store from {} transcript(s) ({:.1} MB, {} malformed line(s)): {n} requests stored\n",
+            o.files,
+            o.bytes_read as f64 / 1e6,
+            o.problems.bad
+        ));
+        if let Some(r) = &o.rebuilt {
+            super::out(&describe_rebuild(r));
+        }
+        return Ok(());
+    }
     if let Some(o) = ingest_now(&plan)? {
         println!(
             "{} files, {} read ({:.1} MB), {} lines, {} malformed; {} requests stored",
@@ -117,6 +172,6 @@ fn run_ingest(plan: &Plan) -> anyhow::Result<()> {
 fn run_summary(plan: &Plan) -> anyhow::Result<()> {
     refresh(plan)?;
     let s = summary::summary(&plan.store, &Query::new(plan.tz), &plan.prices, Utc::now())?;
-    print!("{}", summary::render(&s));
+    super::out(&summary::render(&s));
     Ok(())
 }

@@ -129,10 +129,10 @@ fn non_empty(s: &str) -> Result<String, String> {
 pub fn holds_bundles(plan: &Plan) -> bool {
     let held = team::holds_bundles(&plan.store);
     if held && plan.ingest && !plan.quiet {
-        eprintln!(
+        super::note(&format!(
             "note: {} holds imported team bundles; not reading local transcripts into it (`cachewise ingest` would)",
             plan.store.dir().display()
-        );
+        ));
     }
     held
 }
@@ -181,7 +181,7 @@ pub fn run_export(plan: &Plan, a: &ExportArgs) -> anyhow::Result<()> {
 pub fn run_import(plan: &Plan, a: &ImportArgs) -> anyhow::Result<()> {
     let incoming = team::read_inputs(&a.paths)?;
     let o = team::import(&plan.store, &incoming, &plan.prices, Utc::now())?;
-    print!("{}", describe_import(&o, &plan.store.dir().display().to_string()));
+    super::out(&describe_import(&o, &plan.store.dir().display().to_string()));
     Ok(())
 }
 
@@ -252,7 +252,7 @@ pub fn run_team_report(plan: &Plan, a: &ReportArgs) -> anyhow::Result<()> {
         (_, _, true) => TeamFormat::Csv,
         _ => TeamFormat::Table,
     };
-    print!("{}", team_report::render(&r, format));
+    super::out(&team_report::render(&r, format));
     Ok(())
 }
 

@@ -6,8 +6,9 @@
 //! bundle, damaged, newer schema) and hands on typed rows.
 
 use super::TeamError;
+use crate::ingest::parse::MAX_WEB_SEARCHES;
 use crate::model::columns as c;
-use crate::model::{Compaction, Request};
+use crate::model::{Compaction, Request, MAX_TOKENS};
 use crate::store::frames;
 use polars::prelude::*;
 use sha2::{Digest, Sha256};
@@ -201,7 +202,33 @@ pub fn read_bundle(bytes: &[u8], origin: &str) -> Result<Bundle, TeamError> {
     if expected != checksum(&requests, &compactions) {
         return Err(damaged("the rows do not match the bundle's checksum".into()));
     }
+    check_bounds(&requests, &compactions).map_err(damaged)?;
     Ok(Bundle { meta, requests, compactions })
+}
+
+/// Every token count is within `MAX_TOKENS` (10^9 per field per request),
+/// as the transcript parser requires, so no sum over imported rows can wrap.
+fn check_bounds(requests: &[Request], compactions: &[Compaction]) -> Result<(), String> {
+    for (i, r) in requests.iter().enumerate() {
+        if let Some((field, v)) = r.tokens.above_bound() {
+            let id: String = r.message_id.chars().take(40).collect();
+            return Err(format!(
+                "request row {} (message {id:?}): {field} {v} is above the bound of {MAX_TOKENS} tokens per request",
+                i + 1
+            ));
+        }
+        if r.web_search > MAX_WEB_SEARCHES {
+            return Err(format!(
+                "request row {}: {} web searches is above the bound of {MAX_WEB_SEARCHES}",
+                i + 1,
+                r.web_search
+            ));
+        }
+    }
+    match compactions.iter().position(|c| c.pre_tokens.is_some_and(|p| p > MAX_TOKENS)) {
+        Some(i) => Err(format!("compaction row {}: pre_tokens is above the bound of {MAX_TOKENS} tokens", i + 1)),
+        None => Ok(()),
+    }
 }
 
 /// Runs a decoder step; a decoder that panics on hostile bytes counts as a
