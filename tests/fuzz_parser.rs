@@ -3,7 +3,7 @@
 //! between good lines. Asserts that nothing panics, that the output is
 //! bounded by the input (rows <= lines, titles <= 200 characters, at most 5
 //! kept samples), that every good line around the bad ones is kept with its
-//! exact counts, and that bad lines are counted. 96 cases per property in CI
+//! exact counts, and that bad lines are counted. 256 cases per property in CI
 //! (a few seconds); `PROPTEST_CASES=200000 cargo test --release --test
 //! fuzz_parser` runs it longer.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -18,7 +18,7 @@ use proptest::prelude::*;
 use std::path::PathBuf;
 
 fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(96);
+    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(256);
     ProptestConfig { cases, failure_persistence: None, ..ProptestConfig::default() }
 }
 

@@ -57,7 +57,11 @@ fn token_field_above_bound_is_a_bad_line() {
     assert_eq!(t.tokens.input, a.input + b.input + at_bound.input);
     assert_eq!(t.tokens.cache_read, a.read + b.read + 1_000_000_000);
     assert_eq!(t.tokens.output, a.out + b.out + at_bound.out);
-    let cost = a.sonnet_cost() + b.sonnet_cost() + at_bound.sonnet_cost();
+    // The request at the bound has a 10^9-token prompt: Sonnet 4.5's long
+    // context premium (2x input classes, 1.5x output) applies.
+    let out_cost = at_bound.out as f64 * 15e-6;
+    let long = 2.0 * (at_bound.sonnet_cost() - out_cost) + 1.5 * out_cost;
+    let cost = a.sonnet_cost() + b.sonnet_cost() + long;
     assert!((t.cost_usd - cost).abs() < 1e-9, "{} vs {cost}", t.cost_usd);
 }
 

@@ -6,6 +6,7 @@ use super::run::refresh;
 use super::FilterArgs;
 use crate::report::cache::{advise, cache_report, misses, CacheData, CacheQuery};
 use crate::report::cache_render::{render_advice, render_cache, render_misses};
+use crate::report::term::json;
 use chrono::{DateTime, Utc};
 use clap::Args;
 
@@ -54,14 +55,14 @@ pub fn run_cache(plan: &Plan, a: &CacheArgs) -> anyhow::Result<()> {
     if a.misses {
         let rows = misses(&data, &q);
         match a.json {
-            true => println!("{}", serde_json::to_string_pretty(&rows)?),
+            true => super::out(&json(&rows)?),
             false => super::out(&render_misses(&rows)),
         }
         return Ok(());
     }
     let report = cache_report(&data, &q, a.now.unwrap_or_else(Utc::now));
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        super::out(&json(&report)?);
     } else {
         super::out(&render_cache(&report));
     }
@@ -73,7 +74,7 @@ pub fn run_advise(plan: &Plan, a: &AdviseArgs) -> anyhow::Result<()> {
     let data = CacheData::load(&plan.store, &plan.prices)?;
     let advice = advise(&data, &a.session, a.turns, a.now.unwrap_or_else(Utc::now), &plan.prices)?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&advice)?);
+        super::out(&json(&advice)?);
     } else {
         super::out(&render_advice(&advice));
     }

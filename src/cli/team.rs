@@ -166,14 +166,14 @@ pub fn run_export(plan: &Plan, a: &ExportArgs) -> anyhow::Result<()> {
     let bundle = team::export(&plan.store, &spec)?;
     write_file(&bundle, &a.out)?;
     let hashed = if spec.hasher.is_some() { ", paths hashed" } else { "" };
-    println!(
-        "wrote {} requests and {} compactions of {}@{} to {}{hashed}",
+    super::out(&format!(
+        "wrote {} requests and {} compactions of {}@{} to {}{hashed}\n",
         bundle.requests.len(),
         bundle.compactions.len(),
         spec.user,
         spec.machine,
         a.out.display()
-    );
+    ));
     Ok(())
 }
 

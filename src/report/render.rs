@@ -71,7 +71,7 @@ pub fn usage_json(r: &UsageReport) -> Value {
 /// Renders a usage report in the chosen format.
 pub fn usage(r: &UsageReport, format: Format) -> String {
     match format {
-        Format::Json => format!("{:#}\n", usage_json(r)),
+        Format::Json => super::term::json(&usage_json(r)).unwrap_or_default(),
         Format::Csv => usage_csv(r),
         Format::Table => usage_table(r),
     }

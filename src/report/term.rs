@@ -6,8 +6,9 @@
 //! that removes them. The CLI passes everything it prints to stdout or
 //! stderr through it (`cli::out`, `cli::note`, the error in `main`), so no
 //! renderer can forget: table, text, Markdown and CSV output alike (the csv
-//! crate quotes separators, not control characters). JSON needs nothing:
-//! serde_json writes every control character as a `\u` escape.
+//! crate quotes separators, not control characters). JSON keeps every
+//! value: serde_json escapes C0 but writes DEL, C1 (CSI is U+009B) and
+//! bidi controls raw, so `json` escapes those as `\u` sequences too.
 
 use std::borrow::Cow;
 
@@ -28,6 +29,30 @@ pub fn clean(s: &str) -> Cow<'_, str> {
     }
 }
 
+/// JSON text with the characters `is_unsafe` names written as `\u` escapes
+/// (they can only occur inside strings, where an escape means the same).
+pub fn escape_json(json: &str) -> Cow<'_, str> {
+    if !json.chars().any(|c| is_unsafe(c) && c != '\n') {
+        return Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if is_unsafe(c) {
+            // Unsafe characters are all in the Basic Multilingual Plane.
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A value as pretty JSON, safe for a terminal, with a final newline.
+pub fn json<T: serde::Serialize + ?Sized>(value: &T) -> Result<String, serde_json::Error> {
+    let text = serde_json::to_string_pretty(value)?;
+    Ok(format!("{}\n", escape_json(&text)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -38,5 +63,15 @@ mod tests {
         assert_eq!(clean(hostile), "a[2J]0;ownedb31mcdef\nnext");
         assert!(matches!(clean("plain – ünïcode ✓\n"), Cow::Borrowed(_)));
         assert_eq!(clean("\u{85}\u{80}\u{9f}\0"), "");
+    }
+
+    #[test]
+    fn json_escapes_what_serde_leaves_raw() {
+        let value = serde_json::json!({"title": "a\u{1b}[2J\u{9b}31m\u{7f}\u{202e}b"});
+        let text = json(&value).unwrap();
+        assert!(!text.chars().any(|c| is_unsafe(c)), "{text:?}");
+        assert!(text.contains(r"a\u001b[2J\u009b31m\u007f\u202eb"), "{text}");
+        let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, value, "the value survives");
     }
 }
