@@ -58,10 +58,7 @@ fn title_with_escape_is_sanitised_in_report_session() {
     assert!(csv.contains("s1,"), "{csv}");
     let json = cachewise(Some(root.path()), data.path(), &["report", "session", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
-    assert_eq!(
-        v["rows"][0]["title"], "\x1b]0;owned\x07\x1b[2JFix \u{9b}31mthe build\u{202e}",
-        "JSON keeps the value"
-    );
+    assert_eq!(v["rows"][0]["title"], "\x1b]0;owned\x07\x1b[2JFix \u{9b}31mthe build\u{202e}", "JSON keeps the value");
     assert!(!json.stdout.contains(&0x1b), "JSON escapes ESC as \\u001b");
     let raw = clean_output(&json, "report session --json");
     assert!(raw.contains(r"\u009b31mthe build\u202e"), "C1 and bidi controls are escaped, not dropped: {raw}");

@@ -69,7 +69,7 @@ mod tests {
     fn json_escapes_what_serde_leaves_raw() {
         let value = serde_json::json!({"title": "a\u{1b}[2J\u{9b}31m\u{7f}\u{202e}b"});
         let text = json(&value).unwrap();
-        assert!(!text.chars().any(|c| is_unsafe(c)), "{text:?}");
+        assert!(!text.chars().any(is_unsafe), "{text:?}");
         assert!(text.contains(r"a\u001b[2J\u009b31m\u007f\u202eb"), "{text}");
         let back: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(back, value, "the value survives");
