@@ -28,7 +28,7 @@ pub struct FileState {
     /// their threads (`ingest::sidechain`), so an append names threads as a
     /// whole read would. Empty for nearly every file.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub sidechains: Vec<(String, String)>,
+    pub sidechains: Vec<(u64, String)>,
 }
 
 /// The manifest of a data directory.
