@@ -57,14 +57,7 @@ pub(super) fn rebuild_locked(
 ) -> Result<Outcome, IngestError> {
     let found = discover(roots);
     let mut notes = Rebuilt::default();
-    let old_manifest = match store.manifest() {
-        Ok(m) => Some(m),
-        Err(e) => {
-            notes.unreadable.push(("manifest.json".into(), e.to_string()));
-            None
-        }
-    };
-    notes.manifest_read = old_manifest.is_some();
+    let old_manifest = old_manifest(store, &mut notes);
     let written = old_manifest.as_ref().is_none_or(|m| !m.files.is_empty() || m.updated.is_some());
     let exists: HashSet<String> = found.files.iter().map(key).collect();
     let salvaged = salvage(store, &exists, written, &mut notes);
@@ -87,13 +80,7 @@ pub(super) fn rebuild_locked(
         delta.titles.extend(r.rows.titles);
         manifest.files.insert(key(&r.file), r.state);
     }
-    // Deleted transcripts whose rows were kept stay listed, so a later
-    // rebuild can still name them should their rows be lost then.
-    let old_files = old_manifest.map(|m| m.files).unwrap_or_default();
-    for source in &notes_sources(&delta) {
-        let state = old_files.get(source).cloned().unwrap_or_default();
-        manifest.files.entry(source.clone()).or_insert(state);
-    }
+    keep_listed(&mut manifest, &delta, old_manifest);
     let merged = merge(store, Base::Empty, delta, prices)?;
     store.remove_obsolete()?;
     manifest.schema = STORE_SCHEMA;
@@ -107,10 +94,24 @@ pub(super) fn rebuild_locked(
     Ok(out)
 }
 
-/// The sources of the rows kept from transcripts that no longer exist (the
-/// first chunk of the delta).
-fn notes_sources(delta: &Delta) -> BTreeSet<String> {
-    delta.rows.0.first().map(|rows| rows.iter().map(|r| r.source.to_string()).collect()).unwrap_or_default()
+/// The old manifest, or `None` (noted) when it does not read.
+fn old_manifest(store: &Store, notes: &mut Rebuilt) -> Option<Manifest> {
+    let m = store.manifest().map_err(|e| notes.unreadable.push(("manifest.json".into(), e.to_string()))).ok();
+    notes.manifest_read = m.is_some();
+    m
+}
+
+/// Deleted transcripts whose rows were kept (the first chunk of the delta)
+/// stay listed in the manifest, so a later rebuild can still name them
+/// should their rows be lost then.
+fn keep_listed(manifest: &mut Manifest, delta: &Delta, old: Option<Manifest>) {
+    let old_files = old.map(|m| m.files).unwrap_or_default();
+    let sources: BTreeSet<String> =
+        delta.rows.0.first().map(|rows| rows.iter().map(|r| r.source.to_string()).collect()).unwrap_or_default();
+    for source in sources {
+        let state = old_files.get(&source).cloned().unwrap_or_default();
+        manifest.files.entry(source).or_insert(state);
+    }
 }
 
 fn read_all(files: &[SourceFile], progress: &dyn Progress) -> Vec<FileRead> {
