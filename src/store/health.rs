@@ -89,4 +89,22 @@ mod tests {
         assert!(matches!(&p[0], TableProblem::Damaged(Table::Spares, cause) if !cause.is_empty()), "{p:?}");
         assert_eq!(p[1], TableProblem::Missing(Table::Sessions));
     }
+
+    #[test]
+    fn every_truncation_of_a_table_is_damage_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let mut df =
+            DataFrame::new(3, vec![Column::new("x".into(), [1u64, 2, 3]), Column::new("y".into(), ["a", "b", "c"])])
+                .unwrap();
+        store.write(Table::Sessions, &mut df).unwrap();
+        let good = fs::read(store.path(Table::Sessions)).unwrap();
+        for cut in (0..good.len()).step_by(3) {
+            fs::write(store.path(Table::Sessions), &good[..cut]).unwrap();
+            let p = store.problems(false);
+            assert!(matches!(&p[..], [TableProblem::Damaged(Table::Sessions, _)]), "cut at {cut}: {p:?}");
+            let err = store.read(Table::Sessions).unwrap_err();
+            assert!(matches!(err, StoreError::Damaged { .. }), "cut at {cut}: {err}");
+        }
+    }
 }
