@@ -161,3 +161,24 @@ fn garbage_sessions_parquet_is_named_by_reports() {
     let err = fails(&cachewise(root.path(), data.path(), &["report", "session", "--no-ingest"]));
     assert!(err.contains("sessions.parquet is damaged: ") && err.contains("--rebuild"), "{err}");
 }
+
+#[test]
+fn garbage_manifest_names_file_and_rebuild_recovers() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let [a, b, c] = tree(root.path());
+    totals(root.path(), data.path(), &[]);
+    fs::write(data.path().join("manifest.json"), b"{\"schema\": 3, \"files\": [garbage").unwrap();
+    let err = fails(&cachewise(root.path(), data.path(), &["report", "daily"]));
+    assert!(err.contains("manifest.json: invalid manifest: ") && err.contains("--rebuild"), "{err}");
+    let out = ok(&cachewise(root.path(), data.path(), &["ingest", "--rebuild"]));
+    assert!(out.contains("could not read manifest.json: "), "{out}");
+    assert!(out.contains("nothing was lost"), "every requests table read: {out}");
+    same(totals(root.path(), data.path(), &[]), sum(&[&a, &b, &c]));
+    // Both gone: what the deleted transcripts held cannot be listed, and it says so.
+    fs::remove_file(root.path().join("projects/-p/c.jsonl")).unwrap();
+    fs::write(data.path().join("manifest.json"), b"garbage").unwrap();
+    fs::write(data.path().join("requests.parquet"), b"garbage").unwrap();
+    let out = ok(&cachewise(root.path(), data.path(), &["ingest", "--rebuild"]));
+    assert!(out.contains("the manifest could not be read, so transcripts deleted since cannot be listed"), "{out}");
+    same(totals(root.path(), data.path(), &[]), sum(&[&a, &b]));
+}

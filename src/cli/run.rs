@@ -5,7 +5,7 @@ use super::plan::Plan;
 use super::progress::Bar;
 use super::team;
 use super::{Cli, Command, IngestArgs, OutputArgs, ReportArgs};
-use crate::ingest::{self, IngestError, Outcome, Rebuilt};
+use crate::ingest::{self, IngestError, Outcome};
 use crate::report::cache::{annotate_sessions, CacheData};
 use crate::report::query::{Grouping, Query};
 use crate::report::render::{self, Format};
@@ -78,39 +78,9 @@ fn warn(plan: &Plan, o: &Outcome) {
     if let Some(r) = &o.rebuilt {
         super::note(&format!(
             "note: the store was damaged and has been rebuilt from the transcripts\n{}",
-            describe_rebuild(r)
+            r.describe()
         ));
     }
-}
-
-/// What a rebuild could not read, kept and lost, in plain words.
-pub fn describe_rebuild(r: &Rebuilt) -> String {
-    let mut out = String::new();
-    for (file, cause) in &r.unreadable {
-        out += &format!("could not read {file}: {cause}\n");
-    }
-    out += &format!(
-        "kept {} request(s) of {} transcript(s) deleted since, from the tables that could be read\n",
-        r.kept_requests, r.kept_sources
-    );
-    if !r.lost_sources.is_empty() {
-        out += &format!(
-            "lost: the rows of {} transcript(s) deleted since were only in the tables that could not be read:\n",
-            r.lost_sources.len()
-        );
-        for s in r.lost_sources.iter().take(10) {
-            out += &format!("  {s}\n");
-        }
-        if r.lost_sources.len() > 10 {
-            out += &format!("  ... and {} more\n", r.lost_sources.len() - 10);
-        }
-    } else if !r.manifest_read {
-        out += "the manifest could not be read, so transcripts deleted since cannot be listed: any rows of theirs \
-that only the unreadable tables held are lost\n";
-    } else {
-        out += "nothing was lost\n";
-    }
-    out
 }
 
 fn format(o: OutputArgs) -> Format {
@@ -151,7 +121,7 @@ fn run_ingest(plan: &Plan, a: IngestArgs) -> anyhow::Result<()> {
             o.problems.bad
         ));
         if let Some(r) = &o.rebuilt {
-            super::out(&describe_rebuild(r));
+            super::out(&r.describe());
         }
         return Ok(());
     }

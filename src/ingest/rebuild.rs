@@ -34,6 +34,41 @@ pub struct Rebuilt {
     /// False when the manifest could not be read, so transcripts deleted
     /// since cannot be listed (`lost_sources` may be incomplete).
     pub manifest_read: bool,
+    /// Every table that holds requests was read: nothing can have been lost.
+    pub requests_complete: bool,
+}
+
+impl Rebuilt {
+    /// What a rebuild could not read, kept and lost, in plain words.
+    pub fn describe(&self) -> String {
+        let r = self;
+        let mut out = String::new();
+        for (file, cause) in &r.unreadable {
+            out += &format!("could not read {file}: {cause}\n");
+        }
+        out += &format!(
+            "kept {} request(s) of {} transcript(s) deleted since, from the tables that could be read\n",
+            r.kept_requests, r.kept_sources
+        );
+        if !r.lost_sources.is_empty() {
+            out += &format!(
+                "lost: the rows of {} transcript(s) deleted since were only in the tables that could not be read:\n",
+                r.lost_sources.len()
+            );
+            for s in r.lost_sources.iter().take(10) {
+                out += &format!("  {s}\n");
+            }
+            if r.lost_sources.len() > 10 {
+                out += &format!("  ... and {} more\n", r.lost_sources.len() - 10);
+            }
+        } else if !r.manifest_read && !r.requests_complete {
+            out += "the manifest could not be read, so transcripts deleted since cannot be listed: any rows of theirs \
+    that only the unreadable tables held are lost\n";
+        } else {
+            out += "nothing was lost\n";
+        }
+        out
+    }
 }
 
 /// Rebuilds the store from the transcripts under `roots` (none, for a team
@@ -207,6 +242,7 @@ fn account(s: &Salvaged, old: Option<&Manifest>, exists: &HashSet<String>, notes
     let kept: BTreeSet<&str> = s.requests.iter().map(|r| r.source.as_str()).collect();
     notes.kept_requests = s.requests.len();
     notes.kept_sources = kept.len();
+    notes.requests_complete = s.requests_complete;
     if s.requests_complete {
         return;
     }
