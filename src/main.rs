@@ -15,7 +15,7 @@ fn main() -> ExitCode {
     match cli::run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", cachewise::report::term::clean(&format!("{e:#}")));
             if e.downcast_ref::<cli::UsageError>().is_some() {
                 ExitCode::from(EXIT_USAGE as u8)
             } else {

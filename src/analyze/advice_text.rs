@@ -4,14 +4,8 @@
 
 use super::advice::{Advice, Recommendation, MAX_BREAK_EVEN_TURNS};
 
-/// USD with cents (or tenths of a cent below 10 cents).
-pub fn fmt_usd(x: f64) -> String {
-    if x.abs() < 0.1 && x != 0.0 {
-        format!("${x:.3}")
-    } else {
-        format!("${x:.2}")
-    }
-}
+/// Dollars, sign-correct: the one dollar format (`model::money::usd`).
+pub use crate::model::money::usd as fmt_usd;
 
 /// Tokens rounded to thousands (`182k`), exact below 1000.
 pub fn fmt_tokens(n: f64) -> String {

@@ -6,6 +6,7 @@ use super::run::{refresh, warn_estimates};
 use super::FilterArgs;
 use crate::report::cache::{advise, cache_report, misses, CacheData, CacheQuery};
 use crate::report::cache_render::{render_advice, render_cache, render_misses};
+use crate::report::term::json;
 use chrono::{DateTime, Utc};
 use clap::Args;
 
@@ -55,16 +56,16 @@ pub fn run_cache(plan: &Plan, a: &CacheArgs) -> anyhow::Result<()> {
     if a.misses {
         let rows = misses(&data, &q);
         match a.json {
-            true => println!("{}", serde_json::to_string_pretty(&rows)?),
-            false => print!("{}", render_misses(&rows)),
+            true => super::out(&json(&rows)?),
+            false => super::out(&render_misses(&rows)),
         }
         return Ok(());
     }
     let report = cache_report(&data, &q, a.now.unwrap_or_else(Utc::now));
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        super::out(&json(&report)?);
     } else {
-        print!("{}", render_cache(&report));
+        super::out(&render_cache(&report));
     }
     Ok(())
 }
@@ -74,9 +75,9 @@ pub fn run_advise(plan: &Plan, a: &AdviseArgs) -> anyhow::Result<()> {
     let data = CacheData::load(&plan.store, &plan.prices)?;
     let advice = advise(&data, &a.session, a.turns, a.now.unwrap_or_else(Utc::now), &plan.prices)?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&advice)?);
+        super::out(&json(&advice)?);
     } else {
-        print!("{}", render_advice(&advice));
+        super::out(&render_advice(&advice));
     }
     Ok(())
 }

@@ -17,6 +17,16 @@ use chrono_tz::Tz;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
+/// Prints `text` to stdout, stripped of terminal controls (`report::term`).
+pub(crate) fn out(text: &str) {
+    print!("{}", crate::report::term::clean(text));
+}
+
+/// Prints one line to stderr, stripped of terminal controls (`report::term`).
+pub(crate) fn note(text: &str) {
+    eprintln!("{}", crate::report::term::clean(text));
+}
+
 /// Exit code for bad command-line usage.
 pub const EXIT_USAGE: i32 = 2;
 

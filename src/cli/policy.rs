@@ -26,6 +26,11 @@ pub struct IngestArgs {
     /// rows of no user, beside the team's).
     #[arg(long)]
     pub into_team: bool,
+    /// Rebuild every table from the transcripts (after damage: a report
+    /// says when). Rows of transcripts deleted since are kept from the tables
+    /// that still read, and what could not be kept is listed.
+    #[arg(long)]
+    pub rebuild: bool,
 }
 
 /// Who wants the transcripts read.
@@ -53,10 +58,10 @@ and import the bundle, or pass --into-team to read them in as rows of no user.",
         ))),
         Asked::Implicitly => {
             if plan.ingest && !plan.quiet {
-                eprintln!(
-                    "note: {} holds imported team bundles; not reading local transcripts into it (`cachewise ingest --into-team` would)",
+                super::note(&format!(
+                    "note: {} holds imported team bundles; not reading local transcripts into it (`cachewise ingest --into-team` would)\n",
                     plan.store.dir().display()
-                );
+                ));
             }
             Ok(false)
         }

@@ -69,7 +69,7 @@ fn ingest_now(plan: &Plan) -> anyhow::Result<Option<Outcome>> {
         }
         Err(IngestError::NoRoots { looked }) if plan.store.path(crate::store::Table::Requests).exists() => {
             if !plan.quiet {
-                eprintln!("warning: {}; showing stored data", IngestError::NoRoots { looked });
+                super::note(&format!("warning: {}; showing stored data", IngestError::NoRoots { looked }));
             }
             Ok(None)
         }
@@ -86,13 +86,22 @@ fn warn(plan: &Plan, o: &Outcome) {
         return;
     }
     for r in &o.missing_roots {
-        eprintln!("note: no transcripts under {}/projects", r.display());
+        super::note(&format!("note: no transcripts under {}/projects", r.display()));
     }
     if o.problems.bad > 0 {
-        eprintln!("warning: skipped {} malformed line(s) of {} read; first:", o.problems.bad, o.problems.lines);
+        super::note(&format!(
+            "warning: skipped {} malformed line(s) of {} read; first:",
+            o.problems.bad, o.problems.lines
+        ));
         for s in &o.problems.samples {
-            eprintln!("  {s}");
+            super::note(&format!("  {s}"));
         }
+    }
+    if let Some(r) = &o.rebuilt {
+        super::note(&format!(
+            "note: the store was damaged and has been rebuilt from the transcripts\n{}",
+            r.describe()
+        ));
     }
 }
 
@@ -117,11 +126,14 @@ fn run_report(plan: &Plan, a: &ReportArgs) -> anyhow::Result<()> {
         annotate_sessions(&mut r, &data, Utc::now());
     }
     warn_estimates(plan, &r.estimated_models);
-    print!("{}", render::usage(&r, format(a.output)));
+    super::out(&render::usage(&r, format(a.output)));
     Ok(())
 }
 
 fn run_ingest(plan: &Plan, a: IngestArgs) -> anyhow::Result<()> {
+    if a.rebuild {
+        return run_rebuild(plan, a);
+    }
     local_ingest(plan, Asked::ByName(a))?;
     if let Some(o) = ingest_now(plan)? {
         println!(
@@ -137,10 +149,30 @@ fn run_ingest(plan: &Plan, a: IngestArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `cachewise ingest --rebuild`: every table again from the transcripts; a
+/// team directory's rows all come from bundles, so nothing local is read
+/// into it unless `--into-team` says so.
+fn run_rebuild(plan: &Plan, a: IngestArgs) -> anyhow::Result<()> {
+    let local = !crate::team::holds_bundles(&plan.store) || a.into_team;
+    let roots = if local { plan.roots.clone() } else { Vec::new() };
+    let o = ingest::rebuild(&roots, &plan.store, &plan.prices, &Bar::new(plan.quiet))?;
+    super::out(&format!(
+        "rebuilt the store from {} transcript(s) ({:.1} MB, {} malformed line(s)): {} requests stored\n",
+        o.files,
+        o.bytes_read as f64 / 1e6,
+        o.problems.bad,
+        o.requests.unwrap_or(0)
+    ));
+    if let Some(r) = &o.rebuilt {
+        super::out(&r.describe());
+    }
+    Ok(())
+}
+
 fn run_summary(plan: &Plan) -> anyhow::Result<()> {
     refresh(plan)?;
     let s = summary::summary(&plan.store, &Query::new(plan.tz), &plan.prices, Utc::now())?;
     warn_estimates(plan, &s.estimated_models);
-    print!("{}", summary::render(&s));
+    super::out(&summary::render(&s));
     Ok(())
 }

@@ -173,14 +173,14 @@ pub fn run_export(plan: &Plan, a: &ExportArgs) -> anyhow::Result<()> {
     let bundle = team::export(&plan.store, &spec)?;
     write_file(&bundle, &a.out)?;
     let hashed = if spec.hasher.is_some() { ", paths hashed" } else { "" };
-    println!(
-        "wrote {} requests and {} compactions of {}@{} to {}{hashed}",
+    super::out(&format!(
+        "wrote {} requests and {} compactions of {}@{} to {}{hashed}\n",
         bundle.requests.len(),
         bundle.compactions.len(),
         spec.user,
         spec.machine,
         a.out.display()
-    );
+    ));
     Ok(())
 }
 
@@ -188,7 +188,7 @@ pub fn run_export(plan: &Plan, a: &ExportArgs) -> anyhow::Result<()> {
 pub fn run_import(plan: &Plan, a: &ImportArgs) -> anyhow::Result<()> {
     let incoming = team::import::read_inputs_limited(&a.paths, &a.limits.limits())?;
     let o = team::import(&plan.store, &incoming, &plan.prices, Utc::now())?;
-    print!("{}", describe_import(&o, &plan.store.dir().display().to_string()));
+    super::out(&describe_import(&o, &plan.store.dir().display().to_string()));
     Ok(())
 }
 
@@ -256,7 +256,7 @@ pub fn run_team_report(plan: &Plan, a: &ReportArgs) -> anyhow::Result<()> {
         (_, _, true) => TeamFormat::Csv,
         _ => TeamFormat::Table,
     };
-    print!("{}", team_report::render(&r, format));
+    super::out(&team_report::render(&r, format));
     Ok(())
 }
 

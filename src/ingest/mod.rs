@@ -10,7 +10,9 @@ pub mod merge;
 pub mod parse;
 mod prefilter;
 pub mod read;
+mod rebuild;
 pub mod sessions;
+pub mod sidechain;
 mod skip;
 pub mod soft;
 mod touched;
@@ -19,6 +21,8 @@ use crate::model::{Compaction, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::manifest::{Manifest, STORE_SCHEMA};
 use crate::store::{Store, StoreError, Table};
+pub use rebuild::{rebuild, Rebuilt};
+
 use dedup::Chunks;
 use discover::{discover, SourceFile};
 use merge::{merge, Base, Delta};
@@ -69,6 +73,8 @@ pub struct Outcome {
     pub requests: Option<usize>,
     pub unknown_models: UnknownModels,
     pub changed: bool,
+    /// Set when the store was rebuilt: what was kept and lost.
+    pub rebuilt: Option<Rebuilt>,
 }
 
 /// Brings the store up to date with the transcripts under `roots`.
@@ -85,6 +91,9 @@ pub fn ingest(
     let _lock = store.lock()?;
     let started = std::time::Instant::now();
     let mut manifest = store.manifest()?;
+    if needs_rebuild(store, &manifest)? {
+        return rebuild::rebuild_locked(roots, store, prices, progress);
+    }
     let mut todo: Vec<&SourceFile> =
         found.files.iter().filter(|f| !unchanged(f, manifest.files.get(&key(f)))).collect();
     // Largest first, so no core is left with one big file at the end.
@@ -127,6 +136,23 @@ pub fn ingest(
     manifest.updated = Some(chrono::Utc::now().to_rfc3339());
     store.save_manifest(&manifest)?;
     Ok(out)
+}
+
+/// Checks every table before trusting any. A damaged or missing requests
+/// table is an error naming the file and the rebuild command (rebuilding
+/// could lose rows of deleted transcripts, so the user asks for it); a
+/// damaged or missing derived table (spares, sessions, titles, compactions)
+/// means the store is rebuilt now, and the outcome says so.
+fn needs_rebuild(store: &Store, manifest: &Manifest) -> Result<bool, IngestError> {
+    let written = !manifest.files.is_empty() || manifest.updated.is_some();
+    let problems = store.problems(written);
+    if let Some(p) = problems.iter().find(|p| matches!(p.table(), Table::Requests | Table::RecentRequests)) {
+        return Err(p.error(store, manifest.files.len()).into());
+    }
+    for p in &problems {
+        tracing::debug!("rebuilding: {}", p.error(store, manifest.files.len()));
+    }
+    Ok(!problems.is_empty())
 }
 
 /// Identifies the price table `cost_usd` was computed with; a new table

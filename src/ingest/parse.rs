@@ -6,8 +6,9 @@
 
 use super::discover::SourceFile;
 use super::line::{Line, Usage};
+use super::sidechain::Links;
 use super::soft::{BadLine, Problems};
-use crate::model::{Compaction, Interner, Request, SessionTitle, TitleKind, TokenCounts, MAIN_THREAD};
+use crate::model::{Compaction, Interner, Request, SessionTitle, TitleKind, TokenCounts, MAIN_THREAD, MAX_TOKENS};
 use chrono::{DateTime, Utc};
 use rustc_hash::FxHashMap as HashMap;
 
@@ -31,27 +32,28 @@ pub struct FileRows {
 }
 
 /// Per-file state while reading lines.
-struct FileParser<'f> {
+struct FileParser<'f, 'l> {
     file: &'f SourceFile,
     source: String,
     rows: FileRows,
     /// Index into `rows.requests` by dedup key.
     by_key: HashMap<(String, String), usize>,
-    /// Sidechain line uuid -> its parent uuid (inline sub-agents of old versions).
-    sidechain_parent: HashMap<String, Option<String>>,
+    /// Roots of inline sub-agent threads, kept across chunks and appends.
+    links: &'l mut Links,
     /// One `Text` per value the file repeats.
     names: Interner,
 }
 
-/// Parses the complete lines of `data`, which starts at `start` in `file`.
-/// Bytes after the last newline are not consumed.
-pub fn parse_bytes(file: &SourceFile, data: &[u8], start: Start) -> FileRows {
+/// Parses the complete lines of `data`, which starts at `start` in `file`;
+/// `links` holds the sidechain links of the lines before `start`, and is
+/// extended. Bytes after the last newline are not consumed.
+pub fn parse_bytes(file: &SourceFile, data: &[u8], start: Start, links: &mut Links) -> FileRows {
     let mut p = FileParser {
         file,
         source: file.path.to_string_lossy().into_owned(),
         rows: FileRows::default(),
         by_key: HashMap::default(),
-        sidechain_parent: HashMap::default(),
+        links,
         names: Interner::default(),
     };
     let mut pos = 0usize;
@@ -65,7 +67,7 @@ pub fn parse_bytes(file: &SourceFile, data: &[u8], start: Start) -> FileRows {
     p.rows
 }
 
-impl FileParser<'_> {
+impl FileParser<'_, '_> {
     fn line(&mut self, raw: &[u8], line_no: u64) {
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
         let trimmed = raw.trim_ascii();
@@ -105,7 +107,7 @@ impl FileParser<'_> {
     fn interpret(&mut self, l: Line, line_no: u64) {
         if l.is_sidechain.0 && l.agent_id.get().is_none() && self.file.agent.is_none() {
             if let Some(u) = l.uuid.get() {
-                self.sidechain_parent.insert(u.to_owned(), l.parent_uuid.get().map(str::to_owned));
+                self.links.link(u, l.parent_uuid.get());
             }
         }
         match l.kind.as_str() {
@@ -138,16 +140,7 @@ impl FileParser<'_> {
             return MAIN_THREAD.to_owned();
         }
         // Old inline sidechains: the thread is named by its root sidechain line.
-        let mut cur = l.uuid.as_str().to_owned();
-        let mut guard = 0;
-        while let Some(Some(parent)) = self.sidechain_parent.get(&cur) {
-            if !self.sidechain_parent.contains_key(parent) || guard > 100_000 {
-                break;
-            }
-            cur = parent.clone();
-            guard += 1;
-        }
-        format!("sc-{}", cur.get(..8).unwrap_or(&cur))
+        self.links.thread(l.uuid.as_str())
     }
 
     fn time(&mut self, l: &Line, line_no: u64) -> Option<DateTime<Utc>> {
@@ -175,6 +168,10 @@ impl FileParser<'_> {
             self.bad(line_no, "usage without message.id".into());
             return;
         };
+        if let Some(why) = out_of_bounds(usage) {
+            self.bad(line_no, why);
+            return;
+        }
         let Some(time) = self.time(l, line_no) else { return };
         let tokens = tokens_of(usage);
         let key = (message_id.to_owned(), l.request_id.as_str().to_owned());
@@ -232,6 +229,10 @@ impl FileParser<'_> {
 
     fn compaction(&mut self, l: &Line, line_no: u64) {
         let Some(time) = self.time(l, line_no) else { return };
+        if let Some(p) = l.compact.as_ref().and_then(|c| c.pre_tokens).filter(|&p| p > MAX_TOKENS) {
+            self.bad(line_no, format!("compactMetadata.preTokens {p} is above the bound of {MAX_TOKENS} tokens"));
+            return;
+        }
         let (trigger, pre_tokens) = match &l.compact {
             Some(c) => (c.trigger.get().unwrap_or("unknown").to_owned(), c.pre_tokens),
             None => ("unknown".to_owned(), None),
@@ -248,6 +249,30 @@ impl FileParser<'_> {
         let title = title.chars().take(200).collect();
         self.rows.titles.push(SessionTitle { session_id, kind, seq: line_no, title, source });
     }
+}
+
+/// Most web searches one request may log; above is a damaged line.
+pub const MAX_WEB_SEARCHES: u64 = 1_000_000;
+
+/// Why a usage object is not believable: a token field above `MAX_TOKENS`
+/// (10^9 per request; see `model::MAX_TOKENS`) or too many web searches.
+fn out_of_bounds(u: &Usage) -> Option<String> {
+    let split = u.cache_creation.as_ref();
+    let fields = [
+        ("input_tokens", u.input_tokens),
+        ("cache_creation_input_tokens", u.cache_creation_input_tokens),
+        ("cache_read_input_tokens", u.cache_read_input_tokens),
+        ("output_tokens", u.output_tokens),
+        ("cache_creation.ephemeral_5m_input_tokens", split.and_then(|c| c.ephemeral_5m_input_tokens)),
+        ("cache_creation.ephemeral_1h_input_tokens", split.and_then(|c| c.ephemeral_1h_input_tokens)),
+    ];
+    if let Some((name, v)) = fields.into_iter().find_map(|(n, v)| v.filter(|&v| v > MAX_TOKENS).map(|v| (n, v))) {
+        return Some(format!("usage.{name} {v} is above the bound of {MAX_TOKENS} tokens per request"));
+    }
+    let searches = u.server_tool_use.as_ref().and_then(|s| s.web_search_requests).unwrap_or(0);
+    (searches > MAX_WEB_SEARCHES).then(|| {
+        format!("usage.server_tool_use.web_search_requests {searches} is above the bound of {MAX_WEB_SEARCHES}")
+    })
 }
 
 /// Token counts of a usage object; a missing 5m/1h split counts as 5m.

@@ -5,6 +5,7 @@
 
 use super::discover::SourceFile;
 use super::parse::{parse_bytes, FileRows, Start};
+use super::sidechain::Links;
 use super::soft::BadLine;
 use crate::store::manifest::{fingerprint, FileState, HEAD_LEN};
 use std::fs::File;
@@ -64,7 +65,11 @@ fn try_read(file: &SourceFile, prev: Option<&FileState>) -> std::io::Result<File
         _ => (Mode::Full, Start::default()),
     };
     f.seek(SeekFrom::Start(start.offset))?;
-    let rows = stream(file, &mut f, start)?;
+    let mut links = match (mode, prev) {
+        (Mode::Append, Some(p)) => Links::from_state(p.sidechains.clone()),
+        _ => Links::default(),
+    };
+    let rows = stream(file, &mut f, start, &mut links)?;
     let mut head = vec![0u8; HEAD_LEN.min(rows.end.offset) as usize];
     f.seek(SeekFrom::Start(0))?;
     f.read_exact(&mut head)?;
@@ -75,6 +80,7 @@ fn try_read(file: &SourceFile, prev: Option<&FileState>) -> std::io::Result<File
         lines: rows.end.line,
         head_len: head.len() as u64,
         head_hash: fingerprint(&head),
+        sidechains: links.to_state(),
     };
     let bytes = rows.end.offset - start.offset;
     Ok(FileRead { file: file.clone(), mode, rows, state, bytes })
@@ -93,7 +99,7 @@ fn head_matches(f: &mut File, p: &FileState) -> std::io::Result<bool> {
 /// Parses complete lines chunk by chunk; the incomplete tail is carried over,
 /// and whatever follows the last newline at EOF is left unread. Reads are
 /// sized from the file's remaining length and never pre-zeroed.
-fn stream(file: &SourceFile, f: &mut File, start: Start) -> std::io::Result<FileRows> {
+fn stream(file: &SourceFile, f: &mut File, start: Start, links: &mut Links) -> std::io::Result<FileRows> {
     let mut out = FileRows { end: start, ..FileRows::default() };
     let remaining = usize::try_from(file.size.saturating_sub(start.offset)).unwrap_or(CHUNK);
     let mut buf: Vec<u8> = Vec::with_capacity(remaining.min(CHUNK) + 1);
@@ -102,7 +108,7 @@ fn stream(file: &SourceFile, f: &mut File, start: Start) -> std::io::Result<File
         let want = CHUNK.max(buf.len());
         let n = f.by_ref().take(want as u64).read_to_end(&mut buf)?;
         if let Some(last_nl) = memchr::memrchr(b'\n', &buf) {
-            let part = parse_bytes(file, &buf[..=last_nl], pos);
+            let part = parse_bytes(file, &buf[..=last_nl], pos, links);
             pos = part.end;
             merge(&mut out, part);
             buf.drain(..=last_nl);

@@ -12,6 +12,7 @@ pub mod render;
 pub mod session_table;
 pub mod summary;
 pub mod team;
+pub mod term;
 pub mod timeline;
 pub mod usage;
 

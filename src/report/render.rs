@@ -73,7 +73,7 @@ pub fn usage_json(r: &UsageReport) -> Value {
 /// Renders a usage report in the chosen format.
 pub fn usage(r: &UsageReport, format: Format) -> String {
     match format {
-        Format::Json => format!("{:#}\n", usage_json(r)),
+        Format::Json => super::term::json(&usage_json(r)).unwrap_or_default(),
         Format::Csv => usage_csv(r),
         Format::Table => usage_table(r),
     }
@@ -130,11 +130,8 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
-/// `$1,234.57`.
-pub fn dollars(x: f64) -> String {
-    let cents = (x * 100.0).round() as u64;
-    format!("${}.{:02}", thousands(cents / 100), cents % 100)
-}
+/// `$1,234.57`, `-$1.23`: the one dollar format (`model::money::usd`).
+pub use crate::model::money::usd as dollars;
 
 fn usage_table(r: &UsageReport) -> String {
     let mut t = Table::new();
@@ -219,5 +216,6 @@ mod tests {
         assert_eq!(thousands(100), "100");
         assert_eq!(dollars(125.2349), "$125.23");
         assert_eq!(dollars(1234.5), "$1,234.50");
+        assert_eq!(dollars(-2.5), "-$2.50", "a negative amount keeps its sign");
     }
 }

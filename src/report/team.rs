@@ -21,7 +21,7 @@ use super::usage::{requests, session_titles};
 use super::ReportError;
 use crate::analyze::StaleSession;
 use crate::model::columns as c;
-use crate::model::TokenCounts;
+use crate::model::{money, TokenCounts};
 use crate::pricing::{Estimate, PriceTable};
 use crate::store::frames::{self, Cols};
 use crate::store::{Store, Table};
@@ -269,7 +269,7 @@ fn total(
         e.cost_usd += m.cost_usd;
     }
     let tokens = cache.by_user.values().map(|u| u.tokens).sum();
-    let idle = cache.by_user.values().map(|u| u.classes.idle_cost_usd()).sum();
+    let idle = money::sum(cache.by_user.values().map(|u| u.classes.idle_cost_usd()));
     let figures = figures(&days.iter().collect::<Vec<_>>(), by_model.into_values().collect(), tokens, idle);
     let people = rows.len();
     let per_seat = if people == 0 { 0.0 } else { month(figures.cost_usd) / people as f64 };
@@ -280,7 +280,7 @@ fn total(
 
 fn figures(days: &[&PersonDay], mut models: Vec<ModelShare>, tokens: TokenCounts, idle_cost_usd: f64) -> Figures {
     let costs: Vec<f64> = days.iter().map(|d| d.cost_usd).collect();
-    let cost: f64 = costs.iter().sum();
+    let cost = money::sum(costs.iter().copied());
     let active = days.len() as u64;
     for m in &mut models {
         m.cost_share = if cost > 0.0 { m.cost_usd / cost } else { 0.0 };

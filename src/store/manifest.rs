@@ -24,6 +24,11 @@ pub struct FileState {
     /// Bytes covered by `head_hash` (`min(HEAD_LEN, offset)`).
     pub head_len: u64,
     pub head_hash: u64,
+    /// The last sidechain lines of an old inline sub-agent and the roots of
+    /// their threads (`ingest::sidechain`), so an append names threads as a
+    /// whole read would. Empty for nearly every file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sidechains: Vec<(u64, String)>,
 }
 
 /// The manifest of a data directory.

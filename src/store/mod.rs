@@ -1,14 +1,26 @@
 //! The data directory: Parquet tables plus the ingest manifest. Every write
 //! is atomic (temporary file, fsync, rename), and one ingest at a time holds
 //! the directory's lock, so a crash or Ctrl-C never leaves a torn table.
+//!
+//! The requests live in two parts of one generation (`requests`: the base
+//! and a recent part that appends rewrite, checked together by readers);
+//! `spares`, `compactions`, `titles` and `sessions` are derived from the
+//! same rows. A table that does not read, or that the manifest says was
+//! written but is gone, is an error naming the file, the cause and
+//! `cachewise ingest --rebuild` (`health` finds them before an ingest
+//! trusts the store; the derived tables are rebuilt on the spot).
 
 pub mod frames;
+mod health;
 pub mod manifest;
+mod requests;
+
+pub use health::TableProblem;
 
 use manifest::{Manifest, STORE_SCHEMA};
 use polars::prelude::*;
 use std::fs::{self, File};
-use std::io::{BufReader, BufWriter, Seek, Write};
+use std::io::{BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 /// The tables kept in a data directory.
@@ -42,6 +54,11 @@ impl Table {
     }
 }
 
+/// What a damaged store's error tells the user to run.
+pub const REBUILD_HINT: &str = "rebuild the store with `cachewise ingest --rebuild` (same --data-dir): \
+transcripts that still exist are read again, rows of deleted ones are kept where a readable table holds them, \
+and it says what could not be kept";
+
 /// Errors of the data directory; each names the path involved.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -49,7 +66,7 @@ pub enum StoreError {
     Io { path: PathBuf, source: std::io::Error },
     #[error("{path}: {source}")]
     Polars { path: PathBuf, source: PolarsError },
-    #[error("{path}: invalid manifest: {source}")]
+    #[error("{path}: invalid manifest: {source}; {hint}", hint = REBUILD_HINT)]
     Manifest { path: PathBuf, source: serde_json::Error },
     #[error(
         "cannot take the data directory's lock {path}: {source}. Writing needs a writable data directory: \
@@ -57,6 +74,27 @@ fix its permissions, choose another with --data-dir DIR (or CACHEWISE_DATA_DIR),
 data without writing with --no-ingest"
     )]
     Lock { path: PathBuf, source: std::io::Error },
+    /// A table file that exists but does not read as the table.
+    #[error("{path} is damaged: {cause}; {hint}", hint = REBUILD_HINT)]
+    Damaged { path: PathBuf, cause: String },
+    /// A table file that the manifest says was written, but is gone.
+    #[error(
+        "{path} is missing, but the manifest says {files} transcript(s) were read into this store; {hint}",
+        hint = REBUILD_HINT
+    )]
+    Missing { path: PathBuf, files: usize },
+    /// The requests parts kept changing while they were opened.
+    #[error("{dir}: the requests table changed {tries} times while it was being opened; try again")]
+    Busy { dir: PathBuf, tries: usize },
+}
+
+impl StoreError {
+    /// A table file that did not read: the first line of the decoder's error.
+    pub fn damaged(path: PathBuf, e: &PolarsError) -> StoreError {
+        let text = e.to_string();
+        let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("unreadable");
+        StoreError::Damaged { path, cause: first.chars().take(200).collect() }
+    }
 }
 
 /// A data directory.
@@ -67,9 +105,6 @@ pub struct Store {
 
 const MANIFEST: &str = "manifest.json";
 const LOCK: &str = ".lock";
-/// Parquet metadata key: the generation of the base requests file, which a
-/// recent part must name to count.
-const GENERATION: &str = "cachewise.requests_generation";
 /// Tables of older layouts (store schema 2 kept every candidate row).
 const OBSOLETE: [&str; 1] = ["lines.parquet"];
 
@@ -115,113 +150,32 @@ impl Store {
         self.atomic_write(&path, |w| w.write_all(&bytes).map_err(PolarsError::from))
     }
 
-    /// Reads a table; `None` when it was never written. `Requests` includes
-    /// the recent requests.
+    /// Reads a table; `None` when it was never written. `Requests` is the
+    /// base followed by the recent part of the same generation.
     pub fn read(&self, t: Table) -> Result<Option<DataFrame>, StoreError> {
         if t != Table::Requests {
             return self.read_file(t, None);
         }
         let mut out: Option<DataFrame> = None;
         for (part, file) in self.open_requests()? {
-            let polars = |source| StoreError::Polars { path: self.path(part), source };
-            let df = ParquetReader::new(BufReader::new(file)).finish().map_err(polars)?;
+            let df = ParquetReader::new(BufReader::new(file))
+                .finish()
+                .map_err(|e| StoreError::damaged(self.path(part), &e))?;
             match &mut out {
                 None => out = Some(df),
                 Some(o) => {
-                    o.vstack_mut_owned(df).map_err(polars)?;
+                    o.vstack_mut_owned(df).map_err(|source| StoreError::Polars { path: self.path(part), source })?;
                 }
             }
         }
         Ok(out)
     }
 
-    /// The files that hold the requests, opened together: the base, and the
-    /// recent part when it extends this base (a recent part left by a fold
-    /// that was cut short is already in the base, and is ignored). Reading
-    /// through these handles sees one version of the table even while
-    /// another process rewrites it.
-    pub fn open_requests(&self) -> Result<Vec<(Table, File)>, StoreError> {
-        let Some((base, generation)) = self.open_generation(Table::Requests)? else { return Ok(Vec::new()) };
-        let mut parts = vec![(Table::Requests, base)];
-        if let Some((recent, g)) = self.open_generation(Table::RecentRequests)? {
-            if g == generation {
-                parts.push((Table::RecentRequests, recent));
-            }
-        }
-        Ok(parts)
-    }
-
-    /// Which requests files `open_requests` would read.
-    pub fn request_parts(&self) -> Result<Vec<Table>, StoreError> {
-        Ok(self.open_requests()?.into_iter().map(|(t, _)| t).collect())
-    }
-
-    /// A requests file, opened, and the generation it was written for (0
-    /// when it names none).
-    fn open_generation(&self, t: Table) -> Result<Option<(File, u64)>, StoreError> {
-        let path = self.path(t);
-        let io = |source| StoreError::Io { path: path.clone(), source };
-        let mut file = match File::open(&path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => return Err(StoreError::Io { path, source }),
-        };
-        let mut probe = ParquetReader::new(BufReader::new(file.try_clone().map_err(io)?));
-        let meta = probe.get_metadata().map_err(|source| StoreError::Polars { path: path.clone(), source })?;
-        let found = meta.key_value_metadata.iter().flatten().find(|kv| kv.key == GENERATION);
-        let generation = found.and_then(|kv| kv.value.as_deref()?.parse().ok()).unwrap_or(0);
-        file.rewind().map_err(io)?;
-        Ok(Some((file, generation)))
-    }
-
-    fn generation(&self, t: Table) -> Result<Option<u64>, StoreError> {
-        Ok(self.open_generation(t)?.map(|(_, g)| g))
-    }
-
-    /// Writes the requests as a new base (folding in the recent part, which
-    /// is then removed).
-    pub fn write_requests_base(&self, df: &mut DataFrame) -> Result<(), StoreError> {
-        let next = self.generation(Table::Requests)?.map_or(1, |g| g + 1);
-        self.write_with(Table::Requests, df, next)?;
-        self.remove(Table::RecentRequests)
-    }
-
-    /// Writes the requests as a new base from frames made one at a time, so
-    /// only one batch of rows is ever a DataFrame; `schema` is the table's.
-    pub fn write_requests_base_batches(
-        &self,
-        schema: &Schema,
-        batches: impl Iterator<Item = PolarsResult<DataFrame>>,
-    ) -> Result<(), StoreError> {
-        let next = self.generation(Table::Requests)?.map_or(1, |g| g + 1);
-        let meta = generation_meta(next);
-        self.atomic_write(&self.path(Table::Requests), |w| {
-            let mut writer = ParquetWriter::new(w).with_key_value_metadata(Some(meta)).batched(schema)?;
-            for df in batches {
-                writer.write_batch(&df?)?;
-            }
-            writer.finish().map(|_| ())
-        })?;
-        self.remove(Table::RecentRequests)
-    }
-
-    /// Writes the requests merged since the base was written.
-    pub fn write_requests_recent(&self, df: &mut DataFrame) -> Result<(), StoreError> {
-        let base = self.generation(Table::Requests)?.unwrap_or(0);
-        self.write_with(Table::RecentRequests, df, base)
-    }
-
-    fn write_with(&self, t: Table, df: &mut DataFrame, generation: u64) -> Result<(), StoreError> {
-        let path = self.path(t);
-        let meta = generation_meta(generation);
-        self.atomic_write(&path, |w| ParquetWriter::new(w).with_key_value_metadata(Some(meta)).finish(df).map(|_| ()))
-    }
-
     /// Reads a table into rows with `from` (none when it was never written).
     pub fn load<T>(&self, t: Table, from: fn(&DataFrame) -> PolarsResult<Vec<T>>) -> Result<Vec<T>, StoreError> {
         match self.read(t)? {
             None => Ok(Vec::new()),
-            Some(df) => from(&df).map_err(|source| StoreError::Polars { path: self.path(t), source }),
+            Some(df) => from(&df).map_err(|e| StoreError::damaged(self.path(t), &e)),
         }
     }
 
@@ -238,7 +192,7 @@ impl Store {
             .with_columns(columns)
             .finish()
             .map(Some)
-            .map_err(|source| StoreError::Polars { path, source })
+            .map_err(|e| StoreError::damaged(path, &e))
     }
 
     /// Deletes a table file, if there is one.
@@ -268,7 +222,7 @@ impl Store {
         self.atomic_write(&path, |w| ParquetWriter::new(w).finish(df).map(|_| ()))
     }
 
-    fn atomic_write(
+    pub(crate) fn atomic_write(
         &self,
         path: &Path,
         body: impl FnOnce(&mut BufWriter<&File>) -> PolarsResult<()>,
@@ -286,45 +240,5 @@ impl Store {
             let _ = d.sync_all();
         }
         Ok(())
-    }
-}
-
-fn generation_meta(generation: u64) -> KeyValueMetadata {
-    KeyValueMetadata::from_static(vec![(GENERATION.to_owned(), generation.to_string())])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::columns as c;
-
-    fn frame(ids: &[&str]) -> DataFrame {
-        let mut df = DataFrame::new(ids.len(), vec![Column::new(c::MESSAGE_ID.into(), ids.to_vec())]).unwrap();
-        df.rechunk_mut();
-        df
-    }
-
-    fn ids(store: &Store) -> Vec<String> {
-        let df = store.read(Table::Requests).unwrap().unwrap();
-        frames::Cols(&df).str(c::MESSAGE_ID).unwrap().into_iter().map(str::to_owned).collect()
-    }
-
-    #[test]
-    fn requests_are_the_base_then_the_recent_part_of_the_same_generation() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
-        assert!(store.read(Table::Requests).unwrap().is_none());
-        store.write_requests_base(&mut frame(&["a", "b"])).unwrap();
-        store.write_requests_recent(&mut frame(&["c"])).unwrap();
-        assert_eq!(ids(&store), ["a", "b", "c"]);
-        assert_eq!(store.request_parts().unwrap(), [Table::Requests, Table::RecentRequests]);
-        // A fold cut short after the new base was written: the old recent
-        // part is still there, but names the old generation.
-        let stale = fs::read(store.path(Table::RecentRequests)).unwrap();
-        store.write_requests_base(&mut frame(&["a", "b", "c"])).unwrap();
-        assert!(!store.path(Table::RecentRequests).exists(), "a fold removes the recent part");
-        fs::write(store.path(Table::RecentRequests), stale).unwrap();
-        assert_eq!(ids(&store), ["a", "b", "c"], "the stale recent part is not counted twice");
-        assert_eq!(store.request_parts().unwrap(), [Table::Requests]);
     }
 }

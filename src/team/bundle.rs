@@ -7,8 +7,9 @@
 
 use super::limits::{self, BundleLimits, Chunk, Group, Verdict};
 use super::TeamError;
+use crate::ingest::parse::MAX_WEB_SEARCHES;
 use crate::model::columns as c;
-use crate::model::{Compaction, Request};
+use crate::model::{Compaction, Request, MAX_TOKENS};
 use crate::store::frames;
 use polars::io::parquet::read::FileMetadata;
 use polars::prelude::*;
@@ -221,6 +222,7 @@ pub fn read_bundle_limited(bytes: &[u8], origin: &str, limits: &BundleLimits) ->
     if expected != checksum(&requests, &compactions) {
         return Err(damaged("the rows do not match the bundle's checksum".into()));
     }
+    check_bounds(&requests, &compactions).map_err(damaged)?;
     Ok(Bundle { meta, requests, compactions })
 }
 
@@ -236,6 +238,31 @@ fn groups_of(m: &FileMetadata) -> Vec<Group> {
             Group { rows: g.num_rows() as u64, chunks: chunks.collect() }
         })
         .collect()
+}
+
+/// Every token count is within `MAX_TOKENS` (10^9 per field per request),
+/// as the transcript parser requires, so no sum over imported rows can wrap.
+fn check_bounds(requests: &[Request], compactions: &[Compaction]) -> Result<(), String> {
+    for (i, r) in requests.iter().enumerate() {
+        if let Some((field, v)) = r.tokens.above_bound() {
+            let id: String = r.message_id.chars().take(40).collect();
+            return Err(format!(
+                "request row {} (message {id:?}): {field} {v} is above the bound of {MAX_TOKENS} tokens per request",
+                i + 1
+            ));
+        }
+        if r.web_search > MAX_WEB_SEARCHES {
+            return Err(format!(
+                "request row {}: {} web searches is above the bound of {MAX_WEB_SEARCHES}",
+                i + 1,
+                r.web_search
+            ));
+        }
+    }
+    match compactions.iter().position(|c| c.pre_tokens.is_some_and(|p| p > MAX_TOKENS)) {
+        Some(i) => Err(format!("compaction row {}: pre_tokens is above the bound of {MAX_TOKENS} tokens", i + 1)),
+        None => Ok(()),
+    }
 }
 
 /// Runs a decoder step; a decoder that panics on hostile bytes counts as a

@@ -3,7 +3,7 @@
 //! count looks the same everywhere. Formatting only; no figure is computed
 //! here.
 
-use crate::report::render::{dollars, thousands};
+use crate::report::render::thousands;
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 
@@ -49,16 +49,9 @@ impl<T: Num + ?Sized> Num for &T {
     }
 }
 
-/// `$1,234.57`; amounts under a cent show as `<$0.01` rather than `$0.00`.
+/// `$1,234.57`, `-$1.23`, `<$0.01`: the one dollar format (`model::money::usd`).
 pub fn usd(x: impl Num) -> String {
-    let v = x.value();
-    if v > 0.0 && v < 0.005 {
-        "<$0.01".to_owned()
-    } else if v < 0.0 {
-        format!("-{}", dollars(-v))
-    } else {
-        dollars(v)
-    }
+    crate::model::money::usd(x.value())
 }
 
 /// `1,234,567`.

@@ -21,8 +21,8 @@ pub enum TeamFormat {
 /// Renders the report in the chosen format.
 pub fn render(r: &TeamReport, format: TeamFormat) -> String {
     match format {
-        TeamFormat::Json => match serde_json::to_value(r) {
-            Ok(v) => format!("{v:#}\n"),
+        TeamFormat::Json => match serde_json::to_value(r).and_then(|v| crate::report::term::json(&v)) {
+            Ok(v) => v,
             Err(e) => format!("{{\"error\":\"{e}\"}}\n"),
         },
         TeamFormat::Csv => csv(r),

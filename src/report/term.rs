@@ -1,0 +1,77 @@
+//! Text on its way to a terminal. Titles, project names, model names, paths,
+//! user and machine names, and the error messages that quote them come from
+//! transcripts and bundles, so any of them may carry ESC sequences (cursor
+//! moves, window titles, OSC 8 links, screen clears) or bidi overrides that
+//! make text read differently from what it is. `clean` is the one function
+//! that removes them. The CLI passes everything it prints to stdout or
+//! stderr through it (`cli::out`, `cli::note`, the error in `main`), so no
+//! renderer can forget: table, text, Markdown and CSV output alike (the csv
+//! crate quotes separators, not control characters). JSON keeps every
+//! value: serde_json escapes C0 but writes DEL, C1 (CSI is U+009B) and
+//! bidi controls raw, so `json` escapes those as `\u` sequences too.
+
+use std::borrow::Cow;
+
+/// Characters never written raw to a terminal: the C0 controls but newline
+/// (ESC, BEL, CR, TAB, ...), DEL, the C1 controls (U+0080-U+009F, CSI among
+/// them) and the Unicode bidi controls.
+pub fn is_unsafe(c: char) -> bool {
+    (c.is_control() && c != '\n')
+        || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `s` without the characters `is_unsafe` names; borrowed when there are none.
+pub fn clean(s: &str) -> Cow<'_, str> {
+    if s.chars().any(is_unsafe) {
+        Cow::Owned(s.chars().filter(|&c| !is_unsafe(c)).collect())
+    } else {
+        Cow::Borrowed(s)
+    }
+}
+
+/// JSON text with the characters `is_unsafe` names written as `\u` escapes
+/// (they can only occur inside strings, where an escape means the same).
+pub fn escape_json(json: &str) -> Cow<'_, str> {
+    if !json.chars().any(|c| is_unsafe(c) && c != '\n') {
+        return Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if is_unsafe(c) {
+            // Unsafe characters are all in the Basic Multilingual Plane.
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A value as pretty JSON, safe for a terminal, with a final newline.
+pub fn json<T: serde::Serialize + ?Sized>(value: &T) -> Result<String, serde_json::Error> {
+    let text = serde_json::to_string_pretty(value)?;
+    Ok(format!("{}\n", escape_json(&text)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strips_c0_del_c1_and_bidi_but_keeps_newlines_and_text() {
+        let hostile = "a\x1b[2J\x1b]0;owned\x07b\x7f\u{9b}31mc\r\td\u{202e}e\u{2066}f\nnext";
+        assert_eq!(clean(hostile), "a[2J]0;ownedb31mcdef\nnext");
+        assert!(matches!(clean("plain – ünïcode ✓\n"), Cow::Borrowed(_)));
+        assert_eq!(clean("\u{85}\u{80}\u{9f}\0"), "");
+    }
+
+    #[test]
+    fn json_escapes_what_serde_leaves_raw() {
+        let value = serde_json::json!({"title": "a\u{1b}[2J\u{9b}31m\u{7f}\u{202e}b"});
+        let text = json(&value).unwrap();
+        assert!(!text.chars().any(is_unsafe), "{text:?}");
+        assert!(text.contains(r"a\u001b[2J\u009b31m\u007f\u202eb"), "{text}");
+        let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, value, "the value survives");
+    }
+}

@@ -1,0 +1,184 @@
+//! A damaged store (issue 12, item 7): a garbage or deleted table makes
+//! reports fail once with the file, the cause and the rebuild command (never
+//! zeros, never "unchanged"); `ingest --rebuild` rebuilds from the
+//! transcripts, keeps rows of deleted transcripts where a readable table
+//! holds them and names what was lost; a garbage derived table (spares) is
+//! rebuilt on the next ingest, which says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{append, write, Resp};
+use serde_json::Value;
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn cachewise(root: &Path, data: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cachewise"))
+        .args(args)
+        .arg("--claude-dir")
+        .arg(root)
+        .arg("--data-dir")
+        .arg(data)
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CACHEWISE_DATA_DIR")
+        .output()
+        .unwrap()
+}
+
+fn ok(o: &Output) -> String {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+/// The exit code is 1 and stderr is the one error line, returned.
+fn fails(o: &Output) -> String {
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "stdout {} stderr {err}", String::from_utf8_lossy(&o.stdout));
+    assert!(o.stdout.is_empty(), "nothing printed as if it worked: {}", String::from_utf8_lossy(&o.stdout));
+    err
+}
+
+/// (requests, output tokens, cost) of `report daily --json`.
+fn totals(root: &Path, data: &Path, extra: &[&str]) -> (u64, u64, f64) {
+    let mut args = vec!["report", "daily", "--json"];
+    args.extend(extra);
+    let o = cachewise(root, data, &args);
+    ok(&o);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let t = &v["total"];
+    (t["requests"].as_u64().unwrap(), t["output_tokens"].as_u64().unwrap(), t["cost_usd"].as_f64().unwrap())
+}
+
+/// Files a (A1), b (B1), c (C1) and d (a replay of B1, so B1's copies sit
+/// in spares); returns the responses A1, B1, C1.
+fn tree(root: &Path) -> [Resp; 3] {
+    let (a, b, c) = (Resp::new("sa", 1, 0), Resp::new("sb", 2, 5), Resp::new("sc", 3, 10));
+    write(root, "-p/a.jsonl", &a.to_lines());
+    write(root, "-p/b.jsonl", &b.to_lines());
+    write(root, "-p/c.jsonl", &c.to_lines());
+    write(root, "-p/d.jsonl", &b.to_lines());
+    [a, b, c]
+}
+
+fn sum(rs: &[&Resp]) -> (u64, u64, f64) {
+    (rs.len() as u64, rs.iter().map(|r| r.out).sum(), rs.iter().map(|r| r.sonnet_cost()).sum())
+}
+
+fn same(got: (u64, u64, f64), want: (u64, u64, f64)) {
+    assert_eq!((got.0, got.1), (want.0, want.1));
+    assert!((got.2 - want.2).abs() < 1e-9, "{got:?} vs {want:?}");
+}
+
+#[test]
+fn garbage_requests_parquet_names_file_and_rebuild_command() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let [a, b, c] = tree(root.path());
+    let before = totals(root.path(), data.path(), &[]);
+    same(before, sum(&[&a, &b, &c]));
+    fs::write(data.path().join("requests.parquet"), b"garbage, not Parquet").unwrap();
+    for args in [&["report", "daily"][..], &["report", "daily", "--no-ingest"], &["ingest"], &["cache"]] {
+        let err = fails(&cachewise(root.path(), data.path(), args));
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+        assert!(err.contains("requests.parquet is damaged: "), "{args:?}: {err}");
+        assert!(err.contains("`cachewise ingest --rebuild`"), "{args:?}: {err}");
+        assert_eq!(err.matches("requests.parquet").count(), 1, "said once: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    let out = ok(&cachewise(root.path(), data.path(), &["ingest", "--rebuild"]));
+    assert!(out.contains("could not read requests.parquet: "), "{out}");
+    assert!(out.contains("nothing was lost"), "{out}");
+    same(totals(root.path(), data.path(), &[]), before);
+}
+
+#[test]
+fn deleted_requests_parquet_is_not_silent_zero() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    tree(root.path());
+    totals(root.path(), data.path(), &[]);
+    fs::remove_file(data.path().join("requests.parquet")).unwrap();
+    for args in [&["report", "daily", "--json", "--no-ingest"][..], &["report", "daily", "--json"], &["ingest"]] {
+        let err = fails(&cachewise(root.path(), data.path(), args));
+        assert!(err.contains("requests.parquet is missing, but the manifest says 4 transcript(s) were read"), "{err}");
+        assert!(err.contains("`cachewise ingest --rebuild`"), "{err}");
+    }
+}
+
+#[test]
+fn ingest_rebuild_keeps_rows_of_deleted_transcripts() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let [a, b, c] = tree(root.path());
+    totals(root.path(), data.path(), &[]);
+    fs::remove_file(root.path().join("projects/-p/b.jsonl")).unwrap();
+    fs::remove_file(root.path().join("projects/-p/c.jsonl")).unwrap();
+    // An intact store: every row of b and c is kept.
+    let out = ok(&cachewise(root.path(), data.path(), &["ingest", "--rebuild"]));
+    assert!(out.contains("kept 2 request(s) of 2 transcript(s) deleted since"), "{out}");
+    assert!(out.contains("nothing was lost") && !out.contains("could not read"), "{out}");
+    same(totals(root.path(), data.path(), &[]), sum(&[&a, &b, &c]));
+    // Requests lost: B1 survives in spares (d.jsonl replayed it), C1 does not.
+    fs::write(data.path().join("requests.parquet"), b"PAR1 not really PAR1").unwrap();
+    let out = ok(&cachewise(root.path(), data.path(), &["ingest", "--rebuild"]));
+    assert!(out.contains("could not read requests.parquet: "), "{out}");
+    assert!(out.contains("kept 1 request(s) of 1 transcript(s) deleted since"), "{out}");
+    assert!(
+        out.contains("lost: the rows of 1 transcript(s) deleted since were only in the tables that could not be read"),
+        "{out}"
+    );
+    assert!(out.contains("-p/c.jsonl\n"), "{out}");
+    same(totals(root.path(), data.path(), &[]), sum(&[&a, &b]));
+}
+
+#[test]
+fn garbage_spares_does_not_block_ingest() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let [a, b, c] = tree(root.path());
+    totals(root.path(), data.path(), &[]);
+    fs::write(data.path().join("spares.parquet"), b"garbage").unwrap();
+    let more = Resp::new("sa", 4, 20);
+    more.to_lines().iter().for_each(|l| append(&root.path().join("projects/-p/a.jsonl"), &format!("{l}\n")));
+    let o = cachewise(root.path(), data.path(), &["ingest"]);
+    let out = ok(&o);
+    assert!(out.contains("note: the store was damaged and has been rebuilt from the transcripts"), "{out}");
+    assert!(out.contains("could not read spares.parquet: "), "{out}");
+    assert!(out.contains("nothing was lost"), "{out}");
+    same(totals(root.path(), data.path(), &[]), sum(&[&a, &b, &c, &more]));
+    // And the next append is an ordinary incremental ingest again.
+    let last = Resp::new("sa", 5, 30);
+    last.to_lines().iter().for_each(|l| append(&root.path().join("projects/-p/a.jsonl"), &format!("{l}\n")));
+    let out = ok(&cachewise(root.path(), data.path(), &["ingest"]));
+    assert!(!out.contains("rebuilt"), "{out}");
+    same(totals(root.path(), data.path(), &[]), sum(&[&a, &b, &c, &more, &last]));
+}
+
+#[test]
+fn garbage_sessions_parquet_is_named_by_reports() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    tree(root.path());
+    totals(root.path(), data.path(), &[]);
+    fs::write(data.path().join("sessions.parquet"), b"garbage").unwrap();
+    let err = fails(&cachewise(root.path(), data.path(), &["report", "session", "--no-ingest"]));
+    assert!(err.contains("sessions.parquet is damaged: ") && err.contains("--rebuild"), "{err}");
+}
+
+#[test]
+fn garbage_manifest_names_file_and_rebuild_recovers() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let [a, b, c] = tree(root.path());
+    totals(root.path(), data.path(), &[]);
+    fs::write(data.path().join("manifest.json"), b"{\"schema\": 3, \"files\": [garbage").unwrap();
+    let err = fails(&cachewise(root.path(), data.path(), &["report", "daily"]));
+    assert!(err.contains("manifest.json: invalid manifest: ") && err.contains("--rebuild"), "{err}");
+    let out = ok(&cachewise(root.path(), data.path(), &["ingest", "--rebuild"]));
+    assert!(out.contains("could not read manifest.json: "), "{out}");
+    assert!(out.contains("nothing was lost"), "every requests table read: {out}");
+    same(totals(root.path(), data.path(), &[]), sum(&[&a, &b, &c]));
+    // Both gone: what the deleted transcripts held cannot be listed, and it says so.
+    fs::remove_file(root.path().join("projects/-p/c.jsonl")).unwrap();
+    fs::write(data.path().join("manifest.json"), b"garbage").unwrap();
+    fs::write(data.path().join("requests.parquet"), b"garbage").unwrap();
+    let out = ok(&cachewise(root.path(), data.path(), &["ingest", "--rebuild"]));
+    assert!(out.contains("the manifest could not be read, so transcripts deleted since cannot be listed"), "{out}");
+    same(totals(root.path(), data.path(), &[]), sum(&[&a, &b]));
+}
