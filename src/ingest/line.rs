@@ -159,6 +159,24 @@ pub struct Usage<'a> {
     pub speed: Text<'a>,
     #[serde(borrow)]
     pub inference_geo: Text<'a>,
+    /// One entry per API call inside the response (2.1.x), when logged.
+    #[serde(borrow)]
+    pub iterations: Option<Vec<IterationUsage<'a>>>,
+}
+
+/// One entry of `usage.iterations`: its type, model and token fields.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct IterationUsage<'a> {
+    #[serde(rename = "type", borrow)]
+    pub kind: Text<'a>,
+    #[serde(borrow)]
+    pub model: Text<'a>,
+    pub input_tokens: Option<u64>,
+    pub cache_creation_input_tokens: Option<u64>,
+    pub cache_read_input_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
+    pub cache_creation: Option<CacheCreation>,
 }
 
 /// `usage.cache_creation`: the write split by TTL.

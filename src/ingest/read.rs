@@ -125,5 +125,6 @@ fn merge(out: &mut FileRows, part: FileRows) {
     }
     out.compactions.extend(part.compactions);
     out.titles.extend(part.titles);
+    out.iterations.extend(part.iterations);
     out.problems += part.problems;
 }

@@ -26,6 +26,11 @@ pub const REQUEST_ID: &str = "request_id";
 pub const USER: &str = "user";
 pub const MACHINE: &str = "machine";
 
+/// Position of a call in its line's `usage.iterations` (iterations table).
+pub const ITERATION: &str = "iteration";
+/// A call's `type`: `message`, `advisor_message`, `fallback_message`, ...
+pub const ITERATION_TYPE: &str = "iteration_type";
+
 pub const TRIGGER: &str = "trigger";
 pub const PRE_TOKENS: &str = "pre_tokens";
 
@@ -37,6 +42,10 @@ pub const TITLE: &str = "title";
 pub const KEY: &str = "key";
 /// Derived by reports: the sub-key (model with `--breakdown`, else empty).
 pub const SUB: &str = "sub";
+
+/// Derived by reports: 1 when a row counts as a request (a request split
+/// into its calls counts on one of them).
+pub const COUNTED: &str = "counted";
 
 pub const FIRST: &str = "first";
 pub const LAST: &str = "last";

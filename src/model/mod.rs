@@ -1,11 +1,14 @@
-//! Typed rows shared by every stage: requests, compactions, session titles,
+//! Typed rows shared by every stage: requests, the calls inside them
+//! (`iterations`), compactions, session titles,
 //! and the column names that store them (defined once, in `columns`).
 
 pub mod columns;
+pub mod iterations;
 mod rows;
 mod text;
 mod tokens;
 
 pub use rows::{Compaction, Request, SessionTitle, TitleKind, MAIN_THREAD};
 pub use text::{Interner, Text};
+pub use iterations::Iteration;
 pub use tokens::TokenCounts;

@@ -81,6 +81,7 @@ fn usage_row_json(row: &UsageRow) -> Value {
         rows: vec![row.clone()],
         total: row.totals,
         unknown_models: Vec::new(),
+        calls: row.calls.unwrap_or_default(),
     };
     usage_json(&one)["rows"][0].clone()
 }
