@@ -154,11 +154,7 @@ fn apply(
     out: &mut Outcome,
 ) -> Result<(), IngestError> {
     let layout_ok = manifest.schema == STORE_SCHEMA || manifest.schema == PREVIOUS_SCHEMA;
-    let base = if layout_ok && manifest.pricing == pricing_fingerprint(prices) {
-        Base::Touched
-    } else {
-        Base::All
-    };
+    let base = if layout_ok && manifest.pricing == pricing_fingerprint(prices) { Base::Touched } else { Base::All };
     let mut delta = Delta { rows: Chunks(Vec::with_capacity(reads.len())), ..Delta::default() };
     for r in reads {
         out.bytes_read += r.bytes;

@@ -107,7 +107,10 @@ pub fn cache_calls(req: &Request, iterations: &[Iteration]) -> Vec<CacheCall> {
     own.sort_by_key(|i| i.index);
     own.into_iter()
         .filter(|i| i.kind == MESSAGE || i.kind == FALLBACK)
-        .map(|i| CacheCall { model: if i.model.is_empty() { req.model.clone() } else { i.model.clone() }, tokens: i.tokens })
+        .map(|i| CacheCall {
+            model: if i.model.is_empty() { req.model.clone() } else { i.model.clone() },
+            tokens: i.tokens,
+        })
         .collect()
 }
 

@@ -123,7 +123,9 @@ pub fn split_by_model(
     }
     let mut split = df.take(&IdxCa::from_vec("take".into(), take))?;
     let model = Column::new(c::MODEL.into(), parts.iter().map(|p| p.0.model.as_str()).collect::<Vec<_>>());
-    let u = |name: &str, f: fn(&Iteration) -> u64| Column::new(name.into(), parts.iter().map(|p| f(p.0)).collect::<Vec<u64>>());
+    let u = |name: &str, f: fn(&Iteration) -> u64| {
+        Column::new(name.into(), parts.iter().map(|p| f(p.0)).collect::<Vec<u64>>())
+    };
     split.with_column(model.clone())?;
     if key_is_model {
         split.with_column(model.clone().with_name(c::KEY.into()))?;
@@ -136,7 +138,8 @@ pub fn split_by_model(
     split.with_column(u(c::CACHE_WRITE_1H, |i| i.tokens.cache_write_1h))?;
     split.with_column(u(c::CACHE_READ, |i| i.tokens.cache_read))?;
     split.with_column(u(c::OUTPUT, |i| i.tokens.output))?;
-    split.with_column(Column::new(c::COST_USD.into(), parts.iter().map(|p| p.0.cost_usd + p.2).collect::<Vec<f64>>()))?;
+    split
+        .with_column(Column::new(c::COST_USD.into(), parts.iter().map(|p| p.0.cost_usd + p.2).collect::<Vec<f64>>()))?;
     split.with_column(Column::new(c::COUNTED.into(), parts.iter().map(|p| u64::from(p.1)).collect::<Vec<u64>>()))?;
     let keep = BooleanChunked::from_iter_values("keep".into(), mask.iter().map(|m| !m));
     let mut out = df.filter(&keep)?;

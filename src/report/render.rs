@@ -1,6 +1,7 @@
 //! Output of usage reports: terminal table, JSON (the documented contract)
 //! and CSV. Formatting only; the numbers come from `report::usage`.
 
+use super::calls::CallTotals;
 use super::query::Grouping;
 use super::usage::{Totals, UsageReport, UsageRow};
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
@@ -43,6 +44,9 @@ fn row_json(g: Grouping, r: &UsageRow) -> Value {
         m.insert("peak_prompt".into(), json!(c.peak_prompt));
         m.insert("stale_premium_usd".into(), json!(c.stale_premium_usd));
     }
+    if let Some(c) = &r.calls {
+        m.extend(calls_json(c));
+    }
     if !r.models.is_empty() {
         let models: Vec<Value> = r
             .models
@@ -59,11 +63,25 @@ fn row_json(g: Grouping, r: &UsageRow) -> Value {
     Value::Object(m)
 }
 
+/// Advisor calls, fallback calls and refused attempts, as the JSON contract
+/// names them.
+pub fn calls_json(c: &CallTotals) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("advisor_calls".into(), json!(c.advisor_calls));
+    m.insert("advisor_cost_usd".into(), json!(c.advisor_cost_usd));
+    m.insert("fallback_calls".into(), json!(c.fallback_calls));
+    m.insert("fallback_cost_usd".into(), json!(c.fallback_cost_usd));
+    m.insert("refused_calls".into(), json!(c.refused_calls));
+    m.insert("refused_cost_usd".into(), json!(c.refused_cost_usd));
+    m
+}
+
 /// The report as the JSON contract: `{"rows":[...],"total":{...}}`.
 pub fn usage_json(r: &UsageReport) -> Value {
     json!({
         "rows": r.rows.iter().map(|row| row_json(r.grouping, row)).collect::<Vec<_>>(),
         "total": Value::Object(totals_json(&r.total)),
+        "calls": Value::Object(calls_json(&r.calls)),
         "unknown_models": r.unknown_models,
     })
 }
@@ -152,6 +170,10 @@ fn usage_table(r: &UsageReport) -> String {
     if cached {
         header.extend(["Misses", "Idle cost", "Peak prompt", "Stale premium"]);
     }
+    let with_calls = !r.calls.is_empty() && r.rows.iter().any(|row| row.calls.is_some());
+    if with_calls {
+        header.extend(["Advisor calls", "Advisor cost", "Fallbacks", "Refused cost"]);
+    }
     t.set_header(header);
     for row in &r.rows {
         let mut cells = vec![Cell::new(&row.key)];
@@ -168,6 +190,9 @@ fn usage_table(r: &UsageReport) -> String {
                 right(dollars(c.stale_premium_usd)),
             ]);
         }
+        if with_calls {
+            cells.extend(call_cells(&row.calls.unwrap_or_default()));
+        }
         t.add_row(cells);
         for (m, tot) in &row.models {
             let mut cells = vec![Cell::new(format!("  └ {m}"))];
@@ -183,10 +208,40 @@ fn usage_table(r: &UsageReport) -> String {
     }
     t.add_row(with_numbers(cells, &r.total));
     let mut out = format!("{t}\n");
+    if !r.calls.is_empty() {
+        out.push_str(&format!("Included in the costs: {}", calls_line(&r.calls)));
+    }
     if !r.unknown_models.is_empty() {
         out.push_str(&format!("Unknown models (priced at $0, not guessed): {}\n", r.unknown_models.join(", ")));
     }
     out
+}
+
+fn call_cells(c: &CallTotals) -> [Cell; 4] {
+    let right = |x: String| Cell::new(x).set_alignment(CellAlignment::Right);
+    [
+        right(thousands(c.advisor_calls)),
+        right(dollars(c.advisor_cost_usd)),
+        right(thousands(c.fallback_calls)),
+        right(dollars(c.refused_cost_usd)),
+    ]
+}
+
+/// One line on advisor calls and refused attempts, costs first and counts
+/// in brackets ("" when there were none).
+pub fn calls_line(c: &CallTotals) -> String {
+    if c.is_empty() {
+        return String::new();
+    }
+    format!(
+        "advisor calls {} ({}), refused attempts {} ({}), fallbacks {} ({})\n",
+        dollars(c.advisor_cost_usd),
+        thousands(c.advisor_calls),
+        dollars(c.refused_cost_usd),
+        thousands(c.refused_calls),
+        dollars(c.fallback_cost_usd),
+        thousands(c.fallback_calls),
+    )
 }
 
 fn with_numbers(mut cells: Vec<Cell>, t: &Totals) -> Vec<Cell> {

@@ -112,7 +112,7 @@ pub fn usage(store: &Store, grouping: Grouping, q: &Query, prices: &PriceTable) 
     let used =
         [c::TIME, c::PROJECT, c::MODEL, c::INPUT, c::CACHE_WRITE_5M, c::CACHE_WRITE_1H, c::CACHE_READ, c::OUTPUT];
     let mut cols: Vec<Expr> = used.iter().map(|n| col(*n)).collect();
-    cols.extend([col(c::COST_USD), col(c::KEY), col(c::SUB), lit(1u64).alias(c::COUNTED)]);
+    cols.extend([col(c::COST_USD), col(c::KEY), col(c::SUB), lit(1u64).cast(DataType::UInt64).alias(c::COUNTED)]);
     if !stored_calls.is_empty() {
         cols.extend(calls::KEY_COLUMNS.iter().map(|n| col(*n)));
     }

@@ -175,7 +175,8 @@ pub fn iterations_frame(rows: &[Iteration]) -> PolarsResult<DataFrame> {
 pub fn iterations_from(df: &DataFrame) -> PolarsResult<Vec<Iteration>> {
     let k = Cols(df);
     let (user, msg, req, source) = (k.str(c::USER)?, k.str(c::MESSAGE_ID)?, k.str(c::REQUEST_ID)?, k.str(c::SOURCE)?);
-    let (line, index, kind, model) = (k.u64(c::LINE)?, k.u64(c::ITERATION)?, k.str(c::ITERATION_TYPE)?, k.str(c::MODEL)?);
+    let (line, index, kind, model) =
+        (k.u64(c::LINE)?, k.u64(c::ITERATION)?, k.str(c::ITERATION_TYPE)?, k.str(c::MODEL)?);
     let (tokens, cost) = (k.tokens()?, k.f64(c::COST_USD)?);
     let mut n = Interner::default();
     Ok((0..df.height())

@@ -10,8 +10,8 @@ use super::import::holds_bundles;
 use super::TeamError;
 use crate::model::iterations::{iteration_line_key, request_line_key};
 use crate::store::{frames, Store, Table};
-use std::collections::HashSet;
 use chrono::{DateTime, SecondsFormat, Utc};
+use std::collections::HashSet;
 use std::io::Write;
 use std::path::Path;
 

@@ -134,7 +134,8 @@ pub fn import(
     now: DateTime<Utc>,
 ) -> Result<ImportOutcome, TeamError> {
     for i in incoming {
-        if i.bundle.requests.iter().any(|r| r.user.is_empty()) || i.bundle.iterations.iter().any(|c| c.user.is_empty()) {
+        if i.bundle.requests.iter().any(|r| r.user.is_empty()) || i.bundle.iterations.iter().any(|c| c.user.is_empty())
+        {
             let why = "its rows name no user (export with --user NAME)".to_owned();
             return Err(TeamError::NotABundle { origin: i.origin.clone(), why });
         }

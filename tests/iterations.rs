@@ -1,0 +1,132 @@
+//! Responses made of several API calls (`usage.iterations`, issue 14), end
+//! to end through ingest, the store, the reports and bundles: the three
+//! shapes of transcripts-and-pricing §2.4 and a single call equal to the
+//! top-level usage, with hand-computed figures (`iterations/support.rs`);
+//! a store of the previous layout upgraded by reading again only the files
+//! that logged calls; bundles carrying the calls.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+#[path = "iterations/support.rs"]
+mod support;
+
+use cachewise::report::query::Grouping;
+use cachewise::store::{frames, Store, Table};
+use common::write;
+use support::*;
+
+fn one_file(lines: &[String]) -> (tempfile::TempDir, tempfile::TempDir) {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write(root.path(), "-home-u-app/s1.jsonl", lines);
+    let o = run(root.path(), data.path());
+    assert_eq!(o.problems.bad, 0, "{:?}", o.problems.samples);
+    (root, data)
+}
+
+fn model_row(r: &cachewise::report::usage::UsageReport, model: &str) -> cachewise::report::usage::Totals {
+    r.rows.iter().find(|row| row.key == model).map(|row| row.totals).unwrap_or_else(|| panic!("no row {model}"))
+}
+
+#[test]
+fn an_advisor_call_in_the_middle_is_billed_at_its_model() {
+    let (_root, data) = one_file(&[advisor("s1", 1, 0)]);
+    let daily = report(data.path(), Grouping::Daily, false).total;
+    assert_eq!(daily.requests, 1, "one response is one request");
+    assert_eq!(
+        (daily.tokens.input, daily.tokens.cache_write_5m, daily.tokens.cache_read, daily.tokens.output),
+        (3 + 149_112 + 1, 1000, 81_000, 200 + 14_153 + 300)
+    );
+    close(daily.cost_usd, ADVISOR_COST);
+    let models = report(data.path(), Grouping::Model, false);
+    let (fable, opus) = (model_row(&models, FABLE), model_row(&models, OPUS));
+    assert_eq!((fable.requests, fable.tokens.input, fable.tokens.output), (0, 149_112, 14_153));
+    close(fable.cost_usd, ADVISOR_CALL_COST);
+    assert_eq!((opus.requests, opus.tokens.input, opus.tokens.output), (1, 4, 500));
+    close(opus.cost_usd, 0.05927);
+    close(models.total.cost_usd, ADVISOR_COST);
+    let sessions = report(data.path(), Grouping::Session, false);
+    let calls = sessions.rows[0].calls.unwrap();
+    assert_eq!((calls.advisor_calls, calls.fallback_calls, calls.refused_calls), (1, 0, 0));
+    close(calls.advisor_cost_usd, ADVISOR_CALL_COST);
+    // The day broken down by model splits the same way.
+    let day = report(data.path(), Grouping::Daily, true);
+    let by: Vec<(&str, u64)> = day.rows[0].models.iter().map(|(m, t)| (m.as_str(), t.requests)).collect();
+    assert_eq!(by, [(FABLE, 0), (OPUS, 1)]);
+}
+
+#[test]
+fn a_refused_attempt_and_its_fallback_bill_both_models() {
+    let (_root, data) = one_file(&[refusal("s1", 1, 0)]);
+    let daily = report(data.path(), Grouping::Daily, false).total;
+    assert_eq!(daily.requests, 1);
+    assert_eq!(
+        (daily.tokens.input, daily.tokens.cache_write_1h, daily.tokens.cache_read, daily.tokens.output),
+        (8, 21_874, 32_238 + 54_112, 812)
+    );
+    close(daily.cost_usd, REFUSED_COST + FALLBACK_COST);
+    let models = report(data.path(), Grouping::Model, false);
+    let (fable, opus) = (model_row(&models, FABLE), model_row(&models, OPUS));
+    assert_eq!((fable.requests, opus.requests), (0, 1), "counted on the message's model");
+    close(fable.cost_usd, REFUSED_COST);
+    close(opus.cost_usd, FALLBACK_COST);
+    let s = report(data.path(), Grouping::Session, false);
+    let c = s.rows[0].calls.unwrap();
+    assert_eq!((c.advisor_calls, c.refused_calls, c.fallback_calls), (0, 1, 1));
+    close(c.refused_cost_usd, REFUSED_COST);
+    close(c.fallback_cost_usd, FALLBACK_COST);
+    close(s.calls.refused_cost_usd, REFUSED_COST);
+}
+
+#[test]
+fn several_message_calls_mend_a_short_write_split() {
+    let (_root, data) = one_file(&[short_split("s1", 1, 0)]);
+    let t = report(data.path(), Grouping::Daily, false).total;
+    assert_eq!((t.tokens.cache_write_5m, t.tokens.cache_write_1h), (3176, 931));
+    assert_eq!((t.tokens.input, t.tokens.cache_read, t.tokens.output), (3, 83_176, 350));
+    close(t.cost_usd, SHORT_SPLIT_COST);
+    let models = report(data.path(), Grouping::Model, false);
+    assert_eq!(models.rows.len(), 1);
+    assert_eq!(model_row(&models, OPUS).requests, 1);
+    assert!(
+        report(data.path(), Grouping::Session, false).calls.is_empty(),
+        "plain calls are neither advisor nor fallback"
+    );
+}
+
+#[test]
+fn one_call_equal_to_the_usage_changes_nothing() {
+    let (_root, data) = one_file(&[single("s1", 1, 0)]);
+    let t = report(data.path(), Grouping::Daily, false).total;
+    assert_eq!(
+        (t.requests, t.tokens.input, t.tokens.cache_write_5m, t.tokens.cache_read, t.tokens.output),
+        (1, 3, 1000, 40_000, 200)
+    );
+    close(t.cost_usd, SINGLE_COST);
+    let store = Store::open(data.path()).unwrap();
+    assert!(store.load(Table::Iterations, frames::iterations_from).unwrap().is_empty(), "nothing worth a row");
+}
+
+#[test]
+fn stored_calls_keep_type_model_and_tokens_but_no_content() {
+    let (_root, data) = one_file(&[advisor("s1", 1, 0), refusal("s1", 2, 1)]);
+    let store = Store::open(data.path()).unwrap();
+    let calls = store.load(Table::Iterations, frames::iterations_from).unwrap();
+    let shape: Vec<(&str, u32, &str, &str)> =
+        calls.iter().map(|i| (i.message_id.as_str(), i.index, i.kind.as_str(), i.model.as_str())).collect();
+    assert_eq!(
+        shape,
+        [
+            ("msg_s1_1", 0, "message", OPUS),
+            ("msg_s1_1", 1, "advisor_message", FABLE),
+            ("msg_s1_1", 2, "message", OPUS),
+            ("msg_s1_2", 0, "message", FABLE),
+            ("msg_s1_2", 1, "fallback_message", OPUS),
+        ]
+    );
+    close(calls[1].cost_usd, ADVISOR_CALL_COST);
+    close(calls[3].cost_usd, REFUSED_COST);
+    for f in std::fs::read_dir(data.path()).unwrap() {
+        let bytes = std::fs::read(f.unwrap().path()).unwrap();
+        assert!(!bytes.windows(12).any(|w| w == b"secret words"), "content never stored");
+    }
+}
