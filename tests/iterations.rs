@@ -130,3 +130,83 @@ fn stored_calls_keep_type_model_and_tokens_but_no_content() {
         assert!(!bytes.windows(12).any(|w| w == b"secret words"), "content never stored");
     }
 }
+
+#[test]
+fn a_store_of_the_previous_layout_reads_again_only_files_that_logged_calls() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write(root.path(), "-p/a.jsonl", &[advisor("a", 1, 0)]);
+    write(root.path(), "-p/b.jsonl", &[refusal("b", 1, 0)]);
+    write(root.path(), "-p/c.jsonl", &common::Resp::new("c", 1, 0).to_lines());
+    run(root.path(), data.path());
+    let before = report(data.path(), Grouping::Daily, false).total;
+    // As layout 3 left it: no iterations table, an older manifest.
+    let manifest = data.path().join("manifest.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    assert!(text.contains("\"schema\":4"), "{text:.80}");
+    std::fs::write(&manifest, text.replacen("\"schema\":4", "\"schema\":3", 1)).unwrap();
+    std::fs::remove_file(data.path().join("iterations.parquet")).unwrap();
+    std::fs::remove_file(root.path().join("projects/-p/b.jsonl")).unwrap();
+    let o = run(root.path(), data.path());
+    assert_eq!(o.files_read, 1, "a.jsonl only: c.jsonl logged no calls and b.jsonl is gone");
+    let after = report(data.path(), Grouping::Daily, false).total;
+    assert_eq!((after.requests, after.tokens), (before.requests, before.tokens), "b's rows outlive its file");
+    close(after.cost_usd, before.cost_usd);
+    let models = report(data.path(), Grouping::Model, false);
+    close(model_row(&models, FABLE).cost_usd, ADVISOR_CALL_COST);
+    assert!(std::fs::read_to_string(&manifest).unwrap().contains("\"schema\":4"));
+    let again = run(root.path(), data.path());
+    assert_eq!((again.files_read, again.changed), (0, false), "upgraded once");
+}
+
+#[test]
+fn bundles_carry_the_calls_and_older_bundles_still_import() {
+    use cachewise::team::hash::PathHasher;
+    use cachewise::team::import::Incoming;
+    use cachewise::team::{bundle_bytes, export, import, read_bundle, ExportSpec};
+    let (_root, data) = one_file(&[advisor("s1", 1, 0), refusal("s1", 2, 1), short_split("s1", 3, 2)]);
+    let spec = ExportSpec {
+        user: "alice".into(),
+        machine: "m1".into(),
+        since: None,
+        hasher: Some(PathHasher::from_key("team-key")),
+        created: common::t0(),
+    };
+    let bundle = export(&Store::open(data.path()).unwrap(), &spec).unwrap();
+    assert_eq!((bundle.meta.schema, bundle.iterations.len()), (2, 7));
+    let read = read_bundle(&bundle_bytes(&bundle).unwrap(), "alice").unwrap();
+    assert_eq!(read, bundle, "round trip");
+    let team = tempfile::tempdir().unwrap();
+    let store = Store::open(team.path()).unwrap();
+    import(&store, &[Incoming { origin: "alice".into(), bundle: read.clone() }], &prices(), common::t0()).unwrap();
+    // Imported twice: each call still counts once.
+    import(&store, &[Incoming { origin: "alice".into(), bundle: read }], &prices(), common::t0()).unwrap();
+    let total = report(team.path(), Grouping::Daily, false).total;
+    assert_eq!(total.requests, 3);
+    close(total.cost_usd, ADVISOR_COST + REFUSED_COST + FALLBACK_COST + SHORT_SPLIT_COST);
+    let models = report(team.path(), Grouping::Model, false);
+    close(model_row(&models, FABLE).cost_usd, ADVISOR_CALL_COST + REFUSED_COST);
+    // A schema 1 bundle (no iteration columns) of another person imports.
+    let mut old = export(&Store::open(data.path()).unwrap(), &ExportSpec { user: "bob".into(), hasher: None, ..spec });
+    let old = old.as_mut().unwrap();
+    old.iterations.clear();
+    old.meta.schema = 1;
+    let bytes = schema_1_bytes(old);
+    let old = read_bundle(&bytes, "bob").unwrap();
+    assert!(old.iterations.is_empty());
+    import(&store, &[Incoming { origin: "bob".into(), bundle: old }], &prices(), common::t0()).unwrap();
+    assert_eq!(report(team.path(), Grouping::Daily, false).total.requests, 6);
+}
+
+/// A bundle as schema 1 wrote it: without the iteration columns.
+fn schema_1_bytes(b: &cachewise::team::Bundle) -> Vec<u8> {
+    use polars::prelude::*;
+    let bytes = cachewise::team::bundle_bytes(b).unwrap();
+    let mut reader = ParquetReader::new(std::io::Cursor::new(bytes));
+    let kv = reader.get_metadata().unwrap().key_value_metadata.clone().unwrap();
+    let pairs: Vec<(String, String)> = kv.into_iter().map(|p| (p.key, p.value.unwrap_or_default())).collect();
+    let mut df = reader.finish().unwrap().drop_many(["iteration", "iteration_type"]);
+    let mut out = Vec::new();
+    let meta = KeyValueMetadata::from_static(pairs);
+    ParquetWriter::new(&mut out).with_key_value_metadata(Some(meta)).finish(&mut df).unwrap();
+    out
+}
