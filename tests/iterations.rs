@@ -7,6 +7,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+#[path = "iterations/props.rs"]
+mod props;
 #[path = "iterations/support.rs"]
 mod support;
 

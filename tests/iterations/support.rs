@@ -52,10 +52,15 @@ pub fn call(kind: &str, model: Option<&str>, t: [u64; 5]) -> Value {
 /// An assistant line of session `s` at minute `min`: top-level usage `top`
 /// (given as a JSON usage object) and the `calls`.
 pub fn line(s: &str, n: u32, min: u32, model: &str, top: Value, calls: Vec<Value>) -> String {
+    line_at("2026-05-01", s, n, min, model, top, calls)
+}
+
+/// `line` on another day (`YYYY-MM-DD`).
+pub fn line_at(day: &str, s: &str, n: u32, min: u32, model: &str, top: Value, calls: Vec<Value>) -> String {
     let mut usage = top;
     usage["iterations"] = Value::Array(calls);
     json!({"type": "assistant", "sessionId": s, "cwd": "/home/u/app", "version": "2.1.200",
-        "timestamp": format!("2026-05-01T12:{min:02}:00.000Z"), "requestId": format!("req_{s}_{n}"),
+        "timestamp": format!("{day}T12:{min:02}:00.000Z"), "requestId": format!("req_{s}_{n}"),
         "uuid": format!("u_{s}_{n}"),
         "message": {"id": format!("msg_{s}_{n}"), "model": model, "role": "assistant",
             "content": [{"type": "text", "text": "secret words"}], "usage": usage}})
