@@ -212,3 +212,37 @@ fn schema_1_bytes(b: &cachewise::team::Bundle) -> Vec<u8> {
     ParquetWriter::new(&mut out).with_key_value_metadata(Some(meta)).finish(&mut df).unwrap();
     out
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_session_page_the_overview_and_the_api_show_advisor_and_refused_calls() {
+    use axum::body::Body;
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+    let (_root, data) = one_file(&[advisor("s1", 1, 0), refusal("s1", 2, 1)]);
+    let store = Store::open(data.path()).unwrap();
+    let now = chrono::TimeZone::with_ymd_and_hms(&chrono::Utc, 2026, 5, 2, 12, 0, 0).unwrap();
+    let state = common::web_state(&store, now);
+    let get = |uri: &str| {
+        let req = axum::http::Request::builder().uri(uri).body(Body::empty()).unwrap();
+        let app = cachewise::web::app(state.clone());
+        async move {
+            let res = app.oneshot(req).await.unwrap();
+            assert_eq!(res.status(), 200);
+            String::from_utf8(res.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap()
+        }
+    };
+    let session = get("/session/s1").await;
+    assert!(session.contains("Advisor and fallback calls"), "{session}");
+    // $2.19877 advisor, $0.470348 refused, $0.047081 fallback.
+    assert!(session.contains("<strong>$2.20</strong> (1 calls)"), "{session}");
+    assert!(session.contains("refused attempts: <strong>$0.47</strong> (1)"), "{session}");
+    assert!(session.contains("fallbacks: $0.05 (1)"), "{session}");
+    let overview = get("/").await;
+    assert!(overview.contains("Advisor and refused calls, 30 days"), "{overview}");
+    assert!(overview.contains("advisor: <strong>$2.20</strong>"), "{overview}");
+    let api: serde_json::Value = serde_json::from_str(&get("/api/sessions").await).unwrap();
+    let row = &api["rows"][0];
+    assert_eq!((row["advisor_calls"].as_u64(), row["refused_calls"].as_u64()), (Some(1), Some(1)));
+    close(row["advisor_cost_usd"].as_f64().unwrap(), ADVISOR_CALL_COST);
+    close(api["calls"]["refused_cost_usd"].as_f64().unwrap(), REFUSED_COST);
+}

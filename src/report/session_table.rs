@@ -6,6 +6,7 @@
 //! sorting and paging, so a page of 100k sessions costs one pass over rows
 //! already built.
 
+use super::calls::CallTotals;
 use super::usage::UsageReport;
 use crate::analyze::StaleSession;
 use crate::model::{Request, TokenCounts};
@@ -38,6 +39,8 @@ pub struct SessionRow {
     pub idle_cost_usd: f64,
     /// Cold-resume premium when the session is stale now.
     pub stale_premium_usd: Option<f64>,
+    /// Advisor calls, fallback calls and refused attempts (count and cost).
+    pub calls: CallTotals,
 }
 
 /// Builds one row per session of `sessions` (a `Grouping::Session` report
@@ -73,6 +76,7 @@ pub fn session_rows(sessions: &UsageReport, stale: &[StaleSession], requests: &[
                 misses: c.misses,
                 idle_cost_usd: c.idle_cost_usd,
                 stale_premium_usd: stale.get(u.key.as_str()).copied(),
+                calls: u.calls.unwrap_or_default(),
             }
         })
         .collect()
@@ -226,6 +230,7 @@ mod tests {
             misses: 0,
             idle_cost_usd: 0.0,
             stale_premium_usd: None,
+            calls: CallTotals::default(),
         }
     }
 
