@@ -218,8 +218,10 @@ async fn the_session_page_the_overview_and_the_api_show_advisor_and_refused_call
     use axum::body::Body;
     use http_body_util::BodyExt;
     use tower::ServiceExt;
-    let (_root, data) = one_file(&[advisor("s1", 1, 0), refusal("s1", 2, 1)]);
+    let (_root, data) = one_file(&[advisor("s1", 1, 0), refusal_line("s1", 1), refusal("s1", 2, 1)]);
     let store = Store::open(data.path()).unwrap();
+    let compactions = store.load(Table::Compactions, frames::compactions_from).unwrap();
+    assert!(compactions.is_empty(), "a refusal fallback is no compaction: {compactions:?}");
     let now = chrono::TimeZone::with_ymd_and_hms(&chrono::Utc, 2026, 5, 2, 12, 0, 0).unwrap();
     let state = common::web_state(&store, now);
     let get = |uri: &str| {
@@ -237,6 +239,8 @@ async fn the_session_page_the_overview_and_the_api_show_advisor_and_refused_call
     assert!(session.contains("<strong>$2.20</strong> (1 calls)"), "{session}");
     assert!(session.contains("refused attempts: <strong>$0.47</strong> (1)"), "{session}");
     assert!(session.contains("fallbacks: $0.05 (1)"), "{session}");
+    assert!(session.contains("Refusal fallbacks"), "{session}");
+    assert!(session.contains("12:01: claude-fable-5 → claude-opus-4-8 (refusal)"), "{session}");
     let overview = get("/").await;
     assert!(overview.contains("Advisor and refused calls, 30 days"), "{overview}");
     assert!(overview.contains("advisor: <strong>$2.20</strong>"), "{overview}");

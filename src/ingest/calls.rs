@@ -5,15 +5,39 @@
 //! therefore keeps every stored row except those of files read again whole
 //! (their lines are read again), adds the new rows (a row read twice, after
 //! an ingest cut short, counts once), and prices the calls of every request
-//! it prices. Rows of deleted transcripts stay, like their requests.
+//! it prices. Rows of deleted transcripts stay, like their requests. The
+//! `refusals` table (`model_refusal_fallback` lines) is kept the same way.
 
 use super::merge::Base;
 use super::IngestError;
 use crate::model::iterations::{iteration_line_key, request_line_key};
-use crate::model::{Iteration, Request};
+use crate::model::{Iteration, Refusal, Request};
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::{frames, Store, Table};
 use std::collections::HashSet;
+
+/// The refusals table when it changed: the stored rows without those of
+/// `replaced` files, plus `new`, once each, by session and time.
+pub(super) fn refusals(
+    store: &Store,
+    base: Base,
+    mut new: Vec<Refusal>,
+    replaced: &HashSet<String>,
+) -> Result<Option<polars::prelude::DataFrame>, IngestError> {
+    if base == Base::Touched && new.is_empty() && replaced.is_empty() && store.path(Table::Refusals).exists() {
+        return Ok(None);
+    }
+    if base != Base::Empty {
+        let mut old = store.load(Table::Refusals, frames::refusals_from)?;
+        old.retain(|r| !replaced.contains(&r.source));
+        new.extend(old);
+    }
+    new.sort_by(|a, b| (&a.session_id, a.time, &a.source).cmp(&(&b.session_id, b.time, &b.source)));
+    new.dedup();
+    let df = frames::refusals_frame(&new)
+        .map_err(|source| crate::store::StoreError::Polars { path: store.path(Table::Refusals), source })?;
+    Ok(Some(df))
+}
 
 /// Every iteration row after a merge, sorted by line key and index.
 #[derive(Debug, Default)]

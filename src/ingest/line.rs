@@ -131,6 +131,15 @@ pub struct Line<'a> {
     pub ai_title: Text<'a>,
     #[serde(rename = "customTitle", borrow)]
     pub custom_title: Text<'a>,
+    /// `model_refusal_fallback` lines: the refused model and its replacement.
+    #[serde(rename = "originalModel", borrow)]
+    pub original_model: Text<'a>,
+    #[serde(rename = "fallbackModel", borrow)]
+    pub fallback_model: Text<'a>,
+    #[serde(borrow)]
+    pub trigger: Text<'a>,
+    #[serde(borrow)]
+    pub category: Text<'a>,
 }
 
 /// The Messages-API object of a line; `content` is never read.

@@ -167,6 +167,7 @@ fn apply(
         delta.compactions.extend(r.rows.compactions);
         delta.titles.extend(r.rows.titles);
         delta.iterations.extend(r.rows.iterations);
+        delta.refusals.extend(r.rows.refusals);
         manifest.files.insert(k, r.state);
     }
     let merged = merge(store, base, delta, prices)?;
@@ -201,7 +202,14 @@ pub fn store_rows_with_calls(
     titles: Vec<SessionTitle>,
     prices: &PriceTable,
 ) -> Result<(usize, UnknownModels), IngestError> {
-    let delta = Delta { rows: Chunks(vec![rows]), replaced: HashSet::new(), compactions, titles, iterations };
+    let delta = Delta {
+        rows: Chunks(vec![rows]),
+        replaced: HashSet::new(),
+        compactions,
+        titles,
+        iterations,
+        ..Delta::default()
+    };
     let merged = merge(store, Base::Empty, delta, prices)?;
     Ok((merged.requests, merged.unknown))
 }

@@ -7,7 +7,7 @@
 use super::discover::SourceFile;
 use super::line::{CacheCreation, Line, Usage};
 use super::soft::{BadLine, Problems};
-use crate::model::iterations::{self, Iteration};
+use crate::model::iterations::{self, Iteration, Refusal};
 use crate::model::{Compaction, Interner, Request, SessionTitle, Text, TitleKind, TokenCounts, MAIN_THREAD};
 use chrono::{DateTime, Utc};
 use rustc_hash::FxHashMap as HashMap;
@@ -29,6 +29,8 @@ pub struct FileRows {
     /// The API calls of the kept lines that logged more than the request
     /// row says (`model::iterations`).
     pub iterations: Vec<Iteration>,
+    /// `model_refusal_fallback` lines.
+    pub refusals: Vec<Refusal>,
     pub problems: Problems,
     /// Byte offset just past the last complete line.
     pub end: Start,
@@ -121,6 +123,7 @@ impl FileParser<'_> {
         match l.kind.as_str() {
             "assistant" => self.assistant(&l, line_no),
             "system" if l.subtype.as_str() == "compact_boundary" => self.compaction(&l, line_no),
+            "system" if l.subtype.as_str() == "model_refusal_fallback" => self.refusal(&l, line_no),
             "user" if l.is_compact_summary.0 && l.parent_uuid.get().is_none() => self.compaction(&l, line_no),
             "summary" => self.title(&l, TitleKind::Summary, l.summary.get(), line_no),
             "ai-title" => self.title(&l, TitleKind::AiTitle, l.ai_title.get(), line_no),
@@ -307,6 +310,20 @@ impl FileParser<'_> {
         let session_id = self.session(l);
         let source = self.source.clone();
         self.rows.compactions.push(Compaction { session_id, time, trigger, pre_tokens, source });
+    }
+
+    fn refusal(&mut self, l: &Line, line_no: u64) {
+        let Some(time) = self.time(l, line_no) else { return };
+        let text = |t: &super::line::Text| t.as_str().chars().take(iterations::MAX_REFUSAL_TEXT).collect::<String>();
+        let trigger = if l.trigger.get().is_some() { text(&l.trigger) } else { text(&l.category) };
+        self.rows.refusals.push(Refusal {
+            session_id: self.session(l),
+            time,
+            original_model: text(&l.original_model),
+            fallback_model: text(&l.fallback_model),
+            trigger,
+            source: self.source.clone(),
+        });
     }
 
     fn title(&mut self, l: &Line, kind: TitleKind, title: Option<&str>, line_no: u64) {

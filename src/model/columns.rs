@@ -31,6 +31,10 @@ pub const ITERATION: &str = "iteration";
 /// A call's `type`: `message`, `advisor_message`, `fallback_message`, ...
 pub const ITERATION_TYPE: &str = "iteration_type";
 
+/// A refusal fallback's models (refusals table).
+pub const ORIGINAL_MODEL: &str = "original_model";
+pub const FALLBACK_MODEL: &str = "fallback_model";
+
 pub const TRIGGER: &str = "trigger";
 pub const PRE_TOKENS: &str = "pre_tokens";
 

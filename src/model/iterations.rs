@@ -10,6 +10,7 @@
 //! top-level usage stores no rows: the request row says everything.
 
 use super::{Request, Text, TokenCounts};
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 /// `type` of an ordinary call.
@@ -64,6 +65,24 @@ impl Iteration {
         self.kind == FALLBACK
     }
 }
+
+/// A `system` line with subtype `model_refusal_fallback`: a request was
+/// refused on one model and retried on another. Never a compaction.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refusal {
+    pub session_id: String,
+    pub time: DateTime<Utc>,
+    /// `originalModel`: the model that refused.
+    pub original_model: String,
+    /// `fallbackModel`: the model that answered.
+    pub fallback_model: String,
+    /// `trigger` as written (`refusal`), else `category`.
+    pub trigger: String,
+    pub source: String,
+}
+
+/// Longest model or trigger text kept from a refusal line.
+pub const MAX_REFUSAL_TEXT: usize = 100;
 
 /// The key that ties iterations to the line they came from.
 pub type LineKey<'a> = (&'a str, &'a str, &'a str, &'a str, u64);

@@ -8,7 +8,7 @@ mod rows;
 mod text;
 mod tokens;
 
-pub use iterations::Iteration;
+pub use iterations::{Iteration, Refusal};
 pub use rows::{Compaction, Request, SessionTitle, TitleKind, MAIN_THREAD};
 pub use text::{Interner, Text};
 pub use tokens::TokenCounts;

@@ -2,7 +2,7 @@
 //! `model::columns`. The only place that knows how each table is laid out.
 
 use crate::model::columns as c;
-use crate::model::{Compaction, Interner, Iteration, Request, SessionTitle, TitleKind, TokenCounts};
+use crate::model::{Compaction, Interner, Iteration, Refusal, Request, SessionTitle, TitleKind, TokenCounts};
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
 use rayon::prelude::*;
@@ -191,6 +191,40 @@ pub fn iterations_from(df: &DataFrame) -> PolarsResult<Vec<Iteration>> {
             model: n.get(model[i]),
             tokens: tokens[i],
             cost_usd: cost[i],
+        })
+        .collect())
+}
+
+/// The `refusals` table.
+pub fn refusals_frame(rows: &[Refusal]) -> PolarsResult<DataFrame> {
+    let s = |name: &str, f: fn(&Refusal) -> &str| str_column(name, rows.iter().map(f));
+    DataFrame::new(
+        rows.len(),
+        vec![
+            s(c::SESSION_ID, |r| &r.session_id),
+            time_column(c::TIME, rows.iter().map(|r| r.time)),
+            s(c::ORIGINAL_MODEL, |r| &r.original_model),
+            s(c::FALLBACK_MODEL, |r| &r.fallback_model),
+            s(c::TRIGGER, |r| &r.trigger),
+            s(c::SOURCE, |r| &r.source),
+        ],
+    )
+}
+
+/// Reads the `refusals` table back into rows.
+pub fn refusals_from(df: &DataFrame) -> PolarsResult<Vec<Refusal>> {
+    let k = Cols(df);
+    let (session, time, from, to) =
+        (k.str(c::SESSION_ID)?, k.time(c::TIME)?, k.str(c::ORIGINAL_MODEL)?, k.str(c::FALLBACK_MODEL)?);
+    let (trigger, source) = (k.str(c::TRIGGER)?, k.str(c::SOURCE)?);
+    Ok((0..df.height())
+        .map(|i| Refusal {
+            session_id: session[i].to_owned(),
+            time: time[i],
+            original_model: from[i].to_owned(),
+            fallback_model: to[i].to_owned(),
+            trigger: trigger[i].to_owned(),
+            source: source[i].to_owned(),
         })
         .collect())
 }

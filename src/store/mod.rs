@@ -28,6 +28,8 @@ pub enum Table {
     /// The API calls inside responses (`model::Iteration`), keyed by the
     /// line they came from; a request's kept line selects its own.
     Iterations,
+    /// `model_refusal_fallback` lines (`model::Refusal`), per source file.
+    Refusals,
     /// Derived: one row per session (first, last, title, totals).
     Sessions,
 }
@@ -41,6 +43,7 @@ impl Table {
             Table::Compactions => "compactions.parquet",
             Table::Titles => "titles.parquet",
             Table::Iterations => "iterations.parquet",
+            Table::Refusals => "refusals.parquet",
             Table::Sessions => "sessions.parquet",
         }
     }

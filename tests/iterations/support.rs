@@ -120,3 +120,12 @@ pub const SINGLE_COST: f64 = 0.031265;
 pub fn close(got: f64, want: f64) {
     assert!((got - want).abs() < 1e-12, "got {got}, want {want}");
 }
+
+/// The `system` line that accompanies a refusal fallback.
+pub fn refusal_line(s: &str, min: u32) -> String {
+    json!({"type": "system", "subtype": "model_refusal_fallback", "sessionId": s,
+        "timestamp": format!("2026-05-01T12:{min:02}:00.000Z"), "uuid": format!("sys_{s}_{min}"),
+        "content": "secret words", "originalModel": FABLE, "fallbackModel": OPUS, "trigger": "refusal",
+        "level": "info"})
+    .to_string()
+}
