@@ -250,3 +250,39 @@ async fn the_session_page_the_overview_and_the_api_show_advisor_and_refused_call
     close(row["advisor_cost_usd"].as_f64().unwrap(), ADVISOR_CALL_COST);
     close(api["calls"]["refused_cost_usd"].as_f64().unwrap(), REFUSED_COST);
 }
+
+#[test]
+fn the_cli_reports_show_calls_and_split_by_model() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write(root.path(), "-home-u-app/s1.jsonl", &[advisor("s1", 1, 0), refusal_line("s1", 1), refusal("s1", 2, 1)]);
+    let cw = |args: &[&str]| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_cachewise"))
+            .arg("--claude-dir")
+            .arg(root.path())
+            .arg("--data-dir")
+            .arg(data.path())
+            .arg("-q")
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let json: serde_json::Value = serde_json::from_str(&cw(&["report", "session", "--json"])).unwrap();
+    let row = &json["rows"][0];
+    assert_eq!((row["advisor_calls"].as_u64(), row["fallback_calls"].as_u64()), (Some(1), Some(1)));
+    close(row["refused_cost_usd"].as_f64().unwrap(), REFUSED_COST);
+    close(row["cost_usd"].as_f64().unwrap(), ADVISOR_COST + REFUSED_COST + FALLBACK_COST);
+    let table = cw(&["report", "session", "--no-ingest"]);
+    assert!(table.contains("Advisor calls") && table.contains("Refused cost"), "{table}");
+    assert!(
+        table.contains(
+            "Included in the costs: advisor calls $2.20 (1), refused attempts $0.47 (1), fallbacks $0.05 (1)"
+        ),
+        "{table}"
+    );
+    let models: serde_json::Value = serde_json::from_str(&cw(&["report", "model", "--json", "--no-ingest"])).unwrap();
+    let fable = models["rows"].as_array().unwrap().iter().find(|r| r["model"] == FABLE).unwrap();
+    assert_eq!(fable["requests"].as_u64(), Some(0));
+    close(fable["cost_usd"].as_f64().unwrap(), ADVISOR_CALL_COST + REFUSED_COST);
+}
