@@ -10,7 +10,7 @@
 
 use super::merge::Base;
 use super::IngestError;
-use crate::model::iterations::{iteration_line_key, request_line_key};
+use crate::model::iterations::{calls_range, iteration_line_key, request_line_key};
 use crate::model::{Iteration, Refusal, Request};
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::{frames, Store, Table};
@@ -65,10 +65,7 @@ impl Calls {
     }
 
     fn range(&self, r: &Request) -> std::ops::Range<usize> {
-        let key = request_line_key(r);
-        let start = self.0.partition_point(|i| iteration_line_key(i) < key);
-        let len = self.0[start..].iter().take_while(|i| iteration_line_key(i) == key).count();
-        start..start + len
+        calls_range(&self.0, request_line_key(r))
     }
 
     /// Prices `r` from its calls when its line logged any (else leaves the

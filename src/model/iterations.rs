@@ -97,6 +97,20 @@ pub fn iteration_line_key(i: &Iteration) -> LineKey<'_> {
     (&i.user, &i.message_id, &i.request_id, &i.source, i.line)
 }
 
+/// The calls of `r`'s kept line in `sorted` (rows sorted by line key, then
+/// index, as the `iterations` table is stored): a binary search.
+pub fn calls_of<'a>(sorted: &'a [Iteration], r: &Request) -> &'a [Iteration] {
+    let range = calls_range(sorted, request_line_key(r));
+    &sorted[range]
+}
+
+/// Where the calls of the line `key` sit in `sorted`.
+pub fn calls_range(sorted: &[Iteration], key: LineKey<'_>) -> std::ops::Range<usize> {
+    let start = sorted.partition_point(|i| iteration_line_key(i) < key);
+    let len = sorted[start..].iter().take_while(|i| iteration_line_key(i) == key).count();
+    start..start + len
+}
+
 /// True when `calls` say nothing the request row does not: one plain
 /// `message` call on the message's model with the top-level tokens.
 pub fn redundant(calls: &[(Text, Text, TokenCounts)], model: &str, top: &TokenCounts) -> bool {

@@ -100,3 +100,20 @@ fn one_plain_call_equal_to_the_request_is_redundant() {
     assert!(!redundant(&one(MESSAGE, "claude-opus-4-8", tok(3, 0, 10, 500, 40)), "claude-opus-4-8", &t));
     assert!(!redundant(&[], "claude-opus-4-8", &t));
 }
+
+#[test]
+fn calls_of_finds_a_lines_calls_in_the_sorted_table() {
+    let r = request("claude-opus-4-8", tok(0, 0, 0, 0, 0));
+    let mut before = call(&r, 0, MESSAGE, "", tok(1, 0, 0, 0, 0));
+    before.line = 6;
+    let mut after = call(&r, 0, MESSAGE, "", tok(2, 0, 0, 0, 0));
+    after.line = 8;
+    let own =
+        [call(&r, 0, MESSAGE, "", tok(3, 0, 0, 0, 0)), call(&r, 1, ADVISOR, "claude-fable-5", tok(4, 0, 0, 0, 0))];
+    let sorted = [before, own[0].clone(), own[1].clone(), after];
+    assert_eq!(calls_of(&sorted, &r), own);
+    let mut other = r.clone();
+    other.line = 9;
+    assert!(calls_of(&sorted, &other).is_empty());
+    assert_eq!(cache_calls(&r, calls_of(&sorted, &r)).len(), 1, "the advisor belongs to no thread");
+}

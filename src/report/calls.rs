@@ -8,7 +8,7 @@
 
 use super::ReportError;
 use crate::model::columns as c;
-use crate::model::iterations::{iteration_line_key, LineKey};
+use crate::model::iterations::calls_range;
 use crate::model::Iteration;
 use crate::pricing::WEB_SEARCH_USD;
 use crate::store::frames::{self, Cols};
@@ -84,10 +84,8 @@ pub fn match_rows(df: &DataFrame, calls: &[Iteration]) -> PolarsResult<Vec<(usiz
     let (source, line) = (k.str(c::SOURCE)?, k.u64(c::LINE)?);
     Ok((0..df.height())
         .filter_map(|i| {
-            let key: LineKey = (user[i], msg[i], req[i], source[i], line[i]);
-            let start = calls.partition_point(|x| iteration_line_key(x) < key);
-            let len = calls[start..].iter().take_while(|x| iteration_line_key(x) == key).count();
-            (len > 0).then_some((i, start..start + len))
+            let range = calls_range(calls, (user[i], msg[i], req[i], source[i], line[i]));
+            (!range.is_empty()).then_some((i, range))
         })
         .collect())
 }
