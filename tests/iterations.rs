@@ -286,3 +286,25 @@ fn the_cli_reports_show_calls_and_split_by_model() {
     assert_eq!(fable["requests"].as_u64(), Some(0));
     close(fable["cost_usd"].as_f64().unwrap(), ADVISOR_CALL_COST + REFUSED_COST);
 }
+
+#[test]
+fn hostile_calls_are_bounded_and_cleaned() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let many = (0..65).map(|_| call("message", None, [1, 0, 0, 0, 1])).collect();
+    let evil = call("advisor_message\u{1b}[31m", Some(&format!("claude-\u{7}{}", "x".repeat(500))), [1, 0, 0, 0, 1]);
+    let lines = [
+        line("s1", 1, 0, OPUS, calls_usage([1, 0, 0, 0, 1], true), many),
+        line("s1", 2, 1, OPUS, calls_usage([1, 0, 0, 0, 1], true), vec![call("message", None, [1, 0, 0, 0, 1]), evil]),
+    ];
+    write(root.path(), "-p/s1.jsonl", &lines);
+    let o = run(root.path(), data.path());
+    assert_eq!(o.problems.bad, 1, "65 calls on one line fail that line only");
+    assert!(o.problems.samples[0].reason.contains("usage.iterations has 65 entries (at most 64)"));
+    let calls = Store::open(data.path()).unwrap().load(Table::Iterations, frames::iterations_from).unwrap();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[1].kind, "advisor_message[31m", "control characters dropped");
+    assert_eq!((calls[1].model.chars().count(), calls[1].model.starts_with("claude-x")), (100, true));
+    assert_eq!(calls[1].cost_usd, 0.0, "an unknown model costs nothing and is named");
+    let r = report(data.path(), Grouping::Daily, false);
+    assert_eq!(r.unknown_models, [calls[1].model.to_string()]);
+}

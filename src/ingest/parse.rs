@@ -232,8 +232,8 @@ impl FileParser<'_> {
         Ok(list
             .iter()
             .map(|it| {
-                let kind = self.names.get(it.kind.get().unwrap_or(iterations::MESSAGE));
-                let model = self.names.get(it.model.get().unwrap_or(model));
+                let kind = self.names.get(&iterations::clean(it.kind.get().unwrap_or(iterations::MESSAGE)));
+                let model = self.names.get(&iterations::clean(it.model.get().unwrap_or(model)));
                 let write = it.cache_creation_input_tokens.unwrap_or(0);
                 let (input, read, output) = (it.input_tokens, it.cache_read_input_tokens, it.output_tokens);
                 (kind, model, counts(input, write, it.cache_creation.as_ref(), read, output))
@@ -314,7 +314,7 @@ impl FileParser<'_> {
 
     fn refusal(&mut self, l: &Line, line_no: u64) {
         let Some(time) = self.time(l, line_no) else { return };
-        let text = |t: &super::line::Text| t.as_str().chars().take(iterations::MAX_REFUSAL_TEXT).collect::<String>();
+        let text = |t: &super::line::Text| iterations::clean(t.as_str());
         let trigger = if l.trigger.get().is_some() { text(&l.trigger) } else { text(&l.category) };
         self.rows.refusals.push(Refusal {
             session_id: self.session(l),

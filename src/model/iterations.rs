@@ -81,8 +81,14 @@ pub struct Refusal {
     pub source: String,
 }
 
-/// Longest model or trigger text kept from a refusal line.
-pub const MAX_REFUSAL_TEXT: usize = 100;
+/// Longest type, model or trigger text kept from a call or refusal line.
+pub const MAX_TEXT: usize = 100;
+
+/// A name from a transcript as stored: control characters dropped, at most
+/// `MAX_TEXT` characters, so it reaches no terminal or page raw.
+pub fn clean(s: &str) -> String {
+    s.chars().filter(|c| !c.is_control()).take(MAX_TEXT).collect()
+}
 
 /// The key that ties iterations to the line they came from.
 pub type LineKey<'a> = (&'a str, &'a str, &'a str, &'a str, u64);
