@@ -7,7 +7,7 @@ use super::calls::{self, CallTotals};
 use super::query::{Grouping, Query};
 use super::ReportError;
 use crate::model::columns as c;
-use crate::model::TokenCounts;
+use crate::model::{Iteration, TokenCounts};
 use crate::pricing::PriceTable;
 use crate::store::frames::Cols;
 use crate::store::{Store, Table};
@@ -132,26 +132,18 @@ pub fn usage(store: &Store, grouping: Grouping, q: &Query, prices: &PriceTable) 
     ctx.register("requests", selected.clone().lazy());
     let df = grouping.key_text(ctx.execute(USAGE_SQL)?.collect()?)?;
     let mut rows = rows_from(&df)?;
-    if let Some(by_session) = by_session {
-        for r in &mut rows {
-            r.calls = Some(by_session.get(&r.key).copied().unwrap_or_default());
-        }
-    }
     if grouping == Grouping::Session {
-        let titles = session_titles(store)?;
+        let (titles, by_session) = (session_titles(store)?, by_session.unwrap_or_default());
         for r in &mut rows {
             r.title = titles.get(&r.key).cloned().unwrap_or_default();
+            r.calls = Some(by_session.get(&r.key).copied().unwrap_or_default());
         }
     }
     if !grouping.is_period() {
         rows.sort_by(|a, b| b.totals.cost_usd.total_cmp(&a.totals.cost_usd).then_with(|| a.key.cmp(&b.key)));
     }
     let total = rows.iter().map(|r| r.totals).sum();
-    let mut unknown_models = unknown_models(&selected, prices)?;
-    let unknown_calls = stored_calls.iter().filter(|i| prices.resolve(&i.model).is_none()).map(|i| i.model.to_string());
-    unknown_models.extend(unknown_calls);
-    unknown_models.sort();
-    unknown_models.dedup();
+    let unknown_models = unknown_models(&selected, &stored_calls, prices)?;
     Ok(UsageReport { grouping, rows, total, unknown_models, calls: total_calls() })
 }
 
@@ -231,11 +223,14 @@ pub fn session_titles(store: &Store) -> Result<BTreeMap<String, String>, ReportE
         .collect())
 }
 
-/// Models among the selected requests that the price table does not know.
-fn unknown_models(selected: &DataFrame, prices: &PriceTable) -> PolarsResult<Vec<String>> {
+/// Models among the selected requests, and among the stored calls, that
+/// the price table does not know.
+fn unknown_models(selected: &DataFrame, calls: &[Iteration], prices: &PriceTable) -> PolarsResult<Vec<String>> {
     let models = selected.column(c::MODEL)?.unique()?;
     let mut out: Vec<String> =
         models.str()?.iter().flatten().filter(|m| prices.resolve(m).is_none()).map(str::to_owned).collect();
+    out.extend(calls.iter().filter(|i| prices.resolve(&i.model).is_none()).map(|i| i.model.to_string()));
     out.sort();
+    out.dedup();
     Ok(out)
 }
