@@ -270,4 +270,18 @@ mod tests {
         assert_eq!(dollars(125.2349), "$125.23");
         assert_eq!(dollars(1234.5), "$1,234.50");
     }
+
+    #[test]
+    fn the_calls_line_gives_costs_then_counts() {
+        assert_eq!(calls_line(&CallTotals::default()), "");
+        let c = CallTotals {
+            advisor_calls: 6,
+            advisor_cost_usd: 9.49,
+            fallback_calls: 1,
+            fallback_cost_usd: 0.047,
+            refused_calls: 2,
+            refused_cost_usd: 0.9405,
+        };
+        assert_eq!(calls_line(&c), "advisor calls $9.49 (6), refused attempts $0.94 (2), fallbacks $0.05 (1)\n");
+    }
 }
