@@ -308,3 +308,33 @@ fn hostile_calls_are_bounded_and_cleaned() {
     let r = report(data.path(), Grouping::Daily, false);
     assert_eq!(r.unknown_models, [calls[1].model.to_string()]);
 }
+
+#[test]
+fn appends_replays_and_rewrites_keep_each_call_once() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let a = write(root.path(), "-p/a.jsonl", &[advisor("a", 1, 0)]);
+    run(root.path(), data.path());
+    common::append(&a, &format!("{}\n", refusal("a", 2, 1)));
+    // A resumed session replays the advisor response into its own file.
+    write(root.path(), "-p/b.jsonl", &[advisor("a", 1, 0), short_split("b", 1, 5)]);
+    let o = run(root.path(), data.path());
+    assert_eq!(o.problems.bad, 0);
+    let want = ADVISOR_COST + REFUSED_COST + FALLBACK_COST + SHORT_SPLIT_COST;
+    let check = |cost: f64, fable: f64, requests: u64| {
+        let t = report(data.path(), Grouping::Daily, false).total;
+        assert_eq!(t.requests, requests);
+        close(t.cost_usd, cost);
+        let m = report(data.path(), Grouping::Model, false);
+        close(m.total.cost_usd, cost);
+        close(model_row(&m, FABLE).cost_usd, fable);
+    };
+    check(want, ADVISOR_CALL_COST + REFUSED_COST, 3);
+    let again = run(root.path(), data.path());
+    assert!(!again.changed, "nothing new");
+    check(want, ADVISOR_CALL_COST + REFUSED_COST, 3);
+    // a.jsonl rewritten without the refusal: its calls go with its lines;
+    // the replayed advisor response in b.jsonl still counts, once.
+    std::fs::write(&a, format!("{}\n", advisor("a", 1, 0))).unwrap();
+    run(root.path(), data.path());
+    check(ADVISOR_COST + SHORT_SPLIT_COST, ADVISOR_CALL_COST, 2);
+}
