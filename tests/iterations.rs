@@ -240,6 +240,9 @@ async fn the_session_page_the_overview_and_the_api_show_advisor_and_refused_call
     assert!(session.contains("refused attempts: <strong>$0.47</strong> (1)"), "{session}");
     assert!(session.contains("fallbacks: $0.05 (1)"), "{session}");
     assert!(session.contains("Refusal fallbacks"), "{session}");
+    assert!(session.contains("claude-opus-4-8, claude-fable-5"), "models, the advisor's last: {session}");
+    let filtered = get("/sessions?model=claude-fable-5").await;
+    assert!(filtered.contains("/session/s1"), "{filtered}");
     assert!(session.contains("12:01: claude-fable-5 → claude-opus-4-8 (refusal)"), "{session}");
     let overview = get("/").await;
     assert!(overview.contains("Advisor and refused calls, 30 days"), "{overview}");

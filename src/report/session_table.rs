@@ -9,7 +9,8 @@
 use super::calls::CallTotals;
 use super::usage::UsageReport;
 use crate::analyze::StaleSession;
-use crate::model::{Request, TokenCounts};
+use crate::model::iterations::calls_of;
+use crate::model::{Iteration, Request, TokenCounts};
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 use serde::Serialize;
@@ -45,10 +46,23 @@ pub struct SessionRow {
 
 /// Builds one row per session of `sessions` (a `Grouping::Session` report
 /// annotated by `annotate_sessions`), in its order (cost, highest first).
-pub fn session_rows(sessions: &UsageReport, stale: &[StaleSession], requests: &[Request], tz: Tz) -> Vec<SessionRow> {
+/// A model only calls inside responses used (an advisor) comes last.
+pub fn session_rows(
+    sessions: &UsageReport,
+    stale: &[StaleSession],
+    requests: &[Request],
+    calls: &[Iteration],
+    tz: Tz,
+) -> Vec<SessionRow> {
     let mut models_of: HashMap<&str, HashMap<&str, u64>> = HashMap::new();
     for r in requests {
-        *models_of.entry(r.session_id.as_str()).or_default().entry(r.model.as_str()).or_default() += 1;
+        let models = models_of.entry(r.session_id.as_str()).or_default();
+        *models.entry(r.model.as_str()).or_default() += 1;
+        if !calls.is_empty() {
+            for c in calls_of(calls, r) {
+                models.entry(c.model.as_str()).or_default();
+            }
+        }
     }
     let stale: HashMap<&str, f64> = stale.iter().map(|s| (s.session_id.as_str(), s.premium_usd)).collect();
     let day = |t: DateTime<Utc>| t.with_timezone(&tz).date_naive();
