@@ -341,3 +341,28 @@ fn appends_replays_and_rewrites_keep_each_call_once() {
     run(root.path(), data.path());
     check(ADVISOR_COST + SHORT_SPLIT_COST, ADVISOR_CALL_COST, 2);
 }
+
+#[test]
+fn a_pushed_bundle_s_calls_belong_to_the_token_s_user() {
+    use cachewise::team::server::{accept_bundle, TeamState, DEFAULT_MAX_BYTES};
+    use cachewise::team::tokens::TokenMap;
+    use cachewise::team::{bundle_bytes, export, ExportSpec};
+    let (_root, data) = one_file(&[advisor("s1", 1, 0)]);
+    let spec =
+        ExportSpec { user: "mallory".into(), machine: "m".into(), since: None, hasher: None, created: common::t0() };
+    let bytes = bundle_bytes(&export(&Store::open(data.path()).unwrap(), &spec).unwrap()).unwrap();
+    let team = tempfile::tempdir().unwrap();
+    let token = "push-token-0123456789-abcdef-alice";
+    let state = TeamState::new(
+        Store::open(team.path()).unwrap(),
+        TokenMap::new([(token, "alice")]),
+        prices(),
+        DEFAULT_MAX_BYTES,
+    );
+    accept_bundle(&state, Some(&format!("Bearer {token}")), &bytes, common::t0()).unwrap();
+    let calls = Store::open(team.path()).unwrap().load(Table::Iterations, frames::iterations_from).unwrap();
+    assert_eq!(calls.len(), 3);
+    assert!(calls.iter().all(|c| c.user == "alice"), "{calls:?}");
+    let models = report(team.path(), Grouping::Model, false);
+    close(model_row(&models, FABLE).cost_usd, ADVISOR_CALL_COST);
+}
