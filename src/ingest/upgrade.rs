@@ -10,6 +10,7 @@
 use crate::store::manifest::{Manifest, PREVIOUS_SCHEMA};
 use memchr::memmem;
 use std::io::Read;
+use std::path::Path;
 
 /// Forgets the files of a layout-3 manifest that logged calls; returns how
 /// many. A file that cannot be read is forgotten too (it is read again, or
@@ -19,15 +20,36 @@ pub fn forget_files_with_calls(manifest: &mut Manifest) -> usize {
         return 0;
     }
     let before = manifest.files.len();
-    manifest.files.retain(|path, state| {
-        let mut bytes = Vec::new();
-        let read = std::fs::File::open(path).and_then(|f| f.take(state.offset).read_to_end(&mut bytes));
-        match read {
-            Ok(_) => !logs_calls(&bytes),
-            Err(e) => e.kind() == std::io::ErrorKind::NotFound,
-        }
+    manifest.files.retain(|path, state| match file_logs_calls(Path::new(path), state.offset) {
+        Ok(calls) => !calls,
+        Err(e) => e.kind() == std::io::ErrorKind::NotFound,
     });
     before - manifest.files.len()
+}
+
+/// Bytes read at once while looking for calls.
+const CHUNK: usize = 8 << 20;
+/// Bytes carried over from one chunk to the next, so a list split between
+/// two reads is still seen.
+const CARRY: usize = 64;
+
+/// True when the first `limit` bytes of the file log calls, read a chunk
+/// at a time so a large transcript never sits in memory whole.
+fn file_logs_calls(path: &Path, limit: u64) -> std::io::Result<bool> {
+    let mut f = std::fs::File::open(path)?.take(limit);
+    let mut buf = vec![0u8; CHUNK];
+    let mut window: Vec<u8> = Vec::with_capacity(CHUNK + CARRY);
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            return Ok(false);
+        }
+        window.extend_from_slice(&buf[..n]);
+        if logs_calls(&window) {
+            return Ok(true);
+        }
+        window.drain(..window.len().saturating_sub(CARRY));
+    }
 }
 
 /// True when `bytes` hold a non-empty `"iterations":[...]` list.
@@ -40,8 +62,20 @@ pub fn logs_calls(bytes: &[u8]) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_list_split_between_chunks_is_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let mut body = vec![b'x'; CHUNK - 10];
+        body.extend_from_slice(br#""iterations":[{"type":"message"}]"#);
+        std::fs::write(&path, &body).unwrap();
+        assert!(file_logs_calls(&path, body.len() as u64).unwrap());
+        assert!(!file_logs_calls(&path, (CHUNK - 10) as u64).unwrap(), "only the bytes already read count");
+    }
 
     #[test]
     fn only_non_empty_lists_count() {
