@@ -13,7 +13,7 @@ after importing them (written by `cargo test --test team datafusion`):
                               "rows": [{column: value, ...}, ...]}}}
 
 `sql/team_requests.sql` deduplicates the bundles into the view every other
-query reads as `requests` (with the derived `key` and `sub` columns their
+query reads as `requests` (with the derived `key`, `sub` and `counted` columns their
 headers describe; days are UTC). Times compare as epoch milliseconds, floats
 to a relative 1e-9. Only the columns present in the expected rows are
 compared. Every sql/*.sql must have an expected entry.
@@ -93,7 +93,7 @@ def run(bundle_dir, expected):
             if ctx.table_exist("requests"):
                 ctx.deregister_table("requests")
             key = KEY_EXPR[spec.get("key")]
-            ctx.register_view("requests", ctx.sql(f"SELECT *, {key} AS key, '' AS sub FROM deduped"))
+            ctx.register_view("requests", ctx.sql(f"SELECT *, {key} AS key, '' AS sub, 1 AS counted FROM deduped"))
             result = ctx.sql((SQL_DIR / name).read_text())
         rows = result.to_arrow_table().to_pylist()
         found = compare(name, spec, rows)

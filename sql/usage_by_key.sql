@@ -1,12 +1,13 @@
 -- Usage and cost per grouping key: the one query behind the daily, weekly,
 -- monthly, session, project and model reports (and the web pages).
--- Input: table `requests` (the stored requests table) with two derived
--- columns: `key` (period, session_id, project or model) and `sub` (the model
--- when broken down by model, else '').
+-- Input: table `requests` (the stored requests table) with three derived
+-- columns: `key` (period, session_id, project or model), `sub` (the model
+-- when broken down by model, else '') and `counted` (1 per request; a
+-- request split into its API calls by model counts on one of its rows).
 SELECT
   key,
   sub,
-  COUNT(*) AS requests,
+  SUM(counted) AS requests,
   SUM(input) AS input_tokens,
   SUM(output) AS output_tokens,
   SUM(cache_write_5m) AS cache_write_5m_tokens,

@@ -39,4 +39,9 @@ fn real_corpus_matches_reference_figures() {
         assert_eq!(other.tokens, t.tokens, "{g:?}");
         assert!((other.cost_usd - t.cost_usd).abs() < 1e-9, "{g:?}");
     }
+    // No transcript of the corpus logs a non-empty `usage.iterations`: no
+    // calls are stored, and the figures above are the top-level usage's.
+    assert!(daily.calls.is_empty());
+    let calls = store.load(cachewise::store::Table::Iterations, cachewise::store::frames::iterations_from).unwrap();
+    assert!(calls.is_empty());
 }

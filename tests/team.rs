@@ -157,7 +157,7 @@ fn corrupt_foreign_and_newer_files_are_refused_with_the_store_untouched() {
         ("text.parquet", b"user,cost\nalice,1\n".to_vec(), "not a Parquet file"),
         ("truncated.parquet", good[..good.len() / 2].to_vec(), "damaged bundle"),
         ("flipped.parquet", flipped, "damaged bundle"),
-        ("newer.parquet", bytes_of(&newer), "bundle schema 2 is newer than this cachewise supports (1)"),
+        ("newer.parquet", bytes_of(&newer), "bundle schema 3 is newer than this cachewise supports (2)"),
     ];
     for (name, bytes, msg) in &cases {
         let p = bad.join(name);

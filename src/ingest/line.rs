@@ -131,6 +131,15 @@ pub struct Line<'a> {
     pub ai_title: Text<'a>,
     #[serde(rename = "customTitle", borrow)]
     pub custom_title: Text<'a>,
+    /// `model_refusal_fallback` lines: the refused model and its replacement.
+    #[serde(rename = "originalModel", borrow)]
+    pub original_model: Text<'a>,
+    #[serde(rename = "fallbackModel", borrow)]
+    pub fallback_model: Text<'a>,
+    #[serde(borrow)]
+    pub trigger: Text<'a>,
+    #[serde(borrow)]
+    pub category: Text<'a>,
 }
 
 /// The Messages-API object of a line; `content` is never read.
@@ -159,6 +168,24 @@ pub struct Usage<'a> {
     pub speed: Text<'a>,
     #[serde(borrow)]
     pub inference_geo: Text<'a>,
+    /// One entry per API call inside the response (2.1.x), when logged.
+    #[serde(borrow)]
+    pub iterations: Option<Vec<IterationUsage<'a>>>,
+}
+
+/// One entry of `usage.iterations`: its type, model and token fields.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct IterationUsage<'a> {
+    #[serde(rename = "type", borrow)]
+    pub kind: Text<'a>,
+    #[serde(borrow)]
+    pub model: Text<'a>,
+    pub input_tokens: Option<u64>,
+    pub cache_creation_input_tokens: Option<u64>,
+    pub cache_read_input_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
+    pub cache_creation: Option<CacheCreation>,
 }
 
 /// `usage.cache_creation`: the write split by TTL.

@@ -7,12 +7,13 @@
 //! fully described by its `requests` row). So appending to a few transcripts
 //! costs a few rows' work plus one rewrite of the tables.
 
+use super::calls::{refusals, Calls};
 use super::dedup::{full_plan, Chunks};
 use super::sessions;
 use super::touched::{split, Touched};
 use super::IngestError;
 use crate::model::columns as c;
-use crate::model::{Compaction, Request, SessionTitle};
+use crate::model::{Compaction, Iteration, Refusal, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::frames::{self, Cols};
 use crate::store::{Store, StoreError, Table};
@@ -41,6 +42,10 @@ pub struct Delta {
     pub replaced: HashSet<String>,
     pub compactions: Vec<Compaction>,
     pub titles: Vec<SessionTitle>,
+    /// New iteration rows (the calls of the new rows' lines).
+    pub iterations: Vec<Iteration>,
+    /// New `model_refusal_fallback` lines.
+    pub refusals: Vec<Refusal>,
 }
 
 /// The result of a merge.
@@ -56,7 +61,9 @@ pub struct Merged {
 pub fn merge(store: &Store, base: Base, delta: Delta, prices: &PriceTable) -> Result<Merged, IngestError> {
     let clock = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("merge: {what} after {:?}", clock.elapsed());
-    let Delta { rows, replaced, compactions, titles } = delta;
+    let Delta { rows, replaced, compactions, titles, iterations, refusals: new_refusals } = delta;
+    let mut calls = Calls::gather(store, base, iterations, &replaced)?;
+    let refusals = refusals(store, base, new_refusals, &replaced)?;
     let spares = match base {
         Base::Empty => None,
         _ => store.read(Table::Spares)?,
@@ -81,10 +88,13 @@ pub fn merge(store: &Store, base: Base, delta: Delta, prices: &PriceTable) -> Re
         kept_time[i] = Some(time);
     }
     let kept_rows = all.iter_mut().zip(&kept_time).filter_map(|(r, t)| t.map(|t| (r, t)));
-    let unknown = prices.price_all(kept_rows.map(|(r, t)| {
+    let mut unknown = prices.price_all(kept_rows.map(|(r, t)| {
         r.time = t;
         r
     }));
+    for (r, _) in all.iter_mut().zip(&kept_time).filter(|(_, t)| t.is_some()) {
+        calls.price(prices, r, &mut unknown);
+    }
     drop(kept_time);
     let refs = all.refs();
     let fresh: Vec<&Request> = p.kept.iter().map(|&(i, _)| refs[i]).collect();
@@ -117,6 +127,10 @@ pub fn merge(store: &Store, base: Base, delta: Delta, prices: &PriceTable) -> Re
                 write(store, Table::Compactions, df)?;
             }
             write(store, Table::Titles, titles)?;
+            calls.write(store)?;
+            if let Some(df) = refusals {
+                write(store, Table::Refusals, df)?;
+            }
             write(store, Table::Sessions, sessions)
         },
     );

@@ -3,6 +3,7 @@
 //! are read from their last complete line, rewritten files replace their rows.
 //! Rows of files that have since been deleted stay in the store.
 
+mod calls;
 pub mod dedup;
 pub mod discover;
 mod line;
@@ -16,10 +17,11 @@ pub mod sidechain;
 mod skip;
 pub mod soft;
 mod touched;
+pub mod upgrade;
 
-use crate::model::{Compaction, Request, SessionTitle};
+use crate::model::{Compaction, Iteration, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};
-use crate::store::manifest::{Manifest, STORE_SCHEMA};
+use crate::store::manifest::{Manifest, PREVIOUS_SCHEMA, STORE_SCHEMA};
 use crate::store::{Store, StoreError, Table};
 pub use rebuild::{rebuild, Rebuilt};
 
@@ -93,6 +95,10 @@ pub fn ingest(
     let mut manifest = store.manifest()?;
     if needs_rebuild(store, &manifest)? {
         return rebuild::rebuild_locked(roots, store, prices, progress);
+    }
+    let upgraded = upgrade::forget_files_with_calls(&mut manifest);
+    if upgraded > 0 {
+        tracing::info!("upgrading the store: reading {upgraded} files with API calls inside responses again");
     }
     let mut todo: Vec<&SourceFile> =
         found.files.iter().filter(|f| !unchanged(f, manifest.files.get(&key(f)))).collect();
@@ -173,11 +179,8 @@ fn apply(
     prices: &PriceTable,
     out: &mut Outcome,
 ) -> Result<(), IngestError> {
-    let base = if manifest.schema == STORE_SCHEMA && manifest.pricing == pricing_fingerprint(prices) {
-        Base::Touched
-    } else {
-        Base::All
-    };
+    let layout_ok = manifest.schema == STORE_SCHEMA || manifest.schema == PREVIOUS_SCHEMA;
+    let base = if layout_ok && manifest.pricing == pricing_fingerprint(prices) { Base::Touched } else { Base::All };
     let mut delta = Delta { rows: Chunks(Vec::with_capacity(reads.len())), ..Delta::default() };
     for r in reads {
         out.bytes_read += r.bytes;
@@ -189,6 +192,8 @@ fn apply(
         delta.rows.0.push(r.rows.requests);
         delta.compactions.extend(r.rows.compactions);
         delta.titles.extend(r.rows.titles);
+        delta.iterations.extend(r.rows.iterations);
+        delta.refusals.extend(r.rows.refusals);
         manifest.files.insert(k, r.state);
     }
     let merged = merge(store, base, delta, prices)?;
@@ -211,7 +216,26 @@ pub fn store_rows(
     titles: Vec<SessionTitle>,
     prices: &PriceTable,
 ) -> Result<(usize, UnknownModels), IngestError> {
-    let delta = Delta { rows: Chunks(vec![rows]), replaced: HashSet::new(), compactions, titles };
+    store_rows_with_calls(store, rows, Vec::new(), compactions, titles, prices)
+}
+
+/// `store_rows`, with the iteration rows of the candidate rows' lines.
+pub fn store_rows_with_calls(
+    store: &Store,
+    rows: Vec<Request>,
+    iterations: Vec<Iteration>,
+    compactions: Vec<Compaction>,
+    titles: Vec<SessionTitle>,
+    prices: &PriceTable,
+) -> Result<(usize, UnknownModels), IngestError> {
+    let delta = Delta {
+        rows: Chunks(vec![rows]),
+        replaced: HashSet::new(),
+        compactions,
+        titles,
+        iterations,
+        ..Delta::default()
+    };
     let merged = merge(store, Base::Empty, delta, prices)?;
     Ok((merged.requests, merged.unknown))
 }

@@ -5,10 +5,13 @@
 //! line without a newline is left for a later read.
 
 use super::discover::SourceFile;
-use super::line::{Line, Usage};
+use super::line::{CacheCreation, Line, Usage};
 use super::sidechain::Links;
 use super::soft::{BadLine, Problems};
-use crate::model::{Compaction, Interner, Request, SessionTitle, TitleKind, TokenCounts, MAIN_THREAD, MAX_TOKENS};
+use crate::model::iterations::{self, Iteration, Refusal};
+use crate::model::{
+    Compaction, Interner, Request, SessionTitle, Text, TitleKind, TokenCounts, MAIN_THREAD, MAX_TOKENS,
+};
 use chrono::{DateTime, Utc};
 use rustc_hash::FxHashMap as HashMap;
 
@@ -26,6 +29,11 @@ pub struct FileRows {
     pub requests: Vec<Request>,
     pub compactions: Vec<Compaction>,
     pub titles: Vec<SessionTitle>,
+    /// The API calls of the kept lines that logged more than the request
+    /// row says (`model::iterations`).
+    pub iterations: Vec<Iteration>,
+    /// `model_refusal_fallback` lines.
+    pub refusals: Vec<Refusal>,
     pub problems: Problems,
     /// Byte offset just past the last complete line.
     pub end: Start,
@@ -42,7 +50,12 @@ struct FileParser<'f, 'l> {
     links: &'l mut Links,
     /// One `Text` per value the file repeats.
     names: Interner,
+    /// The calls of `rows.requests[i]`'s kept line, by `i`.
+    calls: HashMap<usize, Vec<Call>>,
 }
+
+/// One entry of a line's `usage.iterations`: type, model, tokens.
+type Call = (Text, Text, TokenCounts);
 
 /// Parses the complete lines of `data`, which starts at `start` in `file`;
 /// `links` holds the sidechain links of the lines before `start`, and is
@@ -55,6 +68,7 @@ pub fn parse_bytes(file: &SourceFile, data: &[u8], start: Start, links: &mut Lin
         by_key: HashMap::default(),
         links,
         names: Interner::default(),
+        calls: HashMap::default(),
     };
     let mut pos = 0usize;
     let mut line_no = start.line;
@@ -64,7 +78,7 @@ pub fn parse_bytes(file: &SourceFile, data: &[u8], start: Start, links: &mut Lin
         pos += nl + 1;
     }
     p.rows.end = Start { offset: start.offset + pos as u64, line: line_no };
-    p.rows
+    p.finish()
 }
 
 impl FileParser<'_, '_> {
@@ -113,6 +127,7 @@ impl FileParser<'_, '_> {
         match l.kind.as_str() {
             "assistant" => self.assistant(&l, line_no),
             "system" if l.subtype.as_str() == "compact_boundary" => self.compaction(&l, line_no),
+            "system" if l.subtype.as_str() == "model_refusal_fallback" => self.refusal(&l, line_no),
             "user" if l.is_compact_summary.0 && l.parent_uuid.get().is_none() => self.compaction(&l, line_no),
             "summary" => self.title(&l, TitleKind::Summary, l.summary.get(), line_no),
             "ai-title" => self.title(&l, TitleKind::AiTitle, l.ai_title.get(), line_no),
@@ -173,20 +188,90 @@ impl FileParser<'_, '_> {
             return;
         }
         let Some(time) = self.time(l, line_no) else { return };
-        let tokens = tokens_of(usage);
+        let calls = match self.calls_of(usage, model) {
+            Ok(c) => c,
+            Err(reason) => return self.bad(line_no, reason),
+        };
+        let top = tokens_of(usage);
+        // A request's tokens are the sum over its calls (reference §2.4).
+        let tokens = if calls.is_empty() { top } else { calls.iter().map(|c| c.2).sum() };
+        let calls = if iterations::redundant(&calls, model, &top) { Vec::new() } else { calls };
         let key = (message_id.to_owned(), l.request_id.as_str().to_owned());
         if let Some(&i) = self.by_key.get(&key) {
             let first = self.rows.requests[i].time.min(time);
             if tokens.output > self.rows.requests[i].tokens.output {
                 let better = self.request(l, usage, tokens, model, key, line_no, first);
                 self.rows.requests[i] = better;
+                self.keep_calls(i, calls);
             }
             self.rows.requests[i].time = first;
             return;
         }
         let req = self.request(l, usage, tokens, model, key.clone(), line_no, time);
-        self.by_key.insert(key, self.rows.requests.len());
+        let i = self.rows.requests.len();
+        self.by_key.insert(key, i);
         self.rows.requests.push(req);
+        self.keep_calls(i, calls);
+    }
+
+    fn keep_calls(&mut self, i: usize, calls: Vec<Call>) {
+        match calls.is_empty() {
+            true => self.calls.remove(&i),
+            false => self.calls.insert(i, calls),
+        };
+    }
+
+    /// The line's `usage.iterations`, each call's model defaulting to the
+    /// message's; too long a list fails the line.
+    fn calls_of(&mut self, usage: &Usage, model: &str) -> Result<Vec<Call>, String> {
+        let Some(list) = &usage.iterations else { return Ok(Vec::new()) };
+        if list.len() > iterations::MAX_PER_LINE {
+            return Err(format!("usage.iterations has {} entries (at most {})", list.len(), iterations::MAX_PER_LINE));
+        }
+        let mut out = Vec::with_capacity(list.len());
+        for (k, it) in list.iter().enumerate() {
+            let kind = self.names.get(&iterations::clean(it.kind.get().unwrap_or(iterations::MESSAGE)));
+            let model = self.names.get(&iterations::clean(it.model.get().unwrap_or(model)));
+            let write = it.cache_creation_input_tokens.unwrap_or(0);
+            let (input, read, output) = (it.input_tokens, it.cache_read_input_tokens, it.output_tokens);
+            let tokens = counts(input, write, it.cache_creation.as_ref(), read, output);
+            // The same bound as the top-level usage, per call and for their sum.
+            if let Some((field, v)) = tokens.above_bound() {
+                return Err(format!(
+                    "usage.iterations[{k}].{field} {v} is above the bound of {MAX_TOKENS} tokens per request"
+                ));
+            }
+            out.push((kind, model, tokens));
+        }
+        let sum: TokenCounts = out.iter().map(|c| c.2).sum();
+        if let Some((field, v)) = sum.above_bound() {
+            return Err(format!(
+                "usage.iterations sum to {v} {field}, above the bound of {MAX_TOKENS} tokens per request"
+            ));
+        }
+        Ok(out)
+    }
+
+    /// The rows, with the kept lines' calls as iteration rows.
+    fn finish(mut self) -> FileRows {
+        let mut calls: Vec<(usize, Vec<Call>)> = self.calls.drain().collect();
+        calls.sort_unstable_by_key(|(i, _)| *i);
+        for (i, list) in calls {
+            let r = &self.rows.requests[i];
+            self.rows.iterations.extend(list.into_iter().enumerate().map(|(k, (kind, model, tokens))| Iteration {
+                user: r.user.clone(),
+                message_id: r.message_id.clone(),
+                request_id: r.request_id.clone(),
+                source: r.source.clone(),
+                line: r.line,
+                index: u32::try_from(k).unwrap_or(u32::MAX),
+                kind,
+                model,
+                tokens,
+                cost_usd: 0.0,
+            }));
+        }
+        self.rows
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -242,6 +327,20 @@ impl FileParser<'_, '_> {
         self.rows.compactions.push(Compaction { session_id, time, trigger, pre_tokens, source });
     }
 
+    fn refusal(&mut self, l: &Line, line_no: u64) {
+        let Some(time) = self.time(l, line_no) else { return };
+        let text = |t: &super::line::Text| iterations::clean(t.as_str());
+        let trigger = if l.trigger.get().is_some() { text(&l.trigger) } else { text(&l.category) };
+        self.rows.refusals.push(Refusal {
+            session_id: self.session(l),
+            time,
+            original_model: text(&l.original_model),
+            fallback_model: text(&l.fallback_model),
+            trigger,
+            source: self.source.clone(),
+        });
+    }
+
     fn title(&mut self, l: &Line, kind: TitleKind, title: Option<&str>, line_no: u64) {
         let Some(title) = title else { return };
         let session_id = self.session(l);
@@ -275,20 +374,31 @@ fn out_of_bounds(u: &Usage) -> Option<String> {
     })
 }
 
-/// Token counts of a usage object; a missing 5m/1h split counts as 5m.
+/// Token counts of a usage object.
 fn tokens_of(u: &Usage) -> TokenCounts {
     let write = u.cache_creation_input_tokens.unwrap_or(0);
-    let (w5, w1h) = match &u.cache_creation {
+    counts(u.input_tokens, write, u.cache_creation.as_ref(), u.cache_read_input_tokens, u.output_tokens)
+}
+
+/// Token counts from usage fields; a missing 5m/1h split counts as 5m.
+fn counts(
+    input: Option<u64>,
+    write: u64,
+    split: Option<&CacheCreation>,
+    read: Option<u64>,
+    output: Option<u64>,
+) -> TokenCounts {
+    let (w5, w1h) = match split {
         Some(c) if c.ephemeral_5m_input_tokens.is_some() || c.ephemeral_1h_input_tokens.is_some() => {
             (c.ephemeral_5m_input_tokens.unwrap_or(0), c.ephemeral_1h_input_tokens.unwrap_or(0))
         }
         _ => (write, 0),
     };
     TokenCounts {
-        input: u.input_tokens.unwrap_or(0),
+        input: input.unwrap_or(0),
         cache_write_5m: w5,
         cache_write_1h: w1h,
-        cache_read: u.cache_read_input_tokens.unwrap_or(0),
-        output: u.output_tokens.unwrap_or(0),
+        cache_read: read.unwrap_or(0),
+        output: output.unwrap_or(0),
     }
 }

@@ -20,7 +20,7 @@ struct Finders {
     sidechain: Finder<'static>,
     compact_summary: Finder<'static>,
     agent_id: Finder<'static>,
-    markers: [Finder<'static>; 4],
+    markers: [Finder<'static>; 5],
 }
 
 fn finders() -> &'static Finders {
@@ -36,6 +36,7 @@ fn finders() -> &'static Finders {
             Finder::new(b"\"summary\""),
             Finder::new(b"ai-title"),
             Finder::new(b"custom-title"),
+            Finder::new(b"model_refusal_fallback"),
         ],
     })
 }
@@ -47,7 +48,8 @@ fn first_type(head: &[u8]) -> Option<&[u8]> {
     Some(&head[start..start + len])
 }
 
-/// True when the line may carry usage, a compaction, a title or a sidechain link.
+/// True when the line may carry usage, a compaction, a title, a refusal
+/// fallback or a sidechain link.
 pub fn needed(line: &[u8]) -> bool {
     let f = finders();
     let head = &line[..line.len().min(HEAD)];
@@ -84,6 +86,7 @@ mod tests {
         assert!(needed(br#"{"type":"system","subtype":"compact_boundary"}"#));
         assert!(needed(br#"{"type":"summary","summary":"t"}"#));
         assert!(needed(br#"{"type":"ai-title","aiTitle":"t"}"#));
+        assert!(needed(br#"{"type":"system","subtype":"model_refusal_fallback","originalModel":"m"}"#));
         assert!(needed(format!(r#"{{"isSidechain":true,"type":"user","message":"{big}"}}"#).as_bytes()));
         assert!(needed(format!(r#"{{"type":"user","message":"{big}","isCompactSummary":true}}"#).as_bytes()));
     }

@@ -131,5 +131,7 @@ fn merge(out: &mut FileRows, part: FileRows) {
     }
     out.compactions.extend(part.compactions);
     out.titles.extend(part.titles);
+    out.iterations.extend(part.iterations);
+    out.refusals.extend(part.refusals);
     out.problems += part.problems;
 }

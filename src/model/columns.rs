@@ -26,6 +26,15 @@ pub const REQUEST_ID: &str = "request_id";
 pub const USER: &str = "user";
 pub const MACHINE: &str = "machine";
 
+/// Position of a call in its line's `usage.iterations` (iterations table).
+pub const ITERATION: &str = "iteration";
+/// A call's `type`: `message`, `advisor_message`, `fallback_message`, ...
+pub const ITERATION_TYPE: &str = "iteration_type";
+
+/// A refusal fallback's models (refusals table).
+pub const ORIGINAL_MODEL: &str = "original_model";
+pub const FALLBACK_MODEL: &str = "fallback_model";
+
 pub const TRIGGER: &str = "trigger";
 pub const PRE_TOKENS: &str = "pre_tokens";
 
@@ -37,6 +46,10 @@ pub const TITLE: &str = "title";
 pub const KEY: &str = "key";
 /// Derived by reports: the sub-key (model with `--breakdown`, else empty).
 pub const SUB: &str = "sub";
+
+/// Derived by reports: 1 when a row counts as a request (a request split
+/// into its calls counts on one of them).
+pub const COUNTED: &str = "counted";
 
 pub const FIRST: &str = "first";
 pub const LAST: &str = "last";

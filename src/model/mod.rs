@@ -1,12 +1,15 @@
-//! Typed rows shared by every stage: requests, compactions, session titles,
+//! Typed rows shared by every stage: requests, the calls inside them
+//! (`iterations`), compactions, session titles,
 //! and the column names that store them (defined once, in `columns`).
 
 pub mod columns;
+pub mod iterations;
 pub mod money;
 mod rows;
 mod text;
 mod tokens;
 
+pub use iterations::{Iteration, Refusal};
 pub use rows::{Compaction, Request, SessionTitle, TitleKind, MAIN_THREAD};
 pub use text::{Interner, Text};
 pub use tokens::{TokenCounts, MAX_TOKENS};

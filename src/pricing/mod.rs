@@ -26,6 +26,7 @@
 //! multiplier (when `speed == "fast"`) x 1.1 (when `inference_geo == "us"` on a
 //! model with data-residency pricing). Nothing is rounded.
 
+mod calls;
 mod estimate;
 mod resolve;
 mod table;

@@ -4,6 +4,7 @@
 
 pub mod cache;
 pub mod cache_render;
+pub mod calls;
 pub mod charts;
 pub mod class_cost;
 pub mod prices;

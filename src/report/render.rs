@@ -1,6 +1,7 @@
 //! Output of usage reports: terminal table, JSON (the documented contract)
 //! and CSV. Formatting only; the numbers come from `report::usage`.
 
+use super::calls::CallTotals;
 use super::query::Grouping;
 use super::usage::{Totals, UsageReport, UsageRow};
 use crate::pricing::Estimate;
@@ -44,6 +45,9 @@ fn row_json(g: Grouping, r: &UsageRow) -> Value {
         m.insert("peak_prompt".into(), json!(c.peak_prompt));
         m.insert("stale_premium_usd".into(), json!(c.stale_premium_usd));
     }
+    if let Some(c) = &r.calls {
+        m.extend(calls_json(c));
+    }
     if !r.models.is_empty() {
         let models: Vec<Value> = r
             .models
@@ -60,11 +64,25 @@ fn row_json(g: Grouping, r: &UsageRow) -> Value {
     Value::Object(m)
 }
 
+/// Advisor calls, fallback calls and refused attempts, as the JSON contract
+/// names them.
+pub fn calls_json(c: &CallTotals) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("advisor_calls".into(), json!(c.advisor_calls));
+    m.insert("advisor_cost_usd".into(), json!(c.advisor_cost_usd));
+    m.insert("fallback_calls".into(), json!(c.fallback_calls));
+    m.insert("fallback_cost_usd".into(), json!(c.fallback_cost_usd));
+    m.insert("refused_calls".into(), json!(c.refused_calls));
+    m.insert("refused_cost_usd".into(), json!(c.refused_cost_usd));
+    m
+}
+
 /// The report as the JSON contract: `{"rows":[...],"total":{...}}`.
 pub fn usage_json(r: &UsageReport) -> Value {
     json!({
         "rows": r.rows.iter().map(|row| row_json(r.grouping, row)).collect::<Vec<_>>(),
         "total": Value::Object(totals_json(&r.total)),
+        "calls": Value::Object(calls_json(&r.calls)),
         "unknown_models": r.unknown_models,
         "estimated_models": r.estimated_models,
     })
@@ -151,6 +169,10 @@ fn usage_table(r: &UsageReport) -> String {
     if cached {
         header.extend(["Misses", "Idle cost", "Peak prompt", "Stale premium"]);
     }
+    let with_calls = !r.calls.is_empty() && r.rows.iter().any(|row| row.calls.is_some());
+    if with_calls {
+        header.extend(["Advisor calls", "Advisor cost", "Fallbacks", "Refused cost"]);
+    }
     t.set_header(header);
     for row in &r.rows {
         let mut cells = vec![Cell::new(&row.key)];
@@ -167,6 +189,9 @@ fn usage_table(r: &UsageReport) -> String {
                 right(dollars(c.stale_premium_usd)),
             ]);
         }
+        if with_calls {
+            cells.extend(call_cells(&row.calls.unwrap_or_default()));
+        }
         t.add_row(cells);
         for (m, tot) in &row.models {
             let mut cells = vec![Cell::new(format!("  └ {m}"))];
@@ -182,6 +207,9 @@ fn usage_table(r: &UsageReport) -> String {
     }
     t.add_row(with_numbers(cells, &r.total));
     let mut out = format!("{t}\n");
+    if !r.calls.is_empty() {
+        out.push_str(&format!("Included in the costs: {}", calls_line(&r.calls)));
+    }
     if !r.unknown_models.is_empty() {
         out.push_str(&format!("Unknown models (priced at $0, not guessed): {}\n", r.unknown_models.join(", ")));
     }
@@ -189,6 +217,33 @@ fn usage_table(r: &UsageReport) -> String {
         out.push_str(&format!("{note}\n"));
     }
     out
+}
+
+fn call_cells(c: &CallTotals) -> [Cell; 4] {
+    let right = |x: String| Cell::new(x).set_alignment(CellAlignment::Right);
+    [
+        right(thousands(c.advisor_calls)),
+        right(dollars(c.advisor_cost_usd)),
+        right(thousands(c.fallback_calls)),
+        right(dollars(c.refused_cost_usd)),
+    ]
+}
+
+/// One line on advisor calls and refused attempts, costs first and counts
+/// in brackets ("" when there were none).
+pub fn calls_line(c: &CallTotals) -> String {
+    if c.is_empty() {
+        return String::new();
+    }
+    format!(
+        "advisor calls {} ({}), refused attempts {} ({}), fallbacks {} ({})\n",
+        dollars(c.advisor_cost_usd),
+        thousands(c.advisor_calls),
+        dollars(c.refused_cost_usd),
+        thousands(c.refused_calls),
+        dollars(c.fallback_cost_usd),
+        thousands(c.fallback_calls),
+    )
 }
 
 fn with_numbers(mut cells: Vec<Cell>, t: &Totals) -> Vec<Cell> {
@@ -217,5 +272,19 @@ mod tests {
         assert_eq!(dollars(125.2349), "$125.23");
         assert_eq!(dollars(1234.5), "$1,234.50");
         assert_eq!(dollars(-2.5), "-$2.50", "a negative amount keeps its sign");
+    }
+
+    #[test]
+    fn the_calls_line_gives_costs_then_counts() {
+        assert_eq!(calls_line(&CallTotals::default()), "");
+        let c = CallTotals {
+            advisor_calls: 6,
+            advisor_cost_usd: 9.49,
+            fallback_calls: 1,
+            fallback_cost_usd: 0.047,
+            refused_calls: 2,
+            refused_cost_usd: 0.9405,
+        };
+        assert_eq!(calls_line(&c), "advisor calls $9.49 (6), refused attempts $0.94 (2), fallbacks $0.05 (1)\n");
     }
 }

@@ -6,9 +6,11 @@
 //! sorting and paging, so a page of 100k sessions costs one pass over rows
 //! already built.
 
+use super::calls::CallTotals;
 use super::usage::UsageReport;
 use crate::analyze::StaleSession;
-use crate::model::{Request, TokenCounts};
+use crate::model::iterations::calls_of;
+use crate::model::{Iteration, Request, TokenCounts};
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 use serde::Serialize;
@@ -38,14 +40,29 @@ pub struct SessionRow {
     pub idle_cost_usd: f64,
     /// Cold-resume premium when the session is stale now.
     pub stale_premium_usd: Option<f64>,
+    /// Advisor calls, fallback calls and refused attempts (count and cost).
+    pub calls: CallTotals,
 }
 
 /// Builds one row per session of `sessions` (a `Grouping::Session` report
 /// annotated by `annotate_sessions`), in its order (cost, highest first).
-pub fn session_rows(sessions: &UsageReport, stale: &[StaleSession], requests: &[Request], tz: Tz) -> Vec<SessionRow> {
+/// A model only calls inside responses used (an advisor) comes last.
+pub fn session_rows(
+    sessions: &UsageReport,
+    stale: &[StaleSession],
+    requests: &[Request],
+    calls: &[Iteration],
+    tz: Tz,
+) -> Vec<SessionRow> {
     let mut models_of: HashMap<&str, HashMap<&str, u64>> = HashMap::new();
     for r in requests {
-        *models_of.entry(r.session_id.as_str()).or_default().entry(r.model.as_str()).or_default() += 1;
+        let models = models_of.entry(r.session_id.as_str()).or_default();
+        *models.entry(r.model.as_str()).or_default() += 1;
+        if !calls.is_empty() {
+            for c in calls_of(calls, r) {
+                models.entry(c.model.as_str()).or_default();
+            }
+        }
     }
     let stale: HashMap<&str, f64> = stale.iter().map(|s| (s.session_id.as_str(), s.premium_usd)).collect();
     let day = |t: DateTime<Utc>| t.with_timezone(&tz).date_naive();
@@ -73,6 +90,7 @@ pub fn session_rows(sessions: &UsageReport, stale: &[StaleSession], requests: &[
                 misses: c.misses,
                 idle_cost_usd: c.idle_cost_usd,
                 stale_premium_usd: stale.get(u.key.as_str()).copied(),
+                calls: u.calls.unwrap_or_default(),
             }
         })
         .collect()
@@ -226,6 +244,7 @@ mod tests {
             misses: 0,
             idle_cost_usd: 0.0,
             stale_premium_usd: None,
+            calls: CallTotals::default(),
         }
     }
 

@@ -1,8 +1,9 @@
 //! The summary `cachewise` prints without a subcommand: spend today, in the
 //! last 7 and 30 days, the top sessions by cost, and how fresh the data is.
 
+use super::calls::CallTotals;
 use super::query::{Grouping, Query};
-use super::render::{dollars, thousands};
+use super::render::{calls_line, dollars, thousands};
 use super::usage::{usage, Totals, UsageRow};
 use super::ReportError;
 use crate::pricing::{Estimate, PriceTable};
@@ -17,6 +18,8 @@ pub struct Summary {
     pub last_30: Totals,
     pub all_time: Totals,
     pub top_sessions: Vec<UsageRow>,
+    /// Advisor calls and refused attempts of the last 30 days.
+    pub calls_30: CallTotals,
     pub updated: Option<String>,
     pub unknown_models: Vec<String>,
     pub estimated_models: Vec<Estimate>,
@@ -36,6 +39,7 @@ pub fn summary(store: &Store, q: &Query, prices: &PriceTable, now: DateTime<Utc>
         last_7: sum_since(since(6)),
         last_30: sum_since(since(29)),
         all_time: daily.total,
+        calls_30: sessions.calls,
         top_sessions: sessions.rows.into_iter().take(5).collect(),
         updated: store.manifest()?.updated,
         unknown_models: daily.unknown_models,
@@ -53,6 +57,9 @@ pub fn render(s: &Summary) -> String {
     out += &line("7 days", &s.last_7);
     out += &line("30 days", &s.last_30);
     out += &line("all time", &s.all_time);
+    if !s.calls_30.is_empty() {
+        out += &format!("30 days include {}", calls_line(&s.calls_30));
+    }
     if !s.top_sessions.is_empty() {
         out += "\nTop sessions, last 30 days:\n";
         for r in &s.top_sessions {

@@ -1,11 +1,13 @@
 //! Usage reports (daily, weekly, monthly, session, project, model): the
-//! stored `requests` table -> `Query::prepare` -> `sql/usage_by_key.sql` ->
+//! stored `requests` table -> `Query::prepare` -> (requests made of several
+//! API calls split by model, `report::calls`) -> `sql/usage_by_key.sql` ->
 //! typed rows with totals. The CLI and the web pages both call `usage`.
 
+use super::calls::{self, CallTotals};
 use super::query::{Grouping, Query};
 use super::ReportError;
 use crate::model::columns as c;
-use crate::model::TokenCounts;
+use crate::model::{Iteration, TokenCounts};
 use crate::pricing::{Estimate, PriceTable};
 use crate::store::frames::Cols;
 use crate::store::{Store, Table};
@@ -57,6 +59,8 @@ pub struct UsageRow {
     pub models: Vec<(String, Totals)>,
     /// Cache figures of a session row (`report::cache::annotate_sessions`).
     pub cache: Option<SessionCache>,
+    /// Advisor and fallback calls of a session row (`report::calls`).
+    pub calls: Option<CallTotals>,
 }
 
 /// The cache columns of the session report, the ones users sort by.
@@ -81,6 +85,8 @@ pub struct UsageReport {
     pub total: Totals,
     pub unknown_models: Vec<String>,
     pub estimated_models: Vec<Estimate>,
+    /// Advisor calls, fallbacks and refused attempts of every selected request.
+    pub calls: CallTotals,
 }
 
 impl UsageReport {
@@ -92,6 +98,7 @@ impl UsageReport {
             total: Totals::default(),
             unknown_models: Vec::new(),
             estimated_models: Vec::new(),
+            calls: CallTotals::default(),
         }
     }
 }
@@ -113,28 +120,67 @@ pub fn usage(store: &Store, grouping: Grouping, q: &Query, prices: &PriceTable) 
         return Ok(UsageReport::empty(grouping));
     };
     // One scan of the columns the report uses; the SQL and the unknown-model
-    // check both read the collected frame.
+    // check both read the collected frame. The calls' keys are read only
+    // when the store holds calls.
+    let stored_calls = calls::stored(store)?;
     let used =
         [c::TIME, c::PROJECT, c::MODEL, c::INPUT, c::CACHE_WRITE_5M, c::CACHE_WRITE_1H, c::CACHE_READ, c::OUTPUT];
     let mut cols: Vec<Expr> = used.iter().map(|n| col(*n)).collect();
-    cols.extend([col(c::COST_USD), col(c::KEY), col(c::SUB)]);
-    let selected = q.prepare(lf, grouping)?.select(cols).collect()?;
+    cols.extend([col(c::COST_USD), col(c::KEY), col(c::SUB), lit(1u64).cast(DataType::UInt64).alias(c::COUNTED)]);
+    if !stored_calls.is_empty() {
+        cols.extend(calls::KEY_COLUMNS.iter().map(|n| col(*n)));
+    }
+    let mut selected = q.prepare(lf, grouping)?.select(cols).collect()?;
+    let matched = match stored_calls.is_empty() {
+        true => Vec::new(),
+        false => calls::match_rows(&selected, &stored_calls)?,
+    };
+    let per_request = |i: usize| CallTotals::of(&stored_calls[matched[i].1.clone()]);
+    let total_calls = || (0..matched.len()).map(per_request).fold(CallTotals::default(), |a, b| a + b);
+    let by_session = session_calls(grouping, &selected, &matched, per_request)?;
+    let (by_model, sub_model) = (grouping == Grouping::Model, q.breakdown);
+    if by_model || sub_model {
+        selected = calls::split_by_model(selected, &stored_calls, &matched, by_model, sub_model)?;
+    }
     let mut ctx = SQLContext::new();
     ctx.register("requests", selected.clone().lazy());
     let df = grouping.key_text(ctx.execute(USAGE_SQL)?.collect()?)?;
     let mut rows = rows_from(&df)?;
     if grouping == Grouping::Session {
-        let titles = session_titles(store)?;
+        let (titles, by_session) = (session_titles(store)?, by_session.unwrap_or_default());
         for r in &mut rows {
             r.title = titles.get(&r.key).cloned().unwrap_or_default();
+            r.calls = Some(by_session.get(&r.key).copied().unwrap_or_default());
         }
     }
     if !grouping.is_period() {
         rows.sort_by(|a, b| b.totals.cost_usd.total_cmp(&a.totals.cost_usd).then_with(|| a.key.cmp(&b.key)));
     }
     let total = rows.iter().map(|r| r.totals).sum();
-    let (unknown_models, estimated_models) = model_flags(&selected, prices)?;
-    Ok(UsageReport { grouping, rows, total, unknown_models, estimated_models })
+    let (unknown_models, estimated_models) = model_flags(&selected, &stored_calls, prices)?;
+    Ok(UsageReport { grouping, rows, total, unknown_models, estimated_models, calls: total_calls() })
+}
+
+/// The calls of each session of a session report (None for other groupings).
+fn session_calls(
+    grouping: Grouping,
+    selected: &DataFrame,
+    matched: &[(usize, std::ops::Range<usize>)],
+    per_request: impl Fn(usize) -> CallTotals,
+) -> PolarsResult<Option<BTreeMap<String, CallTotals>>> {
+    if grouping != Grouping::Session {
+        return Ok(None);
+    }
+    let mut out: BTreeMap<String, CallTotals> = BTreeMap::new();
+    if matched.is_empty() {
+        return Ok(Some(out));
+    }
+    let keys = Cols(selected).str(c::KEY)?;
+    for (k, (row, _)) in matched.iter().enumerate() {
+        let e = out.entry(keys[*row].to_owned()).or_default();
+        *e = *e + per_request(k);
+    }
+    Ok(Some(out))
 }
 
 fn rows_from(df: &DataFrame) -> PolarsResult<Vec<UsageRow>> {
@@ -171,6 +217,7 @@ fn rows_from(df: &DataFrame) -> PolarsResult<Vec<UsageRow>> {
                 totals,
                 models: if sub[i].is_empty() { Vec::new() } else { vec![(sub[i].to_owned(), totals)] },
                 cache: None,
+                calls: None,
             }),
         }
     }
@@ -190,13 +237,18 @@ pub fn session_titles(store: &Store) -> Result<BTreeMap<String, String>, ReportE
         .collect())
 }
 
-/// Models among the selected requests that the price table does not know,
-/// and those it priced as their family's newest version.
-fn model_flags(selected: &DataFrame, prices: &PriceTable) -> PolarsResult<(Vec<String>, Vec<Estimate>)> {
+/// Models among the selected requests and the stored calls that the price
+/// table does not know, and those it priced as their family's newest version.
+fn model_flags(
+    selected: &DataFrame,
+    calls: &[Iteration],
+    prices: &PriceTable,
+) -> PolarsResult<(Vec<String>, Vec<Estimate>)> {
     let models = selected.column(c::MODEL)?.unique()?;
-    let models: Vec<&str> = models.str()?.iter().flatten().collect();
-    let mut unknown: Vec<String> =
-        models.iter().filter(|m| prices.resolve(m).is_none()).map(|m| (*m).to_owned()).collect();
-    unknown.sort();
+    let mut models: Vec<&str> = models.str()?.iter().flatten().collect();
+    models.extend(calls.iter().map(|i| i.model.as_ref()));
+    models.sort_unstable();
+    models.dedup();
+    let unknown = models.iter().filter(|m| prices.resolve(m).is_none()).map(|m| (*m).to_owned()).collect();
     Ok((unknown, prices.estimated_models(models)))
 }

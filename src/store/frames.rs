@@ -2,7 +2,7 @@
 //! `model::columns`. The only place that knows how each table is laid out.
 
 use crate::model::columns as c;
-use crate::model::{Compaction, Interner, Request, SessionTitle, TitleKind, TokenCounts};
+use crate::model::{Compaction, Interner, Iteration, Refusal, Request, SessionTitle, TitleKind, TokenCounts};
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
 use rayon::prelude::*;
@@ -142,6 +142,89 @@ pub fn requests_from(df: &DataFrame) -> PolarsResult<Vec<Request>> {
             request_id: req[i].to_owned(),
             user: n.get(user[i]),
             machine: n.get(machine[i]),
+        })
+        .collect())
+}
+
+/// The `iterations` table.
+pub fn iterations_frame(rows: &[Iteration]) -> PolarsResult<DataFrame> {
+    let s = |name: &str, f: fn(&Iteration) -> &str| str_column(name, rows.iter().map(f));
+    let t = |name: &str, f: fn(&TokenCounts) -> u64| u64_column(name, rows.iter().map(|r| f(&r.tokens)));
+    DataFrame::new(
+        rows.len(),
+        vec![
+            s(c::USER, |r| &r.user),
+            s(c::MESSAGE_ID, |r| &r.message_id),
+            s(c::REQUEST_ID, |r| &r.request_id),
+            s(c::SOURCE, |r| &r.source),
+            u64_column(c::LINE, rows.iter().map(|r| r.line)),
+            u64_column(c::ITERATION, rows.iter().map(|r| u64::from(r.index))),
+            s(c::ITERATION_TYPE, |r| &r.kind),
+            s(c::MODEL, |r| &r.model),
+            t(c::INPUT, |k| k.input),
+            t(c::CACHE_WRITE_5M, |k| k.cache_write_5m),
+            t(c::CACHE_WRITE_1H, |k| k.cache_write_1h),
+            t(c::CACHE_READ, |k| k.cache_read),
+            t(c::OUTPUT, |k| k.output),
+            Column::new(c::COST_USD.into(), rows.iter().map(|r| r.cost_usd).collect::<Vec<f64>>()),
+        ],
+    )
+}
+
+/// Reads the `iterations` table back into rows.
+pub fn iterations_from(df: &DataFrame) -> PolarsResult<Vec<Iteration>> {
+    let k = Cols(df);
+    let (user, msg, req, source) = (k.str(c::USER)?, k.str(c::MESSAGE_ID)?, k.str(c::REQUEST_ID)?, k.str(c::SOURCE)?);
+    let (line, index, kind, model) =
+        (k.u64(c::LINE)?, k.u64(c::ITERATION)?, k.str(c::ITERATION_TYPE)?, k.str(c::MODEL)?);
+    let (tokens, cost) = (k.tokens()?, k.f64(c::COST_USD)?);
+    let mut n = Interner::default();
+    Ok((0..df.height())
+        .map(|i| Iteration {
+            user: n.get(user[i]),
+            message_id: msg[i].to_owned(),
+            request_id: req[i].to_owned(),
+            source: n.get(source[i]),
+            line: line[i],
+            index: u32::try_from(index[i]).unwrap_or(u32::MAX),
+            kind: n.get(kind[i]),
+            model: n.get(model[i]),
+            tokens: tokens[i],
+            cost_usd: cost[i],
+        })
+        .collect())
+}
+
+/// The `refusals` table.
+pub fn refusals_frame(rows: &[Refusal]) -> PolarsResult<DataFrame> {
+    let s = |name: &str, f: fn(&Refusal) -> &str| str_column(name, rows.iter().map(f));
+    DataFrame::new(
+        rows.len(),
+        vec![
+            s(c::SESSION_ID, |r| &r.session_id),
+            time_column(c::TIME, rows.iter().map(|r| r.time)),
+            s(c::ORIGINAL_MODEL, |r| &r.original_model),
+            s(c::FALLBACK_MODEL, |r| &r.fallback_model),
+            s(c::TRIGGER, |r| &r.trigger),
+            s(c::SOURCE, |r| &r.source),
+        ],
+    )
+}
+
+/// Reads the `refusals` table back into rows.
+pub fn refusals_from(df: &DataFrame) -> PolarsResult<Vec<Refusal>> {
+    let k = Cols(df);
+    let (session, time, from, to) =
+        (k.str(c::SESSION_ID)?, k.time(c::TIME)?, k.str(c::ORIGINAL_MODEL)?, k.str(c::FALLBACK_MODEL)?);
+    let (trigger, source) = (k.str(c::TRIGGER)?, k.str(c::SOURCE)?);
+    Ok((0..df.height())
+        .map(|i| Refusal {
+            session_id: session[i].to_owned(),
+            time: time[i],
+            original_model: from[i].to_owned(),
+            fallback_model: to[i].to_owned(),
+            trigger: trigger[i].to_owned(),
+            source: source[i].to_owned(),
         })
         .collect())
 }

@@ -6,8 +6,12 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// Version of the store layout; a store of another version is rebuilt.
-pub const STORE_SCHEMA: u32 = 3;
+/// Version of the store layout; a store of another version is rebuilt,
+/// except one of `PREVIOUS_SCHEMA`, which is upgraded (`ingest::upgrade`).
+pub const STORE_SCHEMA: u32 = 4;
+
+/// The layout before the `iterations` table: same requests table.
+pub const PREVIOUS_SCHEMA: u32 = 3;
 
 /// How many leading bytes identify a file across appends.
 pub const HEAD_LEN: u64 = 4096;

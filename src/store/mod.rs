@@ -17,7 +17,7 @@ mod requests;
 
 pub use health::TableProblem;
 
-use manifest::{Manifest, STORE_SCHEMA};
+use manifest::{Manifest, PREVIOUS_SCHEMA, STORE_SCHEMA};
 use polars::prelude::*;
 use std::fs::{self, File};
 use std::io::{BufReader, BufWriter, Write};
@@ -37,6 +37,11 @@ pub enum Table {
     RecentRequests,
     Compactions,
     Titles,
+    /// The API calls inside responses (`model::Iteration`), keyed by the
+    /// line they came from; a request's kept line selects its own.
+    Iterations,
+    /// `model_refusal_fallback` lines (`model::Refusal`), per source file.
+    Refusals,
     /// Derived: one row per session (first, last, title, totals).
     Sessions,
 }
@@ -49,6 +54,8 @@ impl Table {
             Table::RecentRequests => "requests-recent.parquet",
             Table::Compactions => "compactions.parquet",
             Table::Titles => "titles.parquet",
+            Table::Iterations => "iterations.parquet",
+            Table::Refusals => "refusals.parquet",
             Table::Sessions => "sessions.parquet",
         }
     }
@@ -132,7 +139,8 @@ impl Store {
         Ok(f)
     }
 
-    /// The manifest, or an empty one when there is none or its layout is old.
+    /// The manifest, or an empty one when there is none or its layout is
+    /// too old to upgrade (the previous layout's is returned as it is).
     pub fn manifest(&self) -> Result<Manifest, StoreError> {
         let path = self.dir.join(MANIFEST);
         let bytes = match fs::read(&path) {
@@ -141,7 +149,7 @@ impl Store {
             Err(source) => return Err(StoreError::Io { path, source }),
         };
         let m: Manifest = serde_json::from_slice(&bytes).map_err(|source| StoreError::Manifest { path, source })?;
-        Ok(if m.schema == STORE_SCHEMA { m } else { Manifest::default() })
+        Ok(if m.schema == STORE_SCHEMA || m.schema == PREVIOUS_SCHEMA { m } else { Manifest::default() })
     }
 
     pub fn save_manifest(&self, m: &Manifest) -> Result<(), StoreError> {

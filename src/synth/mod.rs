@@ -8,6 +8,7 @@
 //! request. Deterministic for a seed (`ChaCha8Rng`).
 
 mod cache;
+pub mod calls;
 mod names;
 mod plan;
 

@@ -1,5 +1,6 @@
-//! The bundle: one Parquet file holding a person's requests and compactions
-//! (`kind` = `request` | `compaction`), each row with `user` and `machine`,
+//! The bundle: one Parquet file holding a person's requests, compactions and
+//! the API calls inside their responses (`kind` = `request` | `compaction`
+//! | `iteration`), each row with `user` and `machine`,
 //! and file metadata naming the bundle schema, the cachewise version and a
 //! checksum of the rows. `docs/bundle-schema.md` documents it for other tools.
 //! `bundle_bytes` writes one; `read_bundle` validates one (not Parquet, not a
@@ -9,7 +10,7 @@ use super::limits::{self, BundleLimits, Chunk, Group, Verdict};
 use super::TeamError;
 use crate::ingest::parse::MAX_WEB_SEARCHES;
 use crate::model::columns as c;
-use crate::model::{Compaction, Request, MAX_TOKENS};
+use crate::model::{Compaction, Iteration, Request, MAX_TOKENS};
 use crate::store::frames;
 use polars::io::parquet::read::FileMetadata;
 use polars::prelude::*;
@@ -18,12 +19,19 @@ use std::io::{Cursor, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Version of the bundle layout. Readers refuse bundles of a newer schema.
-pub const BUNDLE_SCHEMA: u32 = 1;
+/// A bundle without iteration rows is written as schema 1, which older
+/// readers still take.
+pub const BUNDLE_SCHEMA: u32 = 2;
+
+/// The schema of a bundle without iteration rows.
+pub const BUNDLE_SCHEMA_NO_CALLS: u32 = 1;
 
 /// `kind` of a request row.
 pub const KIND_REQUEST: &str = "request";
 /// `kind` of a compaction row.
 pub const KIND_COMPACTION: &str = "compaction";
+/// `kind` of an iteration row (one API call inside a request, schema 2).
+pub const KIND_ITERATION: &str = "iteration";
 
 /// File metadata keys.
 pub const META_SCHEMA: &str = "cachewise.bundle_schema";
@@ -34,6 +42,7 @@ pub const META_CREATED: &str = "cachewise.created";
 pub const META_HASHED: &str = "cachewise.hashed_paths";
 pub const META_REQUESTS: &str = "cachewise.requests";
 pub const META_COMPACTIONS: &str = "cachewise.compactions";
+pub const META_ITERATIONS: &str = "cachewise.iterations";
 pub const META_CHECKSUM: &str = "cachewise.checksum";
 
 /// What a bundle says about itself.
@@ -50,13 +59,25 @@ pub struct BundleMeta {
     pub hashed_paths: bool,
 }
 
-/// A bundle's rows. Requests carry `user` and `machine`; compactions belong
-/// to the bundle's user.
+/// A bundle's rows. Requests and iterations carry `user` (and requests
+/// `machine`); compactions belong to the bundle's user.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bundle {
     pub meta: BundleMeta,
     pub requests: Vec<Request>,
     pub compactions: Vec<Compaction>,
+    /// The calls of the requests' lines (`model::iterations`); empty in
+    /// schema 1 bundles.
+    pub iterations: Vec<Iteration>,
+}
+
+/// The schema a bundle with these rows is written as.
+pub fn schema_for(iterations: &[Iteration]) -> u32 {
+    if iterations.is_empty() {
+        BUNDLE_SCHEMA_NO_CALLS
+    } else {
+        BUNDLE_SCHEMA
+    }
 }
 
 /// The bundle as Parquet bytes.
@@ -80,7 +101,8 @@ fn meta_pairs(b: &Bundle) -> Vec<(String, String)> {
         (META_HASHED, m.hashed_paths.to_string()),
         (META_REQUESTS, b.requests.len().to_string()),
         (META_COMPACTIONS, b.compactions.len().to_string()),
-        (META_CHECKSUM, checksum(&b.requests, &b.compactions)),
+        (META_ITERATIONS, b.iterations.len().to_string()),
+        (META_CHECKSUM, checksum_all(&b.requests, &b.compactions, &b.iterations)),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))
@@ -88,7 +110,7 @@ fn meta_pairs(b: &Bundle) -> Vec<(String, String)> {
 }
 
 /// Column order of a bundle: kind, who, then the requests table, then the
-/// compaction-only columns.
+/// compaction-only columns, then the iteration-only ones.
 fn column_order() -> Vec<&'static str> {
     let mut names = vec![c::KIND, c::USER, c::MACHINE];
     names.extend([
@@ -116,48 +138,69 @@ fn column_order() -> Vec<&'static str> {
         c::REQUEST_ID,
     ]);
     names.extend([c::TRIGGER, c::PRE_TOKENS]);
+    names.extend(ITERATION_COLUMNS);
     names
 }
 
-/// Requests rows, then compaction rows with the request-only columns null.
+/// Columns of iteration rows only; schema 1 bundles lack them.
+const ITERATION_COLUMNS: [&str; 2] = [c::ITERATION, c::ITERATION_TYPE];
+
+/// Requests rows, then compaction rows and iteration rows, each with the
+/// columns of the other kinds null.
 fn bundle_frame(b: &Bundle) -> PolarsResult<DataFrame> {
     let mut req = frames::requests_frame(&b.requests)?;
     let n = req.height();
     req.with_column(Column::new(c::KIND.into(), vec![KIND_REQUEST; n]))?;
     req.with_column(Column::full_null(c::TRIGGER.into(), n, &DataType::String))?;
     req.with_column(Column::full_null(c::PRE_TOKENS.into(), n, &DataType::UInt64))?;
+    req.with_column(Column::full_null(c::ITERATION.into(), n, &DataType::UInt64))?;
+    req.with_column(Column::full_null(c::ITERATION_TYPE.into(), n, &DataType::String))?;
     let req = req.select(column_order())?;
-    let comp = compaction_part(&b.compactions, &b.meta, &req)?;
+    let comp = part(&frames::compactions_frame(&b.compactions)?, KIND_COMPACTION, &b.meta, &req)?;
+    let calls = part(&frames::iterations_frame(&b.iterations)?, KIND_ITERATION, &b.meta, &req)?;
     let mut all = req;
     all.vstack_mut(&comp)?;
+    all.vstack_mut(&calls)?;
     all.rechunk_mut();
     Ok(all)
 }
 
-fn compaction_part(rows: &[Compaction], meta: &BundleMeta, like: &DataFrame) -> PolarsResult<DataFrame> {
-    let cf = frames::compactions_frame(rows)?;
-    let n = rows.len();
+/// Rows of another kind laid out `like` the request rows; `user` is the
+/// row's own when it has one, else the bundle's.
+fn part(rows: &DataFrame, kind: &str, meta: &BundleMeta, like: &DataFrame) -> PolarsResult<DataFrame> {
+    let n = rows.height();
     let columns = like
         .columns()
         .iter()
         .map(|col| {
             let (name, dtype) = (col.name().as_str(), col.dtype());
-            Ok(match name {
-                _ if name == c::KIND => Column::new(name.into(), vec![KIND_COMPACTION; n]),
-                _ if name == c::USER => Column::new(name.into(), vec![meta.user.as_str(); n]),
+            Ok(match rows.column(name) {
+                _ if name == c::KIND => Column::new(name.into(), vec![kind; n]),
                 _ if name == c::MACHINE => Column::new(name.into(), vec![meta.machine.as_str(); n]),
-                _ => match cf.column(name) {
-                    Ok(v) => v.cast(dtype)?,
-                    Err(_) => Column::full_null(name.into(), n, dtype),
-                },
+                Err(_) if name == c::USER => Column::new(name.into(), vec![meta.user.as_str(); n]),
+                Ok(v) => v.cast(dtype)?,
+                Err(_) => Column::full_null(name.into(), n, dtype),
             })
         })
         .collect::<PolarsResult<Vec<Column>>>()?;
     DataFrame::new(n, columns)
 }
 
+/// `checksum` of a bundle that may hold iteration rows: schema 1's when it
+/// holds none, else over all three kinds.
+pub fn checksum_all(requests: &[Request], compactions: &[Compaction], iterations: &[Iteration]) -> String {
+    match iterations.is_empty() {
+        true => checksum(requests, compactions),
+        false => digest(&(requests, compactions, iterations)),
+    }
+}
+
 /// SHA-256 over the rows' canonical JSON: any change to a value shows.
 pub fn checksum(requests: &[Request], compactions: &[Compaction]) -> String {
+    digest(&(requests, compactions))
+}
+
+fn digest(rows: &impl serde::Serialize) -> String {
     struct HashWriter(Sha256);
     impl Write for HashWriter {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -170,7 +213,7 @@ pub fn checksum(requests: &[Request], compactions: &[Compaction]) -> String {
     }
     let mut h = HashWriter(Sha256::new());
     // Serialising plain rows into a hasher cannot fail.
-    let _ = serde_json::to_writer(&mut h, &(requests, compactions));
+    let _ = serde_json::to_writer(&mut h, rows);
     format!("sha256:{}", hex(&h.0.finalize()))
 }
 
@@ -213,17 +256,17 @@ pub fn read_bundle_limited(bytes: &[u8], origin: &str, limits: &BundleLimits) ->
     let meta = parse_meta(&pairs, origin)?;
     let df = guarded(move || reader.finish()).map_err(damaged)?;
     check_columns(&df).map_err(damaged)?;
-    let (requests, compactions) = guarded(|| split(&df)).map_err(damaged)?;
-    let unknown = df.height() - requests.len() - compactions.len();
+    let (requests, compactions, iterations) = guarded(|| split(&df)).map_err(damaged)?;
+    let unknown = df.height() - requests.len() - compactions.len() - iterations.len();
     if unknown > 0 {
         return Err(damaged(format!("{unknown} row(s) of unknown kind")));
     }
     let expected = get(&pairs, META_CHECKSUM).unwrap_or_default();
-    if expected != checksum(&requests, &compactions) {
+    if expected != checksum_all(&requests, &compactions, &iterations) {
         return Err(damaged("the rows do not match the bundle's checksum".into()));
     }
-    check_bounds(&requests, &compactions).map_err(damaged)?;
-    Ok(Bundle { meta, requests, compactions })
+    check_bounds(&requests, &compactions, &iterations).map_err(damaged)?;
+    Ok(Bundle { meta, requests, compactions, iterations })
 }
 
 /// The footer's claims per row group, for `limits::check`.
@@ -242,7 +285,10 @@ fn groups_of(m: &FileMetadata) -> Vec<Group> {
 
 /// Every token count is within `MAX_TOKENS` (10^9 per field per request),
 /// as the transcript parser requires, so no sum over imported rows can wrap.
-fn check_bounds(requests: &[Request], compactions: &[Compaction]) -> Result<(), String> {
+fn check_bounds(requests: &[Request], compactions: &[Compaction], calls: &[Iteration]) -> Result<(), String> {
+    if let Some((i, (field, v))) = calls.iter().enumerate().find_map(|(i, c)| c.tokens.above_bound().map(|b| (i, b))) {
+        return Err(format!("call row {}: {field} {v} is above the bound of {MAX_TOKENS} tokens per request", i + 1));
+    }
     for (i, r) in requests.iter().enumerate() {
         if let Some((field, v)) = r.tokens.above_bound() {
             let id: String = r.message_id.chars().take(40).collect();
@@ -300,12 +346,14 @@ fn parse_meta(pairs: &[(String, String)], origin: &str) -> Result<BundleMeta, Te
     })
 }
 
-/// Every bundle column is present with its type.
+/// Every bundle column is present with its type (the iteration columns
+/// only when there are iteration rows: schema 1 bundles lack them).
 fn check_columns(df: &DataFrame) -> Result<(), String> {
-    let empty = Bundle { meta: empty_meta(), requests: Vec::new(), compactions: Vec::new() };
+    let empty = Bundle { meta: empty_meta(), requests: Vec::new(), compactions: Vec::new(), iterations: Vec::new() };
     let expected = bundle_frame(&empty).map_err(|e| e.to_string())?;
     for col in expected.columns() {
         match df.column(col.name().as_str()) {
+            Err(_) if ITERATION_COLUMNS.contains(&col.name().as_str()) => {}
             Err(_) => return Err(format!("column {} is missing", col.name())),
             Ok(got) if got.dtype() != col.dtype() => {
                 return Err(format!("column {} is {} (expected {})", col.name(), got.dtype(), col.dtype()))
@@ -327,9 +375,17 @@ fn empty_meta() -> BundleMeta {
     }
 }
 
-fn split(df: &DataFrame) -> PolarsResult<(Vec<Request>, Vec<Compaction>)> {
+/// A bundle's rows by kind.
+type Rows = (Vec<Request>, Vec<Compaction>, Vec<Iteration>);
+
+fn split(df: &DataFrame) -> PolarsResult<Rows> {
     let kind = df.column(c::KIND)?.str()?;
     let requests = frames::requests_from(&df.filter(&kind.equal(KIND_REQUEST))?)?;
     let compactions = frames::compactions_from(&df.filter(&kind.equal(KIND_COMPACTION))?)?;
-    Ok((requests, compactions))
+    let calls = df.filter(&kind.equal(KIND_ITERATION))?;
+    let iterations = match calls.height() {
+        0 => Vec::new(),
+        _ => frames::iterations_from(&calls)?,
+    };
+    Ok((requests, compactions, iterations))
 }

@@ -1,14 +1,17 @@
-//! Export: a person's store -> a `Bundle` of their requests and compactions
+//! Export: a person's store -> a `Bundle` of their requests, the calls
+//! inside them (iteration rows of the requests' kept lines) and compactions
 //! (optionally since a time, optionally with hashed paths), labelled with
 //! user and machine, and written atomically to a file. Nothing but the
 //! stored usage rows leaves: no titles, no message content.
 
-use super::bundle::{bundle_bytes, Bundle, BundleMeta, BUNDLE_SCHEMA};
+use super::bundle::{bundle_bytes, schema_for, Bundle, BundleMeta};
 use super::hash::PathHasher;
 use super::import::holds_bundles;
 use super::TeamError;
+use crate::model::iterations::{iteration_line_key, request_line_key};
 use crate::store::{frames, Store, Table};
 use chrono::{DateTime, SecondsFormat, Utc};
+use std::collections::HashSet;
 use std::io::Write;
 use std::path::Path;
 
@@ -41,22 +44,30 @@ pub fn export(store: &Store, spec: &ExportSpec) -> Result<Bundle, TeamError> {
         requests.retain(|r| r.time >= since);
         compactions.retain(|c| c.time >= since);
     }
+    let mut iterations = store.load(Table::Iterations, frames::iterations_from)?;
+    let lines: HashSet<_> = requests.iter().map(request_line_key).collect();
+    iterations.retain(|i| lines.contains(&iteration_line_key(i)));
+    drop(lines);
     for r in &mut requests {
         r.user = spec.user.as_str().into();
         r.machine = spec.machine.as_str().into();
     }
+    for i in &mut iterations {
+        i.user = spec.user.as_str().into();
+    }
     if let Some(h) = &spec.hasher {
         h.apply(&mut requests, &mut compactions);
+        h.apply_calls(&mut iterations);
     }
     let meta = BundleMeta {
-        schema: BUNDLE_SCHEMA,
+        schema: schema_for(&iterations),
         version: env!("CARGO_PKG_VERSION").to_owned(),
         user: spec.user.clone(),
         machine: spec.machine.clone(),
         created: spec.created.to_rfc3339_opts(SecondsFormat::Secs, true),
         hashed_paths: spec.hasher.is_some(),
     };
-    Ok(Bundle { meta, requests, compactions })
+    Ok(Bundle { meta, requests, compactions, iterations })
 }
 
 /// Writes the bundle to `path` atomically (temporary file, fsync, rename).

@@ -8,7 +8,7 @@
 
 use super::bundle::hex;
 use super::TeamError;
-use crate::model::{Compaction, Request};
+use crate::model::{Compaction, Iteration, Request};
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 use std::fs;
@@ -84,6 +84,14 @@ impl PathHasher {
         }
         for c in compactions {
             c.source = self.hash(&c.source);
+        }
+    }
+
+    /// Hashes the calls' `source` as `apply` hashes their requests', so
+    /// each still names its request's line.
+    pub fn apply_calls(&self, calls: &mut [Iteration]) {
+        for i in calls {
+            i.source = self.hash(&i.source).into();
         }
     }
 }

@@ -11,7 +11,7 @@ use super::bundle::{read_bundle_limited, Bundle};
 use super::export::write_atomic;
 use super::limits::BundleLimits;
 use super::TeamError;
-use crate::ingest::store_rows;
+use crate::ingest::store_rows_with_calls;
 use crate::model::Request;
 use crate::pricing::PriceTable;
 use crate::store::manifest::STORE_SCHEMA;
@@ -154,7 +154,8 @@ pub fn import(
     now: DateTime<Utc>,
 ) -> Result<ImportOutcome, TeamError> {
     for i in incoming {
-        if i.bundle.requests.iter().any(|r| r.user.is_empty()) {
+        if i.bundle.requests.iter().any(|r| r.user.is_empty()) || i.bundle.iterations.iter().any(|c| c.user.is_empty())
+        {
             let why = "its rows name no user (export with --user NAME)".to_owned();
             return Err(TeamError::NotABundle { origin: i.origin.clone(), why });
         }
@@ -166,6 +167,7 @@ pub fn import(
     }
     let mut compactions = store.load(Table::Compactions, frames::compactions_from)?;
     let titles = store.load(Table::Titles, frames::titles_from)?;
+    let mut calls = store.load(Table::Iterations, frames::iterations_from)?;
     let requests_before = stored.len();
     let bundles = summaries(&stored, incoming);
     let mut lines = stored;
@@ -174,9 +176,10 @@ pub fn import(
         received += i.bundle.requests.len();
         lines.extend(i.bundle.requests.iter().cloned());
         compactions.extend(i.bundle.compactions.iter().cloned());
+        calls.extend(i.bundle.iterations.iter().cloned());
     }
     let shared = shared_message_ids(&lines);
-    let (requests_after, unknown) = store_rows(store, lines, compactions, titles, prices)?;
+    let (requests_after, unknown) = store_rows_with_calls(store, lines, calls, compactions, titles, prices)?;
     record(store, incoming, now)?;
     Ok(ImportOutcome {
         bundles,

@@ -82,6 +82,9 @@ pub fn accept_bundle(
     for r in &mut bundle.requests {
         r.user = user.as_str().into();
     }
+    for i in &mut bundle.iterations {
+        i.user = user.as_str().into();
+    }
     bundle.meta.user = user;
     let mut outcome =
         state.batch.submit(&state.store, &state.prices, Incoming { origin: "upload".into(), bundle }, now)?;

@@ -76,7 +76,12 @@ pub async fn team(State(state): State<AppState>, p: ApiParams) -> Api {
 }
 
 fn usage_row_json(row: &UsageRow) -> Value {
-    let one = UsageReport { rows: vec![row.clone()], total: row.totals, ..UsageReport::empty(Grouping::Session) };
+    let one = UsageReport {
+        rows: vec![row.clone()],
+        total: row.totals,
+        calls: row.calls.unwrap_or_default(),
+        ..UsageReport::empty(Grouping::Session)
+    };
     usage_json(&one)["rows"][0].clone()
 }
 

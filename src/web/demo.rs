@@ -1,6 +1,7 @@
 //! The built-in demo dataset: three weeks of synthetic sessions ending now
 //! (`synth::SynthSpec::demo`, fixed seed: idle gaps, both TTLs, compactions,
-//! sub-agents, model switches), priced and written to a data directory by
+//! sub-agents, model switches, advisor calls and refusal fallbacks inside
+//! some responses: `synth::calls`), priced and written to a data directory by
 //! `ingest::store_rows`, the path every table takes. `serve --demo` and the
 //! no-transcripts fallback serve it.
 
@@ -14,6 +15,10 @@ use chrono::{DateTime, Utc};
 
 /// The seed of the demo data: the same dashboard for everyone.
 pub const DEMO_SEED: u64 = 20_261_104;
+
+/// One main-thread response in this many calls the advisor (and one in
+/// three times as many is refused and retried on another model).
+pub const DEMO_CALLS_EVERY: usize = 40;
 
 /// Writes the demo dataset ending at `now` into `store`; returns the number
 /// of requests.
@@ -30,7 +35,8 @@ pub fn write_demo(store: &Store, prices: &PriceTable, now: DateTime<Utc>) -> Res
             source: "synthetic".to_owned(),
         })
         .collect();
-    let (n, _) = ingest::store_rows(store, data.requests, data.compactions, titles, prices)?;
+    let calls = crate::synth::calls::add_calls(&data.requests, DEMO_CALLS_EVERY);
+    let (n, _) = ingest::store_rows_with_calls(store, data.requests, calls, data.compactions, titles, prices)?;
     let manifest = Manifest { schema: STORE_SCHEMA, updated: Some(now.to_rfc3339()), ..Manifest::default() };
     store.save_manifest(&manifest)?;
     Ok(n)

@@ -114,7 +114,7 @@ pub fn bundle_of(user: &str, rows: Vec<Request>) -> Bundle {
         pre_tokens: Some(1),
         source: "x".into(),
     }];
-    Bundle { meta, requests: rows, compactions }
+    Bundle { meta, requests: rows, compactions, iterations: Vec::new() }
 }
 
 pub fn bytes_of(b: &Bundle) -> Vec<u8> {

@@ -3,6 +3,7 @@
 //! class (with a model toggle); top sessions; top stale sessions.
 
 use crate::analyze::{StaleSession, WhatIf, WriteMix};
+use crate::report::calls::CallTotals;
 use crate::report::charts::{self, palette, Stacked};
 use crate::report::class_cost::DayClassCost;
 use crate::report::usage::{Totals, UsageRow};
@@ -30,6 +31,8 @@ pub struct OverviewPage {
     pub last_7: Totals,
     pub last_30: Totals,
     pub all_time: Totals,
+    /// Advisor calls and refused attempts of the last 30 days.
+    pub calls_30: CallTotals,
     pub hit_ratio: Option<f64>,
     pub idle_cost_usd: f64,
     pub what_if: WhatIf,
@@ -116,6 +119,7 @@ fn build(state: &AppState, snap: &Snapshot, view: &Reports, params: &Params) -> 
         last_7: s.last_7,
         last_30: s.last_30,
         all_time: s.all_time,
+        calls_30: s.calls_30,
         hit_ratio: total.hit_ratio_tokens,
         idle_cost_usd: total.idle_cost_usd,
         what_if: total.what_if,

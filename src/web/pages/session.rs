@@ -1,14 +1,15 @@
 //! `/session/{id}`: one session's cache timeline (per request of a thread:
 //! prompt split read / written / uncached, idle gap against the TTLs,
 //! misses with their cause, compactions and model switches), its threads,
-//! totals, and the resume / compact / restart advice for now with an
+//! totals, advisor and fallback calls with the refusal fallbacks, and the resume / compact / restart advice for now with an
 //! adjustable number of turns.
 
 use crate::analyze::{self, Advice, ClassTable};
-use crate::model::{Compaction, MAIN_THREAD};
+use crate::model::{Compaction, Refusal, MAIN_THREAD};
 use crate::report::charts;
 use crate::report::session_table::SessionRow;
 use crate::report::timeline::{session_timeline, ThreadSummary, TimelineRow};
+use crate::store::{frames, Table};
 use crate::web::error::WebError;
 use crate::web::layout::{render, Chrome};
 use crate::web::params::Params;
@@ -39,6 +40,8 @@ pub struct SessionPage {
     pub pages: usize,
     pub chart: String,
     pub compactions: Vec<Compaction>,
+    /// `model_refusal_fallback` lines of the session, by time.
+    pub refusals: Vec<Refusal>,
     pub classes: ClassTable,
     pub advice: Option<Advice>,
     pub turns: u32,
@@ -110,6 +113,12 @@ fn build(state: &AppState, snap: &Arc<Snapshot>, id: &str, p: &Params, turns: u3
     // no main thread, nothing to resume; the page says so.
     let d = &snap.data;
     let advice = analyze::advise(id, &d.requests, &d.caches, &state.settings().prices, now, turns);
+    let mut refusals = state
+        .settings()
+        .store
+        .load(Table::Refusals, frames::refusals_from)
+        .map_err(crate::report::ReportError::from)?;
+    refusals.retain(|r| r.session_id == id);
     Ok(SessionPage {
         chrome: Chrome::new(state, snap, "Sessions", p),
         chart: charts::timeline(&shown, 1100),
@@ -121,6 +130,7 @@ fn build(state: &AppState, snap: &Arc<Snapshot>, id: &str, p: &Params, turns: u3
         threads: tl.threads,
         thread,
         compactions: tl.compactions,
+        refusals,
         classes: tl.classes,
         advice,
         turns,

@@ -67,7 +67,8 @@ impl Reports {
         let cache = cache_report(d, &CacheQuery { query: q.clone(), session: None }, i.now);
         let selected = d.requests.iter().zip(&d.caches).filter(|(r, _)| q.accepts(r));
         let class_costs = daily_class_costs(selected, q.tz);
-        let session_rows = session_rows(&sessions, &cache.stale, &d.requests, q.tz);
+        let calls = crate::report::calls::stored(i.store)?;
+        let session_rows = session_rows(&sessions, &cache.stale, &d.requests, &calls, q.tz);
         let row_of = session_rows.iter().enumerate().map(|(i, r)| (r.session_id.clone(), i)).collect();
         Ok(Reports {
             summary: summary(i.store, q, i.prices, i.now)?,

@@ -1,0 +1,91 @@
+//! The `iterations` table in a merge. Its rows are keyed by the line they
+//! came from (`user`, `message_id`, `request_id`, `source`, `line`, index),
+//! so they need no deduplication of their own: whichever line deduplication
+//! keeps for a request, its calls are the rows with that line's key. A merge
+//! therefore keeps every stored row except those of files read again whole
+//! (their lines are read again), adds the new rows (a row read twice, after
+//! an ingest cut short, counts once), and prices the calls of every request
+//! it prices. Rows of deleted transcripts stay, like their requests. The
+//! `refusals` table (`model_refusal_fallback` lines) is kept the same way.
+
+use super::merge::Base;
+use super::IngestError;
+use crate::model::iterations::{calls_range, iteration_line_key, request_line_key};
+use crate::model::{Iteration, Refusal, Request};
+use crate::pricing::{PriceTable, UnknownModels};
+use crate::store::{frames, Store, Table};
+use std::collections::HashSet;
+
+/// The refusals table when it changed: the stored rows without those of
+/// `replaced` files, plus `new`, once each, by session and time.
+pub(super) fn refusals(
+    store: &Store,
+    base: Base,
+    mut new: Vec<Refusal>,
+    replaced: &HashSet<String>,
+) -> Result<Option<polars::prelude::DataFrame>, IngestError> {
+    if base == Base::Touched && new.is_empty() && replaced.is_empty() && store.path(Table::Refusals).exists() {
+        return Ok(None);
+    }
+    if base != Base::Empty {
+        let mut old = store.load(Table::Refusals, frames::refusals_from)?;
+        old.retain(|r| !replaced.contains(&r.source));
+        new.extend(old);
+    }
+    new.sort_by(|a, b| (&a.session_id, a.time, &a.source).cmp(&(&b.session_id, b.time, &b.source)));
+    new.dedup();
+    let df = frames::refusals_frame(&new)
+        .map_err(|source| crate::store::StoreError::Polars { path: store.path(Table::Refusals), source })?;
+    Ok(Some(df))
+}
+
+/// Every iteration row after a merge, sorted by line key and index.
+#[derive(Debug, Default)]
+pub(super) struct Calls(pub Vec<Iteration>);
+
+impl Calls {
+    /// The stored rows (none when the tables are rebuilt from the delta)
+    /// without those of `replaced` files, plus `new`.
+    pub fn gather(
+        store: &Store,
+        base: Base,
+        new: Vec<Iteration>,
+        replaced: &HashSet<String>,
+    ) -> Result<Calls, IngestError> {
+        let mut rows = new;
+        if base != Base::Empty {
+            let mut old = store.load(Table::Iterations, frames::iterations_from)?;
+            old.retain(|i| !replaced.contains(i.source.as_str()));
+            rows.extend(old);
+        }
+        // Stable: of two copies of one row, the new one (first) stays.
+        rows.sort_by(|a, b| (iteration_line_key(a), a.index).cmp(&(iteration_line_key(b), b.index)));
+        rows.dedup_by(|a, b| a.index == b.index && iteration_line_key(a) == iteration_line_key(b));
+        Ok(Calls(rows))
+    }
+
+    fn range(&self, r: &Request) -> std::ops::Range<usize> {
+        calls_range(&self.0, request_line_key(r))
+    }
+
+    /// Prices `r` from its calls when its line logged any (else leaves the
+    /// price `price_all` set).
+    pub fn price(&mut self, prices: &PriceTable, r: &mut Request, unknown: &mut UnknownModels) {
+        if self.0.is_empty() {
+            return;
+        }
+        let range = self.range(r);
+        if !range.is_empty() {
+            r.cost_usd = prices.price_calls(r, &mut self.0[range], unknown);
+        }
+    }
+
+    /// Writes the table.
+    pub fn write(&self, store: &Store) -> Result<(), IngestError> {
+        let mut df = frames::iterations_frame(&self.0)
+            .map_err(|source| crate::store::StoreError::Polars { path: store.path(Table::Iterations), source })?;
+        df.rechunk_mut();
+        store.write(Table::Iterations, &mut df)?;
+        Ok(())
+    }
+}

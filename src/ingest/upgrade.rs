@@ -1,0 +1,88 @@
+//! Upgrading a store of the previous layout (3) in place on the next ingest.
+//! Layout 4 adds the `iterations` table and prices a response by its calls;
+//! the requests table is unchanged. So only the files whose lines logged a
+//! non-empty `usage.iterations` need reading again: their manifest entries
+//! are dropped, which makes the ingest read them whole and replace their
+//! rows. Every other row, those of deleted transcripts included, stays as
+//! it is (a deleted transcript cannot be read again, so its requests keep
+//! their top-level figures).
+
+use crate::store::manifest::{Manifest, PREVIOUS_SCHEMA};
+use memchr::memmem;
+use std::io::Read;
+use std::path::Path;
+
+/// Forgets the files of a layout-3 manifest that logged calls; returns how
+/// many. A file that cannot be read is forgotten too (it is read again, or
+/// its rows stay when it is gone).
+pub fn forget_files_with_calls(manifest: &mut Manifest) -> usize {
+    if manifest.schema != PREVIOUS_SCHEMA {
+        return 0;
+    }
+    let before = manifest.files.len();
+    manifest.files.retain(|path, state| match file_logs_calls(Path::new(path), state.offset) {
+        Ok(calls) => !calls,
+        Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+    });
+    before - manifest.files.len()
+}
+
+/// Bytes read at once while looking for calls.
+const CHUNK: usize = 8 << 20;
+/// Bytes carried over from one chunk to the next, so a list split between
+/// two reads is still seen.
+const CARRY: usize = 64;
+
+/// True when the first `limit` bytes of the file log calls, read a chunk
+/// at a time so a large transcript never sits in memory whole.
+fn file_logs_calls(path: &Path, limit: u64) -> std::io::Result<bool> {
+    let mut f = std::fs::File::open(path)?.take(limit);
+    let mut buf = vec![0u8; CHUNK];
+    let mut window: Vec<u8> = Vec::with_capacity(CHUNK + CARRY);
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            return Ok(false);
+        }
+        window.extend_from_slice(&buf[..n]);
+        if logs_calls(&window) {
+            return Ok(true);
+        }
+        window.drain(..window.len().saturating_sub(CARRY));
+    }
+}
+
+/// True when `bytes` hold a non-empty `"iterations":[...]` list.
+pub fn logs_calls(bytes: &[u8]) -> bool {
+    let key = b"\"iterations\":";
+    memmem::find_iter(bytes, key).any(|at| {
+        let mut rest = bytes[at + key.len()..].iter().filter(|b| !b.is_ascii_whitespace());
+        rest.next() == Some(&b'[') && rest.next() == Some(&b'{')
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_list_split_between_chunks_is_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let mut body = vec![b'x'; CHUNK - 10];
+        body.extend_from_slice(br#""iterations":[{"type":"message"}]"#);
+        std::fs::write(&path, &body).unwrap();
+        assert!(file_logs_calls(&path, body.len() as u64).unwrap());
+        assert!(!file_logs_calls(&path, (CHUNK - 10) as u64).unwrap(), "only the bytes already read count");
+    }
+
+    #[test]
+    fn only_non_empty_lists_count() {
+        assert!(!logs_calls(br#"{"usage":{"iterations":[]}}"#));
+        assert!(!logs_calls(br#"{"usage":{"iterations": [ ] }}"#));
+        assert!(logs_calls(br#"{"usage":{"iterations":[{"type":"message"}]}}"#));
+        assert!(logs_calls(br#"{"usage":{"iterations": [ {"type":"message"}]}}"#));
+        assert!(!logs_calls(b"no usage here"));
+    }
+}

@@ -1,0 +1,31 @@
+//! Pricing a response made of several API calls (`usage.iterations`,
+//! reference transcripts-and-pricing §2.4): each call at its own model, with
+//! the request's time, fast mode and data residency, and the long-context
+//! test on the call's own prompt; web searches stay with the request. Hands
+//! each call its cost and the request the sum.
+
+use super::{PriceTable, UnknownModels, WEB_SEARCH_USD};
+use crate::model::{Iteration, Request};
+
+impl PriceTable {
+    /// Sets `cost_usd` on every call of `req` and returns the request's cost:
+    /// the calls' costs plus its web searches. A call whose model has no
+    /// price costs 0 and is counted in `unknown`.
+    pub fn price_calls(&self, req: &Request, calls: &mut [Iteration], unknown: &mut UnknownModels) -> f64 {
+        let mut total = req.web_search as f64 * WEB_SEARCH_USD;
+        for call in calls {
+            // The call as a request of its own: its model and tokens, the
+            // request's time, speed and geo, no web searches.
+            let one = Request { model: call.model.clone(), tokens: call.tokens, web_search: 0, ..req.clone() };
+            call.cost_usd = match self.cost(&one) {
+                Some(c) => c,
+                None => {
+                    *unknown.entry(call.model.to_string()).or_insert(0) += 1;
+                    0.0
+                }
+            };
+            total += call.cost_usd;
+        }
+        total
+    }
+}

@@ -1,0 +1,185 @@
+//! The API calls inside responses (`usage.iterations`) in usage reports.
+//! The stored request rows already hold each response's summed tokens and
+//! cost; this module adds what needs the calls themselves: a request's
+//! tokens and cost split by the model of each call (so an advisor's spend
+//! shows under the advisor's model), and the advisor calls, fallback calls
+//! and refused attempts of any selection (count and cost). Hands
+//! `report::usage` a split frame and `CallTotals`.
+
+use super::ReportError;
+use crate::model::columns as c;
+use crate::model::iterations::calls_range;
+use crate::model::Iteration;
+use crate::pricing::WEB_SEARCH_USD;
+use crate::store::frames::{self, Cols};
+use crate::store::{Store, Table};
+use polars::prelude::*;
+use serde::Serialize;
+use std::ops::{Add, Range};
+
+/// Columns a report reads to find each request's calls.
+pub const KEY_COLUMNS: [&str; 6] = [c::USER, c::MESSAGE_ID, c::REQUEST_ID, c::SOURCE, c::LINE, c::WEB_SEARCH];
+
+/// Advisor calls, fallback calls and refused attempts: how many and their
+/// cost. Merges with `+`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct CallTotals {
+    pub advisor_calls: u64,
+    pub advisor_cost_usd: f64,
+    /// `fallback_message` calls: the retry on another model after a refusal.
+    pub fallback_calls: u64,
+    pub fallback_cost_usd: f64,
+    /// Calls before a response's last fallback: the refused attempts.
+    pub refused_calls: u64,
+    pub refused_cost_usd: f64,
+}
+
+impl Add for CallTotals {
+    type Output = CallTotals;
+    fn add(self, o: CallTotals) -> CallTotals {
+        CallTotals {
+            advisor_calls: self.advisor_calls + o.advisor_calls,
+            advisor_cost_usd: self.advisor_cost_usd + o.advisor_cost_usd,
+            fallback_calls: self.fallback_calls + o.fallback_calls,
+            fallback_cost_usd: self.fallback_cost_usd + o.fallback_cost_usd,
+            refused_calls: self.refused_calls + o.refused_calls,
+            refused_cost_usd: self.refused_cost_usd + o.refused_cost_usd,
+        }
+    }
+}
+
+impl CallTotals {
+    /// The figures of one response's calls, in list order.
+    pub fn of(calls: &[Iteration]) -> CallTotals {
+        let last_fallback = calls.iter().rposition(Iteration::is_fallback);
+        let mut t = CallTotals::default();
+        for (k, i) in calls.iter().enumerate() {
+            if i.is_advisor() {
+                (t.advisor_calls, t.advisor_cost_usd) = (t.advisor_calls + 1, t.advisor_cost_usd + i.cost_usd);
+            } else if last_fallback.is_some_and(|f| k < f) {
+                (t.refused_calls, t.refused_cost_usd) = (t.refused_calls + 1, t.refused_cost_usd + i.cost_usd);
+            } else if i.is_fallback() {
+                (t.fallback_calls, t.fallback_cost_usd) = (t.fallback_calls + 1, t.fallback_cost_usd + i.cost_usd);
+            }
+        }
+        t
+    }
+
+    /// True when there is nothing to show.
+    pub fn is_empty(&self) -> bool {
+        self.advisor_calls + self.fallback_calls + self.refused_calls == 0
+    }
+}
+
+/// Every stored call, sorted by line key and index (as the merge writes them).
+pub fn stored(store: &Store) -> Result<Vec<Iteration>, ReportError> {
+    Ok(store.load(Table::Iterations, frames::iterations_from)?)
+}
+
+/// For each row of `df` (which holds `KEY_COLUMNS`), the range of its calls
+/// in `calls`; rows without calls are left out.
+pub fn match_rows(df: &DataFrame, calls: &[Iteration]) -> PolarsResult<Vec<(usize, Range<usize>)>> {
+    let k = Cols(df);
+    let (user, msg, req) = (k.str(c::USER)?, k.str(c::MESSAGE_ID)?, k.str(c::REQUEST_ID)?);
+    let (source, line) = (k.str(c::SOURCE)?, k.u64(c::LINE)?);
+    Ok((0..df.height())
+        .filter_map(|i| {
+            let range = calls_range(calls, (user[i], msg[i], req[i], source[i], line[i]));
+            (!range.is_empty()).then_some((i, range))
+        })
+        .collect())
+}
+
+/// `df` with each request that made several calls replaced by one row per
+/// call: the call's model (also as `key` and/or `sub` when they name the
+/// model), tokens and cost. The request counts once (`counted`), on its
+/// first call on its own model (else its first call), which also carries
+/// its web searches; so every total over the rows is unchanged.
+pub fn split_by_model(
+    df: DataFrame,
+    calls: &[Iteration],
+    matched: &[(usize, Range<usize>)],
+    key_is_model: bool,
+    sub_is_model: bool,
+) -> PolarsResult<DataFrame> {
+    if matched.is_empty() {
+        return Ok(df);
+    }
+    let (models, web) = (Cols(&df).str(c::MODEL)?, Cols(&df).u64(c::WEB_SEARCH)?);
+    let mut take: Vec<IdxSize> = Vec::new();
+    let mut parts: Vec<(&Iteration, bool, f64)> = Vec::new();
+    let mut mask = vec![false; df.height()];
+    for (row, range) in matched {
+        mask[*row] = true;
+        let own = &calls[range.clone()];
+        let counted = own.iter().position(|i| i.model == models[*row]).unwrap_or(0);
+        for (k, call) in own.iter().enumerate() {
+            take.push(IdxSize::try_from(*row).unwrap_or(IdxSize::MAX));
+            let extra = if k == counted { web[*row] as f64 * WEB_SEARCH_USD } else { 0.0 };
+            parts.push((call, k == counted, extra));
+        }
+    }
+    let mut split = df.take(&IdxCa::from_vec("take".into(), take))?;
+    let model = Column::new(c::MODEL.into(), parts.iter().map(|p| p.0.model.as_str()).collect::<Vec<_>>());
+    let u = |name: &str, f: fn(&Iteration) -> u64| {
+        Column::new(name.into(), parts.iter().map(|p| f(p.0)).collect::<Vec<u64>>())
+    };
+    split.with_column(model.clone())?;
+    if key_is_model {
+        split.with_column(model.clone().with_name(c::KEY.into()))?;
+    }
+    if sub_is_model {
+        split.with_column(model.with_name(c::SUB.into()))?;
+    }
+    split.with_column(u(c::INPUT, |i| i.tokens.input))?;
+    split.with_column(u(c::CACHE_WRITE_5M, |i| i.tokens.cache_write_5m))?;
+    split.with_column(u(c::CACHE_WRITE_1H, |i| i.tokens.cache_write_1h))?;
+    split.with_column(u(c::CACHE_READ, |i| i.tokens.cache_read))?;
+    split.with_column(u(c::OUTPUT, |i| i.tokens.output))?;
+    split
+        .with_column(Column::new(c::COST_USD.into(), parts.iter().map(|p| p.0.cost_usd + p.2).collect::<Vec<f64>>()))?;
+    split.with_column(Column::new(c::COUNTED.into(), parts.iter().map(|p| u64::from(p.1)).collect::<Vec<u64>>()))?;
+    let keep = BooleanChunked::from_iter_values("keep".into(), mask.iter().map(|m| !m));
+    let mut out = df.filter(&keep)?;
+    out.vstack_mut_owned(split.select(out.get_column_names_owned())?)?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(index: u32, kind: &str, cost: f64) -> Iteration {
+        Iteration {
+            user: Default::default(),
+            message_id: "m".into(),
+            request_id: "r".into(),
+            source: "f".into(),
+            line: 1,
+            index,
+            kind: kind.into(),
+            model: "x".into(),
+            tokens: Default::default(),
+            cost_usd: cost,
+        }
+    }
+
+    #[test]
+    fn advisor_fallback_and_refused_calls_are_told_apart() {
+        use crate::model::iterations::{ADVISOR, FALLBACK, MESSAGE};
+        let t = CallTotals::of(&[call(0, MESSAGE, 0.5), call(1, FALLBACK, 0.25), call(2, ADVISOR, 2.0)]);
+        assert_eq!(
+            t,
+            CallTotals {
+                advisor_calls: 1,
+                advisor_cost_usd: 2.0,
+                fallback_calls: 1,
+                fallback_cost_usd: 0.25,
+                refused_calls: 1,
+                refused_cost_usd: 0.5
+            }
+        );
+        // Plain calls, no fallback: nothing to tell.
+        assert!(CallTotals::of(&[call(0, MESSAGE, 0.5), call(1, MESSAGE, 0.25)]).is_empty());
+    }
+}
