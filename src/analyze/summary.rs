@@ -34,6 +34,8 @@ pub fn utc_day(t: DateTime<Utc>) -> String {
 pub struct CacheStats {
     pub requests: u64,
     pub classes: ClassTable,
+    /// Hits whose prompt shrank past the miss threshold (v2 rewinds).
+    pub rewinds: u64,
     pub idle_buckets: IdleBuckets,
     /// Miss cost of `ttl_5m` and `ttl_1h` misses.
     pub idle_cost_usd: f64,
@@ -92,6 +94,7 @@ impl Tally {
         let s = &mut self.stats;
         s.requests += 1;
         s.classes.add(c);
+        s.rewinds += u64::from(c.rewind);
         s.idle_buckets.add(c);
         s.write_mix.add(r);
         s.what_if += w;

@@ -7,7 +7,13 @@
 use super::discover::SourceFile;
 use super::line::{Line, Usage};
 use super::soft::{BadLine, Problems};
-use crate::model::{Compaction, Interner, Request, SessionTitle, TitleKind, TokenCounts, MAIN_THREAD};
+use crate::model::{
+    Boundary, Compaction, Interner, Request, SessionTitle, TitleKind, TokenCounts, DEFAULT_TRIGGER, MAIN_THREAD,
+};
+
+/// Longest trigger or uuid kept from a boundary line (they are short
+/// words and ids; anything longer is cut, never stored whole).
+const MAX_TRIGGER: usize = 64;
 use chrono::{DateTime, Utc};
 use rustc_hash::FxHashMap as HashMap;
 
@@ -110,8 +116,13 @@ impl FileParser<'_> {
         }
         match l.kind.as_str() {
             "assistant" => self.assistant(&l, line_no),
-            "system" if l.subtype.as_str() == "compact_boundary" => self.compaction(&l, line_no),
-            "user" if l.is_compact_summary.0 && l.parent_uuid.get().is_none() => self.compaction(&l, line_no),
+            "system" if l.subtype.as_str() == "compact_boundary" => self.compaction(&l, Boundary::Compact, line_no),
+            "system" if l.subtype.as_str() == "microcompact_boundary" => {
+                self.compaction(&l, Boundary::Microcompact, line_no)
+            }
+            "user" if l.is_compact_summary.0 && l.parent_uuid.get().is_none() => {
+                self.compaction(&l, Boundary::Compact, line_no)
+            }
             "summary" => self.title(&l, TitleKind::Summary, l.summary.get(), line_no),
             "ai-title" => self.title(&l, TitleKind::AiTitle, l.ai_title.get(), line_no),
             "custom-title" => self.title(&l, TitleKind::Custom, l.custom_title.get(), line_no),
@@ -230,15 +241,29 @@ impl FileParser<'_> {
         }
     }
 
-    fn compaction(&mut self, l: &Line, line_no: u64) {
+    /// A compaction or microcompaction: its time, trigger (written, or
+    /// defaulted to `auto`), sizes and uuid; never its content.
+    fn compaction(&mut self, l: &Line, boundary: Boundary, line_no: u64) {
         let Some(time) = self.time(l, line_no) else { return };
-        let (trigger, pre_tokens) = match &l.compact {
-            Some(c) => (c.trigger.get().unwrap_or("unknown").to_owned(), c.pre_tokens),
-            None => ("unknown".to_owned(), None),
+        let meta = match boundary {
+            Boundary::Compact => l.compact.as_ref(),
+            Boundary::Microcompact => l.microcompact.as_ref(),
         };
+        let written = meta.and_then(|m| m.trigger.get()).map(|t| t.chars().take(MAX_TRIGGER).collect::<String>());
         let session_id = self.session(l);
         let source = self.source.clone();
-        self.rows.compactions.push(Compaction { session_id, time, trigger, pre_tokens, source });
+        self.rows.compactions.push(Compaction {
+            session_id,
+            time,
+            trigger_written: written.is_some(),
+            trigger: written.unwrap_or_else(|| DEFAULT_TRIGGER.to_owned()),
+            pre_tokens: meta.and_then(|m| m.pre_tokens.0),
+            source,
+            user: String::new(),
+            uuid: l.uuid.as_str().chars().take(MAX_TRIGGER).collect(),
+            boundary,
+            tokens_saved: meta.and_then(|m| m.tokens_saved.0),
+        });
     }
 
     fn title(&mut self, l: &Line, kind: TitleKind, title: Option<&str>, line_no: u64) {

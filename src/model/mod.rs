@@ -6,6 +6,6 @@ mod rows;
 mod text;
 mod tokens;
 
-pub use rows::{Compaction, Request, SessionTitle, TitleKind, MAIN_THREAD};
+pub use rows::{Boundary, Compaction, Request, SessionTitle, TitleKind, DEFAULT_TRIGGER, MAIN_THREAD};
 pub use text::{Interner, Text};
 pub use tokens::TokenCounts;

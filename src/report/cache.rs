@@ -7,10 +7,11 @@ use super::query::Query;
 use super::usage::{session_titles, SessionCache, UsageReport};
 use super::ReportError;
 use crate::analyze::{
-    advise as advise_session, analyze, compaction_report, stale_sessions, summarize_where, Advice, CacheClass,
-    CacheStats, CompactionParams, DayStats, RequestCache, SessionCompaction, SessionStats, StaleSession,
-    SummaryOptions,
+    advise_with, analyze, compaction_report, compactions_by_trigger, idle_gaps, stale_sessions,
+    summarize_where, Advice, CacheClass, CacheStats, CompactionParams, DayStats, IdleCompaction, RequestCache,
+    IdleGap, SessionCompaction, SessionStats, StaleSession, SummaryOptions, IDLE, MODEL_VERSION,
 };
+use std::collections::BTreeMap;
 use crate::model::{Compaction, Request};
 use crate::pricing::PriceTable;
 use crate::store::{frames, Store, Table};
@@ -26,6 +27,8 @@ pub struct CacheData {
     pub caches: Vec<RequestCache>,
     pub compactions: Vec<Compaction>,
     pub titles: HashMap<String, String>,
+    /// The gaps of the idle-compaction what-if, priced once at load.
+    pub idle_gaps: Vec<IdleGap>,
 }
 
 impl CacheData {
@@ -51,7 +54,8 @@ impl CacheData {
         prices: &PriceTable,
     ) -> CacheData {
         let caches = analyze(&requests, &compactions, prices);
-        CacheData { requests, caches, compactions, titles }
+        let idle_gaps = idle_gaps(&requests, &caches, prices);
+        CacheData { requests, caches, compactions, titles, idle_gaps }
     }
 
     /// Finds a session by full id, unique id prefix, or title (exact, then
@@ -104,8 +108,14 @@ pub struct CacheQuery {
 /// and compactions.
 #[derive(Debug, Clone, Serialize)]
 pub struct CacheReport {
+    /// The cache model the figures follow (`v2`).
+    pub model: &'static str,
     #[serde(flatten)]
     pub total: CacheStats,
+    /// Compactions by trigger: `manual`, `auto`, `idle`, others by name.
+    pub compactions_by_trigger: BTreeMap<String, u64>,
+    /// What idle compaction would have cost against the 1-hour gaps it prevents.
+    pub idle_compaction: IdleCompaction,
     pub stale: Vec<StaleSession>,
     pub by_day: Vec<DayStats>,
     pub by_session: Vec<SessionStats>,
@@ -125,7 +135,20 @@ pub fn cache_report(data: &CacheData, q: &CacheQuery, now: DateTime<Utc>) -> Cac
         .into_iter()
         .filter(|c| sessions.contains(c.session_id.as_str()))
         .collect();
-    CacheReport { total: s.total, stale: s.stale, by_day: s.by_day, by_session: s.by_session, compaction, now }
+    let by_trigger = compactions_by_trigger(&data.requests, &data.compactions, &include);
+    let idle = by_trigger.get(IDLE).copied().unwrap_or(0);
+    let idle_compaction = IdleCompaction::sum(&data.idle_gaps, &data.requests, &include, idle);
+    CacheReport {
+        model: MODEL_VERSION,
+        total: s.total,
+        compactions_by_trigger: by_trigger,
+        idle_compaction,
+        stale: s.stale,
+        by_day: s.by_day,
+        by_session: s.by_session,
+        compaction,
+        now,
+    }
 }
 
 impl CacheQuery {
@@ -145,7 +168,7 @@ pub fn advise(
     prices: &PriceTable,
 ) -> Result<Advice, ReportError> {
     let id = data.resolve_session(text)?;
-    advise_session(&id, &data.requests, &data.caches, prices, now, turns)
+    advise_with(&id, &data.requests, &data.caches, &data.compactions, prices, now, turns)
         .ok_or_else(|| ReportError::UnknownSession(format!("{text} (no main-thread request)")))
 }
 

@@ -8,7 +8,7 @@ use crate::analyze::{fmt_duration, Advice, CacheClass, ClassStats};
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use std::fmt::Write;
 
-const CLASSES: [(CacheClass, &str); 8] = [
+const CLASSES: [(CacheClass, &str); 10] = [
     (CacheClass::Hit, "hit"),
     (CacheClass::First, "first request of a thread"),
     (CacheClass::Compaction, "after compaction"),
@@ -16,7 +16,9 @@ const CLASSES: [(CacheClass, &str); 8] = [
     (CacheClass::Ttl5m, "expired: idle > 5 min TTL"),
     (CacheClass::Ttl1h, "expired: idle > 1 h TTL"),
     (CacheClass::VersionChange, "Claude Code upgrade"),
-    (CacheClass::Unexplained, "unexplained"),
+    (CacheClass::Microcompact, "after old tool results were cleared"),
+    (CacheClass::ContextEdit, "context edited (head still cached)"),
+    (CacheClass::FullRebuild, "rebuilt although warm"),
 ];
 
 fn pct(x: Option<f64>) -> String {

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Version of the store layout; a store of another version is rebuilt.
-pub const STORE_SCHEMA: u32 = 3;
+pub const STORE_SCHEMA: u32 = 4;
 
 /// How many leading bytes identify a file across appends.
 pub const HEAD_LEN: u64 = 4096;

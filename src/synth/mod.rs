@@ -222,12 +222,18 @@ pub fn generate(seed: u64, spec: &SynthSpec) -> SynthData {
     let mut compactions: Vec<Compaction> = s
         .compactions
         .iter()
-        .map(|c| Compaction {
+        .enumerate()
+        .map(|(k, c)| Compaction {
             session_id: s.sessions[c.session].id.clone(),
             time: at(c.t_ms),
             trigger: c.trigger.to_string(),
             pre_tokens: Some(c.pre_tokens),
             source: "synthetic".into(),
+            user: String::new(),
+            uuid: format!("synth-boundary-{k:06}"),
+            boundary: c.boundary,
+            trigger_written: true,
+            tokens_saved: c.tokens_saved,
         })
         .collect();
     compactions.sort_by(|a, b| a.time.cmp(&b.time).then_with(|| a.session_id.cmp(&b.session_id)));

@@ -8,7 +8,7 @@
 
 use super::names::{branch, hex, session_id, system_prefix, title, HAIKU, OPUS, SONNET};
 use super::SynthSpec;
-use crate::model::MAIN_THREAD;
+use crate::model::{Boundary, MAIN_THREAD};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
@@ -50,6 +50,10 @@ pub(super) struct PlannedCompaction {
     pub t_ms: i64,
     pub trigger: &'static str,
     pub pre_tokens: u64,
+    /// A compaction, or a microcompact (cache-model v2).
+    pub boundary: Boundary,
+    /// Tokens a microcompact cleared.
+    pub tokens_saved: Option<u64>,
 }
 
 /// What a session is, besides its requests.
@@ -171,6 +175,8 @@ impl SessionGen<'_> {
             t_ms: self.t,
             trigger,
             pre_tokens: self.last_prompt,
+            boundary: Boundary::Compact,
+            tokens_saved: None,
         });
         self.t += between(self.rng, 1, 5) as i64 * SEC;
         self.epoch += 1;

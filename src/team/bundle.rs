@@ -7,7 +7,7 @@
 
 use super::TeamError;
 use crate::model::columns as c;
-use crate::model::{Compaction, Request};
+use crate::model::{Boundary, Compaction, Request};
 use crate::store::frames;
 use polars::prelude::*;
 use sha2::{Digest, Sha256};
@@ -15,7 +15,13 @@ use std::io::{Cursor, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Version of the bundle layout. Readers refuse bundles of a newer schema.
-pub const BUNDLE_SCHEMA: u32 = 1;
+/// 2 (cache model v2): compaction rows carry `uuid`, `boundary`
+/// (`compact` | `microcompact`), `trigger_written` and `tokens_saved`;
+/// bundles of schema 1 (without them) are still read.
+pub const BUNDLE_SCHEMA: u32 = 2;
+
+/// Compaction columns added by bundle schema 2 (absent from schema 1).
+const V2_COLUMNS: [&str; 4] = [c::UUID, c::BOUNDARY, c::TRIGGER_WRITTEN, c::TOKENS_SAVED];
 
 /// `kind` of a request row.
 pub const KIND_REQUEST: &str = "request";
@@ -113,6 +119,7 @@ fn column_order() -> Vec<&'static str> {
         c::REQUEST_ID,
     ]);
     names.extend([c::TRIGGER, c::PRE_TOKENS]);
+    names.extend(V2_COLUMNS);
     names
 }
 
@@ -123,6 +130,9 @@ fn bundle_frame(b: &Bundle) -> PolarsResult<DataFrame> {
     req.with_column(Column::new(c::KIND.into(), vec![KIND_REQUEST; n]))?;
     req.with_column(Column::full_null(c::TRIGGER.into(), n, &DataType::String))?;
     req.with_column(Column::full_null(c::PRE_TOKENS.into(), n, &DataType::UInt64))?;
+    for (name, dtype) in V2_COLUMNS.iter().zip([DataType::String, DataType::String, DataType::Boolean, DataType::UInt64]) {
+        req.with_column(Column::full_null((*name).into(), n, &dtype))?;
+    }
     let req = req.select(column_order())?;
     let comp = compaction_part(&b.compactions, &b.meta, &req)?;
     let mut all = req;
@@ -153,6 +163,34 @@ fn compaction_part(rows: &[Compaction], meta: &BundleMeta, like: &DataFrame) -> 
     DataFrame::new(n, columns)
 }
 
+/// A compaction row as the checksum sees it: schema-1 fields as schema 1
+/// wrote them (a defaulted trigger was `unknown`), and the v2 fields only
+/// when they say something, so a schema-1 bundle's checksum still holds.
+#[derive(serde::Serialize)]
+struct SumRow<'a> {
+    session_id: &'a str,
+    time: chrono::DateTime<chrono::Utc>,
+    trigger: &'a str,
+    pre_tokens: Option<u64>,
+    source: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    v2: Option<(&'a str, &'static str, Option<u64>)>,
+}
+
+impl<'a> SumRow<'a> {
+    fn of(c: &'a Compaction) -> SumRow<'a> {
+        let plain = c.uuid.is_empty() && c.boundary == Boundary::Compact && c.tokens_saved.is_none();
+        SumRow {
+            session_id: &c.session_id,
+            time: c.time,
+            trigger: if c.trigger_written { &c.trigger } else { "unknown" },
+            pre_tokens: c.pre_tokens,
+            source: &c.source,
+            v2: (!plain).then_some((c.uuid.as_str(), c.boundary.as_str(), c.tokens_saved)),
+        }
+    }
+}
+
 /// SHA-256 over the rows' canonical JSON: any change to a value shows.
 pub fn checksum(requests: &[Request], compactions: &[Compaction]) -> String {
     struct HashWriter(Sha256);
@@ -166,8 +204,9 @@ pub fn checksum(requests: &[Request], compactions: &[Compaction]) -> String {
         }
     }
     let mut h = HashWriter(Sha256::new());
+    let rows: Vec<SumRow<'_>> = compactions.iter().map(SumRow::of).collect();
     // Serialising plain rows into a hasher cannot fail.
-    let _ = serde_json::to_writer(&mut h, &(requests, compactions));
+    let _ = serde_json::to_writer(&mut h, &(requests, rows));
     format!("sha256:{}", hex(&h.0.finalize()))
 }
 
@@ -245,6 +284,7 @@ fn check_columns(df: &DataFrame) -> Result<(), String> {
     let expected = bundle_frame(&empty).map_err(|e| e.to_string())?;
     for col in expected.columns() {
         match df.column(col.name().as_str()) {
+            Err(_) if V2_COLUMNS.contains(&col.name().as_str()) => {}
             Err(_) => return Err(format!("column {} is missing", col.name())),
             Ok(got) if got.dtype() != col.dtype() => {
                 return Err(format!("column {} is {} (expected {})", col.name(), got.dtype(), col.dtype()))

@@ -45,6 +45,9 @@ pub fn export(store: &Store, spec: &ExportSpec) -> Result<Bundle, TeamError> {
         r.user = spec.user.as_str().into();
         r.machine = spec.machine.as_str().into();
     }
+    for c in &mut compactions {
+        c.user.clone_from(&spec.user);
+    }
     if let Some(h) = &spec.hasher {
         h.apply(&mut requests, &mut compactions);
     }

@@ -11,7 +11,7 @@ use super::bundle::{read_bundle, Bundle};
 use super::export::write_atomic;
 use super::TeamError;
 use crate::ingest::store_rows;
-use crate::model::Request;
+use crate::model::{Compaction, Request};
 use crate::pricing::PriceTable;
 use crate::store::manifest::STORE_SCHEMA;
 use crate::store::{frames, Store, Table};
@@ -153,7 +153,8 @@ pub fn import(
     for i in incoming {
         received += i.bundle.requests.len();
         lines.extend(i.bundle.requests.iter().cloned());
-        compactions.extend(i.bundle.compactions.iter().cloned());
+        // A bundle's compactions are its user's (cache threads are per user).
+        compactions.extend(i.bundle.compactions.iter().map(|c| Compaction { user: i.bundle.meta.user.clone(), ..c.clone() }));
     }
     let shared = shared_message_ids(&lines);
     let (requests_after, unknown) = store_rows(store, lines, compactions, titles, prices)?;

@@ -70,6 +70,9 @@ pub fn accept_bundle(
     for r in &mut bundle.requests {
         r.user = user.as_str().into();
     }
+    for c in &mut bundle.compactions {
+        c.user.clone_from(&user);
+    }
     bundle.meta.user = user;
     state.batch.submit(&state.store, &state.prices, Incoming { origin: "upload".into(), bundle }, now)
 }
