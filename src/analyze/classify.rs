@@ -172,7 +172,13 @@ fn wrote_ttl(t: &TokenCounts) -> Option<u32> {
 
 /// Which lineage start `cur` is, if any (§1; compaction wins over a model
 /// switch when both apply).
-fn start_class(prev: Option<&Request>, cur: &Request, model: &str, prev_model: &str, comp: &CompactionTimes<'_>) -> Option<CacheClass> {
+fn start_class(
+    prev: Option<&Request>,
+    cur: &Request,
+    model: &str,
+    prev_model: &str,
+    comp: &CompactionTimes<'_>,
+) -> Option<CacheClass> {
     let Some(p) = prev else {
         return Some(CacheClass::First);
     };
@@ -188,7 +194,14 @@ fn threshold(e: u64) -> f64 {
 }
 
 /// Cause of a miss within the thread (§2 v2), the first that applies.
-fn miss_cause(prev: &Request, cur: &Request, read: u64, gap_s: f64, ttl_s: u32, comp: &CompactionTimes<'_>) -> CacheClass {
+fn miss_cause(
+    prev: &Request,
+    cur: &Request,
+    read: u64,
+    gap_s: f64,
+    ttl_s: u32,
+    comp: &CompactionTimes<'_>,
+) -> CacheClass {
     if ttl_s == TTL_1H_S && gap_s > f64::from(TTL_1H_S) {
         CacheClass::Ttl1h
     } else if ttl_s == TTL_5M_S && gap_s > f64::from(TTL_5M_S) {

@@ -12,8 +12,8 @@
 mod advice;
 mod advice_text;
 mod class_table;
-mod claude_code;
 mod classify;
+mod claude_code;
 mod compaction;
 mod gaps;
 mod idle;
@@ -34,13 +34,15 @@ pub use advice::{
     advise, advise_with, Advice, AdviceInputs, AdviceOptions, InputSource, Recommendation, DEFAULT_GROWTH_TOKENS,
     FALLBACK_SUMMARY_SHARE, MAX_BREAK_EVEN_TURNS, MIN_SUMMARY_TOKENS,
 };
-pub use advice_text::{fmt_duration, fmt_tokens, fmt_usd};
+pub use advice_text::{
+    claude_code_text, fmt_duration, fmt_tokens, fmt_usd, option_names, DIALOG_COMPACT, DIALOG_RESUME,
+};
 pub use class_table::{ClassStats, ClassTable};
+pub use classify::{analyze, CacheClass, RequestCache};
 pub use claude_code::{
     claude_code, ClaudeCode, IDLE_COMPACTION_AFTER_S, IDLE_COMPACTION_MIN_TOKENS, RESUME_DIALOG_ABOVE_TOKENS,
     RESUME_DIALOG_AFTER_S,
 };
-pub use classify::{analyze, CacheClass, RequestCache};
 pub use compaction::{
     compaction_report, CompactionCost, CompactionParams, SessionCompaction, ACOMPACT_MATCH_WINDOW_S, ACOMPACT_PREFIX,
     LARGE_WINDOW_ABOVE,

@@ -43,8 +43,7 @@ impl ThreadIndex {
         let mut runs = Vec::new();
         let mut start = 0;
         for k in 1..=order.len() {
-            let boundary =
-                k == order.len() || thread_key(&requests[order[k - 1]]) != thread_key(&requests[order[k]]);
+            let boundary = k == order.len() || thread_key(&requests[order[k - 1]]) != thread_key(&requests[order[k]]);
             if boundary {
                 runs.push(start..k);
                 start = k;

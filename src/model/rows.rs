@@ -88,7 +88,7 @@ pub const DEFAULT_TRIGGER: &str = "auto";
 /// A context compaction or microcompaction seen in a session (a
 /// `compact_boundary`, an old root `isCompactSummary` line, or a
 /// `microcompact_boundary`). Usage metadata only, never content.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Compaction {
     pub session_id: String,
     pub time: DateTime<Utc>,

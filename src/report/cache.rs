@@ -7,16 +7,16 @@ use super::query::Query;
 use super::usage::{session_titles, SessionCache, UsageReport};
 use super::ReportError;
 use crate::analyze::{
-    advise_with, analyze, compaction_report, compactions_by_trigger, idle_gaps, stale_sessions,
-    summarize_where, Advice, CacheClass, CacheStats, CompactionParams, DayStats, IdleCompaction, RequestCache,
-    IdleGap, SessionCompaction, SessionStats, StaleSession, SummaryOptions, IDLE, MODEL_VERSION,
+    advise_with, analyze, compaction_report, compactions_by_trigger, idle_gaps, stale_sessions, summarize_where,
+    Advice, CacheClass, CacheStats, CompactionParams, DayStats, IdleCompaction, IdleGap, RequestCache,
+    SessionCompaction, SessionStats, StaleSession, SummaryOptions, IDLE, MODEL_VERSION,
 };
-use std::collections::BTreeMap;
 use crate::model::{Compaction, Request};
 use crate::pricing::PriceTable;
 use crate::store::{frames, Store, Table};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::collections::HashMap;
 
 /// Requests with their cache classification, compactions and titles.

@@ -130,7 +130,9 @@ fn bundle_frame(b: &Bundle) -> PolarsResult<DataFrame> {
     req.with_column(Column::new(c::KIND.into(), vec![KIND_REQUEST; n]))?;
     req.with_column(Column::full_null(c::TRIGGER.into(), n, &DataType::String))?;
     req.with_column(Column::full_null(c::PRE_TOKENS.into(), n, &DataType::UInt64))?;
-    for (name, dtype) in V2_COLUMNS.iter().zip([DataType::String, DataType::String, DataType::Boolean, DataType::UInt64]) {
+    for (name, dtype) in
+        V2_COLUMNS.iter().zip([DataType::String, DataType::String, DataType::Boolean, DataType::UInt64])
+    {
         req.with_column(Column::full_null((*name).into(), n, &dtype))?;
     }
     let req = req.select(column_order())?;

@@ -154,7 +154,8 @@ pub fn import(
         received += i.bundle.requests.len();
         lines.extend(i.bundle.requests.iter().cloned());
         // A bundle's compactions are its user's (cache threads are per user).
-        compactions.extend(i.bundle.compactions.iter().map(|c| Compaction { user: i.bundle.meta.user.clone(), ..c.clone() }));
+        compactions
+            .extend(i.bundle.compactions.iter().map(|c| Compaction { user: i.bundle.meta.user.clone(), ..c.clone() }));
     }
     let shared = shared_message_ids(&lines);
     let (requests_after, unknown) = store_rows(store, lines, compactions, titles, prices)?;
