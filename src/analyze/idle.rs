@@ -75,9 +75,13 @@ pub fn compactions_by_trigger(
     let mains = main_threads(requests);
     let mut seen: HashSet<(&str, &str, &str, DateTime<Utc>)> = HashSet::new();
     for c in compactions.iter().filter(|c| c.boundary == Boundary::Compact) {
-        let id = if c.uuid.is_empty() { c.trigger.as_str() } else { c.uuid.as_str() };
-        let time = if c.uuid.is_empty() { c.time } else { DateTime::<Utc>::MIN_UTC };
-        if !seen.insert((&c.user, &c.session_id, id, time)) {
+        // A uuid names one boundary line wherever a resumed session replays
+        // it; without one, the session, time and trigger do.
+        let fresh = match c.uuid.is_empty() {
+            false => seen.insert((&c.user, "", &c.uuid, DateTime::<Utc>::MIN_UTC)),
+            true => seen.insert((&c.user, &c.session_id, &c.trigger, c.time)),
+        };
+        if !fresh {
             continue;
         }
         let Some(main) = mains.get(&(c.user.as_str(), c.session_id.as_str())) else { continue };

@@ -108,7 +108,7 @@ fn a_written_trigger_other_than_manual_or_auto_is_kept_by_name() {
 fn each_boundary_counts_once_including_after_the_last_request() {
     let reqs = [main("s", 0.0, [0, 0, 250_000, 0, 10]), main("s", 100.0, [0, 0, 10, 250_000, 10])];
     let b = compaction_with("s", 3200.0, Some("auto"));
-    let replay = Compaction { source: "other-file".into(), ..b.clone() };
+    let replay = Compaction { source: "other-file".into(), session_id: "s-resumed".into(), ..b.clone() };
     let manual = compaction_with("s", 50.0, Some("manual"));
     let got = compactions_by_trigger(&reqs, &[b, replay, manual, microcompact("s", 60.0)], &|_| true);
     assert_eq!(got, counts(&[("auto", 0), ("idle", 1), ("manual", 1)]), "3100 s after the last request: idle");
