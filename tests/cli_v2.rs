@@ -99,6 +99,11 @@ fn cache_json_v2_contract_by_hand() {
     let misses = json(&cachewise(root.path(), data.path(), &["cache", "--misses", "--json", "--no-ingest"]));
     let classes: Vec<&str> = misses.as_array().unwrap().iter().map(|m| m["class"].as_str().unwrap()).collect();
     assert_eq!(classes, ["ttl_1h", "full_rebuild", "microcompact"], "costliest first");
+    let sessions = json(&cachewise(root.path(), data.path(), &["report", "session", "--json", "--no-ingest"]));
+    let s9 = sessions["rows"].as_array().unwrap().iter().find(|r| r["session_id"] == "s9").unwrap();
+    assert_eq!((s9["misses"].as_u64(), s9["rewinds"].as_u64()), (Some(2), Some(1)));
+    close(&s9["edit_cost_usd"], (30_005.0 + 40_006.0) * 1.15 * 3e-6);
+    close(&s9["idle_cost_usd"], 0.0);
     let text = cachewise(root.path(), data.path(), &["cache", "--no-ingest", "--now", "2026-02-12T00:00:00Z"]);
     let text = String::from_utf8_lossy(&text.stdout);
     for want in

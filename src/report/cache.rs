@@ -185,6 +185,10 @@ pub fn annotate_sessions(report: &mut UsageReport, data: &CacheData, now: DateTi
         if matches!(c.class, CacheClass::Ttl5m | CacheClass::Ttl1h) {
             e.idle_cost_usd += c.miss_cost_usd;
         }
+        if matches!(c.class, CacheClass::Microcompact | CacheClass::ContextEdit | CacheClass::FullRebuild) {
+            e.edit_cost_usd += c.miss_cost_usd;
+        }
+        e.rewinds += u64::from(c.rewind);
     }
     for st in stale_sessions(&data.requests, &data.caches, now, &data.titles) {
         if let Some(e) = by.get_mut(st.session_id.as_str()) {
