@@ -83,6 +83,22 @@ impl CacheClass {
         !self.is_start() && self != CacheClass::Hit
     }
 
+    /// One plain sentence: what happened, and what the user can do about it.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            CacheClass::Hit => "Read the previous prompt from the cache: nothing to do.",
+            CacheClass::First => "A conversation or sub-agent started and wrote its prompt once: unavoidable.",
+            CacheClass::Compaction => "The history was replaced by a summary and written afresh: compact when you change task, not more often.",
+            CacheClass::ModelSwitch => "Another model has its own cache and started a new one: switch models between tasks, not within one.",
+            CacheClass::Ttl5m => "You came back after the 5-minute cache expired and it was written again: resume sooner, or compare 1-hour writes in the what-if.",
+            CacheClass::Ttl1h => "You came back after the 1-hour cache expired and it was written again: compact or start fresh before a long break.",
+            CacheClass::VersionChange => "Claude Code was upgraded between two requests and wrote a new prefix: nothing to do; it happens once per upgrade.",
+            CacheClass::Microcompact => "Claude Code cleared old tool results, which broke the cache behind them: compact or start a new session before the context grows this large.",
+            CacheClass::ContextEdit => "The start of the prompt was still cached but what followed changed (tool results cleared, memory, tools or history edited): avoid editing CLAUDE.md, MCP servers or settings mid-session.",
+            CacheClass::FullRebuild => "Nothing was read although the cache should have been warm: nothing on your side; if it is frequent, report it.",
+        }
+    }
+
     /// True for misses the what-if keeps as observed (§5 v2: the cache was
     /// lost whatever the TTL).
     pub fn ttl_independent(self) -> bool {

@@ -272,15 +272,44 @@ fn markers(chart: &mut TokenChart<'_, '_>, rows: &[&TimelineRow], top: f64) -> D
         PathElement::new(vec![(i as f64, 0.0), (i as f64, top)], color.stroke_width(2))
     });
     chart.draw_series(lines).map_err(err)?;
-    let misses = rows.iter().enumerate().filter(|(_, r)| r.class.is_miss());
-    let marks = misses
-        .map(|(i, r)| TriangleMarker::new((i as f64 + 0.5, r.prompt() as f64 + top * 0.04), 5, palette::MISS.filled()));
-    chart
-        .draw_series(marks)
-        .map_err(err)?
-        .label("miss")
-        .legend(|(x, y)| TriangleMarker::new((x + 5, y), 5, palette::MISS.filled()));
+    for (color, label) in MARKS {
+        let mine: Vec<(usize, &&TimelineRow)> =
+            rows.iter().enumerate().filter(|(_, r)| mark_of(r) == Some((color, label))).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let at = |i: usize, r: &TimelineRow| (i as f64 + 0.5, r.prompt() as f64 + top * 0.04);
+        let marks = mine.iter().map(|(i, r)| TriangleMarker::new(at(*i, r), 5, color.filled()));
+        chart
+            .draw_series(marks)
+            .map_err(err)?
+            .label(label)
+            .legend(move |(x, y)| TriangleMarker::new((x + 5, y), 5, color.filled()));
+    }
     Ok(())
+}
+
+/// Marks over a bar: TTL and version misses, each cause of a miss within
+/// the TTL (cache model v2), and rewinds, each in its own colour.
+const MARKS: [(RGBColor, &str); 5] = [
+    (palette::MISS, "miss (expired / upgrade)"),
+    (palette::MICROCOMPACT, "microcompact"),
+    (palette::CONTEXT_EDIT, "context edit"),
+    (palette::FULL_REBUILD, "full rebuild"),
+    (palette::REWIND, "rewind"),
+];
+
+/// The mark of one request, if any.
+fn mark_of(r: &TimelineRow) -> Option<(RGBColor, &'static str)> {
+    use crate::analyze::CacheClass as C;
+    match r.class {
+        C::Microcompact => Some(MARKS[1]),
+        C::ContextEdit => Some(MARKS[2]),
+        C::FullRebuild => Some(MARKS[3]),
+        c if c.is_miss() => Some(MARKS[0]),
+        _ if r.rewind => Some(MARKS[4]),
+        _ => None,
+    }
 }
 
 fn gap_panel(area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>, rows: &[&TimelineRow]) -> Drawn {
@@ -352,6 +381,7 @@ mod tests {
             input_tokens: 3,
             output_tokens: 100,
             class,
+            rewind: false,
             gap_s,
             ttl_s: 300,
             rebuilt_tokens: 0,
