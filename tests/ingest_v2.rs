@@ -57,6 +57,9 @@ fn boundaries(root: &Path) {
     write(root, "-home-u-app/s1-resumed.jsonl", &[microcompact_line("s1", 30)]);
 }
 
+/// (uuid, trigger, written, boundary, pre_tokens, tokens_saved) of a stored row.
+type Seen<'a> = (&'a str, &'a str, bool, Boundary, Option<u64>, Option<u64>);
+
 fn stored(data: &Path) -> Vec<Compaction> {
     let store = Store::open(data).unwrap();
     frames::compactions_from(&store.read(Table::Compactions).unwrap().unwrap()).unwrap()
@@ -68,7 +71,7 @@ fn boundary_lines_keep_trigger_uuid_and_sizes_once_and_no_content() {
     boundaries(root.path());
     run(root.path(), data.path());
     let rows = stored(data.path());
-    let got: Vec<(&str, &str, bool, Boundary, Option<u64>, Option<u64>)> = rows
+    let got: Vec<Seen<'_>> = rows
         .iter()
         .map(|c| (c.uuid.as_str(), c.trigger.as_str(), c.trigger_written, c.boundary, c.pre_tokens, c.tokens_saved))
         .collect();
