@@ -13,7 +13,10 @@ use plotters::coord::combinators::IntoLogRange;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
+mod marks;
 pub mod palette;
+
+use marks::{mark_of, MARKS};
 
 /// What the value axis counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -287,29 +290,6 @@ fn markers(chart: &mut TokenChart<'_, '_>, rows: &[&TimelineRow], top: f64) -> D
             .legend(move |(x, y)| TriangleMarker::new((x + 5, y), 5, color.filled()));
     }
     Ok(())
-}
-
-/// Marks over a bar: TTL and version misses, each cause of a miss within
-/// the TTL (cache model v2), and rewinds, each in its own colour.
-const MARKS: [(RGBColor, &str); 5] = [
-    (palette::MISS, "miss (expired / upgrade)"),
-    (palette::MICROCOMPACT, "microcompact"),
-    (palette::CONTEXT_EDIT, "context edit"),
-    (palette::FULL_REBUILD, "full rebuild"),
-    (palette::REWIND, "rewind"),
-];
-
-/// The mark of one request, if any.
-fn mark_of(r: &TimelineRow) -> Option<(RGBColor, &'static str)> {
-    use crate::analyze::CacheClass as C;
-    match r.class {
-        C::Microcompact => Some(MARKS[1]),
-        C::ContextEdit => Some(MARKS[2]),
-        C::FullRebuild => Some(MARKS[3]),
-        c if c.is_miss() => Some(MARKS[0]),
-        _ if r.rewind => Some(MARKS[4]),
-        _ => None,
-    }
 }
 
 fn gap_panel(area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>, rows: &[&TimelineRow]) -> Drawn {
