@@ -11,6 +11,8 @@
 mod common;
 #[path = "team/datafusion.rs"]
 mod datafusion;
+#[path = "team/identity.rs"]
+mod identity;
 #[path = "team/server.rs"]
 mod server;
 #[path = "team/snapshot.rs"]
