@@ -64,7 +64,7 @@ async fn cache_session_and_overview_pages_show_the_v2_model() {
     assert!(r.compactions_by_trigger["idle"] > 0);
     assert!(page.contains(&dollars(r.idle_compaction.rebuild_usd)));
     let overview = get(&state, "/").await;
-    assert!(overview.contains("Lost to prompt edits"));
+    assert!(overview.contains("lost to prompt edits while the cache was warm"));
     assert!(overview.contains(&dollars(r.total.classes.edit_cost_usd())));
     let marks = [
         (Some(CacheClass::Microcompact), "c-microcompact", "#E377C2"),
