@@ -139,3 +139,18 @@ fn a_store_of_the_previous_layout_is_upgraded_without_losing_deleted_transcripts
     assert_eq!(after, requests_before, "s9's request outlives its file");
     assert!(fs::read_to_string(&manifest).unwrap().contains("\"schema\":4"));
 }
+
+#[test]
+fn a_trigger_with_control_characters_is_stored_without_them() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let line = format!(
+        r#"{{"parentUuid":null,"type":"system","subtype":"compact_boundary","sessionId":"s1","timestamp":"{}","uuid":"cb\u001b[2J","compactMetadata":{{"trigger":"\u001b]0;pwned\u0007auto{}"}}}}"#,
+        ts(5),
+        "x".repeat(100)
+    );
+    write(root.path(), "-p/s1.jsonl", &[line]);
+    run(root.path(), data.path());
+    let rows = stored(data.path());
+    assert_eq!(rows[0].uuid, "cb[2J");
+    assert_eq!(rows[0].trigger, format!("]0;pwnedauto{}", "x".repeat(52)), "64 characters, none a control");
+}

@@ -50,11 +50,15 @@ pub fn trigger_label(c: &Compaction, gap_s: Option<f64>) -> &str {
     }
 }
 
-/// Main-thread request indices per `(user, session)`, in time order.
-fn main_threads(requests: &[Request]) -> HashMap<SessionKey<'_>, Vec<usize>> {
-    let mut by: HashMap<SessionKey<'_>, Vec<usize>> = HashMap::new();
+/// Main-thread request indices per `(user, session)` of the sessions that
+/// have a compaction, in time order.
+fn main_threads<'a>(requests: &'a [Request], compactions: &'a [Compaction]) -> HashMap<SessionKey<'a>, Vec<usize>> {
+    let mut by: HashMap<SessionKey<'a>, Vec<usize>> =
+        compactions.iter().map(|c| ((c.user.as_str(), c.session_id.as_str()), Vec::new())).collect();
     for (i, r) in requests.iter().enumerate().filter(|(_, r)| r.thread == MAIN_THREAD) {
-        by.entry((r.user.as_str(), r.session_id.as_str())).or_default().push(i);
+        if let Some(v) = by.get_mut(&(r.user.as_str(), r.session_id.as_str())) {
+            v.push(i);
+        }
     }
     for v in by.values_mut() {
         v.sort_by(|&a, &b| time_order(&requests[a], &requests[b]));
@@ -72,7 +76,7 @@ pub fn compactions_by_trigger(
     include: &dyn Fn(&Request) -> bool,
 ) -> BTreeMap<String, u64> {
     let mut out: BTreeMap<String, u64> = ["manual", "auto", IDLE].iter().map(|k| ((*k).to_owned(), 0)).collect();
-    let mains = main_threads(requests);
+    let mains = main_threads(requests, compactions);
     let mut seen: HashSet<(&str, &str, &str, DateTime<Utc>)> = HashSet::new();
     for c in compactions.iter().filter(|c| c.boundary == Boundary::Compact) {
         // A uuid names one boundary line wherever a resumed session replays

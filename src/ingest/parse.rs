@@ -249,7 +249,7 @@ impl FileParser<'_> {
             Boundary::Compact => l.compact.as_ref(),
             Boundary::Microcompact => l.microcompact.as_ref(),
         };
-        let written = meta.and_then(|m| m.trigger.get()).map(|t| t.chars().take(MAX_TRIGGER).collect::<String>());
+        let written = meta.and_then(|m| m.trigger.get()).map(bounded);
         let session_id = self.session(l);
         let source = self.source.clone();
         self.rows.compactions.push(Compaction {
@@ -260,7 +260,7 @@ impl FileParser<'_> {
             pre_tokens: meta.and_then(|m| m.pre_tokens.0),
             source,
             user: String::new(),
-            uuid: l.uuid.as_str().chars().take(MAX_TRIGGER).collect(),
+            uuid: bounded(l.uuid.as_str()),
             boundary,
             tokens_saved: meta.and_then(|m| m.tokens_saved.0),
         });
@@ -273,6 +273,12 @@ impl FileParser<'_> {
         let title = title.chars().take(200).collect();
         self.rows.titles.push(SessionTitle { session_id, kind, seq: line_no, title, source });
     }
+}
+
+/// A trigger or uuid as stored: control characters dropped (it reaches
+/// terminals and pages), at most `MAX_TRIGGER` characters.
+fn bounded(s: &str) -> String {
+    s.chars().filter(|c| !c.is_control()).take(MAX_TRIGGER).collect()
 }
 
 /// Token counts of a usage object; a missing 5m/1h split counts as 5m.
