@@ -6,7 +6,11 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// Version of the store layout; a store of another version is rebuilt.
+/// Version of the store layout; a store of another version is rebuilt
+/// (every transcript read again, rows of deleted transcripts kept from the
+/// old tables). 4 (cache model v2): the compactions table holds
+/// microcompacts too, with `user`, `uuid`, `boundary`, `trigger_written`
+/// and `tokens_saved`; a defaulted trigger is `auto`, no longer `unknown`.
 pub const STORE_SCHEMA: u32 = 4;
 
 /// How many leading bytes identify a file across appends.
