@@ -1,9 +1,10 @@
 //! The per-request cache model (cache-model v2 §1-§2): lineage starts, the
-//! gap and TTL in force, the expected prefix, hit (or rewind) or miss and its
-//! cause (`microcompact`, `context_edit`, `full_rebuild` where v1 said
-//! `unexplained`), rebuilt tokens and the miss cost. Hands on one `RequestCache` per request, in the
-//! input's order, for the summary, what-if, stale, advice and compaction
-//! modules and for the web UI's timeline columns.
+//! gap and TTL in force, the expected prefix, hit (or rewind) or miss and
+//! its cause (`microcompact`, `context_edit`, `full_rebuild` where v1 said
+//! `unexplained`), rebuilt tokens and the miss cost. A thread is walked as
+//! the calls `threads::thread_calls` builds. Hands on one `RequestCache` per
+//! request, in the input's order, for the summary, what-if, stale, advice
+//! and compaction modules and for the web UI's timeline columns.
 
 use super::prices::{rates_for, rewrite_premium, Basis, RateSource, TTL_1H_S, TTL_5M_S};
 use super::threads::{thread_calls, Call, CompactionTimes, ThreadIndex};
