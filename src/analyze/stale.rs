@@ -16,6 +16,9 @@ use std::collections::HashMap;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StaleSession {
     pub session_id: String,
+    /// Whose session (empty for local transcripts): a session id two people
+    /// share is two sessions.
+    pub user: String,
     /// From the caller's titles; empty when unknown.
     pub title: String,
     pub project: String,
@@ -47,12 +50,13 @@ pub fn stale_sessions(
 ) -> Vec<StaleSession> {
     let mut out: Vec<StaleSession> = last_main(requests)
         .into_iter()
-        .filter_map(|((_, sid), i)| {
+        .filter_map(|((user, sid), i)| {
             let (r, c) = (&requests[i], &caches[i]);
             let idle_s = (now - r.time).as_seconds_f64();
             let ttl_s = c.ttl_after_s;
             (idle_s > f64::from(ttl_s)).then(|| StaleSession {
                 session_id: sid.to_string(),
+                user: user.to_string(),
                 title: titles.get(sid).cloned().unwrap_or_default(),
                 project: r.project.to_string(),
                 model: r.model.to_string(),
@@ -64,6 +68,8 @@ pub fn stale_sessions(
             })
         })
         .collect();
-    out.sort_by(|a, b| b.premium_usd.total_cmp(&a.premium_usd).then_with(|| a.session_id.cmp(&b.session_id)));
+    out.sort_by(|a, b| {
+        b.premium_usd.total_cmp(&a.premium_usd).then_with(|| (&a.session_id, &a.user).cmp(&(&b.session_id, &b.user)))
+    });
     out
 }

@@ -7,7 +7,8 @@
 
 use super::fixtures::*;
 use crate::analyze::{
-    analyze, compactions_by_trigger, idle_gaps, stale_sessions, CacheClass, IdleCompaction, RequestCache,
+    analyze, compactions_by_trigger, idle_gaps, stale_sessions, summarize, utc_day, CacheClass, IdleCompaction,
+    RequestCache, SummaryOptions,
 };
 use crate::model::{Compaction, Request};
 use std::collections::{BTreeMap, HashMap};
@@ -158,7 +159,15 @@ fn thread_identity_includes_the_user() {
     // Each person's session is stale on its own.
     let stale = stale_sessions(&reqs, &c, at(10_000.0), &HashMap::new());
     assert_eq!(stale.len(), 2);
-    let mut prompts: Vec<u64> = stale.iter().map(|s| s.prompt_tokens).collect();
+    let mut prompts: Vec<(&str, u64)> = stale.iter().map(|s| (s.user.as_str(), s.prompt_tokens)).collect();
     prompts.sort_unstable();
-    assert_eq!(prompts, [10_010, 30_000]);
+    assert_eq!(prompts, [("alice", 10_010), ("bob", 30_000)]);
+    // And the cache report has one entry per person's session.
+    let titles = HashMap::new();
+    let opts = SummaryOptions { now: at(10_000.0), titles: &titles, day_of: &utc_day };
+    let s = summarize(&reqs, &c, &opts);
+    let by: Vec<(&str, &str, u64)> =
+        s.by_session.iter().map(|x| (x.session_id.as_str(), x.user.as_str(), x.stats.requests)).collect();
+    assert_eq!(by, [("s", "alice", 2), ("s", "bob", 1)]);
+    assert_eq!(s.stale.len(), 2);
 }
