@@ -133,6 +133,8 @@ fn v2_lines(r: &CacheReport) -> String {
             dollars(i.rebuild_usd),
             dollars(i.compact_usd)
         );
+    } else {
+        out += "Idle compaction: no rest over 1 h after a prompt of 200k+ tokens, so nothing for it to save.\n";
     }
     let _ = writeln!(out, "Idle compactions Claude Code already ran: {}\n", thousands(i.idle_compactions));
     out
