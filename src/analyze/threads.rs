@@ -70,7 +70,10 @@ pub struct Call<'a> {
 /// The calls of one thread, in order: the one place a thread's sequence of
 /// calls is built. Today one call per request; a request made of several
 /// API calls (`usage.iterations`, cache-model §1 v2) becomes several calls
-/// here, in list order, when the iterations table is merged in.
+/// here, in list order, when the iterations table is merged in (the
+/// classifier already takes tokens, model and the previous prompt from the
+/// calls; it still writes one `RequestCache` per `Call::request`, so calls
+/// sharing a request need their own output slot then).
 pub fn thread_calls<'a>(requests: &'a [Request], thread: &'a [usize]) -> impl Iterator<Item = Call<'a>> + 'a {
     thread.iter().map(move |&i| Call { request: i, tokens: &requests[i].tokens, model: &requests[i].model })
 }
