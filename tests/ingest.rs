@@ -195,8 +195,9 @@ fn a_store_of_an_older_layout_is_rebuilt_without_losing_deleted_transcripts() {
     // As a store of layout 2 left it: an older manifest and its lines table.
     let manifest = data.path().join("manifest.json");
     let text = fs::read_to_string(&manifest).unwrap();
-    assert!(text.contains("\"schema\":4"), "{text:.80}");
-    fs::write(&manifest, text.replacen("\"schema\":4", "\"schema\":2", 1)).unwrap();
+    let current = format!("\"schema\":{}", cachewise::store::manifest::STORE_SCHEMA);
+    assert!(text.contains(&current), "{text:.80}");
+    fs::write(&manifest, text.replacen(&current, "\"schema\":2", 1)).unwrap();
     fs::write(data.path().join("lines.parquet"), b"old layout").unwrap();
     fs::remove_file(root.path().join("projects/-home-u-app/s2.jsonl")).unwrap();
     let o = run(root.path(), data.path());

@@ -11,6 +11,8 @@
 mod common;
 #[path = "team/datafusion.rs"]
 mod datafusion;
+#[path = "team/identity.rs"]
+mod identity;
 #[path = "team/server.rs"]
 mod server;
 #[path = "team/snapshot.rs"]
@@ -153,11 +155,16 @@ fn corrupt_foreign_and_newer_files_are_refused_with_the_store_untouched() {
     flipped[mid..mid + 64].iter_mut().for_each(|x| *x = !*x);
     let mut newer = cachewise::team::read_bundle(&good, "b").unwrap();
     newer.meta.schema = cachewise::team::BUNDLE_SCHEMA + 1;
+    let newer_msg = format!(
+        "bundle schema {} is newer than this cachewise supports ({})",
+        cachewise::team::BUNDLE_SCHEMA + 1,
+        cachewise::team::BUNDLE_SCHEMA
+    );
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
         ("text.parquet", b"user,cost\nalice,1\n".to_vec(), "not a Parquet file"),
         ("truncated.parquet", good[..good.len() / 2].to_vec(), "damaged bundle"),
         ("flipped.parquet", flipped, "damaged bundle"),
-        ("newer.parquet", bytes_of(&newer), "bundle schema 3 is newer than this cachewise supports (2)"),
+        ("newer.parquet", bytes_of(&newer), &newer_msg),
     ];
     for (name, bytes, msg) in &cases {
         let p = bad.join(name);

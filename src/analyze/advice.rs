@@ -7,10 +7,11 @@
 
 use super::advice_text::explain;
 use super::classify::{CacheClass, RequestCache};
-use super::prices::{write_multiplier, RateSource};
+use super::claude_code::{claude_code, ClaudeCode};
+use super::prices::{rates_for, rewrite_premium, write_multiplier, Basis, RateSource};
 use super::stats::median;
 use super::threads::time_order;
-use crate::model::{Request, MAIN_THREAD};
+use crate::model::{Compaction, Request, MAIN_THREAD};
 use crate::pricing::Rates;
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::Serialize;
@@ -106,6 +107,12 @@ pub struct Advice {
     /// Recommended total minus restart total.
     pub history_premium_usd: f64,
     pub inputs: AdviceInputs,
+    /// What resuming pays once because the cache expired,
+    /// `P * (write price at T_last - read price)` at base prices (§7; the
+    /// stale premium of §6 is the same function at the request's rates).
+    pub cold_resume_usd: f64,
+    /// What Claude Code itself will do (§7 v2).
+    pub claude_code: ClaudeCode,
     pub explanation: String,
 }
 
@@ -116,6 +123,9 @@ pub(crate) struct Prices {
     pub pout: f64,
     pub rm: f64,
     pub m: f64,
+    /// The base rates these come from (None: unpriced) and `T_last`.
+    pub rates: Option<Rates>,
+    pub ttl_s: u32,
 }
 
 /// The per-turn shape shared by the three options.
@@ -142,9 +152,9 @@ pub(crate) struct Starts {
 
 /// `C0` and `F` of each option (§7).
 pub(crate) fn option_starts(p_last: f64, bc: f64, s: f64, warm: bool, p: Prices) -> Starts {
-    let resume_f = if warm { 0.0 } else { p_last * (p.m - p.rm) * p.pin };
+    let resume_f = if warm { 0.0 } else { rewrite_premium(p.rates.as_ref(), p_last, p.ttl_s) };
     let compaction_read = if warm { p.rm } else { p.m };
-    let compact_f = p_last * compaction_read * p.pin + s * p.pout + s * (p.m - p.rm) * p.pin;
+    let compact_f = p_last * compaction_read * p.pin + s * p.pout + rewrite_premium(p.rates.as_ref(), s, p.ttl_s);
     Starts { resume: (p_last, resume_f), compact: (bc + s, compact_f), restart: (bc, 0.0) }
 }
 
@@ -165,12 +175,18 @@ pub(crate) fn break_even(st: Starts, t: Turns, p: Prices) -> Option<u32> {
     })
 }
 
-/// The session's main-thread requests in time order.
+/// The session's main-thread requests in time order. A session id two
+/// people share (a copied session) names the latest one's session: a
+/// thread is `(user, session, thread)`, never a mix.
 fn main_thread(session_id: &str, requests: &[Request]) -> Vec<usize> {
     let mut v: Vec<usize> = (0..requests.len())
         .filter(|&i| requests[i].session_id == session_id && requests[i].thread == MAIN_THREAD)
         .collect();
     v.sort_by(|&a, &b| time_order(&requests[a], &requests[b]));
+    if let Some(&last) = v.last() {
+        let user = &requests[last].user;
+        v.retain(|&i| requests[i].user == *user);
+    }
     v
 }
 
@@ -209,6 +225,24 @@ fn scoped_median(
     pick(true).map(|m| (m, InputSource::Project)).or_else(|| pick(false).map(|m| (m, InputSource::AllSessions)))
 }
 
+/// `Bc` (§7): the median prompt of the project's first requests.
+pub(crate) fn base_context(project: &str, requests: &[Request], caches: &[RequestCache]) -> (f64, InputSource) {
+    scoped_median(CacheClass::First, project, requests, caches).unwrap_or((0.0, InputSource::Default))
+}
+
+/// `S` (§7) given `Bc`: the median prompt after the project's compactions
+/// minus `Bc`, floored; None when no compaction was seen (the caller then
+/// takes 10% of its `P`).
+pub(crate) fn project_summary(
+    project: &str,
+    bc: f64,
+    requests: &[Request],
+    caches: &[RequestCache],
+) -> Option<(f64, InputSource)> {
+    scoped_median(CacheClass::Compaction, project, requests, caches)
+        .map(|(after, src)| ((after - bc).max(MIN_SUMMARY_TOKENS), src))
+}
+
 /// Gathers `P`, `G`, `O`, `Bc`, `S` and the prices (§7) for a session whose
 /// main-thread requests are `main` (time order, non-empty).
 fn advice_inputs(
@@ -225,16 +259,15 @@ fn advice_inputs(
         pout: base.map_or(0.0, |b| b.output),
         rm: base.map_or(0.0, |b| b.read_multiplier),
         m: write_multiplier(ttl_s),
+        rates: base,
+        ttl_s,
     };
     let g = growth(main, requests, caches);
     let outs: Vec<f64> = main.iter().map(|&i| requests[i].tokens.output as f64).collect();
     let t = Turns { g: g.unwrap_or(DEFAULT_GROWTH_TOKENS), o: median(outs).unwrap_or(0.0) };
-    let (bc, bc_src) =
-        scoped_median(CacheClass::First, &last.project, requests, caches).unwrap_or((0.0, InputSource::Default));
-    let (s, s_src) = match scoped_median(CacheClass::Compaction, &last.project, requests, caches) {
-        Some((after, src)) => ((after - bc).max(MIN_SUMMARY_TOKENS), src),
-        None => (FALLBACK_SUMMARY_SHARE * p_last as f64, InputSource::Default),
-    };
+    let (bc, bc_src) = base_context(&last.project, requests, caches);
+    let (s, s_src) = project_summary(&last.project, bc, requests, caches)
+        .unwrap_or((FALLBACK_SUMMARY_SHARE * p_last as f64, InputSource::Default));
     let inputs = AdviceInputs {
         model: last.model.to_string(),
         prompt_tokens: p_last,
@@ -254,13 +287,29 @@ fn advice_inputs(
     (inputs, prices, t)
 }
 
-/// Advice for `session_id` at `now` over `turns` future turns; None when
-/// the session has no main-thread request. Prices are the base rates of the
-/// last request's model at `now`.
+/// Advice for `session_id` at `now` over `turns` future turns, not knowing
+/// the session's compactions (`claude_code.compacted_since` is false); see
+/// `advise_with`. None when the session has no main-thread request.
 pub fn advise(
     session_id: &str,
     requests: &[Request],
     caches: &[RequestCache],
+    rates: &dyn RateSource,
+    now: DateTime<Utc>,
+    turns: u32,
+) -> Option<Advice> {
+    advise_with(session_id, requests, caches, &[], rates, now, turns)
+}
+
+/// Advice for `session_id` at `now` over `turns` future turns; None when
+/// the session has no main-thread request. Prices are the base rates of the
+/// last request's model at `now` (`Basis::Base`); `compactions` tell what
+/// Claude Code already did.
+pub fn advise_with(
+    session_id: &str,
+    requests: &[Request],
+    caches: &[RequestCache],
+    compactions: &[Compaction],
     rates: &dyn RateSource,
     now: DateTime<Utc>,
     turns: u32,
@@ -271,7 +320,7 @@ pub fn advise(
     let ttl_s = caches[last_i].ttl_after_s;
     let idle_s = (now - last.time).as_seconds_f64();
     let warm = idle_s <= f64::from(ttl_s);
-    let base = rates.base_rates(&last.model, now);
+    let base = rates_for(rates, last, Basis::Base(now));
     let (inputs, prices, t) = advice_inputs(&main, requests, caches, base, ttl_s);
     let (p, bc, s) = (inputs.prompt_tokens as f64, inputs.base_context_tokens, inputs.summary_tokens);
     let st = option_starts(p, bc, s, warm, prices);
@@ -294,6 +343,8 @@ pub fn advise(
         recommendation,
         break_even_turns: break_even(st, t, prices),
         history_premium_usd: chosen - options.restart_usd,
+        cold_resume_usd: rewrite_premium(base.as_ref(), p, ttl_s),
+        claude_code: claude_code(last, ttl_s, compactions, now),
         inputs,
         explanation: String::new(),
     };

@@ -1,6 +1,7 @@
 //! Turns an `Advice` into a short paragraph a person can act on: the cache
-//! state, the three totals, what compacting saves or costs, the break-even
-//! and the history premium. Hands on a `String` for `Advice::explanation`.
+//! state, what Claude Code will do (its resume dialog, named in its own
+//! words, and its idle compaction), the three totals, what compacting saves
+//! or costs, the break-even and the history premium. Hands on a `String` for `Advice::explanation`.
 
 use super::advice::{Advice, Recommendation, MAX_BREAK_EVEN_TURNS};
 
@@ -43,15 +44,49 @@ fn cache_state(a: &Advice) -> String {
             fmt_tokens(p)
         )
     } else {
-        let i = &a.inputs;
-        let rewrite = p * (i.write_multiplier - i.read_multiplier) * i.input_usd_per_mtok / 1e6;
         format!(
             "The cache expired {} ago ({ttl} TTL); resuming re-writes {} tokens ({} more than a warm read).",
             fmt_duration(a.idle_s - f64::from(a.ttl_s)),
             fmt_tokens(p),
-            fmt_usd(rewrite)
+            fmt_usd(a.cold_resume_usd)
         )
     }
+}
+
+/// The dialog's name for resuming as-is (cache-model §7 v2).
+pub const DIALOG_RESUME: &str = "Resume full session as-is";
+/// The dialog's name for compacting first.
+pub const DIALOG_COMPACT: &str = "Resume from summary";
+
+/// Names of the resume and compact options: the resume dialog's own words
+/// when Claude Code will show it.
+pub fn option_names(a: &Advice) -> (String, String) {
+    if a.claude_code.resume_dialog {
+        (format!("\"{DIALOG_RESUME}\""), format!("\"{DIALOG_COMPACT}\""))
+    } else {
+        ("resuming".to_owned(), "compacting first".to_owned())
+    }
+}
+
+/// What Claude Code will do by itself or ask (cache-model §7 v2).
+pub fn claude_code_text(a: &Advice) -> String {
+    let c = &a.claude_code;
+    let mut s = String::new();
+    if c.compacted_since {
+        s.push_str(" Claude Code already compacted this conversation after its last request: the next message starts from the summary.");
+    }
+    if let Some(t) = c.idle_compaction_at {
+        s.push_str(&format!(
+            " If it stays idle, Claude Code will compact this session by itself at {} (before the 1-hour cache expires), unless idleCompaction is off.",
+            t.format("%Y-%m-%d %H:%M UTC")
+        ));
+    }
+    if c.resume_dialog {
+        s.push_str(&format!(
+            " Claude Code (Pro and Max) will ask before your first new message: \"{DIALOG_COMPACT}\" is the compact option, \"{DIALOG_RESUME}\" the resume option."
+        ));
+    }
+    s
 }
 
 /// The comparison of resume and compact, with the break-even.
@@ -59,12 +94,13 @@ fn comparison(a: &Advice) -> String {
     let o = &a.options;
     let n = a.turns;
     let diff = (o.resume_usd - o.compact_usd).abs();
+    let (resume, compact) = option_names(a);
     let verdict = match a.recommendation {
         Recommendation::Compact => {
-            format!("Compacting first saves {} over {n} turns.", fmt_usd(diff))
+            format!("{} saves {} over {n} turns.", capitalise(&compact), fmt_usd(diff))
         }
         Recommendation::Resume => {
-            format!("Resuming is {} cheaper than compacting first over {n} turns.", fmt_usd(diff))
+            format!("{} is {} cheaper than {compact} over {n} turns.", capitalise(&resume), fmt_usd(diff))
         }
     };
     let be = match a.break_even_turns {
@@ -75,10 +111,16 @@ fn comparison(a: &Advice) -> String {
     verdict + &be
 }
 
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
+}
+
 /// The explanation paragraph of an advice.
 pub fn explain(a: &Advice) -> String {
     let o = &a.options;
     let mut s = cache_state(a);
+    s.push_str(&claude_code_text(a));
     s.push_str(&format!(
         " Over {} turns: resume {}, compact then continue {}, start fresh {}. ",
         a.turns,

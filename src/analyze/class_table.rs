@@ -32,7 +32,8 @@ impl AddAssign for ClassStats {
     }
 }
 
-/// One `ClassStats` per cache class; serialises as a map with all 8 keys.
+/// One `ClassStats` per cache class; serialises as a map with all 10 keys
+/// (cache-model v2: no `unexplained`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct ClassTable {
     pub hit: ClassStats,
@@ -42,7 +43,9 @@ pub struct ClassTable {
     pub ttl_5m: ClassStats,
     pub ttl_1h: ClassStats,
     pub version_change: ClassStats,
-    pub unexplained: ClassStats,
+    pub microcompact: ClassStats,
+    pub context_edit: ClassStats,
+    pub full_rebuild: ClassStats,
 }
 
 impl ClassTable {
@@ -56,7 +59,9 @@ impl ClassTable {
             CacheClass::Ttl5m => &self.ttl_5m,
             CacheClass::Ttl1h => &self.ttl_1h,
             CacheClass::VersionChange => &self.version_change,
-            CacheClass::Unexplained => &self.unexplained,
+            CacheClass::Microcompact => &self.microcompact,
+            CacheClass::ContextEdit => &self.context_edit,
+            CacheClass::FullRebuild => &self.full_rebuild,
         }
     }
 
@@ -69,7 +74,9 @@ impl ClassTable {
             CacheClass::Ttl5m => &mut self.ttl_5m,
             CacheClass::Ttl1h => &mut self.ttl_1h,
             CacheClass::VersionChange => &mut self.version_change,
-            CacheClass::Unexplained => &mut self.unexplained,
+            CacheClass::Microcompact => &mut self.microcompact,
+            CacheClass::ContextEdit => &mut self.context_edit,
+            CacheClass::FullRebuild => &mut self.full_rebuild,
         }
     }
 
@@ -90,7 +97,13 @@ impl ClassTable {
 
     /// Requests that were misses (any cause).
     pub fn misses(&self) -> u64 {
-        self.ttl_5m.count + self.ttl_1h.count + self.version_change.count + self.unexplained.count
+        CacheClass::ALL.iter().filter(|k| k.is_miss()).map(|&k| self.get(k).count).sum()
+    }
+
+    /// Miss cost within the TTL (v2: `microcompact`, `context_edit`,
+    /// `full_rebuild`): the cache was warm but the prompt changed.
+    pub fn edit_cost_usd(&self) -> f64 {
+        self.microcompact.miss_cost_usd + self.context_edit.miss_cost_usd + self.full_rebuild.miss_cost_usd
     }
 
     /// The headline idle cost (§3): miss cost of `ttl_5m` and `ttl_1h`.

@@ -1,29 +1,28 @@
-//! The per-request cache model (cache-model §1-§2): lineage starts, the gap
-//! and TTL in force, the expected prefix, hit or miss and its cause, rebuilt
-//! tokens and the miss cost. Hands on one `RequestCache` per request, in the
-//! input's order, for the summary, what-if, stale, advice and compaction
-//! modules and for the web UI's timeline columns.
+//! The per-request cache model (cache-model v2 §1-§2): lineage starts, the
+//! gap and TTL in force, the expected prefix, hit (or rewind) or miss and
+//! its cause (`microcompact`, `context_edit`, `full_rebuild` where v1 said
+//! `unexplained`), rebuilt tokens and the miss cost. A thread is walked as
+//! the calls `threads::thread_calls` builds. Hands on one `RequestCache` per
+//! request, in the input's order, for the summary, what-if, stale, advice
+//! and compaction modules and for the web UI's timeline columns.
 
-use super::prices::{write_price, RateSource, TTL_1H_S, TTL_5M_S};
-use super::threads::{CompactionTimes, ThreadIndex};
-use crate::model::{Compaction, Request, MAIN_THREAD};
+use super::prices::{rates_for, rewrite_premium, Basis, RateSource, TTL_1H_S, TTL_5M_S};
+use super::threads::{thread_calls, Call, CompactionTimes, ThreadIndex};
+use crate::model::{Compaction, Request, TokenCounts, MAIN_THREAD};
 use crate::pricing::Rates;
 use serde::Serialize;
 
-/// What happened to the prompt cache at one request.
+/// What happened to the prompt cache at one request (cache-model v2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum CacheClass {
-    /// Read (nearly) the whole previous prompt.
-    #[serde(rename = "hit")]
+    /// Read (nearly) the whole previous prompt, or what it still holds.
     Hit,
     /// A thread's first request.
-    #[serde(rename = "first")]
     First,
     /// The first main-thread request after a compaction.
-    #[serde(rename = "compaction")]
     Compaction,
     /// The model differs from the previous request's.
-    #[serde(rename = "model_switch")]
     ModelSwitch,
     /// Miss after a gap longer than a 5-minute TTL.
     #[serde(rename = "ttl_5m")]
@@ -32,16 +31,21 @@ pub enum CacheClass {
     #[serde(rename = "ttl_1h")]
     Ttl1h,
     /// Miss within the TTL after a Claude Code version change.
-    #[serde(rename = "version_change")]
     VersionChange,
-    /// Miss with no cause the model knows.
-    #[serde(rename = "unexplained")]
-    Unexplained,
+    /// Miss within the TTL right after Claude Code cleared old tool results
+    /// (a `microcompact_boundary` since the previous request).
+    Microcompact,
+    /// Miss within the TTL that still read the head of the prompt: what
+    /// follows it was rewritten (tool results cleared, memory, tools or
+    /// history edited).
+    ContextEdit,
+    /// Miss within the TTL that read nothing although the cache was warm.
+    FullRebuild,
 }
 
 impl CacheClass {
     /// Every class, in report order.
-    pub const ALL: [CacheClass; 8] = [
+    pub const ALL: [CacheClass; 10] = [
         CacheClass::Hit,
         CacheClass::First,
         CacheClass::Compaction,
@@ -49,7 +53,9 @@ impl CacheClass {
         CacheClass::Ttl5m,
         CacheClass::Ttl1h,
         CacheClass::VersionChange,
-        CacheClass::Unexplained,
+        CacheClass::Microcompact,
+        CacheClass::ContextEdit,
+        CacheClass::FullRebuild,
     ];
 
     /// The JSON / column name of the class.
@@ -62,7 +68,9 @@ impl CacheClass {
             CacheClass::Ttl5m => "ttl_5m",
             CacheClass::Ttl1h => "ttl_1h",
             CacheClass::VersionChange => "version_change",
-            CacheClass::Unexplained => "unexplained",
+            CacheClass::Microcompact => "microcompact",
+            CacheClass::ContextEdit => "context_edit",
+            CacheClass::FullRebuild => "full_rebuild",
         }
     }
 
@@ -71,9 +79,34 @@ impl CacheClass {
         matches!(self, CacheClass::First | CacheClass::Compaction | CacheClass::ModelSwitch)
     }
 
-    /// True for misses (`ttl_5m`, `ttl_1h`, `version_change`, `unexplained`).
+    /// True for misses (any cause).
     pub fn is_miss(self) -> bool {
         !self.is_start() && self != CacheClass::Hit
+    }
+
+    /// One plain sentence: what happened, and what the user can do about it.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            CacheClass::Hit => "Read the previous prompt from the cache: nothing to do.",
+            CacheClass::First => "A conversation or sub-agent started and wrote its prompt once: unavoidable.",
+            CacheClass::Compaction => "The history was replaced by a summary and written afresh: compact when you change task, not more often.",
+            CacheClass::ModelSwitch => "Another model has its own cache and started a new one: switch models between tasks, not within one.",
+            CacheClass::Ttl5m => "You came back after the 5-minute cache expired and it was written again: resume sooner, or compare 1-hour writes in the what-if.",
+            CacheClass::Ttl1h => "You came back after the 1-hour cache expired and it was written again: compact or start fresh before a long break.",
+            CacheClass::VersionChange => "Claude Code was upgraded between two requests and wrote a new prefix: nothing to do; it happens once per upgrade.",
+            CacheClass::Microcompact => "Claude Code cleared old tool results, which broke the cache behind them: compact or start a new session before the context grows this large.",
+            CacheClass::ContextEdit => "The start of the prompt was still cached but what followed changed (tool results cleared, memory, tools or history edited): avoid editing CLAUDE.md, MCP servers or settings mid-session.",
+            CacheClass::FullRebuild => "Nothing was read although the cache should have been warm: nothing on your side; if it is frequent, report it.",
+        }
+    }
+
+    /// True for misses the what-if keeps as observed (§5 v2: the cache was
+    /// lost whatever the TTL).
+    pub fn ttl_independent(self) -> bool {
+        matches!(
+            self,
+            CacheClass::VersionChange | CacheClass::Microcompact | CacheClass::ContextEdit | CacheClass::FullRebuild
+        )
     }
 }
 
@@ -91,8 +124,11 @@ pub struct RequestCache {
     pub ttl_after_s: u32,
     /// Expected prefix `E = P_{i-1}`; 0 for lineage starts.
     pub expected_prefix: u64,
-    /// Lost tokens `L = max(0, E - r)`; 0 for lineage starts.
+    /// Lost tokens `L = max(0, min(E, P) - r)` (v2); 0 for lineage starts.
     pub lost_tokens: u64,
+    /// A hit whose prompt shrank by more than the miss threshold (v2: the
+    /// user went back, or the conversation was cut to a cached point).
+    pub rewind: bool,
     /// Rebuilt tokens `B` (§2): `min(L, w + in)` on a miss, `w + in` on a
     /// lineage start, 0 on a hit.
     pub rebuilt_tokens: u64,
@@ -112,7 +148,7 @@ pub struct RequestCache {
 /// Classifies every request; the result has the input's length and order.
 ///
 /// Requests may arrive in any order: they are grouped by
-/// `(session_id, thread)` and ordered by time, then `message_id`.
+/// `(user, session_id, thread)` and ordered by time, then `message_id`.
 pub fn analyze(requests: &[Request], compactions: &[Compaction], rates: &dyn RateSource) -> Vec<RequestCache> {
     let mut out: Vec<RequestCache> = requests
         .iter()
@@ -124,11 +160,12 @@ pub fn analyze(requests: &[Request], compactions: &[Compaction], rates: &dyn Rat
             ttl_after_s: TTL_5M_S,
             expected_prefix: 0,
             lost_tokens: 0,
+            rewind: false,
             rebuilt_tokens: 0,
             miss_cost_usd: 0.0,
             prev: None,
             lineage_first: i,
-            rates: rates.request_rates(r),
+            rates: rates_for(rates, r, Basis::Request),
         })
         .collect();
     let index = ThreadIndex::build(requests);
@@ -139,11 +176,11 @@ pub fn analyze(requests: &[Request], compactions: &[Compaction], rates: &dyn Rat
     out
 }
 
-/// TTL of the writes of one request: 1h if any 1h write, 5m if any 5m write.
-fn wrote_ttl(r: &Request) -> Option<u32> {
-    if r.tokens.cache_write_1h > 0 {
+/// TTL of the writes of one call: 1h if any 1h write, 5m if any 5m write.
+fn wrote_ttl(t: &TokenCounts) -> Option<u32> {
+    if t.cache_write_1h > 0 {
         Some(TTL_1H_S)
-    } else if r.tokens.cache_write_5m > 0 {
+    } else if t.cache_write_5m > 0 {
         Some(TTL_5M_S)
     } else {
         None
@@ -152,65 +189,85 @@ fn wrote_ttl(r: &Request) -> Option<u32> {
 
 /// Which lineage start `cur` is, if any (§1; compaction wins over a model
 /// switch when both apply).
-fn start_class(prev: Option<&Request>, cur: &Request, comp: &CompactionTimes<'_>) -> Option<CacheClass> {
+fn start_class(
+    prev: Option<&Request>,
+    cur: &Request,
+    model: &str,
+    prev_model: &str,
+    comp: &CompactionTimes<'_>,
+) -> Option<CacheClass> {
     let Some(p) = prev else {
         return Some(CacheClass::First);
     };
-    if cur.thread == MAIN_THREAD && comp.between(&cur.session_id, p.time, cur.time) {
+    if cur.thread == MAIN_THREAD && comp.between(cur, p.time) {
         return Some(CacheClass::Compaction);
     }
-    (cur.model != p.model).then_some(CacheClass::ModelSwitch)
+    (model != prev_model).then_some(CacheClass::ModelSwitch)
 }
 
-/// Hit or miss with its cause, for a request that is not a lineage start.
-fn miss_class(prev: &Request, cur: &Request, gap_s: f64, ttl_s: u32, lost: u64) -> CacheClass {
-    let e = prev.tokens.prompt() as f64;
-    if (lost as f64) <= f64::max(2000.0, 0.05 * e) {
-        CacheClass::Hit
-    } else if ttl_s == TTL_1H_S && gap_s > f64::from(TTL_1H_S) {
+/// The miss threshold `max(2000, 0.05 * E)` (§2).
+fn threshold(e: u64) -> f64 {
+    f64::max(2000.0, 0.05 * e as f64)
+}
+
+/// Cause of a miss within the thread (§2 v2), the first that applies.
+fn miss_cause(
+    prev: &Request,
+    cur: &Request,
+    read: u64,
+    gap_s: f64,
+    ttl_s: u32,
+    comp: &CompactionTimes<'_>,
+) -> CacheClass {
+    if ttl_s == TTL_1H_S && gap_s > f64::from(TTL_1H_S) {
         CacheClass::Ttl1h
     } else if ttl_s == TTL_5M_S && gap_s > f64::from(TTL_5M_S) {
         CacheClass::Ttl5m
     } else if cur.version != prev.version {
         CacheClass::VersionChange
+    } else if cur.thread == MAIN_THREAD && comp.microcompact_between(cur, prev.time) {
+        CacheClass::Microcompact
+    } else if read > 0 {
+        CacheClass::ContextEdit
     } else {
-        CacheClass::Unexplained
+        CacheClass::FullRebuild
     }
 }
 
-/// Miss cost of `b` rebuilt tokens at the TTL request `r` wrote with.
-fn miss_cost(r: &Request, rates: Option<&Rates>, b: u64) -> f64 {
-    let Some(p) = rates else { return 0.0 };
-    if b == 0 {
-        return 0.0;
-    }
-    let ttl = if r.tokens.cache_write_1h > 0 { TTL_1H_S } else { TTL_5M_S };
-    b as f64 * (write_price(p, ttl) - p.read())
+/// Miss cost of `b` rebuilt tokens at the TTL `t` wrote with.
+fn miss_cost(t: &TokenCounts, rates: Option<&Rates>, b: u64) -> f64 {
+    let ttl = if t.cache_write_1h > 0 { TTL_1H_S } else { TTL_5M_S };
+    rewrite_premium(rates, b as f64, ttl)
 }
 
-/// Classifies one thread's requests (indices in time order).
+/// Classifies one thread's requests (indices in time order), walking the
+/// thread's calls (`thread_calls`).
 fn classify_thread(requests: &[Request], thread: &[usize], comp: &CompactionTimes<'_>, out: &mut [RequestCache]) {
-    let mut prev: Option<usize> = None;
+    let mut prev: Option<Call<'_>> = None;
     let mut lineage_ttl: Option<u32> = None;
     let mut lineage_first = thread.first().copied().unwrap_or(0);
-    for &i in thread {
+    for call in thread_calls(requests, thread) {
+        let (i, t) = (call.request, call.tokens);
         let cur = &requests[i];
-        let prev_req = prev.map(|p| &requests[p]);
-        let ttl_s = prev.map_or(TTL_5M_S, |p| out[p].ttl_after_s);
+        let prev_req = prev.map(|p| &requests[p.request]);
+        let ttl_s = prev.map_or(TTL_5M_S, |p| out[p.request].ttl_after_s);
         let gap_s = prev_req.map(|p| (cur.time - p.time).as_seconds_f64());
-        let own = cur.tokens.cache_write() + cur.tokens.input;
+        let own = t.cache_write() + t.input;
+        let start = start_class(prev_req, cur, call.model, prev.map_or("", |p| p.model), comp);
         let c = &mut out[i];
-        c.prev = prev;
+        c.prev = prev.map(|p| p.request);
         c.gap_s = gap_s;
         c.ttl_s = ttl_s;
-        let start = start_class(prev_req, cur, comp);
-        if let (None, Some(p)) = (start, prev_req) {
-            let e = p.tokens.prompt();
-            let lost = e.saturating_sub(cur.tokens.cache_read);
+        if let (None, Some(p), Some(pc)) = (start, prev_req, prev) {
+            let e = pc.tokens.prompt();
+            let lost = e.min(t.prompt()).saturating_sub(t.cache_read);
             c.expected_prefix = e;
             c.lost_tokens = lost;
-            c.class = miss_class(p, cur, gap_s.unwrap_or(0.0), ttl_s, lost);
-            if c.class != CacheClass::Hit {
+            if lost as f64 <= threshold(e) {
+                c.class = CacheClass::Hit;
+                c.rewind = (t.prompt() as f64) < e as f64 - threshold(e);
+            } else {
+                c.class = miss_cause(p, cur, t.cache_read, gap_s.unwrap_or(0.0), ttl_s, comp);
                 c.rebuilt_tokens = lost.min(own);
             }
         } else {
@@ -220,11 +277,11 @@ fn classify_thread(requests: &[Request], thread: &[usize], comp: &CompactionTime
             c.rebuilt_tokens = own;
         }
         c.lineage_first = lineage_first;
-        c.miss_cost_usd = miss_cost(cur, c.rates.as_ref(), c.rebuilt_tokens);
-        if let Some(t) = wrote_ttl(cur) {
-            lineage_ttl = Some(t);
+        c.miss_cost_usd = miss_cost(t, c.rates.as_ref(), c.rebuilt_tokens);
+        if let Some(w) = wrote_ttl(t) {
+            lineage_ttl = Some(w);
         }
         c.ttl_after_s = lineage_ttl.unwrap_or(TTL_5M_S);
-        prev = Some(i);
+        prev = Some(call);
     }
 }

@@ -9,13 +9,16 @@
 //! its session at or after the thread's first request, if that compaction
 //! came at most `ACOMPACT_MATCH_WINDOW_S` later; the summary request runs just
 //! before the boundary is written. The lineage start belongs to the latest
-//! compaction at or before it.
+//! compaction at or before it. Microcompacts are not compactions here; a
+//! compaction's trigger is shown as `idle` when it was Claude Code's idle
+//! compaction (cache-model §1 v2).
 
 use super::advice::growth;
 use super::classify::{CacheClass, RequestCache};
+use super::idle::trigger_label;
 use super::prices::request_cost;
 use super::threads::ThreadIndex;
-use crate::model::{Compaction, Request};
+use crate::model::{Boundary, Compaction, Request};
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -84,6 +87,12 @@ fn match_acompact(comps: &[&Compaction], t: DateTime<Utc>) -> Option<usize> {
     (c.time - t <= TimeDelta::seconds(ACOMPACT_MATCH_WINDOW_S)).then_some(k)
 }
 
+/// Seconds from the last main-thread request at or before `t` to `t`.
+fn gap_before(main: &[usize], requests: &[Request], t: DateTime<Utc>) -> Option<f64> {
+    let k = main.partition_point(|&i| requests[i].time <= t);
+    k.checked_sub(1).map(|k| (t - requests[main[k]].time).as_seconds_f64())
+}
+
 /// Costs of a session's compactions (`comps` sorted by time).
 fn costs(
     comps: &[&Compaction],
@@ -96,7 +105,7 @@ fn costs(
         .iter()
         .map(|c| CompactionCost {
             time: c.time,
-            trigger: c.trigger.clone(),
+            trigger: trigger_label(c, gap_before(main, requests, c.time)).to_owned(),
             pre_tokens: c.pre_tokens,
             requests: 0,
             request_usd: 0.0,
@@ -170,29 +179,30 @@ pub fn compaction_report(
     params: &CompactionParams,
 ) -> Vec<SessionCompaction> {
     let index = ThreadIndex::build(requests);
-    let mut comps: HashMap<&str, Vec<&Compaction>> = HashMap::new();
-    for c in compactions {
-        comps.entry(c.session_id.as_str()).or_default().push(c);
+    let mut comps: HashMap<(&str, &str), Vec<&Compaction>> = HashMap::new();
+    for c in compactions.iter().filter(|c| c.boundary == Boundary::Compact) {
+        comps.entry((c.user.as_str(), c.session_id.as_str())).or_default().push(c);
     }
     for v in comps.values_mut() {
         v.sort_by_key(|c| c.time);
     }
     let mut mains: Vec<&[usize]> = Vec::new();
-    let mut acompact: HashMap<&str, Vec<&[usize]>> = HashMap::new();
+    let mut acompact: HashMap<(&str, &str), Vec<&[usize]>> = HashMap::new();
     for t in index.threads() {
         let r = &requests[t[0]];
         if r.thread == crate::model::MAIN_THREAD {
             mains.push(t);
         } else if r.thread.starts_with(ACOMPACT_PREFIX) {
-            acompact.entry(r.session_id.as_str()).or_default().push(t);
+            acompact.entry((r.user.as_str(), r.session_id.as_str())).or_default().push(t);
         }
     }
     mains
         .into_iter()
         .filter_map(|main| {
-            let sid = requests[main[0]].session_id.as_str();
-            let c = comps.get(sid).map_or(&[][..], |v| &v[..]);
-            let a = acompact.get(sid).map_or(&[][..], |v| &v[..]);
+            let r = &requests[main[0]];
+            let key = (r.user.as_str(), r.session_id.as_str());
+            let c = comps.get(&key).map_or(&[][..], |v| &v[..]);
+            let a = acompact.get(&key).map_or(&[][..], |v| &v[..]);
             session_report(main, c, a, requests, caches, params)
         })
         .collect()

@@ -1,8 +1,10 @@
 //! Pure functions over the request and compaction tables implementing the
-//! reference cache model (`cache-model.md` v1): per-request hits, misses and
-//! causes (`analyze`), idle gaps, hit ratios, the what-if TTL policies and
-//! stale sessions (`summarize`), resume/compact/restart advice (`advise`) and
-//! the compaction report (`compaction_report`). The clock, prices
+//! reference cache model (`cache-model.md` v2): per-request hits, rewinds,
+//! misses and causes (`analyze`), idle gaps, hit ratios, the what-if TTL
+//! policies and stale sessions (`summarize`), compactions by trigger and the
+//! idle-compaction what-if (`idle`), resume/compact/restart advice with what
+//! Claude Code will do (`advise_with`) and the compaction report
+//! (`compaction_report`). The clock, prices
 //! (`RateSource`) and thresholds come in as arguments; nothing reads the
 //! system time. Hands on serialisable typed structs whose JSON keys are the
 //! `cache` / `advise` contracts.
@@ -11,8 +13,10 @@ mod advice;
 mod advice_text;
 mod class_table;
 mod classify;
+mod claude_code;
 mod compaction;
 mod gaps;
+mod idle;
 mod prices;
 mod stale;
 mod stats;
@@ -23,23 +27,38 @@ mod what_if;
 #[cfg(test)]
 mod tests;
 
+/// The cache model these functions implement (`"model"` in `cache --json`).
+pub const MODEL_VERSION: &str = "v2";
+
 pub use advice::{
-    advise, Advice, AdviceInputs, AdviceOptions, InputSource, Recommendation, DEFAULT_GROWTH_TOKENS,
+    advise, advise_with, Advice, AdviceInputs, AdviceOptions, InputSource, Recommendation, DEFAULT_GROWTH_TOKENS,
     FALLBACK_SUMMARY_SHARE, MAX_BREAK_EVEN_TURNS, MIN_SUMMARY_TOKENS,
 };
-pub use advice_text::{fmt_duration, fmt_tokens, fmt_usd};
+pub use advice_text::{
+    claude_code_text, fmt_duration, fmt_tokens, fmt_usd, option_names, DIALOG_COMPACT, DIALOG_RESUME,
+};
 pub use class_table::{ClassStats, ClassTable};
 pub use classify::{analyze, CacheClass, RequestCache};
+pub use claude_code::{
+    claude_code, ClaudeCode, IDLE_COMPACTION_AFTER_S, IDLE_COMPACTION_MIN_TOKENS, RESUME_DIALOG_ABOVE_TOKENS,
+    RESUME_DIALOG_AFTER_S,
+};
 pub use compaction::{
     compaction_report, CompactionCost, CompactionParams, SessionCompaction, ACOMPACT_MATCH_WINDOW_S, ACOMPACT_PREFIX,
     LARGE_WINDOW_ABOVE,
 };
 pub use gaps::{GapBucket, IdleBuckets};
-pub use prices::{request_cost, write_multiplier, write_price, RateSource, TTL_1H_S, TTL_5M_S};
+pub use idle::{
+    compactions_by_trigger, idle_gaps, trigger_label, IdleCompaction, IdleGap, IDLE, IDLE_COMPACTION_MAX_GAP_S,
+    IDLE_COMPACTION_MIN_GAP_S, IDLE_WHAT_IF_MIN_PROMPT,
+};
+pub use prices::{
+    rates_for, request_cost, rewrite_premium, write_multiplier, write_price, Basis, RateSource, TTL_1H_S, TTL_5M_S,
+};
 pub use stale::{cold_resume_premium, stale_sessions, StaleSession};
 pub use stats::median;
 pub use summary::{
     summarize, summarize_where, utc_day, CacheStats, CacheSummary, DayStats, SessionStats, SummaryOptions,
 };
-pub use threads::time_order;
+pub use threads::{thread_calls, time_order, Call};
 pub use what_if::{policy_cost, request_what_if, SharedPrefixIndex, WhatIf, WriteMix};

@@ -1,7 +1,9 @@
-//! Where the analysis gets its prices: the `RateSource` trait (implemented by
-//! `pricing::PriceTable`, and by fakes in tests) and the reference §4 cost
-//! formula over a request's `Rates`. Hands on per-token write/read prices to
-//! the classifier, the what-if, stale and advice modules.
+//! Where the analysis gets its prices and its money: the `RateSource` trait
+//! (implemented by `pricing::PriceTable`, and by fakes in tests), the one
+//! choice of rates (`rates_for`: a request's own rates, or the model's base
+//! list prices, cache-model §4 v2), the one cache-money function
+//! (`rewrite_premium`) and the reference §4 cost formula. Hands on these to
+//! the classifier, the what-if, stale, advice and idle-compaction modules.
 
 use crate::model::{Request, TokenCounts};
 use crate::pricing::{PriceTable, Rates, WEB_SEARCH_USD};
@@ -28,6 +30,40 @@ impl RateSource for PriceTable {
 
     fn base_rates(&self, model: &str, at: DateTime<Utc>) -> Option<Rates> {
         PriceTable::base_rates(self, model, at)
+    }
+}
+
+/// Which prices a money figure uses (cache-model §4 v2). The difference is
+/// deliberate and lives here only: a miss cost, a what-if cost, a stale
+/// premium and an idle gap's rebuild are what *that request* paid, so they
+/// use its rates (long-context premium, fast mode and `inference_geo`
+/// multipliers included); the advice (§7) and the compaction side of the
+/// idle-compaction what-if (§5 v2) price future or hypothetical requests at
+/// the model's base list prices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Basis {
+    /// The rates the request paid.
+    Request,
+    /// The model's list prices at a time, no premium or multiplier.
+    Base(DateTime<Utc>),
+}
+
+/// The rates of `r` on `basis`; `None` for an unknown model.
+pub fn rates_for(source: &dyn RateSource, r: &Request, basis: Basis) -> Option<Rates> {
+    match basis {
+        Basis::Request => source.request_rates(r),
+        Basis::Base(at) => source.base_rates(&r.model, at),
+    }
+}
+
+/// The cache money function: what writing `tokens` into a `ttl_s` cache
+/// costs over reading them, `tokens * (write price at ttl_s - read price)`.
+/// A miss cost (§2), a cold-resume premium (§6) and the advice's cold
+/// resume (§7) are all this, on the rates `rates_for` chose.
+pub fn rewrite_premium(rates: Option<&Rates>, tokens: f64, ttl_s: u32) -> f64 {
+    match rates {
+        Some(p) if tokens != 0.0 => tokens * (write_price(p, ttl_s) - p.read()),
+        _ => 0.0,
     }
 }
 

@@ -5,7 +5,7 @@
 //! Hands on the stale sessions ranked by premium, for the summary.
 
 use super::classify::RequestCache;
-use super::prices::write_price;
+use super::prices::rewrite_premium;
 use super::threads::last_main;
 use crate::model::Request;
 use chrono::{DateTime, Utc};
@@ -16,6 +16,9 @@ use std::collections::HashMap;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StaleSession {
     pub session_id: String,
+    /// Whose session (empty for local transcripts): a session id two people
+    /// share is two sessions.
+    pub user: String,
     /// From the caller's titles; empty when unknown.
     pub title: String,
     pub project: String,
@@ -32,12 +35,10 @@ pub struct StaleSession {
     pub idle_s: f64,
 }
 
-/// The cold-resume premium of a request with `ttl_s` in force after it.
+/// The cold-resume premium of a request with `ttl_s` in force after it, at
+/// the rates it paid (`Basis::Request`, cache-model §4 v2).
 pub fn cold_resume_premium(r: &Request, c: &RequestCache, ttl_s: u32) -> f64 {
-    match c.rates.as_ref() {
-        Some(p) => r.tokens.prompt() as f64 * (write_price(p, ttl_s) - p.read()),
-        None => 0.0,
-    }
+    rewrite_premium(c.rates.as_ref(), r.tokens.prompt() as f64, ttl_s)
 }
 
 /// The stale sessions at `now`, highest premium first (ties by session id).
@@ -49,12 +50,13 @@ pub fn stale_sessions(
 ) -> Vec<StaleSession> {
     let mut out: Vec<StaleSession> = last_main(requests)
         .into_iter()
-        .filter_map(|(sid, i)| {
+        .filter_map(|((user, sid), i)| {
             let (r, c) = (&requests[i], &caches[i]);
             let idle_s = (now - r.time).as_seconds_f64();
             let ttl_s = c.ttl_after_s;
             (idle_s > f64::from(ttl_s)).then(|| StaleSession {
                 session_id: sid.to_string(),
+                user: user.to_string(),
                 title: titles.get(sid).cloned().unwrap_or_default(),
                 project: r.project.to_string(),
                 model: r.model.to_string(),
@@ -66,6 +68,8 @@ pub fn stale_sessions(
             })
         })
         .collect();
-    out.sort_by(|a, b| b.premium_usd.total_cmp(&a.premium_usd).then_with(|| a.session_id.cmp(&b.session_id)));
+    out.sort_by(|a, b| {
+        b.premium_usd.total_cmp(&a.premium_usd).then_with(|| (&a.session_id, &a.user).cmp(&(&b.session_id, &b.user)))
+    });
     out
 }

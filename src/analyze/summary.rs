@@ -8,6 +8,7 @@ use super::class_table::ClassTable;
 use super::classify::{CacheClass, RequestCache};
 use super::gaps::IdleBuckets;
 use super::stale::{stale_sessions, StaleSession};
+use super::threads::SessionKey;
 use super::what_if::{request_what_if, SharedPrefixIndex, WhatIf, WriteMix};
 use crate::model::Request;
 use chrono::{DateTime, Utc};
@@ -34,6 +35,8 @@ pub fn utc_day(t: DateTime<Utc>) -> String {
 pub struct CacheStats {
     pub requests: u64,
     pub classes: ClassTable,
+    /// Hits whose prompt shrank past the miss threshold (v2 rewinds).
+    pub rewinds: u64,
     pub idle_buckets: IdleBuckets,
     /// Miss cost of `ttl_5m` and `ttl_1h` misses.
     pub idle_cost_usd: f64,
@@ -57,6 +60,9 @@ pub struct DayStats {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SessionStats {
     pub session_id: String,
+    /// Whose session (empty for local transcripts): one entry per
+    /// `(user, session)`, never a mix of two people's copies.
+    pub user: String,
     pub title: String,
     pub project: String,
     pub first: DateTime<Utc>,
@@ -74,7 +80,7 @@ pub struct CacheSummary {
     pub stale: Vec<StaleSession>,
     /// One entry per day, in date order.
     pub by_day: Vec<DayStats>,
-    /// One entry per session, by session id.
+    /// One entry per `(user, session)`, by session id then user.
     pub by_session: Vec<SessionStats>,
 }
 
@@ -92,6 +98,7 @@ impl Tally {
         let s = &mut self.stats;
         s.requests += 1;
         s.classes.add(c);
+        s.rewinds += u64::from(c.rewind);
         s.idle_buckets.add(c);
         s.write_mix.add(r);
         s.what_if += w;
@@ -130,14 +137,14 @@ pub fn summarize(requests: &[Request], caches: &[RequestCache], opts: &SummaryOp
 struct Tallies<'a> {
     total: Tally,
     days: HashMap<String, Tally>,
-    sessions: HashMap<&'a str, SessionTally<'a>>,
+    sessions: HashMap<SessionKey<'a>, SessionTally<'a>>,
 }
 
 impl<'a> Tallies<'a> {
     fn add(&mut self, day: String, r: &'a Request, c: &RequestCache, w: WhatIf) {
         self.total.add(r, c, w);
         self.days.entry(day).or_default().add(r, c, w);
-        let s = self.sessions.entry(r.session_id.as_str()).or_insert_with(|| SessionTally {
+        let s = self.sessions.entry((r.user.as_str(), r.session_id.as_str())).or_insert_with(|| SessionTally {
             tally: Tally::default(),
             project: &r.project,
             first: r.time,
@@ -154,11 +161,15 @@ impl<'a> Tallies<'a> {
         v
     }
 
-    fn by_session(sessions: HashMap<&str, SessionTally<'_>>, titles: &HashMap<String, String>) -> Vec<SessionStats> {
+    fn by_session(
+        sessions: HashMap<SessionKey<'_>, SessionTally<'_>>,
+        titles: &HashMap<String, String>,
+    ) -> Vec<SessionStats> {
         let mut v: Vec<SessionStats> = sessions
             .into_iter()
-            .map(|(sid, s)| SessionStats {
+            .map(|((user, sid), s)| SessionStats {
                 session_id: sid.to_string(),
+                user: user.to_string(),
                 title: titles.get(sid).cloned().unwrap_or_default(),
                 project: s.project.to_string(),
                 first: s.first,
@@ -166,7 +177,7 @@ impl<'a> Tallies<'a> {
                 stats: s.tally.finish(),
             })
             .collect();
-        v.sort_by(|a, b| a.session_id.cmp(&b.session_id));
+        v.sort_by(|a, b| (&a.session_id, &a.user).cmp(&(&b.session_id, &b.user)));
         v
     }
 }
@@ -191,7 +202,7 @@ pub fn summarize_where(
     let by_session = Tallies::by_session(t.sessions, opts.titles);
     let stale = stale_sessions(requests, caches, opts.now, opts.titles)
         .into_iter()
-        .filter(|st| by_session.binary_search_by(|s| s.session_id.as_str().cmp(&st.session_id)).is_ok())
+        .filter(|st| by_session.binary_search_by(|s| (&s.session_id, &s.user).cmp(&(&st.session_id, &st.user))).is_ok())
         .collect();
     CacheSummary { total: t.total.finish(), stale, by_day: Tallies::by_day(t.days), by_session }
 }

@@ -1,10 +1,13 @@
 //! Groups requests into threads (cache-model §1): one prompt-cache history
-//! per `(session_id, thread)`, ordered by time then `message_id` for ties.
-//! Also indexes compaction times per session, so the classifier can ask
-//! whether a compaction fell between two main-thread requests. Hands on index
-//! slices into the caller's request slice; nothing is copied.
+//! per `(user, session_id, thread)` (identity is whole: two people with the
+//! same session id never share a thread), ordered by time then `message_id`
+//! for ties. Builds, in one place (`thread_calls`), the sequence of API
+//! calls the classifier walks. Also indexes the boundary lines per
+//! `(user, session)`: compaction times (lineage starts) and microcompact
+//! times (v2 miss cause). Hands on index slices into the caller's request
+//! slice; nothing is copied.
 
-use crate::model::{Compaction, Request, MAIN_THREAD};
+use crate::model::{Boundary, Compaction, Request, TokenCounts, MAIN_THREAD};
 use chrono::{DateTime, Utc};
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -13,7 +16,7 @@ use std::ops::Range;
 /// Requests grouped by thread, each thread in time order.
 #[derive(Debug, Clone)]
 pub struct ThreadIndex {
-    /// Request indices sorted by (session, thread, time, message_id).
+    /// Request indices sorted by (user, session, thread, time, message_id).
     order: Vec<usize>,
     /// One range into `order` per thread.
     runs: Vec<Range<usize>>,
@@ -24,25 +27,23 @@ pub fn time_order(a: &Request, b: &Request) -> Ordering {
     a.time.cmp(&b.time).then_with(|| a.message_id.cmp(&b.message_id))
 }
 
+/// The identity of a thread: `(user, session, thread)`.
+fn thread_key(r: &Request) -> (&str, &str, &str) {
+    (&r.user, &r.session_id, &r.thread)
+}
+
 impl ThreadIndex {
-    /// Groups `requests` (in any order) by `(session_id, thread)`.
+    /// Groups `requests` (in any order) by `(user, session_id, thread)`.
     pub fn build(requests: &[Request]) -> ThreadIndex {
         let mut order: Vec<usize> = (0..requests.len()).collect();
         order.sort_unstable_by(|&a, &b| {
             let (ra, rb) = (&requests[a], &requests[b]);
-            ra.session_id
-                .cmp(&rb.session_id)
-                .then_with(|| ra.thread.cmp(&rb.thread))
-                .then_with(|| time_order(ra, rb))
-                .then_with(|| a.cmp(&b))
+            thread_key(ra).cmp(&thread_key(rb)).then_with(|| time_order(ra, rb)).then_with(|| a.cmp(&b))
         });
         let mut runs = Vec::new();
         let mut start = 0;
         for k in 1..=order.len() {
-            let boundary = k == order.len() || {
-                let (a, b) = (&requests[order[k - 1]], &requests[order[k]]);
-                a.session_id != b.session_id || a.thread != b.thread
-            };
+            let boundary = k == order.len() || thread_key(&requests[order[k - 1]]) != thread_key(&requests[order[k]]);
             if boundary {
                 runs.push(start..k);
                 start = k;
@@ -57,43 +58,91 @@ impl ThreadIndex {
     }
 }
 
-/// Compaction times per session, sorted.
+/// One API call of a thread, as the classifier sees it (cache-model §1).
+#[derive(Debug, Clone, Copy)]
+pub struct Call<'a> {
+    /// Index of the request the call belongs to.
+    pub request: usize,
+    pub tokens: &'a TokenCounts,
+    pub model: &'a str,
+}
+
+/// The calls of one thread, in order: the one place a thread's sequence of
+/// calls is built. Today one call per request; a request made of several
+/// API calls (`usage.iterations`, cache-model §1 v2) becomes several calls
+/// here, in list order, when the iterations table is merged in (the
+/// classifier already takes tokens, model and the previous prompt from the
+/// calls; it still writes one `RequestCache` per `Call::request`, so calls
+/// sharing a request need their own output slot then).
+pub fn thread_calls<'a>(requests: &'a [Request], thread: &'a [usize]) -> impl Iterator<Item = Call<'a>> + 'a {
+    thread.iter().map(move |&i| Call { request: i, tokens: &requests[i].tokens, model: &requests[i].model })
+}
+
+/// Boundary times of one `(user, session)`, sorted.
+#[derive(Debug, Clone, Default)]
+struct Times {
+    compactions: Vec<DateTime<Utc>>,
+    microcompacts: Vec<DateTime<Utc>>,
+}
+
+/// Compaction and microcompact times per `(user, session)`.
 #[derive(Debug, Clone, Default)]
 pub struct CompactionTimes<'a> {
-    by_session: HashMap<&'a str, Vec<DateTime<Utc>>>,
+    by_session: HashMap<(&'a str, &'a str), Times>,
+}
+
+/// True when some `t` in sorted `times` has `after < t <= upto`.
+fn any_between(times: &[DateTime<Utc>], after: DateTime<Utc>, upto: DateTime<Utc>) -> bool {
+    let k = times.partition_point(|t| *t <= after);
+    times.get(k).is_some_and(|t| *t <= upto)
 }
 
 impl<'a> CompactionTimes<'a> {
-    /// Indexes `compactions` by session.
+    /// Indexes `compactions` (both boundary kinds) by `(user, session)`.
     pub fn build(compactions: &'a [Compaction]) -> CompactionTimes<'a> {
-        let mut by_session: HashMap<&str, Vec<DateTime<Utc>>> = HashMap::new();
+        let mut by_session: HashMap<(&str, &str), Times> = HashMap::new();
         for c in compactions {
-            by_session.entry(c.session_id.as_str()).or_default().push(c.time);
+            let e = by_session.entry((c.user.as_str(), c.session_id.as_str())).or_default();
+            match c.boundary {
+                Boundary::Compact => e.compactions.push(c.time),
+                Boundary::Microcompact => e.microcompacts.push(c.time),
+            }
         }
         for v in by_session.values_mut() {
-            v.sort_unstable();
+            v.compactions.sort_unstable();
+            v.microcompacts.sort_unstable();
         }
         CompactionTimes { by_session }
     }
 
-    /// True when a compaction of `session` has `after < time <= upto`.
-    pub fn between(&self, session: &str, after: DateTime<Utc>, upto: DateTime<Utc>) -> bool {
-        let Some(times) = self.by_session.get(session) else {
-            return false;
-        };
-        let k = times.partition_point(|t| *t <= after);
-        times.get(k).is_some_and(|t| *t <= upto)
+    fn of<'s>(&'s self, r: &'s Request) -> Option<&'s Times> {
+        let m: &'s HashMap<(&'s str, &'s str), Times> = &self.by_session;
+        m.get(&(r.user.as_str(), r.session_id.as_str()))
+    }
+
+    /// True when a compaction of `r`'s session has `after < time <= r.time`.
+    pub fn between(&self, r: &Request, after: DateTime<Utc>) -> bool {
+        self.of(r).is_some_and(|t| any_between(&t.compactions, after, r.time))
+    }
+
+    /// True when a microcompact of `r`'s session has `after < time <= r.time`.
+    pub fn microcompact_between(&self, r: &Request, after: DateTime<Utc>) -> bool {
+        self.of(r).is_some_and(|t| any_between(&t.microcompacts, after, r.time))
     }
 }
 
-/// The last main-thread request of every session (by time, then message id).
-pub fn last_main(requests: &[Request]) -> HashMap<&str, usize> {
-    let mut last: HashMap<&str, usize> = HashMap::new();
+/// The identity of a session: `(user, session_id)`.
+pub type SessionKey<'a> = (&'a str, &'a str);
+
+/// The last main-thread request of every `(user, session)` (by time, then
+/// message id).
+pub fn last_main(requests: &[Request]) -> HashMap<SessionKey<'_>, usize> {
+    let mut last: HashMap<SessionKey<'_>, usize> = HashMap::new();
     for (i, r) in requests.iter().enumerate() {
         if r.thread != MAIN_THREAD {
             continue;
         }
-        let e = last.entry(r.session_id.as_str()).or_insert(i);
+        let e = last.entry((r.user.as_str(), r.session_id.as_str())).or_insert(i);
         if time_order(&requests[*e], r) == Ordering::Less {
             *e = i;
         }

@@ -7,7 +7,7 @@
 //! Web searches are included, at $0.01 each, in the actual cost and in both
 //! policies alike, so they never change a saving.
 
-use super::classify::{CacheClass, RequestCache};
+use super::classify::RequestCache;
 use super::prices::{request_cost, write_multiplier, TTL_1H_S, TTL_5M_S};
 use crate::model::Request;
 use crate::pricing::WEB_SEARCH_USD;
@@ -97,7 +97,7 @@ fn policy_read(
 ) -> u64 {
     let (r, c) = (&requests[i], &caches[i]);
     let k = r.tokens.cache_write() + r.tokens.cache_read;
-    let keeps_observed = c.class.is_start() || matches!(c.class, CacheClass::VersionChange | CacheClass::Unexplained);
+    let keeps_observed = c.class.is_start() || c.class.ttl_independent();
     let (Some(p), Some(g), false) = (c.prev, c.gap_s, keeps_observed) else {
         return r.tokens.cache_read;
     };

@@ -125,6 +125,9 @@ pub struct Line<'a> {
     pub message: Option<Message<'a>>,
     #[serde(rename = "compactMetadata")]
     pub compact: Option<CompactMeta<'a>>,
+    /// `microcompactMetadata` of a `microcompact_boundary` line (v2).
+    #[serde(rename = "microcompactMetadata")]
+    pub microcompact: Option<CompactMeta<'a>>,
     #[serde(borrow)]
     pub summary: Text<'a>,
     #[serde(rename = "aiTitle", borrow)]
@@ -203,14 +206,32 @@ pub struct ServerToolUse {
     pub web_search_requests: Option<u64>,
 }
 
-/// `compactMetadata` of a `compact_boundary` line.
+/// `compactMetadata` of a `compact_boundary` line, or
+/// `microcompactMetadata` of a `microcompact_boundary` line (whose id
+/// lists are skipped unread). Counts of another type read as absent.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub struct CompactMeta<'a> {
     #[serde(borrow)]
     pub trigger: Text<'a>,
     #[serde(rename = "preTokens")]
-    pub pre_tokens: Option<u64>,
+    pub pre_tokens: Count,
+    #[serde(rename = "tokensSaved")]
+    pub tokens_saved: Count,
+}
+
+/// A count that reads as absent when it is not a non-negative integer
+/// (metadata, not billing: a bad value must not fail the line).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Count(pub Option<u64>);
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match IgnoredOr::<u64>::deserialize(d)? {
+            IgnoredOr::Value(v) => Count(Some(v)),
+            IgnoredOr::Other(_) => Count(None),
+        })
+    }
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use super::sessions;
 use super::touched::{split, Touched};
 use super::IngestError;
 use crate::model::columns as c;
-use crate::model::{Compaction, Iteration, Refusal, Request, SessionTitle};
+use crate::model::{Boundary, Compaction, Iteration, Refusal, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::frames::{self, Cols};
 use crate::store::{Store, StoreError, Table};
@@ -256,13 +256,31 @@ fn side_tables(
     titles.sort_by(|a, b| (&a.session_id, a.kind, a.seq, &a.source).cmp(&(&b.session_id, b.kind, b.seq, &b.source)));
     titles.dedup();
     let compactions = if compactions_changed {
-        compactions.sort_by(|a, b| (&a.session_id, a.time, &a.source).cmp(&(&b.session_id, b.time, &b.source)));
-        compactions.dedup_by(|a, b| a.session_id == b.session_id && a.time == b.time && a.trigger == b.trigger);
+        compactions.sort_by(|a, b| compaction_order(a).cmp(&compaction_order(b)));
+        compactions.dedup_by(|a, b| same_boundary(a, b));
         Some(frames::compactions_frame(&compactions).map_err(at(store, Table::Compactions))?)
     } else {
         None
     };
     Ok((compactions, (titles, changed)))
+}
+
+/// Row order of the `compactions` table: copies of one boundary line are adjacent.
+fn compaction_order(c: &Compaction) -> (&str, &str, DateTime<Utc>, Boundary, &str, &str) {
+    (&c.user, &c.session_id, c.time, c.boundary, &c.uuid, &c.source)
+}
+
+/// Two rows of one boundary line (a resumed session replays it into another
+/// file): the same uuid, or with no uuid the same time and trigger.
+fn same_boundary(a: &Compaction, b: &Compaction) -> bool {
+    fn key(c: &Compaction) -> (&str, &str, DateTime<Utc>, Boundary) {
+        (&c.user, &c.session_id, c.time, c.boundary)
+    }
+    let ids = match (a.uuid.is_empty(), b.uuid.is_empty()) {
+        (false, false) => a.uuid == b.uuid,
+        _ => a.trigger == b.trigger,
+    };
+    key(a) == key(b) && ids
 }
 
 /// The `sessions` table: stored rows of unchanged sessions, derived rows of

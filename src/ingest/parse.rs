@@ -10,8 +10,13 @@ use super::sidechain::Links;
 use super::soft::{BadLine, Problems};
 use crate::model::iterations::{self, Iteration, Refusal};
 use crate::model::{
-    Compaction, Interner, Request, SessionTitle, Text, TitleKind, TokenCounts, MAIN_THREAD, MAX_TOKENS,
+    Boundary, Compaction, Interner, Request, SessionTitle, Text, TitleKind, TokenCounts, DEFAULT_TRIGGER, MAIN_THREAD,
+    MAX_TOKENS,
 };
+
+/// Longest trigger or uuid kept from a boundary line (they are short
+/// words and ids; anything longer is cut, never stored whole).
+const MAX_TRIGGER: usize = 64;
 use chrono::{DateTime, Utc};
 use rustc_hash::FxHashMap as HashMap;
 
@@ -126,9 +131,14 @@ impl FileParser<'_, '_> {
         }
         match l.kind.as_str() {
             "assistant" => self.assistant(&l, line_no),
-            "system" if l.subtype.as_str() == "compact_boundary" => self.compaction(&l, line_no),
+            "system" if l.subtype.as_str() == "compact_boundary" => self.compaction(&l, Boundary::Compact, line_no),
             "system" if l.subtype.as_str() == "model_refusal_fallback" => self.refusal(&l, line_no),
-            "user" if l.is_compact_summary.0 && l.parent_uuid.get().is_none() => self.compaction(&l, line_no),
+            "system" if l.subtype.as_str() == "microcompact_boundary" => {
+                self.compaction(&l, Boundary::Microcompact, line_no)
+            }
+            "user" if l.is_compact_summary.0 && l.parent_uuid.get().is_none() => {
+                self.compaction(&l, Boundary::Compact, line_no)
+            }
             "summary" => self.title(&l, TitleKind::Summary, l.summary.get(), line_no),
             "ai-title" => self.title(&l, TitleKind::AiTitle, l.ai_title.get(), line_no),
             "custom-title" => self.title(&l, TitleKind::Custom, l.custom_title.get(), line_no),
@@ -312,19 +322,34 @@ impl FileParser<'_, '_> {
         }
     }
 
-    fn compaction(&mut self, l: &Line, line_no: u64) {
+    /// A compaction or microcompaction: its time, trigger (written, or
+    /// defaulted to `auto`), sizes and uuid; never its content.
+    fn compaction(&mut self, l: &Line, boundary: Boundary, line_no: u64) {
         let Some(time) = self.time(l, line_no) else { return };
-        if let Some(p) = l.compact.as_ref().and_then(|c| c.pre_tokens).filter(|&p| p > MAX_TOKENS) {
-            self.bad(line_no, format!("compactMetadata.preTokens {p} is above the bound of {MAX_TOKENS} tokens"));
+        let meta = match boundary {
+            Boundary::Compact => l.compact.as_ref(),
+            Boundary::Microcompact => l.microcompact.as_ref(),
+        };
+        let sizes = [("preTokens", meta.and_then(|m| m.pre_tokens.0)), ("tokensSaved", meta.and_then(|m| m.tokens_saved.0))];
+        if let Some((name, v)) = sizes.into_iter().find_map(|(n, v)| v.filter(|&v| v > MAX_TOKENS).map(|v| (n, v))) {
+            self.bad(line_no, format!("{name} {v} is above the bound of {MAX_TOKENS} tokens"));
             return;
         }
-        let (trigger, pre_tokens) = match &l.compact {
-            Some(c) => (c.trigger.get().unwrap_or("unknown").to_owned(), c.pre_tokens),
-            None => ("unknown".to_owned(), None),
-        };
+        let written = meta.and_then(|m| m.trigger.get()).map(bounded);
         let session_id = self.session(l);
         let source = self.source.clone();
-        self.rows.compactions.push(Compaction { session_id, time, trigger, pre_tokens, source });
+        self.rows.compactions.push(Compaction {
+            session_id,
+            time,
+            trigger_written: written.is_some(),
+            trigger: written.unwrap_or_else(|| DEFAULT_TRIGGER.to_owned()),
+            pre_tokens: meta.and_then(|m| m.pre_tokens.0),
+            source,
+            user: String::new(),
+            uuid: bounded(l.uuid.as_str()),
+            boundary,
+            tokens_saved: meta.and_then(|m| m.tokens_saved.0),
+        });
     }
 
     fn refusal(&mut self, l: &Line, line_no: u64) {
@@ -372,6 +397,12 @@ fn out_of_bounds(u: &Usage) -> Option<String> {
     (searches > MAX_WEB_SEARCHES).then(|| {
         format!("usage.server_tool_use.web_search_requests {searches} is above the bound of {MAX_WEB_SEARCHES}")
     })
+}
+
+/// A trigger or uuid as stored: control characters dropped (it reaches
+/// terminals and pages), at most `MAX_TRIGGER` characters.
+fn bounded(s: &str) -> String {
+    s.chars().filter(|c| !c.is_control()).take(MAX_TRIGGER).collect()
 }
 
 /// Token counts of a usage object.

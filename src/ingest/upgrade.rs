@@ -1,18 +1,21 @@
 //! Upgrading a store of the previous layout (3) in place on the next ingest.
-//! Layout 4 adds the `iterations` table and prices a response by its calls;
-//! the requests table is unchanged. So only the files whose lines logged a
-//! non-empty `usage.iterations` need reading again: their manifest entries
-//! are dropped, which makes the ingest read them whole and replace their
-//! rows. Every other row, those of deleted transcripts included, stays as
-//! it is (a deleted transcript cannot be read again, so its requests keep
-//! their top-level figures).
+//! Layout 4 adds the `iterations` table and prices a response by its calls,
+//! and keeps what cache model v2 needs of compaction lines (written trigger,
+//! uuid, microcompacts); the requests table is unchanged. So only the files
+//! whose lines logged a non-empty `usage.iterations` or a compaction or
+//! microcompact boundary need reading again: their manifest entries are
+//! dropped, which makes the ingest read them whole and replace their rows.
+//! Every other row, those of deleted transcripts included, stays as it is (a
+//! deleted transcript cannot be read again, so its requests keep their
+//! top-level figures and its compactions read as defaulted `auto`).
 
 use crate::store::manifest::{Manifest, PREVIOUS_SCHEMA};
 use memchr::memmem;
 use std::io::Read;
 use std::path::Path;
 
-/// Forgets the files of a layout-3 manifest that logged calls; returns how
+/// Forgets the files of a layout-3 manifest that logged calls or
+/// boundaries; returns how
 /// many. A file that cannot be read is forgotten too (it is read again, or
 /// its rows stay when it is gone).
 pub fn forget_files_with_calls(manifest: &mut Manifest) -> usize {
@@ -45,11 +48,20 @@ fn file_logs_calls(path: &Path, limit: u64) -> std::io::Result<bool> {
             return Ok(false);
         }
         window.extend_from_slice(&buf[..n]);
-        if logs_calls(&window) {
+        if logs_calls(&window) || logs_boundaries(&window) {
             return Ok(true);
         }
         window.drain(..window.len().saturating_sub(CARRY));
     }
+}
+
+/// The markers of lines whose v2 fields a layout-3 store did not keep.
+const BOUNDARY_MARKERS: [&[u8]; 3] = [b"compact_boundary", b"\"isCompactSummary\"", b"microcompactMetadata"];
+
+/// True when `bytes` hold a compaction or microcompact boundary (or an old
+/// root summary); `compact_boundary` also matches `microcompact_boundary`.
+pub fn logs_boundaries(bytes: &[u8]) -> bool {
+    BOUNDARY_MARKERS.iter().any(|m| memmem::find(bytes, m).is_some())
 }
 
 /// True when `bytes` hold a non-empty `"iterations":[...]` list.
@@ -84,5 +96,13 @@ mod tests {
         assert!(logs_calls(br#"{"usage":{"iterations":[{"type":"message"}]}}"#));
         assert!(logs_calls(br#"{"usage":{"iterations": [ {"type":"message"}]}}"#));
         assert!(!logs_calls(b"no usage here"));
+    }
+
+    #[test]
+    fn boundaries_of_every_kind_count() {
+        assert!(logs_boundaries(br#"{"type":"system","subtype":"compact_boundary"}"#));
+        assert!(logs_boundaries(br#"{"type":"system","subtype":"microcompact_boundary"}"#));
+        assert!(logs_boundaries(br#"{"isCompactSummary":true,"parentUuid":null}"#));
+        assert!(!logs_boundaries(br#"{"type":"assistant","message":{"usage":{}}}"#));
     }
 }

@@ -37,6 +37,11 @@ pub const FALLBACK_MODEL: &str = "fallback_model";
 
 pub const TRIGGER: &str = "trigger";
 pub const PRE_TOKENS: &str = "pre_tokens";
+pub const UUID: &str = "uuid";
+/// `compact` or `microcompact` (cache-model v2).
+pub const BOUNDARY: &str = "boundary";
+pub const TRIGGER_WRITTEN: &str = "trigger_written";
+pub const TOKENS_SAVED: &str = "tokens_saved";
 
 pub const KIND: &str = "kind";
 pub const SEQ: &str = "seq";

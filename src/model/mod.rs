@@ -10,6 +10,6 @@ mod text;
 mod tokens;
 
 pub use iterations::{Iteration, Refusal};
-pub use rows::{Compaction, Request, SessionTitle, TitleKind, MAIN_THREAD};
+pub use rows::{Boundary, Compaction, Request, SessionTitle, TitleKind, DEFAULT_TRIGGER, MAIN_THREAD};
 pub use text::{Interner, Text};
 pub use tokens::{TokenCounts, MAX_TOKENS};

@@ -1,4 +1,5 @@
-//! The rows of the `requests`, `compactions` and title tables as Rust types.
+//! The rows of the `requests`, `compactions` (compactions and v2
+//! microcompactions) and title tables as Rust types.
 //!
 //! Ingest produces them, the store persists them as Parquet, and analysis
 //! reads them back; nothing here carries message content.
@@ -48,17 +49,74 @@ pub struct Request {
     pub machine: Text,
 }
 
-/// A context compaction seen in a session (a `compact_boundary`, or an old
-/// root `isCompactSummary` line).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Which boundary line a `Compaction` row records.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Boundary {
+    /// `compact_boundary` (or an old root `isCompactSummary` line): the
+    /// history was replaced; the next main-thread request starts a lineage.
+    #[default]
+    Compact,
+    /// `microcompact_boundary` (cache-model v2): old tool results were
+    /// cleared in place; no new lineage, but the next prefix changes.
+    Microcompact,
+}
+
+impl Boundary {
+    /// The stored name (`compact`, `microcompact`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Boundary::Compact => "compact",
+            Boundary::Microcompact => "microcompact",
+        }
+    }
+
+    /// Reads a stored name; anything else (an older store) is `Compact`.
+    pub fn parse(s: &str) -> Boundary {
+        if s == "microcompact" {
+            Boundary::Microcompact
+        } else {
+            Boundary::Compact
+        }
+    }
+}
+
+/// The trigger Claude Code did not write (cache-model §1 v2: defaulted to
+/// `auto`, and such a compaction is never idle).
+pub const DEFAULT_TRIGGER: &str = "auto";
+
+/// A context compaction or microcompaction seen in a session (a
+/// `compact_boundary`, an old root `isCompactSummary` line, or a
+/// `microcompact_boundary`). Usage metadata only, never content.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Compaction {
     pub session_id: String,
     pub time: DateTime<Utc>,
-    /// `auto`, `manual`, or `unknown` for the old root-summary style.
+    /// As written (`auto`, `manual`, any other value kept as is), or `auto`
+    /// when absent (then `trigger_written` is false).
     pub trigger: String,
     /// Prompt size before compaction, when logged.
     pub pre_tokens: Option<u64>,
     pub source: String,
+    /// Whose compaction this is: empty for local transcripts, the bundle's
+    /// user for team rows (a thread is `(user, session, thread)`).
+    pub user: String,
+    /// The boundary line's `uuid` (empty when it had none): each boundary
+    /// is counted once however many files replay it.
+    pub uuid: String,
+    pub boundary: Boundary,
+    /// False when the trigger was absent and defaulted to `auto`.
+    pub trigger_written: bool,
+    /// `microcompactMetadata.tokensSaved`, when logged.
+    pub tokens_saved: Option<u64>,
+}
+
+impl Compaction {
+    /// True for a compaction (not a microcompaction) whose trigger was
+    /// written as `auto`: only these can be idle compactions (§1 v2).
+    pub fn written_auto(&self) -> bool {
+        self.boundary == Boundary::Compact && self.trigger_written && self.trigger == DEFAULT_TRIGGER
+    }
 }
 
 /// Where a session title came from; later kinds win over earlier ones.

@@ -7,16 +7,16 @@ use super::query::Query;
 use super::usage::{session_titles, SessionCache, UsageReport};
 use super::ReportError;
 use crate::analyze::{
-    advise as advise_session, analyze, compaction_report, stale_sessions, summarize_where, Advice, CacheClass,
-    CacheStats, CompactionParams, DayStats, RequestCache, SessionCompaction, SessionStats, StaleSession,
-    SummaryOptions,
+    advise_with, analyze, compaction_report, compactions_by_trigger, idle_gaps, stale_sessions, summarize_where,
+    Advice, CacheClass, CacheStats, CompactionParams, DayStats, IdleCompaction, IdleGap, RequestCache,
+    SessionCompaction, SessionStats, StaleSession, SummaryOptions, IDLE, MODEL_VERSION,
 };
 use crate::model::{Compaction, Request};
 use crate::pricing::{Estimate, PriceTable};
 use crate::store::{frames, Store, Table};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Requests with their cache classification, compactions and titles.
 #[derive(Debug, Clone, Default)]
@@ -28,6 +28,8 @@ pub struct CacheData {
     pub titles: HashMap<String, String>,
     /// Models among `requests` priced as their family's newest version.
     pub estimated_models: Vec<Estimate>,
+    /// The gaps of the idle-compaction what-if, priced once at load.
+    pub idle_gaps: Vec<IdleGap>,
 }
 
 impl CacheData {
@@ -55,7 +57,8 @@ impl CacheData {
         let caches = analyze(&requests, &compactions, prices);
         let models: BTreeSet<&str> = requests.iter().map(|r| r.model.as_str()).collect();
         let estimated_models = prices.estimated_models(models);
-        CacheData { requests, caches, compactions, titles, estimated_models }
+        let idle_gaps = idle_gaps(&requests, &caches, prices);
+        CacheData { requests, caches, compactions, titles, estimated_models, idle_gaps }
     }
 
     /// Finds a session by full id, unique id prefix, or title (exact, then
@@ -108,8 +111,14 @@ pub struct CacheQuery {
 /// and compactions.
 #[derive(Debug, Clone, Serialize)]
 pub struct CacheReport {
+    /// The cache model the figures follow (`v2`).
+    pub model: &'static str,
     #[serde(flatten)]
     pub total: CacheStats,
+    /// Compactions by trigger: `manual`, `auto`, `idle`, others by name.
+    pub compactions_by_trigger: BTreeMap<String, u64>,
+    /// What idle compaction would have cost against the 1-hour gaps it prevents.
+    pub idle_compaction: IdleCompaction,
     pub stale: Vec<StaleSession>,
     pub by_day: Vec<DayStats>,
     pub by_session: Vec<SessionStats>,
@@ -134,8 +143,14 @@ pub fn cache_report(data: &CacheData, q: &CacheQuery, now: DateTime<Utc>) -> Cac
     let models: BTreeSet<&str> = data.requests.iter().filter(|r| include(r)).map(|r| r.model.as_str()).collect();
     let estimated_models =
         data.estimated_models.iter().filter(|e| models.contains(e.model.as_str())).cloned().collect();
+    let by_trigger = compactions_by_trigger(&data.requests, &data.compactions, &include);
+    let idle = by_trigger.get(IDLE).copied().unwrap_or(0);
+    let idle_compaction = IdleCompaction::sum(&data.idle_gaps, &data.requests, &include, idle);
     CacheReport {
+        model: MODEL_VERSION,
         total: s.total,
+        compactions_by_trigger: by_trigger,
+        idle_compaction,
         stale: s.stale,
         by_day: s.by_day,
         by_session: s.by_session,
@@ -162,7 +177,7 @@ pub fn advise(
     prices: &PriceTable,
 ) -> Result<Advice, ReportError> {
     let id = data.resolve_session(text)?;
-    advise_session(&id, &data.requests, &data.caches, prices, now, turns)
+    advise_with(&id, &data.requests, &data.caches, &data.compactions, prices, now, turns)
         .ok_or_else(|| ReportError::UnknownSession(format!("{text} (no main-thread request)")))
 }
 
@@ -179,6 +194,10 @@ pub fn annotate_sessions(report: &mut UsageReport, data: &CacheData, now: DateTi
         if matches!(c.class, CacheClass::Ttl5m | CacheClass::Ttl1h) {
             e.idle_cost_usd += c.miss_cost_usd;
         }
+        if matches!(c.class, CacheClass::Microcompact | CacheClass::ContextEdit | CacheClass::FullRebuild) {
+            e.edit_cost_usd += c.miss_cost_usd;
+        }
+        e.rewinds += u64::from(c.rewind);
     }
     for st in stale_sessions(&data.requests, &data.caches, now, &data.titles) {
         if let Some(e) = by.get_mut(st.session_id.as_str()) {

@@ -1,15 +1,17 @@
 //! Terminal output of the cache report and of resume advice. It leads with
 //! what a user should do: the money lost to expired caches, which sessions,
-//! and whether the other TTL would have been cheaper.
+//! and whether the other TTL would have been cheaper; then the v2 figures
+//! (rewinds, compactions by trigger, idle compaction). Advice names its
+//! options as Claude Code's resume dialog does when the dialog applies.
 
 use super::cache::CacheReport;
 use super::render::{dollars, thousands};
-use crate::analyze::{fmt_duration, Advice, CacheClass, ClassStats};
+use crate::analyze::{fmt_duration, Advice, CacheClass, ClassStats, DIALOG_COMPACT, DIALOG_RESUME};
 use crate::pricing::Estimate;
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use std::fmt::Write;
 
-const CLASSES: [(CacheClass, &str); 8] = [
+const CLASSES: [(CacheClass, &str); 10] = [
     (CacheClass::Hit, "hit"),
     (CacheClass::First, "first request of a thread"),
     (CacheClass::Compaction, "after compaction"),
@@ -17,7 +19,9 @@ const CLASSES: [(CacheClass, &str); 8] = [
     (CacheClass::Ttl5m, "expired: idle > 5 min TTL"),
     (CacheClass::Ttl1h, "expired: idle > 1 h TTL"),
     (CacheClass::VersionChange, "Claude Code upgrade"),
-    (CacheClass::Unexplained, "unexplained"),
+    (CacheClass::Microcompact, "after old tool results were cleared"),
+    (CacheClass::ContextEdit, "context edited (head still cached)"),
+    (CacheClass::FullRebuild, "rebuilt although warm"),
 ];
 
 fn pct(x: Option<f64>) -> String {
@@ -98,6 +102,7 @@ pub fn render_cache(r: &CacheReport) -> String {
         ["Gap before the request", "Count", "Rebuilt tokens", "Miss cost"],
         &[("<= 5 min", &b.le_5m), ("5 min - 1 h", &b.from_5m_to_1h), ("> 1 h", &b.gt_1h)],
     );
+    out += &v2_lines(r);
     let comps: usize = r.compaction.iter().map(|c| c.compactions.len()).sum();
     if comps > 0 {
         let cost: f64 = r.compaction.iter().map(|c| c.total_usd).sum();
@@ -113,6 +118,32 @@ pub fn render_cache(r: &CacheReport) -> String {
     out
 }
 
+/// Rewinds, compactions by trigger and the idle-compaction what-if (cache-model v2).
+fn v2_lines(r: &CacheReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Rewinds: {} (hits after the prompt shrank: Esc Esc, or a cut back to a cached point)",
+        thousands(r.total.rewinds)
+    );
+    let by: Vec<String> = r.compactions_by_trigger.iter().map(|(k, n)| format!("{k} {}", thousands(*n))).collect();
+    let _ = writeln!(out, "Compactions by trigger: {}", by.join(", "));
+    let i = &r.idle_compaction;
+    if i.gaps > 0 {
+        let _ = writeln!(
+            out,
+            "Idle compaction: {} rests over 1 h after 200k+ tokens cost {} in rebuilds; compacting before the cache expired (what Claude Code's idle compaction does) would have cost {}.",
+            thousands(i.gaps),
+            dollars(i.rebuild_usd),
+            dollars(i.compact_usd)
+        );
+    } else {
+        out += "Idle compaction: no rest over 1 h after a prompt of 200k+ tokens, so nothing for it to save.\n";
+    }
+    let _ = writeln!(out, "Idle compactions Claude Code already ran: {}\n", thousands(i.idle_compactions));
+    out
+}
+
 /// Resume advice as terminal text.
 pub fn render_advice(a: &Advice) -> String {
     let mut out = String::new();
@@ -123,9 +154,14 @@ pub fn render_advice(a: &Advice) -> String {
     };
     let _ = writeln!(out, "Session {} ({state})", a.session_id);
     let _ = writeln!(out, "Over the next {} turns:", a.turns);
-    let _ = writeln!(out, "  resume             {:>10}", dollars(a.options.resume_usd));
-    let _ = writeln!(out, "  compact, continue  {:>10}", dollars(a.options.compact_usd));
-    let _ = writeln!(out, "  restart (floor)    {:>10}", dollars(a.options.restart_usd));
+    let (resume, compact) = if a.claude_code.resume_dialog {
+        (format!("resume: \"{DIALOG_RESUME}\""), format!("compact: \"{DIALOG_COMPACT}\""))
+    } else {
+        ("resume".to_owned(), "compact, continue".to_owned())
+    };
+    let _ = writeln!(out, "  {resume:<40} {:>10}", dollars(a.options.resume_usd));
+    let _ = writeln!(out, "  {compact:<40} {:>10}", dollars(a.options.compact_usd));
+    let _ = writeln!(out, "  {:<40} {:>10}", "restart (floor)", dollars(a.options.restart_usd));
     let rec =
         serde_json::to_value(a.recommendation).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
     let _ = writeln!(

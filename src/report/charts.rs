@@ -13,7 +13,10 @@ use plotters::coord::combinators::IntoLogRange;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
+mod marks;
 pub mod palette;
+
+use marks::{mark_of, MARKS};
 
 /// What the value axis counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -272,14 +275,20 @@ fn markers(chart: &mut TokenChart<'_, '_>, rows: &[&TimelineRow], top: f64) -> D
         PathElement::new(vec![(i as f64, 0.0), (i as f64, top)], color.stroke_width(2))
     });
     chart.draw_series(lines).map_err(err)?;
-    let misses = rows.iter().enumerate().filter(|(_, r)| r.class.is_miss());
-    let marks = misses
-        .map(|(i, r)| TriangleMarker::new((i as f64 + 0.5, r.prompt() as f64 + top * 0.04), 5, palette::MISS.filled()));
-    chart
-        .draw_series(marks)
-        .map_err(err)?
-        .label("miss")
-        .legend(|(x, y)| TriangleMarker::new((x + 5, y), 5, palette::MISS.filled()));
+    for (color, label) in MARKS {
+        let mine: Vec<(usize, &&TimelineRow)> =
+            rows.iter().enumerate().filter(|(_, r)| mark_of(r) == Some((color, label))).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let at = |i: usize, r: &TimelineRow| (i as f64 + 0.5, r.prompt() as f64 + top * 0.04);
+        let marks = mine.iter().map(|(i, r)| TriangleMarker::new(at(*i, r), 5, color.filled()));
+        chart
+            .draw_series(marks)
+            .map_err(err)?
+            .label(label)
+            .legend(move |(x, y)| TriangleMarker::new((x + 5, y), 5, color.filled()));
+    }
     Ok(())
 }
 
@@ -352,6 +361,7 @@ mod tests {
             input_tokens: 3,
             output_tokens: 100,
             class,
+            rewind: false,
             gap_s,
             ttl_s: 300,
             rebuilt_tokens: 0,

@@ -42,6 +42,8 @@ fn row_json(g: Grouping, r: &UsageRow) -> Value {
     if let Some(c) = &r.cache {
         m.insert("misses".into(), json!(c.misses));
         m.insert("idle_cost_usd".into(), json!(c.idle_cost_usd));
+        m.insert("edit_cost_usd".into(), json!(c.edit_cost_usd));
+        m.insert("rewinds".into(), json!(c.rewinds));
         m.insert("peak_prompt".into(), json!(c.peak_prompt));
         m.insert("stale_premium_usd".into(), json!(c.stale_premium_usd));
     }
@@ -167,7 +169,7 @@ fn usage_table(r: &UsageReport) -> String {
     header.extend(["Requests", "Input", "Output", "Write 5m", "Write 1h", "Cache read", "Cost"]);
     let cached = r.rows.iter().any(|row| row.cache.is_some());
     if cached {
-        header.extend(["Misses", "Idle cost", "Peak prompt", "Stale premium"]);
+        header.extend(["Misses", "Idle cost", "Edit cost", "Rewinds", "Peak prompt", "Stale premium"]);
     }
     let with_calls = !r.calls.is_empty() && r.rows.iter().any(|row| row.calls.is_some());
     if with_calls {
@@ -185,6 +187,8 @@ fn usage_table(r: &UsageReport) -> String {
             cells.extend([
                 right(thousands(c.misses)),
                 right(dollars(c.idle_cost_usd)),
+                right(dollars(c.edit_cost_usd)),
+                right(thousands(c.rewinds)),
                 right(thousands(c.peak_prompt)),
                 right(dollars(c.stale_premium_usd)),
             ]);

@@ -130,6 +130,9 @@ pub struct Figures {
     pub cache_hit_ratio: Option<f64>,
     /// Miss cost of requests after the 5-minute or 1-hour cache expired.
     pub idle_cost_usd: f64,
+    /// Miss cost within the TTL (cache model v2: `microcompact`,
+    /// `context_edit`, `full_rebuild`).
+    pub edit_cost_usd: f64,
     pub models: Vec<ModelShare>,
 }
 
@@ -226,7 +229,8 @@ fn assemble(
             let u = cache.by_user.get(user).unwrap_or(&empty);
             let mine: Vec<&PersonDay> = days.iter().filter(|d| d.user == user).collect();
             let models = mix.iter().filter(|(who, _)| who == user).map(|(_, m)| m.clone()).collect();
-            let figures = figures(&mine, models, u.tokens, u.classes.idle_cost_usd());
+            let lost = (u.classes.idle_cost_usd(), u.classes.edit_cost_usd());
+            let figures = figures(&mine, models, u.tokens, lost);
             TeamRow {
                 user: user.to_owned(),
                 machines: u.machines.iter().cloned().collect(),
@@ -270,7 +274,8 @@ fn total(
     }
     let tokens = cache.by_user.values().map(|u| u.tokens).sum();
     let idle = money::sum(cache.by_user.values().map(|u| u.classes.idle_cost_usd()));
-    let figures = figures(&days.iter().collect::<Vec<_>>(), by_model.into_values().collect(), tokens, idle);
+    let edit = money::sum(cache.by_user.values().map(|u| u.classes.edit_cost_usd()));
+    let figures = figures(&days.iter().collect::<Vec<_>>(), by_model.into_values().collect(), tokens, (idle, edit));
     let people = rows.len();
     let per_seat = if people == 0 { 0.0 } else { month(figures.cost_usd) / people as f64 };
     let under =
@@ -278,7 +283,8 @@ fn total(
     TeamTotal { people, figures, monthly_projection_per_seat_usd: per_seat, people_under_baseline_p90: under }
 }
 
-fn figures(days: &[&PersonDay], mut models: Vec<ModelShare>, tokens: TokenCounts, idle_cost_usd: f64) -> Figures {
+/// `lost`: the miss cost after an expiry and within the TTL.
+fn figures(days: &[&PersonDay], mut models: Vec<ModelShare>, tokens: TokenCounts, lost: (f64, f64)) -> Figures {
     let costs: Vec<f64> = days.iter().map(|d| d.cost_usd).collect();
     let cost = money::sum(costs.iter().copied());
     let active = days.len() as u64;
@@ -296,7 +302,8 @@ fn figures(days: &[&PersonDay], mut models: Vec<ModelShare>, tokens: TokenCounts
         cost_per_active_day_p90_usd: quantile(&costs, 0.9),
         tokens: tokens.into(),
         cache_hit_ratio: (denom > 0).then(|| tokens.cache_read as f64 / denom as f64),
-        idle_cost_usd,
+        idle_cost_usd: lost.0,
+        edit_cost_usd: lost.1,
         models,
     }
 }

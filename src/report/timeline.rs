@@ -2,7 +2,8 @@
 //! thread) the prompt split into read / written / uncached tokens, the idle
 //! gap and the TTL in force, the cache class with its cause, and the cost;
 //! plus a summary per thread (main and each sub-agent) and the session's
-//! compactions. Built from the cache model's output (`analyze::analyze`), so
+//! compactions and microcompacts (cache model v2: rewinds and each cause of
+//! a miss within the TTL are marked distinctly). Built from the cache model's output (`analyze::analyze`), so
 //! the session page shows exactly what the `cache` report counts.
 
 use crate::analyze::{CacheClass, ClassTable, RequestCache};
@@ -24,6 +25,8 @@ pub struct TimelineRow {
     pub input_tokens: u64,
     pub output_tokens: u64,
     pub class: CacheClass,
+    /// A hit after the prompt shrank (cache model v2 rewind).
+    pub rewind: bool,
     /// Seconds since the thread's previous request.
     pub gap_s: Option<f64>,
     /// TTL in force at this request.
@@ -61,6 +64,7 @@ pub struct ThreadSummary {
     pub peak_prompt: u64,
     pub misses: u64,
     pub miss_cost_usd: f64,
+    pub rewinds: u64,
 }
 
 /// A session's timeline.
@@ -95,6 +99,7 @@ fn row(r: &Request, c: &RequestCache) -> TimelineRow {
         input_tokens: r.tokens.input,
         output_tokens: r.tokens.output,
         class: c.class,
+        rewind: c.rewind,
         gap_s: c.gap_s,
         ttl_s: c.ttl_s,
         rebuilt_tokens: c.rebuilt_tokens,
@@ -114,6 +119,7 @@ fn summary(rows: &[TimelineRow]) -> Option<ThreadSummary> {
         peak_prompt: rows.iter().map(TimelineRow::prompt).max().unwrap_or(0),
         misses: rows.iter().filter(|r| r.class.is_miss()).count() as u64,
         miss_cost_usd: rows.iter().map(|r| r.miss_cost_usd).sum(),
+        rewinds: rows.iter().filter(|r| r.rewind).count() as u64,
     })
 }
 
@@ -151,6 +157,8 @@ pub fn session_timeline(
     let order: Vec<&str> = threads.iter().map(|t| t.thread.as_str()).collect();
     let mut sorted = rows.clone();
     sorted.sort_by_key(|r| (order.iter().position(|t| *t == r.thread).unwrap_or(usize::MAX), r.time));
-    let compactions = compactions.iter().filter(|c| c.session_id == session_id).cloned().collect();
+    let user = &requests[idx[0]].user;
+    let compactions =
+        compactions.iter().filter(|c| c.session_id == session_id && c.user == user.as_str()).cloned().collect();
     Some(SessionTimeline { session_id: session_id.to_owned(), threads, rows: sorted, compactions, classes })
 }

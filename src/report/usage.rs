@@ -70,6 +70,11 @@ pub struct SessionCache {
     pub misses: u64,
     /// Miss cost of TTL expiries.
     pub idle_cost_usd: f64,
+    /// Miss cost within the TTL (`microcompact`, `context_edit`,
+    /// `full_rebuild`, cache model v2): the cache was warm, the prompt changed.
+    pub edit_cost_usd: f64,
+    /// Hits after the prompt shrank (v2 rewinds).
+    pub rewinds: u64,
     /// Largest prompt of any request.
     pub peak_prompt: u64,
     /// Cold-resume premium if resumed now (0 while the cache is warm).

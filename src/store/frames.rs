@@ -2,7 +2,9 @@
 //! `model::columns`. The only place that knows how each table is laid out.
 
 use crate::model::columns as c;
-use crate::model::{Compaction, Interner, Iteration, Refusal, Request, SessionTitle, TitleKind, TokenCounts};
+use crate::model::{
+    Boundary, Compaction, Interner, Iteration, Refusal, Request, SessionTitle, TitleKind, TokenCounts, DEFAULT_TRIGGER,
+};
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
 use rayon::prelude::*;
@@ -229,32 +231,60 @@ pub fn refusals_from(df: &DataFrame) -> PolarsResult<Vec<Refusal>> {
         .collect())
 }
 
-/// The `compactions` table.
+/// The `compactions` table (compactions and microcompactions).
 pub fn compactions_frame(rows: &[Compaction]) -> PolarsResult<DataFrame> {
+    let opt = |name: &str, f: fn(&Compaction) -> Option<u64>| {
+        Column::new(name.into(), rows.iter().map(f).collect::<Vec<Option<u64>>>())
+    };
     DataFrame::new(
         rows.len(),
         vec![
             str_column(c::SESSION_ID, rows.iter().map(|r| r.session_id.as_str())),
             time_column(c::TIME, rows.iter().map(|r| r.time)),
             str_column(c::TRIGGER, rows.iter().map(|r| r.trigger.as_str())),
-            Column::new(c::PRE_TOKENS.into(), rows.iter().map(|r| r.pre_tokens).collect::<Vec<Option<u64>>>()),
+            opt(c::PRE_TOKENS, |r| r.pre_tokens),
             str_column(c::SOURCE, rows.iter().map(|r| r.source.as_str())),
+            str_column(c::USER, rows.iter().map(|r| r.user.as_str())),
+            str_column(c::UUID, rows.iter().map(|r| r.uuid.as_str())),
+            str_column(c::BOUNDARY, rows.iter().map(|r| r.boundary.as_str())),
+            Column::new(c::TRIGGER_WRITTEN.into(), rows.iter().map(|r| r.trigger_written).collect::<Vec<bool>>()),
+            opt(c::TOKENS_SAVED, |r| r.tokens_saved),
         ],
     )
 }
 
-/// Reads the `compactions` table back into rows.
+/// Trigger an older store wrote for a compaction without one.
+const OLD_DEFAULT_TRIGGER: &str = "unknown";
+
+/// Reads the `compactions` table back into rows. A table of an older store
+/// (no v2 columns) reads as compactions of no user and no uuid, whose
+/// `unknown` trigger was the defaulted one (now `auto`, not written).
 pub fn compactions_from(df: &DataFrame) -> PolarsResult<Vec<Compaction>> {
     let k = Cols(df);
     let (session, time, trigger, pre, source) =
         (k.str(c::SESSION_ID)?, k.time(c::TIME)?, k.str(c::TRIGGER)?, k.opt_u64(c::PRE_TOKENS)?, k.str(c::SOURCE)?);
-    Ok((0..df.height())
+    let n = df.height();
+    let has = |name: &str| df.column(name).is_ok();
+    let or_empty = |name: &str| if has(name) { k.str(name) } else { Ok(vec![""; n]) };
+    let (user, uuid, boundary) = (or_empty(c::USER)?, or_empty(c::UUID)?, or_empty(c::BOUNDARY)?);
+    let written = if has(c::TRIGGER_WRITTEN) {
+        k.bool(c::TRIGGER_WRITTEN)?
+    } else {
+        trigger.iter().map(|t| *t != OLD_DEFAULT_TRIGGER).collect()
+    };
+    let saved = if has(c::TOKENS_SAVED) { k.opt_u64(c::TOKENS_SAVED)? } else { vec![None; n] };
+    Ok((0..n)
         .map(|i| Compaction {
             session_id: session[i].to_owned(),
             time: time[i],
-            trigger: trigger[i].to_owned(),
+            trigger: if written[i] { trigger[i] } else { DEFAULT_TRIGGER }.to_owned(),
             pre_tokens: pre[i],
             source: source[i].to_owned(),
+            user: user[i].to_owned(),
+            uuid: uuid[i].to_owned(),
+            boundary: Boundary::parse(boundary[i]),
+            trigger_written: written[i],
+            tokens_saved: saved[i],
         })
         .collect())
 }

@@ -6,11 +6,17 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// Version of the store layout; a store of another version is rebuilt,
-/// except one of `PREVIOUS_SCHEMA`, which is upgraded (`ingest::upgrade`).
+/// Version of the store layout; a store of another version is rebuilt
+/// (every transcript read again, rows of deleted transcripts kept from the
+/// old tables), except one of `PREVIOUS_SCHEMA`, which is upgraded in place
+/// (`ingest::upgrade`). 4: the `iterations` and `refusals` tables, a
+/// response priced by its calls; and (cache model v2) the compactions table
+/// holds microcompacts too, with `user`, `uuid`, `boundary`,
+/// `trigger_written` and `tokens_saved`; a defaulted trigger is `auto`, no
+/// longer `unknown`.
 pub const STORE_SCHEMA: u32 = 4;
 
-/// The layout before the `iterations` table: same requests table.
+/// The layout before: the same requests table.
 pub const PREVIOUS_SCHEMA: u32 = 3;
 
 /// How many leading bytes identify a file across appends.

@@ -4,11 +4,12 @@
 //! with an expiry that every read or write refreshes; the shared system
 //! prefix is cached per (model, version) across all sessions. Also assigns
 //! Claude Code versions (the CLI picks up the installed version when it
-//! restarts). Hands on, per planned request, the tokens read and written and
+//! restarts) and applies the v2 edits (microcompacts, context edits,
+//! rewinds, evictions) to the cached prefixes. Hands on, per planned request, the tokens read and written and
 //! the ground truth of why the cache was warm or cold.
 
 use super::names::{model_index, system_prefix};
-use super::plan::{Plan, Schedule};
+use super::plan::{Edit, EditKind, Plan, Schedule};
 use super::{TrueCause, TrueEvent};
 
 /// Sets `Plan::version`: each session runs the version installed when its
@@ -134,6 +135,14 @@ impl Server {
             let alive = self.entries(p, prev.version).is_some_and(|v| v.iter().any(|e| e.expiry >= p.t_ms));
             return if alive { TrueCause::VersionChange } else { TrueCause::Expired };
         }
+        if let Some(e) = p.edit {
+            return match e.kind {
+                EditKind::Microcompact => TrueCause::Microcompacted,
+                EditKind::ContextEdit => TrueCause::ContextEdited,
+                EditKind::Rewind => TrueCause::Rewound,
+                EditKind::Evict => TrueCause::Evicted,
+            };
+        }
         if warm {
             TrueCause::Warm
         } else {
@@ -141,8 +150,23 @@ impl Server {
         }
     }
 
+    /// Applies an edit (v2): cached prefixes longer than its cut no longer
+    /// match the prompt; an eviction loses the thread's cache and the
+    /// shared system prefix of its model and version.
+    fn edit(&mut self, p: &Plan, e: Edit) {
+        if e.kind == EditKind::Evict {
+            self.entries_mut(p).clear();
+            *self.shared_mut(p.model, p.version) = None;
+        } else {
+            self.entries_mut(p).retain(|x| x.len <= e.cut);
+        }
+    }
+
     /// Simulates one request (in global time order).
     fn request(&mut self, index: usize, p: &Plan) -> Outcome {
+        if let Some(e) = p.edit {
+            self.edit(p, e);
+        }
         let t = p.t_ms;
         let ttl_ms = i64::from(p.ttl) * 1000;
         let avail = p.prompt - p.input;
@@ -170,7 +194,8 @@ impl Server {
             gap_s: prev.map(|l| (t - l.t_ms) as f64 / 1000.0),
             read_tokens: read,
             expected_prefix: expected,
-            lost_tokens: expected.saturating_sub(read),
+            prompt: p.prompt,
+            lost_tokens: expected.min(p.prompt).saturating_sub(read),
         };
         Outcome { read, write, truth }
     }

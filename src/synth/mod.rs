@@ -62,6 +62,16 @@ pub struct SynthSpec {
     pub upgrades: u32,
     /// Share of sessions on a 1M window (threshold 967k).
     pub p_window_1m: f64,
+    /// Cache model v2 events, per main request within the TTL: Claude Code
+    /// clears old tool results (a `microcompact_boundary`), the prompt is
+    /// rewritten after a cached point, the user rewinds (Esc Esc), the
+    /// server loses the cache.
+    pub p_microcompact: f64,
+    pub p_context_edit: f64,
+    pub p_rewind: f64,
+    pub p_evict: f64,
+    /// Chance Claude Code idle-compacts a big 1h conversation resting 54+ min.
+    pub p_idle_compaction: f64,
     /// Auto-compact threshold on 200k windows.
     pub compact_threshold: u64,
 }
@@ -89,6 +99,11 @@ impl SynthSpec {
             upgrades: 5,
             p_window_1m: 0.05,
             compact_threshold: 167_000,
+            p_microcompact: 0.01,
+            p_context_edit: 0.008,
+            p_rewind: 0.01,
+            p_evict: 0.003,
+            p_idle_compaction: 0.8,
         }
     }
 
@@ -114,6 +129,14 @@ pub enum TrueCause {
     VersionChange,
     /// The thread's prefix had expired (gap longer than its TTL).
     Expired,
+    /// Claude Code cleared old tool results (a microcompact line).
+    Microcompacted,
+    /// The prompt was rewritten after a cached point.
+    ContextEdited,
+    /// The user went back to a cached point (Esc Esc).
+    Rewound,
+    /// The server lost the cache (nothing to read).
+    Evicted,
 }
 
 /// The generator's ground truth for one request.
@@ -133,7 +156,9 @@ pub struct TrueEvent {
     pub read_tokens: u64,
     /// Prompt of the thread's previous request (0 for the first).
     pub expected_prefix: u64,
-    /// `expected_prefix - read_tokens`, floored at 0.
+    /// This request's prompt.
+    pub prompt: u64,
+    /// `min(expected_prefix, prompt) - read_tokens`, floored at 0.
     pub lost_tokens: u64,
 }
 
@@ -147,6 +172,9 @@ pub struct SynthData {
     pub titles: Vec<(String, String)>,
     /// One entry per request, same order.
     pub truth: Vec<TrueEvent>,
+    /// Per compaction row (same order): `manual`, `auto`, `idle` or
+    /// `microcompact`, as the generator made it.
+    pub compaction_truth: Vec<&'static str>,
 }
 
 /// A time from epoch milliseconds.
@@ -220,18 +248,36 @@ pub fn generate(seed: u64, spec: &SynthSpec) -> SynthData {
         .enumerate()
         .map(|(k, (&i, o))| request_row(&s, &row_names, &s.plans[i], o, k))
         .collect();
-    let mut compactions: Vec<Compaction> = s
-        .compactions
-        .iter()
-        .map(|c| Compaction {
-            session_id: s.sessions[c.session].id.clone(),
-            time: at(c.t_ms),
-            trigger: c.trigger.to_string(),
-            pre_tokens: Some(c.pre_tokens),
-            source: "synthetic".into(),
-        })
-        .collect();
-    compactions.sort_by(|a, b| a.time.cmp(&b.time).then_with(|| a.session_id.cmp(&b.session_id)));
+    let mut compactions: Vec<(Compaction, &'static str)> =
+        s.compactions.iter().enumerate().map(|(k, c)| (compaction_row(&s, c, k), compaction_truth(c))).collect();
+    compactions.sort_by(|a, b| a.0.time.cmp(&b.0.time).then_with(|| a.0.session_id.cmp(&b.0.session_id)));
+    let (compactions, compaction_truth) = compactions.into_iter().unzip();
     let titles = s.sessions.iter().map(|m| (m.id.clone(), m.title.clone())).collect();
-    SynthData { requests, compactions, titles, truth: outcomes.iter().map(|o| o.truth).collect() }
+    let truth = outcomes.iter().map(|o| o.truth).collect();
+    SynthData { requests, compactions, titles, truth, compaction_truth }
+}
+
+/// The row of a planned compaction or microcompact.
+fn compaction_row(s: &plan::Schedule, c: &plan::PlannedCompaction, k: usize) -> Compaction {
+    Compaction {
+        session_id: s.sessions[c.session].id.clone(),
+        time: at(c.t_ms),
+        trigger: c.trigger.to_string(),
+        pre_tokens: Some(c.pre_tokens),
+        source: "synthetic".into(),
+        user: String::new(),
+        uuid: format!("synth-boundary-{k:06}"),
+        boundary: c.boundary,
+        trigger_written: true,
+        tokens_saved: c.tokens_saved,
+    }
+}
+
+/// What the generator made a compaction row: its trigger, `idle`, or `microcompact`.
+fn compaction_truth(c: &plan::PlannedCompaction) -> &'static str {
+    match (c.boundary, c.idle) {
+        (crate::model::Boundary::Microcompact, _) => "microcompact",
+        (_, true) => "idle",
+        _ => c.trigger,
+    }
 }

@@ -6,9 +6,13 @@
 //! model. Hands on a `Schedule` of planned requests for the version pass and
 //! the cache simulation.
 
+mod edits;
+
+pub(super) use edits::{Edit, EditKind};
+
 use super::names::{branch, hex, session_id, system_prefix, title, HAIKU, OPUS, SONNET};
 use super::SynthSpec;
-use crate::model::MAIN_THREAD;
+use crate::model::{Boundary, MAIN_THREAD};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
@@ -41,6 +45,8 @@ pub(super) struct Plan {
     pub restart: bool,
     /// Version number, set by the version pass.
     pub version: u32,
+    /// What happened to the prompt since the thread's previous request (v2).
+    pub edit: Option<Edit>,
 }
 
 /// A planned compaction row.
@@ -50,6 +56,12 @@ pub(super) struct PlannedCompaction {
     pub t_ms: i64,
     pub trigger: &'static str,
     pub pre_tokens: u64,
+    /// A compaction, or a microcompact (cache-model v2).
+    pub boundary: Boundary,
+    /// Tokens a microcompact cleared.
+    pub tokens_saved: Option<u64>,
+    /// Claude Code's idle compaction (truth for `compactions_by_trigger`).
+    pub idle: bool,
 }
 
 /// What a session is, besides its requests.
@@ -110,6 +122,10 @@ struct SessionGen<'a> {
     restart: bool,
     after_compaction: bool,
     switch_at: Option<u32>,
+    /// Time of the last main-thread request.
+    last_main_t: Option<i64>,
+    /// Main-thread prompts of the current lineage, for edits to cut at.
+    anchors: Vec<edits::Anchor>,
 }
 
 impl SessionGen<'_> {
@@ -139,27 +155,42 @@ impl SessionGen<'_> {
             after_compaction: std::mem::take(&mut self.after_compaction),
             restart: std::mem::take(&mut self.restart),
             version: 0,
+            edit: None,
         });
         output
     }
 
     /// One main-thread request that appends `add` tokens; compacts first
-    /// when the prompt would cross the threshold.
+    /// when the prompt would cross the threshold; may carry an edit (v2).
     fn main_request(&mut self, add: u64) {
         if system_prefix(self.model) + self.conv + add > self.threshold {
-            self.compact("auto");
+            self.outside_idle_window();
+            self.compact("auto", false);
         }
+        if self.restart {
+            self.anchors.clear(); // a restart may bring a new version: a new prefix
+        }
+        let edit = self.plan_edit(add);
         self.conv += add;
         let prompt = system_prefix(self.model) + self.conv;
         self.last_prompt = prompt;
         let ids = (self.main_slot, self.main_slot);
         let out = self.push(MAIN_THREAD.to_string(), ids, self.model, prompt, self.main_ttl);
+        if let Some(p) = self.out.plans.last_mut() {
+            p.edit = edit;
+            if edit.is_some_and(|e| e.kind == EditKind::Evict) {
+                self.anchors.clear();
+            }
+            self.anchors.retain(|a| a.1 - a.2 <= edit.map_or(u64::MAX, |e| e.cut));
+            self.anchors.push((p.t_ms, p.prompt, p.input));
+        }
+        self.last_main_t = Some(self.t);
         self.conv += out;
     }
 
     /// A compaction now: the `acompact-*` summary request reading the main
     /// prefix, the boundary, and the short context the next request sends.
-    fn compact(&mut self, trigger: &'static str) {
+    fn compact(&mut self, trigger: &'static str, idle: bool) {
         let id = format!("acompact-{}", hex(self.rng, 6));
         let tid = self.new_thread();
         let prompt = system_prefix(self.model) + self.conv + 400;
@@ -171,9 +202,13 @@ impl SessionGen<'_> {
             t_ms: self.t,
             trigger,
             pre_tokens: self.last_prompt,
+            boundary: Boundary::Compact,
+            tokens_saved: None,
+            idle,
         });
         self.t += between(self.rng, 1, 5) as i64 * SEC;
         self.epoch += 1;
+        self.anchors.clear();
         self.conv = self.ctx + summary + skewed(self.rng, 0, 12_000);
         self.after_compaction = true;
     }
@@ -257,11 +292,13 @@ impl SessionGen<'_> {
         if upgraded {
             self.out.upgrades.push(self.t - gap / 2);
         }
-        if gap >= 10 * MIN && self.conv > 60_000 && self.rng.random_bool(self.spec.p_manual_compact) {
-            self.compact("manual");
+        let idle = self.idle_compaction(gap);
+        if !idle && gap >= 10 * MIN && self.conv > 60_000 && self.rng.random_bool(self.spec.p_manual_compact) {
+            self.compact("manual", false);
         }
         if self.switch_at == Some(turn) {
             self.model = if self.model == OPUS { SONNET } else { OPUS };
+            self.anchors.clear();
         }
     }
 
@@ -319,6 +356,8 @@ fn plan_session(rng: &mut ChaCha8Rng, spec: &SynthSpec, out: &mut Schedule, t0: 
         restart: true,
         after_compaction: false,
         switch_at: if switch { Some(rng.random_range(2..turns)) } else { None },
+        last_main_t: None,
+        anchors: Vec::new(),
         out,
         rng,
     };

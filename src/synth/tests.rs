@@ -6,10 +6,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
-use crate::analyze::{analyze, summarize, utc_day, CacheClass, RateSource, SummaryOptions};
+use crate::analyze::{analyze, compactions_by_trigger, summarize, utc_day, CacheClass, RateSource, SummaryOptions};
 use crate::pricing::Rates;
 use chrono::TimeZone;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Instant;
 
 /// Round prices for every model.
@@ -35,12 +35,24 @@ fn expected_class(t: &TrueEvent) -> CacheClass {
         TrueCause::First => CacheClass::First,
         TrueCause::Compaction => CacheClass::Compaction,
         TrueCause::ModelSwitch => CacheClass::ModelSwitch,
-        TrueCause::Warm => CacheClass::Hit,
+        TrueCause::Warm | TrueCause::Rewound => CacheClass::Hit,
         _ if tolerated => CacheClass::Hit,
         TrueCause::Expired if t.ttl_s == TTL_1H => CacheClass::Ttl1h,
         TrueCause::Expired => CacheClass::Ttl5m,
         TrueCause::VersionChange => CacheClass::VersionChange,
+        TrueCause::Microcompacted => CacheClass::Microcompact,
+        TrueCause::ContextEdited => CacheClass::ContextEdit,
+        TrueCause::Evicted => CacheClass::FullRebuild,
     }
+}
+
+/// The compactions the generator made, by the label it gave them.
+fn true_triggers(data: &SynthData) -> BTreeMap<String, u64> {
+    let mut out: BTreeMap<String, u64> = ["manual", "auto", "idle"].iter().map(|k| ((*k).to_owned(), 0)).collect();
+    for label in data.compaction_truth.iter().filter(|l| **l != "microcompact") {
+        *out.entry((*label).to_owned()).or_default() += 1;
+    }
+    out
 }
 
 fn check_recovery(data: &SynthData) -> HashMap<(TrueCause, CacheClass), usize> {
@@ -50,6 +62,13 @@ fn check_recovery(data: &SynthData) -> HashMap<(TrueCause, CacheClass), usize> {
         let c = &caches[t.request];
         let r = &data.requests[t.request];
         assert_eq!(c.class, expected_class(t), "request {} {:?} {:?} {:?}", t.request, t, c, r);
+        if t.cause == TrueCause::Rewound {
+            assert!(c.rewind, "a rewind the generator made, request {}", t.request);
+        }
+        // Nothing else shrinks a prompt past the threshold except a tolerated edit.
+        if c.rewind && t.cause != TrueCause::Rewound {
+            assert!(matches!(t.cause, TrueCause::Microcompacted | TrueCause::ContextEdited), "{t:?}");
+        }
         if !c.class.is_start() {
             assert_eq!(c.ttl_s, t.ttl_s, "TTL in force, request {}", t.request);
             assert_eq!(c.expected_prefix, t.expected_prefix);
@@ -74,7 +93,6 @@ fn classifier_recovers_the_demo() {
     for class in [CacheClass::Ttl5m, CacheClass::Ttl1h, CacheClass::ModelSwitch, CacheClass::VersionChange] {
         assert!(seen.keys().any(|(_, k)| *k == class), "no {class:?} in {seen:?}");
     }
-    assert!(!seen.keys().any(|(_, k)| *k == CacheClass::Unexplained));
 }
 
 #[test]
@@ -82,6 +100,36 @@ fn classifier_recovers_other_seeds() {
     for seed in [1, 2, 3, 99] {
         check_recovery(&generate(seed, &SynthSpec::scaled(end(), 10, 40)));
     }
+}
+
+#[test]
+fn classifier_recovers_every_v2_event_on_five_seeds() {
+    let mut all: HashMap<(TrueCause, CacheClass), usize> = HashMap::new();
+    let mut triggers: BTreeMap<String, u64> = BTreeMap::new();
+    for seed in [11, 12, 13, 14, 15] {
+        let data = generate(seed, &SynthSpec::demo(end()));
+        for (k, n) in check_recovery(&data) {
+            *all.entry(k).or_default() += n;
+        }
+        let got = compactions_by_trigger(&data.requests, &data.compactions, &|_| true);
+        assert_eq!(got, true_triggers(&data), "compactions by trigger, seed {seed}");
+        for (k, n) in got {
+            *triggers.entry(k).or_default() += n;
+        }
+        let micro = data.compactions.iter().filter(|c| c.boundary == crate::model::Boundary::Microcompact).count();
+        assert_eq!(micro, data.compaction_truth.iter().filter(|l| **l == "microcompact").count());
+    }
+    let pairs = [
+        (TrueCause::Microcompacted, CacheClass::Microcompact),
+        (TrueCause::ContextEdited, CacheClass::ContextEdit),
+        (TrueCause::Evicted, CacheClass::FullRebuild),
+        (TrueCause::Rewound, CacheClass::Hit),
+    ];
+    for p in pairs {
+        assert!(all.get(&p).is_some_and(|n| *n > 0), "no {p:?} in {all:?}");
+    }
+    assert!(triggers["idle"] > 0 && triggers["manual"] > 0 && triggers["auto"] > 0, "{triggers:?}");
+    eprintln!("v2 events over 5 seeds: {all:?}, compactions {triggers:?}");
 }
 
 #[test]

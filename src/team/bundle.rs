@@ -10,7 +10,7 @@ use super::limits::{self, BundleLimits, Chunk, Group, Verdict};
 use super::TeamError;
 use crate::ingest::parse::MAX_WEB_SEARCHES;
 use crate::model::columns as c;
-use crate::model::{Compaction, Iteration, Request, MAX_TOKENS};
+use crate::model::{Boundary, Compaction, Iteration, Request, MAX_TOKENS};
 use crate::store::frames;
 use polars::io::parquet::read::FileMetadata;
 use polars::prelude::*;
@@ -19,12 +19,14 @@ use std::io::{Cursor, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Version of the bundle layout. Readers refuse bundles of a newer schema.
-/// A bundle without iteration rows is written as schema 1, which older
-/// readers still take.
+/// 2: compaction rows carry `uuid`, `boundary` (`compact` |
+/// `microcompact`), `trigger_written` and `tokens_saved` (cache model v2),
+/// and a request's API calls are rows of kind `iteration`. Bundles of
+/// schema 1 (without those columns and rows) are still read.
 pub const BUNDLE_SCHEMA: u32 = 2;
 
-/// The schema of a bundle without iteration rows.
-pub const BUNDLE_SCHEMA_NO_CALLS: u32 = 1;
+/// Compaction columns added by bundle schema 2 (absent from schema 1).
+const V2_COLUMNS: [&str; 4] = [c::UUID, c::BOUNDARY, c::TRIGGER_WRITTEN, c::TOKENS_SAVED];
 
 /// `kind` of a request row.
 pub const KIND_REQUEST: &str = "request";
@@ -71,13 +73,11 @@ pub struct Bundle {
     pub iterations: Vec<Iteration>,
 }
 
-/// The schema a bundle with these rows is written as.
-pub fn schema_for(iterations: &[Iteration]) -> u32 {
-    if iterations.is_empty() {
-        BUNDLE_SCHEMA_NO_CALLS
-    } else {
-        BUNDLE_SCHEMA
-    }
+/// The schema a bundle with these rows is written as: always the current
+/// one, since its compaction rows may hold microcompactions that a schema-1
+/// reader would count as compactions.
+pub fn schema_for(_iterations: &[Iteration]) -> u32 {
+    BUNDLE_SCHEMA
 }
 
 /// The bundle as Parquet bytes.
@@ -138,6 +138,7 @@ fn column_order() -> Vec<&'static str> {
         c::REQUEST_ID,
     ]);
     names.extend([c::TRIGGER, c::PRE_TOKENS]);
+    names.extend(V2_COLUMNS);
     names.extend(ITERATION_COLUMNS);
     names
 }
@@ -155,6 +156,11 @@ fn bundle_frame(b: &Bundle) -> PolarsResult<DataFrame> {
     req.with_column(Column::full_null(c::PRE_TOKENS.into(), n, &DataType::UInt64))?;
     req.with_column(Column::full_null(c::ITERATION.into(), n, &DataType::UInt64))?;
     req.with_column(Column::full_null(c::ITERATION_TYPE.into(), n, &DataType::String))?;
+    for (name, dtype) in
+        V2_COLUMNS.iter().zip([DataType::String, DataType::String, DataType::Boolean, DataType::UInt64])
+    {
+        req.with_column(Column::full_null((*name).into(), n, &dtype))?;
+    }
     let req = req.select(column_order())?;
     let comp = part(&frames::compactions_frame(&b.compactions)?, KIND_COMPACTION, &b.meta, &req)?;
     let calls = part(&frames::iterations_frame(&b.iterations)?, KIND_ITERATION, &b.meta, &req)?;
@@ -177,7 +183,8 @@ fn part(rows: &DataFrame, kind: &str, meta: &BundleMeta, like: &DataFrame) -> Po
             Ok(match rows.column(name) {
                 _ if name == c::KIND => Column::new(name.into(), vec![kind; n]),
                 _ if name == c::MACHINE => Column::new(name.into(), vec![meta.machine.as_str(); n]),
-                Err(_) if name == c::USER => Column::new(name.into(), vec![meta.user.as_str(); n]),
+                // A bundle is one person's: every row is the bundle's user.
+                _ if name == c::USER => Column::new(name.into(), vec![meta.user.as_str(); n]),
                 Ok(v) => v.cast(dtype)?,
                 Err(_) => Column::full_null(name.into(), n, dtype),
             })
@@ -186,18 +193,48 @@ fn part(rows: &DataFrame, kind: &str, meta: &BundleMeta, like: &DataFrame) -> Po
     DataFrame::new(n, columns)
 }
 
-/// `checksum` of a bundle that may hold iteration rows: schema 1's when it
-/// holds none, else over all three kinds.
+/// `checksum` of a bundle that may hold iteration rows: over requests and
+/// compactions alone when it holds none (so schema-1 bundles still verify),
+/// else over all three kinds.
 pub fn checksum_all(requests: &[Request], compactions: &[Compaction], iterations: &[Iteration]) -> String {
+    let rows: Vec<SumRow<'_>> = compactions.iter().map(SumRow::of).collect();
     match iterations.is_empty() {
-        true => checksum(requests, compactions),
-        false => digest(&(requests, compactions, iterations)),
+        true => digest(&(requests, rows)),
+        false => digest(&(requests, rows, iterations)),
+    }
+}
+
+/// A compaction row as the checksum sees it: schema-1 fields as schema 1
+/// wrote them (a defaulted trigger was `unknown`), and the v2 fields only
+/// when they say something, so a schema-1 bundle's checksum still holds.
+#[derive(serde::Serialize)]
+struct SumRow<'a> {
+    session_id: &'a str,
+    time: chrono::DateTime<chrono::Utc>,
+    trigger: &'a str,
+    pre_tokens: Option<u64>,
+    source: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    v2: Option<(&'a str, &'static str, Option<u64>)>,
+}
+
+impl<'a> SumRow<'a> {
+    fn of(c: &'a Compaction) -> SumRow<'a> {
+        let plain = c.uuid.is_empty() && c.boundary == Boundary::Compact && c.tokens_saved.is_none();
+        SumRow {
+            session_id: &c.session_id,
+            time: c.time,
+            trigger: if c.trigger_written { &c.trigger } else { "unknown" },
+            pre_tokens: c.pre_tokens,
+            source: &c.source,
+            v2: (!plain).then_some((c.uuid.as_str(), c.boundary.as_str(), c.tokens_saved)),
+        }
     }
 }
 
 /// SHA-256 over the rows' canonical JSON: any change to a value shows.
 pub fn checksum(requests: &[Request], compactions: &[Compaction]) -> String {
-    digest(&(requests, compactions))
+    checksum_all(requests, compactions, &[])
 }
 
 fn digest(rows: &impl serde::Serialize) -> String {
@@ -354,6 +391,7 @@ fn check_columns(df: &DataFrame) -> Result<(), String> {
     for col in expected.columns() {
         match df.column(col.name().as_str()) {
             Err(_) if ITERATION_COLUMNS.contains(&col.name().as_str()) => {}
+            Err(_) if V2_COLUMNS.contains(&col.name().as_str()) => {}
             Err(_) => return Err(format!("column {} is missing", col.name())),
             Ok(got) if got.dtype() != col.dtype() => {
                 return Err(format!("column {} is {} (expected {})", col.name(), got.dtype(), col.dtype()))

@@ -55,6 +55,9 @@ pub fn export(store: &Store, spec: &ExportSpec) -> Result<Bundle, TeamError> {
     for i in &mut iterations {
         i.user = spec.user.as_str().into();
     }
+    for c in &mut compactions {
+        c.user.clone_from(&spec.user);
+    }
     if let Some(h) = &spec.hasher {
         h.apply(&mut requests, &mut compactions);
         h.apply_calls(&mut iterations);

@@ -12,7 +12,7 @@ use super::export::write_atomic;
 use super::limits::BundleLimits;
 use super::TeamError;
 use crate::ingest::store_rows_with_calls;
-use crate::model::Request;
+use crate::model::{Compaction, Request};
 use crate::pricing::PriceTable;
 use crate::store::manifest::STORE_SCHEMA;
 use crate::store::{frames, Store, Table};
@@ -175,7 +175,9 @@ pub fn import(
     for i in incoming {
         received += i.bundle.requests.len();
         lines.extend(i.bundle.requests.iter().cloned());
-        compactions.extend(i.bundle.compactions.iter().cloned());
+        // A bundle's compactions are its user's (cache threads are per user).
+        compactions
+            .extend(i.bundle.compactions.iter().map(|c| Compaction { user: i.bundle.meta.user.clone(), ..c.clone() }));
         calls.extend(i.bundle.iterations.iter().cloned());
     }
     let shared = shared_message_ids(&lines);

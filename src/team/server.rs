@@ -85,6 +85,9 @@ pub fn accept_bundle(
     for i in &mut bundle.iterations {
         i.user = user.as_str().into();
     }
+    for c in &mut bundle.compactions {
+        c.user.clone_from(&user);
+    }
     bundle.meta.user = user;
     let mut outcome =
         state.batch.submit(&state.store, &state.prices, Incoming { origin: "upload".into(), bundle }, now)?;

@@ -113,6 +113,8 @@ pub fn bundle_of(user: &str, rows: Vec<Request>) -> Bundle {
         trigger: "auto".into(),
         pre_tokens: Some(1),
         source: "x".into(),
+        trigger_written: true,
+        ..Compaction::default()
     }];
     Bundle { meta, requests: rows, compactions, iterations: Vec::new() }
 }

@@ -40,7 +40,7 @@ fn miss_threshold_is_2000_tokens_for_small_prefixes() {
     assert_eq!((c[1].class, c[1].lost_tokens), (CacheClass::Hit, 2000));
     let miss = [r0, main("s", 60.0, [1, 3000, 0, 19000, 100])];
     let c = run(&miss, &[]);
-    assert_eq!((c[1].class, c[1].lost_tokens), (CacheClass::Unexplained, 2001));
+    assert_eq!((c[1].class, c[1].lost_tokens), (CacheClass::ContextEdit, 2001));
     assert_eq!(c[1].rebuilt_tokens, 2001);
     assert_close(c[1].miss_cost_usd, 2001.0 * 1.15);
 }
@@ -51,14 +51,14 @@ fn miss_threshold_is_5_percent_for_large_prefixes() {
     let c = run(&[r0.clone(), main("s", 60.0, [0, 6000, 0, 95_000, 10])], &[]);
     assert_eq!(c[1].class, CacheClass::Hit);
     let c = run(&[r0, main("s", 60.0, [0, 6000, 0, 94_999, 10])], &[]);
-    assert_eq!(c[1].class, CacheClass::Unexplained);
+    assert_eq!(c[1].class, CacheClass::ContextEdit);
 }
 
 #[test]
 fn ttl_5m_edge_at_exactly_300_s() {
     let r0 = main("s", 0.0, [1, 10_000, 0, 0, 10]);
     let c = run(&[r0.clone(), main("s", 300.0, [1, 10_001, 0, 0, 10])], &[]);
-    assert_eq!((c[1].class, c[1].ttl_s), (CacheClass::Unexplained, 300));
+    assert_eq!((c[1].class, c[1].ttl_s), (CacheClass::FullRebuild, 300));
     let c = run(&[r0, main("s", 300.001, [1, 10_001, 0, 0, 10])], &[]);
     assert_eq!((c[1].class, c[1].ttl_s), (CacheClass::Ttl5m, 300));
     assert_eq!(c[1].rebuilt_tokens, 10_001);
@@ -69,13 +69,13 @@ fn ttl_5m_edge_at_exactly_300_s() {
 fn ttl_1h_edge_at_exactly_3600_s() {
     let r0 = main("s", 0.0, [1, 0, 10_000, 0, 10]);
     let c = run(&[r0.clone(), main("s", 3600.0, [1, 0, 10_001, 0, 10])], &[]);
-    assert_eq!((c[1].class, c[1].ttl_s), (CacheClass::Unexplained, 3600));
+    assert_eq!((c[1].class, c[1].ttl_s), (CacheClass::FullRebuild, 3600));
     let c = run(&[r0.clone(), main("s", 3600.001, [1, 0, 10_001, 0, 10])], &[]);
     assert_eq!((c[1].class, c[1].ttl_s), (CacheClass::Ttl1h, 3600));
     assert_close(c[1].miss_cost_usd, 10_001.0 * 1.9);
     // A 1h TTL is not broken by a 1000 s gap: that miss has no TTL cause.
     let c = run(&[r0, main("s", 1000.0, [1, 0, 10_001, 0, 10])], &[]);
-    assert_eq!(c[1].class, CacheClass::Unexplained);
+    assert_eq!(c[1].class, CacheClass::FullRebuild);
 }
 
 #[test]
@@ -99,7 +99,7 @@ fn ttl_carried_over_by_requests_that_wrote_nothing() {
     ];
     let c = run(&reqs, &[]);
     assert_eq!(c[1].ttl_after_s, 3600);
-    assert_eq!((c[2].ttl_s, c[2].class), (3600, CacheClass::Unexplained));
+    assert_eq!((c[2].ttl_s, c[2].class), (3600, CacheClass::FullRebuild));
     assert_eq!(c[2].ttl_after_s, 300);
 }
 
@@ -138,16 +138,16 @@ fn compaction_starts_a_lineage_in_the_main_thread() {
 #[test]
 fn compaction_window_is_after_previous_and_at_or_before_this() {
     let reqs = [main("s", 0.0, [1, 0, 167_000, 0, 10]), main("s", 200.0, [1, 0, 20_000, 21_000, 10])];
-    assert_eq!(classes(&reqs, &[compaction("s", 0.0)])[1], CacheClass::Unexplained);
+    assert_eq!(classes(&reqs, &[compaction("s", 0.0)])[1], CacheClass::ContextEdit);
     assert_eq!(classes(&reqs, &[compaction("s", 200.0)])[1], CacheClass::Compaction);
-    assert_eq!(classes(&reqs, &[compaction("s", 200.001)])[1], CacheClass::Unexplained);
-    assert_eq!(classes(&reqs, &[compaction("other", 100.0)])[1], CacheClass::Unexplained);
+    assert_eq!(classes(&reqs, &[compaction("s", 200.001)])[1], CacheClass::ContextEdit);
+    assert_eq!(classes(&reqs, &[compaction("other", 100.0)])[1], CacheClass::ContextEdit);
 }
 
 #[test]
 fn compaction_does_not_start_a_lineage_in_sub_agents() {
     let reqs = [req("s", "a1", 0.0, [1, 0, 167_000, 0, 10]), req("s", "a1", 200.0, [1, 0, 20_000, 21_000, 10])];
-    assert_eq!(classes(&reqs, &[compaction("s", 100.0)])[1], CacheClass::Unexplained);
+    assert_eq!(classes(&reqs, &[compaction("s", 100.0)])[1], CacheClass::ContextEdit);
 }
 
 #[test]
@@ -165,8 +165,9 @@ fn rebuilt_tokens_are_the_smaller_of_lost_and_written() {
     let r0 = main("s", 0.0, [0, 50_000, 0, 0, 10]);
     let c = run(&[r0.clone(), main("s", 400.0, [5, 31_000, 0, 20_000, 10])], &[]);
     assert_eq!((c[1].lost_tokens, c[1].rebuilt_tokens), (30_000, 30_000));
+    // v2: L = min(E, P) - r can never exceed w + in, so B = L.
     let c = run(&[r0, main("s", 400.0, [1, 10_000, 0, 0, 10])], &[]);
-    assert_eq!((c[1].lost_tokens, c[1].rebuilt_tokens), (50_000, 10_001));
+    assert_eq!((c[1].lost_tokens, c[1].rebuilt_tokens), (10_001, 10_001));
 }
 
 #[test]
@@ -214,5 +215,5 @@ fn class_names_match_the_json() {
     }
     let starts: Vec<_> = CacheClass::ALL.iter().filter(|k| k.is_start()).collect();
     assert_eq!(starts.len(), 3);
-    assert_eq!(CacheClass::ALL.iter().filter(|k| k.is_miss()).count(), 4);
+    assert_eq!(CacheClass::ALL.iter().filter(|k| k.is_miss()).count(), 6);
 }

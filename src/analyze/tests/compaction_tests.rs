@@ -79,3 +79,16 @@ fn no_growth_means_no_turns_left_and_past_threshold_means_zero() {
     let r = report(&over, &[], &CompactionParams::default());
     assert_eq!(r[0].turns_left, Some(0));
 }
+
+#[test]
+fn microcompacts_are_not_compactions_and_idle_ones_are_named() {
+    let comps = [microcompact("s", 150.0), compaction("s", 155.0)];
+    let r = report(&session(), &comps, &CompactionParams::default());
+    assert_eq!(r[0].compactions.len(), 1, "the microcompact is not a compaction");
+    // Written `auto`, 3000 s after the main thread's last request (260 s): idle.
+    let idle = [compaction_with("s", 3260.0, Some("auto"))];
+    let r = report(&session(), &idle, &CompactionParams::default());
+    assert_eq!(r[0].compactions[0].trigger, "idle");
+    let manual = [compaction_with("s", 3260.0, Some("manual"))];
+    assert_eq!(report(&session(), &manual, &CompactionParams::default())[0].compactions[0].trigger, "manual");
+}

@@ -3,7 +3,7 @@
 //! builders for requests and compactions at offsets from a fixed time.
 
 use crate::analyze::RateSource;
-use crate::model::{Compaction, Request, TokenCounts, MAIN_THREAD};
+use crate::model::{Boundary, Compaction, Request, TokenCounts, DEFAULT_TRIGGER, MAIN_THREAD};
 use crate::pricing::Rates;
 use chrono::{DateTime, TimeDelta, TimeZone, Utc};
 
@@ -103,7 +103,36 @@ pub fn compaction(session: &str, secs: f64) -> Compaction {
         trigger: "auto".to_string(),
         pre_tokens: Some(167_000),
         source: "test".to_string(),
+        trigger_written: true,
+        ..Compaction::default()
     }
+}
+
+/// A compaction of `session` at `t0 + secs` with `trigger` as written
+/// (`None`: absent, defaulted to `auto`).
+pub fn compaction_with(session: &str, secs: f64, trigger: Option<&str>) -> Compaction {
+    Compaction {
+        trigger: trigger.unwrap_or(DEFAULT_TRIGGER).to_string(),
+        trigger_written: trigger.is_some(),
+        uuid: format!("b-{session}-{secs}"),
+        ..compaction(session, secs)
+    }
+}
+
+/// A microcompact of `session` at `t0 + secs`.
+pub fn microcompact(session: &str, secs: f64) -> Compaction {
+    Compaction {
+        boundary: Boundary::Microcompact,
+        tokens_saved: Some(30_000),
+        uuid: format!("mc-{session}-{secs}"),
+        ..compaction(session, secs)
+    }
+}
+
+/// With another user (team rows).
+pub fn with_user(mut r: Request, user: &str) -> Request {
+    r.user = user.into();
+    r
 }
 
 /// Float equality to 1e-9 relative.

@@ -5,9 +5,11 @@
 
 mod advice_tests;
 mod classify_tests;
+mod claude_code_tests;
 mod compaction_tests;
 mod fixtures;
 mod prop_tests;
 mod stale_tests;
 mod summary_tests;
+mod v2_tests;
 mod what_if_tests;

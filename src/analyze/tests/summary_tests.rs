@@ -87,7 +87,20 @@ fn per_day_and_per_session_breakdowns() {
 fn json_contract_keys() {
     let s = summary(&bucket_thread(), &[], 100_000.0);
     let v = serde_json::to_value(&s).unwrap();
-    let classes = ["hit", "first", "compaction", "model_switch", "ttl_5m", "ttl_1h", "version_change", "unexplained"];
+    let classes = [
+        "hit",
+        "first",
+        "compaction",
+        "model_switch",
+        "ttl_5m",
+        "ttl_1h",
+        "version_change",
+        "microcompact",
+        "context_edit",
+        "full_rebuild",
+    ];
+    assert!(v["classes"].get("unexplained").is_none(), "v2 retires unexplained");
+    assert_eq!(v["rewinds"], 0);
     for k in classes {
         for f in ["count", "rebuilt_tokens", "miss_cost_usd"] {
             assert!(v["classes"][k][f].is_number(), "classes.{k}.{f}");

@@ -1,5 +1,5 @@
 //! Tests of cache-model §5, one per branch: lineage starts and
-//! version/unexplained misses keep the observed split; gaps within the
+//! version-change, microcompact, context-edit and full-rebuild misses keep the observed split; gaps within the
 //! policy TTL read the previous prompt; longer gaps read the lineage's shared
 //! prefix only when a request of the same model and version was made within
 //! the TTL before (edges included); web searches and unknown models.
@@ -85,7 +85,7 @@ fn ttl_miss_recomputed_under_both_policies() {
 }
 
 #[test]
-fn version_change_and_unexplained_keep_the_observed_split() {
+fn version_change_and_within_ttl_misses_keep_the_observed_split() {
     let r0 = main("s", 0.0, [1, 0, 10_000, 0, 10]);
     let vc = with_version(main("s", 60.0, [1, 0, 10_001, 500, 10]), "2.1.1");
     let w = what_if(&[r0.clone(), vc], 1);

@@ -15,6 +15,11 @@ pub const MUTED: RGBColor = RGBColor(0xb0, 0xb0, 0xb0);
 pub const MISS: RGBColor = RGBColor(0xd6, 0x27, 0x28);
 pub const COMPACTION: RGBColor = RGBColor(0x17, 0xbe, 0xcf);
 pub const SWITCH: RGBColor = RGBColor(0xbc, 0xbd, 0x22);
+/// Cache model v2 marks: misses within the TTL, by cause, and rewinds.
+pub const MICROCOMPACT: RGBColor = RGBColor(0xe3, 0x77, 0xc2);
+pub const CONTEXT_EDIT: RGBColor = RGBColor(0x6a, 0x3d, 0x9a);
+pub const FULL_REBUILD: RGBColor = RGBColor(0x8c, 0x56, 0x4b);
+pub const REWIND: RGBColor = RGBColor(0x00, 0x80, 0x80);
 
 /// Colours of series that are not token classes (people), in turn.
 pub const CYCLE: [RGBColor; 10] = [

@@ -1,7 +1,9 @@
-//! `/cache`: the cache model's report: the class table, idle-gap buckets,
-//! the what-if comparison of the two TTLs and the 5m/1h write mix per day.
+//! `/cache`: the cache model's report (v2): the class table with one plain
+//! sentence per class, rewinds, compactions by trigger, the idle-compaction
+//! what-if, idle-gap buckets, the what-if comparison of the two TTLs and the
+//! 5m/1h write mix per day.
 
-use crate::analyze::{CacheClass, CacheStats, ClassStats, GapBucket};
+use crate::analyze::{CacheClass, CacheStats, ClassStats, GapBucket, IdleCompaction};
 use crate::report::charts::{self, palette, Stacked, Unit};
 use crate::web::error::WebError;
 use crate::web::layout::{render, Chrome};
@@ -22,6 +24,9 @@ pub struct CachePage {
     pub mix_chart: String,
     pub class_chart: String,
     pub stale: usize,
+    /// Compactions by trigger (`manual`, `auto`, `idle`, others).
+    pub by_trigger: Vec<(String, u64)>,
+    pub idle: IdleCompaction,
 }
 
 impl Formats for CachePage {
@@ -31,8 +36,9 @@ impl Formats for CachePage {
 }
 
 impl CachePage {
-    pub fn classes(&self) -> Vec<(&'static str, ClassStats)> {
-        CacheClass::ALL.iter().map(|&c| (c.as_str(), *self.total.classes.get(c))).collect()
+    /// Name, plain sentence and figures of every class.
+    pub fn classes(&self) -> Vec<(&'static str, &'static str, ClassStats)> {
+        CacheClass::ALL.iter().map(|&c| (c.as_str(), c.meaning(), *self.total.classes.get(c))).collect()
     }
 
     pub fn buckets(&self) -> Vec<(&'static str, ClassStats)> {
@@ -72,5 +78,7 @@ pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<
         mix_chart,
         class_chart: charts::hbars(&misses, Unit::Usd, palette::MISS, 1100),
         stale: c.stale.len(),
+        by_trigger: c.compactions_by_trigger.iter().map(|(k, n)| (k.clone(), *n)).collect(),
+        idle: c.idle_compaction,
     })
 }

@@ -35,6 +35,8 @@ pub struct OverviewPage {
     pub calls_30: CallTotals,
     pub hit_ratio: Option<f64>,
     pub idle_cost_usd: f64,
+    /// Miss cost within the TTL (cache model v2: microcompact, context edit, full rebuild).
+    pub edit_cost_usd: f64,
     pub what_if: WhatIf,
     pub write_mix: WriteMix,
     pub models: Vec<String>,
@@ -122,6 +124,7 @@ fn build(state: &AppState, snap: &Snapshot, view: &Reports, params: &Params) -> 
         calls_30: s.calls_30,
         hit_ratio: total.hit_ratio_tokens,
         idle_cost_usd: total.idle_cost_usd,
+        edit_cost_usd: total.classes.edit_cost_usd(),
         what_if: total.what_if,
         write_mix: total.write_mix,
         models: snap.all.models.rows.iter().map(|r| r.key.clone()).collect(),

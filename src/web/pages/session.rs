@@ -112,7 +112,7 @@ fn build(state: &AppState, snap: &Arc<Snapshot>, id: &str, p: &Params, turns: u3
     // without its text -> id resolution, which sorts every session id. None:
     // no main thread, nothing to resume; the page says so.
     let d = &snap.data;
-    let advice = analyze::advise(id, &d.requests, &d.caches, &state.settings().prices, now, turns);
+    let advice = analyze::advise_with(id, &d.requests, &d.caches, &d.compactions, &state.settings().prices, now, turns);
     let mut refusals = state
         .settings()
         .store

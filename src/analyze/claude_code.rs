@@ -1,0 +1,55 @@
+//! What Claude Code itself will do when a session is picked up again
+//! (cache-model §7 v2): the resume dialog it shows after an hour's rest
+//! over 100k tokens, the idle compaction it runs on a 200k+ conversation
+//! about 54 minutes into a 1-hour cache, and whether the session was
+//! already compacted after its last request. Pure: the clock is an
+//! argument. Hands on `ClaudeCode` for the advice and its text.
+
+use crate::model::{Boundary, Compaction, Request};
+use chrono::{DateTime, TimeDelta, Utc};
+use serde::Serialize;
+
+/// The resume dialog appears above this many prompt tokens (strictly).
+pub const RESUME_DIALOG_ABOVE_TOKENS: u64 = 100_000;
+/// ... after more than this many seconds of rest.
+pub const RESUME_DIALOG_AFTER_S: i64 = 3600;
+/// Idle compaction applies from this many prompt tokens (inclusive).
+pub const IDLE_COMPACTION_MIN_TOKENS: u64 = 200_000;
+/// ... this many seconds after the last request (before the 1-hour cache expires).
+pub const IDLE_COMPACTION_AFTER_S: i64 = 3240;
+/// The TTL in force idle compaction needs (a 1-hour cache).
+pub const IDLE_COMPACTION_TTL_S: u32 = 3600;
+
+/// What the user will meet in Claude Code (§7 v2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ClaudeCode {
+    /// Claude Code (Pro and Max) asks before the first new message:
+    /// "Resume from summary" (compact) or "Resume full session as-is" (resume).
+    pub resume_dialog: bool,
+    /// When Claude Code will compact the session by itself (unless
+    /// `idleCompaction` is off); None when it will not.
+    pub idle_compaction_at: Option<DateTime<Utc>>,
+    /// A compaction boundary came after the last request: the conversation
+    /// is already compacted and the next request starts a new lineage.
+    pub compacted_since: bool,
+}
+
+/// The flags for a session whose last main-thread request is `last`, with
+/// `ttl_s` in force after it, at `now`. `compactions` may hold any
+/// sessions' rows; only `last`'s `(user, session)` counts.
+pub fn claude_code(last: &Request, ttl_s: u32, compactions: &[Compaction], now: DateTime<Utc>) -> ClaudeCode {
+    let p = last.tokens.prompt();
+    let idle = now - last.time;
+    let compact_at = last.time + TimeDelta::seconds(IDLE_COMPACTION_AFTER_S);
+    let idle_compaction = p >= IDLE_COMPACTION_MIN_TOKENS && ttl_s == IDLE_COMPACTION_TTL_S && now <= compact_at;
+    ClaudeCode {
+        resume_dialog: p > RESUME_DIALOG_ABOVE_TOKENS && idle > TimeDelta::seconds(RESUME_DIALOG_AFTER_S),
+        idle_compaction_at: idle_compaction.then_some(compact_at),
+        compacted_since: compactions.iter().any(|c| {
+            c.boundary == Boundary::Compact
+                && c.time > last.time
+                && c.session_id == *last.session_id
+                && c.user == *last.user
+        }),
+    }
+}

@@ -1,0 +1,150 @@
+//! Compactions counted by trigger and the idle-compaction what-if
+//! (cache-model §1 v2, §5 v2). A compaction whose trigger was written as
+//! `auto` is `idle` when its boundary came 3000-3600 s after the previous
+//! main-thread request of its `(user, session)`. The what-if compares, for
+//! every main-thread `ttl_1h` miss after a prompt of 200k+ tokens, what the
+//! gap cost with what Claude Code's idle compaction would have cost instead.
+//! Pure: prices come in as a `RateSource`. Hands on serialisable figures for
+//! the `cache` report.
+
+use super::advice::{base_context, project_summary, FALLBACK_SUMMARY_SHARE};
+use super::classify::{CacheClass, RequestCache};
+use super::prices::{rates_for, rewrite_premium, Basis, RateSource, TTL_1H_S};
+use super::threads::{time_order, SessionKey};
+use crate::model::{Boundary, Compaction, Request, MAIN_THREAD};
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// An `auto` compaction this soon after the last request is idle (seconds, inclusive).
+pub const IDLE_COMPACTION_MIN_GAP_S: f64 = 3000.0;
+/// ... and no later than this (seconds, inclusive).
+pub const IDLE_COMPACTION_MAX_GAP_S: f64 = 3600.0;
+/// The what-if considers gaps after prompts of at least this many tokens.
+pub const IDLE_WHAT_IF_MIN_PROMPT: u64 = 200_000;
+/// The label of idle compactions in `compactions_by_trigger`.
+pub const IDLE: &str = "idle";
+
+/// The idle-compaction what-if (§5 v2).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct IdleCompaction {
+    /// Main-thread `ttl_1h` misses after a prompt of 200k+ tokens.
+    pub gaps: u64,
+    /// Their miss cost (what the gaps cost).
+    pub rebuild_usd: f64,
+    /// What an idle compaction before each would have cost instead.
+    pub compact_usd: f64,
+    /// Compactions already classed `idle`.
+    pub idle_compactions: u64,
+}
+
+/// The label a compaction is counted under: `idle` for an idle one, else its
+/// trigger (`manual`, `auto`, or as written). `gap_s` is the time since the
+/// previous main-thread request of its session, if any.
+pub fn trigger_label(c: &Compaction, gap_s: Option<f64>) -> &str {
+    let idle = gap_s.is_some_and(|g| (IDLE_COMPACTION_MIN_GAP_S..=IDLE_COMPACTION_MAX_GAP_S).contains(&g));
+    if c.written_auto() && idle {
+        IDLE
+    } else {
+        &c.trigger
+    }
+}
+
+/// Main-thread request indices per `(user, session)` of the sessions that
+/// have a compaction, in time order.
+fn main_threads<'a>(requests: &'a [Request], compactions: &'a [Compaction]) -> HashMap<SessionKey<'a>, Vec<usize>> {
+    let mut by: HashMap<SessionKey<'a>, Vec<usize>> =
+        compactions.iter().map(|c| ((c.user.as_str(), c.session_id.as_str()), Vec::new())).collect();
+    for (i, r) in requests.iter().enumerate().filter(|(_, r)| r.thread == MAIN_THREAD) {
+        if let Some(v) = by.get_mut(&(r.user.as_str(), r.session_id.as_str())) {
+            v.push(i);
+        }
+    }
+    for v in by.values_mut() {
+        v.sort_by(|&a, &b| time_order(&requests[a], &requests[b]));
+    }
+    by
+}
+
+/// Compactions counted by trigger (`manual`, `auto`, `idle` always present,
+/// other written triggers by name), each boundary line once (by uuid). A
+/// compaction counts when the main-thread request before it (else after
+/// it) is one `include` selects.
+pub fn compactions_by_trigger(
+    requests: &[Request],
+    compactions: &[Compaction],
+    include: &dyn Fn(&Request) -> bool,
+) -> BTreeMap<String, u64> {
+    let mut out: BTreeMap<String, u64> = ["manual", "auto", IDLE].iter().map(|k| ((*k).to_owned(), 0)).collect();
+    let mains = main_threads(requests, compactions);
+    let mut seen: HashSet<(&str, &str, &str, DateTime<Utc>)> = HashSet::new();
+    for c in compactions.iter().filter(|c| c.boundary == Boundary::Compact) {
+        // A uuid names one boundary line wherever a resumed session replays
+        // it; without one, the session, time and trigger do.
+        let fresh = match c.uuid.is_empty() {
+            false => seen.insert((&c.user, "", &c.uuid, DateTime::<Utc>::MIN_UTC)),
+            true => seen.insert((&c.user, &c.session_id, &c.trigger, c.time)),
+        };
+        if !fresh {
+            continue;
+        }
+        let Some(main) = mains.get(&(c.user.as_str(), c.session_id.as_str())) else { continue };
+        let k = main.partition_point(|&i| requests[i].time <= c.time);
+        let prev = k.checked_sub(1).map(|p| &requests[main[p]]);
+        let Some(anchor) = prev.or_else(|| main.get(k).map(|&i| &requests[i])) else { continue };
+        if include(anchor) {
+            let gap_s = prev.map(|p| (c.time - p.time).as_seconds_f64());
+            *out.entry(trigger_label(c, gap_s).to_owned()).or_default() += 1;
+        }
+    }
+    out
+}
+
+/// One gap the idle-compaction what-if counts (§5 v2): a main-thread
+/// `ttl_1h` miss after a prompt of 200k+ tokens.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IdleGap {
+    /// Index of the miss in the request slice.
+    pub request: usize,
+    /// The miss cost (at the request's rates).
+    pub rebuild_usd: f64,
+    /// An idle compaction instead (base prices of the previous request's model).
+    pub compact_usd: f64,
+}
+
+/// Every gap the idle-compaction what-if counts, over all requests.
+pub fn idle_gaps(requests: &[Request], caches: &[RequestCache], rates: &dyn RateSource) -> Vec<IdleGap> {
+    let mut out = Vec::new();
+    let mut summaries: HashMap<&str, Option<f64>> = HashMap::new();
+    for (i, (r, c)) in requests.iter().zip(caches).enumerate() {
+        let Some(p) = c.prev.map(|p| &requests[p]) else { continue };
+        let p_prev = p.tokens.prompt();
+        if c.class != CacheClass::Ttl1h || r.thread != MAIN_THREAD || p_prev < IDLE_WHAT_IF_MIN_PROMPT {
+            continue;
+        }
+        let s = *summaries.entry(&p.project).or_insert_with(|| {
+            let (bc, _) = base_context(&p.project, requests, caches);
+            project_summary(&p.project, bc, requests, caches).map(|(s, _)| s)
+        });
+        let s = s.unwrap_or(FALLBACK_SUMMARY_SHARE * p_prev as f64);
+        let base = rates_for(rates, p, Basis::Base(p.time));
+        let (pin, pout, rm) = base.map_or((0.0, 0.0, 0.0), |b| (b.input, b.output, b.read_multiplier));
+        let compact_usd = p_prev as f64 * rm * pin + s * pout + rewrite_premium(base.as_ref(), s, TTL_1H_S);
+        out.push(IdleGap { request: i, rebuild_usd: c.miss_cost_usd, compact_usd });
+    }
+    out
+}
+
+impl IdleCompaction {
+    /// Sums the gaps whose request `include` selects; `idle_compactions`
+    /// is the `idle` count of `compactions_by_trigger`.
+    pub fn sum(gaps: &[IdleGap], requests: &[Request], include: &dyn Fn(&Request) -> bool, idle: u64) -> Self {
+        let mut out = IdleCompaction { idle_compactions: idle, ..IdleCompaction::default() };
+        for g in gaps.iter().filter(|g| include(&requests[g.request])) {
+            out.gaps += 1;
+            out.rebuild_usd += g.rebuild_usd;
+            out.compact_usd += g.compact_usd;
+        }
+        out
+    }
+}

@@ -1,0 +1,31 @@
+//! The timeline's marks over a request's bar (cache model v2): misses after
+//! an expiry or an upgrade, each cause of a miss within the TTL
+//! (microcompact, context edit, full rebuild) and rewinds, each in its own
+//! colour and legend entry. Hands on `MARKS` and `mark_of` to `timeline`.
+
+use super::palette;
+use crate::report::timeline::TimelineRow;
+use plotters::style::RGBColor;
+
+/// Marks over a bar: TTL and version misses, each cause of a miss within
+/// the TTL (cache model v2), and rewinds, each in its own colour.
+pub(super) const MARKS: [(RGBColor, &str); 5] = [
+    (palette::MISS, "miss (expired / upgrade)"),
+    (palette::MICROCOMPACT, "microcompact"),
+    (palette::CONTEXT_EDIT, "context edit"),
+    (palette::FULL_REBUILD, "full rebuild"),
+    (palette::REWIND, "rewind"),
+];
+
+/// The mark of one request, if any.
+pub(super) fn mark_of(r: &TimelineRow) -> Option<(RGBColor, &'static str)> {
+    use crate::analyze::CacheClass as C;
+    match r.class {
+        C::Microcompact => Some(MARKS[1]),
+        C::ContextEdit => Some(MARKS[2]),
+        C::FullRebuild => Some(MARKS[3]),
+        c if c.is_miss() => Some(MARKS[0]),
+        _ if r.rewind => Some(MARKS[4]),
+        _ => None,
+    }
+}

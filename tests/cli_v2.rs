@@ -1,0 +1,135 @@
+//! Cache model v2 through the binary, with hand-computed figures:
+//! `cache --json` (model, v2 classes, rewinds, compactions by trigger, the
+//! idle-compaction what-if), `cache --misses --json`, the terminal view, and
+//! `advise --json` with what Claude Code will do.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn cachewise(root: &Path, data: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cachewise"))
+        .args(["--claude-dir", root.to_str().unwrap(), "--data-dir", data.to_str().unwrap(), "--quiet"])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn json(o: &Output) -> Value {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+fn ts(minutes: f64) -> String {
+    let t = t0() + chrono::Duration::milliseconds((minutes * 60_000.0) as i64);
+    t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+}
+
+fn resp(session: &str, n: u64, minutes: i64, w5: u64, w1h: u64, read: u64, model: &str) -> Resp {
+    Resp { w5, w1h, read, model: model.into(), ..Resp::new(session, n, minutes) }
+}
+
+const OPUS: &str = "claude-opus-4-5-20251101";
+const SONNET: &str = "claude-sonnet-4-5-20250929";
+
+/// s8 (Opus 4.5, 1h): 250k prompt, a hit, then an idle compaction 3000 s
+/// after the last request. s9 (Sonnet 4.5, 5m): a rewind, a miss right after
+/// a microcompact, a full rebuild. s10 (Opus 4.5, 1h, another project): a
+/// 250k prompt left 70 minutes, a `ttl_1h` miss.
+fn tree(root: &Path) {
+    let s8 = [resp("s8", 1, 0, 0, 250_000, 0, OPUS), resp("s8", 2, 2, 0, 1000, 250_004, OPUS)];
+    let mut lines: Vec<String> = s8.iter().flat_map(Resp::to_lines).collect();
+    lines.push(format!(
+        r#"{{"parentUuid":null,"type":"system","subtype":"compact_boundary","sessionId":"s8","timestamp":"{}","uuid":"cb-idle","compactMetadata":{{"trigger":"auto","preTokens":251009}}}}"#,
+        ts(52.0)
+    ));
+    write(root, "-home-u-big/s8.jsonl", &lines);
+    let mut lines: Vec<String> = Vec::new();
+    lines.extend(resp("s9", 1, 0, 50_000, 0, 0, SONNET).to_lines());
+    lines.extend(resp("s9", 2, 1, 0, 0, 40_000, SONNET).to_lines());
+    lines.push(format!(
+        r#"{{"parentUuid":"x","type":"system","subtype":"microcompact_boundary","content":"{SECRET}","sessionId":"s9","timestamp":"{}","uuid":"mc-1","microcompactMetadata":{{"trigger":"auto","preTokens":40005,"tokensSaved":30000}}}}"#,
+        ts(2.0)
+    ));
+    lines.extend(resp("s9", 3, 3, 30_000, 0, 10_000, SONNET).to_lines());
+    lines.extend(resp("s9", 4, 4, 40_000, 0, 0, SONNET).to_lines());
+    write(root, "-home-u-big/s9.jsonl", &lines);
+    let s10 = [resp("s10", 1, 0, 0, 250_000, 0, OPUS), resp("s10", 2, 70, 0, 250_010, 0, OPUS)];
+    write(root, "-home-u-idle/s10.jsonl", &s10.iter().flat_map(Resp::to_lines).collect::<Vec<_>>());
+}
+
+fn close(v: &Value, x: f64) {
+    let got = v.as_f64().unwrap();
+    assert!((got - x).abs() < 1e-9, "{got} != {x}");
+}
+
+#[test]
+fn cache_json_v2_contract_by_hand() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    tree(root.path());
+    let v = json(&cachewise(root.path(), data.path(), &["cache", "--json", "--now", "2026-02-12T00:00:00Z"]));
+    assert_eq!(v["model"], "v2");
+    assert!(v["classes"].get("unexplained").is_none());
+    let class = |k: &str| &v["classes"][k];
+    // s9: q3 (P 40,006 after E 40,005, read 10,000): L = 30,005, right after the microcompact.
+    assert_eq!(
+        (class("microcompact")["count"].as_u64(), class("microcompact")["rebuilt_tokens"].as_u64()),
+        (Some(1), Some(30_005))
+    );
+    close(&class("microcompact")["miss_cost_usd"], 30_005.0 * 1.15 * 3e-6);
+    // q4 read nothing: L = min(40,006, 40,007) = 40,006.
+    assert_eq!(class("full_rebuild")["rebuilt_tokens"], 40_006);
+    close(&class("full_rebuild")["miss_cost_usd"], 40_006.0 * 1.15 * 3e-6);
+    assert_eq!(class("context_edit")["count"], 0);
+    // q2 read 40,000 of a 40,005 prompt after 50,004: a hit and a rewind.
+    assert_eq!(v["rewinds"], 1);
+    assert_eq!(class("hit")["count"], 2);
+    assert_eq!(class("ttl_1h")["count"], 1);
+    assert_eq!(v["compactions_by_trigger"], serde_json::json!({"auto": 0, "idle": 1, "manual": 0}));
+    // s10: B = 250,004 at Opus 4.5 ($5 in, $25 out): rebuild 250004 * 1.9 * 5e-6;
+    // compact with S = 10% of 250,004: P * 0.1 * 5e-6 + S * 25e-6 + S * 1.9 * 5e-6.
+    let idle = &v["idle_compaction"];
+    assert_eq!((idle["gaps"].as_u64(), idle["idle_compactions"].as_u64()), (Some(1), Some(1)));
+    close(&idle["rebuild_usd"], 250_004.0 * 1.9 * 5e-6);
+    close(&idle["compact_usd"], 250_004.0 * 0.1 * 5e-6 + 25_000.4 * 25e-6 + 25_000.4 * 1.9 * 5e-6);
+    let misses = json(&cachewise(root.path(), data.path(), &["cache", "--misses", "--json", "--no-ingest"]));
+    let classes: Vec<&str> = misses.as_array().unwrap().iter().map(|m| m["class"].as_str().unwrap()).collect();
+    assert_eq!(classes, ["ttl_1h", "full_rebuild", "microcompact"], "costliest first");
+    let sessions = json(&cachewise(root.path(), data.path(), &["report", "session", "--json", "--no-ingest"]));
+    let s9 = sessions["rows"].as_array().unwrap().iter().find(|r| r["session_id"] == "s9").unwrap();
+    assert_eq!((s9["misses"].as_u64(), s9["rewinds"].as_u64()), (Some(2), Some(1)));
+    close(&s9["edit_cost_usd"], (30_005.0 + 40_006.0) * 1.15 * 3e-6);
+    close(&s9["idle_cost_usd"], 0.0);
+    let text = cachewise(root.path(), data.path(), &["cache", "--no-ingest", "--now", "2026-02-12T00:00:00Z"]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    for want in
+        ["after old tool results were cleared", "rebuilt although warm", "Rewinds: 1", "idle 1", "Idle compaction: 1"]
+    {
+        assert!(text.contains(want), "{want:?} missing from\n{text}");
+    }
+}
+
+#[test]
+fn advise_json_says_what_claude_code_will_do() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    tree(root.path());
+    // s8's last request at 20:02:00 (P = 251,009, 1h): 1000 s later the
+    // idle compaction is still ahead (20:56:00) and already ran (20:52).
+    let v = json(&cachewise(root.path(), data.path(), &["advise", "s8", "--json", "--now", "2026-02-11T20:18:40Z"]));
+    assert_eq!(
+        v["claude_code"],
+        serde_json::json!({"resume_dialog": false, "idle_compaction_at": "2026-02-11T20:56:00Z", "compacted_since": true})
+    );
+    let v =
+        json(&cachewise(root.path(), data.path(), &["advise", "s8", "--json", "--now", "2026-02-11T21:02:00.001Z"]));
+    assert_eq!(v["claude_code"]["resume_dialog"], true);
+    assert_eq!(v["claude_code"]["idle_compaction_at"], Value::Null);
+    let text =
+        cachewise(root.path(), data.path(), &["advise", "s8", "--no-ingest", "--now", "2026-02-11T21:02:00.001Z"]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("\"Resume from summary\"") && text.contains("\"Resume full session as-is\""), "{text}");
+}

@@ -1,0 +1,81 @@
+//! Cache model v2 on the dashboard, over the demo generator's data (which
+//! makes every v2 event): `/cache` shows every class with its plain
+//! sentence, the compactions by trigger and the idle-compaction figures;
+//! `/session/{id}` marks microcompacts, context edits, full rebuilds and
+//! rewinds distinctly; the overview shows the money lost within the TTL.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use cachewise::analyze::CacheClass;
+use cachewise::model::MAIN_THREAD;
+use cachewise::pricing::PriceTable;
+use cachewise::report::cache::{cache_report, CacheData, CacheQuery};
+use cachewise::report::query::Query;
+use cachewise::report::render::dollars;
+use cachewise::store::Store;
+use cachewise::synth::{generate, SynthSpec};
+use cachewise::web::{app, AppState};
+use chrono::{TimeDelta, TimeZone, Utc};
+use http_body_util::BodyExt;
+use tower::ServiceExt;
+
+async fn get(state: &AppState, uri: &str) -> String {
+    let req = Request::builder().uri(uri).body(Body::empty()).unwrap();
+    let res = app(state.clone()).oneshot(req).await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK, "{uri}");
+    String::from_utf8(res.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap()
+}
+
+/// The first session whose main thread's first 250 requests (the timeline's
+/// first page) hold `class` (or a rewind).
+fn session_with(d: &CacheData, class: Option<CacheClass>) -> String {
+    let mut by: std::collections::BTreeMap<&str, Vec<usize>> = Default::default();
+    for (i, r) in d.requests.iter().enumerate().filter(|(_, r)| r.thread == MAIN_THREAD) {
+        by.entry(r.session_id.as_str()).or_default().push(i);
+    }
+    let hit = |i: &usize| class.map_or(d.caches[*i].rewind, |k| d.caches[*i].class == k);
+    by.into_iter().find(|(_, v)| v.iter().take(250).any(hit)).map(|(s, _)| s.to_owned()).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cache_session_and_overview_pages_show_the_v2_model() {
+    let end = Utc.with_ymd_and_hms(2026, 11, 20, 18, 0, 0).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let data = generate(7, &SynthSpec::demo(end));
+    let prices = PriceTable::embedded().unwrap();
+    cachewise::ingest::store_rows(&store, data.requests, data.compactions, Vec::new(), &prices).unwrap();
+    let now = end + TimeDelta::hours(2);
+    let state = common::web_state(&store, now);
+    let d = CacheData::load(&store, &prices).unwrap();
+    let r = cache_report(&d, &CacheQuery { query: Query::new(chrono_tz::UTC), session: None }, now);
+    let page = get(&state, "/cache").await;
+    for k in CacheClass::ALL {
+        assert!(page.contains(k.meaning()), "{k:?}'s sentence");
+        assert!(r.total.classes.get(k).count > 0 || k == CacheClass::VersionChange, "demo makes {k:?}");
+    }
+    assert!(page.contains("rewinds: hits after the prompt shrank"));
+    for (k, n) in &r.compactions_by_trigger {
+        assert!(page.contains(&format!("<tr><td>{k}</td><td class=\"num\">{n}</td></tr>")), "{k} {n}");
+    }
+    assert!(r.compactions_by_trigger["idle"] > 0);
+    assert!(page.contains(&dollars(r.idle_compaction.rebuild_usd)));
+    let overview = get(&state, "/").await;
+    assert!(overview.contains("lost to prompt edits while the cache was warm"));
+    assert!(overview.contains(&dollars(r.total.classes.edit_cost_usd())));
+    let marks = [
+        (Some(CacheClass::Microcompact), "c-microcompact", "#E377C2"),
+        (Some(CacheClass::ContextEdit), "c-context_edit", "#6A3D9A"),
+        (Some(CacheClass::FullRebuild), "c-full_rebuild", "#8C564B"),
+        (None, "c-rewind", "#008080"),
+    ];
+    for (class, css, colour) in marks {
+        let id = session_with(&d, class);
+        let page = get(&state, &format!("/session/{id}")).await;
+        assert!(page.contains(&format!("<span class=\"cls {css}\"")), "{css} on /session/{id}");
+        assert!(page.contains(colour), "{colour} mark on /session/{id}");
+    }
+}
