@@ -330,7 +330,8 @@ impl FileParser<'_, '_> {
             Boundary::Compact => l.compact.as_ref(),
             Boundary::Microcompact => l.microcompact.as_ref(),
         };
-        let sizes = [("preTokens", meta.and_then(|m| m.pre_tokens.0)), ("tokensSaved", meta.and_then(|m| m.tokens_saved.0))];
+        let sizes =
+            [("preTokens", meta.and_then(|m| m.pre_tokens.0)), ("tokensSaved", meta.and_then(|m| m.tokens_saved.0))];
         if let Some((name, v)) = sizes.into_iter().find_map(|(n, v)| v.filter(|&v| v > MAX_TOKENS).map(|v| (n, v))) {
             self.bad(line_no, format!("{name} {v} is above the bound of {MAX_TOKENS} tokens"));
             return;

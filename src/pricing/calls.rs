@@ -2,9 +2,11 @@
 //! reference transcripts-and-pricing §2.4): each call at its own model, with
 //! the request's time, fast mode and data residency, and the long-context
 //! test on the call's own prompt; web searches stay with the request. Hands
-//! each call its cost and the request the sum.
+//! each call its cost and the request the sum; and hands the cache model its
+//! rows, one per thread call (`thread_requests`).
 
 use super::{PriceTable, UnknownModels, WEB_SEARCH_USD};
+use crate::model::iterations::{cache_calls, calls_of};
 use crate::model::{Iteration, Request};
 
 impl PriceTable {
@@ -27,5 +29,33 @@ impl PriceTable {
             total += call.cost_usd;
         }
         total
+    }
+
+    /// The requests as the cache model sees them (cache-model §1 v2): a
+    /// response made of several API calls is one request of its thread per
+    /// `message`/`fallback_message` call, at the response's time and in list
+    /// order (consecutive, so the thread order keeps them), each with its own
+    /// model, tokens and cost; its web searches go with the first. Advisor
+    /// calls belong to no thread, so their cost is not in these rows.
+    /// `calls` is the stored iterations table, sorted as stored.
+    pub fn thread_requests(&self, requests: Vec<Request>, calls: &[Iteration]) -> Vec<Request> {
+        if calls.is_empty() {
+            return requests;
+        }
+        let mut out = Vec::with_capacity(requests.len());
+        for r in requests {
+            let own = calls_of(calls, &r);
+            if own.is_empty() {
+                out.push(r);
+                continue;
+            }
+            for (k, c) in cache_calls(&r, own).into_iter().enumerate() {
+                let web_search = if k == 0 { r.web_search } else { 0 };
+                let mut row = Request { model: c.model, tokens: c.tokens, web_search, ..r.clone() };
+                row.cost_usd = self.cost(&row).unwrap_or(0.0);
+                out.push(row);
+            }
+        }
+        out
     }
 }

@@ -18,6 +18,17 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+/// The stored requests as the cache model's rows: one per thread call of
+/// each response (`PriceTable::thread_requests`).
+pub fn thread_requests(store: &Store, prices: &PriceTable) -> Result<Vec<Request>, ReportError> {
+    let requests = match store.read(Table::Requests)? {
+        Some(df) => frames::requests_from(&df)?,
+        None => return Ok(Vec::new()),
+    };
+    let calls = store.load(Table::Iterations, frames::iterations_from)?;
+    Ok(prices.thread_requests(requests, &calls))
+}
+
 /// Requests with their cache classification, compactions and titles.
 #[derive(Debug, Clone, Default)]
 pub struct CacheData {
@@ -35,10 +46,7 @@ pub struct CacheData {
 impl CacheData {
     /// Loads the store's tables and runs the cache model over all of them.
     pub fn load(store: &Store, prices: &PriceTable) -> Result<CacheData, ReportError> {
-        let requests = match store.read(Table::Requests)? {
-            Some(df) => frames::requests_from(&df)?,
-            None => Vec::new(),
-        };
+        let requests = thread_requests(store, prices)?;
         let compactions = match store.read(Table::Compactions)? {
             Some(df) => frames::compactions_from(&df)?,
             None => Vec::new(),
@@ -47,7 +55,7 @@ impl CacheData {
         Ok(CacheData::new(requests, compactions, titles, prices))
     }
 
-    /// Classifies in-memory rows (demo data, tests).
+    /// Classifies in-memory rows (demo data, tests; each request one call).
     pub fn new(
         requests: Vec<Request>,
         compactions: Vec<Compaction>,

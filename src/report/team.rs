@@ -199,6 +199,8 @@ pub fn team(store: &Store, q: &Query, prices: &PriceTable, opts: &TeamOptions) -
     ctx.register("requests", q.prepare(lf, Grouping::Daily)?);
     let person_days = person_days_from(&Grouping::Daily.key_text(ctx.execute(PERSON_DAYS_SQL)?.collect()?)?)?;
     let mix = model_mix_from(&ctx.execute(MODEL_MIX_SQL)?.collect()?)?;
+    // Unexpanded: the person's token figures must equal the usage reports'
+    // (a response's calls are not split into thread rows here).
     let all = match store.read(Table::Requests)? {
         Some(df) => frames::requests_from(&df)?,
         None => Vec::new(),
