@@ -101,7 +101,7 @@ fn money_in_one_function_stale_premium_and_cold_resume() {
     assert_eq!(premium, a.cold_resume_usd);
     assert_eq!(premium, rewrite_premium(Some(&RATES), 10_001.0, 3600));
     assert_close(premium, 19_001.9);
-    assert!(a.explanation.contains("$19001.90 more than a warm read"), "{}", a.explanation);
+    assert!(a.explanation.contains("$19,001.90 more than a warm read"), "{}", a.explanation);
     // The resume option's one-off cost is that figure too.
     let resume_turns = a.options.resume_usd - a.cold_resume_usd;
     let warm_resume = advise_with(

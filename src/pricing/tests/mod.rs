@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod cost;
+mod thread_requests;
 mod estimate;
 mod table;
 
