@@ -6,9 +6,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod cost;
-mod thread_requests;
 mod estimate;
 mod table;
+mod thread_requests;
 
 use super::*;
 use crate::model::TokenCounts;

@@ -47,7 +47,12 @@ fn a_response_of_calls_is_one_thread_request_per_message_call() {
     let tokens: Vec<TokenCounts> = rows.iter().map(|r| r.tokens).collect();
     assert_eq!(
         tokens,
-        [tok(1, 0, 1000, 40_000, 100), tok(2, 0, 3176, 41_001, 300), tok(1, 0, 931, 44_179, 200), tok(1, 0, 500, 45_111, 50)]
+        [
+            tok(1, 0, 1000, 40_000, 100),
+            tok(2, 0, 3176, 41_001, 300),
+            tok(1, 0, 931, 44_179, 200),
+            tok(1, 0, 500, 45_111, 50)
+        ]
     );
     // Opus 4.8: $5 in, $25 out, 1h write 2x = $10, read 0.1x = $0.50 per MTok.
     // 2*5 + 3176*10 + 41001*0.5 + 300*25 = 59,770.5 per 10^6
