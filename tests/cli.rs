@@ -4,23 +4,10 @@
 
 mod common;
 
-use common::{write, Resp};
+use common::{cachewise, write, Resp};
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn cachewise(root: &Path, data: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cachewise"))
-        .args(args)
-        .arg("--claude-dir")
-        .arg(root)
-        .arg("--data-dir")
-        .arg(data)
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CACHEWISE_DATA_DIR")
-        .output()
-        .unwrap()
-}
+use std::process::Output;
 
 fn json(o: &Output) -> Value {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

@@ -17,20 +17,12 @@ use common::{write, Resp};
 use http_body_util::BodyExt;
 use serde_json::{json, Value};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use tower::ServiceExt;
 
+/// The binary with days in UTC.
 fn cachewise(root: &Path, data: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cachewise"))
-        .args(args)
-        .args(["--tz", "UTC", "--claude-dir"])
-        .arg(root)
-        .arg("--data-dir")
-        .arg(data)
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CACHEWISE_DATA_DIR")
-        .output()
-        .unwrap()
+    common::cachewise(root, data, &[args, &["--tz", "UTC"]].concat())
 }
 
 fn stdout(o: &Output) -> String {

@@ -9,6 +9,23 @@ use cachewise::web::{AppState, Clock, Settings};
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Runs the `cachewise` binary on the transcripts under `root` and the data
+/// directory `data`, with the user's own settings left out of its
+/// environment.
+pub fn cachewise(root: &Path, data: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cachewise"))
+        .args(args)
+        .arg("--claude-dir")
+        .arg(root)
+        .arg("--data-dir")
+        .arg(data)
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CACHEWISE_DATA_DIR")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run cachewise: {e}"))
+}
 
 /// A secret that appears in message content and must never reach the store.
 pub const SECRET: &str = "sk-ant-SECRET-never-store-me";
