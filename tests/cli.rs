@@ -209,3 +209,34 @@ fn advise_json_compares_the_three_options() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("no session matches"));
 }
+
+/// A reader that stops early (`cachewise report session --json | head -c 1`)
+/// ends the program quietly: exit 0, no panic and no backtrace on stderr.
+#[test]
+fn a_reader_that_stops_early_is_not_a_panic() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    // 400 sessions: far more JSON than a pipe holds (64 KiB).
+    for n in 0..400u64 {
+        let s = format!("s{n}");
+        write(root.path(), &format!("-home-u-many/{s}.jsonl"), &Resp::new(&s, n, 0).to_lines());
+    }
+    assert!(cachewise(root.path(), data.path(), &["ingest"]).status.success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cachewise"))
+        .args(["--no-ingest", "--data-dir"])
+        .arg(data.path())
+        .args(["report", "session", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 1];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // The pipe's read end is closed here; the rest of the output has nowhere to go.
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(&first, b"{");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked") && !stderr.contains("Broken pipe"), "{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+}

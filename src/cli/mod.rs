@@ -18,8 +18,20 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
 /// Prints `text` to stdout, stripped of terminal controls (`report::term`).
+/// A reader that stopped early (`cachewise cache --json | head`) ends the
+/// program quietly, as Unix tools do, instead of a panic.
 pub(crate) fn out(text: &str) {
-    print!("{}", crate::report::term::clean(text));
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let written = stdout.write_all(crate::report::term::clean(text).as_bytes()).and_then(|()| stdout.flush());
+    match written {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(e) => {
+            eprintln!("error: cannot write to stdout: {e}");
+            std::process::exit(1);
+        }
+    }
 }
 
 /// Prints one line to stderr, stripped of terminal controls (`report::term`).

@@ -44,8 +44,8 @@ pub fn warn_estimates(plan: &Plan, estimates: &[Estimate]) {
 fn run_prices(plan: &Plan, a: &PricesArgs, file: Option<&std::path::Path>) -> anyhow::Result<()> {
     let list = prices::price_list(&plan.prices, file.map(|f| f.display().to_string()), Utc::now());
     match a.json {
-        true => print!("{}", prices::render_json(&list)),
-        false => print!("{}", prices::render_table(&list)),
+        true => super::out(&prices::render_json(&list)),
+        false => super::out(&prices::render_table(&list)),
     }
     Ok(())
 }
