@@ -2,10 +2,12 @@
 //! as terminal tables, JSON and CSV. The CLI and the web UI call the same
 //! functions here.
 
+pub mod blocks;
 pub mod cache;
 pub mod cache_render;
 pub mod charts;
 pub mod class_cost;
+pub mod now;
 pub mod query;
 pub mod render;
 pub mod session_table;
