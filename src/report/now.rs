@@ -58,7 +58,7 @@ pub struct NowSession {
 }
 
 /// The panel.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct NowPanel {
     pub now: DateTime<Utc>,
     /// Most recent first.

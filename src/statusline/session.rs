@@ -9,7 +9,7 @@
 use super::tail::{read_gain, FileTail, Gained};
 use crate::analyze::{analyze, cold_resume_premium, TTL_5M_S};
 use crate::ingest::discover::SourceFile;
-use crate::model::{Compaction, Request};
+use crate::model::Request;
 use crate::pricing::PriceTable;
 use crate::store::manifest::fingerprint;
 use serde::{Deserialize, Serialize};
