@@ -50,6 +50,10 @@ fn input(transcript: &Path, limits: bool) -> String {
     )
 }
 
+fn rfc3339(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+}
+
 fn lines(resps: &[Resp]) -> Vec<String> {
     resps.iter().flat_map(Resp::to_lines).collect()
 }
@@ -74,7 +78,7 @@ fn json_with_and_without_rate_limits() {
     assert_eq!(v["session_id"], "s1");
     assert_eq!(v["warm"], true);
     assert_eq!(v["ttl_s"], 300);
-    assert_eq!(v["expires_at"], (b.time + Duration::seconds(300)).to_rfc3339());
+    assert_eq!(v["expires_at"], rfc3339(b.time + Duration::seconds(300)));
     assert!(close(v["session_cost_usd"].as_f64().unwrap(), a.sonnet_cost() + b.sonnet_cost()));
     assert!(close(v["today_cost_usd"].as_f64().unwrap(), a.sonnet_cost() + b.sonnet_cost()));
     assert!(close(v["cold_resume_usd"].as_f64().unwrap(), premium_5m(&b)));
@@ -87,7 +91,7 @@ fn json_with_and_without_rate_limits() {
     assert_eq!(v["warm"], false);
     assert_eq!(v["five_hour_used_pct"], 42.0);
     assert_eq!(v["seven_day_used_pct"], 7.5);
-    assert_eq!(v["five_hour_resets_at"], "2026-02-12T00:00:00+00:00");
+    assert_eq!(v["five_hour_resets_at"], "2026-02-12T00:00:00Z");
     assert_eq!(v["cold_resume_five_hour_pct"], Value::Null, "one sample is too few for an estimate");
     let table = std::fs::read_to_string(data.join("statusline/rate_limits.jsonl")).unwrap();
     assert_eq!(table.lines().count(), 1);
@@ -169,7 +173,7 @@ fn appended_truncated_and_replaced_transcripts_are_counted_once() {
     write(&tmp.path().join("claude"), "-p/s1.jsonl", &lines(&rs[..1]));
     let v = status(&data, &input(&path, false), now);
     assert!(close(cost(&v), rs[0].sonnet_cost()));
-    assert_eq!(v["last_request_at"], rs[0].time.to_rfc3339());
+    assert_eq!(v["last_request_at"], rfc3339(rs[0].time));
 
     // Replaced by other content at least as long: its figures alone.
     let other: Vec<Resp> = (1..=2).map(|n| Resp { w1h: 5000, w5: 0, ..Resp::new("s2", n + 10, n as i64) }).collect();
