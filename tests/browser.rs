@@ -148,7 +148,8 @@ fn the_now_panels_countdown_ticks_in_chromium() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("claude");
-    let r = common::Resp { time: chrono::Utc::now() - chrono::Duration::seconds(60), ..common::Resp::new("live", 1, 0) };
+    let r =
+        common::Resp { time: chrono::Utc::now() - chrono::Duration::seconds(60), ..common::Resp::new("live", 1, 0) };
     common::write(&root, "-p/live.jsonl", &r.to_lines());
     let data = tmp.path().join("data");
     let (_server, base) = start_with(&[

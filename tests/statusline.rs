@@ -206,7 +206,8 @@ fn install_creates_backs_up_refuses_and_forces() {
     assert_eq!(v["statusLine"]["command"], ours);
     assert!(String::from_utf8_lossy(&install(home.path(), &[]).stdout).contains("already has"));
 
-    let theirs = "{\n  \"model\": \"opus\",\n  \"statusLine\": {\"type\": \"command\", \"command\": \"~/bin/mine.sh\"}\n}\n";
+    let theirs =
+        "{\n  \"model\": \"opus\",\n  \"statusLine\": {\"type\": \"command\", \"command\": \"~/bin/mine.sh\"}\n}\n";
     std::fs::write(&settings, theirs).unwrap();
     let out = install(home.path(), &[]);
     assert_eq!(out.status.code(), Some(1));
@@ -230,4 +231,37 @@ fn install_creates_backs_up_refuses_and_forces() {
     let out = Command::new(env!("CARGO_BIN_EXE_cachewise")).args(["statusline", "--print-config"]).output().unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["statusLine"]["command"], ours);
+}
+
+#[test]
+fn a_first_call_starts_from_the_store_and_counts_each_response_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (root, data) = (tmp.path().join("claude"), tmp.path().join("data"));
+    let rs: Vec<Resp> = (1..=4).map(|n| Resp::new("s1", n, 2 * n as i64)).collect();
+    // The ingest sees responses 1 and 2 and the first two lines of 3.
+    let three = rs[2].to_lines();
+    let mut first = lines(&rs[..2]);
+    first.extend_from_slice(&three[..2]);
+    let path = write(&root, "-p/s1.jsonl", &first);
+    let ingest = Command::new(env!("CARGO_BIN_EXE_cachewise"))
+        .args(["--claude-dir", root.to_str().unwrap(), "--data-dir", data.to_str().unwrap(), "--quiet", "ingest"])
+        .output()
+        .unwrap();
+    assert!(ingest.status.success(), "{}", String::from_utf8_lossy(&ingest.stderr));
+    append(&path, &format!("{}\n{}\n", three[2], rs[3].to_lines().join("\n")));
+    let v = status(&data, &input(&path, false), t0() + Duration::minutes(9));
+    let total: f64 = rs.iter().map(Resp::sonnet_cost).sum();
+    assert!(close(v["session_cost_usd"].as_f64().unwrap(), total), "{v}");
+    assert_eq!(v["session_requests"], 4);
+    assert_eq!(v["last_request_at"], rfc3339(rs[3].time));
+    assert!(close(v["cold_resume_usd"].as_f64().unwrap(), premium_5m(&rs[3])));
+    // Today: the store's three (one a placeholder) plus what it has not read.
+    assert!(close(v["today_cost_usd"].as_f64().unwrap(), total), "{v}");
+    // The state was seeded from the store: responses 1 and 2 came from the
+    // bytes before the stored position (line 0: counted by the store).
+    let dir = data.join("statusline/sessions");
+    let file = std::fs::read_dir(&dir).unwrap().next().unwrap().unwrap().path();
+    let state: Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+    let recent = state["files"][path.to_str().unwrap()]["recent"].as_array().unwrap().clone();
+    assert_eq!(recent.iter().filter(|s| s[1] == 0).count(), 2, "{recent:?}");
 }

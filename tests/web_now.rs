@@ -81,7 +81,11 @@ async fn events_deliver_an_update_after_an_ingest() {
     let v = st.snapshot().version;
     let (status, ct, body) = get(&st, "/events").await;
     assert_eq!((status, ct.as_str()), (StatusCode::OK, "text/event-stream"));
-    assert_eq!(body, format!("retry: 2000\nid: {v}\nevent: update\ndata: {v}\n\n"), "no version given: the current one");
+    assert_eq!(
+        body,
+        format!("retry: 2000\nid: {v}\nevent: update\ndata: {v}\n\n"),
+        "no version given: the current one"
+    );
 
     let waiting = tokio::spawn({
         let st = st.clone();

@@ -92,11 +92,9 @@ fn run_install(a: &StatuslineArgs) -> anyhow::Result<()> {
         install::Outcome::Added { backup } => {
             println!("added the status line to {} (backup: {})", path.display(), backup.display())
         }
-        install::Outcome::Replaced { backup, previous } => println!(
-            "replaced the status line {previous:?} in {} (backup: {})",
-            path.display(),
-            backup.display()
-        ),
+        install::Outcome::Replaced { backup, previous } => {
+            println!("replaced the status line {previous:?} in {} (backup: {})", path.display(), backup.display())
+        }
         install::Outcome::Unchanged => println!("{} already has this status line", path.display()),
     }
     Ok(())

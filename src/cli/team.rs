@@ -45,7 +45,9 @@ impl ValueEnum for ReportKind {
         match self {
             ReportKind::Usage(g) => g.to_possible_value(),
             ReportKind::Team => Some(PossibleValue::new("team").help("spend per person and active day (team pilots)")),
-            ReportKind::Blocks => Some(PossibleValue::new("blocks").help("5-hour windows: cost, burn rate, projection")),
+            ReportKind::Blocks => {
+                Some(PossibleValue::new("blocks").help("5-hour windows: cost, burn rate, projection"))
+            }
         }
     }
 }

@@ -143,7 +143,13 @@ pub fn to_table(blocks: &[Block], tz: chrono_tz::Tz) -> String {
     t.set_header(["block start", "end", "", "requests", "tokens", "cost", "$/h", "projected"]);
     for b in blocks {
         let fmt = |d: DateTime<Utc>| d.with_timezone(&tz).format("%Y-%m-%d %H:%M").to_string();
-        let state = if b.gap { "gap" } else if b.active { "ACTIVE" } else { "" };
+        let state = if b.gap {
+            "gap"
+        } else if b.active {
+            "ACTIVE"
+        } else {
+            ""
+        };
         let k = &b.totals.tokens;
         let num = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
         t.add_row(vec![

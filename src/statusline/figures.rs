@@ -63,10 +63,12 @@ pub fn figures(store: &Store, manifest: &Manifest, tz: Tz, now: DateTime<Utc>) -
             return Ok(f);
         }
     }
-    let since = day_start(now, tz).min(now - Duration::days(LIMIT_HISTORY_DAYS));
-    let priced = priced_since(store, since)?;
     let today = day_start(now, tz);
     let samples = limits::read(&samples_path);
+    // Without enough samples for an estimate, only today's rows matter.
+    let estimating = samples.len() > limits::MIN_INTERVALS;
+    let since = if estimating { today.min(now - Duration::days(LIMIT_HISTORY_DAYS)) } else { today };
+    let priced = priced_since(store, since, estimating)?;
     let f = StoreFigures {
         key,
         today_usd: priced.iter().filter(|p| p.time >= today && p.time <= now).map(|p| p.cost_usd).sum(),
@@ -89,19 +91,22 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Time, cost and tokens of every stored request at or after `since`.
-pub fn priced_since(store: &Store, since: DateTime<Utc>) -> Result<Vec<Priced>, FiguresError> {
-    let cols = [c::TIME, c::COST_USD, c::INPUT, c::CACHE_WRITE_5M, c::CACHE_WRITE_1H, c::CACHE_READ, c::OUTPUT];
+/// Time and cost (and tokens, when asked; else 0) of every stored request
+/// at or after `since`.
+pub fn priced_since(store: &Store, since: DateTime<Utc>, tokens: bool) -> Result<Vec<Priced>, FiguresError> {
+    let all = [c::TIME, c::COST_USD, c::INPUT, c::CACHE_WRITE_5M, c::CACHE_WRITE_1H, c::CACHE_READ, c::OUTPUT];
+    let cols = if tokens { &all[..] } else { &all[..2] };
     let mut out = Vec::new();
     for (_, file) in store.open_requests()? {
         let df = ParquetReader::new(BufReader::new(file))
             .with_columns(Some(cols.iter().map(|s| (*s).to_owned()).collect()))
             .finish()?;
         let t = Cols(&df);
-        let (times, costs, tokens) = (t.time(c::TIME)?, t.f64(c::COST_USD)?, t.tokens()?);
-        for ((time, cost_usd), k) in times.into_iter().zip(costs).zip(tokens) {
+        let (times, costs) = (t.time(c::TIME)?, t.f64(c::COST_USD)?);
+        let counts = if tokens { t.tokens()?.into_iter().map(|k| k.prompt() + k.output).collect() } else { Vec::new() };
+        for (i, (time, cost_usd)) in times.into_iter().zip(costs).enumerate() {
             if time >= since {
-                out.push(Priced { time, cost_usd, tokens: k.prompt() + k.output });
+                out.push(Priced { time, cost_usd, tokens: counts.get(i).copied().unwrap_or(0) });
             }
         }
     }

@@ -109,8 +109,9 @@ mod tests {
 
     #[test]
     fn odd_types_read_as_absent_and_garbage_is_refused() {
-        let i = parse(br#"{"session_id":5,"transcript_path":null,"rate_limits":{"five_hour":{"used_percentage":"x"}}}"#)
-            .unwrap();
+        let i =
+            parse(br#"{"session_id":5,"transcript_path":null,"rate_limits":{"five_hour":{"used_percentage":"x"}}}"#)
+                .unwrap();
         assert_eq!(i, StatusInput::default());
         assert_eq!(parse(b"  \n"), Err(InputError::Empty));
         assert_eq!(parse(b"not json"), Err(InputError::NotJson));

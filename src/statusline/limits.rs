@@ -152,7 +152,13 @@ pub fn estimate(samples: &[Sample], requests: &[Priced], kind: WindowKind) -> Li
     let n = ratios.len();
     if n < MIN_INTERVALS {
         let note = format!("too few samples: {n} interval(s) where use grew, {MIN_INTERVALS} needed");
-        return LimitEstimate { intervals: n, usd_per_pct: None, tokens_per_pct: None, spread_usd_per_pct: None, note: Some(note) };
+        return LimitEstimate {
+            intervals: n,
+            usd_per_pct: None,
+            tokens_per_pct: None,
+            spread_usd_per_pct: None,
+            note: Some(note),
+        };
     }
     let low = ratios.iter().copied().fold(f64::INFINITY, f64::min);
     let high = ratios.iter().copied().fold(0.0, f64::max);
@@ -185,8 +191,10 @@ mod tests {
         // $0.50 and 10,000 tokens each: $2.50 / 2 = $1.25 and 25,000 tokens per 1%.
         let reset = t(300).timestamp();
         let samples: Vec<Sample> = (0..5).map(|k| sample(10 * k, 10.0 + 2.0 * k as f64, reset + k % 2)).collect();
-        let requests: Vec<Priced> =
-            (1..=200).map(|m| Priced { time: t(m * 2 - 1), cost_usd: 0.5, tokens: 10_000 }).filter(|p| p.time < t(40)).collect();
+        let requests: Vec<Priced> = (1..=200)
+            .map(|m| Priced { time: t(m * 2 - 1), cost_usd: 0.5, tokens: 10_000 })
+            .filter(|p| p.time < t(40))
+            .collect();
         let e = estimate(&samples, &requests, WindowKind::FiveHour);
         assert_eq!(e.intervals, 4);
         assert_eq!(e.usd_per_pct, Some(1.25));
@@ -201,7 +209,8 @@ mod tests {
     fn a_reset_a_fall_or_too_few_intervals_give_no_figure() {
         let r = t(300).timestamp();
         // 10 -> 12 counts; 12 -> 5 is a new window (other reset); 5 -> 5 did not grow.
-        let samples = [sample(0, 10.0, r), sample(10, 12.0, r), sample(20, 5.0, r + 18_000), sample(30, 5.0, r + 18_000)];
+        let samples =
+            [sample(0, 10.0, r), sample(10, 12.0, r), sample(20, 5.0, r + 18_000), sample(30, 5.0, r + 18_000)];
         let requests: Vec<Priced> = (0..30).map(|m| Priced { time: t(m), cost_usd: 1.0, tokens: 1 }).collect();
         let e = estimate(&samples, &requests, WindowKind::FiveHour);
         assert_eq!(e.intervals, 1);

@@ -13,6 +13,7 @@ pub mod input;
 pub mod install;
 pub mod limits;
 pub mod render;
+pub mod seed;
 pub mod session;
 pub mod tail;
 
@@ -90,7 +91,7 @@ pub fn status(ctx: &Context, stdin: &[u8]) -> Status {
     };
     let state_path = session::state_path(&ctx.data_dir, transcript);
     let mut state = session::load(&state_path, transcript);
-    match session::update(&mut state, transcript, &ctx.prices) {
+    match session::update(&mut state, &ctx.data_dir, transcript, &ctx.prices) {
         Ok(true) => {
             let _ = session::save(&state_path, &state);
         }
@@ -126,12 +127,10 @@ fn fill_store(st: &mut Status, state: &session::SessionState, ctx: &Context) {
     let today = figures::day_start(ctx.now, ctx.tz);
     let store = ctx.data_dir.is_dir().then(|| Store::open(&ctx.data_dir).ok()).flatten();
     let manifest = store.as_ref().and_then(|s| s.manifest().ok()).unwrap_or_default();
-    let unstored: f64 = state
-        .files
-        .iter()
-        .map(|(path, tail)| tail::unstored_cost(tail, stored_lines(&manifest, path), today))
-        .sum();
-    let stored = store.as_ref().filter(|_| !manifest.files.is_empty()).map(|s| figures::figures(s, &manifest, ctx.tz, ctx.now));
+    let unstored: f64 =
+        state.files.iter().map(|(path, tail)| tail::unstored_cost(tail, stored_lines(&manifest, path), today)).sum();
+    let stored =
+        store.as_ref().filter(|_| !manifest.files.is_empty()).map(|s| figures::figures(s, &manifest, ctx.tz, ctx.now));
     match stored {
         Some(Ok(f)) => {
             st.today_cost_usd = Some(f.today_usd + unstored);

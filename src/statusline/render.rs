@@ -51,7 +51,9 @@ pub fn line(st: &Status, now: DateTime<Utc>, tz: Tz, colour: bool) -> String {
     let mut parts: Vec<String> = Vec::new();
     match (st.expires_at, st.ttl_s) {
         (Some(exp), Some(ttl)) if st.warm => {
-            parts.push(p.on(GREEN, &format!("● warm {} left ({} TTL)", clock_span((exp - now).num_seconds()), ttl_label(ttl))));
+            parts.push(
+                p.on(GREEN, &format!("● warm {} left ({} TTL)", clock_span((exp - now).num_seconds()), ttl_label(ttl))),
+            );
             if let Some(usd) = st.cold_resume_usd {
                 parts.push(format!("cold resume +{}{}", fmt_usd(usd), limit_share(st)));
             }
@@ -72,13 +74,26 @@ pub fn line(st: &Status, now: DateTime<Utc>, tz: Tz, colour: bool) -> String {
         parts.push(format!("today {}", fmt_usd(c)));
     }
     if let Some(pct) = st.five_hour_used_pct {
-        let colour = if pct >= 80.0 { RED } else if pct >= 50.0 { YELLOW } else { GREEN };
-        let resets = st.five_hour_resets_at.map(|t| format!(" (resets {})", t.with_timezone(&tz).format("%H:%M"))).unwrap_or_default();
+        let colour = if pct >= 80.0 {
+            RED
+        } else if pct >= 50.0 {
+            YELLOW
+        } else {
+            GREEN
+        };
+        let resets = st
+            .five_hour_resets_at
+            .map(|t| format!(" (resets {})", t.with_timezone(&tz).format("%H:%M")))
+            .unwrap_or_default();
         parts.push(p.on(colour, &format!("5h {pct:.0}%{resets}")));
     }
     let text = parts.join(" · ");
     // Only the escape sequences added above survive.
-    let clean: String = text.split('\x1b').enumerate().map(|(i, s)| if i == 0 { strip_controls(s) } else { format!("\x1b{}", strip_controls(s)) }).collect();
+    let clean: String = text
+        .split('\x1b')
+        .enumerate()
+        .map(|(i, s)| if i == 0 { strip_controls(s) } else { format!("\x1b{}", strip_controls(s)) })
+        .collect();
     clean.replace(['\n', '\r'], " ")
 }
 

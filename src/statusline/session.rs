@@ -6,10 +6,10 @@
 //! that gives: the last main-thread request, the TTL in force after it, its
 //! cold-resume premium (the cache model's own functions) and the cost.
 
-use super::tail::{read_gain, FileTail, Gained};
+use super::tail::{read_gain, FileTail};
 use crate::analyze::{analyze, cold_resume_premium, TTL_5M_S};
 use crate::ingest::discover::SourceFile;
-use crate::model::Request;
+use crate::model::{Compaction, Request};
 use crate::pricing::PriceTable;
 use crate::store::manifest::fingerprint;
 use serde::{Deserialize, Serialize};
@@ -18,7 +18,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Layout version of the state file; another version is read as empty.
-const STATE_VERSION: u32 = 1;
+pub(super) const STATE_VERSION: u32 = 1;
 /// Sub-agent files read per session at most.
 const MAX_AGENT_FILES: usize = 256;
 
@@ -84,19 +84,34 @@ pub fn save(path: &Path, state: &SessionState) -> std::io::Result<()> {
 /// Reads what the transcript and its sub-agents gained into `state`; true
 /// when anything changed. The transcript must be readable; a sub-agent file
 /// that is not is skipped.
-pub fn update(state: &mut SessionState, transcript: &Path, prices: &PriceTable) -> std::io::Result<bool> {
+/// A first call (no state) starts from the store's figures when it can
+/// (`seed`), reading only what the last ingest did not.
+pub fn update(
+    state: &mut SessionState,
+    data_dir: &Path,
+    transcript: &Path,
+    prices: &PriceTable,
+) -> std::io::Result<bool> {
+    let agents = agent_files(transcript);
+    let mut seeded = false;
+    if state.files.is_empty() {
+        if let Some(s) = super::seed::seed(data_dir, transcript, &agents, prices) {
+            *state = s;
+            seeded = true;
+        }
+    }
     let main_file = source(transcript, None);
     let key = transcript.to_string_lossy().into_owned();
     let tail = state.files.entry(key).or_default();
     let gained = read_gain(transcript, &main_file, tail, prices)?;
-    let mut changed = gained.bytes > 0 || gained.reset;
+    let mut changed = seeded || gained.bytes > 0 || gained.reset;
     if gained.reset {
         state.last_main = None;
         state.ttl_s = TTL_5M_S;
         state.premium_usd = 0.0;
     }
-    fold_main(state, gained, prices);
-    for path in agent_files(transcript) {
+    fold_main(state, gained.main, &gained.compactions, prices);
+    for path in agents {
         let agent = path.file_stem().and_then(|s| s.to_str()).and_then(|s| s.strip_prefix("agent-")).map(str::to_owned);
         let file = source(&path, agent);
         let tail = state.files.entry(path.to_string_lossy().into_owned()).or_default();
@@ -109,13 +124,13 @@ pub fn update(state: &mut SessionState, transcript: &Path, prices: &PriceTable) 
 
 /// The TTL and premium after the new main-thread requests: the cache model
 /// over the previous last request and the new ones.
-fn fold_main(state: &mut SessionState, g: Gained, prices: &PriceTable) {
-    if g.main.is_empty() {
+pub(super) fn fold_main(state: &mut SessionState, main: Vec<Request>, compactions: &[Compaction], prices: &PriceTable) {
+    if main.is_empty() {
         return;
     }
     let mut thread: Vec<Request> = state.last_main.take().into_iter().collect();
-    thread.extend(g.main);
-    let caches = analyze(&thread, &g.compactions, prices);
+    thread.extend(main);
+    let caches = analyze(&thread, compactions, prices);
     let (Some(last), Some(c)) = (thread.last(), caches.last()) else { return };
     let wrote = thread.iter().skip(1).any(|r| r.tokens.cache_write() > 0) || thread.len() == 1;
     state.ttl_s = if wrote { c.ttl_after_s } else { state.ttl_s };
@@ -123,9 +138,8 @@ fn fold_main(state: &mut SessionState, g: Gained, prices: &PriceTable) {
     state.last_main = Some(last.clone());
 }
 
-
 /// A transcript file as the ingest parser expects it.
-fn source(path: &Path, agent: Option<String>) -> SourceFile {
+pub(super) fn source(path: &Path, agent: Option<String>) -> SourceFile {
     let session_of = |p: &Path| p.file_stem().map(|s| s.to_string_lossy().into_owned());
     let main = if agent.is_some() { path.parent().and_then(Path::parent) } else { Some(path) };
     let project_dir = main.and_then(Path::parent);

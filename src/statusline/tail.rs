@@ -21,9 +21,10 @@ use std::path::Path;
 /// calls and to tell which of today's requests the store has not read yet.
 const KEEP_RECENT: usize = 2048;
 
-/// One request seen, compactly: `(key, line, time s, output tokens, cost)`.
+/// One request seen, compactly: `(key, line, time s, output tokens, cost,
+/// cost the store had counted when it was first seen)`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Seen(pub u64, pub u64, pub i64, pub u64, pub f64);
+pub struct Seen(pub u64, pub u64, pub i64, pub u64, pub f64, pub f64);
 
 impl Seen {
     pub fn line(&self) -> u64 {
@@ -32,8 +33,9 @@ impl Seen {
     pub fn time_s(&self) -> i64 {
         self.2
     }
-    pub fn cost(&self) -> f64 {
-        self.4
+    /// What this request adds beyond what the store counted.
+    pub fn unstored(&self) -> f64 {
+        self.4 - self.5
     }
 }
 
@@ -65,12 +67,7 @@ pub struct Gained {
 }
 
 /// Reads what `path` gained since `tail` and folds it in.
-pub fn read_gain(
-    path: &Path,
-    file: &SourceFile,
-    tail: &mut FileTail,
-    prices: &PriceTable,
-) -> std::io::Result<Gained> {
+pub fn read_gain(path: &Path, file: &SourceFile, tail: &mut FileTail, prices: &PriceTable) -> std::io::Result<Gained> {
     let mut f = File::open(path)?;
     let size = f.metadata()?.len();
     let mut out = Gained::default();
@@ -119,12 +116,23 @@ fn fold(tail: &mut FileTail, r: &Request, prices: &PriceTable) -> bool {
     }
     tail.cost_usd += cost;
     tail.requests += 1;
-    tail.recent.push(Seen(key, r.line, r.time.timestamp(), r.tokens.output, cost));
+    tail.recent.push(Seen(key, r.line, r.time.timestamp(), r.tokens.output, cost, 0.0));
     if tail.recent.len() > KEEP_RECENT {
         let extra = tail.recent.len() - KEEP_RECENT;
         tail.recent.drain(..extra);
     }
     true
+}
+
+/// Remembers a response the store already counted (a seed's window): its
+/// later lines then add only what they add.
+pub fn fold_known(tail: &mut FileTail, r: &Request, prices: &PriceTable) {
+    let key = fingerprint(format!("{}\0{}", r.message_id, r.request_id).as_bytes());
+    let cost = prices.cost(r).unwrap_or(0.0);
+    tail.recent.push(Seen(key, 0, r.time.timestamp(), r.tokens.output, cost, cost));
+    if tail.recent.len() > KEEP_RECENT {
+        tail.recent.remove(0);
+    }
 }
 
 fn head_matches(f: &mut File, tail: &FileTail) -> std::io::Result<bool> {
@@ -144,5 +152,5 @@ fn head_matches(f: &mut File, tail: &FileTail) -> std::io::Result<bool> {
 /// past `stored_lines` (what the last ingest read of the file).
 pub fn unstored_cost(tail: &FileTail, stored_lines: u64, since: DateTime<Utc>) -> f64 {
     let since = since.timestamp();
-    tail.recent.iter().filter(|s| s.line() > stored_lines && s.time_s() >= since).map(Seen::cost).sum()
+    tail.recent.iter().filter(|s| s.line() > stored_lines && s.time_s() >= since).map(Seen::unstored).sum()
 }
