@@ -127,8 +127,13 @@ fn fill_store(st: &mut Status, state: &session::SessionState, ctx: &Context) {
     let today = figures::day_start(ctx.now, ctx.tz);
     let store = ctx.data_dir.is_dir().then(|| Store::open(&ctx.data_dir).ok()).flatten();
     let manifest = store.as_ref().and_then(|s| s.manifest().ok()).unwrap_or_default();
-    let unstored: f64 =
-        state.files.iter().map(|(path, tail)| tail::unstored_cost(tail, stored_lines(&manifest, path), today)).sum();
+    // `+ 0.0`: an empty sum of f64 is -0.0, which would print as "$-0.00".
+    let unstored: f64 = 0.0
+        + state
+            .files
+            .iter()
+            .map(|(path, tail)| tail::unstored_cost(tail, stored_lines(&manifest, path), today))
+            .sum::<f64>();
     let stored =
         store.as_ref().filter(|_| !manifest.files.is_empty()).map(|s| figures::figures(s, &manifest, ctx.tz, ctx.now));
     match stored {

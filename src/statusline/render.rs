@@ -27,13 +27,14 @@ impl Paint {
     }
 }
 
-/// `3:12` for seconds left, `25m` / `2h05m` for longer spans.
+/// `3:12` for seconds left, `25m` / `2h05m` for longer spans, `3d` past two days.
 pub fn clock_span(secs: i64) -> String {
     let s = secs.max(0);
     match s {
         0..=599 => format!("{}:{:02}", s / 60, s % 60),
         600..=3599 => format!("{}m", s / 60),
-        _ => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
+        3600..=172_799 => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
+        _ => format!("{}d", s / 86_400),
     }
 }
 
@@ -59,7 +60,9 @@ pub fn line(st: &Status, now: DateTime<Utc>, tz: Tz, colour: bool) -> String {
             }
         }
         (Some(exp), Some(_)) => {
-            let since = exp.with_timezone(&tz).format("%H:%M");
+            let local = exp.with_timezone(&tz);
+            let since =
+                if now - exp < chrono::Duration::hours(24) { local.format("%H:%M") } else { local.format("%b %-d") };
             parts.push(p.on(YELLOW, &format!("○ cold {} (since {since})", clock_span((now - exp).num_seconds()))));
             if let Some(usd) = st.cold_resume_usd {
                 parts.push(p.on(RED, &format!("next message +{}{}", fmt_usd(usd), limit_share(st))));
@@ -124,6 +127,7 @@ mod tests {
         assert_eq!(clock_span(-5), "0:00");
         assert_eq!(clock_span(1500), "25m");
         assert_eq!(clock_span(7500), "2h05m");
+        assert_eq!(clock_span(3 * 86_400 + 5), "3d");
     }
 
     #[test]
