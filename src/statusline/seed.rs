@@ -23,7 +23,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 /// Bytes before the stored position parsed for the last request.
-const WINDOW: u64 = 4 << 20;
+const WINDOW: u64 = 2 << 20;
 
 /// The state the store implies for `transcript` and its `agents`, if any.
 pub fn seed(data_dir: &Path, transcript: &Path, agents: &[PathBuf], prices: &PriceTable) -> Option<SessionState> {
