@@ -9,15 +9,21 @@
 # Usage: scripts/statusline_bench.sh [TREE] [CCUSAGE]
 # TREE defaults to /tmp/c1g (built when missing with
 #   python3 ../shared/bench/mkcorpus.py ../shared/corpus/real/claude /tmp/c1g --mb 1024 --seed 1);
-# CCUSAGE to /usr/bin/ccusage (20.0.24). RUNS sets the runs per command (default 30).
+# CCUSAGE to /usr/bin/ccusage (20.0.24). RUNS sets the runs per command
+# (default 30), MB the transcript's size (default 50), CW a cachewise binary
+# to use instead of building the release one.
 set -euo pipefail
 tree=${1:-/tmp/c1g}
 ccusage=${2:-/usr/bin/ccusage}
 here=$(cd "$(dirname "$0")/.." && pwd)
 shared=$here/../shared
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/cachewise-release}
-cargo build --release --manifest-path "$here/Cargo.toml" >&2
-cw="$CARGO_TARGET_DIR/release/cachewise"
+if [ -n "${CW:-}" ]; then
+  cw=$CW
+else
+  export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/cachewise-release}
+  cargo build --release --manifest-path "$here/Cargo.toml" >&2
+  cw="$CARGO_TARGET_DIR/release/cachewise"
+fi
 [ -d "$tree/projects" ] || python3 "$shared/bench/mkcorpus.py" "$shared/corpus/real/claude" "$tree" --mb 1024 --seed 1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -27,16 +33,16 @@ transcript=$big/projects/-bench-statusline/$session.jsonl
 mkdir -p "$(dirname "$transcript")"
 # 50 MB: the real corpus's main transcripts, cloned with fresh ids, in one
 # session, timestamps moved to end now.
-python3 - "$shared/corpus/real/claude/projects" "$transcript" "$session" <<'PY'
+python3 - "$shared/corpus/real/claude/projects" "$transcript" "$session" "${MB:-50}" <<'PY'
 import glob, os, re, sys, datetime
-src, out, session = sys.argv[1], sys.argv[2], sys.argv[3].encode()
+src, out, session, mb = sys.argv[1], sys.argv[2], sys.argv[3].encode(), int(sys.argv[4])
 files = [f for f in sorted(glob.glob(os.path.join(src, "*", "*.jsonl")))]
 blob = b"".join(open(f, "rb").read() for f in files)
 lines = [l for l in blob.split(b"\n") if l.strip()]
 ts = re.compile(rb'"timestamp":"[^"]*"')
 sid = re.compile(rb'"sessionId":"[^"]*"')
 ids = re.compile(rb'"(msg_|req_)([A-Za-z0-9]+)"')
-target, size, n, body = 50 * 1024 * 1024, 0, 0, []
+target, size, n, body = mb * 1024 * 1024, 0, 0, []
 while size < target:
     for l in lines:
         n += 1
@@ -66,9 +72,9 @@ line="$cw --data-dir $data statusline < $work/in.json"
 "$ccusage" statusline --offline < "$work/in.json" || true
 hyperfine --warmup 2 --runs "${RUNS:-30}" --export-json "$work/h.json" \
   -n first --prepare "rm -rf $data/statusline" "$line" \
-  -n steady "$line" \
+  -n steady --prepare true "$line" \
   -n append --prepare "cat $work/append.jsonl >> $transcript" "$line" \
-  -n ccusage "$ccusage statusline --offline < $work/in.json"
+  -n ccusage --prepare true "$ccusage statusline --offline < $work/in.json"
 python3 - "$work/h.json" <<'PY'
 import json, sys
 for r in json.load(open(sys.argv[1]))["results"]:

@@ -62,7 +62,12 @@ pub fn run_statusline(g: &Global, a: &StatuslineArgs) -> anyhow::Result<()> {
     if !stdin.is_terminal() {
         let _ = stdin.lock().take(statusline::input::MAX_INPUT as u64 + 1).read_to_end(&mut input);
     }
-    let st = statusline::status(&ctx, &input);
+    // A bug must not print a stack trace into Claude Code's status line.
+    std::panic::set_hook(Box::new(|_| {}));
+    let Ok(st) = std::panic::catch_unwind(|| statusline::status(&ctx, &input)) else {
+        println!("cachewise: internal error");
+        return Ok(());
+    };
     let colour = !a.no_color && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     match a.format {
         LineFormat::Text => println!("{}", render::line(&st, ctx.now, ctx.tz, colour)),
