@@ -117,6 +117,8 @@ fn garbage_empty_and_missing_input_give_one_short_line() {
         ("\u{1b}[2J garbage {", "cachewise: input is not a JSON object\n"),
         (r#"{"session_id":"x"}"#, "cachewise: no transcript_path in the input\n"),
         (r#"{"transcript_path":"/nonexistent/x.jsonl"}"#, "cachewise: transcript not readable\n"),
+        (r#"{"transcript_path":"/dev/zero"}"#, "cachewise: transcript not readable\n"),
+        (r#"{"transcript_path":"/tmp"}"#, "cachewise: transcript not readable\n"),
     ];
     for (stdin, want) in cases {
         let out = run(&data, stdin, t0(), &["--no-color"]);

@@ -9,7 +9,7 @@
 //! and the transcript is read in full.
 
 use super::session::{fold_main, source, SessionState, STATE_VERSION};
-use super::tail::{fold_known, FileTail};
+use super::tail::{fold_known, trim, FileTail};
 use crate::analyze::TTL_5M_S;
 use crate::ingest::parse::{parse_bytes, Start};
 use crate::model::columns as c;
@@ -80,6 +80,9 @@ fn window(
     agent: Option<String>,
     prices: &PriceTable,
 ) -> Option<(FileTail, Vec<crate::model::Request>)> {
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
     let mut f = File::open(path).ok()?;
     let mut head = vec![0u8; usize::try_from(fs.head_len).ok()?];
     f.read_exact(&mut head).ok()?;
@@ -106,5 +109,6 @@ fn window(
             main.push(r);
         }
     }
+    trim(&mut tail);
     Some((tail, main))
 }

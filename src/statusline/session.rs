@@ -92,6 +92,9 @@ pub fn update(
     transcript: &Path,
     prices: &PriceTable,
 ) -> std::io::Result<bool> {
+    if !std::fs::metadata(transcript)?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
     let agents = agent_files(transcript);
     let mut seeded = false;
     if state.files.is_empty() {

@@ -12,6 +12,7 @@ use crate::model::{Compaction, Request, MAIN_THREAD};
 use crate::pricing::PriceTable;
 use crate::store::manifest::{fingerprint, HEAD_LEN};
 use chrono::{DateTime, Utc};
+use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -68,6 +69,10 @@ pub struct Gained {
 
 /// Reads what `path` gained since `tail` and folds it in.
 pub fn read_gain(path: &Path, file: &SourceFile, tail: &mut FileTail, prices: &PriceTable) -> std::io::Result<Gained> {
+    // A FIFO or device would block or never end: only regular files.
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
     let mut f = File::open(path)?;
     let size = f.metadata()?.len();
     let mut out = Gained::default();
@@ -91,22 +96,38 @@ pub fn read_gain(path: &Path, file: &SourceFile, tail: &mut FileTail, prices: &P
     }
     tail.offset = rows.end.offset;
     tail.lines = rows.end.line;
+    // One read's requests are already merged by key (the parser does it),
+    // so only the responses of earlier reads need looking up.
+    let earlier: HashMap<u64, usize> = tail.recent.iter().enumerate().map(|(i, s)| (s.0, i)).collect();
     for r in rows.requests {
-        if fold(tail, &r, prices) && r.thread.as_str() == MAIN_THREAD {
+        if fold(tail, &earlier, &r, prices) && r.thread.as_str() == MAIN_THREAD {
             out.main.push(r);
         }
     }
+    trim(tail);
     out.compactions = rows.compactions;
     Ok(out)
+}
+
+fn key_of(r: &Request) -> u64 {
+    fingerprint(format!("{}\0{}", r.message_id, r.request_id).as_bytes())
+}
+
+/// Keeps the last `KEEP_RECENT` responses.
+pub fn trim(tail: &mut FileTail) {
+    if tail.recent.len() > KEEP_RECENT {
+        let extra = tail.recent.len() - KEEP_RECENT;
+        tail.recent.drain(..extra);
+    }
 }
 
 /// Adds one request to the file's figures; a response already seen only
 /// adds the difference when a later line carries more output. True when
 /// the request is new or better than before.
-fn fold(tail: &mut FileTail, r: &Request, prices: &PriceTable) -> bool {
-    let key = fingerprint(format!("{}\0{}", r.message_id, r.request_id).as_bytes());
+fn fold(tail: &mut FileTail, earlier: &HashMap<u64, usize>, r: &Request, prices: &PriceTable) -> bool {
+    let key = key_of(r);
     let cost = prices.cost(r).unwrap_or(0.0);
-    if let Some(s) = tail.recent.iter_mut().rev().find(|s| s.0 == key) {
+    if let Some(s) = earlier.get(&key).and_then(|&i| tail.recent.get_mut(i)) {
         if r.tokens.output <= s.3 {
             return false;
         }
@@ -117,22 +138,14 @@ fn fold(tail: &mut FileTail, r: &Request, prices: &PriceTable) -> bool {
     tail.cost_usd += cost;
     tail.requests += 1;
     tail.recent.push(Seen(key, r.line, r.time.timestamp(), r.tokens.output, cost, 0.0));
-    if tail.recent.len() > KEEP_RECENT {
-        let extra = tail.recent.len() - KEEP_RECENT;
-        tail.recent.drain(..extra);
-    }
     true
 }
 
 /// Remembers a response the store already counted (a seed's window): its
-/// later lines then add only what they add.
+/// later lines then add only what they add. Call `trim` after a batch.
 pub fn fold_known(tail: &mut FileTail, r: &Request, prices: &PriceTable) {
-    let key = fingerprint(format!("{}\0{}", r.message_id, r.request_id).as_bytes());
     let cost = prices.cost(r).unwrap_or(0.0);
-    tail.recent.push(Seen(key, 0, r.time.timestamp(), r.tokens.output, cost, cost));
-    if tail.recent.len() > KEEP_RECENT {
-        tail.recent.remove(0);
-    }
+    tail.recent.push(Seen(key_of(r), 0, r.time.timestamp(), r.tokens.output, cost, cost));
 }
 
 fn head_matches(f: &mut File, tail: &FileTail) -> std::io::Result<bool> {
