@@ -53,6 +53,9 @@ async fn the_now_panel_shows_countdowns_premiums_and_what_claude_code_will_do() 
     let tmp = tempfile::tempdir().unwrap();
     tree(&tmp.path().join("claude"));
     let store = ingested(&tmp.path().join("claude"), &tmp.path().join("data"));
+    let sample = r#"{"time":"2026-02-11T20:01:00Z","session_id":"s1","five_hour":{"used_pct":12.0,"resets_at":1770854400},"seven_day":null}"#;
+    std::fs::create_dir_all(tmp.path().join("data/statusline")).unwrap();
+    std::fs::write(tmp.path().join("data/statusline/rate_limits.jsonl"), format!("{sample}\n")).unwrap();
     let st = web_state(&store, t0() + Duration::minutes(10));
     let (status, _, body) = get(&st, "/").await;
     assert_eq!(status, StatusCode::OK);
@@ -69,6 +72,8 @@ async fn the_now_panel_shows_countdowns_premiums_and_what_claude_code_will_do() 
     assert_eq!(panel.matches("Resume from summary").count(), 1, "s1 was idle 10 minutes: {panel}");
     assert!(panel.contains("5-hour block 18:00:00–23:00:00"), "{panel}");
     assert!(panel.find(">s1<").unwrap() < panel.find(">s2<").unwrap(), "most recent first");
+    assert!(panel.contains("Plan limit: 12% of the 5-hour window used (2026-02-11 20:01)"), "{panel}");
+    assert!(panel.contains("too few samples: 0 interval(s) where use grew, 3 needed."), "{panel}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
