@@ -267,3 +267,41 @@ fn a_first_call_starts_from_the_store_and_counts_each_response_once() {
     let recent = state["files"][path.to_str().unwrap()]["recent"].as_array().unwrap().clone();
     assert_eq!(recent.iter().filter(|s| s[1] == 0).count(), 2, "{recent:?}");
 }
+
+/// On the real corpus (skipped when absent): for its largest transcripts,
+/// the status line's session cost, read in full (no store) and started from
+/// the store, equals `report session`'s.
+#[test]
+fn the_session_cost_matches_report_session_on_the_real_corpus() {
+    let Some(corpus) = common::real_corpus() else {
+        println!("skipped: no real corpus beside this checkout");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let out = Command::new(env!("CARGO_BIN_EXE_cachewise"))
+        .args(["--claude-dir", corpus.to_str().unwrap(), "--data-dir", data.to_str().unwrap(), "--quiet"])
+        .args(["report", "session", "--json"])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut mains: Vec<std::path::PathBuf> = std::fs::read_dir(corpus.join("projects"))
+        .unwrap()
+        .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    mains.sort_by_key(|p| std::cmp::Reverse(std::fs::metadata(p).unwrap().len()));
+    let now = Utc::now();
+    for path in mains.iter().take(3) {
+        let id = path.file_stem().unwrap().to_str().unwrap();
+        let row = report["rows"].as_array().unwrap().iter().find(|r| r["session_id"] == id).unwrap();
+        let want = row["cost_usd"].as_f64().unwrap();
+        let fresh = status(&tmp.path().join(format!("fresh-{id}")), &input(path, false), now);
+        let seeded = status(&data, &input(path, false), now);
+        for v in [&fresh, &seeded] {
+            assert!((v["session_cost_usd"].as_f64().unwrap() - want).abs() < 1e-9, "{id}: {v} vs {want}");
+            assert_eq!(v["session_requests"], row["requests"], "{id}");
+        }
+    }
+}
