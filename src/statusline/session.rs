@@ -82,10 +82,10 @@ pub fn save(path: &Path, state: &SessionState) -> std::io::Result<()> {
 }
 
 /// Reads what the transcript and its sub-agents gained into `state`; true
-/// when anything changed. The transcript must be readable; a sub-agent file
-/// that is not is skipped.
-/// A first call (no state) starts from the store's figures when it can
-/// (`seed`), reading only what the last ingest did not.
+/// when anything changed. The transcript must be a readable regular file; a
+/// sub-agent file that is not is skipped. A first call (no state) starts
+/// from the store's figures when it can (`seed`), reading only what the
+/// last ingest did not.
 pub fn update(
     state: &mut SessionState,
     data_dir: &Path,
