@@ -12,6 +12,7 @@ pub mod figures;
 pub mod input;
 pub mod install;
 pub mod limits;
+pub mod parallel;
 pub mod render;
 pub mod seed;
 pub mod session;

@@ -7,7 +7,7 @@
 //! new main-thread requests and compactions to `session`.
 
 use crate::ingest::discover::SourceFile;
-use crate::ingest::parse::{parse_bytes, Start};
+use crate::ingest::parse::Start;
 use crate::model::{Compaction, Request, MAIN_THREAD};
 use crate::pricing::PriceTable;
 use crate::store::manifest::{fingerprint, HEAD_LEN};
@@ -87,7 +87,7 @@ pub fn read_gain(path: &Path, file: &SourceFile, tail: &mut FileTail, prices: &P
     let mut buf = Vec::with_capacity(usize::try_from(size - tail.offset).unwrap_or(0).min(1 << 30));
     f.read_to_end(&mut buf)?;
     let Some(last_nl) = memchr::memrchr(b'\n', &buf) else { return Ok(out) };
-    let rows = parse_bytes(file, &buf[..=last_nl], Start { offset: tail.offset, line: tail.lines });
+    let rows = super::parallel::parse(file, &buf[..=last_nl], Start { offset: tail.offset, line: tail.lines });
     out.bytes = rows.end.offset - tail.offset;
     if tail.offset == 0 {
         let head = &buf[..(HEAD_LEN.min(rows.end.offset) as usize)];
