@@ -12,6 +12,7 @@ pub mod ingest;
 pub mod model;
 pub mod pricing;
 pub mod report;
+pub mod statusline;
 pub mod store;
 pub mod synth;
 pub mod team;

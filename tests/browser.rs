@@ -6,6 +6,8 @@
 //! why, when `/usr/bin/chromium` is not installed.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -26,8 +28,14 @@ impl Drop for Server {
 
 /// Starts the demo server on port 0 and returns it with its base URL.
 fn start(data_dir: &Path) -> (Server, String) {
+    start_with(&["--data-dir", data_dir.to_str().unwrap(), "--quiet", "serve", "--demo", "--bind", "127.0.0.1:0"])
+}
+
+/// Starts `cachewise ARGS` (a server printing its URL first) and returns it
+/// with its base URL.
+fn start_with(args: &[&str]) -> (Server, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_cachewise"))
-        .args(["--data-dir", data_dir.to_str().unwrap(), "--quiet", "serve", "--demo", "--bind", "127.0.0.1:0"])
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -123,4 +131,49 @@ fn every_page_renders_with_its_chart_in_chromium() {
         assert!(file.exists(), "{path}: no screenshot: {}", String::from_utf8_lossy(&out.stderr));
         println!("{path}: ok, {}", file.display());
     }
+}
+
+/// The text of the first countdown in `html`.
+fn countdown(html: &str) -> String {
+    let at = html.find("class=\"countdown").unwrap_or_else(|| panic!("no countdown in {html}"));
+    let start = at + html[at..].find('>').unwrap() + 1;
+    html[start..start + html[start..].find('<').unwrap()].to_owned()
+}
+
+#[test]
+fn the_now_panels_countdown_ticks_in_chromium() {
+    if !Path::new(CHROMIUM).exists() {
+        println!("skipped: {CHROMIUM} is not installed (apt-get install chromium)");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("claude");
+    let r =
+        common::Resp { time: chrono::Utc::now() - chrono::Duration::seconds(60), ..common::Resp::new("live", 1, 0) };
+    common::write(&root, "-p/live.jsonl", &r.to_lines());
+    let data = tmp.path().join("data");
+    let (_server, base) = start_with(&[
+        "--claude-dir",
+        root.to_str().unwrap(),
+        "--data-dir",
+        data.to_str().unwrap(),
+        "--quiet",
+        "serve",
+        "--bind",
+        "127.0.0.1:0",
+    ]);
+    let (status, body) = http_get(&base, "/");
+    assert_eq!(status, 200, "{body}");
+    let served = countdown(&body);
+    assert!(served.ends_with(" left"), "a request a minute ago is warm: {served}");
+    let dom = chromium(&tmp.path().join("profile"), &["--dump-dom", "--virtual-time-budget=4000"], &format!("{base}/"));
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    let ticked = countdown(&dom);
+    assert!(ticked.ends_with(" left"), "{ticked}");
+    assert_ne!(ticked, served, "the script ticks the countdown");
+    let secs = |t: &str| {
+        let (m, s) = t.trim_end_matches(" left").split_once(':').unwrap();
+        m.parse::<i64>().unwrap() * 60 + s.parse::<i64>().unwrap()
+    };
+    assert!(secs(&ticked) < secs(&served), "{served} -> {ticked}");
 }

@@ -6,7 +6,9 @@ use super::run::{refresh, warn_estimates};
 use super::FilterArgs;
 use crate::report::cache::{advise, cache_report, misses, CacheData, CacheQuery};
 use crate::report::cache_render::{render_advice, render_cache, render_misses};
+use crate::report::now::{cold_resume_usd, five_hour_estimate, PlanLimits};
 use crate::report::term::json;
+use crate::statusline::limits;
 use chrono::{DateTime, Utc};
 use clap::Args;
 
@@ -43,7 +45,7 @@ pub struct AdviseArgs {
     pub json: bool,
 }
 
-fn parse_now(s: &str) -> Result<DateTime<Utc>, String> {
+pub(super) fn parse_now(s: &str) -> Result<DateTime<Utc>, String> {
     DateTime::parse_from_rfc3339(s).map(|t| t.with_timezone(&Utc)).map_err(|e| format!("invalid time {s:?}: {e}"))
 }
 
@@ -74,10 +76,27 @@ pub fn run_advise(plan: &Plan, a: &AdviseArgs) -> anyhow::Result<()> {
     refresh(plan)?;
     let data = CacheData::load(&plan.store, &plan.prices)?;
     let advice = advise(&data, &a.session, a.turns, a.now.unwrap_or_else(Utc::now), &plan.prices)?;
+    let limits = plan_limits(plan, &data, &advice.session_id);
     if a.json {
-        super::out(&json(&advice)?);
+        let mut v = serde_json::to_value(&advice)?;
+        if let (Some(m), Some(l)) = (v.as_object_mut(), limits) {
+            m.insert("plan_limits".into(), l.to_json());
+        }
+        super::out(&json(&v)?);
     } else {
         super::out(&render_advice(&advice));
+        if let Some(l) = limits {
+            super::out(&format!("{}\n", l.sentence()));
+        }
     }
     Ok(())
+}
+
+/// The 5-hour window's estimate, when the status line has recorded samples.
+fn plan_limits(plan: &Plan, data: &CacheData, session: &str) -> Option<PlanLimits> {
+    let samples = limits::read(&limits::table_path(plan.store.dir()));
+    if samples.iter().all(|s| s.five_hour.is_none()) {
+        return None;
+    }
+    Some(PlanLimits { estimate: five_hour_estimate(data, &samples), cold_resume_usd: cold_resume_usd(data, session) })
 }

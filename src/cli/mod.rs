@@ -1,12 +1,14 @@
 //! The command line: clap definitions, the resolved `Plan`, and one short
 //! `run_*` per subcommand that calls into `ingest`, `report` and `analyze`.
 
+mod blocks;
 mod cache;
 mod plan;
 mod policy;
 mod progress;
 mod run;
 mod serve;
+mod statusline;
 mod team;
 
 pub use plan::{Plan, UsageError};
@@ -114,6 +116,10 @@ pub enum Command {
     Import(team::ImportArgs),
     /// Send your rows since the last push to a team server.
     Push(team::PushArgs),
+    /// For Claude Code's status line: reads its JSON on stdin and prints one
+    /// line (cache warm or cold, cold-resume premium, session and today's
+    /// spend, 5-hour limit use); --install adds it to Claude Code's settings.
+    Statusline(statusline::StatuslineArgs),
     /// List the price table this run uses (built in, plus --pricing FILE):
     /// prices, fast and read multipliers, long-context rule, source and date.
     Prices(PricesArgs),
@@ -182,4 +188,7 @@ pub struct ReportArgs {
     pub output: OutputArgs,
     #[command(flatten)]
     pub team: team::TeamReportFlags,
+    /// The clock (RFC 3339) for `report blocks` (the active block); default: now.
+    #[arg(long, value_name = "RFC3339", value_parser = cache::parse_now)]
+    pub now: Option<chrono::DateTime<chrono::Utc>>,
 }

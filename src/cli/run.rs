@@ -16,6 +16,10 @@ use chrono::Utc;
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
+    // The status line must never fail on the plan (data directory, zone, prices).
+    if let Some(Command::Statusline(a)) = &cli.command {
+        return super::statusline::run_statusline(&cli.global, a);
+    }
     let plan = Plan::resolve(&cli.global)?;
     match cli.command {
         None => run_summary(&plan),
@@ -28,6 +32,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Import(a)) => team::run_import(&plan, &a),
         Some(Command::Push(a)) => team::run_push(&plan, &a),
         Some(Command::Prices(a)) => run_prices(&plan, &a, cli.global.pricing.as_deref()),
+        Some(Command::Statusline(a)) => super::statusline::run_statusline(&cli.global, &a),
     }
 }
 
@@ -116,6 +121,7 @@ fn format(o: OutputArgs) -> Format {
 fn run_report(plan: &Plan, a: &ReportArgs) -> anyhow::Result<()> {
     let kind = match a.kind {
         team::ReportKind::Team => return team::run_team_report(plan, a),
+        team::ReportKind::Blocks => return super::blocks::run_blocks(plan, a),
         team::ReportKind::Usage(g) => g,
     };
     team::check_usage_flags(a)?;

@@ -23,6 +23,8 @@ use std::path::PathBuf;
 pub enum ReportKind {
     Usage(Grouping),
     Team,
+    /// 5-hour windows (`report blocks`).
+    Blocks,
 }
 
 impl ValueEnum for ReportKind {
@@ -36,6 +38,7 @@ impl ValueEnum for ReportKind {
             ReportKind::Usage(Project),
             ReportKind::Usage(Model),
             ReportKind::Team,
+            ReportKind::Blocks,
         ]
     }
 
@@ -43,6 +46,9 @@ impl ValueEnum for ReportKind {
         match self {
             ReportKind::Usage(g) => g.to_possible_value(),
             ReportKind::Team => Some(PossibleValue::new("team").help("spend per person and active day (team pilots)")),
+            ReportKind::Blocks => {
+                Some(PossibleValue::new("blocks").help("5-hour windows: cost, burn rate, projection"))
+            }
         }
     }
 }

@@ -2,11 +2,13 @@
 //! as terminal tables, JSON and CSV. The CLI and the web UI call the same
 //! functions here.
 
+pub mod blocks;
 pub mod cache;
 pub mod cache_render;
 pub mod calls;
 pub mod charts;
 pub mod class_cost;
+pub mod now;
 pub mod prices;
 pub mod query;
 pub mod render;

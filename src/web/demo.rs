@@ -20,10 +20,20 @@ pub const DEMO_SEED: u64 = 20_261_104;
 /// three times as many is refused and retried on another model).
 pub const DEMO_CALLS_EVERY: usize = 40;
 
+/// How long before `now` the demo's last request is.
+const LAST_REQUEST_AGO: chrono::Duration = chrono::Duration::minutes(3);
+
 /// Writes the demo dataset ending at `now` into `store`; returns the number
 /// of requests.
 pub fn write_demo(store: &Store, prices: &PriceTable, now: DateTime<Utc>) -> Result<usize, IngestError> {
-    let data = generate(DEMO_SEED, &SynthSpec::demo(now));
+    let mut data = generate(DEMO_SEED, &SynthSpec::demo(now));
+    // The last request lands a few minutes before `now`, so the Now panel
+    // shows a live session with a running countdown.
+    if let Some(last) = data.requests.iter().map(|r| r.time).max() {
+        let shift = (now - LAST_REQUEST_AGO) - last;
+        data.requests.iter_mut().for_each(|r| r.time += shift);
+        data.compactions.iter_mut().for_each(|c| c.time += shift);
+    }
     let titles = data
         .titles
         .into_iter()

@@ -10,6 +10,7 @@ pub mod api;
 pub mod assets;
 pub mod demo;
 pub mod error;
+pub mod events;
 pub mod host;
 pub mod layout;
 pub mod pages;
@@ -45,6 +46,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/cache", get(api::cache_api))
         .route("/api/team", get(api::team))
         .route("/api/advise/{id}", get(api::advise))
+        .route("/events", get(events::events))
         .route("/static/{name}", get(assets::serve))
         .fallback(not_found)
         .layer(middleware::from_fn(security::headers))

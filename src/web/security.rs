@@ -11,7 +11,7 @@ use axum::response::Response;
 
 /// The policy sent with every response.
 pub const CSP: &str = "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; \
-form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /// Middleware adding the security headers.
 pub async fn headers(req: Request, next: Next) -> Response {

@@ -1,5 +1,8 @@
 // cachewise: click a header of a `table.sortable` to sort its rows (numbers
-// by value, text alphabetically); click again to reverse. Nothing else.
+// by value, text alphabetically); click again to reverse. The Now panel's
+// countdowns tick every second (on the server's clock), and the page swaps
+// in its new content when the server's data changes (server-sent events
+// from /events; reconnects quietly when the server goes away).
 "use strict";
 (function () {
   function value(cell) {
@@ -20,7 +23,51 @@
     });
     rows.forEach(function (r) { body.appendChild(r); });
   }
-  document.addEventListener("DOMContentLoaded", function () {
+  function span(s) {
+    var h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), x = s % 60;
+    var two = function (n) { return (n < 10 ? "0" : "") + n; };
+    return h > 0 ? h + ":" + two(m) + ":" + two(x) : m + ":" + two(x);
+  }
+  var skew = null;
+  function tick() {
+    var panel = document.getElementById("now");
+    if (!panel) { return; }
+    if (skew === null) { skew = Date.now() - Number(panel.getAttribute("data-now")); }
+    var now = Date.now() - skew;
+    panel.querySelectorAll(".countdown").forEach(function (el) {
+      var left = Math.round((Number(el.getAttribute("data-expires")) - now) / 1000);
+      el.textContent = left >= 0 ? span(left) + " left" : "cold " + span(-left);
+      el.className = "countdown " + (left >= 0 ? "warm" : "cold");
+    });
+  }
+  function swap(version) {
+    fetch(window.location.href, { credentials: "same-origin" }).then(function (r) {
+      return r.ok ? r.text() : null;
+    }).then(function (html) {
+      if (!html) { setTimeout(listen, 5000); return; }
+      var doc = new DOMParser().parseFromString(html, "text/html");
+      var fresh = doc.querySelector("main"), main = document.querySelector("main");
+      if (!fresh || !main) { setTimeout(listen, 5000); return; }
+      main.innerHTML = fresh.innerHTML;
+      main.setAttribute("data-version", version);
+      skew = null;
+      tick();
+      sortable();
+      listen();
+    }).catch(function () { setTimeout(listen, 5000); });
+  }
+  function listen() {
+    var main = document.querySelector("main[data-version]");
+    if (!main || !window.EventSource) { return; }
+    var es = new EventSource("/events?v=" + encodeURIComponent(main.getAttribute("data-version")));
+    es.addEventListener("update", function (e) {
+      if (e.data !== main.getAttribute("data-version")) { es.close(); swap(e.data); }
+    });
+    es.onerror = function () {
+      if (es.readyState === 2) { setTimeout(listen, 5000); }
+    };
+  }
+  function sortable() {
     document.querySelectorAll("table.sortable").forEach(function (table) {
       if (!table.tHead || !table.tBodies.length) { return; }
       Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, col) {
@@ -29,5 +76,11 @@
         th.addEventListener("click", function () { dir = -dir; sortBy(table, col, dir); });
       });
     });
+  }
+  document.addEventListener("DOMContentLoaded", function () {
+    sortable();
+    tick();
+    setInterval(tick, 1000);
+    listen();
   });
 })();

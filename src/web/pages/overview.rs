@@ -1,12 +1,16 @@
 //! `/`: spend today, in 7 and 30 days; cache hit ratio, money lost to
 //! expired caches and the other TTL's cost; cost per day stacked by token
-//! class (with a model toggle); top sessions; top stale sessions.
+//! class (with a model toggle); top sessions; top stale sessions; and the
+//! "Now" panel (`report::now`: active sessions with a countdown the page's
+//! script ticks, the current 5-hour block, plan-limit use).
 
 use crate::analyze::{StaleSession, WhatIf, WriteMix};
 use crate::report::calls::CallTotals;
 use crate::report::charts::{self, palette, Stacked};
 use crate::report::class_cost::DayClassCost;
+use crate::report::now::{now_panel, NowPanel, NowSession};
 use crate::report::usage::{Totals, UsageRow};
+use crate::statusline::limits;
 use crate::web::error::WebError;
 use crate::web::layout::{render, Chrome};
 use crate::web::params::Params;
@@ -51,6 +55,7 @@ pub struct OverviewPage {
     pub stale: Vec<StaleSession>,
     pub stale_count: usize,
     pub unknown_models: Vec<String>,
+    pub now: NowPanel,
 }
 
 impl Formats for OverviewPage {
@@ -63,6 +68,32 @@ impl OverviewPage {
     /// Link to a session.
     pub fn href(&self, id: &str) -> String {
         super::session_href(id)
+    }
+
+    /// The countdown as the page's script writes it: `4:59 left` while
+    /// warm, `cold 12:34` after (hours as `1:02:03`).
+    pub fn countdown(&self, s: &NowSession) -> String {
+        let left = (s.expires_at - self.now.now).num_seconds();
+        let span = |x: i64| match x {
+            0..=3599 => format!("{}:{:02}", x / 60, x % 60),
+            _ => format!("{}:{:02}:{:02}", x / 3600, (x % 3600) / 60, x % 60),
+        };
+        if left >= 0 {
+            format!("{} left", span(left))
+        } else {
+            format!("cold {}", span(-left))
+        }
+    }
+
+    /// Milliseconds since the epoch, for the script.
+    pub fn ms(&self, t: &chrono::DateTime<chrono::Utc>) -> i64 {
+        t.timestamp_millis()
+    }
+
+    /// A cold resume of `usd` as a share of the 5-hour window, when estimated.
+    pub fn limit_share(&self, usd: &f64) -> Option<String> {
+        let per = self.now.estimate.usd_per_pct.filter(|p| *p > 0.0)?;
+        Some(format!("{:.1}%", usd / per))
     }
 }
 
@@ -136,6 +167,7 @@ fn build(state: &AppState, snap: &Snapshot, view: &Reports, params: &Params) -> 
         stale: view.cache.stale.iter().take(10).cloned().collect(),
         stale_count: view.cache.stale.len(),
         unknown_models: s.unknown_models.clone(),
+        now: now_panel(&snap.data, &limits::read(&limits::table_path(state.settings().store.dir())), state.now()),
     }
 }
 

@@ -1,0 +1,135 @@
+//! The dashboard's "Now" panel: the sessions active in the last two hours
+//! (warm or cold at `now`, when the cache expires or expired, the
+//! cold-resume premium, what Claude Code will do on resume), the current
+//! 5-hour block with its projection, and the plan-limit use the status line
+//! last recorded with its dollars-per-percent estimate. Pure over the cache
+//! data and the samples; the clock comes in as an argument.
+
+use super::blocks::{self, Block};
+use super::cache::CacheData;
+use crate::analyze::{claude_code, cold_resume_premium, fmt_usd, ClaudeCode};
+use crate::model::MAIN_THREAD;
+use crate::statusline::limits::{self, LimitEstimate, Priced, Sample, WindowKind};
+use chrono::{DateTime, Duration, Utc};
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Sessions whose last main-thread request is at most this old are listed.
+pub const ACTIVE_WITHIN: Duration = Duration::hours(2);
+/// One recently active session.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NowSession {
+    pub session_id: String,
+    pub title: String,
+    pub last: DateTime<Utc>,
+    pub ttl_s: u32,
+    pub warm: bool,
+    pub expires_at: DateTime<Utc>,
+    pub prompt_tokens: u64,
+    pub premium_usd: f64,
+    /// What Claude Code will do on resume (cache-model v2 §7).
+    pub claude_code: ClaudeCode,
+}
+
+/// The panel.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NowPanel {
+    pub now: DateTime<Utc>,
+    /// Most recent first.
+    pub sessions: Vec<NowSession>,
+    pub block: Option<Block>,
+    /// The last recorded 5-hour use, when any.
+    pub five_hour: Option<Sample>,
+    pub estimate: LimitEstimate,
+}
+
+/// The panel at `now` over `data` and the status line's `samples`.
+pub fn now_panel(data: &CacheData, samples: &[Sample], now: DateTime<Utc>) -> NowPanel {
+    let mut latest: HashMap<&str, usize> = HashMap::new();
+    for (i, r) in data.requests.iter().enumerate() {
+        if r.thread.as_str() != MAIN_THREAD || r.time > now || now - r.time > ACTIVE_WITHIN {
+            continue;
+        }
+        let e = latest.entry(r.session_id.as_str()).or_insert(i);
+        if data.requests[*e].time < r.time {
+            *e = i;
+        }
+    }
+    let mut sessions: Vec<NowSession> = latest
+        .into_values()
+        .map(|i| {
+            let (r, c) = (&data.requests[i], &data.caches[i]);
+            let expires_at = r.time + Duration::seconds(i64::from(c.ttl_after_s));
+            NowSession {
+                session_id: r.session_id.to_string(),
+                title: data.titles.get(r.session_id.as_str()).cloned().unwrap_or_default(),
+                last: r.time,
+                ttl_s: c.ttl_after_s,
+                warm: now <= expires_at,
+                expires_at,
+                prompt_tokens: r.tokens.prompt(),
+                premium_usd: cold_resume_premium(r, c, c.ttl_after_s),
+                claude_code: claude_code(r, c.ttl_after_s, &data.compactions, now),
+            }
+        })
+        .collect();
+    sessions.sort_by(|a, b| b.last.cmp(&a.last).then_with(|| a.session_id.cmp(&b.session_id)));
+    let recent: Vec<_> = data.requests.iter().filter(|r| r.time <= now && now - r.time <= blocks::BLOCK * 2).collect();
+    let block = blocks::blocks(&recent, now).into_iter().rev().find(|b| b.active);
+    let five_hour = samples.iter().filter(|s| s.five_hour.is_some() && s.time <= now).max_by_key(|s| s.time).cloned();
+    NowPanel { now, sessions, block, five_hour, estimate: five_hour_estimate(data, samples) }
+}
+
+/// What 1% of the 5-hour window costs, from `samples` and every request.
+pub fn five_hour_estimate(data: &CacheData, samples: &[Sample]) -> LimitEstimate {
+    let priced: Vec<Priced> = data
+        .requests
+        .iter()
+        .map(|r| Priced { time: r.time, cost_usd: r.cost_usd, tokens: r.tokens.prompt() + r.tokens.output })
+        .collect();
+    limits::estimate(samples, &priced, WindowKind::FiveHour)
+}
+
+/// The cold-resume premium of a session's last main-thread request.
+pub fn cold_resume_usd(data: &CacheData, session_id: &str) -> Option<f64> {
+    let i = (0..data.requests.len())
+        .filter(|&i| data.requests[i].session_id == *session_id && data.requests[i].thread.as_str() == MAIN_THREAD)
+        .max_by_key(|&i| data.requests[i].time)?;
+    let c = &data.caches[i];
+    Some(cold_resume_premium(&data.requests[i], c, c.ttl_after_s))
+}
+
+/// The plan-limit lines of `advise`.
+pub struct PlanLimits {
+    pub estimate: LimitEstimate,
+    pub cold_resume_usd: Option<f64>,
+}
+
+impl PlanLimits {
+    /// The cold resume as a share of the 5-hour window, when both are known.
+    pub fn cold_resume_pct(&self) -> Option<f64> {
+        let per = self.estimate.usd_per_pct.filter(|p| *p > 0.0)?;
+        Some(self.cold_resume_usd? / per)
+    }
+
+    /// `{"five_hour": estimate, "cold_resume_five_hour_pct": N|null}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({ "five_hour": self.estimate, "cold_resume_five_hour_pct": self.cold_resume_pct() })
+    }
+
+    /// One sentence for the terminal.
+    pub fn sentence(&self) -> String {
+        let e = &self.estimate;
+        match (self.cold_resume_pct(), e.usd_per_pct, e.spread_usd_per_pct) {
+            (Some(pct), Some(per), Some([lo, hi])) => format!(
+                "Plan limits: a cold resume now uses about {pct:.1}% of your 5-hour window \
+(1% is about {} at list price; {} intervals, {}-{}).",
+                fmt_usd(per),
+                e.intervals,
+                fmt_usd(lo),
+                fmt_usd(hi)
+            ),
+            _ => format!("Plan limits: {}.", e.note.as_deref().unwrap_or("no estimate")),
+        }
+    }
+}

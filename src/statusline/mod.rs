@@ -1,0 +1,155 @@
+//! `cachewise statusline`: Claude Code's status-line JSON on stdin -> one
+//! line (or one JSON object) saying whether this session's prompt cache is
+//! warm, what the next message pays once it has expired, the session's and
+//! today's spend, and the plan-limit use. It never fails: any problem
+//! becomes a short note on the line. It reads only what the transcript
+//! gained since the last call (`tail`, `session`), never ingests, never
+//! takes the store's lock (`figures` reads stored tables as they are), and
+//! records the plan-limit samples it sees (`limits`). `install` writes the
+//! `statusLine` entry of Claude Code's settings; `render` prints.
+
+pub mod figures;
+pub mod input;
+pub mod install;
+pub mod limits;
+pub mod parallel;
+pub mod render;
+pub mod seed;
+pub mod session;
+pub mod tail;
+
+use crate::pricing::PriceTable;
+use crate::store::manifest::Manifest;
+use crate::store::Store;
+use chrono::{DateTime, Duration, Utc};
+use chrono_tz::Tz;
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// What a call runs with: the clock and prices come in, as in analysis.
+pub struct Context {
+    pub data_dir: PathBuf,
+    pub tz: Tz,
+    pub prices: PriceTable,
+    pub now: DateTime<Utc>,
+}
+
+/// What the status line shows (`--format json` prints it as is).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Status {
+    pub session_id: Option<String>,
+    /// The main thread's cache is within its TTL.
+    pub warm: bool,
+    /// When the cache expires (warm) or expired (cold).
+    pub expires_at: Option<DateTime<Utc>>,
+    pub last_request_at: Option<DateTime<Utc>>,
+    /// The TTL in force after the last request (300 or 3600).
+    pub ttl_s: Option<u32>,
+    /// The prompt the next message re-writes when the cache has expired.
+    pub prompt_tokens: Option<u64>,
+    /// Cold-resume premium: what the next message pays because the cache
+    /// expired (due now when `warm` is false; at expiry otherwise).
+    pub cold_resume_usd: Option<f64>,
+    pub session_cost_usd: Option<f64>,
+    pub session_requests: u64,
+    /// Today's spend: the store's (as of its last ingest) plus this
+    /// session's requests the store has not read yet.
+    pub today_cost_usd: Option<f64>,
+    pub five_hour_used_pct: Option<f64>,
+    pub five_hour_resets_at: Option<DateTime<Utc>>,
+    pub seven_day_used_pct: Option<f64>,
+    /// Estimated list-price dollars per 1% of the 5-hour window.
+    pub usd_per_five_hour_pct: Option<f64>,
+    /// The cold-resume premium as a share of the 5-hour window (percentage points).
+    pub cold_resume_five_hour_pct: Option<f64>,
+    /// Why a figure is missing, when one is.
+    pub note: Option<String>,
+}
+
+/// Computes the status line for `stdin`. Never fails.
+pub fn status(ctx: &Context, stdin: &[u8]) -> Status {
+    let input = match input::parse(stdin) {
+        Ok(i) => i,
+        Err(e) => return Status { note: Some(e.to_string()), ..Status::default() },
+    };
+    let mut st = Status {
+        session_id: input.session_id.clone(),
+        five_hour_used_pct: input.five_hour.map(|w| w.used_pct),
+        five_hour_resets_at: input.five_hour.and_then(|w| DateTime::from_timestamp(w.resets_at?, 0)),
+        seven_day_used_pct: input.seven_day.map(|w| w.used_pct),
+        ..Status::default()
+    };
+    let sample = limits::Sample {
+        time: ctx.now,
+        session_id: input.session_id.clone().unwrap_or_default(),
+        five_hour: input.five_hour,
+        seven_day: input.seven_day,
+    };
+    let _ = limits::append(&limits::table_path(&ctx.data_dir), &sample);
+    let Some(transcript) = input.transcript_path.as_deref() else {
+        st.note = Some("no transcript_path in the input".into());
+        return st;
+    };
+    let state_path = session::state_path(&ctx.data_dir, transcript);
+    let mut state = session::load(&state_path, transcript);
+    match session::update(&mut state, &ctx.data_dir, transcript, &ctx.prices) {
+        Ok(true) => {
+            let _ = session::save(&state_path, &state);
+        }
+        Ok(false) => {}
+        Err(_) => {
+            st.note = Some("transcript not readable".into());
+            return st;
+        }
+    }
+    fill_session(&mut st, &state, ctx.now);
+    fill_store(&mut st, &state, ctx);
+    st
+}
+
+fn fill_session(st: &mut Status, state: &session::SessionState, now: DateTime<Utc>) {
+    st.session_cost_usd = Some(state.cost_usd());
+    st.session_requests = state.requests();
+    let Some(last) = &state.last_main else {
+        st.note = Some("no requests yet".into());
+        return;
+    };
+    let expires = last.time + Duration::seconds(i64::from(state.ttl_s));
+    st.warm = now <= expires;
+    st.expires_at = Some(expires);
+    st.last_request_at = Some(last.time);
+    st.ttl_s = Some(state.ttl_s);
+    st.prompt_tokens = Some(last.tokens.prompt());
+    st.cold_resume_usd = Some(state.premium_usd);
+}
+
+/// Today's spend and the plan-limit estimate from the store, read only.
+fn fill_store(st: &mut Status, state: &session::SessionState, ctx: &Context) {
+    let today = figures::day_start(ctx.now, ctx.tz);
+    let store = ctx.data_dir.is_dir().then(|| Store::open(&ctx.data_dir).ok()).flatten();
+    let manifest = store.as_ref().and_then(|s| s.manifest().ok()).unwrap_or_default();
+    // `+ 0.0`: an empty sum of f64 is -0.0, which would print as "$-0.00".
+    let unstored: f64 = 0.0
+        + state
+            .files
+            .iter()
+            .map(|(path, tail)| tail::unstored_cost(tail, stored_lines(&manifest, path), today))
+            .sum::<f64>();
+    let stored =
+        store.as_ref().filter(|_| !manifest.files.is_empty()).map(|s| figures::figures(s, &manifest, ctx.tz, ctx.now));
+    match stored {
+        Some(Ok(f)) => {
+            st.today_cost_usd = Some(f.today_usd + unstored);
+            st.usd_per_five_hour_pct = f.five_hour.usd_per_pct;
+        }
+        Some(Err(_)) => st.note = Some("stored data not readable".into()),
+        None => st.today_cost_usd = Some(unstored),
+    }
+    if let (Some(usd), Some(per)) = (st.cold_resume_usd, st.usd_per_five_hour_pct) {
+        st.cold_resume_five_hour_pct = (per > 0.0).then(|| usd / per);
+    }
+}
+
+fn stored_lines(m: &Manifest, path: &str) -> u64 {
+    m.files.get(path).map_or(0, |f| f.lines)
+}

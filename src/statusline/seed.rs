@@ -1,0 +1,120 @@
+//! A first call's state from the store, so a long transcript the last
+//! ingest read is not read again: the session's stored cost and request
+//! count (the derived `sessions` table), and each file's position where the
+//! ingest stopped (the manifest). The bytes just before that position are
+//! parsed (not counted) for the last main-thread request, the TTL in force
+//! and the responses whose later lines may still come. Used only when the
+//! store is consistent (its manifest written after its sessions table) and
+//! the file's head is the one the manifest fingerprinted; otherwise `None`
+//! and the transcript is read in full.
+
+use super::session::{fold_main, source, SessionState, STATE_VERSION};
+use super::tail::{fold_known, trim, FileTail};
+use crate::analyze::TTL_5M_S;
+use crate::ingest::parse::{parse_bytes, Start};
+use crate::ingest::sidechain::Links;
+use crate::model::columns as c;
+use crate::model::MAIN_THREAD;
+use crate::pricing::PriceTable;
+use crate::store::frames::Cols;
+use crate::store::manifest::{fingerprint, FileState};
+use crate::store::{Store, Table};
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+/// Bytes before the stored position parsed for the last request.
+const WINDOW: u64 = 2 << 20;
+
+/// The state the store implies for `transcript` and its `agents`, if any.
+pub fn seed(data_dir: &Path, transcript: &Path, agents: &[PathBuf], prices: &PriceTable) -> Option<SessionState> {
+    if !data_dir.join("manifest.json").is_file() {
+        return None;
+    }
+    let store = Store::open(data_dir).ok()?;
+    let manifest_time = std::fs::metadata(data_dir.join("manifest.json")).and_then(|m| m.modified()).ok()?;
+    let sessions_time = std::fs::metadata(store.path(Table::Sessions)).and_then(|m| m.modified()).ok()?;
+    if sessions_time > manifest_time {
+        return None; // an ingest is between its tables and its manifest
+    }
+    let manifest = store.manifest().ok()?;
+    let main_state = manifest.files.get(transcript.to_str()?)?;
+    let session_id = transcript.file_stem()?.to_str()?;
+    let (cost_usd, requests) = stored_session(&store, session_id)?;
+    let mut state = SessionState {
+        version: STATE_VERSION,
+        transcript: transcript.to_string_lossy().into_owned(),
+        ttl_s: TTL_5M_S,
+        ..SessionState::default()
+    };
+    let main = window(transcript, main_state, None, prices)?;
+    fold_main(&mut state, main.1, &[], prices);
+    state.last_main.as_ref()?;
+    let mut tail = main.0;
+    (tail.cost_usd, tail.requests) = (cost_usd, requests);
+    state.files.insert(state.transcript.clone(), tail);
+    for path in agents {
+        let Some(fs) = path.to_str().and_then(|p| manifest.files.get(p)) else { continue };
+        let agent = path.file_stem().and_then(|s| s.to_str()).and_then(|s| s.strip_prefix("agent-")).map(str::to_owned);
+        if let Some((t, _)) = window(path, fs, agent, prices) {
+            state.files.insert(path.to_string_lossy().into_owned(), t);
+        }
+    }
+    Some(state)
+}
+
+/// Stored cost and requests of one session.
+fn stored_session(store: &Store, session_id: &str) -> Option<(f64, u64)> {
+    let df = store.read_file(Table::Sessions, Some(&[c::SESSION_ID, c::COST_USD, c::REQUESTS])).ok()??;
+    let cols = Cols(&df);
+    let ids = cols.str(c::SESSION_ID).ok()?;
+    let i = ids.iter().position(|s| *s == session_id)?;
+    Some((cols.f64(c::COST_USD).ok()?[i], cols.u64(c::REQUESTS).ok()?[i]))
+}
+
+/// The file's tail at the stored position, its recent responses and main
+/// requests taken from the bytes before it; None when the file's head is
+/// not the one stored.
+fn window(
+    path: &Path,
+    fs: &FileState,
+    agent: Option<String>,
+    prices: &PriceTable,
+) -> Option<(FileTail, Vec<crate::model::Request>)> {
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
+    let mut f = File::open(path).ok()?;
+    let mut head = vec![0u8; usize::try_from(fs.head_len).ok()?];
+    f.read_exact(&mut head).ok()?;
+    if fingerprint(&head) != fs.head_hash || f.metadata().ok()?.len() < fs.offset {
+        return None;
+    }
+    let from = fs.offset.saturating_sub(WINDOW);
+    f.seek(SeekFrom::Start(from)).ok()?;
+    let mut buf = vec![0u8; usize::try_from(fs.offset - from).ok()?];
+    f.read_exact(&mut buf).ok()?;
+    let skip = if from == 0 { 0 } else { memchr::memchr(b'\n', &buf).map_or(buf.len(), |i| i + 1) };
+    let rows = parse_bytes(
+        &source(path, agent),
+        &buf[skip..],
+        Start { offset: from + skip as u64, line: 0 },
+        &mut Links::default(),
+    );
+    let mut tail = FileTail {
+        offset: fs.offset,
+        lines: fs.lines,
+        head_len: fs.head_len,
+        head_hash: fs.head_hash,
+        ..FileTail::default()
+    };
+    let mut main = Vec::new();
+    for r in rows.requests {
+        fold_known(&mut tail, &r, prices);
+        if r.thread.as_str() == MAIN_THREAD {
+            main.push(r);
+        }
+    }
+    trim(&mut tail);
+    Some((tail, main))
+}

@@ -1,0 +1,174 @@
+//! One session as the status line sees it: its transcript and sub-agent
+//! files read incrementally (`tail`), the state kept between calls in a
+//! small file of the data directory (`statusline/sessions/<hash>.json`,
+//! written atomically; concurrent calls each write a state computed from
+//! the same files, so the last writer is as right as the first), and what
+//! that gives: the last main-thread request, the TTL in force after it, its
+//! cold-resume premium (the cache model's own functions) and the cost.
+
+use super::tail::{read_gain, FileTail};
+use crate::analyze::{analyze, cold_resume_premium, TTL_5M_S};
+use crate::ingest::discover::SourceFile;
+use crate::model::{Compaction, Request};
+use crate::pricing::PriceTable;
+use crate::store::manifest::fingerprint;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Layout version of the state file; another version is read as empty.
+pub(super) const STATE_VERSION: u32 = 1;
+/// Sub-agent files read per session at most.
+const MAX_AGENT_FILES: usize = 256;
+
+/// The state kept between calls for one transcript.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct SessionState {
+    pub version: u32,
+    pub transcript: String,
+    /// File path -> what was read of it (the transcript and its sub-agents).
+    pub files: BTreeMap<String, FileTail>,
+    /// The last main-thread request.
+    pub last_main: Option<Request>,
+    /// TTL in force after `last_main`.
+    pub ttl_s: u32,
+    /// Cold-resume premium of `last_main` at `ttl_s`.
+    pub premium_usd: f64,
+}
+
+impl SessionState {
+    /// Cost of every request read, all files.
+    pub fn cost_usd(&self) -> f64 {
+        self.files.values().map(|f| f.cost_usd).sum()
+    }
+
+    /// Requests read, all files.
+    pub fn requests(&self) -> u64 {
+        self.files.values().map(|f| f.requests).sum()
+    }
+}
+
+/// Where the state of `transcript` lives under `data_dir`.
+pub fn state_path(data_dir: &Path, transcript: &Path) -> PathBuf {
+    let key = fingerprint(transcript.to_string_lossy().as_bytes());
+    data_dir.join("statusline").join("sessions").join(format!("{key:016x}.json"))
+}
+
+/// The saved state, or an empty one (missing, unreadable, other layout or
+/// another transcript's).
+pub fn load(path: &Path, transcript: &Path) -> SessionState {
+    let fresh = SessionState {
+        version: STATE_VERSION,
+        transcript: transcript.to_string_lossy().into_owned(),
+        ttl_s: TTL_5M_S,
+        ..SessionState::default()
+    };
+    let Ok(bytes) = std::fs::read(path) else { return fresh };
+    match serde_json::from_slice::<SessionState>(&bytes) {
+        Ok(s) if s.version == STATE_VERSION && s.transcript == fresh.transcript => s,
+        _ => fresh,
+    }
+}
+
+/// Saves the state atomically (temporary file, rename).
+pub fn save(path: &Path, state: &SessionState) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(&serde_json::to_vec(state).map_err(std::io::Error::other)?)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// Reads what the transcript and its sub-agents gained into `state`; true
+/// when anything changed. The transcript must be a readable regular file; a
+/// sub-agent file that is not is skipped. A first call (no state) starts
+/// from the store's figures when it can (`seed`), reading only what the
+/// last ingest did not.
+pub fn update(
+    state: &mut SessionState,
+    data_dir: &Path,
+    transcript: &Path,
+    prices: &PriceTable,
+) -> std::io::Result<bool> {
+    if !std::fs::metadata(transcript)?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let agents = agent_files(transcript);
+    let mut seeded = false;
+    if state.files.is_empty() {
+        if let Some(s) = super::seed::seed(data_dir, transcript, &agents, prices) {
+            *state = s;
+            seeded = true;
+        }
+    }
+    let main_file = source(transcript, None);
+    let key = transcript.to_string_lossy().into_owned();
+    let tail = state.files.entry(key).or_default();
+    let gained = read_gain(transcript, &main_file, tail, prices)?;
+    let mut changed = seeded || gained.bytes > 0 || gained.reset;
+    if gained.reset {
+        state.last_main = None;
+        state.ttl_s = TTL_5M_S;
+        state.premium_usd = 0.0;
+    }
+    fold_main(state, gained.main, &gained.compactions, prices);
+    for path in agents {
+        let agent = path.file_stem().and_then(|s| s.to_str()).and_then(|s| s.strip_prefix("agent-")).map(str::to_owned);
+        let file = source(&path, agent);
+        let tail = state.files.entry(path.to_string_lossy().into_owned()).or_default();
+        if let Ok(g) = read_gain(&path, &file, tail, prices) {
+            changed |= g.bytes > 0 || g.reset;
+        }
+    }
+    Ok(changed)
+}
+
+/// The TTL and premium after the new main-thread requests: the cache model
+/// over the previous last request and the new ones.
+pub(super) fn fold_main(state: &mut SessionState, main: Vec<Request>, compactions: &[Compaction], prices: &PriceTable) {
+    if main.is_empty() {
+        return;
+    }
+    let mut thread: Vec<Request> = state.last_main.take().into_iter().collect();
+    thread.extend(main);
+    let caches = analyze(&thread, compactions, prices);
+    let (Some(last), Some(c)) = (thread.last(), caches.last()) else { return };
+    let wrote = thread.iter().skip(1).any(|r| r.tokens.cache_write() > 0) || thread.len() == 1;
+    state.ttl_s = if wrote { c.ttl_after_s } else { state.ttl_s };
+    state.premium_usd = cold_resume_premium(last, c, state.ttl_s);
+    state.last_main = Some(last.clone());
+}
+
+/// A transcript file as the ingest parser expects it.
+pub(super) fn source(path: &Path, agent: Option<String>) -> SourceFile {
+    let session_of = |p: &Path| p.file_stem().map(|s| s.to_string_lossy().into_owned());
+    let main = if agent.is_some() { path.parent().and_then(Path::parent) } else { Some(path) };
+    let project_dir = main.and_then(Path::parent);
+    SourceFile {
+        path: path.to_path_buf(),
+        project: project_dir.and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        session: main.and_then(session_of),
+        agent,
+        size: 0,
+        mtime_ns: 0,
+    }
+}
+
+/// `<dir>/<session>/subagents/agent-*.jsonl` of a transcript, sorted.
+fn agent_files(transcript: &Path) -> Vec<PathBuf> {
+    let (Some(dir), Some(stem)) = (transcript.parent(), transcript.file_stem()) else { return Vec::new() };
+    let Ok(entries) = std::fs::read_dir(dir.join(stem).join("subagents")) else { return Vec::new() };
+    let mut out: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "jsonl")
+                && p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("agent-"))
+        })
+        .take(MAX_AGENT_FILES)
+        .collect();
+    out.sort();
+    out
+}

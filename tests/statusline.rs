@@ -1,0 +1,307 @@
+//! `cachewise statusline` on the real binary: Claude Code's JSON with and
+//! without `rate_limits`, garbage and empty stdin, a missing transcript, a
+//! locked or unusable data directory, a transcript appended, truncated and
+//! replaced between calls (figures recover, nothing counted twice), and
+//! `--install` on a temporary home.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use chrono::{DateTime, Duration, Utc};
+use common::{append, t0, write, Resp};
+use serde_json::Value;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn run(data: &Path, stdin: &str, now: DateTime<Utc>, extra: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cachewise"))
+        .args(["--data-dir", data.to_str().unwrap(), "--tz", "UTC", "statusline", "--now", &now.to_rfc3339()])
+        .args(extra)
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// The JSON status for `transcript` at `now`; asserts one line, exit 0, no stderr.
+fn status(data: &Path, stdin: &str, now: DateTime<Utc>) -> Value {
+    let out = run(data, stdin, now, &["--format", "json"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1, "{text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+fn input(transcript: &Path, limits: bool) -> String {
+    let rl = if limits {
+        r#","rate_limits":{"five_hour":{"used_percentage":42,"resets_at":1770854400},"seven_day":{"used_percentage":7.5,"resets_at":1771200000}}"#
+    } else {
+        ""
+    };
+    format!(
+        r#"{{"session_id":"s1","transcript_path":{},"model":{{"id":"claude-sonnet-4-5-20250929"}},"cost":{{"total_cost_usd":0.5}},"context_window":{{}}{rl}}}"#,
+        serde_json::to_string(transcript.to_str().unwrap()).unwrap()
+    )
+}
+
+fn rfc3339(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+}
+
+fn lines(resps: &[Resp]) -> Vec<String> {
+    resps.iter().flat_map(Resp::to_lines).collect()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-12
+}
+
+/// Premium of a Sonnet 4.5 request with a 5-minute TTL: prompt x (1.25 - 0.1) x $3/M.
+fn premium_5m(r: &Resp) -> f64 {
+    (r.input + r.w5 + r.w1h + r.read) as f64 * 1.15 * 3e-6
+}
+
+#[test]
+fn json_with_and_without_rate_limits() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (Resp::new("s1", 1, 0), Resp::new("s1", 2, 2));
+    let path = write(&tmp.path().join("claude"), "-p/s1.jsonl", &lines(&[a.clone(), b.clone()]));
+    let data = tmp.path().join("data");
+    let now = t0() + Duration::minutes(4);
+    let v = status(&data, &input(&path, false), now);
+    assert_eq!(v["session_id"], "s1");
+    assert_eq!(v["warm"], true);
+    assert_eq!(v["ttl_s"], 300);
+    assert_eq!(v["expires_at"], rfc3339(b.time + Duration::seconds(300)));
+    assert!(close(v["session_cost_usd"].as_f64().unwrap(), a.sonnet_cost() + b.sonnet_cost()));
+    assert!(close(v["today_cost_usd"].as_f64().unwrap(), a.sonnet_cost() + b.sonnet_cost()));
+    assert!(close(v["cold_resume_usd"].as_f64().unwrap(), premium_5m(&b)));
+    assert_eq!(v["session_requests"], 2);
+    assert_eq!(v["five_hour_used_pct"], Value::Null);
+    assert_eq!(v["cold_resume_five_hour_pct"], Value::Null);
+
+    let cold = now + Duration::minutes(10);
+    let v = status(&data, &input(&path, true), cold);
+    assert_eq!(v["warm"], false);
+    assert_eq!(v["five_hour_used_pct"], 42.0);
+    assert_eq!(v["seven_day_used_pct"], 7.5);
+    assert_eq!(v["five_hour_resets_at"], "2026-02-12T00:00:00Z");
+    assert_eq!(v["cold_resume_five_hour_pct"], Value::Null, "one sample is too few for an estimate");
+    let table = std::fs::read_to_string(data.join("statusline/rate_limits.jsonl")).unwrap();
+    assert_eq!(table.lines().count(), 1);
+    assert!(table.contains(r#""used_pct":42.0"#), "{table}");
+
+    let out = run(&data, &input(&path, true), cold, &["--no-color"]);
+    let line = String::from_utf8(out.stdout).unwrap();
+    let expected = format!(
+        "○ cold 7:00 (since 20:07) · next message +${:.3} · session ${:.3} · today ${:.3} · 5h 42% (resets 00:00)\n",
+        premium_5m(&b),
+        a.sonnet_cost() + b.sonnet_cost(),
+        a.sonnet_cost() + b.sonnet_cost()
+    );
+    assert_eq!(line, expected);
+}
+
+#[test]
+fn garbage_empty_and_missing_input_give_one_short_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let cases = [
+        ("", "cachewise: no input on stdin\n"),
+        ("\u{1b}[2J garbage {", "cachewise: input is not a JSON object\n"),
+        (r#"{"session_id":"x"}"#, "cachewise: no transcript_path in the input\n"),
+        (r#"{"transcript_path":"/nonexistent/x.jsonl"}"#, "cachewise: transcript not readable\n"),
+        (r#"{"transcript_path":"/dev/zero"}"#, "cachewise: transcript not readable\n"),
+        (r#"{"transcript_path":"/tmp"}"#, "cachewise: transcript not readable\n"),
+    ];
+    for (stdin, want) in cases {
+        let out = run(&data, stdin, t0(), &["--no-color"]);
+        assert_eq!(out.status.code(), Some(0), "{stdin:?}");
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), want, "{stdin:?}");
+        assert!(out.stderr.is_empty(), "{stdin:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+#[test]
+fn a_locked_or_unusable_data_dir_does_not_break_the_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = Resp::new("s1", 1, 0);
+    let path = write(&tmp.path().join("claude"), "-p/s1.jsonl", &lines(std::slice::from_ref(&r)));
+    let data = tmp.path().join("data");
+    let store = cachewise::store::Store::open(&data).unwrap();
+    let _lock = store.lock().unwrap();
+    let v = status(&data, &input(&path, false), t0() + Duration::minutes(1));
+    assert!(close(v["session_cost_usd"].as_f64().unwrap(), r.sonnet_cost()), "a held lock is not waited on");
+    let file = tmp.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let v = status(&file.join("data"), &input(&path, false), t0() + Duration::minutes(1));
+    assert!(close(v["session_cost_usd"].as_f64().unwrap(), r.sonnet_cost()), "no state can be kept: read in full");
+}
+
+#[test]
+fn appended_truncated_and_replaced_transcripts_are_counted_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let rs: Vec<Resp> = (1..=4).map(|n| Resp::new("s1", n, 2 * n as i64)).collect();
+    let path = write(&tmp.path().join("claude"), "-p/s1.jsonl", &lines(&rs[..1]));
+    let now = t0() + Duration::minutes(9);
+    let cost = |v: &Value| v["session_cost_usd"].as_f64().unwrap();
+    assert!(close(cost(&status(&data, &input(&path, false), now)), rs[0].sonnet_cost()));
+
+    // Appended: response 2 whole, and the first two lines of response 3
+    // (placeholder output), the rest of its last line without a newline.
+    let three = rs[2].to_lines();
+    append(&path, &format!("{}\n{}\n{}\n", rs[1].to_lines().join("\n"), three[0], three[1]));
+    let (head, tail) = three[2].split_at(40);
+    append(&path, head);
+    let v = status(&data, &input(&path, false), now);
+    let placeholder = Resp { out: 2, ..rs[2].clone() };
+    assert!(close(cost(&v), rs[0].sonnet_cost() + rs[1].sonnet_cost() + placeholder.sonnet_cost()));
+    assert_eq!(v["session_requests"], 3);
+    append(&path, &format!("{tail}\n"));
+    let v = status(&data, &input(&path, false), now);
+    let want = rs[0].sonnet_cost() + rs[1].sonnet_cost() + rs[2].sonnet_cost();
+    assert!(close(cost(&v), want), "the final line replaces the placeholder: {v}");
+    assert_eq!(v["session_requests"], 3);
+    assert!(close(cost(&status(&data, &input(&path, false), now)), want), "an unchanged file adds nothing");
+
+    // Truncated to its first response: read again from the start.
+    write(&tmp.path().join("claude"), "-p/s1.jsonl", &lines(&rs[..1]));
+    let v = status(&data, &input(&path, false), now);
+    assert!(close(cost(&v), rs[0].sonnet_cost()));
+    assert_eq!(v["last_request_at"], rfc3339(rs[0].time));
+
+    // Replaced by other content at least as long: its figures alone.
+    let other: Vec<Resp> = (1..=2).map(|n| Resp { w1h: 5000, w5: 0, ..Resp::new("s2", n + 10, n as i64) }).collect();
+    write(&tmp.path().join("claude"), "-p/s1.jsonl", &lines(&other));
+    let v = status(&data, &input(&path, false), now);
+    assert!(close(cost(&v), other[0].sonnet_cost() + other[1].sonnet_cost()), "{v}");
+    assert_eq!(v["ttl_s"], 3600, "the replacement wrote 1-hour caches");
+    assert_eq!(v["session_requests"], 2);
+}
+
+fn install(home: &Path, extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cachewise"))
+        .args(["statusline", "--install"])
+        .args(extra)
+        .env("HOME", home)
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn install_creates_backs_up_refuses_and_forces() {
+    let home = tempfile::tempdir().unwrap();
+    let settings = home.path().join(".claude/settings.json");
+    let ours = format!("{} statusline", env!("CARGO_BIN_EXE_cachewise"));
+    let out = install(home.path(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(v["statusLine"]["type"], "command");
+    assert_eq!(v["statusLine"]["command"], ours);
+    assert!(String::from_utf8_lossy(&install(home.path(), &[]).stdout).contains("already has"));
+
+    let theirs =
+        "{\n  \"model\": \"opus\",\n  \"statusLine\": {\"type\": \"command\", \"command\": \"~/bin/mine.sh\"}\n}\n";
+    std::fs::write(&settings, theirs).unwrap();
+    let out = install(home.path(), &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("different status line (~/bin/mine.sh)"));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), theirs, "refused: untouched");
+
+    let out = install(home.path(), &["--force"]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(v["statusLine"]["command"], ours);
+    assert_eq!(v["model"], "opus");
+    assert_eq!(std::fs::read_to_string(home.path().join(".claude/settings.json.bak")).unwrap(), theirs);
+
+    let plain = "{\n  \"model\": \"opus\"\n}\n";
+    std::fs::write(&settings, plain).unwrap();
+    assert_eq!(install(home.path(), &[]).status.code(), Some(0));
+    let text = std::fs::read_to_string(&settings).unwrap();
+    assert!(text.ends_with("\"model\": \"opus\"\n}\n"), "the rest is kept as written: {text}");
+    assert_eq!(std::fs::read_to_string(home.path().join(".claude/settings.json.bak.1")).unwrap(), plain);
+
+    let out = Command::new(env!("CARGO_BIN_EXE_cachewise")).args(["statusline", "--print-config"]).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["statusLine"]["command"], ours);
+}
+
+#[test]
+fn a_first_call_starts_from_the_store_and_counts_each_response_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (root, data) = (tmp.path().join("claude"), tmp.path().join("data"));
+    let rs: Vec<Resp> = (1..=4).map(|n| Resp::new("s1", n, 2 * n as i64)).collect();
+    // The ingest sees responses 1 and 2 and the first two lines of 3.
+    let three = rs[2].to_lines();
+    let mut first = lines(&rs[..2]);
+    first.extend_from_slice(&three[..2]);
+    let path = write(&root, "-p/s1.jsonl", &first);
+    let ingest = Command::new(env!("CARGO_BIN_EXE_cachewise"))
+        .args(["--claude-dir", root.to_str().unwrap(), "--data-dir", data.to_str().unwrap(), "--quiet", "ingest"])
+        .output()
+        .unwrap();
+    assert!(ingest.status.success(), "{}", String::from_utf8_lossy(&ingest.stderr));
+    append(&path, &format!("{}\n{}\n", three[2], rs[3].to_lines().join("\n")));
+    let v = status(&data, &input(&path, false), t0() + Duration::minutes(9));
+    let total: f64 = rs.iter().map(Resp::sonnet_cost).sum();
+    assert!(close(v["session_cost_usd"].as_f64().unwrap(), total), "{v}");
+    assert_eq!(v["session_requests"], 4);
+    assert_eq!(v["last_request_at"], rfc3339(rs[3].time));
+    assert!(close(v["cold_resume_usd"].as_f64().unwrap(), premium_5m(&rs[3])));
+    // Today: the store's three (one a placeholder) plus what it has not read.
+    assert!(close(v["today_cost_usd"].as_f64().unwrap(), total), "{v}");
+    // The state was seeded from the store: responses 1 and 2 came from the
+    // bytes before the stored position (line 0: counted by the store).
+    let dir = data.join("statusline/sessions");
+    let file = std::fs::read_dir(&dir).unwrap().next().unwrap().unwrap().path();
+    let state: Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+    let recent = state["files"][path.to_str().unwrap()]["recent"].as_array().unwrap().clone();
+    assert_eq!(recent.iter().filter(|s| s[1] == 0).count(), 2, "{recent:?}");
+}
+
+/// On the real corpus (skipped when absent): for its largest transcripts,
+/// the status line's session cost, read in full (no store) and started from
+/// the store, equals `report session`'s.
+#[test]
+fn the_session_cost_matches_report_session_on_the_real_corpus() {
+    let Some(corpus) = common::real_corpus() else {
+        println!("skipped: no real corpus beside this checkout");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let out = Command::new(env!("CARGO_BIN_EXE_cachewise"))
+        .args(["--claude-dir", corpus.to_str().unwrap(), "--data-dir", data.to_str().unwrap(), "--quiet"])
+        .args(["report", "session", "--json"])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut mains: Vec<std::path::PathBuf> = std::fs::read_dir(corpus.join("projects"))
+        .unwrap()
+        .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    mains.sort_by_key(|p| std::cmp::Reverse(std::fs::metadata(p).unwrap().len()));
+    let now = Utc::now();
+    for path in mains.iter().take(3) {
+        let id = path.file_stem().unwrap().to_str().unwrap();
+        let row = report["rows"].as_array().unwrap().iter().find(|r| r["session_id"] == id).unwrap();
+        let want = row["cost_usd"].as_f64().unwrap();
+        let fresh = status(&tmp.path().join(format!("fresh-{id}")), &input(path, false), now);
+        let seeded = status(&data, &input(path, false), now);
+        for v in [&fresh, &seeded] {
+            assert!((v["session_cost_usd"].as_f64().unwrap() - want).abs() < 1e-9, "{id}: {v} vs {want}");
+            assert_eq!(v["session_requests"], row["requests"], "{id}");
+        }
+    }
+}
