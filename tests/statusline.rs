@@ -100,7 +100,7 @@ fn json_with_and_without_rate_limits() {
     let out = run(&data, &input(&path, true), cold, &["--no-color"]);
     let line = String::from_utf8(out.stdout).unwrap();
     let expected = format!(
-        "○ cold 7:00 (since 20:07) · next message +${:.3} · session ${:.3} · today ${:.3} · 5h 42% (resets 00:00)\n",
+        "○ cold 7:00 (since 20:07) · next message +${:.2} · session ${:.2} · today ${:.2} · 5h 42% (resets 00:00)\n",
         premium_5m(&b),
         a.sonnet_cost() + b.sonnet_cost(),
         a.sonnet_cost() + b.sonnet_cost()
