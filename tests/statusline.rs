@@ -305,3 +305,34 @@ fn the_session_cost_matches_report_session_on_the_real_corpus() {
         }
     }
 }
+
+/// A response made of several API calls costs its calls at their own models
+/// in the status line too, as in every report: an advisor call on Fable
+/// inside an Opus 4.8 response (the shape of reference §2.4).
+#[test]
+fn a_response_with_an_advisor_call_costs_its_calls() {
+    let (dir, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let call = |kind: &str, model: &str, t: [u64; 5]| {
+        serde_json::json!({"type": kind, "model": model, "input_tokens": t[0],
+            "cache_creation_input_tokens": t[1] + t[2], "cache_read_input_tokens": t[3], "output_tokens": t[4],
+            "cache_creation": {"ephemeral_5m_input_tokens": t[1], "ephemeral_1h_input_tokens": t[2]}})
+    };
+    let line = serde_json::json!({"type": "assistant", "sessionId": "s1", "cwd": "/home/u/app", "version": "2.1.200",
+        "timestamp": "2026-05-01T12:00:00.000Z", "requestId": "req_1", "uuid": "u1",
+        "message": {"id": "msg_1", "model": "claude-opus-4-8", "role": "assistant", "content": [],
+            "usage": {"input_tokens": 4, "cache_creation_input_tokens": 1000, "cache_read_input_tokens": 81_000,
+                "output_tokens": 500, "cache_creation": {"ephemeral_5m_input_tokens": 1000, "ephemeral_1h_input_tokens": 0},
+                "iterations": [call("message", "claude-opus-4-8", [3, 1000, 0, 40_000, 200]),
+                    call("advisor_message", "claude-fable-5", [149_112, 0, 0, 0, 14_153]),
+                    call("message", "claude-opus-4-8", [1, 0, 0, 41_000, 300])]}}});
+    let path = dir.path().join("s1.jsonl");
+    std::fs::write(&path, format!("{line}\n")).unwrap();
+    let now: DateTime<Utc> = "2026-05-01T12:01:00Z".parse().unwrap();
+    let v = status(data.path(), &input(&path, false), now);
+    // 3*5 + 1000*6.25 + 40000*0.5 + 200*25 = 31,265; Fable 5: 149112*10 +
+    // 14153*50 = 2,198,770; 1*5 + 41000*0.5 + 300*25 = 28,005 (per 10^6):
+    // $2.25804, not the top-level usage's $0.05927.
+    let cost = v["session_cost_usd"].as_f64().unwrap();
+    assert!((cost - 2.25804).abs() < 1e-9, "{cost}");
+    assert_eq!(v["session_requests"], 1);
+}

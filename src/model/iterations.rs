@@ -103,6 +103,12 @@ pub fn iteration_line_key(i: &Iteration) -> LineKey<'_> {
     (&i.user, &i.message_id, &i.request_id, &i.source, i.line)
 }
 
+/// Sorts call rows the way `calls_of` looks them up (and the store keeps
+/// them): by the line they were read from, then by position.
+pub fn sort_calls(calls: &mut [Iteration]) {
+    calls.sort_by(|a, b| iteration_line_key(a).cmp(&iteration_line_key(b)).then(a.index.cmp(&b.index)));
+}
+
 /// The calls of `r`'s kept line in `sorted` (rows sorted by line key, then
 /// index, as the `iterations` table is stored): a binary search.
 pub fn calls_of<'a>(sorted: &'a [Iteration], r: &Request) -> &'a [Iteration] {

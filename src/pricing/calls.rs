@@ -31,6 +31,18 @@ impl PriceTable {
         total
     }
 
+    /// The cost of one response as a report counts it: its calls at their
+    /// own models when `sorted_calls` (sorted by line key, then index, as
+    /// the store keeps them) holds any for its kept line, else the request
+    /// at its model; unknown models cost 0.
+    pub fn response_cost(&self, req: &Request, sorted_calls: &[Iteration]) -> f64 {
+        let own = calls_of(sorted_calls, req);
+        if own.is_empty() {
+            return self.cost(req).unwrap_or(0.0);
+        }
+        self.price_calls(req, &mut own.to_vec(), &mut UnknownModels::new())
+    }
+
     /// The requests as the cache model sees them (cache-model §1 v2): a
     /// response made of several API calls is one request of its thread per
     /// `message`/`fallback_message` call, at the response's time and in list

@@ -8,6 +8,7 @@
 
 use crate::ingest::discover::SourceFile;
 use crate::ingest::parse::Start;
+use crate::model::iterations::sort_calls;
 use crate::model::{Compaction, Request, MAIN_THREAD};
 use crate::pricing::PriceTable;
 use crate::store::manifest::{fingerprint, HEAD_LEN};
@@ -99,8 +100,12 @@ pub fn read_gain(path: &Path, file: &SourceFile, tail: &mut FileTail, prices: &P
     // One read's requests are already merged by key (the parser does it),
     // so only the responses of earlier reads need looking up.
     let earlier: HashMap<u64, usize> = tail.recent.iter().enumerate().map(|(i, s)| (s.0, i)).collect();
+    // A response made of several API calls costs its calls at their models.
+    let mut calls = rows.iterations;
+    sort_calls(&mut calls);
     for r in rows.requests {
-        if fold(tail, &earlier, &r, prices) && r.thread.as_str() == MAIN_THREAD {
+        let cost = prices.response_cost(&r, &calls);
+        if fold(tail, &earlier, &r, cost) && r.thread.as_str() == MAIN_THREAD {
             out.main.push(r);
         }
     }
@@ -124,9 +129,8 @@ pub fn trim(tail: &mut FileTail) {
 /// Adds one request to the file's figures; a response already seen only
 /// adds the difference when a later line carries more output. True when
 /// the request is new or better than before.
-fn fold(tail: &mut FileTail, earlier: &HashMap<u64, usize>, r: &Request, prices: &PriceTable) -> bool {
+fn fold(tail: &mut FileTail, earlier: &HashMap<u64, usize>, r: &Request, cost: f64) -> bool {
     let key = key_of(r);
-    let cost = prices.cost(r).unwrap_or(0.0);
     if let Some(s) = earlier.get(&key).and_then(|&i| tail.recent.get_mut(i)) {
         if r.tokens.output <= s.3 {
             return false;
@@ -143,8 +147,7 @@ fn fold(tail: &mut FileTail, earlier: &HashMap<u64, usize>, r: &Request, prices:
 
 /// Remembers a response the store already counted (a seed's window): its
 /// later lines then add only what they add. Call `trim` after a batch.
-pub fn fold_known(tail: &mut FileTail, r: &Request, prices: &PriceTable) {
-    let cost = prices.cost(r).unwrap_or(0.0);
+pub fn fold_known(tail: &mut FileTail, r: &Request, cost: f64) {
     tail.recent.push(Seen(key_of(r), 0, r.time.timestamp(), r.tokens.output, cost, cost));
 }
 
