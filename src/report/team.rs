@@ -199,8 +199,8 @@ pub fn team(store: &Store, q: &Query, prices: &PriceTable, opts: &TeamOptions) -
     ctx.register("requests", q.prepare(lf, Grouping::Daily)?);
     let person_days = person_days_from(&Grouping::Daily.key_text(ctx.execute(PERSON_DAYS_SQL)?.collect()?)?)?;
     let mix = model_mix_from(&ctx.execute(MODEL_MIX_SQL)?.collect()?)?;
-    // Unexpanded: the person's token figures must equal the usage reports'
-    // (a response's calls are not split into thread rows here).
+    // The requests as stored: a person's token figures equal the usage
+    // reports'; the cache model splits responses into calls itself.
     let all = match store.read(Table::Requests)? {
         Some(df) => frames::requests_from(&df)?,
         None => Vec::new(),
@@ -210,7 +210,8 @@ pub fn team(store: &Store, q: &Query, prices: &PriceTable, opts: &TeamOptions) -
         None => Vec::new(),
     };
     let titles: HashMap<String, String> = session_titles(store)?.into_iter().collect();
-    let cx = Context { compactions: &compactions, prices, now: opts.now, titles: &titles };
+    let calls = store.load(Table::Iterations, frames::iterations_from)?;
+    let cx = Context { compactions: &compactions, calls: &calls, prices, now: opts.now, titles: &titles };
     Ok(assemble(q, person_days, mix, Cache::of(all, q, &cx), opts))
 }
 

@@ -6,7 +6,7 @@
 //! unpriced and estimated models. Hands `Cache` to `team::assemble`.
 
 use crate::analyze::{analyze, stale_sessions, ClassTable, StaleSession};
-use crate::model::{Compaction, Request, TokenCounts};
+use crate::model::{Compaction, Iteration, Request, TokenCounts};
 use crate::pricing::{Estimate, PriceTable};
 use crate::report::query::Query;
 use chrono::{DateTime, Utc};
@@ -36,6 +36,9 @@ pub(super) struct UserCache {
 /// What the cache model needs besides the rows.
 pub(super) struct Context<'a> {
     pub compactions: &'a [Compaction],
+    /// The stored API calls inside responses (sorted as stored): the cache
+    /// model walks a response's calls (`PriceTable::thread_requests`).
+    pub calls: &'a [Iteration],
     pub prices: &'a PriceTable,
     pub now: DateTime<Utc>,
     pub titles: &'a HashMap<String, String>,
@@ -66,12 +69,21 @@ impl Cache {
 impl UserCache {
     /// One person's figures; None when `q` selects none of `rows`.
     fn of(rows: &[Request], q: &Query, cx: &Context<'_>) -> Option<UserCache> {
-        let caches = analyze(rows, cx.compactions, cx.prices);
+        // The cache model's rows (one per thread call of a response); the
+        // tokens stay the requests' own, as in every usage report.
+        let expanded;
+        let thread: &[Request] = match cx.calls.is_empty() {
+            true => rows,
+            false => {
+                expanded = cx.prices.thread_requests(rows.to_vec(), cx.calls);
+                &expanded
+            }
+        };
+        let caches = analyze(thread, cx.compactions, cx.prices);
         let mut u = UserCache::default();
         let mut sessions: HashSet<&str> = HashSet::new();
-        for (r, c) in rows.iter().zip(&caches).filter(|(r, _)| q.accepts(r)) {
+        for r in rows.iter().filter(|r| q.accepts(r)) {
             u.tokens += r.tokens;
-            u.classes.add(c);
             if !r.machine.is_empty() {
                 u.machines.insert(r.machine.to_string());
             }
@@ -80,7 +92,10 @@ impl UserCache {
         if sessions.is_empty() {
             return None;
         }
-        u.stale = stale_sessions(rows, &caches, cx.now, cx.titles)
+        for (_, c) in thread.iter().zip(&caches).filter(|(r, _)| q.accepts(r)) {
+            u.classes.add(c);
+        }
+        u.stale = stale_sessions(thread, &caches, cx.now, cx.titles)
             .into_iter()
             .filter(|s| sessions.contains(s.session_id.as_str()))
             .collect();
