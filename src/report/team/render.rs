@@ -45,8 +45,9 @@ fn percent(x: Option<f64>) -> String {
 }
 
 /// The main columns: person, active days, requests, spend, per active day
-/// (mean, median, p90), cache hit ratio, lost to expired caches, run-rate.
-fn cells(name: &str, f: &Figures, monthly: f64) -> [String; 10] {
+/// (mean, median, p90), cache hit ratio, lost to expired caches, lost to
+/// prompt edits within the TTL (cache model v2), run-rate.
+fn cells(name: &str, f: &Figures, monthly: f64) -> [String; 11] {
     [
         name.to_owned(),
         thousands(f.active_days),
@@ -57,11 +58,12 @@ fn cells(name: &str, f: &Figures, monthly: f64) -> [String; 10] {
         dollars(f.cost_per_active_day_p90_usd),
         percent(f.cache_hit_ratio),
         dollars(f.idle_cost_usd),
+        dollars(f.edit_cost_usd),
         dollars(monthly),
     ]
 }
 
-const HEADER: [&str; 10] = [
+const HEADER: [&str; 11] = [
     "Person",
     "Active days",
     "Requests",
@@ -71,6 +73,7 @@ const HEADER: [&str; 10] = [
     "p90",
     "Cache hit ratio",
     "Lost to expired caches",
+    "Lost to prompt edits",
     "Monthly run-rate",
 ];
 
@@ -217,6 +220,7 @@ fn csv(r: &TeamReport) -> String {
         "cost_per_active_day_p90_usd",
         "cache_hit_ratio",
         "idle_cost_usd",
+        "edit_cost_usd",
         "monthly_projection_usd",
         "models",
     ]);
@@ -233,6 +237,7 @@ fn csv(r: &TeamReport) -> String {
             format!("{:.6}", f.cost_per_active_day_p90_usd),
             f.cache_hit_ratio.map_or_else(String::new, |v| format!("{v:.6}")),
             format!("{:.6}", f.idle_cost_usd),
+            format!("{:.6}", f.edit_cost_usd),
             format!("{monthly:.6}"),
             models.join(";"),
         ]);
@@ -248,7 +253,7 @@ fn table(r: &TeamReport) -> String {
     let mut t = Table::new();
     t.load_preset(UTF8_BORDERS_ONLY);
     t.set_header(HEADER);
-    let add = |t: &mut Table, c: [String; 10]| {
+    let add = |t: &mut Table, c: [String; 11]| {
         let mut it = c.into_iter();
         let first = it.next().map(Cell::new);
         t.add_row(first.into_iter().chain(it.map(|v| Cell::new(v).set_alignment(CellAlignment::Right))));
