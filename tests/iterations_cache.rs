@@ -2,7 +2,8 @@
 //! response made of a message call, an advisor call and a message call is
 //! two thread requests, so the next request, which grows the last call's
 //! prompt, is a hit in `cache --json` and in the team report alike (summed,
-//! the calls would make it look like a context edit).
+//! the calls would make it look like a context edit); and the team report's
+//! model mix splits the response by call model, as `report model` does.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -62,4 +63,18 @@ fn the_request_after_a_response_of_calls_is_a_hit_in_cache_and_team_reports() {
     assert_eq!(team["rows"][0]["edit_cost_usd"].as_f64().unwrap(), 0.0);
     // The tokens stay the requests' own, advisor call included.
     assert_eq!(team["total"]["input_tokens"], 1 + 149_115 + 1);
+    // The model mix splits the response by call, as `report model` does: the
+    // advisor's Fable 5 call (149112*10 + 14153*50 = $2.19877) under Fable
+    // with no request of its own, the rest under Opus 4.8 with all three.
+    let models = team["rows"][0]["models"].as_array().unwrap();
+    let share = |m: &str| models.iter().find(|x| x["model"] == m).unwrap().clone();
+    let (fable, opus) = (share("claude-fable-5"), share("claude-opus-4-8"));
+    assert!((fable["cost_usd"].as_f64().unwrap() - 2.19877).abs() < 1e-9, "{fable}");
+    assert_eq!((fable["requests"].as_u64(), opus["requests"].as_u64()), (Some(0), Some(3)));
+    let by_model: f64 = models.iter().map(|m| m["cost_usd"].as_f64().unwrap()).sum();
+    let total = team["total"]["cost_usd"].as_f64().unwrap();
+    assert!((by_model - total).abs() < 1e-9, "{by_model} vs {total}");
+    let report_model = json_of(&cachewise(root.path(), data.path(), &["--no-ingest", "report", "model", "--json"]));
+    let fable_row = report_model["rows"].as_array().unwrap().iter().find(|r| r["model"] == "claude-fable-5").unwrap();
+    assert!((fable_row["cost_usd"].as_f64().unwrap() - 2.19877).abs() < 1e-9);
 }

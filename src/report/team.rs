@@ -10,6 +10,7 @@
 //! a terminal table. The CLI and the web Team page both call `team`.
 
 mod cache;
+mod mix;
 mod render;
 
 pub use render::{notes, render, who, window_line, TeamFormat};
@@ -211,6 +212,7 @@ pub fn team(store: &Store, q: &Query, prices: &PriceTable, opts: &TeamOptions) -
     };
     let titles: HashMap<String, String> = session_titles(store)?.into_iter().collect();
     let calls = store.load(Table::Iterations, frames::iterations_from)?;
+    let mix = mix::split_by_call_model(mix, &all, &calls, q);
     let cx = Context { compactions: &compactions, calls: &calls, prices, now: opts.now, titles: &titles };
     Ok(assemble(q, person_days, mix, Cache::of(all, q, &cx), opts))
 }
