@@ -18,6 +18,7 @@ mod skip;
 pub mod soft;
 mod touched;
 pub mod upgrade;
+mod usage;
 
 use crate::model::{Compaction, Iteration, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};

@@ -11,6 +11,7 @@ pub mod bundle;
 pub mod export;
 pub mod hash;
 pub mod import;
+pub mod integrity;
 pub mod limits;
 pub mod push;
 pub mod server;

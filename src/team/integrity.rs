@@ -1,0 +1,108 @@
+//! What a bundle's rows must satisfy beyond their schema: the checksum the
+//! bundle carries (SHA-256 over the rows' canonical JSON, schema-1 rows as
+//! schema 1 hashed them) and the token bounds the transcript parser holds
+//! lines to, so no sum over imported rows can wrap. `bundle` writes the
+//! checksum and calls both when it reads.
+
+use crate::ingest::parse::MAX_WEB_SEARCHES;
+use crate::model::{Boundary, Compaction, Iteration, Request, MAX_TOKENS};
+use sha2::{Digest, Sha256};
+use std::io::Write;
+
+/// `checksum` of a bundle that may hold iteration rows: over requests and
+/// compactions alone when it holds none (so schema-1 bundles still verify),
+/// else over all three kinds.
+pub fn checksum_all(requests: &[Request], compactions: &[Compaction], iterations: &[Iteration]) -> String {
+    let rows: Vec<SumRow<'_>> = compactions.iter().map(SumRow::of).collect();
+    match iterations.is_empty() {
+        true => digest(&(requests, rows)),
+        false => digest(&(requests, rows, iterations)),
+    }
+}
+
+/// A compaction row as the checksum sees it: schema-1 fields as schema 1
+/// wrote them (a defaulted trigger was `unknown`), and the v2 fields only
+/// when they say something, so a schema-1 bundle's checksum still holds.
+#[derive(serde::Serialize)]
+struct SumRow<'a> {
+    session_id: &'a str,
+    time: chrono::DateTime<chrono::Utc>,
+    trigger: &'a str,
+    pre_tokens: Option<u64>,
+    source: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    v2: Option<(&'a str, &'static str, Option<u64>)>,
+}
+
+impl<'a> SumRow<'a> {
+    fn of(c: &'a Compaction) -> SumRow<'a> {
+        let plain = c.uuid.is_empty() && c.boundary == Boundary::Compact && c.tokens_saved.is_none();
+        SumRow {
+            session_id: &c.session_id,
+            time: c.time,
+            trigger: if c.trigger_written { &c.trigger } else { "unknown" },
+            pre_tokens: c.pre_tokens,
+            source: &c.source,
+            v2: (!plain).then_some((c.uuid.as_str(), c.boundary.as_str(), c.tokens_saved)),
+        }
+    }
+}
+
+/// SHA-256 over the rows' canonical JSON: any change to a value shows.
+pub fn checksum(requests: &[Request], compactions: &[Compaction]) -> String {
+    checksum_all(requests, compactions, &[])
+}
+
+fn digest(rows: &impl serde::Serialize) -> String {
+    struct HashWriter(Sha256);
+    impl Write for HashWriter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.update(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut h = HashWriter(Sha256::new());
+    // Serialising plain rows into a hasher cannot fail.
+    let _ = serde_json::to_writer(&mut h, rows);
+    format!("sha256:{}", hex(&h.0.finalize()))
+}
+
+/// Lower-case hex of `bytes`.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Every token count is within `MAX_TOKENS` (10^9 per field per request),
+/// as the transcript parser requires, so no sum over imported rows can wrap.
+pub(super) fn check_bounds(
+    requests: &[Request],
+    compactions: &[Compaction],
+    calls: &[Iteration],
+) -> Result<(), String> {
+    if let Some((i, (field, v))) = calls.iter().enumerate().find_map(|(i, c)| c.tokens.above_bound().map(|b| (i, b))) {
+        return Err(format!("call row {}: {field} {v} is above the bound of {MAX_TOKENS} tokens per request", i + 1));
+    }
+    for (i, r) in requests.iter().enumerate() {
+        if let Some((field, v)) = r.tokens.above_bound() {
+            let id: String = r.message_id.chars().take(40).collect();
+            return Err(format!(
+                "request row {} (message {id:?}): {field} {v} is above the bound of {MAX_TOKENS} tokens per request",
+                i + 1
+            ));
+        }
+        if r.web_search > MAX_WEB_SEARCHES {
+            return Err(format!(
+                "request row {}: {} web searches is above the bound of {MAX_WEB_SEARCHES}",
+                i + 1,
+                r.web_search
+            ));
+        }
+    }
+    match compactions.iter().position(|c| c.pre_tokens.is_some_and(|p| p > MAX_TOKENS)) {
+        Some(i) => Err(format!("compaction row {}: pre_tokens is above the bound of {MAX_TOKENS} tokens", i + 1)),
+        None => Ok(()),
+    }
+}
