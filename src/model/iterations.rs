@@ -161,4 +161,4 @@ pub fn cache_calls(req: &Request, iterations: &[Iteration]) -> Vec<CacheCall> {
 
 #[cfg(test)]
 #[path = "iterations_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -33,7 +33,8 @@ pub(crate) fn request(model: &str, tokens: TokenCounts) -> Request {
     }
 }
 
-fn call(r: &Request, index: u32, kind: &str, model: &str, tokens: TokenCounts) -> Iteration {
+/// A call row of `r`'s line (shared with other modules' tests).
+pub(crate) fn call(r: &Request, index: u32, kind: &str, model: &str, tokens: TokenCounts) -> Iteration {
     Iteration {
         user: r.user.clone(),
         message_id: r.message_id.clone(),

@@ -4,22 +4,8 @@
 
 use super::*;
 use crate::analyze::{analyze, CacheClass};
+use crate::model::iterations::tests::call;
 use crate::model::Iteration;
-
-fn call(r: &Request, index: u32, kind: &str, model: &str, tokens: TokenCounts) -> Iteration {
-    Iteration {
-        user: r.user.clone(),
-        message_id: r.message_id.clone(),
-        request_id: r.request_id.clone(),
-        source: r.source.clone(),
-        line: r.line,
-        index,
-        kind: kind.into(),
-        model: model.into(),
-        tokens,
-        cost_usd: 0.0,
-    }
-}
 
 /// Three requests of one thread; the middle one made of a message call, an
 /// advisor call and a message call (the shape of reference §2.4).
