@@ -1,10 +1,12 @@
 -- Requests and spend per person and model: the team report's model mix.
 -- Input: table `requests` (one row per request: the stored requests table,
--- or bundles deduplicated by sql/team_requests.sql).
+-- or bundles deduplicated by sql/team_requests.sql) with a derived column
+-- `counted` (1 per request; a request split into its API calls by model
+-- counts on one of its rows, so each call's cost lands under its model).
 SELECT
   "user",
   model,
-  COUNT(*) AS requests,
+  SUM(counted) AS requests,
   SUM(cost_usd) AS cost_usd
 FROM requests
 GROUP BY "user", model

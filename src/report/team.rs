@@ -10,19 +10,19 @@
 //! a terminal table. The CLI and the web Team page both call `team`.
 
 mod cache;
-mod mix;
 mod render;
 
 pub use render::{notes, render, who, window_line, TeamFormat};
 
 use cache::{Cache, Context, UserCache};
 
+use super::calls;
 use super::query::{Grouping, Query};
 use super::usage::{requests, session_titles};
 use super::ReportError;
 use crate::analyze::StaleSession;
 use crate::model::columns as c;
-use crate::model::{money, TokenCounts};
+use crate::model::{money, Iteration, TokenCounts};
 use crate::pricing::{Estimate, PriceTable};
 use crate::store::frames::{self, Cols};
 use crate::store::{Store, Table};
@@ -196,8 +196,9 @@ pub struct TeamReport {
 /// the window's edges do not turn warm requests cold.
 pub fn team(store: &Store, q: &Query, prices: &PriceTable, opts: &TeamOptions) -> Result<TeamReport, ReportError> {
     let Some(lf) = requests(store)? else { return Ok(assemble(q, Vec::new(), Vec::new(), Cache::default(), opts)) };
+    let calls = calls::stored(store)?;
     let mut ctx = SQLContext::new();
-    ctx.register("requests", q.prepare(lf, Grouping::Daily)?);
+    ctx.register("requests", split_calls(q.prepare(lf, Grouping::Daily)?, &calls)?);
     let person_days = person_days_from(&Grouping::Daily.key_text(ctx.execute(PERSON_DAYS_SQL)?.collect()?)?)?;
     let mix = model_mix_from(&ctx.execute(MODEL_MIX_SQL)?.collect()?)?;
     // The requests as stored: a person's token figures equal the usage
@@ -211,10 +212,22 @@ pub fn team(store: &Store, q: &Query, prices: &PriceTable, opts: &TeamOptions) -
         None => Vec::new(),
     };
     let titles: HashMap<String, String> = session_titles(store)?.into_iter().collect();
-    let calls = store.load(Table::Iterations, frames::iterations_from)?;
-    let mix = mix::split_by_call_model(mix, &all, &calls, q);
     let cx = Context { compactions: &compactions, calls: &calls, prices, now: opts.now, titles: &titles };
     Ok(assemble(q, person_days, mix, Cache::of(all, q, &cx), opts))
+}
+
+/// The selected requests with `counted` (1 per request), each response
+/// made of API calls split into one row per call (`calls::split_by_model`):
+/// the model mix then puts each call's cost under its own model, as `report
+/// model` does, and every other total is unchanged.
+fn split_calls(lf: LazyFrame, calls: &[Iteration]) -> PolarsResult<LazyFrame> {
+    let lf = lf.with_column(lit(1u64).cast(DataType::UInt64).alias(c::COUNTED));
+    if calls.is_empty() {
+        return Ok(lf);
+    }
+    let df = lf.collect()?;
+    let matched = super::calls::match_rows(&df, calls)?;
+    Ok(super::calls::split_by_model(df, calls, &matched, false, false)?.lazy())
 }
 
 fn assemble(
