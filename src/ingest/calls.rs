@@ -10,7 +10,7 @@
 
 use super::merge::Base;
 use super::IngestError;
-use crate::model::iterations::{calls_range, iteration_line_key, request_line_key};
+use crate::model::iterations::{calls_range, iteration_line_key, request_line_key, sort_calls};
 use crate::model::{Iteration, Refusal, Request};
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::{frames, Store, Table};
@@ -59,7 +59,7 @@ impl Calls {
             rows.extend(old);
         }
         // Stable: of two copies of one row, the new one (first) stays.
-        rows.sort_by(|a, b| (iteration_line_key(a), a.index).cmp(&(iteration_line_key(b), b.index)));
+        sort_calls(&mut rows);
         rows.dedup_by(|a, b| a.index == b.index && iteration_line_key(a) == iteration_line_key(b));
         Ok(Calls(rows))
     }

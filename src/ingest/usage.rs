@@ -39,7 +39,7 @@ pub(super) fn out_of_bounds(u: &Usage) -> Option<String> {
 /// A trigger or uuid as stored: control characters dropped (it reaches
 /// terminals and pages), at most `MAX_TRIGGER` characters.
 pub(super) fn bounded(s: &str) -> String {
-    s.chars().filter(|c| !c.is_control()).take(MAX_TRIGGER).collect()
+    crate::model::one_line(s, MAX_TRIGGER)
 }
 
 /// Token counts of a usage object.

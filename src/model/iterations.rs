@@ -84,10 +84,10 @@ pub struct Refusal {
 /// Longest type, model or trigger text kept from a call or refusal line.
 pub const MAX_TEXT: usize = 100;
 
-/// A name from a transcript as stored: control characters dropped, at most
-/// `MAX_TEXT` characters, so it reaches no terminal or page raw.
+/// A name from a transcript as stored: one line of at most `MAX_TEXT`
+/// characters (`model::one_line`), so it reaches no terminal or page raw.
 pub fn clean(s: &str) -> String {
-    s.chars().filter(|c| !c.is_control()).take(MAX_TEXT).collect()
+    super::one_line(s, MAX_TEXT)
 }
 
 /// The key that ties iterations to the line they came from.

@@ -11,5 +11,5 @@ mod tokens;
 
 pub use iterations::{Iteration, Refusal};
 pub use rows::{Boundary, Compaction, Request, SessionTitle, TitleKind, DEFAULT_TRIGGER, MAIN_THREAD};
-pub use text::{Interner, Text};
+pub use text::{is_unsafe, one_line, Interner, Text};
 pub use tokens::{TokenCounts, MAX_TOKENS};

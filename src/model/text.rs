@@ -1,7 +1,10 @@
 //! `Text`: an immutable, cheaply cloned string for the values a transcript
 //! repeats on every row (session, project, model, source file, ...). Rows of
 //! one file share one allocation per distinct value (see `Interner`), which
-//! keeps a cold ingest's memory and its allocation count down.
+//! keeps a cold ingest's memory and its allocation count down. Also the one
+//! rule for characters that never reach a terminal or a page raw
+//! (`is_unsafe`), and `one_line`, the bounded single line that names from
+//! outside are stored (and the status line printed) as.
 
 use rustc_hash::FxHashSet as HashSet;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -9,6 +12,21 @@ use std::borrow::Borrow;
 use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
+
+/// Characters never written raw to a terminal: the C0 controls but newline
+/// (ESC, BEL, CR, TAB, ...), DEL, the C1 controls (U+0080-U+009F, CSI among
+/// them) and the Unicode bidi controls.
+pub fn is_unsafe(c: char) -> bool {
+    (c.is_control() && c != '\n')
+        || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `s` as one line of at most `max` characters, without newlines and the
+/// characters `is_unsafe` names: how a trigger, call type or model name from
+/// a transcript is stored, and how the status line prints.
+pub fn one_line(s: &str, max: usize) -> String {
+    s.chars().filter(|&c| c != '\n' && !is_unsafe(c)).take(max).collect()
+}
 
 /// A shared, immutable string.
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]

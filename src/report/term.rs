@@ -12,13 +12,7 @@
 
 use std::borrow::Cow;
 
-/// Characters never written raw to a terminal: the C0 controls but newline
-/// (ESC, BEL, CR, TAB, ...), DEL, the C1 controls (U+0080-U+009F, CSI among
-/// them) and the Unicode bidi controls.
-pub fn is_unsafe(c: char) -> bool {
-    (c.is_control() && c != '\n')
-        || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
-}
+pub use crate::model::is_unsafe;
 
 /// `s` without the characters `is_unsafe` names; borrowed when there are none.
 pub fn clean(s: &str) -> Cow<'_, str> {

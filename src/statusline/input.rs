@@ -81,10 +81,10 @@ fn window(v: &Value) -> Option<Window> {
     Some(Window { used_pct, resets_at })
 }
 
-/// The text with every control character (C0, DEL, C1: escape sequences
-/// included) removed, so it can reach a terminal.
+/// The text as one line without control characters (C0, DEL, C1: escape
+/// sequences included) or bidi controls, so it can reach a terminal.
 pub fn strip_controls(s: &str) -> String {
-    s.chars().filter(|c| !c.is_control()).collect()
+    crate::model::one_line(s, usize::MAX)
 }
 
 #[cfg(test)]
