@@ -9,14 +9,11 @@ mod common;
 use common::*;
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
+/// The binary, quiet.
 fn cachewise(root: &Path, data: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cachewise"))
-        .args(["--claude-dir", root.to_str().unwrap(), "--data-dir", data.to_str().unwrap(), "--quiet"])
-        .args(args)
-        .output()
-        .unwrap()
+    common::cachewise(root, data, &[args, &["--quiet"]].concat())
 }
 
 fn json(o: &Output) -> Value {

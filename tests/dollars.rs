@@ -6,15 +6,11 @@ mod common;
 
 use common::{write, Resp};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
+/// The binary's output, asserting it succeeded.
 fn cachewise(root: Option<&Path>, data: &Path, args: &[&str]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_cachewise"));
-    c.args(args).arg("--data-dir").arg(data).env_remove("CLAUDE_CONFIG_DIR").env_remove("CACHEWISE_DATA_DIR");
-    if let Some(r) = root {
-        c.arg("--claude-dir").arg(r);
-    }
-    let o = c.output().unwrap();
+    let o = common::cachewise_in(root, data, args);
     assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
     o
 }

@@ -8,16 +8,9 @@ mod common;
 
 use common::{title_line, write, Resp};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn cachewise(root: Option<&Path>, data: &Path, args: &[&str]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_cachewise"));
-    c.args(args).arg("--data-dir").arg(data).env_remove("CLAUDE_CONFIG_DIR").env_remove("CACHEWISE_DATA_DIR");
-    if let Some(r) = root {
-        c.arg("--claude-dir").arg(r);
-    }
-    c.output().unwrap()
-}
+use common::cachewise_in as cachewise;
 
 /// Stdout and stderr of a run that succeeded, each free of control
 /// characters other than newline.

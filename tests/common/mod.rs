@@ -15,16 +15,18 @@ use std::process::{Command, Output};
 /// directory `data`, with the user's own settings left out of its
 /// environment.
 pub fn cachewise(root: &Path, data: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cachewise"))
-        .args(args)
-        .arg("--claude-dir")
-        .arg(root)
-        .arg("--data-dir")
-        .arg(data)
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CACHEWISE_DATA_DIR")
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run cachewise: {e}"))
+    cachewise_in(Some(root), data, args)
+}
+
+/// `cachewise`, also without any transcript root (`None`: the data
+/// directory alone, as for `import` or `--no-ingest` reports).
+pub fn cachewise_in(root: Option<&Path>, data: &Path, args: &[&str]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cachewise"));
+    c.args(args).arg("--data-dir").arg(data).env_remove("CLAUDE_CONFIG_DIR").env_remove("CACHEWISE_DATA_DIR");
+    if let Some(r) = root {
+        c.arg("--claude-dir").arg(r);
+    }
+    c.output().unwrap_or_else(|e| panic!("cannot run cachewise: {e}"))
 }
 
 /// A secret that appears in message content and must never reach the store.
