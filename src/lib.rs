@@ -3,12 +3,14 @@
 //! The pipeline: `ingest` discovers transcript files, parses only usage
 //! metadata, deduplicates requests and hands typed rows to `store`, which
 //! keeps them as Parquet tables; `pricing` prices each request; `analyze`
-//! runs the cache model over the tables; `report` and `web` present them.
+//! is the cache model, which `materialize` runs after every merge and
+//! stores as columns; `report` and `web` aggregate the stored columns.
 
 pub mod analyze;
 pub mod cli;
 pub mod config;
 pub mod ingest;
+pub mod materialize;
 pub mod model;
 pub mod pricing;
 pub mod report;

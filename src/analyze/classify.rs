@@ -74,6 +74,11 @@ impl CacheClass {
         }
     }
 
+    /// The class a stored name (`as_str`) names.
+    pub fn parse(name: &str) -> Option<CacheClass> {
+        CacheClass::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
     /// True for lineage starts (`first`, `compaction`, `model_switch`).
     pub fn is_start(self) -> bool {
         matches!(self, CacheClass::First | CacheClass::Compaction | CacheClass::ModelSwitch)

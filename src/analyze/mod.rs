@@ -60,5 +60,5 @@ pub use stats::median;
 pub use summary::{
     summarize, summarize_where, utc_day, CacheStats, CacheSummary, DayStats, SessionStats, SummaryOptions,
 };
-pub use threads::{thread_calls, time_order, Call};
-pub use what_if::{policy_cost, request_what_if, SharedPrefixIndex, WhatIf, WriteMix};
+pub use threads::{last_main, thread_calls, time_order, Call};
+pub use what_if::{policy_cost, policy_row, request_what_if, PolicyRow, SharedPrefixIndex, WhatIf, WriteMix};

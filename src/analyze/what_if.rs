@@ -9,7 +9,8 @@
 
 use super::classify::RequestCache;
 use super::prices::{request_cost, write_multiplier, TTL_1H_S, TTL_5M_S};
-use crate::model::Request;
+use crate::model::{Request, TokenCounts};
+use crate::pricing::Rates;
 use crate::pricing::WEB_SEARCH_USD;
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::Serialize;
@@ -87,27 +88,100 @@ impl<'a> SharedPrefixIndex<'a> {
     }
 }
 
-/// Tokens read under policy `ttl_s` (§5); the rest of `K` is written.
-fn policy_read(
-    requests: &[Request],
-    caches: &[RequestCache],
+/// What the §5 policy re-pricing needs of one request: its tokens and
+/// rates, its class and gap, and the reads a policy could give it. The
+/// stored analysis columns (`materialize`) hold exactly these.
+#[derive(Debug, Clone, Copy)]
+pub struct PolicyRow<'a> {
+    pub tokens: &'a TokenCounts,
+    pub web_search: u64,
+    pub rates: Option<&'a Rates>,
+    /// Lineage starts and TTL-independent misses keep their observed read.
+    pub keeps_observed: bool,
+    /// Seconds since the thread's previous request; None for its first.
+    pub gap_s: Option<f64>,
+    /// The previous request's prompt (`expected_prefix`).
+    pub prev_prompt: u64,
+    /// The cache read of the lineage's first request.
+    pub lineage_first_read: u64,
+    /// Some request of this model and version came within 5 minutes before.
+    pub warm_5m: bool,
+    /// ... within an hour before.
+    pub warm_1h: bool,
+}
+
+impl PolicyRow<'_> {
+    /// Tokens read under policy `ttl_s` (§5); the rest of `K` is written.
+    fn read(&self, ttl_s: u32) -> u64 {
+        let t = self.tokens;
+        let k = t.cache_write() + t.cache_read;
+        let (Some(g), false) = (self.gap_s, self.keeps_observed) else {
+            return t.cache_read;
+        };
+        let warm = if ttl_s >= TTL_1H_S { self.warm_1h } else { self.warm_5m };
+        if g <= f64::from(ttl_s) {
+            self.prev_prompt.min(k)
+        } else if warm {
+            self.lineage_first_read.min(k)
+        } else {
+            0
+        }
+    }
+
+    /// Cost had every write used `ttl_s` (0 for unknown models).
+    pub fn cost(&self, ttl_s: u32) -> f64 {
+        let Some(p) = self.rates else {
+            return 0.0;
+        };
+        let t = self.tokens;
+        let k = t.cache_write() + t.cache_read;
+        let read = self.read(ttl_s);
+        let write = k.saturating_sub(read);
+        t.input as f64 * p.input
+            + read as f64 * p.read()
+            + write as f64 * p.input * write_multiplier(ttl_s)
+            + t.output as f64 * p.output
+            + self.web_search as f64 * WEB_SEARCH_USD
+    }
+
+    /// Actual and what-if costs.
+    pub fn what_if(&self) -> WhatIf {
+        let actual = request_cost(self.rates, self.tokens, self.web_search);
+        WhatIf::of(actual, self.cost(TTL_5M_S), self.cost(TTL_1H_S))
+    }
+}
+
+impl WhatIf {
+    /// The figures of one request from its actual and policy costs.
+    pub fn of(actual: f64, ttl_5m: f64, ttl_1h: f64) -> WhatIf {
+        WhatIf {
+            actual_usd: actual,
+            ttl_5m_usd: ttl_5m,
+            ttl_1h_usd: ttl_1h,
+            saving_5m_usd: actual - ttl_5m,
+            saving_1h_usd: actual - ttl_1h,
+        }
+    }
+}
+
+/// The policy inputs of request `i` among classified requests.
+pub fn policy_row<'a>(
+    requests: &'a [Request],
+    caches: &'a [RequestCache],
     shared: &SharedPrefixIndex<'_>,
     i: usize,
-    ttl_s: u32,
-) -> u64 {
+) -> PolicyRow<'a> {
     let (r, c) = (&requests[i], &caches[i]);
-    let k = r.tokens.cache_write() + r.tokens.cache_read;
-    let keeps_observed = c.class.is_start() || c.class.ttl_independent();
-    let (Some(p), Some(g), false) = (c.prev, c.gap_s, keeps_observed) else {
-        return r.tokens.cache_read;
-    };
-    if g <= f64::from(ttl_s) {
-        return requests[p].tokens.prompt().min(k);
-    }
-    if shared.warm(&r.model, &r.version, r.time, ttl_s) {
-        requests[c.lineage_first].tokens.cache_read.min(k)
-    } else {
-        0
+    PolicyRow {
+        tokens: &r.tokens,
+        web_search: r.web_search,
+        rates: c.rates.as_ref(),
+        keeps_observed: c.prev.is_none() || c.class.is_start() || c.class.ttl_independent(),
+        gap_s: c.gap_s,
+        prev_prompt: c.prev.map_or(0, |p| requests[p].tokens.prompt()),
+        lineage_first_read: requests[c.lineage_first].tokens.cache_read,
+        warm_5m: shared.warm(&r.model, &r.version, r.time, TTL_5M_S),
+        warm_1h: shared.warm(&r.model, &r.version, r.time, TTL_1H_S),
     }
 }
 
@@ -119,18 +193,7 @@ pub fn policy_cost(
     i: usize,
     ttl_s: u32,
 ) -> f64 {
-    let (r, c) = (&requests[i], &caches[i]);
-    let Some(p) = c.rates.as_ref() else {
-        return 0.0;
-    };
-    let k = r.tokens.cache_write() + r.tokens.cache_read;
-    let read = policy_read(requests, caches, shared, i, ttl_s);
-    let write = k.saturating_sub(read);
-    r.tokens.input as f64 * p.input
-        + read as f64 * p.read()
-        + write as f64 * p.input * write_multiplier(ttl_s)
-        + r.tokens.output as f64 * p.output
-        + r.web_search as f64 * WEB_SEARCH_USD
+    policy_row(requests, caches, shared, i).cost(ttl_s)
 }
 
 /// Actual and what-if costs of request `i`.
@@ -140,15 +203,5 @@ pub fn request_what_if(
     shared: &SharedPrefixIndex<'_>,
     i: usize,
 ) -> WhatIf {
-    let r = &requests[i];
-    let actual = request_cost(caches[i].rates.as_ref(), &r.tokens, r.web_search);
-    let ttl_5m = policy_cost(requests, caches, shared, i, TTL_5M_S);
-    let ttl_1h = policy_cost(requests, caches, shared, i, TTL_1H_S);
-    WhatIf {
-        actual_usd: actual,
-        ttl_5m_usd: ttl_5m,
-        ttl_1h_usd: ttl_1h,
-        saving_5m_usd: actual - ttl_5m,
-        saving_1h_usd: actual - ttl_1h,
-    }
+    policy_row(requests, caches, shared, i).what_if()
 }

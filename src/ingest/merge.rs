@@ -12,6 +12,7 @@ use super::dedup::{full_plan, Chunks};
 use super::sessions;
 use super::touched::{split, Touched};
 use super::IngestError;
+use crate::materialize::{self, Changed};
 use crate::model::columns as c;
 use crate::model::{Boundary, Compaction, Iteration, Refusal, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};
@@ -102,7 +103,8 @@ pub fn merge(store: &Store, base: Base, delta: Delta, prices: &PriceTable) -> Re
     let spares = stack(store, Table::Spares, split.spares, new_spares, &SPARE_ORDER)?;
     // A rebuilt table is written straight from the rows, a batch at a time;
     // otherwise the new rows join the kept ones.
-    let (requests, sessions) = if target.whole && split.requests.height() == 0 {
+    let whole = target.whole && split.requests.height() == 0;
+    let (requests, sessions) = if whole {
         let sessions = sessions::frame(&sessions::derive(&fresh, &titles)).map_err(at(store, Table::Sessions))?;
         (Requests::Rows, sessions)
     } else {
@@ -136,6 +138,11 @@ pub fn merge(store: &Store, base: Base, delta: Delta, prices: &PriceTable) -> Re
     );
     a.and(b)?;
     lap("wrote tables");
+    let scope = if whole { Changed::All } else { Changed::Sessions(changed) };
+    drop(fresh);
+    drop(all);
+    materialize::refresh(store, prices, &scope)?;
+    lap("analysed");
     Ok(Merged { requests: n, unknown })
 }
 
@@ -241,6 +248,7 @@ fn side_tables(
     replaced: &HashSet<String>,
 ) -> Result<SideTables, IngestError> {
     let mut changed: HashSet<String> = titles.iter().map(|t| t.session_id.clone()).collect();
+    changed.extend(compactions.iter().map(|c| c.session_id.clone()));
     let compactions_changed = base != Base::Touched || !compactions.is_empty() || !replaced.is_empty();
     if base != Base::Empty {
         let mut old = store.load(Table::Titles, frames::titles_from)?;
@@ -249,6 +257,7 @@ fn side_tables(
         titles.extend(old);
         if compactions_changed {
             let mut old = store.load(Table::Compactions, frames::compactions_from)?;
+            changed.extend(old.iter().filter(|r| replaced.contains(&r.source)).map(|r| r.session_id.clone()));
             old.retain(|r| !replaced.contains(&r.source));
             compactions.extend(old);
         }

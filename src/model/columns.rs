@@ -59,3 +59,44 @@ pub const COUNTED: &str = "counted";
 pub const FIRST: &str = "first";
 pub const LAST: &str = "last";
 pub const REQUESTS: &str = "requests";
+
+// The analysis table (`materialize`): the cache model's verdict on each
+// thread request, computed at ingest and import (cache-model v2 §1-§6).
+
+/// The request's cache class (`hit`, `first`, `ttl_5m`, ...).
+pub const CLASS: &str = "class";
+/// A hit whose prompt shrank past the miss threshold.
+pub const REWIND: &str = "rewind";
+/// Seconds since the thread's previous request (null for its first).
+pub const GAP_S: &str = "gap_s";
+/// TTL in force at the request, and after it (seconds).
+pub const TTL_S: &str = "ttl_s";
+pub const TTL_AFTER_S: &str = "ttl_after_s";
+/// The previous request's prompt, `E` (0 for lineage starts).
+pub const EXPECTED_PREFIX: &str = "expected_prefix";
+pub const LOST_TOKENS: &str = "lost_tokens";
+pub const REBUILT_TOKENS: &str = "rebuilt_tokens";
+pub const MISS_COST_USD: &str = "miss_cost_usd";
+/// The cache read of the request's lineage's first request.
+pub const LINEAGE_FIRST_READ: &str = "lineage_first_read";
+/// The per-token prices the request paid (null for an unknown model).
+pub const RATE_INPUT: &str = "rate_input";
+pub const RATE_OUTPUT: &str = "rate_output";
+pub const RATE_READ_MULTIPLIER: &str = "rate_read_multiplier";
+/// A request of the same model and version came within 5 minutes / 1 hour
+/// before (any session): the what-if's shared prefix (§5).
+pub const WARM_5M: &str = "warm_5m";
+pub const WARM_1H: &str = "warm_1h";
+/// Reference §4 cost, and the cost under each what-if TTL policy (§5).
+pub const ACTUAL_USD: &str = "actual_usd";
+pub const POLICY_5M_USD: &str = "policy_5m_usd";
+pub const POLICY_1H_USD: &str = "policy_1h_usd";
+/// True on the last main-thread request of its `(user, session)`: where a
+/// stale session's cold-resume premium is read (§6).
+pub const LAST_MAIN: &str = "last_main";
+/// What resuming after this request costs once its cache expired (§6).
+pub const RESUME_PREMIUM_USD: &str = "resume_premium_usd";
+/// For an idle-compaction what-if gap (§5 v2): an idle compaction's cost is
+/// `fixed + summary_tokens * per_token` (null on other rows).
+pub const IDLE_COMPACT_FIXED_USD: &str = "idle_compact_fixed_usd";
+pub const IDLE_COMPACT_PER_TOKEN_USD: &str = "idle_compact_per_token_usd";

@@ -10,16 +10,16 @@ use polars::prelude::*;
 use rayon::prelude::*;
 use std::borrow::Borrow;
 
-fn time_column(name: &str, times: impl Iterator<Item = DateTime<Utc>>) -> Column {
+pub(crate) fn time_column(name: &str, times: impl Iterator<Item = DateTime<Utc>>) -> Column {
     let ms: Vec<i64> = times.map(|t| t.timestamp_millis()).collect();
     Int64Chunked::from_vec(name.into(), ms).into_datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC)).into_column()
 }
 
-fn str_column<'a>(name: &str, v: impl Iterator<Item = &'a str>) -> Column {
+pub(crate) fn str_column<'a>(name: &str, v: impl Iterator<Item = &'a str>) -> Column {
     Column::new(name.into(), v.collect::<Vec<&str>>())
 }
 
-fn u64_column(name: &str, v: impl Iterator<Item = u64>) -> Column {
+pub(crate) fn u64_column(name: &str, v: impl Iterator<Item = u64>) -> Column {
     Column::new(name.into(), v.collect::<Vec<u64>>())
 }
 

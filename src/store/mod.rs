@@ -44,6 +44,8 @@ pub enum Table {
     Refusals,
     /// Derived: one row per session (first, last, title, totals).
     Sessions,
+    /// Derived: the cache model's verdict per thread request (`materialize`).
+    Analysis,
 }
 
 impl Table {
@@ -57,6 +59,7 @@ impl Table {
             Table::Iterations => "iterations.parquet",
             Table::Refusals => "refusals.parquet",
             Table::Sessions => "sessions.parquet",
+            Table::Analysis => "analysis.parquet",
         }
     }
 }

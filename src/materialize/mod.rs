@@ -1,0 +1,141 @@
+//! The cache model as a stage of the pipeline, between `ingest` and the
+//! views: after every merge the analysis table (`analysis.parquet`) holds
+//! one row per thread request with its class, gap, TTLs, expected prefix,
+//! rebuilt tokens, miss cost, prices, what-if policy costs and cold-resume
+//! premium (`model::columns`). Only the sessions a merge touched are
+//! classified again (a thread never crosses a session); the shared-prefix
+//! flags of the what-if, the one figure that crosses sessions, are
+//! recomputed over the whole table, columnar. Reports, pages and team SQL
+//! then aggregate stored columns. The table carries a stamp of the cache
+//! model and the price table it was computed with; a stamp that does not
+//! match, or a table that does not read, is recomputed from scratch.
+
+mod rows;
+mod warm;
+
+pub use rows::{analysis_rows, finish, stored_rates};
+
+use crate::analyze::MODEL_VERSION;
+use crate::model::columns as c;
+use crate::pricing::PriceTable;
+use crate::store::frames::{self, Cols};
+use crate::store::{Store, StoreError, Table};
+use polars::prelude::*;
+use std::collections::HashSet;
+
+/// Parquet metadata key of the analysis table's stamp.
+const STAMP: &str = "cachewise.analysis";
+/// The analysis table's layout; bump when its columns change.
+const LAYOUT: u32 = 1;
+
+/// What a merge changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Changed {
+    /// Everything (a rebuilt store, new prices): analyse every session.
+    All,
+    /// The rows of these session ids (any user) changed.
+    Sessions(HashSet<String>),
+}
+
+/// The stamp of an analysis computed with `prices` by this build.
+pub fn stamp(prices: &PriceTable) -> String {
+    let p = crate::store::manifest::fingerprint(format!("{:?}", prices.models()).as_bytes());
+    format!("{MODEL_VERSION}/{LAYOUT}/{p}")
+}
+
+/// Brings the analysis table up to date after a merge; returns its rows.
+pub fn refresh(store: &Store, prices: &PriceTable, changed: &Changed) -> Result<usize, StoreError> {
+    let path = store.path(Table::Analysis);
+    let at = |source| StoreError::Polars { path: path.clone(), source };
+    let kept = match changed {
+        Changed::Sessions(s) => match current(store, prices) {
+            Ok(Some(old)) => Some((without(&old, s).map_err(at)?, s)),
+            _ => None,
+        },
+        Changed::All => None,
+    };
+    let only = kept.as_ref().map(|(_, s)| *s);
+    let new = compute(store, prices, only)?;
+    let df = match kept {
+        Some((mut old, _)) => {
+            old.vstack_mut_owned(new).map_err(at)?;
+            old
+        }
+        None => new,
+    };
+    let mut df = finish(df).map_err(at)?;
+    df.rechunk_mut();
+    let meta = KeyValueMetadata::from_static(vec![(STAMP.to_owned(), stamp(prices))]);
+    store.atomic_write(&path, |w| {
+        ParquetWriter::new(w).with_key_value_metadata(Some(meta)).finish(&mut df).map(|_| ())
+    })?;
+    Ok(df.height())
+}
+
+/// The stored analysis table when it was computed with `prices` by this
+/// build; None when there is none or its stamp differs.
+pub fn current(store: &Store, prices: &PriceTable) -> Result<Option<DataFrame>, StoreError> {
+    let path = store.path(Table::Analysis);
+    let file = match std::fs::File::open(&path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(StoreError::Io { path, source }),
+    };
+    let mut reader = ParquetReader::new(std::io::BufReader::new(file));
+    let meta = reader.get_metadata().map_err(|e| StoreError::damaged(path.clone(), &e))?;
+    let found = meta.key_value_metadata.iter().flatten().find(|kv| kv.key == STAMP);
+    if found.and_then(|kv| kv.value.as_deref()) != Some(stamp(prices).as_str()) {
+        return Ok(None);
+    }
+    reader.finish().map(Some).map_err(|e| StoreError::damaged(path, &e))
+}
+
+/// The analysis of the store, as stored, or computed now (not stored) when
+/// the table is missing or was computed with other prices.
+pub fn load(store: &Store, prices: &PriceTable) -> Result<DataFrame, StoreError> {
+    match current(store, prices) {
+        Ok(Some(df)) => Ok(df),
+        Ok(None) | Err(StoreError::Damaged { .. }) => {
+            let path = store.path(Table::Analysis);
+            let df = compute(store, prices, None)?;
+            finish(df).map_err(|source| StoreError::Polars { path, source })
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// `df` without the rows of `sessions`.
+fn without(df: &DataFrame, sessions: &HashSet<String>) -> PolarsResult<DataFrame> {
+    let ids = Cols(df).str(c::SESSION_ID)?;
+    let keep: BooleanChunked = ids.iter().map(|s| !sessions.contains(*s)).collect();
+    df.filter(&keep)
+}
+
+/// The analysis rows (without what-if columns) of every session, or of
+/// `only` these session ids.
+fn compute(store: &Store, prices: &PriceTable, only: Option<&HashSet<String>>) -> Result<DataFrame, StoreError> {
+    let path = store.path(Table::Requests);
+    let at = |source| StoreError::Polars { path: path.clone(), source };
+    let mut requests = match store.read(Table::Requests)? {
+        Some(df) => {
+            let df = match only {
+                Some(s) => {
+                    let ids = Cols(&df).str(c::SESSION_ID).map_err(at)?;
+                    let mask: BooleanChunked = ids.iter().map(|x| s.contains(*x)).collect();
+                    df.filter(&mask).map_err(at)?
+                }
+                None => df,
+            };
+            frames::requests_from(&df).map_err(at)?
+        }
+        None => Vec::new(),
+    };
+    requests.sort_by(|a, b| (&a.user, &a.session_id).cmp(&(&b.user, &b.session_id)));
+    let calls = store.load(Table::Iterations, frames::iterations_from)?;
+    let mut compactions = store.load(Table::Compactions, frames::compactions_from)?;
+    if let Some(s) = only {
+        compactions.retain(|k| s.contains(&k.session_id));
+    }
+    let thread = prices.thread_requests(requests, &calls);
+    analysis_rows(&thread, &compactions, prices).map_err(at)
+}

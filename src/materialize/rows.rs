@@ -1,0 +1,143 @@
+//! Thread requests -> analysis rows: the cache model (`analyze`) over a set
+//! of whole sessions, one row per thread request with its verdict, the
+//! prices it paid and what its money figures need later. The what-if policy
+//! costs are added by `finish`, once the shared-prefix flags of the whole
+//! table are known.
+
+use super::warm::warm_flags;
+use crate::analyze::{
+    analyze, last_main, rates_for, request_cost, rewrite_premium, write_price, Basis, CacheClass, PolicyRow,
+    RequestCache, IDLE_WHAT_IF_MIN_PROMPT, TTL_1H_S,
+};
+use crate::model::columns as c;
+use crate::model::{Compaction, Request, TokenCounts, MAIN_THREAD};
+use crate::pricing::{PriceTable, Rates};
+use crate::store::frames::{str_column, time_column, u64_column, Cols};
+use polars::prelude::*;
+
+fn f64_column(name: &str, v: impl Iterator<Item = f64>) -> Column {
+    Column::new(name.into(), v.collect::<Vec<f64>>())
+}
+
+fn opt_f64_column(name: &str, v: impl Iterator<Item = Option<f64>>) -> Column {
+    Column::new(name.into(), v.collect::<Vec<Option<f64>>>())
+}
+
+/// The idle-compaction what-if's price of one gap (§5 v2), split so the
+/// summary size, a median over the whole table, comes in at view time:
+/// `fixed + summary_tokens * per_token`.
+fn idle_compact_parts(thread: &[Request], c: &RequestCache, r: &Request, prices: &PriceTable) -> Option<(f64, f64)> {
+    let p = &thread[c.prev?];
+    let p_prev = p.tokens.prompt();
+    if c.class != CacheClass::Ttl1h || r.thread != MAIN_THREAD || p_prev < IDLE_WHAT_IF_MIN_PROMPT {
+        return None;
+    }
+    let base = rates_for(prices, p, Basis::Base(p.time));
+    Some(base.map_or((0.0, 0.0), |b| {
+        (p_prev as f64 * b.read_multiplier * b.input, b.output + (write_price(&b, TTL_1H_S) - b.read()))
+    }))
+}
+
+/// Classifies `thread` (whole sessions, as `PriceTable::thread_requests`
+/// makes them) and lays out one analysis row per request, without the
+/// what-if columns (`finish` adds them).
+pub fn analysis_rows(thread: &[Request], compactions: &[Compaction], prices: &PriceTable) -> PolarsResult<DataFrame> {
+    let caches = analyze(thread, compactions, prices);
+    let rows: Vec<(&Request, &RequestCache)> = thread.iter().zip(&caches).collect();
+    let s = |name: &str, f: fn(&Request) -> &str| str_column(name, rows.iter().map(|(r, _)| f(r)));
+    let t = |name: &str, f: fn(&TokenCounts) -> u64| u64_column(name, rows.iter().map(|(r, _)| f(&r.tokens)));
+    let u = |name: &str, f: fn(&RequestCache) -> u64| u64_column(name, rows.iter().map(|(_, k)| f(k)));
+    let rate =
+        |name: &str, f: fn(&Rates) -> f64| opt_f64_column(name, rows.iter().map(|(_, k)| k.rates.as_ref().map(f)));
+    let mut last = vec![false; thread.len()];
+    for i in last_main(thread).into_values() {
+        last[i] = true;
+    }
+    let idle: Vec<Option<(f64, f64)>> = rows.iter().map(|(r, k)| idle_compact_parts(thread, k, r, prices)).collect();
+    let columns = vec![
+        s(c::USER, |r| &r.user),
+        s(c::SESSION_ID, |r| &r.session_id),
+        s(c::THREAD, |r| &r.thread),
+        s(c::PROJECT, |r| &r.project),
+        s(c::CWD, |r| &r.cwd),
+        time_column(c::TIME, rows.iter().map(|(r, _)| r.time)),
+        s(c::MODEL, |r| &r.model),
+        s(c::VERSION, |r| &r.version),
+        s(c::MESSAGE_ID, |r| &r.message_id),
+        t(c::INPUT, |k| k.input),
+        t(c::CACHE_WRITE_5M, |k| k.cache_write_5m),
+        t(c::CACHE_WRITE_1H, |k| k.cache_write_1h),
+        t(c::CACHE_READ, |k| k.cache_read),
+        t(c::OUTPUT, |k| k.output),
+        u64_column(c::WEB_SEARCH, rows.iter().map(|(r, _)| r.web_search)),
+        str_column(c::CLASS, rows.iter().map(|(_, k)| k.class.as_str())),
+        Column::new(c::REWIND.into(), rows.iter().map(|(_, k)| k.rewind).collect::<Vec<bool>>()),
+        opt_f64_column(c::GAP_S, rows.iter().map(|(_, k)| k.gap_s)),
+        u(c::TTL_S, |k| u64::from(k.ttl_s)),
+        u(c::TTL_AFTER_S, |k| u64::from(k.ttl_after_s)),
+        u(c::EXPECTED_PREFIX, |k| k.expected_prefix),
+        u(c::LOST_TOKENS, |k| k.lost_tokens),
+        u(c::REBUILT_TOKENS, |k| k.rebuilt_tokens),
+        f64_column(c::MISS_COST_USD, rows.iter().map(|(_, k)| k.miss_cost_usd)),
+        u64_column(c::LINEAGE_FIRST_READ, rows.iter().map(|(_, k)| thread[k.lineage_first].tokens.cache_read)),
+        rate(c::RATE_INPUT, |p| p.input),
+        rate(c::RATE_OUTPUT, |p| p.output),
+        rate(c::RATE_READ_MULTIPLIER, |p| p.read_multiplier),
+        f64_column(c::ACTUAL_USD, rows.iter().map(|(r, k)| request_cost(k.rates.as_ref(), &r.tokens, r.web_search))),
+        Column::new(c::LAST_MAIN.into(), last),
+        f64_column(
+            c::RESUME_PREMIUM_USD,
+            rows.iter().map(|(r, k)| rewrite_premium(k.rates.as_ref(), r.tokens.prompt() as f64, k.ttl_after_s)),
+        ),
+        opt_f64_column(c::IDLE_COMPACT_FIXED_USD, idle.iter().map(|x| x.map(|(f, _)| f))),
+        opt_f64_column(c::IDLE_COMPACT_PER_TOKEN_USD, idle.iter().map(|x| x.map(|(_, p)| p))),
+    ];
+    DataFrame::new(rows.len(), columns)
+}
+
+/// The rates stored on analysis rows (None for an unknown model).
+pub fn stored_rates(input: Option<f64>, output: Option<f64>, read_multiplier: Option<f64>) -> Option<Rates> {
+    Some(Rates { input: input?, output: output?, read_multiplier: read_multiplier? })
+}
+
+/// Adds the shared-prefix flags and the what-if policy costs to a whole
+/// analysis table (every row: the flags cross sessions).
+pub fn finish(df: DataFrame) -> PolarsResult<DataFrame> {
+    let df = df.drop_many([c::WARM_5M, c::WARM_1H, c::POLICY_5M_USD, c::POLICY_1H_USD]);
+    let k = Cols(&df);
+    let (models, versions) = (k.str(c::MODEL)?, k.str(c::VERSION)?);
+    let times: Vec<i64> = df.column(c::TIME)?.cast(&DataType::Int64)?.i64()?.iter().map(|v| v.unwrap_or(0)).collect();
+    let (w5, w1) = warm_flags(&models, &versions, &times);
+    let tokens = k.tokens()?;
+    let web = k.u64(c::WEB_SEARCH)?;
+    let classes = k.str(c::CLASS)?;
+    let gaps: Vec<Option<f64>> = df.column(c::GAP_S)?.f64()?.iter().collect();
+    let (prev, first_read) = (k.u64(c::EXPECTED_PREFIX)?, k.u64(c::LINEAGE_FIRST_READ)?);
+    let opt = |name: &str| -> PolarsResult<Vec<Option<f64>>> { Ok(df.column(name)?.f64()?.iter().collect()) };
+    let (pin, pout, prm) = (opt(c::RATE_INPUT)?, opt(c::RATE_OUTPUT)?, opt(c::RATE_READ_MULTIPLIER)?);
+    let mut p5 = Vec::with_capacity(df.height());
+    let mut p1 = Vec::with_capacity(df.height());
+    for i in 0..df.height() {
+        let rates = stored_rates(pin[i], pout[i], prm[i]);
+        let class = CacheClass::parse(classes[i]).unwrap_or(CacheClass::First);
+        let row = PolicyRow {
+            tokens: &tokens[i],
+            web_search: web[i],
+            rates: rates.as_ref(),
+            keeps_observed: gaps[i].is_none() || class.is_start() || class.ttl_independent(),
+            gap_s: gaps[i],
+            prev_prompt: prev[i],
+            lineage_first_read: first_read[i],
+            warm_5m: w5[i],
+            warm_1h: w1[i],
+        };
+        p5.push(row.cost(crate::analyze::TTL_5M_S));
+        p1.push(row.cost(TTL_1H_S));
+    }
+    let mut df = df;
+    df.with_column(Column::new(c::WARM_5M.into(), w5))?;
+    df.with_column(Column::new(c::WARM_1H.into(), w1))?;
+    df.with_column(Column::new(c::POLICY_5M_USD.into(), p5))?;
+    df.with_column(Column::new(c::POLICY_1H_USD.into(), p1))?;
+    Ok(df)
+}
