@@ -18,9 +18,14 @@ pub struct ClassStats {
 impl ClassStats {
     /// Adds one classified request.
     pub fn add(&mut self, c: &RequestCache) {
+        self.add_parts(c.rebuilt_tokens, c.miss_cost_usd);
+    }
+
+    /// Adds one request that rebuilt `rebuilt` tokens at `miss_cost`.
+    pub fn add_parts(&mut self, rebuilt: u64, miss_cost: f64) {
         self.count += 1;
-        self.rebuilt_tokens += c.rebuilt_tokens;
-        self.miss_cost_usd += c.miss_cost_usd;
+        self.rebuilt_tokens += rebuilt;
+        self.miss_cost_usd += miss_cost;
     }
 }
 
@@ -83,6 +88,11 @@ impl ClassTable {
     /// Adds one classified request to its class.
     pub fn add(&mut self, c: &RequestCache) {
         self.get_mut(c.class).add(c);
+    }
+
+    /// Adds one request of `class` (as `add` does for a `RequestCache`).
+    pub fn add_parts(&mut self, class: CacheClass, rebuilt: u64, miss_cost: f64) {
+        self.get_mut(class).add_parts(rebuilt, miss_cost);
     }
 
     /// Total requests over all classes.

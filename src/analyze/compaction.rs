@@ -20,7 +20,7 @@ use super::prices::request_cost;
 use super::threads::ThreadIndex;
 use crate::model::{Boundary, Compaction, Request};
 use chrono::{DateTime, TimeDelta, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 /// Longest time from an `acompact-*` request to its boundary.
@@ -44,7 +44,7 @@ impl Default for CompactionParams {
 }
 
 /// One compaction and its cost.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompactionCost {
     pub time: DateTime<Utc>,
     pub trigger: String,
@@ -61,9 +61,12 @@ pub struct CompactionCost {
 }
 
 /// The compaction picture of one session.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionCompaction {
     pub session_id: String,
+    /// Whose session (not in the report's JSON, which predates teams).
+    #[serde(skip)]
+    pub user: String,
     pub project: String,
     /// Model of the main thread's last request.
     pub model: String,
@@ -158,6 +161,7 @@ fn session_report(
     let compactions = costs(comps, main, acompact, requests, caches);
     Some(SessionCompaction {
         session_id: last.session_id.to_string(),
+        user: last.user.to_string(),
         project: last.project.to_string(),
         model: last.model.to_string(),
         peak_prompt: peak,

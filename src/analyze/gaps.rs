@@ -63,12 +63,18 @@ impl IdleBuckets {
     /// Adds the request ending a gap; a thread's first request has none and
     /// is skipped.
     pub fn add(&mut self, c: &RequestCache) {
-        let Some(g) = c.gap_s else { return };
-        match GapBucket::of(g) {
-            GapBucket::Le5m => self.le_5m.add(c),
-            GapBucket::From5mTo1h => self.from_5m_to_1h.add(c),
-            GapBucket::Gt1h => self.gt_1h.add(c),
-        }
+        self.add_parts(c.gap_s, c.rebuilt_tokens, c.miss_cost_usd);
+    }
+
+    /// Adds one request ending a gap of `gap_s` (none: a thread's first).
+    pub fn add_parts(&mut self, gap_s: Option<f64>, rebuilt: u64, miss_cost: f64) {
+        let Some(g) = gap_s else { return };
+        let bucket = match GapBucket::of(g) {
+            GapBucket::Le5m => &mut self.le_5m,
+            GapBucket::From5mTo1h => &mut self.from_5m_to_1h,
+            GapBucket::Gt1h => &mut self.gt_1h,
+        };
+        bucket.add_parts(rebuilt, miss_cost);
     }
 
     /// The stats of one bucket.

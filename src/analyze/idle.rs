@@ -66,6 +66,58 @@ fn main_threads<'a>(requests: &'a [Request], compactions: &'a [Compaction]) -> H
     by
 }
 
+/// One compaction boundary's label and the main-thread request it is
+/// counted with: the one before it, else the one after it (None when its
+/// session has no main-thread request).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompactionLabel<'a> {
+    pub compaction: &'a Compaction,
+    /// `idle`, or the trigger (`trigger_label`).
+    pub label: String,
+    /// Index of the anchor request.
+    pub anchor: Option<usize>,
+}
+
+/// The label and anchor of every `compact` boundary, in input order.
+pub fn compaction_labels<'a>(requests: &[Request], compactions: &'a [Compaction]) -> Vec<CompactionLabel<'a>> {
+    let mains = main_threads(requests, compactions);
+    compactions
+        .iter()
+        .filter(|c| c.boundary == Boundary::Compact)
+        .map(|c| {
+            let main = mains.get(&(c.user.as_str(), c.session_id.as_str())).map_or(&[][..], |v| &v[..]);
+            let k = main.partition_point(|&i| requests[i].time <= c.time);
+            let prev = k.checked_sub(1).map(|p| main[p]);
+            let gap_s = prev.map(|p| (c.time - requests[p].time).as_seconds_f64());
+            CompactionLabel {
+                compaction: c,
+                label: trigger_label(c, gap_s).to_owned(),
+                anchor: prev.or(main.get(k).copied()),
+            }
+        })
+        .collect()
+}
+
+/// Counts labelled compactions by label (`manual`, `auto`, `idle` always
+/// present), each boundary line once: a uuid names one boundary line
+/// wherever a resumed session replays it (first seen wins); without one,
+/// the session, time and trigger do. `counted(anchor)` says whether an
+/// anchored compaction is in the report.
+pub fn count_by_trigger<'a>(labels: impl Iterator<Item = (&'a Compaction, &'a str, bool)>) -> BTreeMap<String, u64> {
+    let mut out: BTreeMap<String, u64> = ["manual", "auto", IDLE].iter().map(|k| ((*k).to_owned(), 0)).collect();
+    let mut seen: HashSet<(&str, &str, &str, DateTime<Utc>)> = HashSet::new();
+    for (c, label, counted) in labels {
+        let fresh = match c.uuid.is_empty() {
+            false => seen.insert((&c.user, "", &c.uuid, DateTime::<Utc>::MIN_UTC)),
+            true => seen.insert((&c.user, &c.session_id, &c.trigger, c.time)),
+        };
+        if fresh && counted {
+            *out.entry(label.to_owned()).or_default() += 1;
+        }
+    }
+    out
+}
+
 /// Compactions counted by trigger (`manual`, `auto`, `idle` always present,
 /// other written triggers by name), each boundary line once (by uuid). A
 /// compaction counts when the main-thread request before it (else after
@@ -75,29 +127,10 @@ pub fn compactions_by_trigger(
     compactions: &[Compaction],
     include: &dyn Fn(&Request) -> bool,
 ) -> BTreeMap<String, u64> {
-    let mut out: BTreeMap<String, u64> = ["manual", "auto", IDLE].iter().map(|k| ((*k).to_owned(), 0)).collect();
-    let mains = main_threads(requests, compactions);
-    let mut seen: HashSet<(&str, &str, &str, DateTime<Utc>)> = HashSet::new();
-    for c in compactions.iter().filter(|c| c.boundary == Boundary::Compact) {
-        // A uuid names one boundary line wherever a resumed session replays
-        // it; without one, the session, time and trigger do.
-        let fresh = match c.uuid.is_empty() {
-            false => seen.insert((&c.user, "", &c.uuid, DateTime::<Utc>::MIN_UTC)),
-            true => seen.insert((&c.user, &c.session_id, &c.trigger, c.time)),
-        };
-        if !fresh {
-            continue;
-        }
-        let Some(main) = mains.get(&(c.user.as_str(), c.session_id.as_str())) else { continue };
-        let k = main.partition_point(|&i| requests[i].time <= c.time);
-        let prev = k.checked_sub(1).map(|p| &requests[main[p]]);
-        let Some(anchor) = prev.or_else(|| main.get(k).map(|&i| &requests[i])) else { continue };
-        if include(anchor) {
-            let gap_s = prev.map(|p| (c.time - p.time).as_seconds_f64());
-            *out.entry(trigger_label(c, gap_s).to_owned()).or_default() += 1;
-        }
-    }
-    out
+    let labels = compaction_labels(requests, compactions);
+    count_by_trigger(
+        labels.iter().map(|l| (l.compaction, l.label.as_str(), l.anchor.is_some_and(|i| include(&requests[i])))),
+    )
 }
 
 /// One gap the idle-compaction what-if counts (§5 v2): a main-thread

@@ -49,8 +49,8 @@ pub use compaction::{
 };
 pub use gaps::{GapBucket, IdleBuckets};
 pub use idle::{
-    compactions_by_trigger, idle_gaps, trigger_label, IdleCompaction, IdleGap, IDLE, IDLE_COMPACTION_MAX_GAP_S,
-    IDLE_COMPACTION_MIN_GAP_S, IDLE_WHAT_IF_MIN_PROMPT,
+    compaction_labels, compactions_by_trigger, count_by_trigger, idle_gaps, trigger_label, CompactionLabel,
+    IdleCompaction, IdleGap, IDLE, IDLE_COMPACTION_MAX_GAP_S, IDLE_COMPACTION_MIN_GAP_S, IDLE_WHAT_IF_MIN_PROMPT,
 };
 pub use prices::{
     rates_for, request_cost, rewrite_premium, write_multiplier, write_price, Basis, RateSource, TTL_1H_S, TTL_5M_S,
@@ -58,7 +58,8 @@ pub use prices::{
 pub use stale::{cold_resume_premium, stale_sessions, StaleSession};
 pub use stats::median;
 pub use summary::{
-    summarize, summarize_where, utc_day, CacheStats, CacheSummary, DayStats, SessionStats, SummaryOptions,
+    summarize, summarize_where, utc_day, CacheStats, CacheSummary, DayStats, RowFigures, SessionStats, SummaryOptions,
+    Tally,
 };
 pub use threads::{last_main, thread_calls, time_order, Call};
 pub use what_if::{policy_cost, policy_row, request_what_if, PolicyRow, SharedPrefixIndex, WhatIf, WriteMix};

@@ -10,7 +10,7 @@ use super::gaps::IdleBuckets;
 use super::stale::{stale_sessions, StaleSession};
 use super::threads::SessionKey;
 use super::what_if::{request_what_if, SharedPrefixIndex, WhatIf, WriteMix};
-use crate::model::Request;
+use crate::model::{Request, TokenCounts};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -84,9 +84,36 @@ pub struct CacheSummary {
     pub by_session: Vec<SessionStats>,
 }
 
+/// What the cache figures sum of one request: its tokens, its verdict and
+/// its what-if costs (from `RequestCache`s or from stored columns).
+#[derive(Debug, Clone, Copy)]
+pub struct RowFigures {
+    pub tokens: TokenCounts,
+    pub class: CacheClass,
+    pub rewind: bool,
+    pub gap_s: Option<f64>,
+    pub rebuilt_tokens: u64,
+    pub miss_cost_usd: f64,
+    pub what_if: WhatIf,
+}
+
+impl RowFigures {
+    fn of(r: &Request, c: &RequestCache, what_if: WhatIf) -> RowFigures {
+        RowFigures {
+            tokens: r.tokens,
+            class: c.class,
+            rewind: c.rewind,
+            gap_s: c.gap_s,
+            rebuilt_tokens: c.rebuilt_tokens,
+            miss_cost_usd: c.miss_cost_usd,
+            what_if,
+        }
+    }
+}
+
 /// Running sums behind a `CacheStats`.
 #[derive(Debug, Clone, Default)]
-struct Tally {
+pub struct Tally {
     stats: CacheStats,
     read: u64,
     write: u64,
@@ -95,19 +122,25 @@ struct Tally {
 
 impl Tally {
     fn add(&mut self, r: &Request, c: &RequestCache, w: WhatIf) {
-        let s = &mut self.stats;
-        s.requests += 1;
-        s.classes.add(c);
-        s.rewinds += u64::from(c.rewind);
-        s.idle_buckets.add(c);
-        s.write_mix.add(r);
-        s.what_if += w;
-        self.read += r.tokens.cache_read;
-        self.write += r.tokens.cache_write();
-        self.input += r.tokens.input;
+        self.add_row(&RowFigures::of(r, c, w));
     }
 
-    fn finish(mut self) -> CacheStats {
+    /// Adds one request.
+    pub fn add_row(&mut self, f: &RowFigures) {
+        let s = &mut self.stats;
+        s.requests += 1;
+        s.classes.add_parts(f.class, f.rebuilt_tokens, f.miss_cost_usd);
+        s.rewinds += u64::from(f.rewind);
+        s.idle_buckets.add_parts(f.gap_s, f.rebuilt_tokens, f.miss_cost_usd);
+        s.write_mix.add_tokens(&f.tokens);
+        s.what_if += f.what_if;
+        self.read += f.tokens.cache_read;
+        self.write += f.tokens.cache_write();
+        self.input += f.tokens.input;
+    }
+
+    /// The figures of the requests added.
+    pub fn finish(mut self) -> CacheStats {
         let s = &mut self.stats;
         s.idle_cost_usd = s.classes.idle_cost_usd();
         let denom = self.read + self.write + self.input;

@@ -52,8 +52,13 @@ pub struct WriteMix {
 impl WriteMix {
     /// Adds one request's writes.
     pub fn add(&mut self, r: &Request) {
-        self.write_5m_tokens += r.tokens.cache_write_5m;
-        self.write_1h_tokens += r.tokens.cache_write_1h;
+        self.add_tokens(&r.tokens);
+    }
+
+    /// Adds one request's writes, from its tokens.
+    pub fn add_tokens(&mut self, t: &TokenCounts) {
+        self.write_5m_tokens += t.cache_write_5m;
+        self.write_1h_tokens += t.cache_write_1h;
     }
 }
 

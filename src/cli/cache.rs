@@ -4,8 +4,10 @@
 use super::plan::Plan;
 use super::run::{refresh, warn_estimates};
 use super::FilterArgs;
-use crate::report::cache::{advise, cache_report, misses, CacheData, CacheQuery};
+use crate::report::cache::{advise, CacheData, CacheQuery};
 use crate::report::cache_render::{render_advice, render_cache, render_misses};
+use crate::report::cache_rows::misses;
+use crate::report::cache_view::{cache_report, CacheView};
 use crate::report::now::{cold_resume_usd, five_hour_estimate, PlanLimits};
 use crate::report::term::json;
 use crate::statusline::limits;
@@ -51,19 +53,19 @@ pub(super) fn parse_now(s: &str) -> Result<DateTime<Utc>, String> {
 
 pub fn run_cache(plan: &Plan, a: &CacheArgs) -> anyhow::Result<()> {
     refresh(plan)?;
-    let data = CacheData::load(&plan.store, &plan.prices)?;
-    let session = a.session.as_deref().map(|s| data.resolve_session(s)).transpose()?;
+    let view = CacheView::load(&plan.store, &plan.prices)?;
+    let session = a.session.as_deref().map(|s| view.resolve_session(s)).transpose()?;
     let q = CacheQuery { query: a.filter.query(plan.tz, false), session };
-    warn_estimates(plan, &data.estimated_models);
+    warn_estimates(plan, &view.estimated_models(&plan.prices)?);
     if a.misses {
-        let rows = misses(&data, &q);
+        let rows = misses(&view, &q)?;
         match a.json {
             true => super::out(&json(&rows)?),
             false => super::out(&render_misses(&rows)),
         }
         return Ok(());
     }
-    let report = cache_report(&data, &q, a.now.unwrap_or_else(Utc::now));
+    let report = cache_report(&view, &q, a.now.unwrap_or_else(Utc::now), &plan.prices)?;
     if a.json {
         super::out(&json(&report)?);
     } else {

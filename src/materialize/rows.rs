@@ -6,11 +6,11 @@
 
 use super::warm::warm_flags;
 use crate::analyze::{
-    analyze, last_main, rates_for, request_cost, rewrite_premium, write_price, Basis, CacheClass, PolicyRow,
-    RequestCache, IDLE_WHAT_IF_MIN_PROMPT, TTL_1H_S,
+    last_main, rates_for, request_cost, rewrite_premium, write_price, Basis, CacheClass, PolicyRow, RequestCache,
+    IDLE_WHAT_IF_MIN_PROMPT, TTL_1H_S,
 };
 use crate::model::columns as c;
-use crate::model::{Compaction, Request, TokenCounts, MAIN_THREAD};
+use crate::model::{Request, TokenCounts, MAIN_THREAD};
 use crate::pricing::{PriceTable, Rates};
 use crate::store::frames::{str_column, time_column, u64_column, Cols};
 use polars::prelude::*;
@@ -38,12 +38,11 @@ fn idle_compact_parts(thread: &[Request], c: &RequestCache, r: &Request, prices:
     }))
 }
 
-/// Classifies `thread` (whole sessions, as `PriceTable::thread_requests`
-/// makes them) and lays out one analysis row per request, without the
-/// what-if columns (`finish` adds them).
-pub fn analysis_rows(thread: &[Request], compactions: &[Compaction], prices: &PriceTable) -> PolarsResult<DataFrame> {
-    let caches = analyze(thread, compactions, prices);
-    let rows: Vec<(&Request, &RequestCache)> = thread.iter().zip(&caches).collect();
+/// Lays out one analysis row per request of `thread` (whole sessions, as
+/// `PriceTable::thread_requests` makes them) classified as `caches`,
+/// without the what-if columns (`finish` adds them).
+pub fn analysis_rows(thread: &[Request], caches: &[RequestCache], prices: &PriceTable) -> PolarsResult<DataFrame> {
+    let rows: Vec<(&Request, &RequestCache)> = thread.iter().zip(caches).collect();
     let s = |name: &str, f: fn(&Request) -> &str| str_column(name, rows.iter().map(|(r, _)| f(r)));
     let t = |name: &str, f: fn(&TokenCounts) -> u64| u64_column(name, rows.iter().map(|(r, _)| f(&r.tokens)));
     let u = |name: &str, f: fn(&RequestCache) -> u64| u64_column(name, rows.iter().map(|(_, k)| f(k)));

@@ -100,3 +100,15 @@ pub const RESUME_PREMIUM_USD: &str = "resume_premium_usd";
 /// `fixed + summary_tokens * per_token` (null on other rows).
 pub const IDLE_COMPACT_FIXED_USD: &str = "idle_compact_fixed_usd";
 pub const IDLE_COMPACT_PER_TOKEN_USD: &str = "idle_compact_per_token_usd";
+
+// The analysis side tables (`materialize`): per compaction boundary, its
+// label and anchor request; per (user, session), the compaction report.
+
+/// `idle`, or the compaction's trigger.
+pub const LABEL: &str = "label";
+/// The main-thread request a compaction is counted with (null: none).
+pub const ANCHOR_TIME: &str = "anchor_time";
+pub const ANCHOR_PROJECT: &str = "anchor_project";
+pub const ANCHOR_CWD: &str = "anchor_cwd";
+/// A session's compaction report (`analyze::SessionCompaction`) as JSON.
+pub const COMPACTION_REPORT: &str = "compaction_report";

@@ -75,35 +75,35 @@ impl CacheData {
         let mut ids: Vec<&str> = self.requests.iter().map(|r| r.session_id.as_str()).collect();
         ids.sort_unstable();
         ids.dedup();
-        if ids.binary_search(&text).is_ok() {
-            return Ok(text.to_owned());
-        }
-        let by_prefix: Vec<&str> = ids.iter().copied().filter(|id| !text.is_empty() && id.starts_with(text)).collect();
-        let lower = text.to_lowercase();
-        let by_title: Vec<&str> = ids
-            .iter()
-            .copied()
-            .filter(|id| self.titles.get(*id).is_some_and(|t| t.to_lowercase().contains(&lower)))
-            .collect();
-        let exact: Vec<&str> = by_title
-            .iter()
-            .copied()
-            .filter(|id| self.titles.get(*id).is_some_and(|t| t.eq_ignore_ascii_case(text)))
-            .collect();
-        for candidates in [by_prefix, exact, by_title] {
-            match candidates.as_slice() {
-                [] => continue,
-                [one] => return Ok((*one).to_owned()),
-                many => {
-                    return Err(ReportError::AmbiguousSession {
-                        text: text.to_owned(),
-                        candidates: many.iter().take(5).map(|s| (*s).to_owned()).collect(),
-                    })
-                }
+        resolve_session(&ids, &self.titles, text)
+    }
+}
+
+/// Finds a session among `ids` (sorted, unique) by full id, unique id
+/// prefix, or title (exact, then unique case-insensitive substring).
+pub fn resolve_session(ids: &[&str], titles: &HashMap<String, String>, text: &str) -> Result<String, ReportError> {
+    if ids.binary_search(&text).is_ok() {
+        return Ok(text.to_owned());
+    }
+    let by_prefix: Vec<&str> = ids.iter().copied().filter(|id| !text.is_empty() && id.starts_with(text)).collect();
+    let lower = text.to_lowercase();
+    let by_title: Vec<&str> =
+        ids.iter().copied().filter(|id| titles.get(*id).is_some_and(|t| t.to_lowercase().contains(&lower))).collect();
+    let exact: Vec<&str> =
+        by_title.iter().copied().filter(|id| titles.get(*id).is_some_and(|t| t.eq_ignore_ascii_case(text))).collect();
+    for candidates in [by_prefix, exact, by_title] {
+        match candidates.as_slice() {
+            [] => continue,
+            [one] => return Ok((*one).to_owned()),
+            many => {
+                return Err(ReportError::AmbiguousSession {
+                    text: text.to_owned(),
+                    candidates: many.iter().take(5).map(|s| (*s).to_owned()).collect(),
+                })
             }
         }
-        Err(ReportError::UnknownSession(text.to_owned()))
     }
+    Err(ReportError::UnknownSession(text.to_owned()))
 }
 
 /// Which requests a cache report covers.

@@ -2,9 +2,12 @@
 //! as terminal tables, JSON and CSV. The CLI and the web UI call the same
 //! functions here.
 
+mod analysis_cols;
 pub mod blocks;
 pub mod cache;
 pub mod cache_render;
+pub mod cache_rows;
+pub mod cache_view;
 pub mod calls;
 pub mod charts;
 pub mod class_cost;

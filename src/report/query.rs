@@ -6,7 +6,7 @@
 
 use crate::model::columns as c;
 use crate::model::Request;
-use chrono::NaiveDate;
+use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 use polars::prelude::*;
 
@@ -74,18 +74,23 @@ impl Query {
     /// True when `prepare` would keep this request: the same day, project
     /// and user filters over an in-memory row.
     pub fn accepts(&self, r: &Request) -> bool {
-        if self.user.as_ref().is_some_and(|u| r.user != *u) {
+        self.accepts_parts(&r.user, &r.project, &r.cwd, r.time)
+    }
+
+    /// `accepts` over a row's user, project, cwd and time.
+    pub fn accepts_parts(&self, user: &str, project: &str, cwd: &str, time: DateTime<Utc>) -> bool {
+        if self.user.as_ref().is_some_and(|u| user != u) {
             return false;
         }
         if let Some(p) = &self.project {
-            if !r.project.contains(p.as_str()) && !r.cwd.contains(p.as_str()) {
+            if !project.contains(p.as_str()) && !cwd.contains(p.as_str()) {
                 return false;
             }
         }
         if self.since.is_none() && self.until.is_none() {
             return true;
         }
-        let day = r.time.with_timezone(&self.tz).date_naive();
+        let day = time.with_timezone(&self.tz).date_naive();
         self.since.is_none_or(|s| day >= s) && self.until.is_none_or(|u| day <= u)
     }
 

@@ -46,6 +46,10 @@ pub enum Table {
     Sessions,
     /// Derived: the cache model's verdict per thread request (`materialize`).
     Analysis,
+    /// Derived: each compaction boundary's label and anchor (`materialize`).
+    AnalysisCompactions,
+    /// Derived: each session's compaction report (`materialize`).
+    AnalysisSessions,
 }
 
 impl Table {
@@ -60,6 +64,8 @@ impl Table {
             Table::Refusals => "refusals.parquet",
             Table::Sessions => "sessions.parquet",
             Table::Analysis => "analysis.parquet",
+            Table::AnalysisCompactions => "analysis-compactions.parquet",
+            Table::AnalysisSessions => "analysis-sessions.parquet",
         }
     }
 }

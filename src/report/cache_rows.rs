@@ -1,0 +1,105 @@
+//! Per-session and per-miss views of the stored analysis columns: the
+//! cache columns of `report session` (misses, idle and edit cost, rewinds,
+//! peak prompt, stale premium) and `cache --misses`.
+
+use super::cache::{CacheQuery, MissRow};
+use super::cache_view::{stale, CacheView};
+use super::usage::{SessionCache, UsageReport};
+use super::ReportError;
+use crate::analyze::CacheClass;
+use crate::model::columns as c;
+use crate::store::frames::Cols;
+use chrono::{DateTime, Utc};
+use polars::prelude::*;
+use std::collections::HashMap;
+
+/// Adds the cache columns (misses, idle cost, peak prompt, stale premium)
+/// to the rows of a session usage report, as of `now`.
+pub fn annotate_sessions(report: &mut UsageReport, view: &CacheView, now: DateTime<Utc>) -> Result<(), ReportError> {
+    let cols = [
+        c::SESSION_ID,
+        c::INPUT,
+        c::CACHE_WRITE_5M,
+        c::CACHE_WRITE_1H,
+        c::CACHE_READ,
+        c::CLASS,
+        c::REWIND,
+        c::MISS_COST_USD,
+    ];
+    let df = view.rows.clone().select(cols.map(col)).collect()?;
+    let k = Cols(&df);
+    let (sid, tokens, class, rewind) = (k.str(c::SESSION_ID)?, k.tokens()?, k.str(c::CLASS)?, k.bool(c::REWIND)?);
+    let miss = k.f64(c::MISS_COST_USD)?;
+    let mut by: HashMap<&str, SessionCache> = HashMap::new();
+    for i in 0..df.height() {
+        let e = by.entry(sid[i]).or_default();
+        e.peak_prompt = e.peak_prompt.max(tokens[i].prompt());
+        let class = CacheClass::parse(class[i]).unwrap_or(CacheClass::First);
+        if class.is_miss() {
+            e.misses += 1;
+        }
+        if matches!(class, CacheClass::Ttl5m | CacheClass::Ttl1h) {
+            e.idle_cost_usd += miss[i];
+        }
+        if matches!(class, CacheClass::Microcompact | CacheClass::ContextEdit | CacheClass::FullRebuild) {
+            e.edit_cost_usd += miss[i];
+        }
+        e.rewinds += u64::from(rewind[i]);
+    }
+    for st in stale(view, now, &view.titles)? {
+        if let Some(e) = by.get_mut(st.session_id.as_str()) {
+            e.stale_premium_usd = st.premium_usd;
+        }
+    }
+    for row in &mut report.rows {
+        row.cache = Some(by.get(row.key.as_str()).copied().unwrap_or_default());
+    }
+    Ok(())
+}
+
+/// Every miss (not counting thread starts) among the rows `q` selects,
+/// costliest first.
+pub fn misses(view: &CacheView, q: &CacheQuery) -> Result<Vec<MissRow>, ReportError> {
+    let cols = [
+        c::TIME,
+        c::SESSION_ID,
+        c::THREAD,
+        c::MODEL,
+        c::VERSION,
+        c::CLASS,
+        c::GAP_S,
+        c::TTL_S,
+        c::EXPECTED_PREFIX,
+        c::CACHE_READ,
+        c::REBUILT_TOKENS,
+        c::MISS_COST_USD,
+    ];
+    let df = view.selected(q, &cols)?;
+    let k = Cols(&df);
+    let (time, sid, thread, model, version) =
+        (k.time(c::TIME)?, k.str(c::SESSION_ID)?, k.str(c::THREAD)?, k.str(c::MODEL)?, k.str(c::VERSION)?);
+    let (class, gap, ttl) = (k.str(c::CLASS)?, df.column(c::GAP_S)?.f64()?.clone(), k.u64(c::TTL_S)?);
+    let (prefix, read, rebuilt, miss) =
+        (k.u64(c::EXPECTED_PREFIX)?, k.u64(c::CACHE_READ)?, k.u64(c::REBUILT_TOKENS)?, k.f64(c::MISS_COST_USD)?);
+    let mut out: Vec<MissRow> = (0..df.height())
+        .filter_map(|i| {
+            let class = CacheClass::parse(class[i])?;
+            (class.is_miss() && !class.is_start()).then(|| MissRow {
+                time: time[i],
+                session_id: sid[i].to_owned(),
+                thread: thread[i].to_owned(),
+                model: model[i].to_owned(),
+                version: version[i].to_owned(),
+                class,
+                gap_s: gap.get(i),
+                ttl_s: u32::try_from(ttl[i]).unwrap_or(u32::MAX),
+                expected_prefix: prefix[i],
+                cache_read: read[i],
+                rebuilt_tokens: rebuilt[i],
+                miss_cost_usd: miss[i],
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| b.miss_cost_usd.total_cmp(&a.miss_cost_usd).then_with(|| a.time.cmp(&b.time)));
+    Ok(out)
+}

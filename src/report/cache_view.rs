@@ -1,0 +1,329 @@
+//! The cache report as queries over the stored analysis columns
+//! (`materialize`): the query's rows are selected by polars (days, project,
+//! user, session), then summed in one pass over their columns, overall,
+//! per day and per session. Stale sessions read the `last_main` rows, the
+//! compaction figures the analysis side tables, the idle-compaction what-if
+//! its gap rows and the project medians. Nothing walks request objects.
+
+use super::analysis_cols::{AnalysisCols, FIGURES};
+use super::cache::{resolve_session, CacheQuery, CacheReport};
+use super::query::Grouping;
+use super::usage::session_titles;
+use super::ReportError;
+use crate::analyze::{
+    count_by_trigger, median, CacheClass, DayStats, IdleCompaction, SessionCompaction, SessionStats, StaleSession,
+    Tally, FALLBACK_SUMMARY_SHARE, IDLE, MIN_SUMMARY_TOKENS, MODEL_VERSION,
+};
+use crate::materialize;
+use crate::model::columns as c;
+use crate::model::{Compaction, MAIN_THREAD};
+use crate::pricing::{Estimate, PriceTable};
+use crate::store::frames::Cols;
+use crate::store::Store;
+use chrono::{DateTime, NaiveDate, Utc};
+use polars::prelude::*;
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// The stored analysis, as lazy frames over its three tables.
+#[derive(Clone)]
+pub struct CacheView {
+    pub rows: LazyFrame,
+    pub labels: LazyFrame,
+    pub reports: LazyFrame,
+    /// Session id -> title.
+    pub titles: HashMap<String, String>,
+}
+
+/// Per-session running sums plus the session's project and time span.
+struct SessionTally<'a> {
+    tally: Tally,
+    project: &'a str,
+    first: DateTime<Utc>,
+    last: DateTime<Utc>,
+}
+
+impl CacheView {
+    /// The store's analysis (`materialize::frames`) and session titles.
+    pub fn load(store: &Store, prices: &PriceTable) -> Result<CacheView, ReportError> {
+        let f = materialize::frames(store, prices)?;
+        let titles = session_titles(store)?.into_iter().collect();
+        Ok(CacheView { rows: f.rows, labels: f.labels, reports: f.reports, titles })
+    }
+
+    /// Finds a session by full id, unique id prefix or title
+    /// (`cache::resolve_session`).
+    pub fn resolve_session(&self, text: &str) -> Result<String, ReportError> {
+        let ids = self.session_ids()?;
+        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        resolve_session(&ids, &self.titles, text)
+    }
+
+    /// The stored models priced as their family's newest version.
+    pub fn estimated_models(&self, prices: &PriceTable) -> Result<Vec<Estimate>, ReportError> {
+        let df = self.rows.clone().select([col(c::MODEL)]).unique(None, UniqueKeepStrategy::Any).collect()?;
+        Ok(prices.estimated_models(Cols(&df).str(c::MODEL)?))
+    }
+
+    /// The rows `q` selects, with the report's columns and the local day.
+    pub fn selected(&self, q: &CacheQuery, columns: &[&str]) -> PolarsResult<DataFrame> {
+        let mut lf = q.query.prepare(self.rows.clone(), Grouping::Daily)?;
+        if let Some(s) = &q.session {
+            lf = lf.filter(col(c::SESSION_ID).eq(lit(s.clone())));
+        }
+        let mut cols: Vec<Expr> = columns.iter().map(|n| col(*n)).collect();
+        cols.push(col(c::KEY));
+        lf.select(cols).collect()
+    }
+
+    /// Every session id, sorted.
+    pub fn session_ids(&self) -> PolarsResult<Vec<String>> {
+        let df = self.rows.clone().select([col(c::SESSION_ID)]).unique(None, UniqueKeepStrategy::Any).collect()?;
+        let mut ids: Vec<String> = Cols(&df).str(c::SESSION_ID)?.into_iter().map(str::to_owned).collect();
+        ids.sort_unstable();
+        Ok(ids)
+    }
+}
+
+/// The `cache` report of the rows `q` selects, as of `now`.
+pub fn cache_report(
+    view: &CacheView,
+    q: &CacheQuery,
+    now: DateTime<Utc>,
+    prices: &PriceTable,
+) -> Result<CacheReport, ReportError> {
+    let df = view.selected(q, &FIGURES)?;
+    let a = AnalysisCols::of(&df)?;
+    let day_key: Vec<i32> = df.column(c::KEY)?.cast(&DataType::Int32)?.i32()?.iter().map(|d| d.unwrap_or(0)).collect();
+    let mut total = Tally::default();
+    let mut by_day: HashMap<i32, Tally> = HashMap::new();
+    let mut sessions: HashMap<(&str, &str), SessionTally<'_>> = HashMap::new();
+    for i in 0..df.height() {
+        let f = a.figures(i);
+        total.add_row(&f);
+        by_day.entry(day_key[i]).or_default().add_row(&f);
+        let s = sessions.entry((a.user[i], a.session[i])).or_insert_with(|| SessionTally {
+            tally: Tally::default(),
+            project: a.project[i],
+            first: a.time[i],
+            last: a.time[i],
+        });
+        s.tally.add_row(&f);
+        s.first = s.first.min(a.time[i]);
+        s.last = s.last.max(a.time[i]);
+    }
+    let models: BTreeSet<&str> = a.model.iter().copied().collect();
+    let by_day = day_stats(by_day);
+    let by_session = session_stats(sessions, &view.titles);
+    let stale = stale(view, now, &view.titles)?
+        .into_iter()
+        .filter(|st| by_session.binary_search_by(|s| (&s.session_id, &s.user).cmp(&(&st.session_id, &st.user))).is_ok())
+        .collect();
+    let ids: HashSet<&str> = by_session.iter().map(|s| s.session_id.as_str()).collect();
+    let compaction = compaction_reports(view, &ids)?;
+    let by_trigger = by_trigger(view, q)?;
+    let idle = by_trigger.get(IDLE).copied().unwrap_or(0);
+    Ok(CacheReport {
+        model: MODEL_VERSION,
+        total: total.finish(),
+        compactions_by_trigger: by_trigger,
+        idle_compaction: idle_compaction(view, q, idle)?,
+        stale,
+        by_day,
+        by_session,
+        compaction,
+        now,
+        estimated_models: prices.estimated_models(models),
+    })
+}
+
+fn day_stats(days: HashMap<i32, Tally>) -> Vec<DayStats> {
+    let name = |d: i32| {
+        let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or_default();
+        (epoch + chrono::TimeDelta::days(i64::from(d))).format("%Y-%m-%d").to_string()
+    };
+    let mut v: Vec<(i32, Tally)> = days.into_iter().collect();
+    v.sort_by_key(|(d, _)| *d);
+    v.into_iter().map(|(d, t)| DayStats { day: name(d), stats: t.finish() }).collect()
+}
+
+fn session_stats(
+    sessions: HashMap<(&str, &str), SessionTally<'_>>,
+    titles: &HashMap<String, String>,
+) -> Vec<SessionStats> {
+    let mut v: Vec<SessionStats> = sessions
+        .into_iter()
+        .map(|((user, sid), s)| SessionStats {
+            session_id: sid.to_owned(),
+            user: user.to_owned(),
+            title: titles.get(sid).cloned().unwrap_or_default(),
+            project: s.project.to_owned(),
+            first: s.first,
+            last: s.last,
+            stats: s.tally.finish(),
+        })
+        .collect();
+    v.sort_by(|a, b| (&a.session_id, &a.user).cmp(&(&b.session_id, &b.user)));
+    v
+}
+
+/// Every stale session at `now` (cache-model §6), highest premium first.
+pub fn stale(
+    view: &CacheView,
+    now: DateTime<Utc>,
+    titles: &HashMap<String, String>,
+) -> PolarsResult<Vec<StaleSession>> {
+    let cols = [
+        c::USER,
+        c::SESSION_ID,
+        c::PROJECT,
+        c::MODEL,
+        c::TIME,
+        c::TTL_AFTER_S,
+        c::RESUME_PREMIUM_USD,
+        c::INPUT,
+        c::CACHE_WRITE_5M,
+        c::CACHE_WRITE_1H,
+        c::CACHE_READ,
+        c::OUTPUT,
+    ];
+    let df = view.rows.clone().filter(col(c::LAST_MAIN)).select(cols.map(col)).collect()?;
+    let k = Cols(&df);
+    let (user, sid, project, model) = (k.str(c::USER)?, k.str(c::SESSION_ID)?, k.str(c::PROJECT)?, k.str(c::MODEL)?);
+    let (time, ttl, premium, tokens) =
+        (k.time(c::TIME)?, k.u64(c::TTL_AFTER_S)?, k.f64(c::RESUME_PREMIUM_USD)?, k.tokens()?);
+    let mut out: Vec<StaleSession> = (0..df.height())
+        .filter_map(|i| {
+            let idle_s = (now - time[i]).as_seconds_f64();
+            let ttl_s = u32::try_from(ttl[i]).unwrap_or(u32::MAX);
+            (idle_s > f64::from(ttl_s)).then(|| StaleSession {
+                session_id: sid[i].to_owned(),
+                user: user[i].to_owned(),
+                title: titles.get(sid[i]).cloned().unwrap_or_default(),
+                project: project[i].to_owned(),
+                model: model[i].to_owned(),
+                premium_usd: premium[i],
+                prompt_tokens: tokens[i].prompt(),
+                last: time[i],
+                ttl_s,
+                idle_s,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.premium_usd.total_cmp(&a.premium_usd).then_with(|| (&a.session_id, &a.user).cmp(&(&b.session_id, &b.user)))
+    });
+    Ok(out)
+}
+
+/// The compaction reports of the sessions `ids` names, by user and session.
+fn compaction_reports(view: &CacheView, ids: &HashSet<&str>) -> Result<Vec<SessionCompaction>, ReportError> {
+    let df = view.reports.clone().collect()?;
+    let k = Cols(&df);
+    let (user, sid, json) = (k.str(c::USER)?, k.str(c::SESSION_ID)?, k.str(c::COMPACTION_REPORT)?);
+    let mut order: Vec<usize> = (0..df.height()).filter(|&i| ids.contains(sid[i])).collect();
+    order.sort_by(|&a, &b| (user[a], sid[a]).cmp(&(user[b], sid[b])));
+    order
+        .into_iter()
+        .map(|i| {
+            let mut r: SessionCompaction = serde_json::from_str(json[i]).map_err(|e| {
+                ReportError::Polars(PolarsError::ComputeError(format!("analysis-sessions.parquet: {e}").into()))
+            })?;
+            r.user = user[i].to_owned();
+            Ok(r)
+        })
+        .collect()
+}
+
+/// Compactions by trigger, each counted with its anchor request's day,
+/// project and user (and session).
+fn by_trigger(view: &CacheView, q: &CacheQuery) -> PolarsResult<std::collections::BTreeMap<String, u64>> {
+    let df = view.labels.clone().collect()?;
+    let k = Cols(&df);
+    let (user, sid, uuid, trigger, label) =
+        (k.str(c::USER)?, k.str(c::SESSION_ID)?, k.str(c::UUID)?, k.str(c::TRIGGER)?, k.str(c::LABEL)?);
+    let (time, project, cwd) = (k.time(c::TIME)?, k.str(c::ANCHOR_PROJECT)?, k.str(c::ANCHOR_CWD)?);
+    let anchor: Vec<Option<i64>> = df.column(c::ANCHOR_TIME)?.cast(&DataType::Int64)?.i64()?.iter().collect();
+    let mut order: Vec<usize> = (0..df.height()).collect();
+    order.sort_by(|&a, &b| (user[a], sid[a], time[a], uuid[a]).cmp(&(user[b], sid[b], time[b], uuid[b])));
+    let comps: Vec<Compaction> = order
+        .iter()
+        .map(|&i| Compaction {
+            session_id: sid[i].to_owned(),
+            time: time[i],
+            trigger: trigger[i].to_owned(),
+            user: user[i].to_owned(),
+            uuid: uuid[i].to_owned(),
+            ..Compaction::default()
+        })
+        .collect();
+    let counted = |i: usize| {
+        anchor[i].and_then(DateTime::from_timestamp_millis).is_some_and(|t| {
+            q.session.as_ref().is_none_or(|s| s == sid[i]) && q.query.accepts_parts(user[i], project[i], cwd[i], t)
+        })
+    };
+    Ok(count_by_trigger(order.iter().zip(&comps).map(|(&i, c)| (c, label[i], counted(i)))))
+}
+
+/// Median prompt of main-thread rows of `class`, per project and over all.
+struct Medians {
+    by_project: HashMap<String, f64>,
+    all: Option<f64>,
+}
+
+impl Medians {
+    fn of(view: &CacheView, class: CacheClass) -> PolarsResult<Medians> {
+        let df = view
+            .rows
+            .clone()
+            .filter(col(c::THREAD).eq(lit(MAIN_THREAD)).and(col(c::CLASS).eq(lit(class.as_str()))))
+            .select([
+                col(c::PROJECT),
+                col(c::INPUT),
+                col(c::CACHE_WRITE_5M),
+                col(c::CACHE_WRITE_1H),
+                col(c::CACHE_READ),
+            ])
+            .collect()?;
+        let k = Cols(&df);
+        let (project, tokens) = (k.str(c::PROJECT)?, k.tokens()?);
+        let mut by: HashMap<String, Vec<f64>> = HashMap::new();
+        for (p, t) in project.iter().zip(&tokens) {
+            by.entry((*p).to_owned()).or_default().push(t.prompt() as f64);
+        }
+        let all = median(tokens.iter().map(|t| t.prompt() as f64).collect());
+        Ok(Medians { by_project: by.into_iter().filter_map(|(p, v)| Some((p, median(v)?))).collect(), all })
+    }
+
+    fn get(&self, project: &str) -> Option<f64> {
+        self.by_project.get(project).copied().or(self.all)
+    }
+}
+
+/// The idle-compaction what-if (§5 v2) over the selected gap rows.
+fn idle_compaction(view: &CacheView, q: &CacheQuery, idle: u64) -> PolarsResult<IdleCompaction> {
+    let mut out = IdleCompaction { idle_compactions: idle, ..IdleCompaction::default() };
+    let gaps =
+        CacheView { rows: view.rows.clone().filter(col(c::IDLE_COMPACT_FIXED_USD).is_not_null()), ..view.clone() };
+    let cols =
+        [c::PROJECT, c::EXPECTED_PREFIX, c::MISS_COST_USD, c::IDLE_COMPACT_FIXED_USD, c::IDLE_COMPACT_PER_TOKEN_USD];
+    let df = gaps.selected(q, &cols)?;
+    if df.height() == 0 {
+        return Ok(out);
+    }
+    let (first, after) = (Medians::of(view, CacheClass::First)?, Medians::of(view, CacheClass::Compaction)?);
+    let k = Cols(&df);
+    let (project, prev, miss) = (k.str(c::PROJECT)?, k.u64(c::EXPECTED_PREFIX)?, k.f64(c::MISS_COST_USD)?);
+    let (fixed, per) = (k.f64(c::IDLE_COMPACT_FIXED_USD)?, k.f64(c::IDLE_COMPACT_PER_TOKEN_USD)?);
+    let mut summaries: HashMap<&str, Option<f64>> = HashMap::new();
+    for i in 0..df.height() {
+        let s = *summaries.entry(project[i]).or_insert_with(|| {
+            let bc = first.get(project[i]).unwrap_or(0.0);
+            after.get(project[i]).map(|a| (a - bc).max(MIN_SUMMARY_TOKENS))
+        });
+        let s = s.unwrap_or(FALLBACK_SUMMARY_SHARE * prev[i] as f64);
+        out.gaps += 1;
+        out.rebuild_usd += miss[i];
+        out.compact_usd += fixed[i] + s * per[i];
+    }
+    Ok(out)
+}
