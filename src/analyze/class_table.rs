@@ -18,12 +18,12 @@ pub struct ClassStats {
 impl ClassStats {
     /// Adds one classified request.
     pub fn add(&mut self, c: &RequestCache) {
-        self.add_parts(c.rebuilt_tokens, c.miss_cost_usd);
+        self.add_parts(1, c.rebuilt_tokens, c.miss_cost_usd);
     }
 
-    /// Adds one request that rebuilt `rebuilt` tokens at `miss_cost`.
-    pub fn add_parts(&mut self, rebuilt: u64, miss_cost: f64) {
-        self.count += 1;
+    /// Adds `count` requests that rebuilt `rebuilt` tokens at `miss_cost`.
+    pub fn add_parts(&mut self, count: u64, rebuilt: u64, miss_cost: f64) {
+        self.count += count;
         self.rebuilt_tokens += rebuilt;
         self.miss_cost_usd += miss_cost;
     }
@@ -90,9 +90,9 @@ impl ClassTable {
         self.get_mut(c.class).add(c);
     }
 
-    /// Adds one request of `class` (as `add` does for a `RequestCache`).
-    pub fn add_parts(&mut self, class: CacheClass, rebuilt: u64, miss_cost: f64) {
-        self.get_mut(class).add_parts(rebuilt, miss_cost);
+    /// Adds `count` requests of `class` (as `add` does for one `RequestCache`).
+    pub fn add_parts(&mut self, class: CacheClass, count: u64, rebuilt: u64, miss_cost: f64) {
+        self.get_mut(class).add_parts(count, rebuilt, miss_cost);
     }
 
     /// Total requests over all classes.

@@ -60,6 +60,7 @@ impl CacheClass {
 
     /// The JSON / column name of the class.
     pub fn as_str(self) -> &'static str {
+        // `parse` is the inverse (test `class_names_parse_back`).
         match self {
             CacheClass::Hit => "hit",
             CacheClass::First => "first",
@@ -76,7 +77,19 @@ impl CacheClass {
 
     /// The class a stored name (`as_str`) names.
     pub fn parse(name: &str) -> Option<CacheClass> {
-        CacheClass::ALL.into_iter().find(|k| k.as_str() == name)
+        Some(match name {
+            "hit" => CacheClass::Hit,
+            "first" => CacheClass::First,
+            "compaction" => CacheClass::Compaction,
+            "model_switch" => CacheClass::ModelSwitch,
+            "ttl_5m" => CacheClass::Ttl5m,
+            "ttl_1h" => CacheClass::Ttl1h,
+            "version_change" => CacheClass::VersionChange,
+            "microcompact" => CacheClass::Microcompact,
+            "context_edit" => CacheClass::ContextEdit,
+            "full_rebuild" => CacheClass::FullRebuild,
+            _ => return None,
+        })
     }
 
     /// True for lineage starts (`first`, `compaction`, `model_switch`).

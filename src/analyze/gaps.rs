@@ -63,18 +63,19 @@ impl IdleBuckets {
     /// Adds the request ending a gap; a thread's first request has none and
     /// is skipped.
     pub fn add(&mut self, c: &RequestCache) {
-        self.add_parts(c.gap_s, c.rebuilt_tokens, c.miss_cost_usd);
+        if let Some(g) = c.gap_s {
+            self.add_parts(GapBucket::of(g), 1, c.rebuilt_tokens, c.miss_cost_usd);
+        }
     }
 
-    /// Adds one request ending a gap of `gap_s` (none: a thread's first).
-    pub fn add_parts(&mut self, gap_s: Option<f64>, rebuilt: u64, miss_cost: f64) {
-        let Some(g) = gap_s else { return };
-        let bucket = match GapBucket::of(g) {
+    /// Adds `count` requests ending gaps of bucket `b`.
+    pub fn add_parts(&mut self, b: GapBucket, count: u64, rebuilt: u64, miss_cost: f64) {
+        let bucket = match b {
             GapBucket::Le5m => &mut self.le_5m,
             GapBucket::From5mTo1h => &mut self.from_5m_to_1h,
             GapBucket::Gt1h => &mut self.gt_1h,
         };
-        bucket.add_parts(rebuilt, miss_cost);
+        bucket.add_parts(count, rebuilt, miss_cost);
     }
 
     /// The stats of one bucket.

@@ -47,7 +47,7 @@ pub use compaction::{
     compaction_report, CompactionCost, CompactionParams, SessionCompaction, ACOMPACT_MATCH_WINDOW_S, ACOMPACT_PREFIX,
     LARGE_WINDOW_ABOVE,
 };
-pub use gaps::{GapBucket, IdleBuckets};
+pub use gaps::{GapBucket, IdleBuckets, BUCKET_1H_S, BUCKET_5M_S};
 pub use idle::{
     compaction_labels, compactions_by_trigger, count_by_trigger, idle_gaps, trigger_label, CompactionLabel,
     IdleCompaction, IdleGap, IDLE, IDLE_COMPACTION_MAX_GAP_S, IDLE_COMPACTION_MIN_GAP_S, IDLE_WHAT_IF_MIN_PROMPT,
@@ -58,7 +58,7 @@ pub use prices::{
 pub use stale::{cold_resume_premium, stale_sessions, StaleSession};
 pub use stats::median;
 pub use summary::{
-    summarize, summarize_where, utc_day, CacheStats, CacheSummary, DayStats, RowFigures, SessionStats, SummaryOptions,
+    summarize, summarize_where, utc_day, CacheStats, CacheSummary, DayStats, Figures, SessionStats, SummaryOptions,
     Tally,
 };
 pub use threads::{last_main, thread_calls, time_order, Call};

@@ -6,7 +6,7 @@
 
 use super::class_table::ClassTable;
 use super::classify::{CacheClass, RequestCache};
-use super::gaps::IdleBuckets;
+use super::gaps::{GapBucket, IdleBuckets};
 use super::stale::{stale_sessions, StaleSession};
 use super::threads::SessionKey;
 use super::what_if::{request_what_if, SharedPrefixIndex, WhatIf, WriteMix};
@@ -84,26 +84,31 @@ pub struct CacheSummary {
     pub by_session: Vec<SessionStats>,
 }
 
-/// What the cache figures sum of one request: its tokens, its verdict and
-/// its what-if costs (from `RequestCache`s or from stored columns).
+/// What the cache figures sum of a group of requests of one class and one
+/// gap bucket (often one request): their count, summed tokens, rewinds,
+/// rebuilt tokens, miss cost and what-if costs (from `RequestCache`s, or
+/// grouped from stored columns).
 #[derive(Debug, Clone, Copy)]
-pub struct RowFigures {
+pub struct Figures {
+    pub count: u64,
     pub tokens: TokenCounts,
     pub class: CacheClass,
-    pub rewind: bool,
-    pub gap_s: Option<f64>,
+    pub rewinds: u64,
+    /// The bucket of the gap the requests ended (None: thread starts).
+    pub bucket: Option<GapBucket>,
     pub rebuilt_tokens: u64,
     pub miss_cost_usd: f64,
     pub what_if: WhatIf,
 }
 
-impl RowFigures {
-    fn of(r: &Request, c: &RequestCache, what_if: WhatIf) -> RowFigures {
-        RowFigures {
+impl Figures {
+    fn of(r: &Request, c: &RequestCache, what_if: WhatIf) -> Figures {
+        Figures {
+            count: 1,
             tokens: r.tokens,
             class: c.class,
-            rewind: c.rewind,
-            gap_s: c.gap_s,
+            rewinds: u64::from(c.rewind),
+            bucket: c.gap_s.map(GapBucket::of),
             rebuilt_tokens: c.rebuilt_tokens,
             miss_cost_usd: c.miss_cost_usd,
             what_if,
@@ -122,16 +127,18 @@ pub struct Tally {
 
 impl Tally {
     fn add(&mut self, r: &Request, c: &RequestCache, w: WhatIf) {
-        self.add_row(&RowFigures::of(r, c, w));
+        self.add_figures(&Figures::of(r, c, w));
     }
 
-    /// Adds one request.
-    pub fn add_row(&mut self, f: &RowFigures) {
+    /// Adds a group of requests.
+    pub fn add_figures(&mut self, f: &Figures) {
         let s = &mut self.stats;
-        s.requests += 1;
-        s.classes.add_parts(f.class, f.rebuilt_tokens, f.miss_cost_usd);
-        s.rewinds += u64::from(f.rewind);
-        s.idle_buckets.add_parts(f.gap_s, f.rebuilt_tokens, f.miss_cost_usd);
+        s.requests += f.count;
+        s.classes.add_parts(f.class, f.count, f.rebuilt_tokens, f.miss_cost_usd);
+        s.rewinds += f.rewinds;
+        if let Some(b) = f.bucket {
+            s.idle_buckets.add_parts(b, f.count, f.rebuilt_tokens, f.miss_cost_usd);
+        }
         s.write_mix.add_tokens(&f.tokens);
         s.what_if += f.what_if;
         self.read += f.tokens.cache_read;

@@ -56,8 +56,8 @@ pub fn run_cache(plan: &Plan, a: &CacheArgs) -> anyhow::Result<()> {
     let view = CacheView::load(&plan.store, &plan.prices)?;
     let session = a.session.as_deref().map(|s| view.resolve_session(s)).transpose()?;
     let q = CacheQuery { query: a.filter.query(plan.tz, false), session };
-    warn_estimates(plan, &view.estimated_models(&plan.prices)?);
     if a.misses {
+        warn_estimates(plan, &view.estimated_models(&plan.prices)?);
         let rows = misses(&view, &q)?;
         match a.json {
             true => super::out(&json(&rows)?),
@@ -66,6 +66,7 @@ pub fn run_cache(plan: &Plan, a: &CacheArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let report = cache_report(&view, &q, a.now.unwrap_or_else(Utc::now), &plan.prices)?;
+    warn_estimates(plan, &report.estimated_models);
     if a.json {
         super::out(&json(&report)?);
     } else {

@@ -30,7 +30,7 @@ use std::io::{BufReader, Seek};
 /// Parquet metadata key of the analysis table's stamp.
 const STAMP: &str = "cachewise.analysis";
 /// The analysis table's layout; bump when its columns change.
-const LAYOUT: u32 = 1;
+const LAYOUT: u32 = 2;
 
 /// What a merge changed.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,14 +1,18 @@
 //! The analysis side tables, per session like the analysis rows: every
 //! `compact` boundary with its label (`idle` or its trigger) and the
 //! main-thread request it is counted with (time, project and cwd, what a
-//! report's filter asks), and every session's compaction report as JSON.
+//! report's filter asks), and per session its last main-thread request
+//! (for stale sessions) and its compaction report as JSON.
 //! Views count the labels (`analyze::count_by_trigger`, which drops a
 //! boundary replayed in another session) and filter the reports.
 
-use crate::analyze::{compaction_labels, compaction_report, CompactionParams, RequestCache};
+use crate::analyze::{
+    cold_resume_premium, compaction_labels, compaction_report, last_main, CompactionParams, RequestCache,
+    SessionCompaction,
+};
 use crate::model::columns as c;
-use crate::model::{Compaction, Request};
-use crate::store::frames::{str_column, time_column};
+use crate::model::{Compaction, Request, TokenCounts};
+use crate::store::frames::{str_column, time_column, u64_column};
 use polars::prelude::*;
 
 /// The label table of `compactions` (whole sessions of `thread`).
@@ -36,22 +40,45 @@ pub fn labels_frame(thread: &[Request], compactions: &[Compaction]) -> PolarsRes
     DataFrame::new(labels.len(), columns)
 }
 
-/// The compaction report table: one row per `(user, session)` with a main
-/// thread.
+/// The session table: one row per `(user, session)` with a main thread:
+/// its last main-thread request (what a stale session's cold resume costs,
+/// cache-model §6) and its compaction report.
 pub fn reports_frame(
     thread: &[Request],
     caches: &[RequestCache],
     compactions: &[Compaction],
 ) -> PolarsResult<DataFrame> {
     let reports = compaction_report(thread, caches, compactions, &CompactionParams::default());
-    let json: Vec<String> = reports
+    let last = last_main(thread);
+    let rows: Vec<(&SessionCompaction, &Request, &RequestCache)> = reports
         .iter()
-        .map(|r| serde_json::to_string(r).map_err(|e| PolarsError::ComputeError(e.to_string().into())))
+        .filter_map(|r| {
+            let i = *last.get(&(r.user.as_str(), r.session_id.as_str()))?;
+            Some((r, &thread[i], &caches[i]))
+        })
+        .collect();
+    let json: Vec<String> = rows
+        .iter()
+        .map(|(r, _, _)| serde_json::to_string(r).map_err(|e| PolarsError::ComputeError(e.to_string().into())))
         .collect::<PolarsResult<_>>()?;
+    let s = |name: &str, f: fn(&Request) -> &str| str_column(name, rows.iter().map(|(_, r, _)| f(r)));
+    let t = |name: &str, f: fn(&TokenCounts) -> u64| u64_column(name, rows.iter().map(|(_, r, _)| f(&r.tokens)));
     let columns = vec![
-        str_column(c::USER, reports.iter().map(|r| r.user.as_str())),
-        str_column(c::SESSION_ID, reports.iter().map(|r| r.session_id.as_str())),
+        s(c::USER, |r| &r.user),
+        s(c::SESSION_ID, |r| &r.session_id),
+        s(c::PROJECT, |r| &r.project),
+        s(c::MODEL, |r| &r.model),
+        time_column(c::TIME, rows.iter().map(|(_, r, _)| r.time)),
+        u64_column(c::TTL_AFTER_S, rows.iter().map(|(_, _, k)| u64::from(k.ttl_after_s))),
+        Column::new(
+            c::RESUME_PREMIUM_USD.into(),
+            rows.iter().map(|(_, r, k)| cold_resume_premium(r, k, k.ttl_after_s)).collect::<Vec<f64>>(),
+        ),
+        t(c::INPUT, |k| k.input),
+        t(c::CACHE_WRITE_5M, |k| k.cache_write_5m),
+        t(c::CACHE_WRITE_1H, |k| k.cache_write_1h),
+        t(c::CACHE_READ, |k| k.cache_read),
         str_column(c::COMPACTION_REPORT, json.iter().map(String::as_str)),
     ];
-    DataFrame::new(reports.len(), columns)
+    DataFrame::new(rows.len(), columns)
 }

@@ -1,16 +1,18 @@
 //! The analysis columns a cache report sums, read once from a selected
-//! frame: `AnalysisCols::figures(i)` is row `i` as the summary's
-//! `RowFigures`, with the what-if costs the materialize stage stored.
+//! frame without copying the numbers (`AnalysisCols::of`): row `i` is the
+//! summary's `Figures` (`figures`), with the what-if costs the materialize
+//! stage stored. `LocalDays` turns a row's time into its local day.
 
-use crate::analyze::{CacheClass, RowFigures, WhatIf};
+use crate::analyze::{CacheClass, Figures, GapBucket, WhatIf};
 use crate::model::columns as c;
 use crate::model::TokenCounts;
 use crate::store::frames::Cols;
-use chrono::{DateTime, Utc};
+use chrono::{NaiveDate, Offset, TimeZone};
+use chrono_tz::Tz;
 use polars::prelude::*;
 
 /// The columns `AnalysisCols::of` reads.
-pub const FIGURES: [&str; 18] = [
+pub const FIGURES: [&str; 17] = [
     c::USER,
     c::SESSION_ID,
     c::PROJECT,
@@ -20,7 +22,6 @@ pub const FIGURES: [&str; 18] = [
     c::CACHE_WRITE_5M,
     c::CACHE_WRITE_1H,
     c::CACHE_READ,
-    c::OUTPUT,
     c::CLASS,
     c::REWIND,
     c::GAP_S,
@@ -31,22 +32,34 @@ pub const FIGURES: [&str; 18] = [
     c::POLICY_1H_USD,
 ];
 
-/// The `FIGURES` columns of a frame, as vectors.
+fn u64s<'a>(df: &'a DataFrame, name: &str) -> PolarsResult<&'a [u64]> {
+    df.column(name)?.as_materialized_series().u64()?.cont_slice()
+}
+
+fn f64s<'a>(df: &'a DataFrame, name: &str) -> PolarsResult<&'a [f64]> {
+    df.column(name)?.as_materialized_series().f64()?.cont_slice()
+}
+
+/// The `FIGURES` columns of a frame (one chunk: `DataFrame::rechunk_mut`).
 pub struct AnalysisCols<'a> {
     pub user: Vec<&'a str>,
     pub session: Vec<&'a str>,
     pub project: Vec<&'a str>,
-    pub time: Vec<DateTime<Utc>>,
     pub model: Vec<&'a str>,
-    pub tokens: Vec<TokenCounts>,
-    pub class: Vec<CacheClass>,
-    pub rewind: Vec<bool>,
-    pub gap_s: Vec<Option<f64>>,
-    pub rebuilt: Vec<u64>,
-    pub miss_cost: Vec<f64>,
-    pub actual: Vec<f64>,
-    pub policy_5m: Vec<f64>,
-    pub policy_1h: Vec<f64>,
+    /// Milliseconds since the epoch, UTC.
+    pub time_ms: &'a [i64],
+    input: &'a [u64],
+    write_5m: &'a [u64],
+    write_1h: &'a [u64],
+    read: &'a [u64],
+    class: Vec<CacheClass>,
+    rewind: Vec<bool>,
+    gap_s: Vec<Option<f64>>,
+    rebuilt: &'a [u64],
+    miss_cost: &'a [f64],
+    actual: &'a [f64],
+    policy_5m: &'a [f64],
+    policy_1h: &'a [f64],
 }
 
 impl<'a> AnalysisCols<'a> {
@@ -61,34 +74,99 @@ impl<'a> AnalysisCols<'a> {
                     .ok_or_else(|| PolarsError::ComputeError(format!("analysis: unknown cache class {name:?}").into()))
             })
             .collect::<PolarsResult<Vec<CacheClass>>>()?;
+        let time = df.column(c::TIME)?.as_materialized_series().datetime()?.physical().cont_slice()?;
         Ok(AnalysisCols {
             user: k.str(c::USER)?,
             session: k.str(c::SESSION_ID)?,
             project: k.str(c::PROJECT)?,
-            time: k.time(c::TIME)?,
             model: k.str(c::MODEL)?,
-            tokens: k.tokens()?,
+            time_ms: time,
+            input: u64s(df, c::INPUT)?,
+            write_5m: u64s(df, c::CACHE_WRITE_5M)?,
+            write_1h: u64s(df, c::CACHE_WRITE_1H)?,
+            read: u64s(df, c::CACHE_READ)?,
             class,
             rewind: k.bool(c::REWIND)?,
             gap_s: df.column(c::GAP_S)?.f64()?.iter().collect(),
-            rebuilt: k.u64(c::REBUILT_TOKENS)?,
-            miss_cost: k.f64(c::MISS_COST_USD)?,
-            actual: k.f64(c::ACTUAL_USD)?,
-            policy_5m: k.f64(c::POLICY_5M_USD)?,
-            policy_1h: k.f64(c::POLICY_1H_USD)?,
+            rebuilt: u64s(df, c::REBUILT_TOKENS)?,
+            miss_cost: f64s(df, c::MISS_COST_USD)?,
+            actual: f64s(df, c::ACTUAL_USD)?,
+            policy_5m: f64s(df, c::POLICY_5M_USD)?,
+            policy_1h: f64s(df, c::POLICY_1H_USD)?,
         })
     }
 
     /// Row `i` as the summary sums it.
-    pub fn figures(&self, i: usize) -> RowFigures {
-        RowFigures {
-            tokens: self.tokens[i],
+    pub fn figures(&self, i: usize) -> Figures {
+        Figures {
+            count: 1,
+            tokens: TokenCounts {
+                input: self.input[i],
+                cache_write_5m: self.write_5m[i],
+                cache_write_1h: self.write_1h[i],
+                cache_read: self.read[i],
+                output: 0,
+            },
             class: self.class[i],
-            rewind: self.rewind[i],
-            gap_s: self.gap_s[i],
+            rewinds: u64::from(self.rewind[i]),
+            bucket: self.gap_s[i].map(GapBucket::of),
             rebuilt_tokens: self.rebuilt[i],
             miss_cost_usd: self.miss_cost[i],
             what_if: WhatIf::of(self.actual[i], self.policy_5m[i], self.policy_1h[i]),
         }
+    }
+}
+
+/// Local days of UTC times in one time zone, remembering the offset of the
+/// last quarter hour asked (offsets change on quarter hours at most).
+pub struct LocalDays {
+    tz: Tz,
+    quarter: i64,
+    offset_ms: i64,
+}
+
+const QUARTER_MS: i64 = 900_000;
+const DAY_MS: i64 = 86_400_000;
+
+impl LocalDays {
+    pub fn new(tz: Tz) -> LocalDays {
+        LocalDays { tz, quarter: i64::MIN, offset_ms: 0 }
+    }
+
+    /// The local day of `ms` (UTC milliseconds), as days since 1970-01-01.
+    pub fn day(&mut self, ms: i64) -> i32 {
+        let quarter = ms.div_euclid(QUARTER_MS);
+        if quarter != self.quarter {
+            let t = chrono::DateTime::from_timestamp_millis(quarter * QUARTER_MS).unwrap_or_default();
+            self.offset_ms = i64::from(self.tz.offset_from_utc_datetime(&t.naive_utc()).fix().local_minus_utc()) * 1000;
+            self.quarter = quarter;
+        }
+        i32::try_from((ms + self.offset_ms).div_euclid(DAY_MS)).unwrap_or(0)
+    }
+
+    /// `YYYY-MM-DD` of a day number.
+    pub fn name(day: i32) -> String {
+        let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or_default();
+        (epoch + chrono::TimeDelta::days(i64::from(day))).format("%Y-%m-%d").to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_days_follow_the_zone_and_its_daylight_saving() {
+        let ms = |s: &str| chrono::DateTime::parse_from_rfc3339(s).unwrap().timestamp_millis();
+        let mut utc = LocalDays::new(chrono_tz::UTC);
+        assert_eq!(LocalDays::name(utc.day(ms("2026-03-08T23:59:59.999Z"))), "2026-03-08");
+        let mut ny = LocalDays::new(chrono_tz::America::New_York);
+        // 04:30 UTC is 23:30 the day before in EST (UTC-5) ...
+        assert_eq!(LocalDays::name(ny.day(ms("2026-03-08T04:30:00Z"))), "2026-03-07");
+        // ... and 00:30 local in EDT (UTC-4) after the switch.
+        assert_eq!(LocalDays::name(ny.day(ms("2026-03-09T04:30:00Z"))), "2026-03-09");
+        let mut kolkata = LocalDays::new(chrono_tz::Asia::Kolkata);
+        assert_eq!(LocalDays::name(kolkata.day(ms("2026-03-08T18:29:00Z"))), "2026-03-08");
+        assert_eq!(LocalDays::name(kolkata.day(ms("2026-03-08T18:30:00Z"))), "2026-03-09");
     }
 }

@@ -5,9 +5,8 @@
 //! compaction figures the analysis side tables, the idle-compaction what-if
 //! its gap rows and the project medians. Nothing walks request objects.
 
-use super::analysis_cols::{AnalysisCols, FIGURES};
+use super::analysis_cols::{AnalysisCols, LocalDays, FIGURES};
 use super::cache::{resolve_session, CacheQuery, CacheReport};
-use super::query::Grouping;
 use super::usage::session_titles;
 use super::ReportError;
 use crate::analyze::{
@@ -20,9 +19,12 @@ use crate::model::{Compaction, MAIN_THREAD};
 use crate::pricing::{Estimate, PriceTable};
 use crate::store::frames::Cols;
 use crate::store::Store;
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Utc};
 use polars::prelude::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// Rows per batch of `CacheView::for_each_batch`.
+const BATCH_ROWS: u32 = 262_144;
 
 /// The stored analysis, as lazy frames over its three tables.
 #[derive(Clone)]
@@ -35,9 +37,9 @@ pub struct CacheView {
 }
 
 /// Per-session running sums plus the session's project and time span.
-struct SessionTally<'a> {
+struct SessionTally {
     tally: Tally,
-    project: &'a str,
+    project: String,
     first: DateTime<Utc>,
     last: DateTime<Utc>,
 }
@@ -64,15 +66,34 @@ impl CacheView {
         Ok(prices.estimated_models(Cols(&df).str(c::MODEL)?))
     }
 
-    /// The rows `q` selects, with the report's columns and the local day.
+    /// Runs `f` over the rows `q` selects, with `columns`, a slice of the
+    /// table at a time (each one chunk), so a report holds one batch.
+    pub fn for_each_batch(
+        &self,
+        q: &CacheQuery,
+        columns: &[&str],
+        mut f: impl FnMut(&DataFrame) -> PolarsResult<()>,
+    ) -> PolarsResult<()> {
+        let n = self.rows.clone().select([len()]).collect()?;
+        let n = n.column("len")?.cast(&DataType::Int64)?.i64()?.get(0).unwrap_or(0);
+        let mut offset = 0;
+        while offset < n {
+            let batch = CacheView { rows: self.rows.clone().slice(offset, BATCH_ROWS), ..self.clone() };
+            let mut df = batch.selected(q, columns)?;
+            df.rechunk_mut();
+            f(&df)?;
+            offset += i64::from(BATCH_ROWS);
+        }
+        Ok(())
+    }
+
+    /// The rows `q` selects, with `columns`.
     pub fn selected(&self, q: &CacheQuery, columns: &[&str]) -> PolarsResult<DataFrame> {
-        let mut lf = q.query.prepare(self.rows.clone(), Grouping::Daily)?;
+        let mut lf = q.query.filter(self.rows.clone())?;
         if let Some(s) = &q.session {
             lf = lf.filter(col(c::SESSION_ID).eq(lit(s.clone())));
         }
-        let mut cols: Vec<Expr> = columns.iter().map(|n| col(*n)).collect();
-        cols.push(col(c::KEY));
-        lf.select(cols).collect()
+        lf.select(columns.iter().map(|n| col(*n)).collect::<Vec<Expr>>()).collect()
     }
 
     /// Every session id, sorted.
@@ -91,27 +112,62 @@ pub fn cache_report(
     now: DateTime<Utc>,
     prices: &PriceTable,
 ) -> Result<CacheReport, ReportError> {
-    let df = view.selected(q, &FIGURES)?;
-    let a = AnalysisCols::of(&df)?;
-    let day_key: Vec<i32> = df.column(c::KEY)?.cast(&DataType::Int32)?.i32()?.iter().map(|d| d.unwrap_or(0)).collect();
+    let mut days = LocalDays::new(q.query.tz);
     let mut total = Tally::default();
-    let mut by_day: HashMap<i32, Tally> = HashMap::new();
-    let mut sessions: HashMap<(&str, &str), SessionTally<'_>> = HashMap::new();
-    for i in 0..df.height() {
-        let f = a.figures(i);
-        total.add_row(&f);
-        by_day.entry(day_key[i]).or_default().add_row(&f);
-        let s = sessions.entry((a.user[i], a.session[i])).or_insert_with(|| SessionTally {
-            tally: Tally::default(),
-            project: a.project[i],
-            first: a.time[i],
-            last: a.time[i],
-        });
-        s.tally.add_row(&f);
-        s.first = s.first.min(a.time[i]);
-        s.last = s.last.max(a.time[i]);
-    }
-    let models: BTreeSet<&str> = a.model.iter().copied().collect();
+    let mut by_day: Vec<(i32, Tally)> = Vec::new();
+    let mut day_index: HashMap<i32, usize> = HashMap::new();
+    let mut index: HashMap<(String, String), usize> = HashMap::new();
+    let mut sessions: Vec<((String, String), SessionTally)> = Vec::new();
+    let mut models: BTreeSet<String> = BTreeSet::new();
+    view.for_each_batch(q, &FIGURES, |df| {
+        let a = AnalysisCols::of(df)?;
+        let mut last: Option<((&str, &str), usize)> = None;
+        let mut today: Option<(i32, usize)> = None;
+        let mut model = "";
+        for i in 0..df.height() {
+            let f = a.figures(i);
+            let time = DateTime::from_timestamp_millis(a.time_ms[i]).unwrap_or_default();
+            total.add_figures(&f);
+            let day = days.day(a.time_ms[i]);
+            if today.is_none_or(|(d, _)| d != day) {
+                today = Some((
+                    day,
+                    *day_index.entry(day).or_insert_with(|| {
+                        by_day.push((day, Tally::default()));
+                        by_day.len() - 1
+                    }),
+                ));
+            }
+            if let Some((_, k)) = today {
+                by_day[k].1.add_figures(&f);
+            }
+            if a.model[i] != model {
+                model = a.model[i];
+                models.insert(model.to_owned());
+            }
+            // Rows come grouped by session: look a session up when it changes.
+            let key = (a.user[i], a.session[i]);
+            let k = match last {
+                Some((l, k)) if l == key => k,
+                _ => *index.entry((key.0.to_owned(), key.1.to_owned())).or_insert_with(|| {
+                    let first = SessionTally {
+                        tally: Tally::default(),
+                        project: a.project[i].to_owned(),
+                        first: time,
+                        last: time,
+                    };
+                    sessions.push(((key.0.to_owned(), key.1.to_owned()), first));
+                    sessions.len() - 1
+                }),
+            };
+            last = Some((key, k));
+            let s = &mut sessions[k].1;
+            s.tally.add_figures(&f);
+            s.first = s.first.min(time);
+            s.last = s.last.max(time);
+        }
+        Ok(())
+    })?;
     let by_day = day_stats(by_day);
     let by_session = session_stats(sessions, &view.titles);
     let stale = stale(view, now, &view.titles)?
@@ -132,31 +188,27 @@ pub fn cache_report(
         by_session,
         compaction,
         now,
-        estimated_models: prices.estimated_models(models),
+        estimated_models: prices.estimated_models(models.iter().map(String::as_str)),
     })
 }
 
-fn day_stats(days: HashMap<i32, Tally>) -> Vec<DayStats> {
-    let name = |d: i32| {
-        let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or_default();
-        (epoch + chrono::TimeDelta::days(i64::from(d))).format("%Y-%m-%d").to_string()
-    };
-    let mut v: Vec<(i32, Tally)> = days.into_iter().collect();
+fn day_stats(mut v: Vec<(i32, Tally)>) -> Vec<DayStats> {
+    let name = LocalDays::name;
     v.sort_by_key(|(d, _)| *d);
     v.into_iter().map(|(d, t)| DayStats { day: name(d), stats: t.finish() }).collect()
 }
 
 fn session_stats(
-    sessions: HashMap<(&str, &str), SessionTally<'_>>,
+    sessions: Vec<((String, String), SessionTally)>,
     titles: &HashMap<String, String>,
 ) -> Vec<SessionStats> {
     let mut v: Vec<SessionStats> = sessions
         .into_iter()
         .map(|((user, sid), s)| SessionStats {
-            session_id: sid.to_owned(),
-            user: user.to_owned(),
-            title: titles.get(sid).cloned().unwrap_or_default(),
-            project: s.project.to_owned(),
+            title: titles.get(&sid).cloned().unwrap_or_default(),
+            session_id: sid,
+            user,
+            project: s.project,
             first: s.first,
             last: s.last,
             stats: s.tally.finish(),
@@ -166,7 +218,8 @@ fn session_stats(
     v
 }
 
-/// Every stale session at `now` (cache-model §6), highest premium first.
+/// Every stale session at `now` (cache-model §6), highest premium first,
+/// from each session's last main-thread request (the session table).
 pub fn stale(
     view: &CacheView,
     now: DateTime<Utc>,
@@ -184,13 +237,12 @@ pub fn stale(
         c::CACHE_WRITE_5M,
         c::CACHE_WRITE_1H,
         c::CACHE_READ,
-        c::OUTPUT,
     ];
-    let df = view.rows.clone().filter(col(c::LAST_MAIN)).select(cols.map(col)).collect()?;
+    let df = view.reports.clone().select(cols.map(col)).collect()?;
     let k = Cols(&df);
     let (user, sid, project, model) = (k.str(c::USER)?, k.str(c::SESSION_ID)?, k.str(c::PROJECT)?, k.str(c::MODEL)?);
     let (time, ttl, premium, tokens) =
-        (k.time(c::TIME)?, k.u64(c::TTL_AFTER_S)?, k.f64(c::RESUME_PREMIUM_USD)?, k.tokens()?);
+        (k.time(c::TIME)?, k.u64(c::TTL_AFTER_S)?, k.f64(c::RESUME_PREMIUM_USD)?, k.prompts()?);
     let mut out: Vec<StaleSession> = (0..df.height())
         .filter_map(|i| {
             let idle_s = (now - time[i]).as_seconds_f64();
@@ -202,7 +254,7 @@ pub fn stale(
                 project: project[i].to_owned(),
                 model: model[i].to_owned(),
                 premium_usd: premium[i],
-                prompt_tokens: tokens[i].prompt(),
+                prompt_tokens: tokens[i],
                 last: time[i],
                 ttl_s,
                 idle_s,
@@ -285,12 +337,12 @@ impl Medians {
             ])
             .collect()?;
         let k = Cols(&df);
-        let (project, tokens) = (k.str(c::PROJECT)?, k.tokens()?);
+        let (project, prompts) = (k.str(c::PROJECT)?, k.prompts()?);
         let mut by: HashMap<String, Vec<f64>> = HashMap::new();
-        for (p, t) in project.iter().zip(&tokens) {
-            by.entry((*p).to_owned()).or_default().push(t.prompt() as f64);
+        for (p, t) in project.iter().zip(&prompts) {
+            by.entry((*p).to_owned()).or_default().push(*t as f64);
         }
-        let all = median(tokens.iter().map(|t| t.prompt() as f64).collect());
+        let all = median(prompts.iter().map(|t| *t as f64).collect());
         Ok(Medians { by_project: by.into_iter().filter_map(|(p, v)| Some((p, median(v)?))).collect(), all })
     }
 

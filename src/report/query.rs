@@ -105,6 +105,22 @@ impl Query {
         // Dates, not text: formatting every row was a fifth of a report's
         // time. `key_text` formats the few grouped keys afterwards.
         let day = local.clone().dt().date();
+        let lf = self.filter(requests)?;
+        let key = match grouping {
+            Grouping::Daily => day,
+            Grouping::Weekly => local.dt().truncate(lit("1w")).dt().date(),
+            Grouping::Monthly => local.dt().truncate(lit("1mo")).dt().date(),
+            Grouping::Session => col(c::SESSION_ID),
+            Grouping::Project => col(c::PROJECT),
+            Grouping::Model => col(c::MODEL),
+        };
+        let sub = if self.breakdown { col(c::MODEL) } else { lit("") };
+        Ok(lf.with_columns([key.alias(c::KEY), sub.alias(c::SUB)]))
+    }
+
+    /// The requests this query selects (days, project, user).
+    pub fn filter(&self, requests: LazyFrame) -> PolarsResult<LazyFrame> {
+        let day = self.local_time()?.dt().date();
         let mut lf = requests;
         if let Some(s) = self.since {
             lf = lf.filter(day.clone().gt_eq(lit(s)));
@@ -119,15 +135,6 @@ impl Query {
         if let Some(u) = &self.user {
             lf = lf.filter(col(c::USER).eq(lit(u.clone())));
         }
-        let key = match grouping {
-            Grouping::Daily => day,
-            Grouping::Weekly => local.dt().truncate(lit("1w")).dt().date(),
-            Grouping::Monthly => local.dt().truncate(lit("1mo")).dt().date(),
-            Grouping::Session => col(c::SESSION_ID),
-            Grouping::Project => col(c::PROJECT),
-            Grouping::Model => col(c::MODEL),
-        };
-        let sub = if self.breakdown { col(c::MODEL) } else { lit("") };
-        Ok(lf.with_columns([key.alias(c::KEY), sub.alias(c::SUB)]))
+        Ok(lf)
     }
 }

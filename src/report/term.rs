@@ -14,8 +14,17 @@ use std::borrow::Cow;
 
 pub use crate::model::is_unsafe;
 
+/// True when `s` is printable ASCII and newlines only (a byte scan: the
+/// fast answer for large JSON).
+fn plain(s: &str) -> bool {
+    s.bytes().all(|b| (0x20..0x7f).contains(&b) || b == b'\n')
+}
+
 /// `s` without the characters `is_unsafe` names; borrowed when there are none.
 pub fn clean(s: &str) -> Cow<'_, str> {
+    if plain(s) {
+        return Cow::Borrowed(s);
+    }
     if s.chars().any(is_unsafe) {
         Cow::Owned(s.chars().filter(|&c| !is_unsafe(c)).collect())
     } else {
@@ -26,7 +35,7 @@ pub fn clean(s: &str) -> Cow<'_, str> {
 /// JSON text with the characters `is_unsafe` names written as `\u` escapes
 /// (they can only occur inside strings, where an escape means the same).
 pub fn escape_json(json: &str) -> Cow<'_, str> {
-    if !json.chars().any(|c| is_unsafe(c) && c != '\n') {
+    if plain(json) || !json.chars().any(|c| is_unsafe(c) && c != '\n') {
         return Cow::Borrowed(json);
     }
     let mut out = String::with_capacity(json.len() + 16);
@@ -43,8 +52,12 @@ pub fn escape_json(json: &str) -> Cow<'_, str> {
 
 /// A value as pretty JSON, safe for a terminal, with a final newline.
 pub fn json<T: serde::Serialize + ?Sized>(value: &T) -> Result<String, serde_json::Error> {
-    let text = serde_json::to_string_pretty(value)?;
-    Ok(format!("{}\n", escape_json(&text)))
+    let mut text = serde_json::to_string_pretty(value)?;
+    if let Cow::Owned(escaped) = escape_json(&text) {
+        text = escaped;
+    }
+    text.push('\n');
+    Ok(text)
 }
 
 #[cfg(test)]

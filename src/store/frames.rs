@@ -98,6 +98,12 @@ impl<'a> Cols<'a> {
             })
             .collect())
     }
+    /// The prompt of each row: input, cache writes and cache read (no output).
+    pub fn prompts(&self) -> PolarsResult<Vec<u64>> {
+        let (input, w5, w1h) = (self.u64(c::INPUT)?, self.u64(c::CACHE_WRITE_5M)?, self.u64(c::CACHE_WRITE_1H)?);
+        let read = self.u64(c::CACHE_READ)?;
+        Ok((0..input.len()).map(|i| input[i] + w5[i] + w1h[i] + read[i]).collect())
+    }
     pub fn time(&self, name: &str) -> PolarsResult<Vec<DateTime<Utc>>> {
         let col = self.0.column(name)?.cast(&DataType::Datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC)))?;
         let ms = col.datetime()?.physical().clone();

@@ -217,3 +217,11 @@ fn class_names_match_the_json() {
     assert_eq!(starts.len(), 3);
     assert_eq!(CacheClass::ALL.iter().filter(|k| k.is_miss()).count(), 6);
 }
+
+#[test]
+fn class_names_parse_back() {
+    for k in CacheClass::ALL {
+        assert_eq!(CacheClass::parse(k.as_str()), Some(k));
+    }
+    assert_eq!(CacheClass::parse("unexplained"), None);
+}
