@@ -225,22 +225,35 @@ fn scoped_median(
     pick(true).map(|m| (m, InputSource::Project)).or_else(|| pick(false).map(|m| (m, InputSource::AllSessions)))
 }
 
-/// `Bc` (§7): the median prompt of the project's first requests.
-pub(crate) fn base_context(project: &str, requests: &[Request], caches: &[RequestCache]) -> (f64, InputSource) {
-    scoped_median(CacheClass::First, project, requests, caches).unwrap_or((0.0, InputSource::Default))
+/// The medians `Bc` and `S` come from (§7): main-thread prompts of first
+/// requests and of requests after a compaction, in the session's project
+/// if it has any, else over all sessions. Computed from rows
+/// (`ProjectMedians::of`) or from stored columns (`report::cache_view`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ProjectMedians {
+    pub first: Option<(f64, InputSource)>,
+    pub compaction: Option<(f64, InputSource)>,
 }
 
-/// `S` (§7) given `Bc`: the median prompt after the project's compactions
-/// minus `Bc`, floored; None when no compaction was seen (the caller then
-/// takes 10% of its `P`).
-pub(crate) fn project_summary(
-    project: &str,
-    bc: f64,
-    requests: &[Request],
-    caches: &[RequestCache],
-) -> Option<(f64, InputSource)> {
-    scoped_median(CacheClass::Compaction, project, requests, caches)
-        .map(|(after, src)| ((after - bc).max(MIN_SUMMARY_TOKENS), src))
+impl ProjectMedians {
+    /// The medians of `project` over classified requests.
+    pub fn of(project: &str, requests: &[Request], caches: &[RequestCache]) -> ProjectMedians {
+        ProjectMedians {
+            first: scoped_median(CacheClass::First, project, requests, caches),
+            compaction: scoped_median(CacheClass::Compaction, project, requests, caches),
+        }
+    }
+
+    /// `Bc`: the median first prompt (0 when none was seen).
+    pub fn base_context(&self) -> (f64, InputSource) {
+        self.first.unwrap_or((0.0, InputSource::Default))
+    }
+
+    /// `S` given `Bc`: the median prompt after compactions minus `Bc`,
+    /// floored; None when no compaction was seen.
+    pub fn summary(&self, bc: f64) -> Option<(f64, InputSource)> {
+        self.compaction.map(|(after, src)| ((after - bc).max(MIN_SUMMARY_TOKENS), src))
+    }
 }
 
 /// Gathers `P`, `G`, `O`, `Bc`, `S` and the prices (§7) for a session whose
@@ -251,6 +264,7 @@ fn advice_inputs(
     caches: &[RequestCache],
     base: Option<Rates>,
     ttl_s: u32,
+    medians: &ProjectMedians,
 ) -> (AdviceInputs, Prices, Turns) {
     let last = &requests[main[main.len() - 1]];
     let p_last = last.tokens.prompt();
@@ -265,9 +279,8 @@ fn advice_inputs(
     let g = growth(main, requests, caches);
     let outs: Vec<f64> = main.iter().map(|&i| requests[i].tokens.output as f64).collect();
     let t = Turns { g: g.unwrap_or(DEFAULT_GROWTH_TOKENS), o: median(outs).unwrap_or(0.0) };
-    let (bc, bc_src) = base_context(&last.project, requests, caches);
-    let (s, s_src) = project_summary(&last.project, bc, requests, caches)
-        .unwrap_or((FALLBACK_SUMMARY_SHARE * p_last as f64, InputSource::Default));
+    let (bc, bc_src) = medians.base_context();
+    let (s, s_src) = medians.summary(bc).unwrap_or((FALLBACK_SUMMARY_SHARE * p_last as f64, InputSource::Default));
     let inputs = AdviceInputs {
         model: last.model.to_string(),
         prompt_tokens: p_last,
@@ -314,14 +327,32 @@ pub fn advise_with(
     now: DateTime<Utc>,
     turns: u32,
 ) -> Option<Advice> {
+    let medians = |project: &str| ProjectMedians::of(project, requests, caches);
+    advise_in(session_id, requests, caches, compactions, rates, now, turns, &medians)
+}
+
+/// `advise_with` with the project medians given (`medians` of the last
+/// request's project): `requests` may then hold only the session's rows.
+#[allow(clippy::too_many_arguments)]
+pub fn advise_in(
+    session_id: &str,
+    requests: &[Request],
+    caches: &[RequestCache],
+    compactions: &[Compaction],
+    rates: &dyn RateSource,
+    now: DateTime<Utc>,
+    turns: u32,
+    medians: &dyn Fn(&str) -> ProjectMedians,
+) -> Option<Advice> {
     let main = main_thread(session_id, requests);
     let &last_i = main.last()?;
     let last = &requests[last_i];
+    let medians = medians(&last.project);
     let ttl_s = caches[last_i].ttl_after_s;
     let idle_s = (now - last.time).as_seconds_f64();
     let warm = idle_s <= f64::from(ttl_s);
     let base = rates_for(rates, last, Basis::Base(now));
-    let (inputs, prices, t) = advice_inputs(&main, requests, caches, base, ttl_s);
+    let (inputs, prices, t) = advice_inputs(&main, requests, caches, base, ttl_s, &medians);
     let (p, bc, s) = (inputs.prompt_tokens as f64, inputs.base_context_tokens, inputs.summary_tokens);
     let st = option_starts(p, bc, s, warm, prices);
     let options = totals(st, turns, t, prices);

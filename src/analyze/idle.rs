@@ -7,7 +7,7 @@
 //! Pure: prices come in as a `RateSource`. Hands on serialisable figures for
 //! the `cache` report.
 
-use super::advice::{base_context, project_summary, FALLBACK_SUMMARY_SHARE};
+use super::advice::{ProjectMedians, FALLBACK_SUMMARY_SHARE};
 use super::classify::{CacheClass, RequestCache};
 use super::prices::{rates_for, rewrite_premium, Basis, RateSource, TTL_1H_S};
 use super::threads::{time_order, SessionKey};
@@ -156,8 +156,8 @@ pub fn idle_gaps(requests: &[Request], caches: &[RequestCache], rates: &dyn Rate
             continue;
         }
         let s = *summaries.entry(&p.project).or_insert_with(|| {
-            let (bc, _) = base_context(&p.project, requests, caches);
-            project_summary(&p.project, bc, requests, caches).map(|(s, _)| s)
+            let m = ProjectMedians::of(&p.project, requests, caches);
+            m.summary(m.base_context().0).map(|(s, _)| s)
         });
         let s = s.unwrap_or(FALLBACK_SUMMARY_SHARE * p_prev as f64);
         let base = rates_for(rates, p, Basis::Base(p.time));

@@ -31,8 +31,8 @@ mod tests;
 pub const MODEL_VERSION: &str = "v2";
 
 pub use advice::{
-    advise, advise_with, Advice, AdviceInputs, AdviceOptions, InputSource, Recommendation, DEFAULT_GROWTH_TOKENS,
-    FALLBACK_SUMMARY_SHARE, MAX_BREAK_EVEN_TURNS, MIN_SUMMARY_TOKENS,
+    advise, advise_in, advise_with, Advice, AdviceInputs, AdviceOptions, InputSource, ProjectMedians, Recommendation,
+    DEFAULT_GROWTH_TOKENS, FALLBACK_SUMMARY_SHARE, MAX_BREAK_EVEN_TURNS, MIN_SUMMARY_TOKENS,
 };
 pub use advice_text::{
     claude_code_text, fmt_duration, fmt_tokens, fmt_usd, option_names, DIALOG_COMPACT, DIALOG_RESUME,

@@ -4,11 +4,12 @@
 use super::plan::Plan;
 use super::run::{refresh, warn_estimates};
 use super::FilterArgs;
-use crate::report::cache::{advise, CacheData, CacheQuery};
+use crate::report::cache::{CacheData, CacheQuery};
 use crate::report::cache_render::{render_advice, render_cache, render_misses};
 use crate::report::cache_rows::misses;
+use crate::report::cache_session::{advise, priced};
 use crate::report::cache_view::{cache_report, CacheView};
-use crate::report::now::{cold_resume_usd, five_hour_estimate, PlanLimits};
+use crate::report::now::{cold_resume_usd, PlanLimits};
 use crate::report::term::json;
 use crate::statusline::limits;
 use chrono::{DateTime, Utc};
@@ -77,9 +78,10 @@ pub fn run_cache(plan: &Plan, a: &CacheArgs) -> anyhow::Result<()> {
 
 pub fn run_advise(plan: &Plan, a: &AdviseArgs) -> anyhow::Result<()> {
     refresh(plan)?;
-    let data = CacheData::load(&plan.store, &plan.prices)?;
-    let advice = advise(&data, &a.session, a.turns, a.now.unwrap_or_else(Utc::now), &plan.prices)?;
-    let limits = plan_limits(plan, &data, &advice.session_id);
+    let view = CacheView::load(&plan.store, &plan.prices)?;
+    let now = a.now.unwrap_or_else(Utc::now);
+    let (advice, data) = advise(&view, &plan.store, &a.session, a.turns, now, &plan.prices)?;
+    let limits = plan_limits(plan, &view, &data, &advice.session_id)?;
     if a.json {
         let mut v = serde_json::to_value(&advice)?;
         if let (Some(m), Some(l)) = (v.as_object_mut(), limits) {
@@ -96,10 +98,11 @@ pub fn run_advise(plan: &Plan, a: &AdviseArgs) -> anyhow::Result<()> {
 }
 
 /// The 5-hour window's estimate, when the status line has recorded samples.
-fn plan_limits(plan: &Plan, data: &CacheData, session: &str) -> Option<PlanLimits> {
+fn plan_limits(plan: &Plan, view: &CacheView, data: &CacheData, session: &str) -> anyhow::Result<Option<PlanLimits>> {
     let samples = limits::read(&limits::table_path(plan.store.dir()));
     if samples.iter().all(|s| s.five_hour.is_none()) {
-        return None;
+        return Ok(None);
     }
-    Some(PlanLimits { estimate: five_hour_estimate(data, &samples), cold_resume_usd: cold_resume_usd(data, session) })
+    let estimate = limits::estimate(&samples, &priced(view, &samples)?, limits::WindowKind::FiveHour);
+    Ok(Some(PlanLimits { estimate, cold_resume_usd: cold_resume_usd(data, session) }))
 }

@@ -8,7 +8,8 @@ use super::team;
 use super::{Cli, Command, OutputArgs, PricesArgs, ReportArgs};
 use crate::ingest::{self, IngestError, Outcome};
 use crate::pricing::Estimate;
-use crate::report::cache::{annotate_sessions, CacheData};
+use crate::report::cache_rows::annotate_sessions;
+use crate::report::cache_view::CacheView;
 use crate::report::query::{Grouping, Query};
 use crate::report::render::{self, Format};
 use crate::report::{prices, summary, usage};
@@ -128,8 +129,8 @@ fn run_report(plan: &Plan, a: &ReportArgs) -> anyhow::Result<()> {
     refresh(plan)?;
     let mut r = usage::usage(&plan.store, kind, &a.filter.query(plan.tz, a.breakdown), &plan.prices)?;
     if kind == Grouping::Session {
-        let data = CacheData::load(&plan.store, &plan.prices)?;
-        annotate_sessions(&mut r, &data, Utc::now());
+        let view = CacheView::load(&plan.store, &plan.prices)?;
+        annotate_sessions(&mut r, &view, Utc::now())?;
     }
     warn_estimates(plan, &r.estimated_models);
     super::out(&render::usage(&r, format(a.output)));

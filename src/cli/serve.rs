@@ -119,7 +119,7 @@ pub fn run_serve(plan: &Plan, a: &ServeArgs) -> anyhow::Result<()> {
         banner: source.banner.clone(),
         clock: Clock::System,
     })?;
-    super::run::warn_estimates(plan, &state.snapshot().data.estimated_models);
+    super::run::warn_estimates(plan, &state.snapshot().estimated_models);
     let team = match (&a.team, &a.tokens) {
         (true, Some(path)) => {
             let tokens = TokenMap::load(path)?;

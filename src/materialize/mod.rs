@@ -30,7 +30,7 @@ use std::io::{BufReader, Seek};
 /// Parquet metadata key of the analysis table's stamp.
 const STAMP: &str = "cachewise.analysis";
 /// The analysis table's layout; bump when its columns change.
-const LAYOUT: u32 = 2;
+const LAYOUT: u32 = 3;
 
 /// What a merge changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -222,6 +222,6 @@ fn compute(store: &Store, prices: &PriceTable, only: Option<&HashSet<String>>) -
     Ok(Analysed {
         rows: analysis_rows(&thread, &caches, prices).map_err(at)?,
         labels: labels_frame(&thread, &compactions).map_err(at)?,
-        reports: reports_frame(&thread, &caches, &compactions).map_err(at)?,
+        reports: reports_frame(&thread, &caches, &compactions, &calls).map_err(at)?,
     })
 }

@@ -11,9 +11,11 @@ use crate::analyze::{
     SessionCompaction,
 };
 use crate::model::columns as c;
-use crate::model::{Compaction, Request, TokenCounts};
+use crate::model::iterations::calls_of;
+use crate::model::{Compaction, Iteration, Request, TokenCounts};
 use crate::store::frames::{str_column, time_column, u64_column};
 use polars::prelude::*;
+use std::collections::HashMap;
 
 /// The label table of `compactions` (whole sessions of `thread`).
 pub fn labels_frame(thread: &[Request], compactions: &[Compaction]) -> PolarsResult<DataFrame> {
@@ -40,6 +42,10 @@ pub fn labels_frame(thread: &[Request], compactions: &[Compaction]) -> PolarsRes
     DataFrame::new(labels.len(), columns)
 }
 
+fn to_json(v: &impl serde::Serialize) -> PolarsResult<String> {
+    serde_json::to_string(v).map_err(|e| PolarsError::ComputeError(e.to_string().into()))
+}
+
 /// The session table: one row per `(user, session)` with a main thread:
 /// its last main-thread request (what a stale session's cold resume costs,
 /// cache-model §6) and its compaction report.
@@ -47,9 +53,18 @@ pub fn reports_frame(
     thread: &[Request],
     caches: &[RequestCache],
     compactions: &[Compaction],
+    calls: &[Iteration],
 ) -> PolarsResult<DataFrame> {
     let reports = compaction_report(thread, caches, compactions, &CompactionParams::default());
     let last = last_main(thread);
+    let mut models: HashMap<(&str, &str), HashMap<&str, u64>> = HashMap::new();
+    for r in thread {
+        let m = models.entry((r.user.as_str(), r.session_id.as_str())).or_default();
+        *m.entry(r.model.as_str()).or_default() += 1;
+        for k in calls_of(calls, r) {
+            m.entry(k.model.as_str()).or_default();
+        }
+    }
     let rows: Vec<(&SessionCompaction, &Request, &RequestCache)> = reports
         .iter()
         .filter_map(|r| {
@@ -57,9 +72,17 @@ pub fn reports_frame(
             Some((r, &thread[i], &caches[i]))
         })
         .collect();
-    let json: Vec<String> = rows
+    let json: Vec<String> = rows.iter().map(|(r, _, _)| to_json(r)).collect::<PolarsResult<_>>()?;
+    let model_lists: Vec<String> = rows
         .iter()
-        .map(|(r, _, _)| serde_json::to_string(r).map_err(|e| PolarsError::ComputeError(e.to_string().into())))
+        .map(|(r, _, _)| {
+            let mut v: Vec<(&str, u64)> = models
+                .get(&(r.user.as_str(), r.session_id.as_str()))
+                .map(|m| m.iter().map(|(k, n)| (*k, *n)).collect())
+                .unwrap_or_default();
+            v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+            to_json(&v)
+        })
         .collect::<PolarsResult<_>>()?;
     let s = |name: &str, f: fn(&Request) -> &str| str_column(name, rows.iter().map(|(_, r, _)| f(r)));
     let t = |name: &str, f: fn(&TokenCounts) -> u64| u64_column(name, rows.iter().map(|(_, r, _)| f(&r.tokens)));
@@ -79,6 +102,7 @@ pub fn reports_frame(
         t(c::CACHE_WRITE_1H, |k| k.cache_write_1h),
         t(c::CACHE_READ, |k| k.cache_read),
         str_column(c::COMPACTION_REPORT, json.iter().map(String::as_str)),
+        str_column(c::MODELS, model_lists.iter().map(String::as_str)),
     ];
     DataFrame::new(rows.len(), columns)
 }

@@ -112,3 +112,6 @@ pub const ANCHOR_PROJECT: &str = "anchor_project";
 pub const ANCHOR_CWD: &str = "anchor_cwd";
 /// A session's compaction report (`analyze::SessionCompaction`) as JSON.
 pub const COMPACTION_REPORT: &str = "compaction_report";
+/// A session's models, most requests first, as a JSON list of
+/// `[model, requests]` (a response's other call models with 0).
+pub const MODELS: &str = "models";

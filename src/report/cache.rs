@@ -1,15 +1,17 @@
-//! Cache reports: the stored tables -> `analyze` (the reference cache model,
-//! over every request so threads are whole) -> the `cache` view filtered by
-//! date, project or session, resume advice, and the compaction report. The
-//! CLI's `cache` and `advise` and the web pages call these functions.
+//! The cache report's types (`CacheQuery`, `CacheReport`, `MissRow`) and
+//! the in-memory reference: `CacheData` runs `analyze` over request rows
+//! (one session's for timelines and advice, `report::cache_session`; a
+//! whole store for tests and the demo), and `cache_report` sums them as
+//! the reference model does. Reports over a store read the stored columns
+//! instead (`report::cache_view`), which the tests hold equal to this.
 
 use super::query::Query;
-use super::usage::{session_titles, SessionCache, UsageReport};
+use super::usage::session_titles;
 use super::ReportError;
 use crate::analyze::{
-    advise_with, analyze, compaction_report, compactions_by_trigger, idle_gaps, stale_sessions, summarize_where,
-    Advice, CacheClass, CacheStats, CompactionParams, DayStats, IdleCompaction, IdleGap, RequestCache,
-    SessionCompaction, SessionStats, StaleSession, SummaryOptions, IDLE, MODEL_VERSION,
+    analyze, compaction_report, compactions_by_trigger, idle_gaps, summarize_where, CacheClass, CacheStats,
+    CompactionParams, DayStats, IdleCompaction, IdleGap, RequestCache, SessionCompaction, SessionStats, StaleSession,
+    SummaryOptions, IDLE, MODEL_VERSION,
 };
 use crate::model::{Compaction, Request};
 use crate::pricing::{Estimate, PriceTable};
@@ -176,47 +178,6 @@ impl CacheQuery {
     }
 }
 
-/// Resume / compact / restart advice for the session `text` names.
-pub fn advise(
-    data: &CacheData,
-    text: &str,
-    turns: u32,
-    now: DateTime<Utc>,
-    prices: &PriceTable,
-) -> Result<Advice, ReportError> {
-    let id = data.resolve_session(text)?;
-    advise_with(&id, &data.requests, &data.caches, &data.compactions, prices, now, turns)
-        .ok_or_else(|| ReportError::UnknownSession(format!("{text} (no main-thread request)")))
-}
-
-/// Adds the cache columns (misses, idle cost, peak prompt, stale premium)
-/// to the rows of a session usage report, as of `now`.
-pub fn annotate_sessions(report: &mut UsageReport, data: &CacheData, now: DateTime<Utc>) {
-    let mut by: HashMap<&str, SessionCache> = HashMap::new();
-    for (r, c) in data.requests.iter().zip(&data.caches) {
-        let e = by.entry(r.session_id.as_str()).or_default();
-        e.peak_prompt = e.peak_prompt.max(r.tokens.prompt());
-        if c.class.is_miss() {
-            e.misses += 1;
-        }
-        if matches!(c.class, CacheClass::Ttl5m | CacheClass::Ttl1h) {
-            e.idle_cost_usd += c.miss_cost_usd;
-        }
-        if matches!(c.class, CacheClass::Microcompact | CacheClass::ContextEdit | CacheClass::FullRebuild) {
-            e.edit_cost_usd += c.miss_cost_usd;
-        }
-        e.rewinds += u64::from(c.rewind);
-    }
-    for st in stale_sessions(&data.requests, &data.caches, now, &data.titles) {
-        if let Some(e) = by.get_mut(st.session_id.as_str()) {
-            e.stale_premium_usd = st.premium_usd;
-        }
-    }
-    for row in &mut report.rows {
-        row.cache = Some(by.get(row.key.as_str()).copied().unwrap_or_default());
-    }
-}
-
 /// One cache miss, for `cache --misses`.
 #[derive(Debug, Clone, Serialize)]
 pub struct MissRow {
@@ -235,31 +196,4 @@ pub struct MissRow {
     pub cache_read: u64,
     pub rebuilt_tokens: u64,
     pub miss_cost_usd: f64,
-}
-
-/// Every miss (not counting thread starts) among the requests `q` selects,
-/// costliest first.
-pub fn misses(data: &CacheData, q: &CacheQuery) -> Vec<MissRow> {
-    let mut out: Vec<MissRow> = data
-        .requests
-        .iter()
-        .zip(&data.caches)
-        .filter(|(r, c)| c.class.is_miss() && !c.class.is_start() && q.selects(r))
-        .map(|(r, c)| MissRow {
-            time: r.time,
-            session_id: r.session_id.to_string(),
-            thread: r.thread.to_string(),
-            model: r.model.to_string(),
-            version: r.version.to_string(),
-            class: c.class,
-            gap_s: c.gap_s,
-            ttl_s: c.ttl_s,
-            expected_prefix: c.expected_prefix,
-            cache_read: r.tokens.cache_read,
-            rebuilt_tokens: c.rebuilt_tokens,
-            miss_cost_usd: c.miss_cost_usd,
-        })
-        .collect();
-    out.sort_by(|a, b| b.miss_cost_usd.total_cmp(&a.miss_cost_usd).then_with(|| a.time.cmp(&b.time)));
-    out
 }

@@ -1,17 +1,21 @@
 //! Per-session and per-miss views of the stored analysis columns: the
 //! cache columns of `report session` (misses, idle and edit cost, rewinds,
-//! peak prompt, stale premium) and `cache --misses`.
+//! peak prompt, stale premium), `cache --misses`, and cost by token class
+//! per day and model (the dashboard's daily bars).
 
+use super::analysis_cols::LocalDays;
 use super::cache::{CacheQuery, MissRow};
 use super::cache_view::{stale, CacheView};
+use super::class_cost::{ClassCost, DayClassCost};
 use super::usage::{SessionCache, UsageReport};
 use super::ReportError;
 use crate::analyze::CacheClass;
+use crate::materialize::stored_rates;
 use crate::model::columns as c;
 use crate::store::frames::Cols;
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Adds the cache columns (misses, idle cost, peak prompt, stale premium)
 /// to the rows of a session usage report, as of `now`.
@@ -102,4 +106,43 @@ pub fn misses(view: &CacheView, q: &CacheQuery) -> Result<Vec<MissRow>, ReportEr
         .collect();
     out.sort_by(|a, b| b.miss_cost_usd.total_cmp(&a.miss_cost_usd).then_with(|| a.time.cmp(&b.time)));
     Ok(out)
+}
+
+/// Cost by token class per local day and model over the rows `q` selects,
+/// each row at the rates it paid: the dashboard's stacked daily bars.
+pub fn daily_class_costs(view: &CacheView, q: &CacheQuery) -> Result<Vec<DayClassCost>, ReportError> {
+    let cols = [
+        c::TIME,
+        c::MODEL,
+        c::INPUT,
+        c::CACHE_WRITE_5M,
+        c::CACHE_WRITE_1H,
+        c::CACHE_READ,
+        c::OUTPUT,
+        c::WEB_SEARCH,
+        c::RATE_INPUT,
+        c::RATE_OUTPUT,
+        c::RATE_READ_MULTIPLIER,
+    ];
+    let mut days = LocalDays::new(q.query.tz);
+    let mut by: BTreeMap<i32, BTreeMap<String, ClassCost>> = BTreeMap::new();
+    view.for_each_batch(q, &cols, |df| {
+        let k = Cols(df);
+        let (time, model, tokens, web) = (k.time(c::TIME)?, k.str(c::MODEL)?, k.tokens()?, k.u64(c::WEB_SEARCH)?);
+        let rate = |name: &str| -> PolarsResult<Vec<Option<f64>>> { Ok(df.column(name)?.f64()?.iter().collect()) };
+        let (pin, pout, prm) = (rate(c::RATE_INPUT)?, rate(c::RATE_OUTPUT)?, rate(c::RATE_READ_MULTIPLIER)?);
+        for i in 0..df.height() {
+            let rates = stored_rates(pin[i], pout[i], prm[i]);
+            let cost = ClassCost::of(rates.as_ref(), &tokens[i], web[i]);
+            let models = by.entry(days.day(time[i].timestamp_millis())).or_default();
+            match models.get_mut(model[i]) {
+                Some(sum) => *sum += cost,
+                None => {
+                    models.insert(model[i].to_owned(), cost);
+                }
+            }
+        }
+        Ok(())
+    })?;
+    Ok(by.into_iter().map(|(d, by_model)| DayClassCost { day: LocalDays::name(d), by_model }).collect())
 }

@@ -10,8 +10,8 @@ use super::cache::{resolve_session, CacheQuery, CacheReport};
 use super::usage::session_titles;
 use super::ReportError;
 use crate::analyze::{
-    count_by_trigger, median, CacheClass, DayStats, IdleCompaction, SessionCompaction, SessionStats, StaleSession,
-    Tally, FALLBACK_SUMMARY_SHARE, IDLE, MIN_SUMMARY_TOKENS, MODEL_VERSION,
+    count_by_trigger, median, CacheClass, DayStats, IdleCompaction, InputSource, ProjectMedians, SessionCompaction,
+    SessionStats, StaleSession, Tally, FALLBACK_SUMMARY_SHARE, IDLE, MODEL_VERSION,
 };
 use crate::materialize;
 use crate::model::columns as c;
@@ -74,8 +74,7 @@ impl CacheView {
         columns: &[&str],
         mut f: impl FnMut(&DataFrame) -> PolarsResult<()>,
     ) -> PolarsResult<()> {
-        let n = self.rows.clone().select([len()]).collect()?;
-        let n = n.column("len")?.cast(&DataType::Int64)?.i64()?.get(0).unwrap_or(0);
+        let n = i64::try_from(self.count()?).unwrap_or(i64::MAX);
         let mut offset = 0;
         while offset < n {
             let batch = CacheView { rows: self.rows.clone().slice(offset, BATCH_ROWS), ..self.clone() };
@@ -94,6 +93,48 @@ impl CacheView {
             lf = lf.filter(col(c::SESSION_ID).eq(lit(s.clone())));
         }
         lf.select(columns.iter().map(|n| col(*n)).collect::<Vec<Expr>>()).collect()
+    }
+
+    /// How many rows the analysis holds.
+    pub fn count(&self) -> PolarsResult<usize> {
+        let n = self.rows.clone().select([len()]).collect()?;
+        let n = n.column("len")?.cast(&DataType::Int64)?.i64()?.get(0).unwrap_or(0);
+        Ok(usize::try_from(n).unwrap_or(0))
+    }
+
+    /// The people of a team store, sorted (local rows name nobody).
+    pub fn users(&self) -> PolarsResult<Vec<String>> {
+        let df = self.reports.clone().select([col(c::USER)]).unique(None, UniqueKeepStrategy::Any).collect()?;
+        let mut users: Vec<String> =
+            Cols(&df).str(c::USER)?.into_iter().filter(|u| !u.is_empty()).map(str::to_owned).collect();
+        users.sort_unstable();
+        Ok(users)
+    }
+
+    /// Each session's models, most requests first (every person's copy
+    /// counted), from the session table.
+    pub fn session_models(&self) -> Result<HashMap<String, Vec<String>>, ReportError> {
+        let df = self.reports.clone().select([col(c::SESSION_ID), col(c::MODELS)]).collect()?;
+        let k = Cols(&df);
+        let (sid, models) = (k.str(c::SESSION_ID)?, k.str(c::MODELS)?);
+        let mut counts: HashMap<&str, HashMap<String, u64>> = HashMap::new();
+        for (id, json) in sid.iter().zip(&models) {
+            let list: Vec<(String, u64)> = serde_json::from_str(json).map_err(|e| {
+                ReportError::Polars(PolarsError::ComputeError(format!("analysis-sessions.parquet: {e}").into()))
+            })?;
+            let m = counts.entry(id).or_default();
+            for (model, n) in list {
+                *m.entry(model).or_default() += n;
+            }
+        }
+        Ok(counts
+            .into_iter()
+            .map(|(id, m)| {
+                let mut v: Vec<(String, u64)> = m.into_iter().collect();
+                v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+                (id.to_owned(), v.into_iter().map(|(m, _)| m).collect())
+            })
+            .collect())
     }
 
     /// Every session id, sorted.
@@ -324,18 +365,9 @@ struct Medians {
 
 impl Medians {
     fn of(view: &CacheView, class: CacheClass) -> PolarsResult<Medians> {
-        let df = view
-            .rows
-            .clone()
-            .filter(col(c::THREAD).eq(lit(MAIN_THREAD)).and(col(c::CLASS).eq(lit(class.as_str()))))
-            .select([
-                col(c::PROJECT),
-                col(c::INPUT),
-                col(c::CACHE_WRITE_5M),
-                col(c::CACHE_WRITE_1H),
-                col(c::CACHE_READ),
-            ])
-            .collect()?;
+        let cols = [c::PROJECT, c::INPUT, c::CACHE_WRITE_5M, c::CACHE_WRITE_1H, c::CACHE_READ];
+        let main = col(c::THREAD).eq(lit(MAIN_THREAD)).and(col(c::CLASS).eq(lit(class.as_str())));
+        let df = view.rows.clone().filter(main).select(cols.map(col)).collect()?;
         let k = Cols(&df);
         let (project, prompts) = (k.str(c::PROJECT)?, k.prompts()?);
         let mut by: HashMap<String, Vec<f64>> = HashMap::new();
@@ -346,8 +378,35 @@ impl Medians {
         Ok(Medians { by_project: by.into_iter().filter_map(|(p, v)| Some((p, median(v)?))).collect(), all })
     }
 
-    fn get(&self, project: &str) -> Option<f64> {
-        self.by_project.get(project).copied().or(self.all)
+    fn get(&self, project: &str) -> Option<(f64, InputSource)> {
+        match self.by_project.get(project) {
+            Some(m) => Some((*m, InputSource::Project)),
+            None => self.all.map(|m| (m, InputSource::AllSessions)),
+        }
+    }
+}
+
+/// The medians resume advice and the idle-compaction what-if read (§7),
+/// for every project.
+pub struct MedianTable {
+    first: Medians,
+    compaction: Medians,
+}
+
+impl MedianTable {
+    /// The medians of `project`.
+    pub fn project(&self, project: &str) -> ProjectMedians {
+        ProjectMedians { first: self.first.get(project), compaction: self.compaction.get(project) }
+    }
+}
+
+impl CacheView {
+    /// The project medians over every stored row.
+    pub fn medians(&self) -> PolarsResult<MedianTable> {
+        Ok(MedianTable {
+            first: Medians::of(self, CacheClass::First)?,
+            compaction: Medians::of(self, CacheClass::Compaction)?,
+        })
     }
 }
 
@@ -362,15 +421,15 @@ fn idle_compaction(view: &CacheView, q: &CacheQuery, idle: u64) -> PolarsResult<
     if df.height() == 0 {
         return Ok(out);
     }
-    let (first, after) = (Medians::of(view, CacheClass::First)?, Medians::of(view, CacheClass::Compaction)?);
+    let medians = view.medians()?;
     let k = Cols(&df);
     let (project, prev, miss) = (k.str(c::PROJECT)?, k.u64(c::EXPECTED_PREFIX)?, k.f64(c::MISS_COST_USD)?);
     let (fixed, per) = (k.f64(c::IDLE_COMPACT_FIXED_USD)?, k.f64(c::IDLE_COMPACT_PER_TOKEN_USD)?);
     let mut summaries: HashMap<&str, Option<f64>> = HashMap::new();
     for i in 0..df.height() {
         let s = *summaries.entry(project[i]).or_insert_with(|| {
-            let bc = first.get(project[i]).unwrap_or(0.0);
-            after.get(project[i]).map(|a| (a - bc).max(MIN_SUMMARY_TOKENS))
+            let m = medians.project(project[i]);
+            m.summary(m.base_context().0).map(|(s, _)| s)
         });
         let s = s.unwrap_or(FALLBACK_SUMMARY_SHARE * prev[i] as f64);
         out.gaps += 1;

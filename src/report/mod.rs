@@ -7,6 +7,7 @@ pub mod blocks;
 pub mod cache;
 pub mod cache_render;
 pub mod cache_rows;
+pub mod cache_session;
 pub mod cache_view;
 pub mod calls;
 pub mod charts;

@@ -44,7 +44,7 @@ pub struct NowPanel {
 }
 
 /// The panel at `now` over `data` and the status line's `samples`.
-pub fn now_panel(data: &CacheData, samples: &[Sample], now: DateTime<Utc>) -> NowPanel {
+pub fn now_panel(data: &CacheData, priced: &[Priced], samples: &[Sample], now: DateTime<Utc>) -> NowPanel {
     let mut latest: HashMap<&str, usize> = HashMap::new();
     for (i, r) in data.requests.iter().enumerate() {
         if r.thread.as_str() != MAIN_THREAD || r.time > now || now - r.time > ACTIVE_WITHIN {
@@ -77,17 +77,7 @@ pub fn now_panel(data: &CacheData, samples: &[Sample], now: DateTime<Utc>) -> No
     let recent: Vec<_> = data.requests.iter().filter(|r| r.time <= now && now - r.time <= blocks::BLOCK * 2).collect();
     let block = blocks::blocks(&recent, now).into_iter().rev().find(|b| b.active);
     let five_hour = samples.iter().filter(|s| s.five_hour.is_some() && s.time <= now).max_by_key(|s| s.time).cloned();
-    NowPanel { now, sessions, block, five_hour, estimate: five_hour_estimate(data, samples) }
-}
-
-/// What 1% of the 5-hour window costs, from `samples` and every request.
-pub fn five_hour_estimate(data: &CacheData, samples: &[Sample]) -> LimitEstimate {
-    let priced: Vec<Priced> = data
-        .requests
-        .iter()
-        .map(|r| Priced { time: r.time, cost_usd: r.cost_usd, tokens: r.tokens.prompt() + r.tokens.output })
-        .collect();
-    limits::estimate(samples, &priced, WindowKind::FiveHour)
+    NowPanel { now, sessions, block, five_hour, estimate: limits::estimate(samples, priced, WindowKind::FiveHour) }
 }
 
 /// The cold-resume premium of a session's last main-thread request.

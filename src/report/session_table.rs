@@ -1,6 +1,6 @@
 //! The sessions table of the dashboard: one row per row of the session
 //! report (`report session`, with the cache columns of
-//! `report::cache::annotate_sessions`: cost, requests, misses, idle cost,
+//! `report::cache_rows::annotate_sessions`: cost, requests, misses, idle cost,
 //! peak prompt), marked stale from the stale list and with the models the
 //! requests used. Then filtering (text, project, model, date range),
 //! sorting and paging, so a page of 100k sessions costs one pass over rows
@@ -9,8 +9,7 @@
 use super::calls::CallTotals;
 use super::usage::UsageReport;
 use crate::analyze::StaleSession;
-use crate::model::iterations::calls_of;
-use crate::model::{Iteration, Request, TokenCounts};
+use crate::model::TokenCounts;
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 use serde::Serialize;
@@ -50,20 +49,9 @@ pub struct SessionRow {
 pub fn session_rows(
     sessions: &UsageReport,
     stale: &[StaleSession],
-    requests: &[Request],
-    calls: &[Iteration],
+    models_of: &HashMap<String, Vec<String>>,
     tz: Tz,
 ) -> Vec<SessionRow> {
-    let mut models_of: HashMap<&str, HashMap<&str, u64>> = HashMap::new();
-    for r in requests {
-        let models = models_of.entry(r.session_id.as_str()).or_default();
-        *models.entry(r.model.as_str()).or_default() += 1;
-        if !calls.is_empty() {
-            for c in calls_of(calls, r) {
-                models.entry(c.model.as_str()).or_default();
-            }
-        }
-    }
     let stale: HashMap<&str, f64> = stale.iter().map(|s| (s.session_id.as_str(), s.premium_usd)).collect();
     let day = |t: DateTime<Utc>| t.with_timezone(&tz).date_naive();
     sessions
@@ -71,9 +59,6 @@ pub fn session_rows(
         .iter()
         .map(|u| {
             let c = u.cache.unwrap_or_default();
-            let mut models: Vec<(&str, u64)> =
-                models_of.get(u.key.as_str()).map(|m| m.iter().map(|(k, v)| (*k, *v)).collect()).unwrap_or_default();
-            models.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
             SessionRow {
                 session_id: u.key.clone(),
                 title: u.title.clone(),
@@ -82,7 +67,7 @@ pub fn session_rows(
                 last: u.last,
                 first_day: day(u.first),
                 last_day: day(u.last),
-                models: models.into_iter().map(|(m, _)| m.to_owned()).collect(),
+                models: models_of.get(u.key.as_str()).cloned().unwrap_or_default(),
                 requests: u.totals.requests,
                 tokens: u.totals.tokens,
                 cost_usd: u.totals.cost_usd,

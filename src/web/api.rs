@@ -10,11 +10,13 @@ use super::pages::blocking;
 use super::params::{ApiParams, Params};
 use super::snapshot::Snapshot;
 use super::state::AppState;
-use crate::report::cache::{self, CacheQuery, CacheReport};
+use crate::report::cache::{CacheQuery, CacheReport};
+use crate::report::cache_view::cache_report;
 use crate::report::query::Grouping;
 use crate::report::render::usage_json;
 use crate::report::timeline::session_timeline;
 use crate::report::usage::{UsageReport, UsageRow};
+use crate::report::ReportError;
 use axum::extract::{Path, State};
 use axum::Json;
 use serde_json::{json, Value};
@@ -54,8 +56,9 @@ pub async fn cache_api(State(state): State<AppState>, p: ApiParams) -> Api {
         if q.since.is_none() && q.until.is_none() && q.project.is_none() && q.user.is_none() && session.is_none() {
             return json(&snap.all.cache);
         }
-        let session = session.map(|s| snap.data.resolve_session(&s)).transpose()?;
-        json(&cache::cache_report(&snap.data, &CacheQuery { query: q, session }, snap.built))
+        let session = session.map(|s| snap.view.resolve_session(&s)).transpose()?;
+        let set = state.settings();
+        json(&cache_report(&snap.view, &CacheQuery { query: q, session }, snap.built, &set.prices)?)
     })
     .await?;
     Ok(Json(v))
@@ -85,12 +88,13 @@ fn usage_row_json(row: &UsageRow) -> Value {
     usage_json(&one)["rows"][0].clone()
 }
 
-fn session_json(snap: &Snapshot, id: &str) -> Result<Value, WebError> {
+fn session_json(state: &AppState, snap: &Snapshot, id: &str) -> Result<Value, WebError> {
     let not_found = || WebError::NotFound(format!("session {id:?}"));
-    let indices = snap.by_session.get(id).ok_or_else(not_found)?;
     let row = snap.all.sessions.rows.iter().find(|r| r.key == id).ok_or_else(not_found)?;
-    let timeline = session_timeline(id, &snap.data.requests, &snap.data.caches, indices, &snap.data.compactions)
-        .ok_or_else(not_found)?;
+    let set = state.settings();
+    let d = snap.session(&set.store, &set.prices, id)?;
+    let indices: Vec<usize> = (0..d.requests.len()).collect();
+    let timeline = session_timeline(id, &d.requests, &d.caches, &indices, &d.compactions).ok_or_else(not_found)?;
     let all = &snap.all.cache;
     let cache = all.by_session.binary_search_by(|s| s.session_id.as_str().cmp(id)).ok().map(|i| &all.by_session[i]);
     let stale = all.stale.iter().find(|s| s.session_id == id);
@@ -100,7 +104,7 @@ fn session_json(snap: &Snapshot, id: &str) -> Result<Value, WebError> {
 /// `GET /api/session/{id}`.
 pub async fn session(State(state): State<AppState>, Path(id): Path<String>) -> Api {
     let snap: Arc<Snapshot> = state.snapshot();
-    Ok(Json(blocking(move || session_json(&snap, &id)).await?))
+    Ok(Json(blocking(move || session_json(&state, &snap, &id)).await?))
 }
 
 /// `GET /api/advise/{id}?turns=`: `cachewise advise ID --turns N --json`.
@@ -108,7 +112,11 @@ pub async fn advise(State(state): State<AppState>, Path(id): Path<String>, p: Ap
     let turns = p.0.turns()?;
     let snap = state.snapshot();
     let v = blocking(move || {
-        let a = cache::advise(&snap.data, &id, turns, state.now(), &state.settings().prices)?;
+        let set = state.settings();
+        let id = snap.view.resolve_session(&id)?;
+        let a = snap
+            .advise(&set.store, &set.prices, &id, turns, state.now())?
+            .ok_or_else(|| ReportError::UnknownSession(format!("{id} (no main-thread request)")))?;
         serde_json::to_value(&a).map_err(|e| WebError::Internal(e.to_string()))
     })
     .await?;

@@ -67,7 +67,7 @@ impl Chrome {
             unknown_user: user.as_ref().is_some_and(|u| !snap.users.contains(u)),
             user,
             keep: params.pairs().into_iter().filter(|(k, _)| !matches!(*k, "user" | "page")).collect(),
-            estimated: snap.data.estimated_models.clone(),
+            estimated: snap.estimated_models.clone(),
         }
     }
 

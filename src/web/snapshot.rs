@@ -12,8 +12,13 @@ mod reports;
 pub use memo::Memo;
 pub use reports::{Inputs, Reports};
 
+use crate::analyze::{advise_in, Advice};
+use crate::pricing::Estimate;
 use crate::pricing::PriceTable;
+use crate::report::blocks;
 use crate::report::cache::CacheData;
+use crate::report::cache_session::{recent_data, session_data};
+use crate::report::cache_view::{CacheView, MedianTable};
 use crate::report::query::{Grouping, Query};
 use crate::report::team::{team, TeamOptions, TeamReport, DEFAULT_TOP_STALE};
 use crate::report::usage::UsageReport;
@@ -21,12 +26,14 @@ use crate::report::ReportError;
 use crate::store::Store;
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
-use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 /// The stand-in for every `?user=` name the store does not hold (a name
 /// no bundle can carry: it starts with a NUL).
 const NOBODY: &str = "\u{0}nobody";
+
+/// How many sessions' classified rows a snapshot remembers.
+const SESSIONS_REMEMBERED: usize = 16;
 
 /// Everything the pages read, as of one version of the store.
 pub struct Snapshot {
@@ -38,10 +45,18 @@ pub struct Snapshot {
     pub tz: Tz,
     /// When the store last changed (the manifest's time).
     pub updated: Option<String>,
-    /// Requests, their cache classes, compactions and titles.
-    pub data: CacheData,
-    /// Session id -> indices into `requests`.
-    pub by_session: HashMap<String, Vec<usize>>,
+    /// The stored analysis (scans of its tables) and titles.
+    pub view: CacheView,
+    /// The sessions active in the ten hours before `built`, classified
+    /// (the Now panel's rows).
+    pub recent: CacheData,
+    /// How many thread requests the store holds.
+    pub rows: usize,
+    /// Stored models priced as their family's newest version.
+    pub estimated_models: Vec<Estimate>,
+    /// The project medians of resume advice, over every stored row.
+    pub medians: MedianTable,
+    sessions: Memo<String, CacheData>,
     /// The people of a team data directory, sorted (local rows, which name
     /// nobody, are not listed).
     pub users: Vec<String>,
@@ -62,23 +77,24 @@ impl Snapshot {
         version: u64,
     ) -> Result<Snapshot, ReportError> {
         let q = Query::new(tz);
-        let data = CacheData::load(store, prices)?;
-        let i = Inputs { store, prices, data: &data, now };
+        let view = CacheView::load(store, prices)?;
+        let i = Inputs { store, prices, view: &view, now };
         let usage = Memo::default();
         let all = Reports::build(&i, &q, |g| usage.get_or((g, q.clone()), || reports::usage_report(&i, g, &q)))?;
-        let mut by_session: HashMap<String, Vec<usize>> = HashMap::new();
-        for (i, r) in data.requests.iter().enumerate() {
-            by_session.entry(r.session_id.to_string()).or_default().push(i);
-        }
-        let users: BTreeSet<&str> = data.requests.iter().map(|r| r.user.as_str()).filter(|u| !u.is_empty()).collect();
+        let users = view.users()?;
+        let recent = recent_data(&view, store, prices, now - blocks::BLOCK * 2, now)?;
         Ok(Snapshot {
             version,
             built: now,
             tz,
             updated: store.manifest()?.updated,
-            users: users.into_iter().map(str::to_owned).collect(),
-            data,
-            by_session,
+            users,
+            rows: view.count()?,
+            estimated_models: view.estimated_models(prices)?,
+            medians: view.medians()?,
+            sessions: Memo::with_limit(SESSIONS_REMEMBERED),
+            recent,
+            view,
             all: Arc::new(all),
             usage,
             people: Memo::default(),
@@ -88,7 +104,7 @@ impl Snapshot {
 
     /// True when the store held no request.
     pub fn is_empty(&self) -> bool {
-        self.data.requests.is_empty()
+        self.rows == 0
     }
 
     /// True when the store holds more than one person's requests (a team
@@ -98,7 +114,7 @@ impl Snapshot {
     }
 
     fn inputs<'a>(&'a self, store: &'a Store, prices: &'a PriceTable) -> Inputs<'a> {
-        Inputs { store, prices, data: &self.data, now: self.built }
+        Inputs { store, prices, view: &self.view, now: self.built }
     }
 
     /// `report::usage` (annotated like the CLI's) for this query, remembered
@@ -135,6 +151,27 @@ impl Snapshot {
             let q = Query { user: Some(user.to_owned()), ..Query::new(self.tz) };
             Reports::build(&self.inputs(store, prices), &q, |g| self.usage(store, g, &q, prices))
         })
+    }
+
+    /// One session's rows (every person's copy), classified, remembered for
+    /// the last few sessions asked. Blocking. `NotFound`-worthy when empty.
+    pub fn session(&self, store: &Store, prices: &PriceTable, id: &str) -> Result<Arc<CacheData>, ReportError> {
+        self.sessions.get_or(id.to_owned(), || session_data(&self.view, store, prices, id))
+    }
+
+    /// Resume advice for session `id` (exact) at `now`, with the project
+    /// medians of the whole store; None without a main thread.
+    pub fn advise(
+        &self,
+        store: &Store,
+        prices: &PriceTable,
+        id: &str,
+        turns: u32,
+        now: DateTime<Utc>,
+    ) -> Result<Option<Advice>, ReportError> {
+        let d = self.session(store, prices, id)?;
+        let of = |project: &str| self.medians.project(project);
+        Ok(advise_in(id, &d.requests, &d.caches, &d.compactions, prices, now, turns, &of))
     }
 
     /// `report::team` for this query, as of `built` (what `cachewise report

@@ -5,6 +5,7 @@
 //! script ticks, the current 5-hour block, plan-limit use).
 
 use crate::analyze::{StaleSession, WhatIf, WriteMix};
+use crate::report::cache_session::priced;
 use crate::report::calls::CallTotals;
 use crate::report::charts::{self, palette, Stacked};
 use crate::report::class_cost::DayClassCost;
@@ -131,7 +132,9 @@ pub fn days_ending(last: NaiveDate, n: u64) -> Vec<NaiveDate> {
     (0..n).rev().filter_map(|k| last.checked_sub_days(Days::new(k))).collect()
 }
 
-fn build(state: &AppState, snap: &Snapshot, view: &Reports, params: &Params) -> OverviewPage {
+fn build(state: &AppState, snap: &Snapshot, view: &Reports, params: &Params) -> Result<OverviewPage, WebError> {
+    let samples = limits::read(&limits::table_path(state.settings().store.dir()));
+    let priced = priced(&snap.view, &samples).map_err(crate::report::ReportError::from)?;
     let model = Params::text(&params.model);
     let s = &view.summary;
     let today = snap.built.with_timezone(&snap.tz).date_naive();
@@ -145,7 +148,7 @@ fn build(state: &AppState, snap: &Snapshot, view: &Reports, params: &Params) -> 
     let top_sessions =
         if top_all_time { view.sessions.rows.iter().take(5).cloned().collect() } else { s.top_sessions.clone() };
     let total = &view.cache.total;
-    OverviewPage {
+    Ok(OverviewPage {
         chrome: Chrome::new(state, snap, "Overview", params),
         empty: snap.is_empty(),
         today: s.today,
@@ -167,8 +170,8 @@ fn build(state: &AppState, snap: &Snapshot, view: &Reports, params: &Params) -> 
         stale: view.cache.stale.iter().take(10).cloned().collect(),
         stale_count: view.cache.stale.len(),
         unknown_models: s.unknown_models.clone(),
-        now: now_panel(&snap.data, &limits::read(&limits::table_path(state.settings().store.dir())), state.now()),
-    }
+        now: now_panel(&snap.recent, &priced, &samples, state.now()),
+    })
 }
 
 /// `GET /?model=&user=`.
@@ -179,5 +182,5 @@ pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<
             return Err(WebError::bad("model", format!("no requests used model {m:?}")));
         }
     }
-    render(&build(&state, &snap, &view, &params))
+    render(&build(&state, &snap, &view, &params)?)
 }

@@ -90,9 +90,10 @@ impl SessionPage {
 fn build(state: &AppState, snap: &Arc<Snapshot>, id: &str, p: &Params, turns: u32) -> Result<SessionPage, WebError> {
     let not_found = || WebError::NotFound(format!("session {id:?}"));
     let row = snap.all.session_row(id).cloned().ok_or_else(not_found)?;
-    let indices = snap.by_session.get(id).ok_or_else(not_found)?;
-    let tl = session_timeline(id, &snap.data.requests, &snap.data.caches, indices, &snap.data.compactions)
-        .ok_or_else(not_found)?;
+    let set = state.settings();
+    let d = snap.session(&set.store, &set.prices, id)?;
+    let indices: Vec<usize> = (0..d.requests.len()).collect();
+    let tl = session_timeline(id, &d.requests, &d.caches, &indices, &d.compactions).ok_or_else(not_found)?;
     let thread = Params::text(&p.thread).unwrap_or_else(|| {
         tl.threads
             .iter()
@@ -108,11 +109,10 @@ fn build(state: &AppState, snap: &Arc<Snapshot>, id: &str, p: &Params, turns: u3
     let page = p.page()?.min(pages);
     let shown: Vec<&TimelineRow> = rows.iter().skip((page - 1) * PER_PAGE).take(PER_PAGE).copied().collect();
     let now = state.now();
-    // The id is exact (it has requests), so this is `report::cache::advise`
-    // without its text -> id resolution, which sorts every session id. None:
-    // no main thread, nothing to resume; the page says so.
-    let d = &snap.data;
-    let advice = analyze::advise_with(id, &d.requests, &d.caches, &d.compactions, &state.settings().prices, now, turns);
+    // The id is exact (it has requests), so this is `cachewise advise`
+    // without its text -> id resolution. None: no main thread, nothing to
+    // resume; the page says so.
+    let advice = snap.advise(&set.store, &set.prices, id, turns, now)?;
     let mut refusals = state
         .settings()
         .store

@@ -15,13 +15,22 @@ const LIMIT: usize = 256;
 /// A map from a query to its computed value.
 pub struct Memo<K, V> {
     map: Mutex<HashMap<K, Arc<V>>>,
+    /// How many values it remembers (`LIMIT` unless set).
+    limit: usize,
     /// Held while a value is computed.
     building: Mutex<()>,
 }
 
 impl<K, V> Default for Memo<K, V> {
     fn default() -> Memo<K, V> {
-        Memo { map: Mutex::new(HashMap::new()), building: Mutex::new(()) }
+        Memo::with_limit(LIMIT)
+    }
+}
+
+impl<K, V> Memo<K, V> {
+    /// A memo of at most `limit` values (for large ones).
+    pub fn with_limit(limit: usize) -> Memo<K, V> {
+        Memo { map: Mutex::new(HashMap::new()), limit, building: Mutex::new(()) }
     }
 }
 
@@ -38,7 +47,7 @@ impl<K: Hash + Eq, V> Memo<K, V> {
         }
         let v = Arc::new(make()?);
         if let Ok(mut m) = self.map.lock() {
-            if m.len() >= LIMIT {
+            if m.len() >= self.limit {
                 m.clear();
             }
             m.insert(key, Arc::clone(&v));

@@ -5,8 +5,10 @@
 //! up front and one per `?user=` on demand.
 
 use crate::pricing::PriceTable;
-use crate::report::cache::{annotate_sessions, cache_report, CacheData, CacheQuery, CacheReport};
-use crate::report::class_cost::{daily_class_costs, DayClassCost};
+use crate::report::cache::{CacheQuery, CacheReport};
+use crate::report::cache_rows::{annotate_sessions, daily_class_costs};
+use crate::report::cache_view::{cache_report, CacheView};
+use crate::report::class_cost::DayClassCost;
 use crate::report::query::{Grouping, Query};
 use crate::report::session_table::{session_rows, SessionRow};
 use crate::report::summary::{summary, Summary};
@@ -37,8 +39,8 @@ pub struct Reports {
 pub struct Inputs<'a> {
     pub store: &'a Store,
     pub prices: &'a PriceTable,
-    /// Every request, classified by the cache model.
-    pub data: &'a CacheData,
+    /// The stored analysis.
+    pub view: &'a CacheView,
     /// The clock of the snapshot.
     pub now: DateTime<Utc>,
 }
@@ -48,7 +50,7 @@ pub struct Inputs<'a> {
 pub fn usage_report(i: &Inputs<'_>, g: Grouping, q: &Query) -> Result<UsageReport, ReportError> {
     let mut r = usage::usage(i.store, g, q, i.prices)?;
     if g == Grouping::Session {
-        annotate_sessions(&mut r, i.data, i.now);
+        annotate_sessions(&mut r, i.view, i.now)?;
     }
     Ok(r)
 }
@@ -63,12 +65,10 @@ impl Reports {
     ) -> Result<Reports, ReportError> {
         let (daily, sessions, projects, models) =
             (usage(Grouping::Daily)?, usage(Grouping::Session)?, usage(Grouping::Project)?, usage(Grouping::Model)?);
-        let d = i.data;
-        let cache = cache_report(d, &CacheQuery { query: q.clone(), session: None }, i.now);
-        let selected = d.requests.iter().zip(&d.caches).filter(|(r, _)| q.accepts(r));
-        let class_costs = daily_class_costs(selected, q.tz);
-        let calls = crate::report::calls::stored(i.store)?;
-        let session_rows = session_rows(&sessions, &cache.stale, &d.requests, &calls, q.tz);
+        let cq = CacheQuery { query: q.clone(), session: None };
+        let cache = cache_report(i.view, &cq, i.now, i.prices)?;
+        let class_costs = daily_class_costs(i.view, &cq)?;
+        let session_rows = session_rows(&sessions, &cache.stale, &i.view.session_models()?, q.tz);
         let row_of = session_rows.iter().enumerate().map(|(i, r)| (r.session_id.clone(), i)).collect();
         Ok(Reports {
             summary: summary(i.store, q, i.prices, i.now)?,
