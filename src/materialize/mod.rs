@@ -66,7 +66,7 @@ pub fn refresh(store: &Store, prices: &PriceTable, changed: &Changed) -> Result<
     let new = compute(store, prices, only)?;
     let (rows, side) = match old {
         Some((rows, side, s)) => {
-            let rows = stack(without(&rows, s), new.rows).map_err(at)?;
+            let rows = stack(without(&rows, s).map(rows::bare), new.rows).map_err(at)?;
             let [labels, reports] = side;
             let labels = stack(without(&labels, s), new.labels).map_err(at)?;
             let reports = stack(without(&reports, s), new.reports).map_err(at)?;

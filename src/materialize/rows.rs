@@ -102,10 +102,19 @@ pub fn stored_rates(input: Option<f64>, output: Option<f64>, read_multiplier: Op
     Some(Rates { input: input?, output: output?, read_multiplier: read_multiplier? })
 }
 
+/// The columns `finish` adds.
+const FINISHED: [&str; 4] = [c::WARM_5M, c::WARM_1H, c::POLICY_5M_USD, c::POLICY_1H_USD];
+
+/// Analysis rows without the columns `finish` adds (as `analysis_rows`
+/// makes them, so kept rows stack onto new ones).
+pub fn bare(df: DataFrame) -> DataFrame {
+    df.drop_many(FINISHED)
+}
+
 /// Adds the shared-prefix flags and the what-if policy costs to a whole
 /// analysis table (every row: the flags cross sessions).
 pub fn finish(df: DataFrame) -> PolarsResult<DataFrame> {
-    let df = df.drop_many([c::WARM_5M, c::WARM_1H, c::POLICY_5M_USD, c::POLICY_1H_USD]);
+    let df = bare(df);
     let k = Cols(&df);
     let (models, versions) = (k.str(c::MODEL)?, k.str(c::VERSION)?);
     let times: Vec<i64> = df.column(c::TIME)?.cast(&DataType::Int64)?.i64()?.iter().map(|v| v.unwrap_or(0)).collect();

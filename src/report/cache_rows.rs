@@ -32,12 +32,12 @@ pub fn annotate_sessions(report: &mut UsageReport, view: &CacheView, now: DateTi
     ];
     let df = view.rows.clone().select(cols.map(col)).collect()?;
     let k = Cols(&df);
-    let (sid, tokens, class, rewind) = (k.str(c::SESSION_ID)?, k.tokens()?, k.str(c::CLASS)?, k.bool(c::REWIND)?);
+    let (sid, prompts, class, rewind) = (k.str(c::SESSION_ID)?, k.prompts()?, k.str(c::CLASS)?, k.bool(c::REWIND)?);
     let miss = k.f64(c::MISS_COST_USD)?;
     let mut by: HashMap<&str, SessionCache> = HashMap::new();
     for i in 0..df.height() {
         let e = by.entry(sid[i]).or_default();
-        e.peak_prompt = e.peak_prompt.max(tokens[i].prompt());
+        e.peak_prompt = e.peak_prompt.max(prompts[i]);
         let class = CacheClass::parse(class[i]).unwrap_or(CacheClass::First);
         if class.is_miss() {
             e.misses += 1;
