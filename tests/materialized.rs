@@ -1,0 +1,125 @@
+//! The stored analysis (`materialize`, read by `report::cache_view`) gives
+//! the same cache report, resume advice and session figures as the
+//! in-memory reference model over the same rows: two people's copies of
+//! the demo generator's data (every cache-model v2 event, multi-call
+//! responses), under every filter a report takes.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use cachewise::analyze::{advise_with, CacheClass};
+use cachewise::model::{Compaction, Request, MAIN_THREAD};
+use cachewise::pricing::PriceTable;
+use cachewise::report::cache::{cache_report, CacheData, CacheQuery};
+use cachewise::report::cache_rows::misses;
+use cachewise::report::cache_session::advise;
+use cachewise::report::cache_view::{self, CacheView};
+use cachewise::report::query::Query;
+use cachewise::store::Store;
+use cachewise::synth::{calls::add_calls, generate, SynthSpec};
+use chrono::{NaiveDate, TimeDelta, TimeZone, Utc};
+use serde_json::Value;
+
+/// Equal JSON, numbers to a relative 1e-9 (sums in another order).
+fn same(a: &Value, b: &Value, path: &str) {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            for k in keys {
+                same(&x[k.as_str()], &y[k.as_str()], &format!("{path}.{k}"));
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            assert_eq!(x.len(), y.len(), "{path}: lengths");
+            for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                same(p, q, &format!("{path}[{i}]"));
+            }
+        }
+        (Value::Number(x), Value::Number(y)) => {
+            let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+            assert!((x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1e-3), "{path}: {x} != {y}");
+        }
+        _ => assert_eq!(a, b, "{path}"),
+    }
+}
+
+/// Two people holding copies of one demo history (bob's 30 minutes later),
+/// so session ids repeat across people as in a team store.
+fn team_store(dir: &std::path::Path) -> (Store, PriceTable, chrono::DateTime<Utc>) {
+    let end = Utc.with_ymd_and_hms(2026, 11, 20, 18, 0, 0).unwrap();
+    let data = generate(11, &SynthSpec::demo(end));
+    let prices = PriceTable::embedded().unwrap();
+    let mut requests: Vec<Request> = Vec::new();
+    let mut compactions: Vec<Compaction> = Vec::new();
+    for (user, shift) in [("alice", 0), ("bob", 30)] {
+        for r in &data.requests {
+            let mut r = r.clone();
+            r.user = user.into();
+            r.time += TimeDelta::minutes(shift);
+            requests.push(r);
+        }
+        for c in &data.compactions {
+            compactions.push(Compaction { user: user.into(), time: c.time + TimeDelta::minutes(shift), ..c.clone() });
+        }
+    }
+    let calls = add_calls(&requests, 7);
+    let store = Store::open(dir).unwrap();
+    cachewise::ingest::store_rows_with_calls(&store, requests, calls, compactions, Vec::new(), &prices).unwrap();
+    (store, prices, end + TimeDelta::hours(3))
+}
+
+#[test]
+fn the_stored_analysis_reports_what_the_reference_model_computes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, prices, now) = team_store(dir.path());
+    let reference = CacheData::load(&store, &prices).unwrap();
+    let view = CacheView::load(&store, &prices).unwrap();
+    let first = reference.requests.iter().find(|r| r.thread == MAIN_THREAD).unwrap();
+    let (session, project) = (first.session_id.to_string(), first.project.to_string());
+    let day = |s: &str| Some(NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap());
+    let all = Query::new(chrono_tz::UTC);
+    let queries = [
+        (all.clone(), None),
+        (Query { since: day("2026-11-05"), until: day("2026-11-12"), ..all.clone() }, None),
+        (Query { user: Some("bob".into()), tz: chrono_tz::America::New_York, ..all.clone() }, None),
+        (Query { project: Some(project), ..all.clone() }, None),
+        (all.clone(), Some(session)),
+    ];
+    let mut compared = 0;
+    for (query, session) in queries {
+        let q = CacheQuery { query, session };
+        let want = serde_json::to_value(cache_report(&reference, &q, now)).unwrap();
+        let got = serde_json::to_value(cache_view::cache_report(&view, &q, now, &prices).unwrap()).unwrap();
+        assert!(want["requests"].as_u64().unwrap() > 0, "{q:?} selects requests");
+        same(&want, &got, &format!("{q:?}"));
+        compared += 1;
+    }
+    assert_eq!(compared, 5);
+    let r = cache_view::cache_report(&view, &CacheQuery { query: all.clone(), session: None }, now, &prices).unwrap();
+    for k in [CacheClass::Hit, CacheClass::Ttl5m, CacheClass::Microcompact, CacheClass::ContextEdit] {
+        assert!(r.total.classes.get(k).count > 0, "the demo makes {k:?}");
+    }
+    assert!(r.by_session.iter().any(|s| s.user == "bob") && r.by_session.iter().any(|s| s.user == "alice"));
+    // Every miss is listed once, with its stored cause.
+    let listed = misses(&view, &CacheQuery { query: all, session: None }).unwrap();
+    let expected: u64 = CacheClass::ALL.iter().filter(|k| k.is_miss()).map(|k| r.total.classes.get(*k).count).sum();
+    assert_eq!(listed.len() as u64, expected);
+}
+
+#[test]
+fn advice_from_one_session_and_stored_medians_equals_advice_over_every_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, prices, now) = team_store(dir.path());
+    let reference = CacheData::load(&store, &prices).unwrap();
+    let view = CacheView::load(&store, &prices).unwrap();
+    let mut ids: Vec<&str> = reference.requests.iter().map(|r| r.session_id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut advised = 0;
+    for id in ids.into_iter().take(12) {
+        let d = &reference;
+        let Some(want) = advise_with(id, &d.requests, &d.caches, &d.compactions, &prices, now, 20) else { continue };
+        let (got, _) = advise(&view, &store, id, 20, now, &prices).unwrap();
+        same(&serde_json::to_value(&want).unwrap(), &serde_json::to_value(&got).unwrap(), id);
+        advised += 1;
+    }
+    assert!(advised >= 5, "advised {advised} sessions");
+}
