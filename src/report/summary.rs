@@ -4,7 +4,7 @@
 use super::calls::CallTotals;
 use super::query::{Grouping, Query};
 use super::render::{calls_line, dollars, thousands};
-use super::usage::{usage, Totals, UsageRow};
+use super::usage::{usage, Totals, UsageReport, UsageRow};
 use super::ReportError;
 use crate::pricing::{Estimate, PriceTable};
 use crate::store::Store;
@@ -27,13 +27,29 @@ pub struct Summary {
 
 /// Builds the summary as of `now`, with days in `q.tz`.
 pub fn summary(store: &Store, q: &Query, prices: &PriceTable, now: DateTime<Utc>) -> Result<Summary, ReportError> {
-    let today = now.with_timezone(&q.tz).date_naive();
     let daily = usage(store, Grouping::Daily, q, prices)?;
+    let sessions = usage(store, Grouping::Session, &last_30_days(q, now), prices)?;
+    summary_of(store, &daily, sessions, q, now)
+}
+
+/// `q` narrowed to the 30 days up to `now`: the summary's session query.
+pub fn last_30_days(q: &Query, now: DateTime<Utc>) -> Query {
+    let today = now.with_timezone(&q.tz).date_naive();
+    Query { since: today.checked_sub_days(Days::new(29)), ..q.clone() }
+}
+
+/// The summary from the daily report of `q` and the session report of
+/// `last_30_days(q)` (a caller that has them already).
+pub fn summary_of(
+    store: &Store,
+    daily: &UsageReport,
+    sessions: UsageReport,
+    q: &Query,
+    now: DateTime<Utc>,
+) -> Result<Summary, ReportError> {
+    let today = now.with_timezone(&q.tz).date_naive();
     let since = |days: u64| today.checked_sub_days(Days::new(days)).unwrap_or(today).format("%Y-%m-%d").to_string();
     let sum_since = |from: String| daily.rows.iter().filter(|r| r.key >= from).map(|r| r.totals).sum::<Totals>();
-    let mut recent = q.clone();
-    recent.since = today.checked_sub_days(Days::new(29));
-    let sessions = usage(store, Grouping::Session, &recent, prices)?;
     Ok(Summary {
         today: sum_since(since(0)),
         last_7: sum_since(since(6)),
@@ -42,8 +58,8 @@ pub fn summary(store: &Store, q: &Query, prices: &PriceTable, now: DateTime<Utc>
         calls_30: sessions.calls,
         top_sessions: sessions.rows.into_iter().take(5).collect(),
         updated: store.manifest()?.updated,
-        unknown_models: daily.unknown_models,
-        estimated_models: daily.estimated_models,
+        unknown_models: daily.unknown_models.clone(),
+        estimated_models: daily.estimated_models.clone(),
     })
 }
 

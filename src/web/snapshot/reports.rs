@@ -11,7 +11,7 @@ use crate::report::cache_view::{cache_report, CacheView};
 use crate::report::class_cost::DayClassCost;
 use crate::report::query::{Grouping, Query};
 use crate::report::session_table::{session_rows, SessionRow};
-use crate::report::summary::{summary, Summary};
+use crate::report::summary::{last_30_days, summary_of, Summary};
 use crate::report::usage::{self, UsageReport};
 use crate::report::ReportError;
 use crate::store::Store;
@@ -71,7 +71,13 @@ impl Reports {
         let session_rows = session_rows(&sessions, &cache.stale, &i.view.session_models()?, q.tz);
         let row_of = session_rows.iter().enumerate().map(|(i, r)| (r.session_id.clone(), i)).collect();
         Ok(Reports {
-            summary: summary(i.store, q, i.prices, i.now)?,
+            summary: summary_of(
+                i.store,
+                &daily,
+                usage::usage(i.store, Grouping::Session, &last_30_days(q, i.now), i.prices)?,
+                q,
+                i.now,
+            )?,
             daily,
             sessions,
             projects,
