@@ -76,18 +76,46 @@ pub fn refresh(store: &Store, prices: &PriceTable, changed: &Changed) -> Result<
 /// build; None when there is none or its stamp differs.
 pub fn current(store: &Store, prices: &PriceTable) -> Result<Option<DataFrame>, StoreError> {
     let path = store.path(Table::Analysis);
-    let file = match std::fs::File::open(&path) {
+    let Some(file) = open_current(store, prices)? else { return Ok(None) };
+    ParquetReader::new(std::io::BufReader::new(file)).finish().map(Some).map_err(|e| StoreError::damaged(path, &e))
+}
+
+/// The stored analysis file, opened, when its stamp is `prices`'s; the
+/// handle reads this version even if a merge replaces the file meanwhile.
+fn open_current(store: &Store, prices: &PriceTable) -> Result<Option<std::fs::File>, StoreError> {
+    use std::io::Seek;
+    let path = store.path(Table::Analysis);
+    let io = |source| StoreError::Io { path: path.clone(), source };
+    let mut file = match std::fs::File::open(&path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => return Err(StoreError::Io { path, source }),
     };
-    let mut reader = ParquetReader::new(std::io::BufReader::new(file));
+    let mut reader = ParquetReader::new(std::io::BufReader::new(file.try_clone().map_err(io)?));
     let meta = reader.get_metadata().map_err(|e| StoreError::damaged(path.clone(), &e))?;
     let found = meta.key_value_metadata.iter().flatten().find(|kv| kv.key == STAMP);
     if found.and_then(|kv| kv.value.as_deref()) != Some(stamp(prices).as_str()) {
         return Ok(None);
     }
-    reader.finish().map(Some).map_err(|e| StoreError::damaged(path, &e))
+    file.rewind().map_err(io)?;
+    Ok(Some(file))
+}
+
+/// The analysis of the store as a lazy frame: a scan of the stored table
+/// (a query reads only the columns it uses), or, when the table is missing,
+/// damaged or was computed with other prices, the analysis computed now in
+/// memory (not stored).
+pub fn scan(store: &Store, prices: &PriceTable) -> Result<LazyFrame, StoreError> {
+    let path = store.path(Table::Analysis);
+    match open_current(store, prices) {
+        Ok(Some(file)) => {
+            let args = ScanArgsParquet { hive_options: HiveOptions::new_disabled(), ..ScanArgsParquet::default() };
+            LazyFrame::scan_parquet_sources(ScanSources::Files(vec![file].into()), args)
+                .map_err(|source| StoreError::Polars { path, source })
+        }
+        Ok(None) | Err(StoreError::Damaged { .. }) => Ok(computed(store, prices)?.lazy()),
+        Err(e) => Err(e),
+    }
 }
 
 /// The analysis of the store, as stored, or computed now (not stored) when
@@ -95,13 +123,16 @@ pub fn current(store: &Store, prices: &PriceTable) -> Result<Option<DataFrame>, 
 pub fn load(store: &Store, prices: &PriceTable) -> Result<DataFrame, StoreError> {
     match current(store, prices) {
         Ok(Some(df)) => Ok(df),
-        Ok(None) | Err(StoreError::Damaged { .. }) => {
-            let path = store.path(Table::Analysis);
-            let df = compute(store, prices, None)?;
-            finish(df).map_err(|source| StoreError::Polars { path, source })
-        }
+        Ok(None) | Err(StoreError::Damaged { .. }) => computed(store, prices),
         Err(e) => Err(e),
     }
+}
+
+/// The whole analysis computed now from the stored rows (not stored).
+fn computed(store: &Store, prices: &PriceTable) -> Result<DataFrame, StoreError> {
+    let path = store.path(Table::Analysis);
+    let df = compute(store, prices, None)?;
+    finish(df).map_err(|source| StoreError::Polars { path, source })
 }
 
 /// `df` without the rows of `sessions`.
