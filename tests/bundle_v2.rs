@@ -50,7 +50,7 @@ fn rows() -> Vec<Compaction> {
 #[test]
 fn microcompacts_and_v2_fields_travel_in_a_bundle() {
     assert_eq!(BUNDLE_SCHEMA, 2);
-    let b = Bundle { meta: meta(), requests: Vec::new(), compactions: rows(), iterations: Vec::new() };
+    let b = Bundle { meta: meta(), requests: Vec::new(), compactions: rows(), iterations: Vec::new(), analysis: None };
     let back = read_bundle(&bundle_bytes(&b).unwrap(), "test").unwrap();
     assert_eq!(back.compactions, rows());
 }
@@ -79,7 +79,13 @@ fn as_schema_1(bytes: &[u8]) -> Vec<u8> {
 #[test]
 fn a_schema_1_bundle_still_reads_and_its_checksum_holds() {
     let plain = vec![rows()[0].clone()];
-    let b = Bundle { meta: meta(), requests: Vec::new(), compactions: plain.clone(), iterations: Vec::new() };
+    let b = Bundle {
+        meta: meta(),
+        requests: Vec::new(),
+        compactions: plain.clone(),
+        iterations: Vec::new(),
+        analysis: None,
+    };
     let old = as_schema_1(&bundle_bytes(&b).unwrap());
     let back = read_bundle(&old, "old").unwrap();
     assert_eq!(back.meta.schema, 1);

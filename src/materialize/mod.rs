@@ -13,7 +13,7 @@
 mod rows;
 mod warm;
 
-pub use rows::{analysis_rows, finish, stored_rates};
+pub use rows::{analysis_rows, finish, finish_with, stored_rates, warm_of, WHAT_IF};
 
 use crate::analyze::MODEL_VERSION;
 use crate::model::columns as c;
@@ -49,7 +49,7 @@ pub fn refresh(store: &Store, prices: &PriceTable, changed: &Changed) -> Result<
     let at = |source| StoreError::Polars { path: path.clone(), source };
     let kept = match changed {
         Changed::Sessions(s) => match current(store, prices) {
-            Ok(Some(old)) => Some((without(&old, s).map_err(at)?, s)),
+            Ok(Some(old)) => Some((without(&old.drop_many(WHAT_IF), s).map_err(at)?, s)),
             _ => None,
         },
         Changed::All => None,
@@ -63,13 +63,79 @@ pub fn refresh(store: &Store, prices: &PriceTable, changed: &Changed) -> Result<
         }
         None => new,
     };
-    let mut df = finish(df).map_err(at)?;
+    write(store, prices, df)
+}
+
+/// Adds the what-if columns to a whole analysis table (`finish`) and stores
+/// it with `prices`'s stamp; returns its rows.
+pub fn write(store: &Store, prices: &PriceTable, df: DataFrame) -> Result<usize, StoreError> {
+    let path = store.path(Table::Analysis);
+    let mut df = finish(df).map_err(|source| StoreError::Polars { path: path.clone(), source })?;
     df.rechunk_mut();
     let meta = KeyValueMetadata::from_static(vec![(STAMP.to_owned(), stamp(prices))]);
     store.atomic_write(&path, |w| {
         ParquetWriter::new(w).with_key_value_metadata(Some(meta)).finish(&mut df).map(|_| ())
     })?;
     Ok(df.height())
+}
+
+/// Stores an analysis table given in parts (each without the what-if
+/// columns), a part at a time: the shared-prefix flags are found over all
+/// of them first (three columns), then each part gets its what-if columns
+/// and is written as a batch. `parts` yields the same frames each time it
+/// is called. Returns the rows written.
+pub fn write_parts<F>(store: &Store, prices: &PriceTable, parts: F) -> Result<usize, StoreError>
+where
+    F: Fn() -> Box<dyn Iterator<Item = Result<DataFrame, StoreError>>>,
+{
+    let path = store.path(Table::Analysis);
+    let at = |source| StoreError::Polars { path: path.clone(), source };
+    let mut keys = Vec::new();
+    for part in parts() {
+        let df = part?;
+        keys.push(df.select([c::MODEL, c::VERSION, c::TIME]).map_err(at)?);
+    }
+    let (w5, w1) = warm_of(&keys.iter().collect::<Vec<_>>()).map_err(at)?;
+    drop(keys);
+    let meta = KeyValueMetadata::from_static(vec![(STAMP.to_owned(), stamp(prices))]);
+    let mut rows = 0;
+    let mut failed: Option<StoreError> = None;
+    store
+        .atomic_write(&path, |w| {
+            let mut writer: Option<polars::io::parquet::write::BatchedWriter<_>> = None;
+            for part in parts() {
+                let df = match part {
+                    Ok(df) => df,
+                    Err(e) => {
+                        failed = Some(e);
+                        return Err(PolarsError::ComputeError("a part of the analysis did not read".into()));
+                    }
+                };
+                let n = df.height();
+                let mut df = finish_with(df, w5[rows..rows + n].to_vec(), w1[rows..rows + n].to_vec())?;
+                df.rechunk_mut();
+                rows += n;
+                if writer.is_none() {
+                    let pw = ParquetWriter::new(&mut *w).with_key_value_metadata(Some(meta.clone()));
+                    writer = Some(pw.batched(df.schema())?);
+                }
+                if let Some(wr) = &mut writer {
+                    wr.write_batch(&df)?;
+                }
+            }
+            match writer {
+                Some(wr) => wr.finish().map(|_| ()),
+                None => Ok(()),
+            }
+        })
+        .map_err(|e| failed.take().unwrap_or(e))?;
+    Ok(rows)
+}
+
+/// The analysis rows (without the what-if columns) of every stored
+/// session, computed now (team import analyses one person's bundles so).
+pub fn rows(store: &Store, prices: &PriceTable) -> Result<DataFrame, StoreError> {
+    compute(store, prices, None)
 }
 
 /// The stored analysis table when it was computed with `prices` by this

@@ -100,14 +100,34 @@ pub fn stored_rates(input: Option<f64>, output: Option<f64>, read_multiplier: Op
     Some(Rates { input: input?, output: output?, read_multiplier: read_multiplier? })
 }
 
+/// The columns `finish` adds (over the whole table).
+pub const WHAT_IF: [&str; 4] = [c::WARM_5M, c::WARM_1H, c::POLICY_5M_USD, c::POLICY_1H_USD];
+
 /// Adds the shared-prefix flags and the what-if policy costs to a whole
 /// analysis table (every row: the flags cross sessions).
 pub fn finish(df: DataFrame) -> PolarsResult<DataFrame> {
-    let df = df.drop_many([c::WARM_5M, c::WARM_1H, c::POLICY_5M_USD, c::POLICY_1H_USD]);
+    let df = df.drop_many(WHAT_IF);
+    let (w5, w1) = warm_of(&[&df])?;
+    finish_with(df, w5, w1)
+}
+
+/// The shared-prefix flags of the rows of `parts`, one after another
+/// (only their model, version and time are read).
+pub fn warm_of(parts: &[&DataFrame]) -> PolarsResult<(Vec<bool>, Vec<bool>)> {
+    let (mut models, mut versions, mut times) = (Vec::new(), Vec::new(), Vec::new());
+    for df in parts {
+        let k = Cols(df);
+        models.extend(k.str(c::MODEL)?);
+        versions.extend(k.str(c::VERSION)?);
+        times.extend(df.column(c::TIME)?.cast(&DataType::Int64)?.i64()?.iter().map(|v| v.unwrap_or(0)));
+    }
+    Ok(warm_flags(&models, &versions, &times))
+}
+
+/// Adds the what-if columns to analysis rows (without them) whose
+/// shared-prefix flags over the whole table are `w5` and `w1`.
+pub fn finish_with(df: DataFrame, w5: Vec<bool>, w1: Vec<bool>) -> PolarsResult<DataFrame> {
     let k = Cols(&df);
-    let (models, versions) = (k.str(c::MODEL)?, k.str(c::VERSION)?);
-    let times: Vec<i64> = df.column(c::TIME)?.cast(&DataType::Int64)?.i64()?.iter().map(|v| v.unwrap_or(0)).collect();
-    let (w5, w1) = warm_flags(&models, &versions, &times);
     let tokens = k.tokens()?;
     let web = k.u64(c::WEB_SEARCH)?;
     let classes = k.str(c::CLASS)?;
