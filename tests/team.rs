@@ -9,6 +9,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+#[path = "team/columns.rs"]
+mod columns;
 #[path = "team/datafusion.rs"]
 mod datafusion;
 #[path = "team/identity.rs"]

@@ -23,7 +23,6 @@ use crate::store::frames::Cols;
 use crate::store::manifest::STORE_SCHEMA;
 use crate::store::Store;
 use chrono::{DateTime, SecondsFormat, Utc};
-use polars::prelude::*;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -348,28 +347,28 @@ pub fn shared_message_ids(requests: &[Request]) -> Vec<SharedMessage> {
 fn shared_message_ids_stored(store: &Store) -> Result<(usize, Vec<SharedMessage>), TeamError> {
     let Some(df) = store.read_request_columns(&[c::MESSAGE_ID, c::USER])? else { return Ok((0, Vec::new())) };
     let polars = |source| TeamError::Polars { what: "finding shared message ids", source };
-    let pairs = df
-        .lazy()
-        .select([col(c::MESSAGE_ID), col(c::USER)])
-        .unique(None, UniqueKeepStrategy::Any)
-        .collect()
-        .map_err(polars)?;
-    let k = Cols(&pairs);
+    let k = Cols(&df);
     let (ids, users) = (k.str(c::MESSAGE_ID).map_err(polars)?, k.str(c::USER).map_err(polars)?);
-    let mut by_id: HashMap<&str, Vec<&str>> = HashMap::new();
+    // Per id, its first user and whether another one holds it too: one pass,
+    // no set per id.
+    let mut first: HashMap<&str, (&str, bool)> = HashMap::new();
     for (m, u) in ids.iter().zip(&users) {
-        by_id.entry(m).or_default().push(u);
+        let e = first.entry(m).or_insert((u, false));
+        e.1 |= e.0 != *u;
     }
-    let mut shared: Vec<(&str, Vec<&str>)> = by_id.into_iter().filter(|(_, u)| u.len() > 1).collect();
+    let mut shared: Vec<&str> = first.into_iter().filter(|(_, (_, many))| *many).map(|(m, _)| m).collect();
+    shared.sort_unstable();
     let count = shared.len();
-    shared.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    let examples = shared
+    let examples: BTreeMap<&str, BTreeSet<&str>> = shared.into_iter().take(SHARED_EXAMPLES).map(|m| (m, BTreeSet::new())).collect();
+    let mut examples = examples;
+    for (m, u) in ids.iter().zip(&users) {
+        if let Some(set) = examples.get_mut(m) {
+            set.insert(u);
+        }
+    }
+    let examples = examples
         .into_iter()
-        .take(SHARED_EXAMPLES)
-        .map(|(m, mut u)| {
-            u.sort_unstable();
-            SharedMessage { message_id: m.to_owned(), users: u.into_iter().map(str::to_owned).collect() }
-        })
+        .map(|(m, u)| SharedMessage { message_id: m.to_owned(), users: u.into_iter().map(str::to_owned).collect() })
         .collect();
     Ok((count, examples))
 }

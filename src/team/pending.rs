@@ -5,7 +5,7 @@
 //! person is merged. Uploads arrive decoded and stay so. Hands `import` a
 //! `Pending` per bundle.
 
-use super::bundle::{read_bundle_limited, Bundle, BundleMeta};
+use super::bundle::{read_bundle_again, read_bundle_limited, Bundle, BundleMeta};
 use super::import::Incoming;
 use super::limits::BundleLimits;
 use super::TeamError;
@@ -46,7 +46,7 @@ impl<'a> Pending<'a> {
     pub fn bundle(&self) -> Result<Cow<'a, Bundle>, TeamError> {
         match &self.held {
             Held::Decoded(b) => Ok(Cow::Borrowed(*b)),
-            Held::File { bytes, limits } => Ok(Cow::Owned(read_bundle_limited(bytes, &self.origin, limits)?)),
+            Held::File { bytes, limits } => Ok(Cow::Owned(read_bundle_again(bytes, &self.origin, limits)?)),
         }
     }
 }
