@@ -8,9 +8,9 @@
 //! `team/server.rs`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
 #[path = "team/columns.rs"]
 mod columns;
+mod common;
 #[path = "team/datafusion.rs"]
 mod datafusion;
 #[path = "team/identity.rs"]

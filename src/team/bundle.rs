@@ -291,7 +291,10 @@ fn read(bytes: &[u8], origin: &str, limits: &BundleLimits, verify: bool) -> Resu
     lap("decoded");
     check_columns(&df).map_err(damaged)?;
     let expected = get(&pairs, META_CHECKSUM).unwrap_or_default();
-    if verify && meta.schema >= 3 && frame_checksum(&df, &column_order()).map_err(|e| damaged(e.to_string()))? != expected {
+    if verify
+        && meta.schema >= 3
+        && frame_checksum(&df, &column_order()).map_err(|e| damaged(e.to_string()))? != expected
+    {
         return Err(damaged("the rows do not match the bundle's checksum".into()));
     }
     lap("frame checksum");

@@ -359,7 +359,8 @@ fn shared_message_ids_stored(store: &Store) -> Result<(usize, Vec<SharedMessage>
     let mut shared: Vec<&str> = first.into_iter().filter(|(_, (_, many))| *many).map(|(m, _)| m).collect();
     shared.sort_unstable();
     let count = shared.len();
-    let examples: BTreeMap<&str, BTreeSet<&str>> = shared.into_iter().take(SHARED_EXAMPLES).map(|m| (m, BTreeSet::new())).collect();
+    let examples: BTreeMap<&str, BTreeSet<&str>> =
+        shared.into_iter().take(SHARED_EXAMPLES).map(|m| (m, BTreeSet::new())).collect();
     let mut examples = examples;
     for (m, u) in ids.iter().zip(&users) {
         if let Some(set) = examples.get_mut(m) {

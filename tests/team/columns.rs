@@ -39,7 +39,7 @@ fn person(user: &str, shift: i64) -> Vec<Request> {
 }
 
 /// A person's local store (user "") and their bundle with analysis rows.
-fn bundle(dir: &std::path::Path, user: &str, shift: i64) -> Bundle {
+pub(super) fn bundle(dir: &std::path::Path, user: &str, shift: i64) -> Bundle {
     let store = Store::open(&dir.join(format!("local-{user}"))).unwrap();
     let rows: Vec<Request> = person("", shift).into_iter().map(|r| Request { machine: "".into(), ..r }).collect();
     store_rows(&store, rows, Vec::new(), Vec::new(), &prices()).unwrap();
@@ -84,8 +84,7 @@ fn report_team_from_columns_equals_the_cache_model_per_person() {
     let tmp = tempfile::tempdir().unwrap();
     let team_dir = Store::open(&tmp.path().join("team")).unwrap();
     let people = [("alice", 0), ("bob", 30), ("carol", 600)];
-    let sent: Vec<Incoming> =
-        people.iter().map(|(u, shift)| incoming(&bundle(tmp.path(), u, *shift), u)).collect();
+    let sent: Vec<Incoming> = people.iter().map(|(u, shift)| incoming(&bundle(tmp.path(), u, *shift), u)).collect();
     assert!(sent.iter().all(|i| i.bundle.analysis.as_ref().is_some_and(|a| a.rows.height() == 24)));
     import(&team_dir, &sent, &prices(), t0()).unwrap();
     let mut windowed = Query::new(chrono_tz::UTC);
