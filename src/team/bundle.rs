@@ -262,8 +262,6 @@ pub(super) fn read_bundle_again(bytes: &[u8], origin: &str, limits: &BundleLimit
 
 fn read(bytes: &[u8], origin: &str, limits: &BundleLimits, verify: bool) -> Result<Bundle, TeamError> {
     let damaged = |why: String| TeamError::Damaged { origin: origin.to_owned(), why };
-    let clock = std::time::Instant::now();
-    let lap = |what: &str| tracing::trace!("read_bundle {origin}: {what} after {:?}", clock.elapsed());
     if !bytes.starts_with(b"PAR1") {
         return Err(TeamError::NotParquet { origin: origin.to_owned() });
     }
@@ -286,9 +284,7 @@ fn read(bytes: &[u8], origin: &str, limits: &BundleLimits, verify: bool) -> Resu
     let pairs: Vec<(String, String)> =
         kv.unwrap_or_default().into_iter().map(|p| (p.key, p.value.unwrap_or_default())).collect();
     let meta = parse_meta(&pairs, origin)?;
-    lap("limits");
     let df = guarded(move || reader.finish()).map_err(damaged)?;
-    lap("decoded");
     check_columns(&df).map_err(damaged)?;
     let expected = get(&pairs, META_CHECKSUM).unwrap_or_default();
     if verify
@@ -297,7 +293,6 @@ fn read(bytes: &[u8], origin: &str, limits: &BundleLimits, verify: bool) -> Resu
     {
         return Err(damaged("the rows do not match the bundle's checksum".into()));
     }
-    lap("frame checksum");
     let (requests, compactions, iterations) = guarded(|| split(&df)).map_err(damaged)?;
     let rows = guarded(|| analysis::rows_of(&df)).map_err(damaged)?;
     let analysed = rows.as_ref().map_or(0, DataFrame::height);
@@ -305,11 +300,9 @@ fn read(bytes: &[u8], origin: &str, limits: &BundleLimits, verify: bool) -> Resu
     if unknown > 0 {
         return Err(damaged(format!("{unknown} row(s) of unknown kind")));
     }
-    lap("split");
     if verify && meta.schema < 3 && expected != checksum_all(&requests, &compactions, &iterations) {
         return Err(damaged("the rows do not match the bundle's checksum".into()));
     }
-    lap("checksum");
     if verify {
         check_bounds(&requests, &compactions, &iterations).map_err(damaged)?;
     }
@@ -322,7 +315,6 @@ fn read(bytes: &[u8], origin: &str, limits: &BundleLimits, verify: bool) -> Resu
             Some(BundleAnalysis { stamp: get(&pairs, META_ANALYSIS_STAMP).unwrap_or_default().to_owned(), rows })
         }
     };
-    lap("analysis");
     Ok(Bundle { meta, requests, compactions, iterations, analysis })
 }
 
