@@ -13,7 +13,7 @@
 use super::bundle::Bundle;
 use super::TeamError;
 use crate::ingest::dedup::Chunks;
-use crate::ingest::merge::{merge_tables, Base, Delta};
+use crate::ingest::merge::{compaction_order, merge_tables, Base, Delta};
 use crate::ingest::sessions;
 use crate::materialize::{self, WHAT_IF};
 use crate::model::columns as c;
@@ -157,8 +157,16 @@ fn append_small_tables(team: &Store, scratches: &[Scratch]) -> Result<(), TeamEr
             }
         }
     }
-    compactions
-        .sort_by(|a, b| crate::ingest::merge::compaction_order(a).cmp(&crate::ingest::merge::compaction_order(b)));
+    // Bundles carry no titles and no refusals: a new team store takes the
+    // scratch store's empty tables, so every table a store needs exists.
+    for t in [Table::Titles, Table::Refusals] {
+        if let (false, Some(s)) = (team.path(t).exists(), scratches.first()) {
+            if let Some(mut df) = s.store.read(t)? {
+                team.write(t, &mut df)?;
+            }
+        }
+    }
+    compactions.sort_by(|a, b| compaction_order(a).cmp(&compaction_order(b)));
     sort_calls(&mut calls);
     let mut df = frames::compactions_frame(&compactions).map_err(polars(team, Table::Compactions))?;
     team.write(Table::Compactions, &mut df)?;
