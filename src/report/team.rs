@@ -12,6 +12,7 @@
 mod cache;
 mod render;
 
+pub use cache::class_tables;
 pub use render::{notes, render, who, window_line, TeamFormat};
 
 use cache::{Cache, UserCache};
@@ -20,7 +21,7 @@ use super::calls;
 use super::query::{Grouping, Query};
 use super::usage::{requests, session_titles};
 use super::ReportError;
-use crate::analyze::{ClassTable, StaleSession};
+use crate::analyze::StaleSession;
 use crate::materialize;
 use crate::model::columns as c;
 use crate::model::{money, Iteration, TokenCounts};
@@ -219,17 +220,6 @@ pub fn team(store: &Store, q: &Query, prices: &PriceTable, opts: &TeamOptions) -
         titles: &titles,
     };
     Ok(assemble(q, person_days, mix, Cache::of(sources)?, opts))
-}
-
-/// The class table per person over the analysis rows `q` selects
-/// (`sql/team_cache_classes.sql`).
-pub fn class_tables(
-    store: &Store,
-    q: &Query,
-    prices: &PriceTable,
-) -> Result<BTreeMap<String, ClassTable>, ReportError> {
-    let analysis = q.prepare(materialize::scan(store, prices)?, Grouping::Daily)?;
-    Ok(cache::class_tables(analysis)?)
 }
 
 /// The selected requests with `counted` (1 per request), each response

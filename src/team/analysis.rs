@@ -15,6 +15,20 @@ use crate::model::{is_unsafe, MAX_TOKENS};
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
 
+/// A bundle's analysis rows (`team::analysis::order()` columns) and the
+/// stamp of what computed them.
+#[derive(Debug, Clone)]
+pub struct BundleAnalysis {
+    pub stamp: String,
+    pub rows: DataFrame,
+}
+
+impl PartialEq for BundleAnalysis {
+    fn eq(&self, o: &BundleAnalysis) -> bool {
+        self.stamp == o.stamp && self.rows.equals_missing(&o.rows)
+    }
+}
+
 /// Analysis columns shared with request rows (same names and types).
 pub const SHARED: [&str; 15] = [
     c::USER,

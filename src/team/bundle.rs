@@ -8,6 +8,7 @@
 //! bundle, over the `limits`, damaged, newer schema) and hands on typed rows.
 
 use super::analysis;
+pub use super::analysis::BundleAnalysis;
 use super::integrity::check_bounds;
 pub use super::integrity::{checksum, checksum_all, frame_checksum, hex};
 use super::limits::{self, BundleLimits, Chunk, Group, Verdict};
@@ -83,20 +84,6 @@ pub struct Bundle {
     /// The cache model's rows (schema 3; None in older bundles and when
     /// the exporter had no analysis).
     pub analysis: Option<BundleAnalysis>,
-}
-
-/// A bundle's analysis rows (`team::analysis::order()` columns) and the
-/// stamp of what computed them.
-#[derive(Debug, Clone)]
-pub struct BundleAnalysis {
-    pub stamp: String,
-    pub rows: DataFrame,
-}
-
-impl PartialEq for BundleAnalysis {
-    fn eq(&self, o: &BundleAnalysis) -> bool {
-        self.stamp == o.stamp && self.rows.equals_missing(&o.rows)
-    }
 }
 
 /// The schema a bundle with these rows is written as: always the current

@@ -10,10 +10,14 @@
 //! `team::assemble`.
 
 use crate::analyze::{CacheClass, ClassStats, ClassTable, StaleSession};
+use crate::materialize;
 use crate::model::columns as c;
 use crate::model::TokenCounts;
 use crate::pricing::{Estimate, PriceTable};
+use crate::report::query::{Grouping, Query};
+use crate::report::ReportError;
 use crate::store::frames::Cols;
+use crate::store::Store;
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
 use polars::sql::SQLContext;
@@ -188,9 +192,14 @@ fn stale_sessions(s: &Sources<'_>) -> PolarsResult<BTreeMap<String, Vec<StaleSes
     Ok(out)
 }
 
-/// The class table per person (`sql/team_cache_classes.sql`) over the
-/// analysis rows given (already selected).
-pub fn class_tables(analysis: LazyFrame) -> PolarsResult<BTreeMap<String, ClassTable>> {
+/// The class table per person over the analysis rows `q` selects
+/// (`sql/team_cache_classes.sql`).
+pub fn class_tables(
+    store: &Store,
+    q: &Query,
+    prices: &PriceTable,
+) -> Result<BTreeMap<String, ClassTable>, ReportError> {
+    let analysis = q.prepare(materialize::scan(store, prices)?, Grouping::Daily)?;
     let mut ctx = SQLContext::new();
     ctx.register("analysis", analysis);
     let df = ctx.execute(CLASSES_SQL)?.collect()?;
