@@ -18,6 +18,11 @@ headers describe; days are UTC). Times compare as epoch milliseconds, floats
 to a relative 1e-9. Only the columns present in the expected rows are
 compared. Every sql/*.sql must have an expected entry.
 
+The team report's cache figures (queries whose spec says "over": "cache")
+run over a second directory, EXPECTED_JSON's "cache_bundles": bundles of
+schema 3 carrying analysis rows, whose view `analysis` is
+sql/team_analysis.sql and `requests` the deduplicated requests (no key).
+
 Exit codes: 0 equal, 1 a difference, 2 usage, 3 DataFusion missing (skip).
 """
 
@@ -29,6 +34,7 @@ from datetime import datetime
 
 SQL_DIR = pathlib.Path(__file__).resolve().parent.parent / "sql"
 DEDUP = "team_requests.sql"
+ANALYSIS = "team_analysis.sql"
 KEY_EXPR = {
     "day": "to_char(time, '%Y-%m-%d')",
     "model": "model",
@@ -79,6 +85,11 @@ def run(bundle_dir, expected):
     ctx.register_parquet("bundles", str(bundle_dir))
     deduped = ctx.sql((SQL_DIR / DEDUP).read_text())
     ctx.register_view("deduped", deduped)
+    cache = SessionContext()
+    if expected.get("cache_bundles"):
+        cache.register_parquet("bundles", expected["cache_bundles"])
+        cache.register_view("requests", cache.sql((SQL_DIR / DEDUP).read_text()))
+        cache.register_view("analysis", cache.sql((SQL_DIR / ANALYSIS).read_text()))
     queries = expected["queries"]
     problems = []
     files = sorted(p.name for p in SQL_DIR.glob("*.sql"))
@@ -89,6 +100,8 @@ def run(bundle_dir, expected):
             continue
         if name == DEDUP:
             result = ctx.sql("SELECT * FROM deduped")
+        elif spec.get("over") == "cache":
+            result = cache.sql((SQL_DIR / name).read_text())
         else:
             if ctx.table_exist("requests"):
                 ctx.deregister_table("requests")

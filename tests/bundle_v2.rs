@@ -1,7 +1,8 @@
 //! Team bundles and cache model v2: compaction rows carry the boundary kind
 //! (microcompacts travel), uuid, whether the trigger was written and the
 //! tokens a microcompact saved (bundle schema 2); a bundle of schema 1
-//! (without those columns) still reads, its checksum still holding; and the
+//! (without those columns) still reads, its checksum still holding (bundle
+//! schema 3's analysis rows: `team/columns.rs`); and the
 //! rows are the bundle's user's (thread identity is `(user, session, thread)`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -49,8 +50,8 @@ fn rows() -> Vec<Compaction> {
 
 #[test]
 fn microcompacts_and_v2_fields_travel_in_a_bundle() {
-    assert_eq!(BUNDLE_SCHEMA, 2);
-    let b = Bundle { meta: meta(), requests: Vec::new(), compactions: rows(), iterations: Vec::new() };
+    assert_eq!(BUNDLE_SCHEMA, 3);
+    let b = Bundle { meta: meta(), requests: Vec::new(), compactions: rows(), iterations: Vec::new(), analysis: None };
     let back = read_bundle(&bundle_bytes(&b).unwrap(), "test").unwrap();
     assert_eq!(back.compactions, rows());
 }
@@ -60,6 +61,7 @@ fn as_schema_1(bytes: &[u8]) -> Vec<u8> {
     let mut reader = ParquetReader::new(Cursor::new(bytes));
     let kv = reader.get_metadata().unwrap().key_value_metadata.clone().unwrap();
     let mut df = reader.finish().unwrap().drop_many(["uuid", "boundary", "trigger_written", "tokens_saved"]);
+    df = df.drop_many(cachewise::team::analysis::own_columns().into_iter().map(|(n, _)| n));
     let pairs: Vec<(String, String)> = kv
         .into_iter()
         .filter(|p| p.key.starts_with("cachewise."))
@@ -79,7 +81,14 @@ fn as_schema_1(bytes: &[u8]) -> Vec<u8> {
 #[test]
 fn a_schema_1_bundle_still_reads_and_its_checksum_holds() {
     let plain = vec![rows()[0].clone()];
-    let b = Bundle { meta: meta(), requests: Vec::new(), compactions: plain.clone(), iterations: Vec::new() };
+    // Schema 1 and 2 bundles carry the JSON checksum of their rows.
+    let b = Bundle {
+        meta: BundleMeta { schema: 1, ..meta() },
+        requests: Vec::new(),
+        compactions: plain.clone(),
+        iterations: Vec::new(),
+        analysis: None,
+    };
     let old = as_schema_1(&bundle_bytes(&b).unwrap());
     let back = read_bundle(&old, "old").unwrap();
     assert_eq!(back.meta.schema, 1);

@@ -174,7 +174,7 @@ fn bundles_carry_the_calls_and_older_bundles_still_import() {
         created: common::t0(),
     };
     let bundle = export(&Store::open(data.path()).unwrap(), &spec).unwrap();
-    assert_eq!((bundle.meta.schema, bundle.iterations.len()), (2, 7));
+    assert_eq!((bundle.meta.schema, bundle.iterations.len()), (3, 7));
     let read = read_bundle(&bundle_bytes(&bundle).unwrap(), "alice").unwrap();
     assert_eq!(read, bundle, "round trip");
     let team = tempfile::tempdir().unwrap();
@@ -207,6 +207,7 @@ fn schema_1_bytes(b: &cachewise::team::Bundle) -> Vec<u8> {
     let kv = reader.get_metadata().unwrap().key_value_metadata.clone().unwrap();
     let pairs: Vec<(String, String)> = kv.into_iter().map(|p| (p.key, p.value.unwrap_or_default())).collect();
     let mut df = reader.finish().unwrap().drop_many(["iteration", "iteration_type"]);
+    df = df.drop_many(cachewise::team::analysis::own_columns().into_iter().map(|(n, _)| n));
     let mut out = Vec::new();
     let meta = KeyValueMetadata::from_static(pairs);
     ParquetWriter::new(&mut out).with_key_value_metadata(Some(meta)).finish(&mut df).unwrap();

@@ -8,6 +8,8 @@
 //! `team/server.rs`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "team/columns.rs"]
+mod columns;
 mod common;
 #[path = "team/datafusion.rs"]
 mod datafusion;

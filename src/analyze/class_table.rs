@@ -70,7 +70,8 @@ impl ClassTable {
         }
     }
 
-    fn get_mut(&mut self, class: CacheClass) -> &mut ClassStats {
+    /// The stats of one class, to add to.
+    pub fn get_mut(&mut self, class: CacheClass) -> &mut ClassStats {
         match class {
             CacheClass::Hit => &mut self.hit,
             CacheClass::First => &mut self.first,

@@ -176,7 +176,7 @@ fn start_of_day(plan: &Plan, d: NaiveDate) -> DateTime<Utc> {
 pub fn run_export(plan: &Plan, a: &ExportArgs) -> anyhow::Result<()> {
     refresh(plan)?;
     let spec = spec(plan, a.user.clone(), a.machine.as_deref(), a.since, &a.hash)?;
-    let bundle = team::export(&plan.store, &spec)?;
+    let bundle = team::export::export_with_analysis(&plan.store, &spec, &plan.prices)?;
     write_file(&bundle, &a.out)?;
     let hashed = if spec.hasher.is_some() { ", paths hashed" } else { "" };
     super::out(&format!(
@@ -192,8 +192,7 @@ pub fn run_export(plan: &Plan, a: &ExportArgs) -> anyhow::Result<()> {
 
 /// `cachewise import`: never ingests local transcripts.
 pub fn run_import(plan: &Plan, a: &ImportArgs) -> anyhow::Result<()> {
-    let incoming = team::import::read_inputs_limited(&a.paths, &a.limits.limits())?;
-    let o = team::import(&plan.store, &incoming, &plan.prices, Utc::now())?;
+    let o = team::import_files(&plan.store, &a.paths, &a.limits.limits(), &plan.prices, Utc::now())?;
     super::out(&describe_import(&o, &plan.store.dir().display().to_string()));
     Ok(())
 }

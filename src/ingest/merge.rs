@@ -58,8 +58,23 @@ pub struct Merged {
     pub unknown: UnknownModels,
 }
 
-/// Merges `delta` into the store's tables and writes them.
+/// Merges `delta` into the store's tables and writes them, then brings the
+/// analysis tables up to date for what changed.
 pub fn merge(store: &Store, base: Base, delta: Delta, prices: &PriceTable) -> Result<Merged, IngestError> {
+    let (merged, scope) = merge_tables(store, base, delta, prices)?;
+    materialize::refresh(store, prices, &scope)?;
+    materialize::refresh_sides(store, prices, &scope)?;
+    Ok(merged)
+}
+
+/// `merge` without the analysis: writes the tables and says what changed
+/// (team import appends analysis rows it already has).
+pub fn merge_tables(
+    store: &Store,
+    base: Base,
+    delta: Delta,
+    prices: &PriceTable,
+) -> Result<(Merged, Changed), IngestError> {
     let clock = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("merge: {what} after {:?}", clock.elapsed());
     let Delta { rows, replaced, compactions, titles, iterations, refusals: new_refusals } = delta;
@@ -139,11 +154,7 @@ pub fn merge(store: &Store, base: Base, delta: Delta, prices: &PriceTable) -> Re
     a.and(b)?;
     lap("wrote tables");
     let scope = if whole { Changed::All } else { Changed::Sessions(changed) };
-    drop(fresh);
-    drop(all);
-    materialize::refresh(store, prices, &scope)?;
-    lap("analysed");
-    Ok(Merged { requests: n, unknown })
+    Ok((Merged { requests: n, unknown }, scope))
 }
 
 /// The merged requests: a frame, or (when the table is rebuilt from the
@@ -275,7 +286,7 @@ fn side_tables(
 }
 
 /// Row order of the `compactions` table: copies of one boundary line are adjacent.
-fn compaction_order(c: &Compaction) -> (&str, &str, DateTime<Utc>, Boundary, &str, &str) {
+pub(crate) fn compaction_order(c: &Compaction) -> (&str, &str, DateTime<Utc>, Boundary, &str, &str) {
     (&c.user, &c.session_id, c.time, c.boundary, &c.uuid, &c.source)
 }
 

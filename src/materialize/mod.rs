@@ -12,20 +12,19 @@
 
 mod rows;
 mod sessions;
+mod sides;
 mod warm;
 
-pub use rows::{analysis_rows, finish, stored_rates};
-pub use sessions::{labels_frame, reports_frame};
+pub use rows::{analysis_rows, bare, finish, finish_with, requests_of, stored_rates, warm_of, REQUEST, WHAT_IF};
+pub use sides::{frames, refresh_sides, Frames};
 
-use crate::analyze::{analyze, MODEL_VERSION};
+use crate::analyze::MODEL_VERSION;
 use crate::model::columns as c;
 use crate::pricing::PriceTable;
 use crate::store::frames::{self, Cols};
 use crate::store::{Store, StoreError, Table};
 use polars::prelude::*;
 use std::collections::HashSet;
-use std::fs::File;
-use std::io::{BufReader, Seek};
 
 /// Parquet metadata key of the analysis table's stamp.
 const STAMP: &str = "cachewise.analysis";
@@ -47,38 +46,34 @@ pub fn stamp(prices: &PriceTable) -> String {
     format!("{MODEL_VERSION}/{LAYOUT}/{p}")
 }
 
-/// The side tables, refreshed with the analysis rows.
-const SIDE: [Table; 2] = [Table::AnalysisCompactions, Table::AnalysisSessions];
-
-/// Brings the analysis tables up to date after a merge; returns the
-/// analysis rows.
+/// Brings the analysis table up to date after a merge; returns its rows.
 pub fn refresh(store: &Store, prices: &PriceTable, changed: &Changed) -> Result<usize, StoreError> {
     let path = store.path(Table::Analysis);
     let at = |source| StoreError::Polars { path: path.clone(), source };
-    let old = match changed {
-        Changed::Sessions(s) => match (current(store, prices), sides(store)) {
-            (Ok(Some(rows)), Ok(Some(side))) => Some((rows, side, s)),
+    let kept = match changed {
+        Changed::Sessions(s) => match current(store, prices) {
+            Ok(Some(old)) => Some((without(&old.drop_many(WHAT_IF), s).map_err(at)?, s)),
             _ => None,
         },
         Changed::All => None,
     };
-    let only = old.as_ref().map(|(_, _, s)| *s);
+    let only = kept.as_ref().map(|(_, s)| *s);
     let new = compute(store, prices, only)?;
-    let (rows, side) = match old {
-        Some((rows, side, s)) => {
-            let rows = stack(without(&rows, s).map(rows::bare), new.rows).map_err(at)?;
-            let [labels, reports] = side;
-            let labels = stack(without(&labels, s), new.labels).map_err(at)?;
-            let reports = stack(without(&reports, s), new.reports).map_err(at)?;
-            (rows, [labels, reports])
+    let df = match kept {
+        Some((mut old, _)) => {
+            old.vstack_mut_owned(new).map_err(at)?;
+            old
         }
-        None => (new.rows, [new.labels, new.reports]),
+        None => new,
     };
-    for (t, mut df) in SIDE.into_iter().zip(side) {
-        df.rechunk_mut();
-        store.write(t, &mut df)?;
-    }
-    let mut df = finish(rows).map_err(at)?;
+    write(store, prices, df)
+}
+
+/// Adds the what-if columns to a whole analysis table (`finish`) and stores
+/// it with `prices`'s stamp; returns its rows.
+pub fn write(store: &Store, prices: &PriceTable, df: DataFrame) -> Result<usize, StoreError> {
+    let path = store.path(Table::Analysis);
+    let mut df = finish(df).map_err(|source| StoreError::Polars { path: path.clone(), source })?;
     df.rechunk_mut();
     let meta = KeyValueMetadata::from_static(vec![(STAMP.to_owned(), stamp(prices))]);
     store.atomic_write(&path, |w| {
@@ -87,30 +82,85 @@ pub fn refresh(store: &Store, prices: &PriceTable, changed: &Changed) -> Result<
     Ok(df.height())
 }
 
-/// The stored side tables, when both read.
-fn sides(store: &Store) -> Result<Option<[DataFrame; 2]>, StoreError> {
-    let labels = store.read_file(Table::AnalysisCompactions, None)?;
-    let reports = store.read_file(Table::AnalysisSessions, None)?;
-    Ok(labels.zip(reports).map(|(l, r)| [l, r]))
+/// Stores an analysis table given in parts (each without the what-if
+/// columns), a part at a time: the shared-prefix flags are found over all
+/// of them first (three columns), then each part gets its what-if columns
+/// and is written as a batch. `parts` yields the same frames each time it
+/// is called. Returns the rows written.
+pub fn write_parts<F>(store: &Store, prices: &PriceTable, parts: F) -> Result<usize, StoreError>
+where
+    F: Fn() -> Box<dyn Iterator<Item = Result<DataFrame, StoreError>>>,
+{
+    let path = store.path(Table::Analysis);
+    let at = |source| StoreError::Polars { path: path.clone(), source };
+    let mut keys = Vec::new();
+    for part in parts() {
+        let df = part?;
+        keys.push(df.select([c::MODEL, c::VERSION, c::TIME]).map_err(at)?);
+    }
+    let (w5, w1) = warm_of(&keys.iter().collect::<Vec<_>>()).map_err(at)?;
+    drop(keys);
+    let meta = KeyValueMetadata::from_static(vec![(STAMP.to_owned(), stamp(prices))]);
+    let mut rows = 0;
+    let mut failed: Option<StoreError> = None;
+    store
+        .atomic_write(&path, |w| {
+            let mut writer: Option<polars::io::parquet::write::BatchedWriter<_>> = None;
+            for part in parts() {
+                let df = match part {
+                    Ok(df) => df,
+                    Err(e) => {
+                        failed = Some(e);
+                        return Err(PolarsError::ComputeError("a part of the analysis did not read".into()));
+                    }
+                };
+                let n = df.height();
+                let mut df = finish_with(df, w5[rows..rows + n].to_vec(), w1[rows..rows + n].to_vec())?;
+                df.rechunk_mut();
+                rows += n;
+                if writer.is_none() {
+                    let pw = ParquetWriter::new(&mut *w).with_key_value_metadata(Some(meta.clone()));
+                    writer = Some(pw.batched(df.schema())?);
+                }
+                if let Some(wr) = &mut writer {
+                    wr.write_batch(&df)?;
+                }
+            }
+            match writer {
+                Some(wr) => wr.finish().map(|_| ()),
+                None => Ok(()),
+            }
+        })
+        .map_err(|e| failed.take().unwrap_or(e))?;
+    Ok(rows)
 }
 
-fn stack(kept: PolarsResult<DataFrame>, new: DataFrame) -> PolarsResult<DataFrame> {
-    let mut kept = kept?;
-    kept.vstack_mut_owned(new)?;
-    Ok(kept)
+/// The analysis rows (without the what-if columns) of every stored
+/// session, computed now (team import analyses one person's bundles so).
+pub fn rows(store: &Store, prices: &PriceTable) -> Result<DataFrame, StoreError> {
+    compute(store, prices, None)
 }
 
-/// The stored analysis file, opened, when it was computed with `prices` by
-/// this build; None when there is none or its stamp differs.
-fn open_current(store: &Store, prices: &PriceTable) -> Result<Option<File>, StoreError> {
+/// The stored analysis table when it was computed with `prices` by this
+/// build; None when there is none or its stamp differs.
+pub fn current(store: &Store, prices: &PriceTable) -> Result<Option<DataFrame>, StoreError> {
+    let path = store.path(Table::Analysis);
+    let Some(file) = open_current(store, prices)? else { return Ok(None) };
+    ParquetReader::new(std::io::BufReader::new(file)).finish().map(Some).map_err(|e| StoreError::damaged(path, &e))
+}
+
+/// The stored analysis file, opened, when its stamp is `prices`'s; the
+/// handle reads this version even if a merge replaces the file meanwhile.
+pub(crate) fn open_current(store: &Store, prices: &PriceTable) -> Result<Option<std::fs::File>, StoreError> {
+    use std::io::Seek;
     let path = store.path(Table::Analysis);
     let io = |source| StoreError::Io { path: path.clone(), source };
-    let mut file = match File::open(&path) {
+    let mut file = match std::fs::File::open(&path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => return Err(StoreError::Io { path, source }),
     };
-    let mut reader = ParquetReader::new(BufReader::new(file.try_clone().map_err(io)?));
+    let mut reader = ParquetReader::new(std::io::BufReader::new(file.try_clone().map_err(io)?));
     let meta = reader.get_metadata().map_err(|e| StoreError::damaged(path.clone(), &e))?;
     let found = meta.key_value_metadata.iter().flatten().find(|kv| kv.key == STAMP);
     if found.and_then(|kv| kv.value.as_deref()) != Some(stamp(prices).as_str()) {
@@ -120,48 +170,21 @@ fn open_current(store: &Store, prices: &PriceTable) -> Result<Option<File>, Stor
     Ok(Some(file))
 }
 
-/// The stored analysis table when it was computed with `prices` by this
-/// build; None when there is none or its stamp differs.
-pub fn current(store: &Store, prices: &PriceTable) -> Result<Option<DataFrame>, StoreError> {
-    let Some(file) = open_current(store, prices)? else { return Ok(None) };
+/// The analysis of the store as a lazy frame: a scan of the stored table
+/// (a query reads only the columns it uses), or, when the table is missing,
+/// damaged or was computed with other prices, the analysis computed now in
+/// memory (not stored).
+pub fn scan(store: &Store, prices: &PriceTable) -> Result<LazyFrame, StoreError> {
     let path = store.path(Table::Analysis);
-    ParquetReader::new(BufReader::new(file)).finish().map(Some).map_err(|e| StoreError::damaged(path, &e))
-}
-
-/// The analysis tables as a view reads them.
-#[derive(Clone)]
-pub struct Frames {
-    /// One row per thread request (`analysis.parquet`).
-    pub rows: LazyFrame,
-    /// Compaction labels (`analysis-compactions.parquet`).
-    pub labels: LazyFrame,
-    /// Compaction reports (`analysis-sessions.parquet`).
-    pub reports: LazyFrame,
-}
-
-/// Scans of the stored analysis tables, or the analysis computed now (not
-/// stored) when they are missing, damaged or were computed with other
-/// prices (`--pricing` on a report with `--no-ingest`).
-pub fn frames(store: &Store, prices: &PriceTable) -> Result<Frames, StoreError> {
-    let scan = |file: File| {
-        let args = ScanArgsParquet { hive_options: HiveOptions::new_disabled(), ..ScanArgsParquet::default() };
-        LazyFrame::scan_parquet_sources(ScanSources::Files(vec![file].into()), args)
-    };
-    let open = |t: Table| File::open(store.path(t)).ok();
-    if let (Ok(Some(rows)), Some(labels), Some(reports)) =
-        (open_current(store, prices), open(Table::AnalysisCompactions), open(Table::AnalysisSessions))
-    {
-        let at = |source| StoreError::Polars { path: store.path(Table::Analysis), source };
-        return Ok(Frames {
-            rows: scan(rows).map_err(at)?,
-            labels: scan(labels).map_err(at)?,
-            reports: scan(reports).map_err(at)?,
-        });
+    match open_current(store, prices) {
+        Ok(Some(file)) => {
+            let args = ScanArgsParquet { hive_options: HiveOptions::new_disabled(), ..ScanArgsParquet::default() };
+            LazyFrame::scan_parquet_sources(ScanSources::Files(vec![file].into()), args)
+                .map_err(|source| StoreError::Polars { path, source })
+        }
+        Ok(None) | Err(StoreError::Damaged { .. }) => Ok(computed(store, prices)?.lazy()),
+        Err(e) => Err(e),
     }
-    let path = store.path(Table::Analysis);
-    let a = compute(store, prices, None)?;
-    let rows = finish(a.rows).map_err(|source| StoreError::Polars { path, source })?;
-    Ok(Frames { rows: rows.lazy(), labels: a.labels.lazy(), reports: a.reports.lazy() })
 }
 
 /// The analysis of the store, as stored, or computed now (not stored) when
@@ -169,13 +192,16 @@ pub fn frames(store: &Store, prices: &PriceTable) -> Result<Frames, StoreError> 
 pub fn load(store: &Store, prices: &PriceTable) -> Result<DataFrame, StoreError> {
     match current(store, prices) {
         Ok(Some(df)) => Ok(df),
-        Ok(None) | Err(StoreError::Damaged { .. }) => {
-            let path = store.path(Table::Analysis);
-            let df = compute(store, prices, None)?.rows;
-            finish(df).map_err(|source| StoreError::Polars { path, source })
-        }
+        Ok(None) | Err(StoreError::Damaged { .. }) => computed(store, prices),
         Err(e) => Err(e),
     }
+}
+
+/// The whole analysis computed now from the stored rows (not stored).
+pub(crate) fn computed(store: &Store, prices: &PriceTable) -> Result<DataFrame, StoreError> {
+    let path = store.path(Table::Analysis);
+    let df = compute(store, prices, None)?;
+    finish(df).map_err(|source| StoreError::Polars { path, source })
 }
 
 /// `df` without the rows of `sessions`.
@@ -185,16 +211,9 @@ fn without(df: &DataFrame, sessions: &HashSet<String>) -> PolarsResult<DataFrame
     df.filter(&keep)
 }
 
-/// The analysis of some sessions: rows (without what-if columns), labels
-/// and compaction reports.
-struct Analysed {
-    rows: DataFrame,
-    labels: DataFrame,
-    reports: DataFrame,
-}
-
-/// The analysis of every session, or of `only` these session ids.
-fn compute(store: &Store, prices: &PriceTable, only: Option<&HashSet<String>>) -> Result<Analysed, StoreError> {
+/// The analysis rows (without what-if columns) of every session, or of
+/// `only` these session ids.
+fn compute(store: &Store, prices: &PriceTable, only: Option<&HashSet<String>>) -> Result<DataFrame, StoreError> {
     let path = store.path(Table::Requests);
     let at = |source| StoreError::Polars { path: path.clone(), source };
     let mut requests = match store.read(Table::Requests)? {
@@ -218,10 +237,6 @@ fn compute(store: &Store, prices: &PriceTable, only: Option<&HashSet<String>>) -
         compactions.retain(|k| s.contains(&k.session_id));
     }
     let thread = prices.thread_requests(requests, &calls);
-    let caches = analyze(&thread, &compactions, prices);
-    Ok(Analysed {
-        rows: analysis_rows(&thread, &caches, prices).map_err(at)?,
-        labels: labels_frame(&thread, &compactions).map_err(at)?,
-        reports: reports_frame(&thread, &caches, &compactions, &calls).map_err(at)?,
-    })
+    let caches = crate::analyze::analyze(&thread, &compactions, prices);
+    analysis_rows(&thread, &caches, prices).map_err(at)
 }

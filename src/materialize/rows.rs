@@ -102,23 +102,40 @@ pub fn stored_rates(input: Option<f64>, output: Option<f64>, read_multiplier: Op
     Some(Rates { input: input?, output: output?, read_multiplier: read_multiplier? })
 }
 
-/// The columns `finish` adds.
-const FINISHED: [&str; 4] = [c::WARM_5M, c::WARM_1H, c::POLICY_5M_USD, c::POLICY_1H_USD];
+/// The columns `finish` adds (over the whole table).
+pub const WHAT_IF: [&str; 4] = [c::WARM_5M, c::WARM_1H, c::POLICY_5M_USD, c::POLICY_1H_USD];
 
 /// Analysis rows without the columns `finish` adds (as `analysis_rows`
 /// makes them, so kept rows stack onto new ones).
 pub fn bare(df: DataFrame) -> DataFrame {
-    df.drop_many(FINISHED)
+    df.drop_many(WHAT_IF)
 }
 
 /// Adds the shared-prefix flags and the what-if policy costs to a whole
 /// analysis table (every row: the flags cross sessions).
 pub fn finish(df: DataFrame) -> PolarsResult<DataFrame> {
     let df = bare(df);
+    let (w5, w1) = warm_of(&[&df])?;
+    finish_with(df, w5, w1)
+}
+
+/// The shared-prefix flags of the rows of `parts`, one after another
+/// (only their model, version and time are read).
+pub fn warm_of(parts: &[&DataFrame]) -> PolarsResult<(Vec<bool>, Vec<bool>)> {
+    let (mut models, mut versions, mut times) = (Vec::new(), Vec::new(), Vec::new());
+    for df in parts {
+        let k = Cols(df);
+        models.extend(k.str(c::MODEL)?);
+        versions.extend(k.str(c::VERSION)?);
+        times.extend(df.column(c::TIME)?.cast(&DataType::Int64)?.i64()?.iter().map(|v| v.unwrap_or(0)));
+    }
+    Ok(warm_flags(&models, &versions, &times))
+}
+
+/// Adds the what-if columns to analysis rows (without them) whose
+/// shared-prefix flags over the whole table are `w5` and `w1`.
+pub fn finish_with(df: DataFrame, w5: Vec<bool>, w1: Vec<bool>) -> PolarsResult<DataFrame> {
     let k = Cols(&df);
-    let (models, versions) = (k.str(c::MODEL)?, k.str(c::VERSION)?);
-    let times: Vec<i64> = df.column(c::TIME)?.cast(&DataType::Int64)?.i64()?.iter().map(|v| v.unwrap_or(0)).collect();
-    let (w5, w1) = warm_flags(&models, &versions, &times);
     let tokens = k.tokens()?;
     let web = k.u64(c::WEB_SEARCH)?;
     let classes = k.str(c::CLASS)?;
@@ -151,4 +168,63 @@ pub fn finish(df: DataFrame) -> PolarsResult<DataFrame> {
     df.with_column(Column::new(c::POLICY_5M_USD.into(), p5))?;
     df.with_column(Column::new(c::POLICY_1H_USD.into(), p1))?;
     Ok(df)
+}
+
+/// The analysis columns a thread request is rebuilt from.
+pub const REQUEST: [&str; 18] = [
+    c::USER,
+    c::SESSION_ID,
+    c::THREAD,
+    c::PROJECT,
+    c::CWD,
+    c::TIME,
+    c::MODEL,
+    c::VERSION,
+    c::MESSAGE_ID,
+    c::INPUT,
+    c::CACHE_WRITE_5M,
+    c::CACHE_WRITE_1H,
+    c::CACHE_READ,
+    c::OUTPUT,
+    c::WEB_SEARCH,
+    c::COST_USD,
+    c::SPEED,
+    c::INFERENCE_GEO,
+];
+
+/// Analysis rows (with the `REQUEST` columns) as the thread requests they
+/// were computed from: classifying them again (`analyze`) gives the stored
+/// verdicts, since a session's threads are whole.
+pub fn requests_of(df: &DataFrame) -> PolarsResult<Vec<Request>> {
+    let k = Cols(df);
+    let (user, sid, thread, project, cwd) =
+        (k.str(c::USER)?, k.str(c::SESSION_ID)?, k.str(c::THREAD)?, k.str(c::PROJECT)?, k.str(c::CWD)?);
+    let (time, model, version, message) =
+        (k.time(c::TIME)?, k.str(c::MODEL)?, k.str(c::VERSION)?, k.str(c::MESSAGE_ID)?);
+    let (tokens, web, cost) = (k.tokens()?, k.u64(c::WEB_SEARCH)?, k.f64(c::COST_USD)?);
+    let (speed, geo) = (k.str(c::SPEED)?, k.str(c::INFERENCE_GEO)?);
+    Ok((0..df.height())
+        .map(|i| Request {
+            time: time[i],
+            session_id: sid[i].into(),
+            thread: thread[i].into(),
+            project: project[i].into(),
+            cwd: cwd[i].into(),
+            git_branch: "".into(),
+            version: version[i].into(),
+            model: model[i].into(),
+            tokens: tokens[i],
+            web_search: web[i],
+            speed: speed[i].into(),
+            inference_geo: geo[i].into(),
+            is_sidechain: false,
+            cost_usd: cost[i],
+            source: "".into(),
+            line: 0,
+            message_id: message[i].to_owned(),
+            request_id: String::new(),
+            user: user[i].into(),
+            machine: "".into(),
+        })
+        .collect())
 }

@@ -11,7 +11,6 @@ use crate::analyze::{
     SessionCompaction,
 };
 use crate::model::columns as c;
-use crate::model::iterations::calls_of;
 use crate::model::{Compaction, Iteration, Request, TokenCounts};
 use crate::store::frames::{str_column, time_column, u64_column};
 use polars::prelude::*;
@@ -57,12 +56,16 @@ pub fn reports_frame(
 ) -> PolarsResult<DataFrame> {
     let reports = compaction_report(thread, caches, compactions, &CompactionParams::default());
     let last = last_main(thread);
+    let mut call_models: HashMap<(&str, &str), Vec<&str>> = HashMap::new();
+    for k in calls {
+        call_models.entry((k.user.as_str(), k.message_id.as_str())).or_default().push(k.model.as_str());
+    }
     let mut models: HashMap<(&str, &str), HashMap<&str, u64>> = HashMap::new();
     for r in thread {
         let m = models.entry((r.user.as_str(), r.session_id.as_str())).or_default();
         *m.entry(r.model.as_str()).or_default() += 1;
-        for k in calls_of(calls, r) {
-            m.entry(k.model.as_str()).or_default();
+        for k in call_models.get(&(r.user.as_str(), r.message_id.as_str())).into_iter().flatten() {
+            m.entry(k).or_default();
         }
     }
     let rows: Vec<(&SessionCompaction, &Request, &RequestCache)> = reports

@@ -8,6 +8,7 @@ use super::cache::CacheData;
 use super::cache_view::CacheView;
 use super::ReportError;
 use crate::analyze::{advise_in, Advice};
+use crate::materialize::{requests_of, REQUEST};
 use crate::model::columns as c;
 use crate::model::{Compaction, Request};
 use crate::pricing::PriceTable;
@@ -17,62 +18,9 @@ use crate::store::{Store, Table};
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
 
-/// The analysis columns a request is rebuilt from.
-const REQUEST: [&str; 18] = [
-    c::USER,
-    c::SESSION_ID,
-    c::THREAD,
-    c::PROJECT,
-    c::CWD,
-    c::TIME,
-    c::MODEL,
-    c::VERSION,
-    c::MESSAGE_ID,
-    c::INPUT,
-    c::CACHE_WRITE_5M,
-    c::CACHE_WRITE_1H,
-    c::CACHE_READ,
-    c::OUTPUT,
-    c::WEB_SEARCH,
-    c::COST_USD,
-    c::SPEED,
-    c::INFERENCE_GEO,
-];
-
 /// The stored thread requests `filter` selects, as requests.
 pub fn requests_where(view: &CacheView, filter: Expr) -> PolarsResult<Vec<Request>> {
-    let df = view.rows.clone().filter(filter).select(REQUEST.map(col)).collect()?;
-    let k = Cols(&df);
-    let (user, sid, thread, project, cwd) =
-        (k.str(c::USER)?, k.str(c::SESSION_ID)?, k.str(c::THREAD)?, k.str(c::PROJECT)?, k.str(c::CWD)?);
-    let (time, model, version, message) =
-        (k.time(c::TIME)?, k.str(c::MODEL)?, k.str(c::VERSION)?, k.str(c::MESSAGE_ID)?);
-    let (tokens, web, cost) = (k.tokens()?, k.u64(c::WEB_SEARCH)?, k.f64(c::COST_USD)?);
-    let (speed, geo) = (k.str(c::SPEED)?, k.str(c::INFERENCE_GEO)?);
-    Ok((0..df.height())
-        .map(|i| Request {
-            time: time[i],
-            session_id: sid[i].into(),
-            thread: thread[i].into(),
-            project: project[i].into(),
-            cwd: cwd[i].into(),
-            git_branch: "".into(),
-            version: version[i].into(),
-            model: model[i].into(),
-            tokens: tokens[i],
-            web_search: web[i],
-            speed: speed[i].into(),
-            inference_geo: geo[i].into(),
-            is_sidechain: false,
-            cost_usd: cost[i],
-            source: "".into(),
-            line: 0,
-            message_id: message[i].to_owned(),
-            request_id: String::new(),
-            user: user[i].into(),
-            machine: "".into(),
-        })
-        .collect())
+    requests_of(&view.rows.clone().filter(filter).select(REQUEST.map(col)).collect()?)
 }
 
 /// The stored compactions of the sessions `keep` accepts.

@@ -4,28 +4,30 @@
 //! top stale sessions and a monthly run-rate per seat, beside the vendor's
 //! published baseline. Person-days and the model mix come from
 //! `sql/team_person_days.sql` and `sql/team_model_mix.sql` over the query's
-//! requests; the cache figures from one `analyze` pass per person over all
-//! of that person's requests (`cache`). Hands on a typed
+//! requests; the cache figures from the stored analysis table (`cache`,
+//! `sql/team_person_cache.sql`): nothing is classified at view time. Hands on a typed
 //! `TeamReport`; `render` prints it as JSON (the contract), CSV, Markdown or
 //! a terminal table. The CLI and the web Team page both call `team`.
 
 mod cache;
 mod render;
 
+pub use cache::class_tables;
 pub use render::{notes, render, who, window_line, TeamFormat};
 
-use cache::{Cache, Context, UserCache};
+use cache::{Cache, UserCache};
 
 use super::calls;
 use super::query::{Grouping, Query};
 use super::usage::{requests, session_titles};
 use super::ReportError;
 use crate::analyze::StaleSession;
+use crate::materialize;
 use crate::model::columns as c;
 use crate::model::{money, Iteration, TokenCounts};
 use crate::pricing::{Estimate, PriceTable};
-use crate::store::frames::{self, Cols};
-use crate::store::{Store, Table};
+use crate::store::frames::Cols;
+use crate::store::Store;
 use chrono::{DateTime, NaiveDate, Utc};
 use polars::prelude::*;
 use polars::sql::SQLContext;
@@ -192,40 +194,51 @@ pub struct TeamReport {
 }
 
 /// Builds the team report over the store's requests selected by `q`. The
-/// cache figures classify each person's whole history first (`cache`), so
-/// the window's edges do not turn warm requests cold.
+/// cache figures are read from the analysis table, which classified each
+/// person's whole history, so the window's edges do not turn warm requests
+/// cold (`cache`).
 pub fn team(store: &Store, q: &Query, prices: &PriceTable, opts: &TeamOptions) -> Result<TeamReport, ReportError> {
     let Some(lf) = requests(store)? else { return Ok(assemble(q, Vec::new(), Vec::new(), Cache::default(), opts)) };
     let calls = calls::stored(store)?;
+    let selected = q.prepare(lf, Grouping::Daily)?;
     let mut ctx = SQLContext::new();
-    ctx.register("requests", split_calls(q.prepare(lf, Grouping::Daily)?, &calls)?);
+    ctx.register("requests", split_calls(selected.clone(), &calls)?);
     let person_days = person_days_from(&Grouping::Daily.key_text(ctx.execute(PERSON_DAYS_SQL)?.collect()?)?)?;
     let mix = model_mix_from(&ctx.execute(MODEL_MIX_SQL)?.collect()?)?;
-    // The requests as stored: a person's token figures equal the usage
-    // reports'; the cache model splits responses into calls itself.
-    let all = match store.read(Table::Requests)? {
-        Some(df) => frames::requests_from(&df)?,
-        None => Vec::new(),
-    };
-    let compactions = match store.read(Table::Compactions)? {
-        Some(df) => frames::compactions_from(&df)?,
-        None => Vec::new(),
-    };
+    drop(ctx);
+    let analysis = materialize::scan(store, prices)?;
+    let mut everyone = Query::new(q.tz);
+    everyone.user.clone_from(&q.user);
     let titles: HashMap<String, String> = session_titles(store)?.into_iter().collect();
-    let cx = Context { compactions: &compactions, calls: &calls, prices, now: opts.now, titles: &titles };
-    Ok(assemble(q, person_days, mix, Cache::of(all, q, &cx), opts))
+    let sources = cache::Sources {
+        requests: selected,
+        analysis: q.prepare(analysis.clone(), Grouping::Daily)?,
+        analysis_all: everyone.prepare(analysis, Grouping::Daily)?,
+        prices,
+        now: opts.now,
+        top_stale: opts.top_stale,
+        titles: &titles,
+    };
+    Ok(assemble(q, person_days, mix, Cache::of(sources)?, opts))
 }
 
 /// The selected requests with `counted` (1 per request), each response
 /// made of API calls split into one row per call (`calls::split_by_model`):
 /// the model mix then puts each call's cost under its own model, as `report
-/// model` does, and every other total is unchanged.
+/// model` does, and every other total is unchanged. Only the columns the
+/// person-day and model-mix queries read are collected.
 fn split_calls(lf: LazyFrame, calls: &[Iteration]) -> PolarsResult<LazyFrame> {
     let lf = lf.with_column(lit(1u64).cast(DataType::UInt64).alias(c::COUNTED));
     if calls.is_empty() {
         return Ok(lf);
     }
-    let df = lf.collect()?;
+    let mut cols: Vec<Expr> = [c::KEY, c::MODEL, c::COST_USD, c::COUNTED, c::INPUT, c::OUTPUT]
+        .iter()
+        .chain([c::CACHE_WRITE_5M, c::CACHE_WRITE_1H, c::CACHE_READ].iter())
+        .map(|n| col(*n))
+        .collect();
+    cols.extend(super::calls::KEY_COLUMNS.iter().map(|n| col(*n)));
+    let df = lf.select(cols).collect()?;
     let matched = super::calls::match_rows(&df, calls)?;
     Ok(super::calls::split_by_model(df, calls, &matched, false, false)?.lazy())
 }
@@ -247,7 +260,7 @@ fn assemble(
             let u = cache.by_user.get(user).unwrap_or(&empty);
             let mine: Vec<&PersonDay> = days.iter().filter(|d| d.user == user).collect();
             let models = mix.iter().filter(|(who, _)| who == user).map(|(_, m)| m.clone()).collect();
-            let lost = (u.classes.idle_cost_usd(), u.classes.edit_cost_usd());
+            let lost = (u.idle_cost_usd, u.edit_cost_usd);
             let figures = figures(&mine, models, u.tokens, lost);
             TeamRow {
                 user: user.to_owned(),
@@ -291,8 +304,8 @@ fn total(
         e.cost_usd += m.cost_usd;
     }
     let tokens = cache.by_user.values().map(|u| u.tokens).sum();
-    let idle = money::sum(cache.by_user.values().map(|u| u.classes.idle_cost_usd()));
-    let edit = money::sum(cache.by_user.values().map(|u| u.classes.edit_cost_usd()));
+    let idle = money::sum(cache.by_user.values().map(|u| u.idle_cost_usd));
+    let edit = money::sum(cache.by_user.values().map(|u| u.edit_cost_usd));
     let figures = figures(&days.iter().collect::<Vec<_>>(), by_model.into_values().collect(), tokens, (idle, edit));
     let people = rows.len();
     let per_seat = if people == 0 { 0.0 } else { month(figures.cost_usd) / people as f64 };

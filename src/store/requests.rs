@@ -63,6 +63,26 @@ impl Store {
         }
     }
 
+    /// Only `columns` of the requests (base then recent part, one
+    /// generation); None when the table was never written.
+    pub fn read_request_columns(&self, columns: &[&str]) -> Result<Option<DataFrame>, StoreError> {
+        let names: Vec<String> = columns.iter().map(|s| (*s).to_owned()).collect();
+        let mut out: Option<DataFrame> = None;
+        for (part, file) in self.open_requests()? {
+            let df = ParquetReader::new(BufReader::new(file))
+                .with_columns(Some(names.clone()))
+                .finish()
+                .map_err(|e| StoreError::damaged(self.path(part), &e))?;
+            match &mut out {
+                None => out = Some(df),
+                Some(o) => {
+                    o.vstack_mut_owned(df).map_err(|source| StoreError::Polars { path: self.path(part), source })?;
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// Which requests files `open_requests` would read.
     pub fn request_parts(&self) -> Result<Vec<Table>, StoreError> {
         Ok(self.open_requests()?.into_iter().map(|(t, _)| t).collect())

@@ -1,13 +1,16 @@
-//! The bundle: one Parquet file holding a person's requests, compactions and
-//! the API calls inside their responses (`kind` = `request` | `compaction`
-//! | `iteration`), each row with `user` and `machine`,
+//! The bundle: one Parquet file holding a person's requests, compactions,
+//! the API calls inside their responses and the cache model's verdicts
+//! (`kind` = `request` | `compaction` | `iteration` | `analysis`), each row
+//! with `user` and `machine`,
 //! and file metadata naming the bundle schema, the cachewise version and a
 //! checksum of the rows. `docs/bundle-schema.md` documents it for other tools.
 //! `bundle_bytes` writes one; `read_bundle` validates one (not Parquet, not a
 //! bundle, over the `limits`, damaged, newer schema) and hands on typed rows.
 
+use super::analysis;
+pub use super::analysis::BundleAnalysis;
 use super::integrity::check_bounds;
-pub use super::integrity::{checksum, checksum_all, hex};
+pub use super::integrity::{checksum, checksum_all, frame_checksum, hex};
 use super::limits::{self, BundleLimits, Chunk, Group, Verdict};
 use super::TeamError;
 use crate::model::columns as c;
@@ -21,9 +24,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 /// Version of the bundle layout. Readers refuse bundles of a newer schema.
 /// 2: compaction rows carry `uuid`, `boundary` (`compact` |
 /// `microcompact`), `trigger_written` and `tokens_saved` (cache model v2),
-/// and a request's API calls are rows of kind `iteration`. Bundles of
-/// schema 1 (without those columns and rows) are still read.
-pub const BUNDLE_SCHEMA: u32 = 2;
+/// and a request's API calls are rows of kind `iteration`. 3: the cache
+/// model's verdicts travel as rows of kind `analysis` (`team::analysis`).
+/// Bundles of schema 1 and 2 (without those columns and rows) are still read.
+pub const BUNDLE_SCHEMA: u32 = 3;
 
 /// Compaction columns added by bundle schema 2 (absent from schema 1).
 const V2_COLUMNS: [&str; 4] = [c::UUID, c::BOUNDARY, c::TRIGGER_WRITTEN, c::TOKENS_SAVED];
@@ -34,6 +38,8 @@ pub const KIND_REQUEST: &str = "request";
 pub const KIND_COMPACTION: &str = "compaction";
 /// `kind` of an iteration row (one API call inside a request, schema 2).
 pub const KIND_ITERATION: &str = "iteration";
+/// `kind` of an analysis row (one thread request's cache verdict, schema 3).
+pub const KIND_ANALYSIS: &str = "analysis";
 
 /// File metadata keys.
 pub const META_SCHEMA: &str = "cachewise.bundle_schema";
@@ -46,6 +52,10 @@ pub const META_REQUESTS: &str = "cachewise.requests";
 pub const META_COMPACTIONS: &str = "cachewise.compactions";
 pub const META_ITERATIONS: &str = "cachewise.iterations";
 pub const META_CHECKSUM: &str = "cachewise.checksum";
+/// Analysis rows (schema 3): how many, and the stamp of the cache model
+/// and prices that computed them (`materialize::stamp`).
+pub const META_ANALYSIS: &str = "cachewise.analysis";
+pub const META_ANALYSIS_STAMP: &str = "cachewise.analysis_stamp";
 
 /// What a bundle says about itself.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -71,6 +81,9 @@ pub struct Bundle {
     /// The calls of the requests' lines (`model::iterations`); empty in
     /// schema 1 bundles.
     pub iterations: Vec<Iteration>,
+    /// The cache model's rows (schema 3; None in older bundles and when
+    /// the exporter had no analysis).
+    pub analysis: Option<BundleAnalysis>,
 }
 
 /// The schema a bundle with these rows is written as: always the current
@@ -84,7 +97,17 @@ pub fn schema_for(_iterations: &[Iteration]) -> u32 {
 pub fn bundle_bytes(b: &Bundle) -> Result<Vec<u8>, TeamError> {
     let polars = |source| TeamError::Polars { what: "writing the bundle", source };
     let mut df = bundle_frame(b).map_err(polars)?;
-    let meta = KeyValueMetadata::from_static(meta_pairs(b));
+    let mut pairs = meta_pairs(b);
+    if b.meta.schema >= 3 {
+        let sum = frame_checksum(&df, &column_order()).map_err(polars)?;
+        pairs.retain(|(k, _)| k != META_CHECKSUM);
+        pairs.push((META_CHECKSUM.to_owned(), sum));
+    }
+    if let Some(a) = &b.analysis {
+        pairs.push((META_ANALYSIS.to_owned(), a.rows.height().to_string()));
+        pairs.push((META_ANALYSIS_STAMP.to_owned(), a.stamp.clone()));
+    }
+    let meta = KeyValueMetadata::from_static(pairs);
     let mut out = Vec::new();
     ParquetWriter::new(&mut out).with_key_value_metadata(Some(meta)).finish(&mut df).map_err(polars)?;
     Ok(out)
@@ -102,7 +125,13 @@ fn meta_pairs(b: &Bundle) -> Vec<(String, String)> {
         (META_REQUESTS, b.requests.len().to_string()),
         (META_COMPACTIONS, b.compactions.len().to_string()),
         (META_ITERATIONS, b.iterations.len().to_string()),
-        (META_CHECKSUM, checksum_all(&b.requests, &b.compactions, &b.iterations)),
+        (
+            META_CHECKSUM,
+            match m.schema >= 3 {
+                true => String::new(),
+                false => checksum_all(&b.requests, &b.compactions, &b.iterations),
+            },
+        ),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))
@@ -140,6 +169,7 @@ fn column_order() -> Vec<&'static str> {
     names.extend([c::TRIGGER, c::PRE_TOKENS]);
     names.extend(V2_COLUMNS);
     names.extend(ITERATION_COLUMNS);
+    names.extend(analysis::own_columns().into_iter().map(|(n, _)| n));
     names
 }
 
@@ -161,12 +191,18 @@ fn bundle_frame(b: &Bundle) -> PolarsResult<DataFrame> {
     {
         req.with_column(Column::full_null((*name).into(), n, &dtype))?;
     }
+    for (name, dtype) in analysis::own_columns() {
+        req.with_column(Column::full_null(name.into(), n, &dtype))?;
+    }
     let req = req.select(column_order())?;
     let comp = part(&frames::compactions_frame(&b.compactions)?, KIND_COMPACTION, &b.meta, &req)?;
     let calls = part(&frames::iterations_frame(&b.iterations)?, KIND_ITERATION, &b.meta, &req)?;
     let mut all = req;
     all.vstack_mut(&comp)?;
     all.vstack_mut(&calls)?;
+    if let Some(a) = &b.analysis {
+        all.vstack_mut(&part(&a.rows, KIND_ANALYSIS, &b.meta, &all)?)?;
+    }
     all.rechunk_mut();
     Ok(all)
 }
@@ -202,6 +238,16 @@ pub fn read_bundle(bytes: &[u8], origin: &str) -> Result<Bundle, TeamError> {
 /// Validates and reads a bundle; one that would expand past `limits` is
 /// refused (`TeamError::OverLimit`) before a page is decompressed.
 pub fn read_bundle_limited(bytes: &[u8], origin: &str, limits: &BundleLimits) -> Result<Bundle, TeamError> {
+    read(bytes, origin, limits, true)
+}
+
+/// Decodes bytes `read_bundle_limited` already accepted, without checking
+/// the checksum and bounds again (an import's second pass).
+pub(super) fn read_bundle_again(bytes: &[u8], origin: &str, limits: &BundleLimits) -> Result<Bundle, TeamError> {
+    read(bytes, origin, limits, false)
+}
+
+fn read(bytes: &[u8], origin: &str, limits: &BundleLimits, verify: bool) -> Result<Bundle, TeamError> {
     let damaged = |why: String| TeamError::Damaged { origin: origin.to_owned(), why };
     if !bytes.starts_with(b"PAR1") {
         return Err(TeamError::NotParquet { origin: origin.to_owned() });
@@ -227,17 +273,36 @@ pub fn read_bundle_limited(bytes: &[u8], origin: &str, limits: &BundleLimits) ->
     let meta = parse_meta(&pairs, origin)?;
     let df = guarded(move || reader.finish()).map_err(damaged)?;
     check_columns(&df).map_err(damaged)?;
+    let expected = get(&pairs, META_CHECKSUM).unwrap_or_default();
+    if verify
+        && meta.schema >= 3
+        && frame_checksum(&df, &column_order()).map_err(|e| damaged(e.to_string()))? != expected
+    {
+        return Err(damaged("the rows do not match the bundle's checksum".into()));
+    }
     let (requests, compactions, iterations) = guarded(|| split(&df)).map_err(damaged)?;
-    let unknown = df.height() - requests.len() - compactions.len() - iterations.len();
+    let rows = guarded(|| analysis::rows_of(&df)).map_err(damaged)?;
+    let analysed = rows.as_ref().map_or(0, DataFrame::height);
+    let unknown = df.height() - requests.len() - compactions.len() - iterations.len() - analysed;
     if unknown > 0 {
         return Err(damaged(format!("{unknown} row(s) of unknown kind")));
     }
-    let expected = get(&pairs, META_CHECKSUM).unwrap_or_default();
-    if expected != checksum_all(&requests, &compactions, &iterations) {
+    if verify && meta.schema < 3 && expected != checksum_all(&requests, &compactions, &iterations) {
         return Err(damaged("the rows do not match the bundle's checksum".into()));
     }
-    check_bounds(&requests, &compactions, &iterations).map_err(damaged)?;
-    Ok(Bundle { meta, requests, compactions, iterations })
+    if verify {
+        check_bounds(&requests, &compactions, &iterations).map_err(damaged)?;
+    }
+    let analysis = match rows {
+        None => None,
+        Some(rows) => {
+            if verify {
+                analysis::check(&rows, &meta.user).map_err(damaged)?;
+            }
+            Some(BundleAnalysis { stamp: get(&pairs, META_ANALYSIS_STAMP).unwrap_or_default().to_owned(), rows })
+        }
+    };
+    Ok(Bundle { meta, requests, compactions, iterations, analysis })
 }
 
 /// The footer's claims per row group, for `limits::check`.
@@ -292,12 +357,19 @@ fn parse_meta(pairs: &[(String, String)], origin: &str) -> Result<BundleMeta, Te
 /// Every bundle column is present with its type (the iteration columns
 /// only when there are iteration rows: schema 1 bundles lack them).
 fn check_columns(df: &DataFrame) -> Result<(), String> {
-    let empty = Bundle { meta: empty_meta(), requests: Vec::new(), compactions: Vec::new(), iterations: Vec::new() };
+    let empty = Bundle {
+        meta: empty_meta(),
+        requests: Vec::new(),
+        compactions: Vec::new(),
+        iterations: Vec::new(),
+        analysis: None,
+    };
     let expected = bundle_frame(&empty).map_err(|e| e.to_string())?;
     for col in expected.columns() {
         match df.column(col.name().as_str()) {
             Err(_) if ITERATION_COLUMNS.contains(&col.name().as_str()) => {}
             Err(_) if V2_COLUMNS.contains(&col.name().as_str()) => {}
+            Err(_) if analysis::own_columns().iter().any(|(n, _)| *n == col.name().as_str()) => {}
             Err(_) => return Err(format!("column {} is missing", col.name())),
             Ok(got) if got.dtype() != col.dtype() => {
                 return Err(format!("column {} is {} (expected {})", col.name(), got.dtype(), col.dtype()))

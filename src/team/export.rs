@@ -1,14 +1,19 @@
 //! Export: a person's store -> a `Bundle` of their requests, the calls
 //! inside them (iteration rows of the requests' kept lines) and compactions
 //! (optionally since a time, optionally with hashed paths), labelled with
-//! user and machine, and written atomically to a file. Nothing but the
-//! stored usage rows leaves: no titles, no message content.
+//! user and machine, and written atomically to a file; with the cache
+//! model's rows of the same requests (`export_with_analysis`). Nothing but
+//! the stored usage rows and their verdicts leaves: no titles, no message
+//! content.
 
-use super::bundle::{bundle_bytes, schema_for, Bundle, BundleMeta};
+use super::analysis;
+use super::bundle::{bundle_bytes, schema_for, Bundle, BundleAnalysis, BundleMeta};
 use super::hash::PathHasher;
 use super::import::holds_bundles;
 use super::TeamError;
+use crate::materialize;
 use crate::model::iterations::{iteration_line_key, request_line_key};
+use crate::pricing::PriceTable;
 use crate::store::{frames, Store, Table};
 use chrono::{DateTime, SecondsFormat, Utc};
 use std::collections::HashSet;
@@ -70,7 +75,18 @@ pub fn export(store: &Store, spec: &ExportSpec) -> Result<Bundle, TeamError> {
         created: spec.created.to_rfc3339_opts(SecondsFormat::Secs, true),
         hashed_paths: spec.hasher.is_some(),
     };
-    Ok(Bundle { meta, requests, compactions, iterations })
+    Ok(Bundle { meta, requests, compactions, iterations, analysis: None })
+}
+
+/// `export` with the person's analysis rows (`team::analysis`), computed
+/// here with `prices` so the team's import need not classify them again.
+pub fn export_with_analysis(store: &Store, spec: &ExportSpec, prices: &PriceTable) -> Result<Bundle, TeamError> {
+    let mut bundle = export(store, spec)?;
+    let polars = |source| TeamError::Polars { what: "exporting the analysis", source };
+    let rows = materialize::load(store, prices)?;
+    let rows = analysis::for_export(rows, &spec.user, spec.since, spec.hasher.as_ref()).map_err(polars)?;
+    bundle.analysis = Some(BundleAnalysis { stamp: materialize::stamp(prices), rows });
+    Ok(bundle)
 }
 
 /// Writes the bundle to `path` atomically (temporary file, fsync, rename).

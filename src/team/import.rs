@@ -7,18 +7,26 @@
 //! flagged). A ledger (`team-bundles.json`) marks the directory as holding
 //! bundles and records who sent what from which machine.
 
-use super::bundle::{read_bundle_limited, Bundle};
+use super::append;
+use super::bundle::read_bundle_limited;
+use super::bundle::Bundle;
 use super::export::write_atomic;
 use super::limits::BundleLimits;
+use super::pending::{self, Pending};
 use super::TeamError;
-use crate::ingest::store_rows_with_calls;
+use crate::ingest::dedup::Chunks;
+use crate::ingest::merge::{merge, Base, Delta};
+use crate::model::columns as c;
 use crate::model::{Compaction, Request};
-use crate::pricing::PriceTable;
+use crate::pricing::{PriceTable, UnknownModels};
+use crate::store::frames::Cols;
 use crate::store::manifest::STORE_SCHEMA;
-use crate::store::{frames, Store, Table};
+use crate::store::Store;
 use chrono::{DateTime, SecondsFormat, Utc};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -96,7 +104,7 @@ pub fn mark_team_dir(store: &Store) -> Result<(), TeamError> {
     if holds_bundles(store) {
         return Ok(());
     }
-    if store.load(Table::Requests, frames::requests_from)?.iter().any(|r| r.user.is_empty()) {
+    if stored_people(store)?.contains_key("") {
         return Err(TeamError::LocalStore { dir: store.dir().to_path_buf() });
     }
     write_atomic(&store.dir().join(LEDGER), b"{}")
@@ -111,6 +119,19 @@ pub fn read_inputs(paths: &[PathBuf]) -> Result<Vec<Incoming>, TeamError> {
 
 /// `read_inputs` with caps on what each bundle may expand to.
 pub fn read_inputs_limited(paths: &[PathBuf], limits: &BundleLimits) -> Result<Vec<Incoming>, TeamError> {
+    // Bundles decode and verify independently: all cores at once.
+    input_files(paths)?
+        .into_par_iter()
+        .map(|f| {
+            let bytes = fs::read(&f).map_err(|source| TeamError::Io { path: f.clone(), source })?;
+            let origin = f.display().to_string();
+            Ok(Incoming { bundle: read_bundle_limited(&bytes, &origin, limits)?, origin })
+        })
+        .collect()
+}
+
+/// The bundle files `paths` name (directories: their `*.parquet`, sorted).
+fn input_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, TeamError> {
     let mut files = Vec::new();
     for p in paths {
         if p.is_dir() {
@@ -123,14 +144,7 @@ pub fn read_inputs_limited(paths: &[PathBuf], limits: &BundleLimits) -> Result<V
             files.push(p.clone());
         }
     }
-    files
-        .into_iter()
-        .map(|f| {
-            let bytes = fs::read(&f).map_err(|source| TeamError::Io { path: f.clone(), source })?;
-            let origin = f.display().to_string();
-            Ok(Incoming { bundle: read_bundle_limited(&bytes, &origin, limits)?, origin })
-        })
-        .collect()
+    Ok(files)
 }
 
 fn bundle_files(dir: &Path) -> Result<Vec<PathBuf>, TeamError> {
@@ -146,83 +160,173 @@ fn bundle_files(dir: &Path) -> Result<Vec<PathBuf>, TeamError> {
     Ok(out)
 }
 
-/// Merges bundles into the store. Validation failures change nothing.
+/// Merges decoded bundles (uploads) into the store. Validation failures
+/// change nothing.
 pub fn import(
     store: &Store,
     incoming: &[Incoming],
     prices: &PriceTable,
     now: DateTime<Utc>,
 ) -> Result<ImportOutcome, TeamError> {
-    for i in incoming {
-        if i.bundle.requests.iter().any(|r| r.user.is_empty()) || i.bundle.iterations.iter().any(|c| c.user.is_empty())
-        {
-            let why = "its rows name no user (export with --user NAME)".to_owned();
-            return Err(TeamError::NotABundle { origin: i.origin.clone(), why });
-        }
-    }
+    let pending = incoming.iter().map(Pending::decoded).collect::<Result<Vec<_>, _>>()?;
+    import_pending(store, &pending, prices, now)
+}
+
+/// Reads, validates and imports bundle files (directories: their
+/// `*.parquet`, sorted), holding one person's rows at a time. The first
+/// bad file stops it, before anything is written.
+pub fn import_files(
+    store: &Store,
+    paths: &[PathBuf],
+    limits: &BundleLimits,
+    prices: &PriceTable,
+    now: DateTime<Utc>,
+) -> Result<ImportOutcome, TeamError> {
+    let clock = std::time::Instant::now();
+    let pending = pending::read_files(input_files(paths)?, limits)?;
+    tracing::debug!("import: checked {} bundle(s) in {:?}, peak {}", pending.len(), clock.elapsed(), append::peak());
+    import_pending(store, &pending, prices, now)
+}
+
+/// People new to the store take the fast path (`append`: their bundles
+/// merged apart, the bundle's analysis rows reused, the tables appended);
+/// bundles of people the store already holds are merged with their stored
+/// rows (`ingest::merge::merge`), which analyses their sessions again.
+fn import_pending(
+    store: &Store,
+    pending: &[Pending<'_>],
+    prices: &PriceTable,
+    now: DateTime<Utc>,
+) -> Result<ImportOutcome, TeamError> {
     let _lock = store.lock()?;
-    let stored = store.load(Table::Requests, frames::requests_from)?;
-    if !holds_bundles(store) && stored.iter().any(|r| r.user.is_empty()) {
+    let people = stored_people(store)?;
+    if !holds_bundles(store) && people.contains_key("") {
         return Err(TeamError::LocalStore { dir: store.dir().to_path_buf() });
     }
-    let mut compactions = store.load(Table::Compactions, frames::compactions_from)?;
-    let titles = store.load(Table::Titles, frames::titles_from)?;
-    let mut calls = store.load(Table::Iterations, frames::iterations_from)?;
-    let requests_before = stored.len();
-    let bundles = summaries(&stored, incoming);
-    let mut lines = stored;
-    let mut received = 0;
-    for i in incoming {
-        received += i.bundle.requests.len();
-        lines.extend(i.bundle.requests.iter().cloned());
-        // A bundle's compactions are its user's (cache threads are per user).
-        compactions
-            .extend(i.bundle.compactions.iter().map(|c| Compaction { user: i.bundle.meta.user.clone(), ..c.clone() }));
-        calls.extend(i.bundle.iterations.iter().cloned());
+    let requests_before = people.values().sum();
+    let mut by_user: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (k, p) in pending.iter().enumerate() {
+        by_user.entry(p.meta.user.as_str()).or_default().push(k);
     }
-    let shared = shared_message_ids(&lines);
-    let (requests_after, unknown) = store_rows_with_calls(store, lines, calls, compactions, titles, prices)?;
-    record(store, incoming, now)?;
+    let known: BTreeSet<&str> = by_user.keys().copied().filter(|u| people.contains_key(*u)).collect();
+    let mut added = vec![0; pending.len()];
+    let mut unknown = UnknownModels::new();
+    let mut scratches = Vec::new();
+    for (user, list) in by_user.iter().filter(|(u, _)| !known.contains(*u)) {
+        tracing::debug!("import: {user} is new to the store (peak {})", append::peak());
+        let bundles = list.iter().map(|&k| pending[k].bundle()).collect::<Result<Vec<_>, _>>()?;
+        count_added(&HashSet::new(), list, &bundles, &mut added);
+        let refs: Vec<&Bundle> = bundles.iter().map(|b| b.as_ref()).collect();
+        let (s, u) = append::scratch(store, &refs, prices)?;
+        add_unknown(&mut unknown, u);
+        scratches.push(s);
+    }
+    let mut requests_after = requests_before;
+    if !scratches.is_empty() {
+        requests_after = append::append(store, scratches, prices)?;
+    }
+    if !known.is_empty() {
+        let list: Vec<usize> = known.iter().flat_map(|u| by_user.get(u).into_iter().flatten().copied()).collect();
+        let bundles = list.iter().map(|&k| pending[k].bundle()).collect::<Result<Vec<_>, _>>()?;
+        count_added(&stored_keys(store, &known)?, &list, &bundles, &mut added);
+        let merged = merge(store, Base::Touched, delta_of(&bundles), prices)?;
+        add_unknown(&mut unknown, merged.unknown);
+        requests_after = merged.requests;
+    }
+    let shared = shared_message_ids_stored(store)?;
+    record(store, pending, now)?;
+    let received = pending.iter().map(|p| p.requests).sum();
     Ok(ImportOutcome {
-        bundles,
+        bundles: pending.iter().zip(&added).map(|(p, &added)| summary(p, added)).collect(),
         received,
         requests_before,
         requests_after,
         added: requests_after.saturating_sub(requests_before),
         already_present: received.saturating_sub(requests_after.saturating_sub(requests_before)),
-        shared_message_ids: shared.len(),
-        shared_examples: shared.into_iter().take(SHARED_EXAMPLES).collect(),
+        shared_message_ids: shared.0,
+        shared_examples: shared.1,
         unknown_models: unknown.into_keys().collect(),
     })
 }
 
-fn summary(i: &Incoming) -> BundleSummary {
-    let b = &i.bundle;
-    BundleSummary {
-        origin: i.origin.clone(),
-        user: b.requests.first().map_or_else(|| b.meta.user.to_string(), |r| r.user.to_string()),
-        machine: b.meta.machine.clone(),
-        requests: b.requests.len(),
-        compactions: b.compactions.len(),
-        added: 0,
+/// The rows of bundles of people the store holds, for `merge`.
+fn delta_of(bundles: &[Cow<'_, Bundle>]) -> Delta {
+    let mut delta = Delta::default();
+    let mut rows = Vec::new();
+    for b in bundles {
+        rows.extend(b.requests.iter().cloned());
+        // A bundle's compactions are its user's (cache threads are per user).
+        delta.compactions.extend(b.compactions.iter().map(|c| Compaction { user: b.meta.user.clone(), ..c.clone() }));
+        delta.iterations.extend(b.iterations.iter().cloned());
+    }
+    delta.rows = Chunks(vec![rows]);
+    delta
+}
+
+/// For each bundle (`list` indexes `added`), the request keys it brings
+/// that neither the store nor an earlier bundle had.
+fn count_added(stored: &HashSet<RequestKey>, list: &[usize], bundles: &[Cow<'_, Bundle>], added: &mut [usize]) {
+    let mut seen: HashSet<(&str, &str, &str)> = HashSet::new();
+    for (&k, b) in list.iter().zip(bundles) {
+        added[k] = b
+            .requests
+            .iter()
+            .filter(|r| {
+                let key = (r.user.as_str(), r.message_id.as_str(), r.request_id.as_str());
+                let is_stored =
+                    !stored.is_empty() && stored.contains(&(key.0.to_owned(), key.1.to_owned(), key.2.to_owned()));
+                !is_stored && seen.insert(key)
+            })
+            .count();
     }
 }
 
-fn request_key(r: &Request) -> (&str, &str, &str) {
-    (&r.user, &r.message_id, &r.request_id)
+fn add_unknown(all: &mut UnknownModels, more: UnknownModels) {
+    for (m, n) in more {
+        *all.entry(m).or_default() += n;
+    }
 }
 
-/// Each bundle's summary, counting the request keys it brings that neither
-/// the store nor an earlier bundle had.
-fn summaries(stored: &[Request], incoming: &[Incoming]) -> Vec<BundleSummary> {
-    let mut known: HashSet<(&str, &str, &str)> = stored.iter().map(request_key).collect();
-    incoming
-        .iter()
-        .map(|i| {
-            let added = i.bundle.requests.iter().filter(|r| known.insert(request_key(r))).count();
-            BundleSummary { added, ..summary(i) }
-        })
-        .collect()
+/// Requests per user in the store (the `user` column alone is read).
+fn stored_people(store: &Store) -> Result<BTreeMap<String, usize>, TeamError> {
+    let Some(df) = store.read_request_columns(&[c::USER])? else { return Ok(BTreeMap::new()) };
+    let mut out: BTreeMap<String, usize> = BTreeMap::new();
+    let users = Cols(&df).str(c::USER).map_err(|source| TeamError::Polars { what: "reading users", source })?;
+    for u in users {
+        *out.entry(u.to_owned()).or_default() += 1;
+    }
+    Ok(out)
+}
+
+type RequestKey = (String, String, String);
+
+/// The stored request keys of `users`.
+fn stored_keys(store: &Store, users: &BTreeSet<&str>) -> Result<HashSet<RequestKey>, TeamError> {
+    if users.is_empty() {
+        return Ok(HashSet::new());
+    }
+    let Some(df) = store.read_request_columns(&[c::USER, c::MESSAGE_ID, c::REQUEST_ID])? else {
+        return Ok(HashSet::new());
+    };
+    let polars = |source| TeamError::Polars { what: "reading request keys", source };
+    let k = Cols(&df);
+    let (u, m, r) =
+        (k.str(c::USER).map_err(polars)?, k.str(c::MESSAGE_ID).map_err(polars)?, k.str(c::REQUEST_ID).map_err(polars)?);
+    Ok((0..df.height())
+        .filter(|&i| users.contains(u[i]))
+        .map(|i| (u[i].to_owned(), m[i].to_owned(), r[i].to_owned()))
+        .collect())
+}
+
+fn summary(p: &Pending<'_>, added: usize) -> BundleSummary {
+    BundleSummary {
+        origin: p.origin.clone(),
+        user: p.meta.user.clone(),
+        machine: p.meta.machine.clone(),
+        requests: p.requests,
+        compactions: p.compactions,
+        added,
+    }
 }
 
 /// Message ids that appear under more than one user, by id.
@@ -238,8 +342,40 @@ pub fn shared_message_ids(requests: &[Request]) -> Vec<SharedMessage> {
         .collect()
 }
 
+/// How many message ids the stored requests hold under several users, and
+/// the first few of them (two columns read, not the rows).
+fn shared_message_ids_stored(store: &Store) -> Result<(usize, Vec<SharedMessage>), TeamError> {
+    let Some(df) = store.read_request_columns(&[c::MESSAGE_ID, c::USER])? else { return Ok((0, Vec::new())) };
+    let polars = |source| TeamError::Polars { what: "finding shared message ids", source };
+    let k = Cols(&df);
+    let (ids, users) = (k.str(c::MESSAGE_ID).map_err(polars)?, k.str(c::USER).map_err(polars)?);
+    // Per id, its first user and whether another one holds it too: one pass,
+    // no set per id.
+    let mut first: HashMap<&str, (&str, bool)> = HashMap::new();
+    for (m, u) in ids.iter().zip(&users) {
+        let e = first.entry(m).or_insert((u, false));
+        e.1 |= e.0 != *u;
+    }
+    let mut shared: Vec<&str> = first.into_iter().filter(|(_, (_, many))| *many).map(|(m, _)| m).collect();
+    shared.sort_unstable();
+    let count = shared.len();
+    let examples: BTreeMap<&str, BTreeSet<&str>> =
+        shared.into_iter().take(SHARED_EXAMPLES).map(|m| (m, BTreeSet::new())).collect();
+    let mut examples = examples;
+    for (m, u) in ids.iter().zip(&users) {
+        if let Some(set) = examples.get_mut(m) {
+            set.insert(u);
+        }
+    }
+    let examples = examples
+        .into_iter()
+        .map(|(m, u)| SharedMessage { message_id: m.to_owned(), users: u.into_iter().map(str::to_owned).collect() })
+        .collect();
+    Ok((count, examples))
+}
+
 /// Updates the ledger and the manifest's freshness after a merge.
-fn record(store: &Store, incoming: &[Incoming], now: DateTime<Utc>) -> Result<(), TeamError> {
+fn record(store: &Store, pending: &[Pending<'_>], now: DateTime<Utc>) -> Result<(), TeamError> {
     let path = store.dir().join(LEDGER);
     let mut ledger: BTreeMap<String, LedgerEntry> = match fs::read(&path) {
         Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_default(),
@@ -247,13 +383,12 @@ fn record(store: &Store, incoming: &[Incoming], now: DateTime<Utc>) -> Result<()
         Err(source) => return Err(TeamError::Io { path, source }),
     };
     let stamp = now.to_rfc3339_opts(SecondsFormat::Secs, true);
-    for i in incoming {
-        let s = summary(i);
-        let e = ledger.entry(format!("{}@{}", s.user, s.machine)).or_default();
+    for p in pending {
+        let e = ledger.entry(format!("{}@{}", p.meta.user, p.meta.machine)).or_default();
         e.bundles += 1;
         e.last_import.clone_from(&stamp);
-        e.last_created.clone_from(&i.bundle.meta.created);
-        e.hashed_paths = i.bundle.meta.hashed_paths;
+        e.last_created.clone_from(&p.meta.created);
+        e.hashed_paths = p.meta.hashed_paths;
     }
     let bytes = serde_json::to_vec_pretty(&ledger).unwrap_or_default();
     write_atomic(&path, &bytes)?;

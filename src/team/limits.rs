@@ -10,9 +10,10 @@
 use polars_parquet_format::thrift::protocol::TCompactInputProtocol;
 use polars_parquet_format::PageHeader;
 
-/// Default cap on a bundle's rows (requests and compactions): several
-/// years of one heavy user.
-pub const DEFAULT_MAX_ROWS: u64 = 1_000_000;
+/// Default cap on a bundle's rows (requests, compactions, calls and, from
+/// schema 3, about one analysis row per request): several years of one
+/// heavy user.
+pub const DEFAULT_MAX_ROWS: u64 = 2_000_000;
 
 /// Default cap on a bundle's bytes after decompression (all pages).
 pub const DEFAULT_MAX_DECOMPRESSED: u64 = 512 << 20;
@@ -157,7 +158,7 @@ mod tests {
         assert_eq!(check(&[], 4_000_000, &[], &l), over("rows", 4_000_000, DEFAULT_MAX_ROWS));
         // Row groups claiming more rows than the footer's total count too.
         let g = |rows| Group { rows, chunks: Vec::new() };
-        assert_eq!(check(&[], 10, &[g(600_000), g(600_000)], &l), over("rows", 1_200_000, DEFAULT_MAX_ROWS));
+        assert_eq!(check(&[], 10, &[g(1_100_000), g(1_100_000)], &l), over("rows", 2_200_000, DEFAULT_MAX_ROWS));
         let huge = Group { rows: 10, chunks: vec![Chunk { start: 0, end: 0, values: 0, uncompressed: 1 << 40 }] };
         assert_eq!(check(&[], 10, &[huge], &l), over("bytes after decompression", 1 << 40, DEFAULT_MAX_DECOMPRESSED));
         let liar = Group { rows: 10, chunks: vec![Chunk { start: 0, end: 0, values: 11, uncompressed: 0 }] };

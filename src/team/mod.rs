@@ -6,6 +6,8 @@
 //! `Bundle`s and `ImportOutcome`s; every failure is a `TeamError` naming the
 //! file or upload it concerns.
 
+pub mod analysis;
+mod append;
 pub mod batch;
 pub mod bundle;
 pub mod export;
@@ -13,13 +15,14 @@ pub mod hash;
 pub mod import;
 pub mod integrity;
 pub mod limits;
+mod pending;
 pub mod push;
 pub mod server;
 pub mod tokens;
 
-pub use bundle::{bundle_bytes, read_bundle, read_bundle_limited, Bundle, BundleMeta, BUNDLE_SCHEMA};
+pub use bundle::{bundle_bytes, read_bundle, read_bundle_limited, Bundle, BundleAnalysis, BundleMeta, BUNDLE_SCHEMA};
 pub use export::{export, ExportSpec};
-pub use import::{holds_bundles, import, read_inputs, ImportOutcome};
+pub use import::{holds_bundles, import, import_files, read_inputs, ImportOutcome};
 
 use crate::ingest::IngestError;
 use crate::store::StoreError;

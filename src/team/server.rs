@@ -14,6 +14,7 @@ use super::import::{ImportOutcome, Incoming};
 use super::limits::BundleLimits;
 use super::tokens::TokenMap;
 use super::TeamError;
+use crate::model::columns as c;
 use crate::pricing::PriceTable;
 use crate::store::Store;
 use axum::body::Bytes;
@@ -24,6 +25,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
 use chrono::{DateTime, Utc};
+use polars::prelude::Column;
 use std::sync::Arc;
 
 /// Where bundles are posted.
@@ -87,6 +89,11 @@ pub fn accept_bundle(
     }
     for c in &mut bundle.compactions {
         c.user.clone_from(&user);
+    }
+    if let Some(a) = &mut bundle.analysis {
+        let n = a.rows.height();
+        let named = Column::new(c::USER.into(), vec![user.as_str(); n]);
+        a.rows.with_column(named).map_err(|source| TeamError::Polars { what: "reading the upload", source })?;
     }
     bundle.meta.user = user;
     let mut outcome =

@@ -5,14 +5,20 @@
 //! runs `scripts/datafusion_check.py`, which runs every sql/*.sql with
 //! Apache DataFusion over the raw bundles and compares. Without the
 //! datafusion package it prints why and skips, unless
-//! `CACHEWISE_DATAFUSION=required` (CI installs it first).
+//! `CACHEWISE_DATAFUSION=required` (CI installs it first). The team
+//! report's cache figures (class table, hit ratio, idle and edit cost,
+//! shared message ids) are checked over a second set of bundles that carry
+//! analysis rows (schema 3).
 
 use super::support::{bundle_of, bytes_of, prices, row};
+use cachewise::analyze::CacheClass;
+use cachewise::model::columns as c;
 use cachewise::model::Request;
 use cachewise::report::query::{Grouping, Query};
-use cachewise::report::team::{team, TeamOptions};
+use cachewise::report::team::{class_tables, team, TeamOptions};
 use cachewise::report::usage::usage;
-use cachewise::store::{frames, Store, Table};
+use cachewise::store::frames::{self, Cols};
+use cachewise::store::{Store, Table};
 use cachewise::team::import::{import, Incoming};
 use chrono::Duration;
 use serde_json::{json, Value};
@@ -107,6 +113,68 @@ fn expected(store: &Store) -> Value {
     }})
 }
 
+/// Bundles carrying analysis rows (three people, one file sent twice) in
+/// `dir`, imported into `team`; cachewise's answers for the cache queries.
+fn cache_expected(dir: &Path, store: &Store) -> Value {
+    std::fs::create_dir_all(dir).unwrap();
+    let sent: Vec<Incoming> = [("dave", 0), ("erin", 45), ("frank", 900)]
+        .iter()
+        .map(|(u, shift)| {
+            let b = super::columns::bundle(dir.parent().unwrap(), u, *shift);
+            std::fs::write(dir.join(format!("{u}.parquet")), bytes_of(&b)).unwrap();
+            Incoming { origin: (*u).into(), bundle: b }
+        })
+        .collect();
+    std::fs::copy(dir.join("dave.parquet"), dir.join("dave-again.parquet")).unwrap();
+    import(store, &sent, &prices(), super::common::t0()).unwrap();
+    let q = Query::new(chrono_tz::UTC);
+    let analysis = store.read(Table::Analysis).unwrap().unwrap();
+    let k = Cols(&analysis);
+    let (user, sid, msg, class) = (
+        k.str(c::USER).unwrap(),
+        k.str(c::SESSION_ID).unwrap(),
+        k.str(c::MESSAGE_ID).unwrap(),
+        k.str(c::CLASS).unwrap(),
+    );
+    let (cost, time) = (k.f64(c::MISS_COST_USD).unwrap(), k.time(c::TIME).unwrap());
+    let rows: Vec<Value> = (0..analysis.height())
+        .map(|i| {
+            json!({"user": user[i], "session_id": sid[i], "message_id": msg[i], "class": class[i],
+            "miss_cost_usd": cost[i], "time": time[i].timestamp_millis()})
+        })
+        .collect();
+    let mut classes = Vec::new();
+    for (u, t) in class_tables(store, &q, &prices()).unwrap() {
+        for k in CacheClass::ALL.iter().filter(|k| t.get(**k).count > 0) {
+            let s = t.get(*k);
+            classes.push(json!({"user": u, "class": k.as_str(), "count": s.count,
+                "rebuilt_tokens": s.rebuilt_tokens, "miss_cost_usd": s.miss_cost_usd}));
+        }
+    }
+    let opts = TeamOptions { now: super::common::t0(), top_stale: 0 };
+    let report = team(store, &q, &prices(), &opts).unwrap();
+    assert!(report.rows.iter().all(|r| r.figures.idle_cost_usd > 0.0), "the fixture has expiries");
+    let people: Vec<Value> = report
+        .rows
+        .iter()
+        .map(|r| {
+            let (f, t) = (&r.figures, &r.figures.tokens);
+            json!({"user": r.user, "input_tokens": t.input_tokens, "output_tokens": t.output_tokens,
+                "cache_write_5m_tokens": t.cache_write_5m_tokens, "cache_write_1h_tokens": t.cache_write_1h_tokens,
+                "cache_read_tokens": t.cache_read_tokens, "cache_hit_ratio": f.cache_hit_ratio,
+                "idle_cost_usd": f.idle_cost_usd, "edit_cost_usd": f.edit_cost_usd})
+        })
+        .collect();
+    let shared = report.flags.message_ids_under_several_users;
+    assert_eq!(shared, 24, "the three people hold copies of the same sessions");
+    json!({
+        "team_analysis.sql": {"over": "cache", "sort": ["user", "session_id", "message_id"], "rows": rows},
+        "team_cache_classes.sql": {"over": "cache", "sort": ["user", "class"], "rows": classes},
+        "team_person_cache.sql": {"over": "cache", "sort": ["user"], "rows": people},
+        "team_shared_message_ids.sql": {"over": "cache", "rows": [{"message_ids": shared}]},
+    })
+}
+
 #[test]
 fn datafusion_agrees_with_cachewise() {
     let tmp = tempfile::tempdir().unwrap();
@@ -115,8 +183,15 @@ fn datafusion_agrees_with_cachewise() {
     let store = Store::open(&team_dir).unwrap();
     let o = import(&store, &bundles(&dir), &prices(), super::common::t0()).unwrap();
     assert_eq!((o.received, o.requests_after), (12 + 5 + 8 + 5, 12 + 7 + 5), "overlap and replay count once");
+    let mut expected = expected(&store);
+    let cache_dir = tmp.path().join("cache").join("bundles");
+    let cache = cache_expected(&cache_dir, &Store::open(&tmp.path().join("cache-team")).unwrap());
+    for (name, spec) in cache.as_object().unwrap() {
+        expected["queries"][name] = spec.clone();
+    }
+    expected["cache_bundles"] = json!(cache_dir.display().to_string());
     let want = tmp.path().join("expected.json");
-    std::fs::write(&want, serde_json::to_vec_pretty(&expected(&store)).unwrap()).unwrap();
+    std::fs::write(&want, serde_json::to_vec_pretty(&expected).unwrap()).unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/datafusion_check.py");
     let required = std::env::var("CACHEWISE_DATAFUSION").is_ok_and(|v| v == "required");
     let out = match Command::new("python3").arg(&script).arg(&dir).arg(&want).output() {
@@ -127,7 +202,10 @@ fn datafusion_agrees_with_cachewise() {
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     println!("{text}");
     match out.status.code() {
-        Some(0) => assert!(text.contains("ok   team_requests.sql"), "{text}"),
+        Some(0) => {
+            assert!(text.contains("ok   team_requests.sql"), "{text}");
+            assert!(text.contains("ok   team_person_cache.sql: 3 rows"), "{text}");
+        }
         Some(3) if !required => {
             println!("skip: DataFusion is not installed; CACHEWISE_DATAFUSION=required makes this fail")
         }

@@ -1,18 +1,33 @@
-//! The team report's per-person cache figures: one cache model per person
-//! over *all* of that person's requests (so a thread that began before
-//! `--since` is whole, and a warm request just inside the window stays a
-//! hit), then the requests the query selects are summed: tokens, hit/miss
-//! classes, idle cost, machines, stale sessions, shared message ids,
-//! unpriced and estimated models. Hands `Cache` to `team::assemble`.
+//! The team report's per-person cache figures, read from stored columns:
+//! the analysis table (`materialize`: each thread request's class and miss
+//! cost, classified over the person's whole history, so a thread that began
+//! before `--since` is whole and a warm request just inside the window stays
+//! a hit) and the requests table. Tokens, hit ratio, idle and edit cost come
+//! from `sql/team_person_cache.sql`, shared message ids from
+//! `sql/team_shared_message_ids.sql`; machines, stale sessions (`last_main`
+//! rows, their TTL after and cold-resume premium) and unpriced models from
+//! small lazy queries. Nothing is classified here. Hands `Cache` to
+//! `team::assemble`.
 
-use crate::analyze::{analyze, stale_sessions, ClassTable, StaleSession};
-use crate::model::{Compaction, Iteration, Request, TokenCounts};
+use crate::analyze::{CacheClass, ClassStats, ClassTable, StaleSession};
+use crate::materialize;
+use crate::model::columns as c;
+use crate::model::TokenCounts;
 use crate::pricing::{Estimate, PriceTable};
-use crate::report::query::Query;
+use crate::report::query::{Grouping, Query};
+use crate::report::ReportError;
+use crate::store::frames::Cols;
+use crate::store::Store;
 use chrono::{DateTime, Utc};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use polars::prelude::*;
+use polars::sql::SQLContext;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-/// Per-user figures from the cache model and the selected rows.
+const PERSON_CACHE_SQL: &str = include_str!("../../../sql/team_person_cache.sql");
+const CLASSES_SQL: &str = include_str!("../../../sql/team_cache_classes.sql");
+const SHARED_IDS_SQL: &str = include_str!("../../../sql/team_shared_message_ids.sql");
+
+/// Per-user figures from the stored columns.
 #[derive(Debug, Default)]
 pub(super) struct Cache {
     pub by_user: BTreeMap<String, UserCache>,
@@ -28,77 +43,174 @@ pub(super) struct Cache {
 #[derive(Debug, Default)]
 pub(super) struct UserCache {
     pub tokens: TokenCounts,
-    pub classes: ClassTable,
+    /// Miss cost after an expiry, and within the TTL.
+    pub idle_cost_usd: f64,
+    pub edit_cost_usd: f64,
     pub machines: BTreeSet<String>,
+    /// Stale sessions, highest premium first, at most `top_stale`.
     pub stale: Vec<StaleSession>,
 }
 
-/// What the cache model needs besides the rows.
-pub(super) struct Context<'a> {
-    pub compactions: &'a [Compaction],
-    /// The stored API calls inside responses (sorted as stored): the cache
-    /// model walks a response's calls (`PriceTable::thread_requests`).
-    pub calls: &'a [Iteration],
+/// The frames the figures are read from.
+pub(super) struct Sources<'a> {
+    /// The requests the query selects (one row per request, not split).
+    pub requests: LazyFrame,
+    /// The analysis rows the query selects.
+    pub analysis: LazyFrame,
+    /// Every analysis row of the people the query can select (stale
+    /// sessions look at a session's last request, inside the window or not).
+    pub analysis_all: LazyFrame,
     pub prices: &'a PriceTable,
     pub now: DateTime<Utc>,
+    pub top_stale: usize,
     pub titles: &'a HashMap<String, String>,
 }
 
 impl Cache {
-    /// Classifies every row of each person `q` can select (`all` is the
-    /// whole requests table), then sums the rows `q` selects.
-    pub fn of(all: Vec<Request>, q: &Query, cx: &Context<'_>) -> Cache {
-        let selected: Vec<Request> = all.iter().filter(|r| q.accepts(r)).cloned().collect();
-        // One cache model per person: their threads never mix with another's,
-        // even when two people hold copies of one session.
-        let mut mine: BTreeMap<String, Vec<Request>> = BTreeMap::new();
-        for r in all.into_iter().filter(|r| q.user.as_ref().is_none_or(|u| r.user == *u)) {
-            mine.entry(r.user.to_string()).or_default().push(r);
+    /// The cache figures of every person with selected requests.
+    pub fn of(s: Sources<'_>) -> PolarsResult<Cache> {
+        let mut ctx = SQLContext::new();
+        ctx.register("requests", s.requests.clone());
+        ctx.register("analysis", s.analysis.clone());
+        let people = ctx.execute(PERSON_CACHE_SQL)?.collect()?;
+        let shared = ctx.execute(SHARED_IDS_SQL)?.collect()?;
+        let mut by_user = person_figures(&people)?;
+        for (user, machine) in machines(s.requests.clone())? {
+            if let Some(u) = by_user.get_mut(&user) {
+                u.machines.insert(machine);
+            }
         }
-        let by_user = mine.into_iter().filter_map(|(user, rows)| Some((user, UserCache::of(&rows, q, cx)?))).collect();
-        let models: BTreeSet<&str> = selected.iter().map(|r| r.model.as_str()).collect();
-        Cache {
+        for (user, stale) in stale_sessions(&s)? {
+            if let Some(u) = by_user.get_mut(&user) {
+                u.stale = stale;
+            }
+        }
+        let models = s.requests.select([col(c::MODEL)]).unique(None, UniqueKeepStrategy::Any).collect()?;
+        let models: BTreeSet<&str> = Cols(&models).str(c::MODEL)?.into_iter().collect();
+        Ok(Cache {
             by_user,
-            shared_ids: crate::team::import::shared_message_ids(&selected).len(),
-            unknown_models: models.iter().filter(|m| cx.prices.resolve(m).is_none()).map(|m| (*m).to_owned()).collect(),
-            estimated_models: cx.prices.estimated_models(models),
-        }
+            shared_ids: Cols(&shared).u64("message_ids")?.first().copied().unwrap_or(0) as usize,
+            unknown_models: models.iter().filter(|m| s.prices.resolve(m).is_none()).map(|m| (*m).to_owned()).collect(),
+            estimated_models: s.prices.estimated_models(models),
+        })
     }
 }
 
-impl UserCache {
-    /// One person's figures; None when `q` selects none of `rows`.
-    fn of(rows: &[Request], q: &Query, cx: &Context<'_>) -> Option<UserCache> {
-        // The cache model's rows (one per thread call of a response); the
-        // tokens stay the requests' own, as in every usage report.
-        let expanded;
-        let thread: &[Request] = match cx.calls.is_empty() {
-            true => rows,
-            false => {
-                expanded = cx.prices.thread_requests(rows.to_vec(), cx.calls);
-                &expanded
-            }
-        };
-        let caches = analyze(thread, cx.compactions, cx.prices);
-        let mut u = UserCache::default();
-        let mut sessions: HashSet<&str> = HashSet::new();
-        for r in rows.iter().filter(|r| q.accepts(r)) {
-            u.tokens += r.tokens;
-            if !r.machine.is_empty() {
-                u.machines.insert(r.machine.to_string());
-            }
-            sessions.insert(r.session_id.as_str());
+/// Tokens, idle and edit cost per person (`sql/team_person_cache.sql`).
+fn person_figures(df: &DataFrame) -> PolarsResult<BTreeMap<String, UserCache>> {
+    let k = Cols(df);
+    let user = k.str(c::USER)?;
+    let (input, output) = (k.u64("input_tokens")?, k.u64("output_tokens")?);
+    let (w5, w1, read) =
+        (k.u64("cache_write_5m_tokens")?, k.u64("cache_write_1h_tokens")?, k.u64("cache_read_tokens")?);
+    let (idle, edit) = (k.f64("idle_cost_usd")?, k.f64("edit_cost_usd")?);
+    Ok((0..df.height())
+        .map(|i| {
+            let tokens = TokenCounts {
+                input: input[i],
+                output: output[i],
+                cache_write_5m: w5[i],
+                cache_write_1h: w1[i],
+                cache_read: read[i],
+            };
+            let u = UserCache { tokens, idle_cost_usd: idle[i], edit_cost_usd: edit[i], ..UserCache::default() };
+            (user[i].to_owned(), u)
+        })
+        .collect())
+}
+
+/// The machines each person's selected requests came from.
+fn machines(requests: LazyFrame) -> PolarsResult<Vec<(String, String)>> {
+    let df = requests
+        .filter(col(c::MACHINE).neq(lit("")))
+        .select([col(c::USER), col(c::MACHINE)])
+        .unique(None, UniqueKeepStrategy::Any)
+        .collect()?;
+    let k = Cols(&df);
+    Ok(k.str(c::USER)?.into_iter().zip(k.str(c::MACHINE)?).map(|(u, m)| (u.to_owned(), m.to_owned())).collect())
+}
+
+/// Each person's stale sessions at `now` among the sessions the query
+/// selects: the session's last main-thread request (`last_main`) idle past
+/// the TTL in force after it; ranked by cold-resume premium, then session id.
+fn stale_sessions(s: &Sources<'_>) -> PolarsResult<BTreeMap<String, Vec<StaleSession>>> {
+    let selected = s.requests.clone().select([col(c::USER), col(c::SESSION_ID)]).unique(None, UniqueKeepStrategy::Any);
+    let cols = [
+        c::USER,
+        c::SESSION_ID,
+        c::PROJECT,
+        c::MODEL,
+        c::TIME,
+        c::TTL_AFTER_S,
+        c::RESUME_PREMIUM_USD,
+        c::INPUT,
+        c::CACHE_WRITE_5M,
+        c::CACHE_WRITE_1H,
+        c::CACHE_READ,
+        c::OUTPUT,
+    ];
+    let last = s
+        .analysis_all
+        .clone()
+        .filter(col(c::LAST_MAIN))
+        .select(cols.iter().map(|n| col(*n)).collect::<Vec<_>>())
+        .join(
+            selected,
+            [col(c::USER), col(c::SESSION_ID)],
+            [col(c::USER), col(c::SESSION_ID)],
+            JoinArgs::new(JoinType::Inner),
+        )
+        .collect()?;
+    let k = Cols(&last);
+    let (user, sid, project, model) = (k.str(c::USER)?, k.str(c::SESSION_ID)?, k.str(c::PROJECT)?, k.str(c::MODEL)?);
+    let (time, ttl, premium, tokens) =
+        (k.time(c::TIME)?, k.u64(c::TTL_AFTER_S)?, k.f64(c::RESUME_PREMIUM_USD)?, k.tokens()?);
+    let mut out: BTreeMap<String, Vec<StaleSession>> = BTreeMap::new();
+    for i in 0..last.height() {
+        let idle_s = (s.now - time[i]).as_seconds_f64();
+        let ttl_s = u32::try_from(ttl[i]).unwrap_or(u32::MAX);
+        if idle_s <= f64::from(ttl_s) {
+            continue;
         }
-        if sessions.is_empty() {
-            return None;
-        }
-        for (_, c) in thread.iter().zip(&caches).filter(|(r, _)| q.accepts(r)) {
-            u.classes.add(c);
-        }
-        u.stale = stale_sessions(thread, &caches, cx.now, cx.titles)
-            .into_iter()
-            .filter(|s| sessions.contains(s.session_id.as_str()))
-            .collect();
-        Some(u)
+        out.entry(user[i].to_owned()).or_default().push(StaleSession {
+            session_id: sid[i].to_owned(),
+            user: user[i].to_owned(),
+            title: s.titles.get(sid[i]).cloned().unwrap_or_default(),
+            project: project[i].to_owned(),
+            model: model[i].to_owned(),
+            premium_usd: premium[i],
+            prompt_tokens: tokens[i].prompt(),
+            last: time[i],
+            ttl_s,
+            idle_s,
+        });
     }
+    for v in out.values_mut() {
+        v.sort_by(|a, b| b.premium_usd.total_cmp(&a.premium_usd).then_with(|| a.session_id.cmp(&b.session_id)));
+        v.truncate(s.top_stale);
+    }
+    Ok(out)
+}
+
+/// The class table per person over the analysis rows `q` selects
+/// (`sql/team_cache_classes.sql`).
+pub fn class_tables(
+    store: &Store,
+    q: &Query,
+    prices: &PriceTable,
+) -> Result<BTreeMap<String, ClassTable>, ReportError> {
+    let analysis = q.prepare(materialize::scan(store, prices)?, Grouping::Daily)?;
+    let mut ctx = SQLContext::new();
+    ctx.register("analysis", analysis);
+    let df = ctx.execute(CLASSES_SQL)?.collect()?;
+    let k = Cols(&df);
+    let (user, class) = (k.str(c::USER)?, k.str(c::CLASS)?);
+    let (count, rebuilt, cost) = (k.u64("count")?, k.u64(c::REBUILT_TOKENS)?, k.f64(c::MISS_COST_USD)?);
+    let mut out: BTreeMap<String, ClassTable> = BTreeMap::new();
+    for i in 0..df.height() {
+        let Some(class) = CacheClass::parse(class[i]) else { continue };
+        let stats = ClassStats { count: count[i], rebuilt_tokens: rebuilt[i], miss_cost_usd: cost[i] };
+        *out.entry(user[i].to_owned()).or_default().get_mut(class) += stats;
+    }
+    Ok(out)
 }

@@ -1,0 +1,165 @@
+//! The analysis side tables kept beside the analysis rows, per session:
+//! compaction labels (`analysis-compactions.parquet`) and the session
+//! table (`analysis-sessions.parquet`: last main-thread request, models,
+//! compaction report). They are derived from the stored analysis rows of
+//! whole sessions, classified again in memory (the verdicts are the stored
+//! ones) a person or a set of sessions at a time, so however the rows were
+//! made (an ingest, a bundle's own analysis) the side tables follow them.
+//! `frames` hands views the three tables.
+
+use super::sessions::{labels_frame, reports_frame};
+use super::{computed, open_current, requests_of, Changed, REQUEST};
+use crate::analyze::analyze;
+use crate::model::columns as c;
+use crate::model::{Compaction, Iteration};
+use crate::pricing::PriceTable;
+use crate::store::frames::{self, Cols};
+use crate::store::{Store, StoreError, Table};
+use polars::prelude::*;
+use std::collections::HashSet;
+use std::fs::File;
+
+/// The side tables of the analysis rows `rows` (whole sessions).
+fn side_frames(
+    rows: &DataFrame,
+    compactions: &[Compaction],
+    calls: &[Iteration],
+    prices: &PriceTable,
+) -> PolarsResult<[DataFrame; 2]> {
+    let thread = requests_of(rows)?;
+    let ids: HashSet<(&str, &str)> = thread.iter().map(|r| (r.user.as_str(), r.session_id.as_str())).collect();
+    let comps: Vec<Compaction> =
+        compactions.iter().filter(|k| ids.contains(&(k.user.as_str(), k.session_id.as_str()))).cloned().collect();
+    let caches = analyze(&thread, &comps, prices);
+    Ok([labels_frame(&thread, &comps)?, reports_frame(&thread, &caches, &comps, calls)?])
+}
+
+/// The analysis rows `filter` selects, with the columns a request needs.
+fn rows_where(scan: &LazyFrame, filter: Expr) -> PolarsResult<DataFrame> {
+    scan.clone().filter(filter).select(REQUEST.map(col)).collect()
+}
+
+/// Brings the side tables up to date with the stored analysis rows: the
+/// sessions `changed` names, or every person's, one person at a time.
+pub fn refresh_sides(store: &Store, prices: &PriceTable, changed: &Changed) -> Result<(), StoreError> {
+    let path = store.path(Table::AnalysisSessions);
+    let at = |source| StoreError::Polars { path: path.clone(), source };
+    let scan = super::scan(store, prices)?;
+    let compactions = store.load(Table::Compactions, frames::compactions_from)?;
+    let calls = store.load(Table::Iterations, frames::iterations_from)?;
+    let old = match changed {
+        Changed::Sessions(s) => stored(store)?.map(|t| (t, s)),
+        Changed::All => None,
+    };
+    let mut parts: Vec<[DataFrame; 2]> = Vec::new();
+    match &old {
+        Some(([labels, reports], sessions)) => {
+            parts.push([without(labels, sessions).map_err(at)?, without(reports, sessions).map_err(at)?]);
+            let rows = rows_of_sessions(&scan, sessions).map_err(at)?;
+            parts.push(side_frames(&rows, &compactions, &calls, prices).map_err(at)?);
+        }
+        None => {
+            let users =
+                scan.clone().select([col(c::USER)]).unique(None, UniqueKeepStrategy::Any).collect().map_err(at)?;
+            let mut users: Vec<String> =
+                Cols(&users).str(c::USER).map_err(at)?.into_iter().map(str::to_owned).collect();
+            users.sort_unstable();
+            for u in users {
+                let rows = rows_where(&scan, col(c::USER).eq(lit(u))).map_err(at)?;
+                parts.push(side_frames(&rows, &compactions, &calls, prices).map_err(at)?);
+            }
+        }
+    }
+    let [labels, reports] = stack(parts).map_err(at)?;
+    for (t, mut df) in [(Table::AnalysisCompactions, labels), (Table::AnalysisSessions, reports)] {
+        df.rechunk_mut();
+        store.write(t, &mut df)?;
+    }
+    Ok(())
+}
+
+/// `df` without the rows of `sessions`.
+fn without(df: &DataFrame, sessions: &HashSet<String>) -> PolarsResult<DataFrame> {
+    let ids = Cols(df).str(c::SESSION_ID)?;
+    let keep: BooleanChunked = ids.iter().map(|s| !sessions.contains(*s)).collect();
+    df.filter(&keep)
+}
+
+/// The analysis rows of `sessions`: a pushed-down filter for a few (an
+/// append), else a read of every row and a mask.
+fn rows_of_sessions(scan: &LazyFrame, sessions: &HashSet<String>) -> PolarsResult<DataFrame> {
+    if sessions.len() <= 64 {
+        let any = sessions.iter().map(|s| col(c::SESSION_ID).eq(lit(s.clone()))).reduce(Expr::or);
+        return rows_where(scan, any.unwrap_or(lit(false)));
+    }
+    let all = rows_where(scan, lit(true))?;
+    let ids = Cols(&all).str(c::SESSION_ID)?;
+    let mask: BooleanChunked = ids.iter().map(|s| sessions.contains(*s)).collect();
+    all.filter(&mask)
+}
+
+/// The stored side tables, when both read.
+fn stored(store: &Store) -> Result<Option<[DataFrame; 2]>, StoreError> {
+    let read = |t: Table| match store.read_file(t, None) {
+        Ok(df) => Ok(df),
+        Err(StoreError::Damaged { .. }) => Ok(None),
+        Err(e) => Err(e),
+    };
+    Ok(read(Table::AnalysisCompactions)?.zip(read(Table::AnalysisSessions)?).map(|(l, r)| [l, r]))
+}
+
+/// The parts stacked, table by table (empty tables when there are none).
+fn stack(parts: Vec<[DataFrame; 2]>) -> PolarsResult<[DataFrame; 2]> {
+    let mut out: Option<[DataFrame; 2]> = None;
+    for [l, r] in parts {
+        match &mut out {
+            None => out = Some([l, r]),
+            Some([ol, or]) => {
+                ol.vstack_mut_owned(l)?;
+                or.vstack_mut_owned(r)?;
+            }
+        }
+    }
+    match out {
+        Some(o) => Ok(o),
+        None => Ok([labels_frame(&[], &[])?, reports_frame(&[], &[], &[], &[])?]),
+    }
+}
+
+/// The analysis tables as a view reads them.
+#[derive(Clone)]
+pub struct Frames {
+    /// One row per thread request (`analysis.parquet`).
+    pub rows: LazyFrame,
+    /// Compaction labels (`analysis-compactions.parquet`).
+    pub labels: LazyFrame,
+    /// The session table (`analysis-sessions.parquet`).
+    pub reports: LazyFrame,
+}
+
+/// Scans of the stored analysis tables, or the analysis computed now (not
+/// stored) when they are missing, damaged or were computed with other
+/// prices (`--pricing` on a report with `--no-ingest`).
+pub fn frames(store: &Store, prices: &PriceTable) -> Result<Frames, StoreError> {
+    let scan = |file: File| {
+        let args = ScanArgsParquet { hive_options: HiveOptions::new_disabled(), ..ScanArgsParquet::default() };
+        LazyFrame::scan_parquet_sources(ScanSources::Files(vec![file].into()), args)
+    };
+    let open = |t: Table| File::open(store.path(t)).ok();
+    if let (Ok(Some(rows)), Some(labels), Some(reports)) =
+        (open_current(store, prices), open(Table::AnalysisCompactions), open(Table::AnalysisSessions))
+    {
+        let at = |source| StoreError::Polars { path: store.path(Table::Analysis), source };
+        return Ok(Frames {
+            rows: scan(rows).map_err(at)?,
+            labels: scan(labels).map_err(at)?,
+            reports: scan(reports).map_err(at)?,
+        });
+    }
+    let at = |source| StoreError::Polars { path: store.path(Table::Analysis), source };
+    let rows = computed(store, prices)?;
+    let compactions = store.load(Table::Compactions, frames::compactions_from)?;
+    let calls = store.load(Table::Iterations, frames::iterations_from)?;
+    let [labels, reports] = side_frames(&rows, &compactions, &calls, prices).map_err(at)?;
+    Ok(Frames { rows: rows.lazy(), labels: labels.lazy(), reports: reports.lazy() })
+}

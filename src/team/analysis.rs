@@ -1,0 +1,194 @@
+//! The analysis rows a bundle carries (schema 3, `kind` = `analysis`): the
+//! cache model's verdict on each of the person's thread requests, computed
+//! on their machine (`materialize`), so an import need not classify them
+//! again. Only keys, token counts and the verdict's columns travel (no
+//! message content; paths hashed like the requests'). Here: the columns and
+//! their types, the rows an export takes (`for_export`) and the bounds an import holds them to (`check`): a hostile
+//! row can neither name another person nor carry counts, costs or text
+//! that no real transcript produces.
+
+use super::hash::PathHasher;
+use crate::analyze::CacheClass;
+use crate::ingest::parse::MAX_WEB_SEARCHES;
+use crate::model::columns as c;
+use crate::model::{is_unsafe, MAX_TOKENS};
+use chrono::{DateTime, Utc};
+use polars::prelude::*;
+
+/// A bundle's analysis rows (`team::analysis::order()` columns) and the
+/// stamp of what computed them.
+#[derive(Debug, Clone)]
+pub struct BundleAnalysis {
+    pub stamp: String,
+    pub rows: DataFrame,
+}
+
+impl PartialEq for BundleAnalysis {
+    fn eq(&self, o: &BundleAnalysis) -> bool {
+        self.stamp == o.stamp && self.rows.equals_missing(&o.rows)
+    }
+}
+
+/// Analysis columns shared with request rows (same names and types).
+pub const SHARED: [&str; 15] = [
+    c::USER,
+    c::SESSION_ID,
+    c::THREAD,
+    c::PROJECT,
+    c::CWD,
+    c::TIME,
+    c::MODEL,
+    c::VERSION,
+    c::MESSAGE_ID,
+    c::INPUT,
+    c::CACHE_WRITE_5M,
+    c::CACHE_WRITE_1H,
+    c::CACHE_READ,
+    c::OUTPUT,
+    c::WEB_SEARCH,
+];
+
+/// Columns of analysis rows only, with their types.
+pub fn own_columns() -> Vec<(&'static str, DataType)> {
+    use DataType::{Boolean, Float64, String, UInt64};
+    vec![
+        (c::CLASS, String),
+        (c::REWIND, Boolean),
+        (c::GAP_S, Float64),
+        (c::TTL_S, UInt64),
+        (c::TTL_AFTER_S, UInt64),
+        (c::EXPECTED_PREFIX, UInt64),
+        (c::LOST_TOKENS, UInt64),
+        (c::REBUILT_TOKENS, UInt64),
+        (c::MISS_COST_USD, Float64),
+        (c::LINEAGE_FIRST_READ, UInt64),
+        (c::RATE_INPUT, Float64),
+        (c::RATE_OUTPUT, Float64),
+        (c::RATE_READ_MULTIPLIER, Float64),
+        (c::ACTUAL_USD, Float64),
+        (c::LAST_MAIN, Boolean),
+        (c::RESUME_PREMIUM_USD, Float64),
+        (c::IDLE_COMPACT_FIXED_USD, Float64),
+        (c::IDLE_COMPACT_PER_TOKEN_USD, Float64),
+    ]
+}
+
+/// Every analysis column in the analysis table's order.
+pub fn order() -> Vec<&'static str> {
+    SHARED.iter().copied().chain(own_columns().into_iter().map(|(n, _)| n)).collect()
+}
+
+/// A person's analysis rows for a bundle: `user` on every row, only rows at
+/// or after `since`, paths hashed with `hasher`, the what-if columns left out.
+pub fn for_export(
+    analysis: DataFrame,
+    user: &str,
+    since: Option<DateTime<Utc>>,
+    hasher: Option<&PathHasher>,
+) -> PolarsResult<DataFrame> {
+    let mut lf = analysis.lazy().select(order().into_iter().map(col).collect::<Vec<_>>());
+    if let Some(s) = since {
+        let ms = s.timestamp_millis();
+        lf = lf.filter(col(c::TIME).cast(DataType::Int64).gt_eq(lit(ms)));
+    }
+    let mut df = lf.with_column(lit(user.to_owned()).alias(c::USER)).collect()?;
+    if let Some(h) = hasher {
+        for name in [c::PROJECT, c::CWD] {
+            let hashed: StringChunked = df.column(name)?.str()?.apply_values(|v| h.hash(v).into());
+            df.with_column(hashed.into_column())?;
+        }
+    }
+    df.rechunk_mut();
+    Ok(df)
+}
+
+/// Largest per-request prompt-sized count (four token fields at the bound).
+const MAX_PROMPT: u64 = 4 * MAX_TOKENS;
+/// Largest TTL a row may name: a day (real ones are 5 minutes or 1 hour).
+const MAX_TTL_S: u64 = 86_400;
+/// Largest dollar figure of one request (far above any price table's).
+const MAX_USD: f64 = 10_000_000.0;
+/// Longest text value.
+const MAX_TEXT: usize = 4096;
+
+/// Checks analysis rows against the bundle's `user` and the bounds real
+/// transcripts keep; the first failure, naming the row and column.
+pub fn check(df: &DataFrame, user: &str) -> Result<(), String> {
+    check_text(df, user)?;
+    let bounded = [
+        (c::INPUT, MAX_TOKENS),
+        (c::CACHE_WRITE_5M, MAX_TOKENS),
+        (c::CACHE_WRITE_1H, MAX_TOKENS),
+        (c::CACHE_READ, MAX_TOKENS),
+        (c::OUTPUT, MAX_TOKENS),
+        (c::WEB_SEARCH, MAX_WEB_SEARCHES),
+        (c::TTL_S, MAX_TTL_S),
+        (c::TTL_AFTER_S, MAX_TTL_S),
+        (c::EXPECTED_PREFIX, MAX_PROMPT),
+        (c::LOST_TOKENS, MAX_PROMPT),
+        (c::REBUILT_TOKENS, MAX_PROMPT),
+        (c::LINEAGE_FIRST_READ, MAX_TOKENS),
+    ];
+    for (name, bound) in bounded {
+        let col = df.column(name).map_err(|e| e.to_string())?.cast(&DataType::UInt64).map_err(|e| e.to_string())?;
+        let values = col.u64().map_err(|e| e.to_string())?;
+        let found = values.iter().enumerate().find_map(|(i, v)| v.filter(|v| *v > bound).map(|v| (i, v)));
+        if let Some((i, v)) = found {
+            return Err(format!("analysis row {}: {name} {v} is above the bound of {bound}", i + 1));
+        }
+    }
+    let money = [
+        c::GAP_S,
+        c::MISS_COST_USD,
+        c::RATE_INPUT,
+        c::RATE_OUTPUT,
+        c::RATE_READ_MULTIPLIER,
+        c::ACTUAL_USD,
+        c::RESUME_PREMIUM_USD,
+        c::IDLE_COMPACT_FIXED_USD,
+        c::IDLE_COMPACT_PER_TOKEN_USD,
+    ];
+    for name in money {
+        let values = df.column(name).and_then(|c| c.f64().cloned()).map_err(|e| e.to_string())?;
+        let bad = |v: f64| !v.is_finite() || v < 0.0 || (name != c::GAP_S && v > MAX_USD);
+        let found = values.iter().enumerate().find_map(|(i, v)| v.filter(|v| bad(*v)).map(|v| (i, v)));
+        if let Some((i, v)) = found {
+            return Err(format!("analysis row {}: {name} {v} is not a finite figure between 0 and {MAX_USD}", i + 1));
+        }
+    }
+    Ok(())
+}
+
+/// The text columns: the bundle's user on every row, a known class, no
+/// control characters, bounded length.
+fn check_text(df: &DataFrame, user: &str) -> Result<(), String> {
+    let text = |name: &str| df.column(name).and_then(|c| c.str().cloned()).map_err(|e| e.to_string());
+    if let Some((i, other)) = text(c::USER)?.iter().enumerate().find(|(_, u)| *u != Some(user)) {
+        let other: String = other.unwrap_or("").chars().filter(|c| !is_unsafe(*c)).take(40).collect();
+        return Err(format!("analysis row {} names user {other:?}, but the bundle is {user:?}'s", i + 1));
+    }
+    let classes = text(c::CLASS)?;
+    if let Some(i) = classes.iter().position(|k| k.and_then(CacheClass::parse).is_none()) {
+        return Err(format!("analysis row {}: unknown cache class", i + 1));
+    }
+    for name in [c::SESSION_ID, c::THREAD, c::PROJECT, c::CWD, c::MODEL, c::VERSION, c::MESSAGE_ID] {
+        let bad = |s: &str| s.len() > MAX_TEXT || s.chars().any(is_unsafe);
+        if let Some(i) = text(name)?.iter().position(|v| v.is_some_and(bad)) {
+            return Err(format!("analysis row {}: {name} holds control characters or is too long", i + 1));
+        }
+    }
+    Ok(())
+}
+
+/// The bundle's analysis rows in the analysis table's layout; None when it
+/// has none.
+pub(super) fn rows_of(df: &DataFrame) -> PolarsResult<Option<DataFrame>> {
+    let kind = df.column(c::KIND)?.str()?;
+    let rows = df.filter(&kind.equal(super::bundle::KIND_ANALYSIS))?;
+    if rows.height() == 0 {
+        return Ok(None);
+    }
+    let mut rows = rows.select(order())?;
+    rows.rechunk_mut();
+    Ok(Some(rows))
+}

@@ -1,0 +1,240 @@
+//! Import's fast path: people new to the team store. Bundle rows of one
+//! person never collide with another person's (every key starts with the
+//! user), so each new person's bundles are merged into a scratch store of
+//! their own (`ingest::merge_tables`: deduplicated, priced, with sessions and
+//! calls; only that person's rows are ever `Request`s), their analysis rows
+//! taken from the bundle (`bundle_analysis`) or computed there, and then
+//! every table of the scratch stores is appended to the team store: the
+//! requests a person at a time (batched Parquet writes, never the whole
+//! table as rows), the small tables whole. The what-if columns are added
+//! once over the whole analysis table (`materialize::write`). Hands
+//! `import` the new request count and the unpriced models.
+
+use super::bundle::Bundle;
+use super::TeamError;
+use crate::ingest::dedup::Chunks;
+use crate::ingest::merge::{compaction_order, merge_tables, Base, Delta};
+use crate::ingest::sessions;
+use crate::materialize::{self, WHAT_IF};
+use crate::model::columns as c;
+use crate::model::iterations::sort_calls;
+use crate::model::{Compaction, Request, SessionTitle};
+use crate::pricing::{PriceTable, UnknownModels};
+use crate::store::frames::{self, Cols};
+use crate::store::{Store, StoreError, Table};
+use polars::prelude::*;
+use std::collections::HashSet;
+
+/// The scratch file of a person's analysis rows.
+const ANALYSIS_ROWS: &str = "analysis-rows.parquet";
+
+/// One new person's rows, merged into a scratch store beside the team's.
+pub(super) struct Scratch {
+    _dir: tempfile::TempDir,
+    store: Store,
+    /// The file of the person's analysis rows (without the what-if columns).
+    analysis: std::path::PathBuf,
+}
+
+/// Merges one person's bundles into a scratch store inside the team
+/// directory; the analysis rows come from the bundle when it carries them
+/// for exactly these rows (`own_analysis`), else are computed.
+pub(super) fn scratch(
+    team: &Store,
+    bundles: &[&Bundle],
+    prices: &PriceTable,
+) -> Result<(Scratch, UnknownModels), TeamError> {
+    let io = |source| TeamError::Io { path: team.dir().to_path_buf(), source };
+    let dir = tempfile::Builder::new().prefix(".import-").tempdir_in(team.dir()).map_err(io)?;
+    let store = Store::open(dir.path())?;
+    let mut rows: Vec<Request> = Vec::new();
+    let (mut compactions, mut iterations) = (Vec::new(), Vec::new());
+    for b in bundles {
+        rows.extend(b.requests.iter().cloned());
+        // A bundle's compactions are its user's (cache threads are per user).
+        compactions.extend(b.compactions.iter().map(|c| Compaction { user: b.meta.user.clone(), ..c.clone() }));
+        iterations.extend(b.iterations.iter().cloned());
+    }
+    let delta = Delta { rows: Chunks(vec![rows]), compactions, iterations, ..Delta::default() };
+    let (merged, _) = merge_tables(&store, Base::Empty, delta, prices)?;
+    let mut analysis = match own_analysis(bundles, prices) {
+        Some(df) => df.clone(),
+        None => materialize::rows(&store, prices)?,
+    };
+    let path = dir.path().join(ANALYSIS_ROWS);
+    store.atomic_write(&path, |w| ParquetWriter::new(w).finish(&mut analysis).map(|_| ()))?;
+    Ok((Scratch { _dir: dir, store, analysis: path }, merged.unknown))
+}
+
+/// The bundle's own analysis rows, when one bundle alone brings this
+/// person's rows and its analysis was computed with `prices` by this build.
+fn own_analysis<'b>(bundles: &[&'b Bundle], prices: &PriceTable) -> Option<&'b DataFrame> {
+    let [b] = bundles else { return None };
+    let a = b.analysis.as_ref()?;
+    (a.stamp == materialize::stamp(prices)).then_some(&a.rows)
+}
+
+/// Appends the scratch stores' tables to the team store; returns the
+/// requests it holds afterwards.
+pub(super) fn append(team: &Store, scratches: Vec<Scratch>, prices: &PriceTable) -> Result<usize, TeamError> {
+    let had_rows = team.path(Table::Requests).exists();
+    let old_analysis = match had_rows {
+        true => materialize::current(team, prices)?,
+        false => None,
+    };
+    let clock = std::time::Instant::now();
+    let lap = |what: &str| tracing::debug!("append: {what} after {:?}, peak {}", clock.elapsed(), peak());
+    let requests = append_requests(team, &scratches)?;
+    lap("requests");
+    append_small_tables(team, &scratches)?;
+    lap("small tables");
+    let changed = new_sessions(&scratches)?;
+    write_sessions(team, &changed)?;
+    lap("sessions");
+    match (had_rows, old_analysis) {
+        (true, None) => {
+            drop(scratches);
+            materialize::refresh(team, prices, &materialize::Changed::All)?;
+            materialize::refresh_sides(team, prices, &materialize::Changed::All)?;
+        }
+        (_, old) => {
+            let old = old.map(|o| o.drop_many(WHAT_IF));
+            let files: Vec<std::path::PathBuf> = scratches.iter().map(|s| s.analysis.clone()).collect();
+            materialize::write_parts(team, prices, || {
+                let files = files.clone().into_iter().map(|f| read_parquet(&f));
+                Box::new(old.clone().map(Ok).into_iter().chain(files))
+            })?;
+            lap("analysis");
+            materialize::refresh_sides(team, prices, &materialize::Changed::All)?;
+            lap("side tables");
+        }
+    }
+    Ok(requests)
+}
+
+fn read_parquet(path: &std::path::Path) -> Result<DataFrame, StoreError> {
+    let file = std::fs::File::open(path).map_err(|source| StoreError::Io { path: path.to_path_buf(), source })?;
+    ParquetReader::new(std::io::BufReader::new(file)).finish().map_err(|e| StoreError::damaged(path.to_path_buf(), &e))
+}
+
+/// The team's requests, then each scratch store's, written as a new base a
+/// frame at a time.
+fn append_requests(team: &Store, scratches: &[Scratch]) -> Result<usize, TeamError> {
+    let none: &[Request] = &[];
+    let polars = |source| TeamError::Polars { what: "appending requests", source };
+    let schema = frames::requests_frame(none).map_err(polars)?.schema().as_ref().clone();
+    let old = team.read(Table::Requests)?;
+    let mut count = old.as_ref().map_or(0, DataFrame::height);
+    let mut parts: Vec<DataFrame> = Vec::new();
+    parts.extend(old);
+    let mut heights = Vec::new();
+    for s in scratches {
+        heights.push(s.store.read_file(Table::Requests, Some(&[c::MESSAGE_ID]))?.map_or(0, |d| d.height()));
+    }
+    count += heights.iter().sum::<usize>();
+    let later = scratches.iter().map(|s| {
+        let df = s.store.read(Table::Requests).map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;
+        df.map_or_else(|| Ok(DataFrame::empty_with_schema(&schema)), |d| d.select(schema.iter_names().cloned()))
+    });
+    let batches = parts.into_iter().map(Ok).chain(later);
+    team.write_requests_base_batches(&schema, batches)?;
+    Ok(count)
+}
+
+/// Spares, compactions and calls: the team's rows plus the scratch stores',
+/// in each table's order.
+fn append_small_tables(team: &Store, scratches: &[Scratch]) -> Result<(), TeamError> {
+    let stores: Vec<&Store> = std::iter::once(team).chain(scratches.iter().map(|s| &s.store)).collect();
+    let mut compactions = Vec::new();
+    let mut calls = Vec::new();
+    let mut spares: Option<DataFrame> = None;
+    for s in &stores {
+        compactions.extend(s.load(Table::Compactions, frames::compactions_from)?);
+        calls.extend(s.load(Table::Iterations, frames::iterations_from)?);
+        if let Some(df) = s.read(Table::Spares)? {
+            match &mut spares {
+                None => spares = Some(df),
+                Some(all) => {
+                    all.vstack_mut_owned(df).map_err(polars(team, Table::Spares))?;
+                }
+            }
+        }
+    }
+    // Bundles carry no titles and no refusals: a new team store takes the
+    // scratch store's empty tables, so every table a store needs exists.
+    for t in [Table::Titles, Table::Refusals] {
+        if let (false, Some(s)) = (team.path(t).exists(), scratches.first()) {
+            if let Some(mut df) = s.store.read(t)? {
+                team.write(t, &mut df)?;
+            }
+        }
+    }
+    compactions.sort_by(|a, b| compaction_order(a).cmp(&compaction_order(b)));
+    sort_calls(&mut calls);
+    let mut df = frames::compactions_frame(&compactions).map_err(polars(team, Table::Compactions))?;
+    team.write(Table::Compactions, &mut df)?;
+    let mut df = frames::iterations_frame(&calls).map_err(polars(team, Table::Iterations))?;
+    team.write(Table::Iterations, &mut df)?;
+    if let Some(mut df) = spares {
+        let order = [c::USER, c::MESSAGE_ID, c::REQUEST_ID, c::SOURCE, c::LINE];
+        df = df.sort(order, SortMultipleOptions::default()).map_err(polars(team, Table::Spares))?;
+        df.rechunk_mut();
+        team.write(Table::Spares, &mut df)?;
+    }
+    Ok(())
+}
+
+fn polars(store: &Store, t: Table) -> impl Fn(PolarsError) -> TeamError + '_ {
+    move |source| StoreError::Polars { path: store.path(t), source }.into()
+}
+
+/// Session ids of the scratch stores' requests.
+fn new_sessions(scratches: &[Scratch]) -> Result<HashSet<String>, TeamError> {
+    let mut out = HashSet::new();
+    for s in scratches {
+        if let Some(df) = s.store.read_file(Table::Requests, Some(&[c::SESSION_ID]))? {
+            let ids = Cols(&df).str(c::SESSION_ID).map_err(polars(&s.store, Table::Requests))?;
+            out.extend(ids.into_iter().map(str::to_owned));
+        }
+    }
+    Ok(out)
+}
+
+/// The sessions table: stored rows of other sessions, and the `changed`
+/// sessions derived again from the (whole) requests table.
+fn write_sessions(team: &Store, changed: &HashSet<String>) -> Result<(), TeamError> {
+    let at = polars(team, Table::Sessions);
+    let in_changed = |df: &DataFrame| -> PolarsResult<BooleanChunked> {
+        let ids = Cols(df).str(c::SESSION_ID)?;
+        Ok(BooleanChunked::from_iter_values("changed".into(), ids.iter().map(|s| changed.contains(*s))))
+    };
+    let titles: Vec<SessionTitle> = team
+        .load(Table::Titles, frames::titles_from)?
+        .into_iter()
+        .filter(|t| changed.contains(&t.session_id))
+        .collect();
+    let Some(input) = team.read_file(Table::Requests, Some(&sessions::INPUT_COLUMNS))? else { return Ok(()) };
+    let input = input.filter(&in_changed(&input).map_err(&at)?).map_err(&at)?;
+    let mut derived = sessions::frame(&sessions::derive_frame(&input, &titles).map_err(&at)?).map_err(&at)?;
+    drop(input);
+    if let Some(stored) = team.read(Table::Sessions)? {
+        let mut kept = stored.filter(&!&in_changed(&stored).map_err(&at)?).map_err(&at)?;
+        kept.vstack_mut_owned(derived).map_err(&at)?;
+        derived = kept.sort([c::SESSION_ID], SortMultipleOptions::default()).map_err(&at)?;
+    }
+    derived.rechunk_mut();
+    team.write(Table::Sessions, &mut derived)?;
+    Ok(())
+}
+
+/// Peak resident memory so far (debug logs).
+pub(super) fn peak() -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM"))
+                .map(|l| l.split_whitespace().skip(1).collect::<Vec<_>>().join(" "))
+        })
+        .unwrap_or_default()
+}
