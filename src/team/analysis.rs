@@ -30,7 +30,7 @@ impl PartialEq for BundleAnalysis {
 }
 
 /// Analysis columns shared with request rows (same names and types).
-pub const SHARED: [&str; 15] = [
+pub const SHARED: [&str; 18] = [
     c::USER,
     c::SESSION_ID,
     c::THREAD,
@@ -46,6 +46,9 @@ pub const SHARED: [&str; 15] = [
     c::CACHE_READ,
     c::OUTPUT,
     c::WEB_SEARCH,
+    c::COST_USD,
+    c::SPEED,
+    c::INFERENCE_GEO,
 ];
 
 /// Columns of analysis rows only, with their types.
@@ -139,6 +142,7 @@ pub fn check(df: &DataFrame, user: &str) -> Result<(), String> {
     }
     let money = [
         c::GAP_S,
+        c::COST_USD,
         c::MISS_COST_USD,
         c::RATE_INPUT,
         c::RATE_OUTPUT,
@@ -171,7 +175,9 @@ fn check_text(df: &DataFrame, user: &str) -> Result<(), String> {
     if let Some(i) = classes.iter().position(|k| k.and_then(CacheClass::parse).is_none()) {
         return Err(format!("analysis row {}: unknown cache class", i + 1));
     }
-    for name in [c::SESSION_ID, c::THREAD, c::PROJECT, c::CWD, c::MODEL, c::VERSION, c::MESSAGE_ID] {
+    for name in
+        [c::SESSION_ID, c::THREAD, c::PROJECT, c::CWD, c::MODEL, c::VERSION, c::MESSAGE_ID, c::SPEED, c::INFERENCE_GEO]
+    {
         let bad = |s: &str| s.len() > MAX_TEXT || s.chars().any(is_unsafe);
         if let Some(i) = text(name)?.iter().position(|v| v.is_some_and(bad)) {
             return Err(format!("analysis row {}: {name} holds control characters or is too long", i + 1));
