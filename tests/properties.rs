@@ -13,7 +13,7 @@ use cachewise::pricing::PriceTable;
 use cachewise::report::query::{Grouping, Query};
 use cachewise::report::usage::{usage, Totals};
 use cachewise::store::{frames, Store, Table};
-use common::{compact_line, title_line, write, Resp};
+use common::{stepwise, write, Resp};
 use proptest::prelude::*;
 use std::path::Path;
 
@@ -142,22 +142,12 @@ proptest! {
     }
 
     #[test]
-    fn stepwise_ingest_equals_one_ingest_of_the_final_tree(events in stepwise_events(), steps in stepwise_steps()) {
-        let files = stepwise_files(&events);
+    fn stepwise_ingest_equals_one_ingest_of_the_final_tree(events in stepwise::events(), steps in stepwise::steps()) {
+        let files = stepwise::files(&events);
         let (root, stepwise, once) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-        let mut shown = vec![0usize; files.len()];
-        let mut rewritten = vec![false; files.len()];
-        for (f, grow, rewrite, partial) in steps {
-            let f = f % files.len();
-            shown[f] = (shown[f] + grow).min(files[f].1.len());
-            rewritten[f] |= rewrite && shown[f] > 1;
-            write_prefix(root.path(), &files[f], shown[f], rewritten[f], partial);
-            ingest_tree(root.path(), stepwise.path());
-        }
+        let rewritten = stepwise::play(root.path(), &files, &steps, |_| ingest_tree(root.path(), stepwise.path()));
         // The final tree: every file complete, as last rewritten.
-        for (f, file) in files.iter().enumerate() {
-            write_prefix(root.path(), file, file.1.len(), rewritten[f], false);
-        }
+        stepwise::finish(root.path(), &files, &rewritten);
         ingest_tree(root.path(), stepwise.path());
         ingest_tree(root.path(), once.path());
         prop_assert_eq!(requests(stepwise.path()), requests(once.path()));
@@ -167,62 +157,4 @@ proptest! {
             prop_assert!(a.equals_missing(&b), "{:?} differs: {:?} vs {:?}", t, (0..a.height()).map(|i| a.get_row(i).unwrap()).collect::<Vec<_>>(), (0..b.height()).map(|i| b.get_row(i).unwrap()).collect::<Vec<_>>());
         }
     }
-}
-
-/// One event of the stepwise tree: (file, kind, response number, output).
-/// Kinds: 0 a new response, 1 a replay of a response of another file, 2 a
-/// sidechain replay (same message, another request id), 3 a title, 4 a
-/// compaction.
-type Event = (usize, u8, u64, u64);
-
-fn stepwise_events() -> impl Strategy<Value = Vec<Event>> {
-    prop::collection::vec((0usize..3, 0u8..5, 0u64..6, 1u64..900), 1..24)
-}
-
-/// Steps: (file, lines to add, rewrite the file, leave half a line at the end).
-fn stepwise_steps() -> impl Strategy<Value = Vec<(usize, usize, bool, bool)>> {
-    prop::collection::vec((0usize..3, 0usize..6, prop::bool::weighted(0.15), any::<bool>()), 1..10)
-}
-
-fn stepwise_files(events: &[Event]) -> Vec<(String, Vec<String>)> {
-    let mut files: Vec<(String, Vec<String>)> =
-        (0..3).map(|f| (format!("-p{}/s{f}.jsonl", f % 2), Vec::new())).collect();
-    for (i, &(f, kind, n, out)) in events.iter().enumerate() {
-        let session = format!("s{f}");
-        let mut r = Resp::new(&session, n, i as i64 * 3);
-        r.out = out;
-        r.lines = 1 + (out % 3) as usize;
-        match kind {
-            1 => {
-                let other = format!("s{}", (f + 1) % 3);
-                (r.msg, r.req) = (format!("msg_{other}_{n}"), format!("req_{other}_{n}"));
-            }
-            2 => {
-                r.sidechain = true;
-                r.req = format!("req_side_{i}");
-                r.msg = format!("msg_s{}_{n}", (f + 2) % 3);
-            }
-            _ => {}
-        }
-        let lines = match kind {
-            3 => vec![title_line(&session, &format!("title {i}"))],
-            4 => vec![compact_line(&session, i as i64 * 3, 1000 + out)],
-            _ => r.to_lines(),
-        };
-        files[f].1.extend(lines);
-    }
-    files
-}
-
-/// Writes the first `n` lines of a file (without its first line when
-/// rewritten), optionally followed by half of the next line.
-fn write_prefix(root: &Path, file: &(String, Vec<String>), n: usize, rewritten: bool, partial: bool) {
-    let lines = &file.1[usize::from(rewritten).min(n)..n];
-    let mut body: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    if let Some(next) = file.1.get(n).filter(|_| partial) {
-        body.push_str(&next[..next.len() / 2]);
-    }
-    let path = root.join("projects").join(&file.0);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, body).unwrap();
 }

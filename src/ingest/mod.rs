@@ -20,6 +20,7 @@ mod touched;
 pub mod upgrade;
 mod usage;
 
+use crate::materialize::{self, Changed};
 use crate::model::{Compaction, Iteration, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::manifest::{Manifest, PREVIOUS_SCHEMA, STORE_SCHEMA};
@@ -133,6 +134,12 @@ pub fn ingest(
         }
         if out.files_read > 0 {
             store.save_manifest(&manifest)?;
+        }
+        // Nothing new; only a damaged, missing or stale analysis table
+        // (derived, so never a reason to fail) is written again.
+        if !materialize::is_current(store, prices) {
+            materialize::refresh(store, prices, &Changed::All)?;
+            materialize::refresh_sides(store, prices, &Changed::All)?;
         }
         return Ok(out);
     }

@@ -187,6 +187,14 @@ pub fn scan(store: &Store, prices: &PriceTable) -> Result<LazyFrame, StoreError>
     }
 }
 
+/// True when the stored analysis table's footer reads and carries the
+/// stamp of `prices` and this build, and the side tables are there (an
+/// ingest with nothing new checks this, and recomputes them when false).
+pub fn is_current(store: &Store, prices: &PriceTable) -> bool {
+    let sides = [Table::AnalysisCompactions, Table::AnalysisSessions];
+    matches!(open_current(store, prices), Ok(Some(_))) && sides.iter().all(|t| store.path(*t).exists())
+}
+
 /// The analysis of the store, as stored, or computed now (not stored) when
 /// the table is missing or was computed with other prices.
 pub fn load(store: &Store, prices: &PriceTable) -> Result<DataFrame, StoreError> {
@@ -208,7 +216,7 @@ pub(crate) fn computed(store: &Store, prices: &PriceTable) -> Result<DataFrame, 
 fn without(df: &DataFrame, sessions: &HashSet<String>) -> PolarsResult<DataFrame> {
     let ids = Cols(df).str(c::SESSION_ID)?;
     let keep: BooleanChunked = ids.iter().map(|s| !sessions.contains(*s)).collect();
-    df.filter(&keep)
+    df.drop_many(rows::WHAT_IF).filter(&keep)
 }
 
 /// The analysis rows (without what-if columns) of every session, or of

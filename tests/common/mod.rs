@@ -11,6 +11,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+pub mod stepwise;
+
 /// Runs the `cachewise` binary on the transcripts under `root` and the data
 /// directory `data`, with the user's own settings left out of its
 /// environment.
