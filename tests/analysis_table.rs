@@ -223,7 +223,7 @@ fn check(data: &Path) -> Result<(), String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     #[test]
     fn stored_analysis_equals_a_fresh_one_after_every_step(events in stepwise::events(), steps in stepwise::steps()) {
@@ -327,5 +327,25 @@ fn an_upgrade_from_the_previous_layout_writes_the_analysis_table() {
     assert!(ingest(&[root.path().to_path_buf()], &store, &prices(), &Silent).unwrap().changed);
     assert!(fs::read_to_string(&manifest).unwrap().contains("\"schema\":4"));
     same_rows(&stored(data.path()), &good).unwrap();
+    check(data.path()).unwrap();
+}
+
+#[test]
+fn a_compaction_logged_after_the_responses_it_precedes_reclassifies_them() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (a, b) = (common::Resp::new("s1", 1, 10), common::Resp::new("s1", 2, 13));
+    let mut lines = a.to_lines();
+    lines.extend(b.to_lines());
+    let path = common::write(root.path(), "-p/s1.jsonl", &lines);
+    ingest_tree(root.path(), data.path());
+    let classes = |d: &Path| -> Vec<String> {
+        let df = stored(d).sort([c::TIME], SortMultipleOptions::default()).unwrap();
+        Cols(&df).str(c::CLASS).unwrap().into_iter().map(str::to_owned).collect()
+    };
+    let before = classes(data.path());
+    common::append(&path, &format!("{}\n", common::compact_line("s1", 11, 5000)));
+    ingest_tree(root.path(), data.path());
+    let after = classes(data.path());
+    assert_ne!(before, after, "the compaction starts a new lineage");
     check(data.path()).unwrap();
 }

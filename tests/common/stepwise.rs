@@ -69,11 +69,14 @@ pub fn files(events: &[Event]) -> Vec<(String, Vec<String>)> {
             7 => (r.msg, r.req) = (format!("msg_{session}_late_{i}"), format!("req_{session}_late_{i}")),
             _ => {}
         }
+        // A boundary line may be logged up to 6 minutes after its time, so
+        // it can fall before responses already read.
+        let back = minutes - (out % 7) as i64;
         let lines = match kind {
             3 => vec![title_line(&session, &format!("title {i}"))],
-            4 => vec![compact_line(&session, minutes, 1000 + out)],
+            4 => vec![compact_line(&session, back, 1000 + out)],
             5 => vec![two_calls(&r, shape)],
-            6 => vec![microcompact_line(&session, minutes, i, out)],
+            6 => vec![microcompact_line(&session, back, i, out)],
             _ => r.to_lines(),
         };
         files[f].1.extend(lines);
