@@ -49,6 +49,7 @@ impl std::iter::Sum for Totals {
 pub struct UsageRow {
     /// The period, session id, project or model.
     pub key: String,
+    /// The (first by name) project of the rows; empty for a period row.
     pub project: String,
     /// Session title (session reports only).
     pub title: String,
@@ -128,9 +129,11 @@ pub fn usage(store: &Store, grouping: Grouping, q: &Query, prices: &PriceTable) 
     // check both read the collected frame. The calls' keys are read only
     // when the store holds calls.
     let stored_calls = calls::stored(store)?;
-    let used =
-        [c::TIME, c::PROJECT, c::MODEL, c::INPUT, c::CACHE_WRITE_5M, c::CACHE_WRITE_1H, c::CACHE_READ, c::OUTPUT];
+    let used = [c::TIME, c::MODEL, c::INPUT, c::CACHE_WRITE_5M, c::CACHE_WRITE_1H, c::CACHE_READ, c::OUTPUT];
     let mut cols: Vec<Expr> = used.iter().map(|n| col(*n)).collect();
+    // A period row names no project (`UsageRow::project`): not reading the
+    // column was a third of a team's daily report.
+    cols.push(if grouping.is_period() { lit("").alias(c::PROJECT) } else { col(c::PROJECT) });
     cols.extend([col(c::COST_USD), col(c::KEY), col(c::SUB), lit(1u64).cast(DataType::UInt64).alias(c::COUNTED)]);
     if !stored_calls.is_empty() {
         cols.extend(calls::KEY_COLUMNS.iter().map(|n| col(*n)));
