@@ -17,7 +17,10 @@ use crate::report::render::usage_json;
 use crate::report::timeline::session_timeline;
 use crate::report::usage::{UsageReport, UsageRow};
 use crate::report::ReportError;
+use axum::body::Bytes;
 use axum::extract::{Path, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -46,22 +49,24 @@ pub async fn sessions(State(state): State<AppState>, p: ApiParams) -> Api {
 }
 
 /// `GET /api/cache`: `cachewise cache --json` (`since`, `until`,
-/// `project`, `session`), as of the snapshot's clock.
-pub async fn cache_api(State(state): State<AppState>, p: ApiParams) -> Api {
+/// `project`, `session`), as of the snapshot's clock. The unfiltered report
+/// is serialised once per snapshot (it can be tens of megabytes).
+pub async fn cache_api(State(state): State<AppState>, p: ApiParams) -> Result<Response, ApiError> {
     let q = p.0.usage_query(state.settings().tz)?;
     let session = Params::text(&p.0.session);
     let snap = state.snapshot();
-    let v = blocking(move || {
-        let json = |r: &CacheReport| serde_json::to_value(r).map_err(|e| WebError::Internal(e.to_string()));
+    let body = blocking(move || {
+        let bytes =
+            |r: &CacheReport| serde_json::to_vec(r).map(Bytes::from).map_err(|e| WebError::Internal(e.to_string()));
         if q.since.is_none() && q.until.is_none() && q.project.is_none() && q.user.is_none() && session.is_none() {
-            return json(&snap.all.cache);
+            return snap.cache_json(|| bytes(&snap.all.cache));
         }
         let session = session.map(|s| snap.view.resolve_session(&s)).transpose()?;
         let set = state.settings();
-        json(&cache_report(&snap.view, &CacheQuery { query: q, session }, snap.built, &set.prices)?)
+        bytes(&cache_report(&snap.view, &CacheQuery { query: q, session }, snap.built, &set.prices)?)
     })
     .await?;
-    Ok(Json(v))
+    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
 /// `GET /api/team`: `cachewise report team --json` (`since`, `until`,

@@ -57,6 +57,8 @@ pub struct Snapshot {
     /// The project medians of resume advice, over every stored row.
     pub medians: MedianTable,
     sessions: Memo<String, CacheData>,
+    /// `/api/cache` unfiltered, serialised once.
+    cache_json: std::sync::OnceLock<axum::body::Bytes>,
     /// The people of a team data directory, sorted (local rows, which name
     /// nobody, are not listed).
     pub users: Vec<String>,
@@ -93,6 +95,7 @@ impl Snapshot {
             estimated_models: view.estimated_models(prices)?,
             medians: view.medians()?,
             sessions: Memo::with_limit(SESSIONS_REMEMBERED),
+            cache_json: std::sync::OnceLock::new(),
             recent,
             view,
             all: Arc::new(all),
@@ -151,6 +154,32 @@ impl Snapshot {
             let q = Query { user: Some(user.to_owned()), ..Query::new(self.tz) };
             Reports::build(&self.inputs(store, prices), &q, |g| self.usage(store, g, &q, prices))
         })
+    }
+
+    /// The unfiltered cache report as JSON bytes, made by `make` the first
+    /// time. Blocking.
+    pub fn cache_json<E>(&self, make: impl FnOnce() -> Result<axum::body::Bytes, E>) -> Result<axum::body::Bytes, E> {
+        if let Some(b) = self.cache_json.get() {
+            return Ok(b.clone());
+        }
+        let b = make()?;
+        Ok(self.cache_json.get_or_init(|| b).clone())
+    }
+
+    /// Builds, in the background, what a team's lead opens first (the Team
+    /// page's report and each person's report set), so those pages answer
+    /// from memory. Errors are left for the page to report.
+    pub fn warm(self: &Arc<Self>, store: Store, prices: PriceTable) {
+        if !self.is_team() {
+            return;
+        }
+        let snap = Arc::clone(self);
+        std::thread::spawn(move || {
+            let _ = snap.team(&store, &Query::new(snap.tz), &prices);
+            for u in snap.users.clone() {
+                let _ = snap.reports(&store, &prices, Some(&u));
+            }
+        });
     }
 
     /// One session's rows (every person's copy), classified, remembered for

@@ -54,10 +54,9 @@ impl AppState {
     /// Builds the first snapshot (blocking).
     pub fn new(settings: Settings) -> Result<AppState, ReportError> {
         let s = &settings;
-        let first = Snapshot::build(&s.store, &s.prices, s.tz, s.clock.now(), 1)?;
-        Ok(AppState {
-            inner: Arc::new(Inner { snapshot: ArcSwap::from_pointee(first), versions: AtomicU64::new(1), settings }),
-        })
+        let first = Arc::new(Snapshot::build(&s.store, &s.prices, s.tz, s.clock.now(), 1)?);
+        first.warm(s.store.clone(), s.prices.clone());
+        Ok(AppState { inner: Arc::new(Inner { snapshot: ArcSwap::new(first), versions: AtomicU64::new(1), settings }) })
     }
 
     /// The current snapshot.
@@ -69,8 +68,9 @@ impl AppState {
     pub fn rebuild(&self) -> Result<u64, ReportError> {
         let s = &self.inner.settings;
         let version = self.inner.versions.fetch_add(1, Ordering::Relaxed) + 1;
-        let next = Snapshot::build(&s.store, &s.prices, s.tz, s.clock.now(), version)?;
-        self.inner.snapshot.store(Arc::new(next));
+        let next = Arc::new(Snapshot::build(&s.store, &s.prices, s.tz, s.clock.now(), version)?);
+        next.warm(s.store.clone(), s.prices.clone());
+        self.inner.snapshot.store(next);
         Ok(version)
     }
 
