@@ -94,7 +94,7 @@ fn two_calls(r: &Resp, shape: u8) -> String {
             "cache_creation_input_tokens": w5 + w1h, "cache_read_input_tokens": read, "output_tokens": out,
             "cache_creation": {"ephemeral_5m_input_tokens": w5, "ephemeral_1h_input_tokens": w1h}})
     };
-    let second = if shape & 0x80 != 0 { MODELS[usize::from(!(shape >> 3 & 1 == 1))] } else { r.model.as_str() };
+    let second = if shape & 0x80 != 0 { MODELS[usize::from(shape >> 3 & 1 != 1)] } else { r.model.as_str() };
     let calls = vec![
         call(&r.model, r.input, r.w5, r.w1h, r.read, r.out / 2),
         call(second, 1, 300, 0, r.read + r.w5 + r.w1h, r.out - r.out / 2),
