@@ -266,7 +266,8 @@ fn a_damaged_or_missing_analysis_table_is_recomputed_by_the_next_ingest() {
     assert_eq!(good.height(), 6, "five responses, one of two calls");
     let path = Store::open(data.path()).unwrap().path(Table::Analysis);
     let bytes = fs::read(&path).unwrap();
-    let damage: [(&str, Box<dyn Fn()>); 3] = [
+    type Damage<'a> = (&'a str, Box<dyn Fn() + 'a>);
+    let damage: [Damage; 3] = [
         ("truncated", Box::new(|| fs::write(&path, &bytes[..bytes.len() / 2]).unwrap())),
         ("garbage", Box::new(|| fs::write(&path, b"not parquet").unwrap())),
         ("missing", Box::new(|| fs::remove_file(&path).unwrap())),
