@@ -5,6 +5,12 @@ use cachewise::cli::{self, Cli, EXIT_USAGE};
 use clap::Parser;
 use std::process::ExitCode;
 
+/// jemalloc returns freed memory to the system (glibc's per-thread arenas
+/// kept a long-running dashboard near its peak after every large query).
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() -> ExitCode {
     let args = Cli::parse();
     let filter = if args.global.quiet { "error" } else { "warn" };

@@ -167,8 +167,8 @@ impl Snapshot {
     }
 
     /// Builds, in the background, what a team's lead opens first (the Team
-    /// page's report and each person's report set), so those pages answer
-    /// from memory. Errors are left for the page to report.
+    /// page's report), so that page answers from memory. Errors are left
+    /// for the page to report.
     pub fn warm(self: &Arc<Self>, store: Store, prices: PriceTable) {
         if !self.is_team() {
             return;
@@ -176,9 +176,6 @@ impl Snapshot {
         let snap = Arc::clone(self);
         std::thread::spawn(move || {
             let _ = snap.team(&store, &Query::new(snap.tz), &prices);
-            for u in snap.users.clone() {
-                let _ = snap.reports(&store, &prices, Some(&u));
-            }
         });
     }
 
