@@ -63,7 +63,6 @@ pub struct Merged {
 pub fn merge(store: &Store, base: Base, delta: Delta, prices: &PriceTable) -> Result<Merged, IngestError> {
     let (merged, scope) = merge_tables(store, base, delta, prices)?;
     materialize::refresh(store, prices, &scope)?;
-    materialize::refresh_sides(store, prices, &scope)?;
     Ok(merged)
 }
 

@@ -139,7 +139,6 @@ pub fn ingest(
         // (derived, so never a reason to fail) is written again.
         if !materialize::is_current(store, prices) {
             materialize::refresh(store, prices, &Changed::All)?;
-            materialize::refresh_sides(store, prices, &Changed::All)?;
         }
         return Ok(out);
     }

@@ -48,6 +48,8 @@ pub fn stamp(prices: &PriceTable) -> String {
 
 /// Brings the analysis table up to date after a merge; returns its rows.
 pub fn refresh(store: &Store, prices: &PriceTable, changed: &Changed) -> Result<usize, StoreError> {
+    let clock = std::time::Instant::now();
+    let lap = |what: &str| tracing::debug!("analysis: {what} after {:?}", clock.elapsed());
     let path = store.path(Table::Analysis);
     let at = |source| StoreError::Polars { path: path.clone(), source };
     let kept = match changed {
@@ -58,7 +60,9 @@ pub fn refresh(store: &Store, prices: &PriceTable, changed: &Changed) -> Result<
         Changed::All => None,
     };
     let only = kept.as_ref().map(|(_, s)| *s);
-    let new = compute(store, prices, only)?;
+    lap("read the stored rows");
+    let (new, sides) = compute_with_sides(store, prices, only)?;
+    lap("classified");
     let df = match kept {
         Some((mut old, _)) => {
             old.vstack_mut_owned(new).map_err(at)?;
@@ -66,18 +70,29 @@ pub fn refresh(store: &Store, prices: &PriceTable, changed: &Changed) -> Result<
         }
         None => new,
     };
-    write(store, prices, df)
+    let n = write(store, prices, df)?;
+    lap("wrote the rows");
+    sides::store_sides(store, prices, sides, only)?;
+    lap("wrote the side tables");
+    Ok(n)
 }
 
 /// Adds the what-if columns to a whole analysis table (`finish`) and stores
 /// it with `prices`'s stamp; returns its rows.
 pub fn write(store: &Store, prices: &PriceTable, df: DataFrame) -> Result<usize, StoreError> {
     let path = store.path(Table::Analysis);
+    let clock = std::time::Instant::now();
     let mut df = finish(df).map_err(|source| StoreError::Polars { path: path.clone(), source })?;
+    tracing::debug!("analysis: what-if columns in {:?}", clock.elapsed());
     df.rechunk_mut();
     let meta = KeyValueMetadata::from_static(vec![(STAMP.to_owned(), stamp(prices))]);
-    store.atomic_write(&path, |w| {
-        ParquetWriter::new(w).with_key_value_metadata(Some(meta)).finish(&mut df).map(|_| ())
+    store.atomic_write_derived(&path, |w| {
+        ParquetWriter::new(w)
+            .with_compression(ParquetCompression::Lz4Raw)
+            .with_statistics(StatisticsOptions::empty())
+            .with_key_value_metadata(Some(meta))
+            .finish(&mut df)
+            .map(|_| ())
     })?;
     Ok(df.height())
 }
@@ -119,7 +134,9 @@ where
                 df.rechunk_mut();
                 rows += n;
                 if writer.is_none() {
-                    let pw = ParquetWriter::new(&mut *w).with_key_value_metadata(Some(meta.clone()));
+                    let pw = ParquetWriter::new(&mut *w)
+                        .with_compression(ParquetCompression::Lz4Raw)
+                        .with_key_value_metadata(Some(meta.clone()));
                     writer = Some(pw.batched(df.schema())?);
                 }
                 if let Some(wr) = &mut writer {
@@ -222,20 +239,52 @@ fn without(df: &DataFrame, sessions: &HashSet<String>) -> PolarsResult<DataFrame
 /// The analysis rows (without what-if columns) of every session, or of
 /// `only` these session ids.
 fn compute(store: &Store, prices: &PriceTable, only: Option<&HashSet<String>>) -> Result<DataFrame, StoreError> {
+    Ok(analysed(store, prices, only, false)?.0)
+}
+
+/// `compute`, with the side tables of the same sessions.
+fn compute_with_sides(
+    store: &Store,
+    prices: &PriceTable,
+    only: Option<&HashSet<String>>,
+) -> Result<(DataFrame, [DataFrame; 2]), StoreError> {
+    let (rows, sides) = analysed(store, prices, only, true)?;
+    Ok((rows, sides.unwrap_or_else(sides::empty_sides)))
+}
+
+/// The analysis rows of every session, or of `only` these, and (`sides`)
+/// their side tables.
+fn analysed(
+    store: &Store,
+    prices: &PriceTable,
+    only: Option<&HashSet<String>>,
+    sides: bool,
+) -> Result<(DataFrame, Option<[DataFrame; 2]>), StoreError> {
     let path = store.path(Table::Requests);
     let at = |source| StoreError::Polars { path: path.clone(), source };
-    let mut requests = match store.read(Table::Requests)? {
-        Some(df) => {
-            let df = match only {
-                Some(s) => {
-                    let ids = Cols(&df).str(c::SESSION_ID).map_err(at)?;
-                    let mask: BooleanChunked = ids.iter().map(|x| s.contains(*x)).collect();
-                    df.filter(&mask).map_err(at)?
-                }
-                None => df,
-            };
-            frames::requests_from(&df).map_err(at)?
+    let df = match (
+        only,
+        crate::report::usage::requests(store).map_err(|e| StoreError::Polars {
+            path: path.clone(),
+            source: PolarsError::ComputeError(e.to_string().into()),
+        })?,
+    ) {
+        (_, None) => None,
+        // A few sessions (an append): a pushed-down filter.
+        (Some(s), Some(lf)) if s.len() <= 64 => {
+            let any = s.iter().map(|id| col(c::SESSION_ID).eq(lit(id.clone()))).reduce(Expr::or);
+            Some(lf.filter(any.unwrap_or(lit(false))).collect().map_err(at)?)
         }
+        (Some(s), Some(lf)) => {
+            let df = lf.collect().map_err(at)?;
+            let ids = Cols(&df).str(c::SESSION_ID).map_err(at)?;
+            let mask: BooleanChunked = ids.iter().map(|x| s.contains(*x)).collect();
+            Some(df.filter(&mask).map_err(at)?)
+        }
+        (None, Some(lf)) => Some(lf.collect().map_err(at)?),
+    };
+    let mut requests = match df {
+        Some(df) => frames::requests_from(&df).map_err(at)?,
         None => Vec::new(),
     };
     requests.sort_by(|a, b| (&a.user, &a.session_id).cmp(&(&b.user, &b.session_id)));
@@ -246,5 +295,13 @@ fn compute(store: &Store, prices: &PriceTable, only: Option<&HashSet<String>>) -
     }
     let thread = prices.thread_requests(requests, &calls);
     let caches = crate::analyze::analyze(&thread, &compactions, prices);
-    analysis_rows(&thread, &caches, prices).map_err(at)
+    let rows = analysis_rows(&thread, &caches, prices).map_err(at)?;
+    let sides = match sides {
+        true => Some([
+            sessions::labels_frame(&thread, &compactions).map_err(at)?,
+            sessions::reports_frame(&thread, &caches, &compactions, &calls).map_err(at)?,
+        ]),
+        false => None,
+    };
+    Ok((rows, sides))
 }

@@ -70,12 +70,7 @@ pub fn refresh_sides(store: &Store, prices: &PriceTable, changed: &Changed) -> R
             }
         }
     }
-    let [labels, reports] = stack(parts).map_err(at)?;
-    for (t, mut df) in [(Table::AnalysisCompactions, labels), (Table::AnalysisSessions, reports)] {
-        df.rechunk_mut();
-        store.write(t, &mut df)?;
-    }
-    Ok(())
+    write_sides(store, stack(parts).map_err(at)?)
 }
 
 /// `df` without the rows of `sessions`.
@@ -96,6 +91,43 @@ fn rows_of_sessions(scan: &LazyFrame, sessions: &HashSet<String>) -> PolarsResul
     let ids = Cols(&all).str(c::SESSION_ID)?;
     let mask: BooleanChunked = ids.iter().map(|s| sessions.contains(*s)).collect();
     all.filter(&mask)
+}
+
+/// Writes side frames computed for `only` these sessions (merged with the
+/// stored tables' other sessions), or for every session.
+pub(super) fn store_sides(
+    store: &Store,
+    prices: &PriceTable,
+    new: [DataFrame; 2],
+    only: Option<&HashSet<String>>,
+) -> Result<(), StoreError> {
+    let at = |source| StoreError::Polars { path: store.path(Table::AnalysisSessions), source };
+    let mut parts = Vec::new();
+    if let Some(sessions) = only {
+        match stored(store)? {
+            Some([labels, reports]) => {
+                parts.push([without(&labels, sessions).map_err(at)?, without(&reports, sessions).map_err(at)?]);
+            }
+            // Side tables lost while the rows were kept: every session's.
+            None => return refresh_sides(store, prices, &Changed::All),
+        }
+    }
+    parts.push(new);
+    write_sides(store, stack(parts).map_err(at)?)
+}
+
+/// Empty side tables.
+pub(super) fn empty_sides() -> [DataFrame; 2] {
+    stack(Vec::new()).unwrap_or_else(|_| [DataFrame::empty(), DataFrame::empty()])
+}
+
+/// Writes the side tables (derived: a torn one is computed again).
+fn write_sides(store: &Store, [labels, reports]: [DataFrame; 2]) -> Result<(), StoreError> {
+    for (t, mut df) in [(Table::AnalysisCompactions, labels), (Table::AnalysisSessions, reports)] {
+        df.rechunk_mut();
+        store.atomic_write_derived(&store.path(t), |w| ParquetWriter::new(w).finish(&mut df).map(|_| ()))?;
+    }
+    Ok(())
 }
 
 /// The stored side tables, when both read.

@@ -244,6 +244,26 @@ impl Store {
         path: &Path,
         body: impl FnOnce(&mut BufWriter<&File>) -> PolarsResult<()>,
     ) -> Result<(), StoreError> {
+        self.replace_file(path, true, body)
+    }
+
+    /// `atomic_write` without waiting for the disk: for a derived file that
+    /// a reader checks (footer, stamp) and that is computed again when a
+    /// crash leaves it torn or old (the analysis table's parts).
+    pub(crate) fn atomic_write_derived(
+        &self,
+        path: &Path,
+        body: impl FnOnce(&mut BufWriter<&File>) -> PolarsResult<()>,
+    ) -> Result<(), StoreError> {
+        self.replace_file(path, false, body)
+    }
+
+    fn replace_file(
+        &self,
+        path: &Path,
+        sync: bool,
+        body: impl FnOnce(&mut BufWriter<&File>) -> PolarsResult<()>,
+    ) -> Result<(), StoreError> {
         let io = |source| StoreError::Io { path: path.to_path_buf(), source };
         let tmp = tempfile::NamedTempFile::new_in(&self.dir).map_err(io)?;
         {
@@ -251,9 +271,11 @@ impl Store {
             body(&mut w).map_err(|source| StoreError::Polars { path: path.to_path_buf(), source })?;
             w.flush().map_err(io)?;
         }
-        tmp.as_file().sync_all().map_err(io)?;
+        if sync {
+            tmp.as_file().sync_all().map_err(io)?;
+        }
         tmp.persist(path).map_err(|e| io(e.error))?;
-        if let Ok(d) = File::open(&self.dir) {
+        if let Some(d) = File::open(&self.dir).ok().filter(|_| sync) {
             let _ = d.sync_all();
         }
         Ok(())

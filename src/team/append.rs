@@ -95,7 +95,6 @@ pub(super) fn append(team: &Store, scratches: Vec<Scratch>, prices: &PriceTable)
         (true, None) => {
             drop(scratches);
             materialize::refresh(team, prices, &materialize::Changed::All)?;
-            materialize::refresh_sides(team, prices, &materialize::Changed::All)?;
         }
         (_, old) => {
             let old = old.map(|o| o.drop_many(WHAT_IF));
