@@ -27,24 +27,28 @@ use std::sync::Arc;
 
 type Api = Result<Json<Value>, ApiError>;
 
-async fn usage(state: AppState, g: Grouping, p: ApiParams) -> Api {
+/// A usage report as JSON bytes, serialised once per snapshot and query.
+async fn usage(state: AppState, g: Grouping, p: ApiParams) -> Result<Response, ApiError> {
     let q = p.0.usage_query(state.settings().tz)?;
     let snap = state.snapshot();
-    let r = blocking(move || {
+    let body = blocking(move || {
         let set = state.settings();
-        Ok(snap.usage(&set.store, g, &q, &set.prices)?)
+        let json = snap.usage_json(&set.store, g, &q, &set.prices, |r| {
+            serde_json::to_vec(&usage_json(r)).map(Bytes::from).map_err(|e| WebError::Internal(e.to_string()))
+        })?;
+        Ok::<Bytes, WebError>(json)
     })
     .await?;
-    Ok(Json(usage_json(&r)))
+    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
 /// `GET /api/daily`: `cachewise report daily --json`.
-pub async fn daily(State(state): State<AppState>, p: ApiParams) -> Api {
+pub async fn daily(State(state): State<AppState>, p: ApiParams) -> Result<Response, ApiError> {
     usage(state, Grouping::Daily, p).await
 }
 
 /// `GET /api/sessions`: `cachewise report session --json`.
-pub async fn sessions(State(state): State<AppState>, p: ApiParams) -> Api {
+pub async fn sessions(State(state): State<AppState>, p: ApiParams) -> Result<Response, ApiError> {
     usage(state, Grouping::Session, p).await
 }
 
@@ -118,7 +122,12 @@ pub async fn advise(State(state): State<AppState>, Path(id): Path<String>, p: Ap
     let snap = state.snapshot();
     let v = blocking(move || {
         let set = state.settings();
-        let id = snap.view.resolve_session(&id)?;
+        // An exact id is taken as it is; other text is resolved (which
+        // reads every session id).
+        let id = match snap.all.session_row(&id) {
+            Some(_) => id,
+            None => snap.view.resolve_session(&id)?,
+        };
         let a = snap
             .advise(&set.store, &set.prices, &id, turns, state.now())?
             .ok_or_else(|| ReportError::UnknownSession(format!("{id} (no main-thread request)")))?;

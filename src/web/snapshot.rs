@@ -65,6 +65,7 @@ pub struct Snapshot {
     /// The reports over every request.
     pub all: Arc<Reports>,
     usage: Memo<(Grouping, Query), UsageReport>,
+    usage_json: Memo<(Grouping, Query), axum::body::Bytes>,
     people: Memo<String, Reports>,
     teams: Memo<Query, TeamReport>,
 }
@@ -100,6 +101,7 @@ impl Snapshot {
             view,
             all: Arc::new(all),
             usage,
+            usage_json: Memo::default(),
             people: Memo::default(),
             teams: Memo::default(),
         })
@@ -132,6 +134,21 @@ impl Snapshot {
     ) -> Result<Arc<UsageReport>, ReportError> {
         let q = self.known(q);
         self.usage.get_or((g, q.clone()), || reports::usage_report(&self.inputs(store, prices), g, &q))
+    }
+
+    /// `usage` as JSON bytes (`json` serialises it), remembered per
+    /// snapshot like the report. Blocking.
+    pub fn usage_json<E: From<ReportError>>(
+        &self,
+        store: &Store,
+        g: Grouping,
+        q: &Query,
+        prices: &PriceTable,
+        json: impl FnOnce(&UsageReport) -> Result<axum::body::Bytes, E>,
+    ) -> Result<axum::body::Bytes, E> {
+        let q = self.known(q);
+        let bytes = self.usage_json.get_or((g, q.clone()), || json(&*self.usage(store, g, &q, prices)?))?;
+        Ok((*bytes).clone())
     }
 
     /// `q` with a user nobody has replaced by `NOBODY`, so all such names
