@@ -75,16 +75,17 @@ pub async fn cache_api(State(state): State<AppState>, p: ApiParams) -> Result<Re
 
 /// `GET /api/team`: `cachewise report team --json` (`since`, `until`,
 /// `project`, `user`), stale sessions as of the snapshot's clock.
-pub async fn team(State(state): State<AppState>, p: ApiParams) -> Api {
+pub async fn team(State(state): State<AppState>, p: ApiParams) -> Result<Response, ApiError> {
     let q = p.0.usage_query(state.settings().tz)?;
     let snap = state.snapshot();
-    let v = blocking(move || {
+    let body = blocking(move || {
         let set = state.settings();
-        let r = snap.team(&set.store, &q, &set.prices)?;
-        serde_json::to_value(&*r).map_err(|e| WebError::Internal(e.to_string()))
+        snap.team_json(&set.store, &q, &set.prices, |r| {
+            serde_json::to_vec(r).map(Bytes::from).map_err(|e| WebError::Internal(e.to_string()))
+        })
     })
     .await?;
-    Ok(Json(v))
+    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
 fn usage_row_json(row: &UsageRow) -> Value {

@@ -68,6 +68,7 @@ pub struct Snapshot {
     usage_json: Memo<(Grouping, Query), axum::body::Bytes>,
     people: Memo<String, Reports>,
     teams: Memo<Query, TeamReport>,
+    team_json: Memo<Query, axum::body::Bytes>,
 }
 
 impl Snapshot {
@@ -104,6 +105,7 @@ impl Snapshot {
             usage_json: Memo::default(),
             people: Memo::default(),
             teams: Memo::default(),
+            team_json: Memo::default(),
         })
     }
 
@@ -148,6 +150,20 @@ impl Snapshot {
     ) -> Result<axum::body::Bytes, E> {
         let q = self.known(q);
         let bytes = self.usage_json.get_or((g, q.clone()), || json(&*self.usage(store, g, &q, prices)?))?;
+        Ok((*bytes).clone())
+    }
+
+    /// `team` as JSON bytes (`json` serialises it), remembered per snapshot.
+    /// Blocking.
+    pub fn team_json<E: From<ReportError>>(
+        &self,
+        store: &Store,
+        q: &Query,
+        prices: &PriceTable,
+        json: impl FnOnce(&TeamReport) -> Result<axum::body::Bytes, E>,
+    ) -> Result<axum::body::Bytes, E> {
+        let q = self.known(q);
+        let bytes = self.team_json.get_or(q.clone(), || json(&*self.team(store, &q, prices)?))?;
         Ok((*bytes).clone())
     }
 
