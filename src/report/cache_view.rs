@@ -259,32 +259,33 @@ fn session_stats(
     v
 }
 
-/// Every stale session at `now` (cache-model §6), highest premium first,
-/// from each session's last main-thread request (the session table).
-pub fn stale(
-    view: &CacheView,
+/// The columns `stale_of` reads: a session's last main-thread request.
+pub const STALE: [&str; 11] = [
+    c::USER,
+    c::SESSION_ID,
+    c::PROJECT,
+    c::MODEL,
+    c::TIME,
+    c::TTL_AFTER_S,
+    c::RESUME_PREMIUM_USD,
+    c::INPUT,
+    c::CACHE_WRITE_5M,
+    c::CACHE_WRITE_1H,
+    c::CACHE_READ,
+];
+
+/// The stale sessions among last main-thread requests (`STALE` columns,
+/// one row per session): idle at `now` past the TTL in force after them.
+pub fn stale_of(
+    df: &DataFrame,
     now: DateTime<Utc>,
     titles: &HashMap<String, String>,
 ) -> PolarsResult<Vec<StaleSession>> {
-    let cols = [
-        c::USER,
-        c::SESSION_ID,
-        c::PROJECT,
-        c::MODEL,
-        c::TIME,
-        c::TTL_AFTER_S,
-        c::RESUME_PREMIUM_USD,
-        c::INPUT,
-        c::CACHE_WRITE_5M,
-        c::CACHE_WRITE_1H,
-        c::CACHE_READ,
-    ];
-    let df = view.reports.clone().select(cols.map(col)).collect()?;
-    let k = Cols(&df);
+    let k = Cols(df);
     let (user, sid, project, model) = (k.str(c::USER)?, k.str(c::SESSION_ID)?, k.str(c::PROJECT)?, k.str(c::MODEL)?);
     let (time, ttl, premium, tokens) =
         (k.time(c::TIME)?, k.u64(c::TTL_AFTER_S)?, k.f64(c::RESUME_PREMIUM_USD)?, k.prompts()?);
-    let mut out: Vec<StaleSession> = (0..df.height())
+    Ok((0..df.height())
         .filter_map(|i| {
             let idle_s = (now - time[i]).as_seconds_f64();
             let ttl_s = u32::try_from(ttl[i]).unwrap_or(u32::MAX);
@@ -301,7 +302,18 @@ pub fn stale(
                 idle_s,
             })
         })
-        .collect();
+        .collect())
+}
+
+/// Every stale session at `now` (cache-model §6), highest premium first,
+/// from each session's last main-thread request (the session table).
+pub fn stale(
+    view: &CacheView,
+    now: DateTime<Utc>,
+    titles: &HashMap<String, String>,
+) -> PolarsResult<Vec<StaleSession>> {
+    let df = view.reports.clone().select(STALE.map(col)).collect()?;
+    let mut out = stale_of(&df, now, titles)?;
     out.sort_by(|a, b| {
         b.premium_usd.total_cmp(&a.premium_usd).then_with(|| (&a.session_id, &a.user).cmp(&(&b.session_id, &b.user)))
     });

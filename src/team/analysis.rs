@@ -30,26 +30,7 @@ impl PartialEq for BundleAnalysis {
 }
 
 /// Analysis columns shared with request rows (same names and types).
-pub const SHARED: [&str; 18] = [
-    c::USER,
-    c::SESSION_ID,
-    c::THREAD,
-    c::PROJECT,
-    c::CWD,
-    c::TIME,
-    c::MODEL,
-    c::VERSION,
-    c::MESSAGE_ID,
-    c::INPUT,
-    c::CACHE_WRITE_5M,
-    c::CACHE_WRITE_1H,
-    c::CACHE_READ,
-    c::OUTPUT,
-    c::WEB_SEARCH,
-    c::COST_USD,
-    c::SPEED,
-    c::INFERENCE_GEO,
-];
+pub const SHARED: [&str; 18] = crate::materialize::REQUEST;
 
 /// Columns of analysis rows only, with their types.
 pub fn own_columns() -> Vec<(&'static str, DataType)> {

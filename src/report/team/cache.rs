@@ -14,6 +14,7 @@ use crate::materialize;
 use crate::model::columns as c;
 use crate::model::TokenCounts;
 use crate::pricing::{Estimate, PriceTable};
+use crate::report::cache_view::{stale_of, STALE};
 use crate::report::query::{Grouping, Query};
 use crate::report::ReportError;
 use crate::store::frames::Cols;
@@ -135,25 +136,11 @@ fn machines(requests: LazyFrame) -> PolarsResult<Vec<(String, String)>> {
 /// the TTL in force after it; ranked by cold-resume premium, then session id.
 fn stale_sessions(s: &Sources<'_>) -> PolarsResult<BTreeMap<String, Vec<StaleSession>>> {
     let selected = s.requests.clone().select([col(c::USER), col(c::SESSION_ID)]).unique(None, UniqueKeepStrategy::Any);
-    let cols = [
-        c::USER,
-        c::SESSION_ID,
-        c::PROJECT,
-        c::MODEL,
-        c::TIME,
-        c::TTL_AFTER_S,
-        c::RESUME_PREMIUM_USD,
-        c::INPUT,
-        c::CACHE_WRITE_5M,
-        c::CACHE_WRITE_1H,
-        c::CACHE_READ,
-        c::OUTPUT,
-    ];
     let last = s
         .analysis_all
         .clone()
         .filter(col(c::LAST_MAIN))
-        .select(cols.iter().map(|n| col(*n)).collect::<Vec<_>>())
+        .select(STALE.map(col))
         .join(
             selected,
             [col(c::USER), col(c::SESSION_ID)],
@@ -161,29 +148,9 @@ fn stale_sessions(s: &Sources<'_>) -> PolarsResult<BTreeMap<String, Vec<StaleSes
             JoinArgs::new(JoinType::Inner),
         )
         .collect()?;
-    let k = Cols(&last);
-    let (user, sid, project, model) = (k.str(c::USER)?, k.str(c::SESSION_ID)?, k.str(c::PROJECT)?, k.str(c::MODEL)?);
-    let (time, ttl, premium, tokens) =
-        (k.time(c::TIME)?, k.u64(c::TTL_AFTER_S)?, k.f64(c::RESUME_PREMIUM_USD)?, k.tokens()?);
     let mut out: BTreeMap<String, Vec<StaleSession>> = BTreeMap::new();
-    for i in 0..last.height() {
-        let idle_s = (s.now - time[i]).as_seconds_f64();
-        let ttl_s = u32::try_from(ttl[i]).unwrap_or(u32::MAX);
-        if idle_s <= f64::from(ttl_s) {
-            continue;
-        }
-        out.entry(user[i].to_owned()).or_default().push(StaleSession {
-            session_id: sid[i].to_owned(),
-            user: user[i].to_owned(),
-            title: s.titles.get(sid[i]).cloned().unwrap_or_default(),
-            project: project[i].to_owned(),
-            model: model[i].to_owned(),
-            premium_usd: premium[i],
-            prompt_tokens: tokens[i].prompt(),
-            last: time[i],
-            ttl_s,
-            idle_s,
-        });
+    for st in stale_of(&last, s.now, s.titles)? {
+        out.entry(st.user.clone()).or_default().push(st);
     }
     for v in out.values_mut() {
         v.sort_by(|a, b| b.premium_usd.total_cmp(&a.premium_usd).then_with(|| a.session_id.cmp(&b.session_id)));
