@@ -1,0 +1,97 @@
+//! The project medians of resume advice and of the idle-compaction what-if
+//! (cache-model §7, §5 v2), from the stored analysis columns: the median
+//! prompt of main-thread first requests and of requests after a
+//! compaction, per project and over every session; and the what-if itself
+//! over the selected gap rows, priced `fixed + summary * per_token` from
+//! the columns `materialize` stored.
+
+use super::cache::CacheQuery;
+use super::cache_view::CacheView;
+use crate::analyze::{median, CacheClass, IdleCompaction, InputSource, ProjectMedians, FALLBACK_SUMMARY_SHARE};
+use crate::model::columns as c;
+use crate::model::MAIN_THREAD;
+use crate::store::frames::Cols;
+use polars::prelude::*;
+use std::collections::HashMap;
+
+/// Median prompt of main-thread rows of `class`, per project and over all.
+struct Medians {
+    by_project: HashMap<String, f64>,
+    all: Option<f64>,
+}
+
+impl Medians {
+    fn of(view: &CacheView, class: CacheClass) -> PolarsResult<Medians> {
+        let cols = [c::PROJECT, c::INPUT, c::CACHE_WRITE_5M, c::CACHE_WRITE_1H, c::CACHE_READ];
+        let main = col(c::THREAD).eq(lit(MAIN_THREAD)).and(col(c::CLASS).eq(lit(class.as_str())));
+        let df = view.rows.clone().filter(main).select(cols.map(col)).collect()?;
+        let k = Cols(&df);
+        let (project, prompts) = (k.str(c::PROJECT)?, k.prompts()?);
+        let mut by: HashMap<String, Vec<f64>> = HashMap::new();
+        for (p, t) in project.iter().zip(&prompts) {
+            by.entry((*p).to_owned()).or_default().push(*t as f64);
+        }
+        let all = median(prompts.iter().map(|t| *t as f64).collect());
+        Ok(Medians { by_project: by.into_iter().filter_map(|(p, v)| Some((p, median(v)?))).collect(), all })
+    }
+
+    fn get(&self, project: &str) -> Option<(f64, InputSource)> {
+        match self.by_project.get(project) {
+            Some(m) => Some((*m, InputSource::Project)),
+            None => self.all.map(|m| (m, InputSource::AllSessions)),
+        }
+    }
+}
+
+/// The medians resume advice and the idle-compaction what-if read (§7),
+/// for every project.
+pub struct MedianTable {
+    first: Medians,
+    compaction: Medians,
+}
+
+impl MedianTable {
+    /// The medians of `project`.
+    pub fn project(&self, project: &str) -> ProjectMedians {
+        ProjectMedians { first: self.first.get(project), compaction: self.compaction.get(project) }
+    }
+}
+
+impl CacheView {
+    /// The project medians over every stored row.
+    pub fn medians(&self) -> PolarsResult<MedianTable> {
+        Ok(MedianTable {
+            first: Medians::of(self, CacheClass::First)?,
+            compaction: Medians::of(self, CacheClass::Compaction)?,
+        })
+    }
+}
+
+/// The idle-compaction what-if (§5 v2) over the selected gap rows.
+pub(super) fn idle_compaction(view: &CacheView, q: &CacheQuery, idle: u64) -> PolarsResult<IdleCompaction> {
+    let mut out = IdleCompaction { idle_compactions: idle, ..IdleCompaction::default() };
+    let gaps =
+        CacheView { rows: view.rows.clone().filter(col(c::IDLE_COMPACT_FIXED_USD).is_not_null()), ..view.clone() };
+    let cols =
+        [c::PROJECT, c::EXPECTED_PREFIX, c::MISS_COST_USD, c::IDLE_COMPACT_FIXED_USD, c::IDLE_COMPACT_PER_TOKEN_USD];
+    let df = gaps.selected(q, &cols)?;
+    if df.height() == 0 {
+        return Ok(out);
+    }
+    let medians = view.medians()?;
+    let k = Cols(&df);
+    let (project, prev, miss) = (k.str(c::PROJECT)?, k.u64(c::EXPECTED_PREFIX)?, k.f64(c::MISS_COST_USD)?);
+    let (fixed, per) = (k.f64(c::IDLE_COMPACT_FIXED_USD)?, k.f64(c::IDLE_COMPACT_PER_TOKEN_USD)?);
+    let mut summaries: HashMap<&str, Option<f64>> = HashMap::new();
+    for i in 0..df.height() {
+        let s = *summaries.entry(project[i]).or_insert_with(|| {
+            let m = medians.project(project[i]);
+            m.summary(m.base_context().0).map(|(s, _)| s)
+        });
+        let s = s.unwrap_or(FALLBACK_SUMMARY_SHARE * prev[i] as f64);
+        out.gaps += 1;
+        out.rebuild_usd += miss[i];
+        out.compact_usd += fixed[i] + s * per[i];
+    }
+    Ok(out)
+}
