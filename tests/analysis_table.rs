@@ -30,8 +30,9 @@ fn ingest_tree(root: &Path, data: &Path) {
     ingest(&[root.to_path_buf()], &Store::open(data).unwrap(), &prices(), &Silent).unwrap();
 }
 
+/// The stored analysis table (base and recent part).
 fn stored(data: &Path) -> DataFrame {
-    Store::open(data).unwrap().read_file(Table::Analysis, None).unwrap().expect("an analysis table")
+    materialize::current(&Store::open(data).unwrap(), &prices()).unwrap().expect("an analysis table")
 }
 
 /// A copy of a data directory.
@@ -51,7 +52,17 @@ fn from_scratch(data: &Path) -> DataFrame {
     let copy = copy_of(data);
     let store = Store::open(copy.path()).unwrap();
     store.remove(Table::Analysis).unwrap();
+    store.remove(Table::RecentAnalysis).unwrap();
     materialize::refresh(&store, &prices(), &Changed::All).unwrap();
+    stored(copy.path())
+}
+
+/// The stored table after folding its recent part (and refreshing `s0`).
+fn folded(data: &Path) -> DataFrame {
+    let copy = copy_of(data);
+    let store = Store::open(copy.path()).unwrap();
+    let changed = Changed::Sessions(["s0".to_owned()].into());
+    materialize::refresh_folding_at(&store, &prices(), &changed, 0).unwrap();
     stored(copy.path())
 }
 
@@ -200,9 +211,37 @@ fn warm_by_search(df: &DataFrame) -> Vec<(bool, bool)> {
 }
 
 /// Every check of one store: as from scratch, as the cache model, warm flags.
+/// The side tables (compaction labels, the session table) as sorted text
+/// rows, to compare an incremental store with a fresh one.
+fn sides(data: &Path) -> Vec<Vec<String>> {
+    let store = Store::open(data).unwrap();
+    let mut out = Vec::new();
+    for t in [Table::AnalysisCompactions, Table::AnalysisSessions] {
+        let df = store.read_file(t, None).unwrap().expect("a side table");
+        let mut rows: Vec<String> = (0..df.height())
+            .map(|i| df.columns().iter().map(|c| format!("{:?}", c.get(i).unwrap())).collect::<Vec<_>>().join("|"))
+            .collect();
+        rows.sort();
+        out.push(rows);
+    }
+    out
+}
+
+/// The side tables a from-scratch refresh of a copy writes.
+fn sides_from_scratch(data: &Path) -> Vec<Vec<String>> {
+    let copy = copy_of(data);
+    let store = Store::open(copy.path()).unwrap();
+    materialize::refresh(&store, &prices(), &Changed::All).unwrap();
+    sides(copy.path())
+}
+
 fn check(data: &Path) -> Result<(), String> {
     let df = stored(data);
     same_rows(&df, &from_scratch(data))?;
+    if sides(data) != sides_from_scratch(data) {
+        return Err(format!("side tables differ:\n{:#?}\n{:#?}", sides(data), sides_from_scratch(data)));
+    }
+    same_rows(&df, &folded(data)).map_err(|e| format!("folded: {e}"))?;
     let (want, want_miss) = oracle(data);
     let (got, got_miss) = verdicts(&df);
     if want != got {
@@ -257,6 +296,9 @@ fn small_tree(root: &Path) {
     }
 }
 
+/// A named way of damaging the stored table.
+type Damage<'a> = (&'a str, Box<dyn Fn() + 'a>);
+
 #[test]
 fn a_damaged_or_missing_analysis_table_is_recomputed_by_the_next_ingest() {
     let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
@@ -264,15 +306,23 @@ fn a_damaged_or_missing_analysis_table_is_recomputed_by_the_next_ingest() {
     ingest_tree(root.path(), data.path());
     let good = stored(data.path());
     assert_eq!(good.height(), 6, "five responses, one of two calls");
-    let path = Store::open(data.path()).unwrap().path(Table::Analysis);
+    let store = Store::open(data.path()).unwrap();
+    let (path, recent) = (store.path(Table::Analysis), store.path(Table::RecentAnalysis));
     let bytes = fs::read(&path).unwrap();
-    type Damage<'a> = (&'a str, Box<dyn Fn() + 'a>);
-    let damage: [Damage; 3] = [
+    let damage: [Damage; 5] = [
         ("truncated", Box::new(|| fs::write(&path, &bytes[..bytes.len() / 2]).unwrap())),
         ("garbage", Box::new(|| fs::write(&path, b"not parquet").unwrap())),
         ("missing", Box::new(|| fs::remove_file(&path).unwrap())),
+        ("recent truncated", Box::new(|| fs::write(&recent, &fs::read(&recent).unwrap()[..100]).unwrap())),
+        ("recent missing", Box::new(|| fs::remove_file(&recent).unwrap())),
     ];
     for (what, damage) in damage {
+        if what.starts_with("recent") {
+            // A recent part: the base written whole, then one session refreshed.
+            materialize::refresh(&store, &prices(), &Changed::All).unwrap();
+            materialize::refresh(&store, &prices(), &Changed::Sessions(["s1".to_owned()].into())).unwrap();
+            assert!(recent.exists());
+        }
         damage();
         let report = cachewise::report::usage::usage(
             &Store::open(data.path()).unwrap(),
@@ -289,9 +339,11 @@ fn a_damaged_or_missing_analysis_table_is_recomputed_by_the_next_ingest() {
         check(data.path()).unwrap_or_else(|e| panic!("{what}: {e}"));
     }
     // A warm ingest leaves a good table alone.
-    let before = fs::metadata(&path).unwrap().modified().unwrap();
+    materialize::refresh(&store, &prices(), &Changed::Sessions(["s1".to_owned()].into())).unwrap();
+    let times = || [&path, &recent].map(|p| fs::metadata(p).unwrap().modified().unwrap());
+    let before = times();
     ingest_tree(root.path(), data.path());
-    assert_eq!(fs::metadata(&path).unwrap().modified().unwrap(), before);
+    assert_eq!(times(), before);
 }
 
 #[test]

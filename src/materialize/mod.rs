@@ -10,6 +10,8 @@
 //! model and the price table it was computed with; a stamp that does not
 //! match, or a table that does not read, is recomputed from scratch.
 
+mod incremental;
+mod parts;
 mod rows;
 mod sessions;
 mod sides;
@@ -23,6 +25,7 @@ use crate::model::columns as c;
 use crate::pricing::PriceTable;
 use crate::store::frames::{self, Cols};
 use crate::store::{Store, StoreError, Table};
+use parts::Parts;
 use polars::prelude::*;
 use std::collections::HashSet;
 
@@ -46,54 +49,55 @@ pub fn stamp(prices: &PriceTable) -> String {
     format!("{MODEL_VERSION}/{LAYOUT}/{p}")
 }
 
-/// Brings the analysis table up to date after a merge; returns its rows.
+/// Brings the analysis tables up to date after a merge; returns the
+/// analysis rows. Only the sessions `changed` names are classified again,
+/// and only the recent part is written (`incremental`), unless the table
+/// must be computed whole (no usable stored table, `Changed::All`) or the
+/// recent part has grown past `FOLD_AT` rows or an eighth of the base.
 pub fn refresh(store: &Store, prices: &PriceTable, changed: &Changed) -> Result<usize, StoreError> {
-    let clock = std::time::Instant::now();
-    let lap = |what: &str| tracing::debug!("analysis: {what} after {:?}", clock.elapsed());
-    let path = store.path(Table::Analysis);
-    let at = |source| StoreError::Polars { path: path.clone(), source };
-    let kept = match changed {
-        Changed::Sessions(s) => match current(store, prices) {
-            Ok(Some(old)) => Some((without(&old.drop_many(WHAT_IF), s).map_err(at)?, s)),
-            _ => None,
-        },
-        Changed::All => None,
-    };
-    let only = kept.as_ref().map(|(_, s)| *s);
-    lap("read the stored rows");
-    let (new, sides) = compute_with_sides(store, prices, only)?;
-    lap("classified");
-    let df = match kept {
-        Some((mut old, _)) => {
-            old.vstack_mut_owned(new).map_err(at)?;
-            old
+    refresh_folding_at(store, prices, changed, FOLD_AT)
+}
+
+/// `refresh`, folding the recent part into the base past `fold_at` rows.
+pub fn refresh_folding_at(
+    store: &Store,
+    prices: &PriceTable,
+    changed: &Changed,
+    fold_at: usize,
+) -> Result<usize, StoreError> {
+    let stamp = stamp(prices);
+    if let Changed::Sessions(sessions) = changed {
+        let done = match (Parts::open(store, &stamp), sides::stored_exist(store)) {
+            (Ok(Some(parts)), true) => incremental::refresh(store, prices, &stamp, parts, sessions, fold_at),
+            (Ok(_), _) => Err(StoreError::Damaged { path: store.path(Table::Analysis), cause: "stale".into() }),
+            (Err(e), _) => Err(e),
+        };
+        match done {
+            Err(StoreError::Damaged { path, cause }) => {
+                tracing::debug!("computing the analysis table again: {}: {cause}", path.display());
+            }
+            other => return other,
         }
-        None => new,
-    };
-    let n = write(store, prices, df)?;
-    lap("wrote the rows");
-    sides::store_sides(store, prices, sides, only)?;
-    lap("wrote the side tables");
+    }
+    let (rows, side) = compute_with_sides(store, prices, None)?;
+    let n = write(store, prices, rows)?;
+    sides::store_sides(store, prices, side, None)?;
     Ok(n)
 }
 
+/// The recent part folds into the base past this many rows (or an eighth
+/// of the base).
+const FOLD_AT: usize = 10_000;
+
 /// Adds the what-if columns to a whole analysis table (`finish`) and stores
-/// it with `prices`'s stamp; returns its rows.
+/// it as a new base with `prices`'s stamp; returns its rows.
 pub fn write(store: &Store, prices: &PriceTable, df: DataFrame) -> Result<usize, StoreError> {
     let path = store.path(Table::Analysis);
     let clock = std::time::Instant::now();
     let mut df = finish(df).map_err(|source| StoreError::Polars { path: path.clone(), source })?;
     tracing::debug!("analysis: what-if columns in {:?}", clock.elapsed());
     df.rechunk_mut();
-    let meta = KeyValueMetadata::from_static(vec![(STAMP.to_owned(), stamp(prices))]);
-    store.atomic_write_derived(&path, |w| {
-        ParquetWriter::new(w)
-            .with_compression(ParquetCompression::Lz4Raw)
-            .with_statistics(StatisticsOptions::empty())
-            .with_key_value_metadata(Some(meta))
-            .finish(&mut df)
-            .map(|_| ())
-    })?;
+    parts::write_base(store, &mut df, &stamp(prices), parts::next_generation(store))?;
     Ok(df.height())
 }
 
@@ -115,7 +119,7 @@ where
     }
     let (w5, w1) = warm_of(&keys.iter().collect::<Vec<_>>()).map_err(at)?;
     drop(keys);
-    let meta = KeyValueMetadata::from_static(vec![(STAMP.to_owned(), stamp(prices))]);
+    let meta = parts::base_meta(&stamp(prices), parts::next_generation(store));
     let mut rows = 0;
     let mut failed: Option<StoreError> = None;
     store
@@ -149,6 +153,7 @@ where
             }
         })
         .map_err(|e| failed.take().unwrap_or(e))?;
+    store.remove(Table::RecentAnalysis)?;
     Ok(rows)
 }
 
@@ -161,55 +166,44 @@ pub fn rows(store: &Store, prices: &PriceTable) -> Result<DataFrame, StoreError>
 /// The stored analysis table when it was computed with `prices` by this
 /// build; None when there is none or its stamp differs.
 pub fn current(store: &Store, prices: &PriceTable) -> Result<Option<DataFrame>, StoreError> {
-    let path = store.path(Table::Analysis);
-    let Some(file) = open_current(store, prices)? else { return Ok(None) };
-    ParquetReader::new(std::io::BufReader::new(file)).finish().map(Some).map_err(|e| StoreError::damaged(path, &e))
+    Parts::open(store, &stamp(prices))?.map(|p| p.read(store)).transpose()
 }
 
-/// The stored analysis file, opened, when its stamp is `prices`'s; the
-/// handle reads this version even if a merge replaces the file meanwhile.
-pub(crate) fn open_current(store: &Store, prices: &PriceTable) -> Result<Option<std::fs::File>, StoreError> {
-    use std::io::Seek;
+/// The stored analysis as a lazy frame when it was computed with `prices`
+/// by this build: a scan of the base (a query reads only the columns it
+/// uses), or, while a recent part replaces some sessions, both parts read.
+pub(crate) fn stored_scan(store: &Store, prices: &PriceTable) -> Result<Option<LazyFrame>, StoreError> {
     let path = store.path(Table::Analysis);
-    let io = |source| StoreError::Io { path: path.clone(), source };
-    let mut file = match std::fs::File::open(&path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => return Err(StoreError::Io { path, source }),
-    };
-    let mut reader = ParquetReader::new(std::io::BufReader::new(file.try_clone().map_err(io)?));
-    let meta = reader.get_metadata().map_err(|e| StoreError::damaged(path.clone(), &e))?;
-    let found = meta.key_value_metadata.iter().flatten().find(|kv| kv.key == STAMP);
-    if found.and_then(|kv| kv.value.as_deref()) != Some(stamp(prices).as_str()) {
-        return Ok(None);
+    let Some(parts) = Parts::open(store, &stamp(prices))? else { return Ok(None) };
+    if parts.has_recent() {
+        return Ok(Some(parts.read(store)?.lazy()));
     }
-    file.rewind().map_err(io)?;
-    Ok(Some(file))
+    drop(parts);
+    // The base just checked (a fold between the two opens only swaps in a
+    // base of the same rows).
+    let file = std::fs::File::open(&path).map_err(|source| StoreError::Io { path: path.clone(), source })?;
+    let args = ScanArgsParquet { hive_options: HiveOptions::new_disabled(), ..ScanArgsParquet::default() };
+    LazyFrame::scan_parquet_sources(ScanSources::Files(vec![file].into()), args)
+        .map(Some)
+        .map_err(|source| StoreError::Polars { path, source })
 }
 
-/// The analysis of the store as a lazy frame: a scan of the stored table
-/// (a query reads only the columns it uses), or, when the table is missing,
-/// damaged or was computed with other prices, the analysis computed now in
-/// memory (not stored).
+/// The analysis of the store as a lazy frame (`stored_scan`), or, when the
+/// table is missing, damaged or was computed with other prices, the
+/// analysis computed now in memory (not stored).
 pub fn scan(store: &Store, prices: &PriceTable) -> Result<LazyFrame, StoreError> {
-    let path = store.path(Table::Analysis);
-    match open_current(store, prices) {
-        Ok(Some(file)) => {
-            let args = ScanArgsParquet { hive_options: HiveOptions::new_disabled(), ..ScanArgsParquet::default() };
-            LazyFrame::scan_parquet_sources(ScanSources::Files(vec![file].into()), args)
-                .map_err(|source| StoreError::Polars { path, source })
-        }
+    match stored_scan(store, prices) {
+        Ok(Some(lf)) => Ok(lf),
         Ok(None) | Err(StoreError::Damaged { .. }) => Ok(computed(store, prices)?.lazy()),
         Err(e) => Err(e),
     }
 }
 
-/// True when the stored analysis table's footer reads and carries the
-/// stamp of `prices` and this build, and the side tables are there (an
-/// ingest with nothing new checks this, and recomputes them when false).
+/// True when the stored analysis parts' footers read and carry the stamp
+/// of `prices` and this build, and the side tables are there (an ingest
+/// with nothing new checks this, and computes them again when false).
 pub fn is_current(store: &Store, prices: &PriceTable) -> bool {
-    let sides = [Table::AnalysisCompactions, Table::AnalysisSessions];
-    matches!(open_current(store, prices), Ok(Some(_))) && sides.iter().all(|t| store.path(*t).exists())
+    matches!(Parts::open(store, &stamp(prices)), Ok(Some(_))) && sides::stored_exist(store)
 }
 
 /// The analysis of the store, as stored, or computed now (not stored) when
@@ -227,13 +221,6 @@ pub(crate) fn computed(store: &Store, prices: &PriceTable) -> Result<DataFrame, 
     let path = store.path(Table::Analysis);
     let df = compute(store, prices, None)?;
     finish(df).map_err(|source| StoreError::Polars { path, source })
-}
-
-/// `df` without the rows of `sessions`.
-fn without(df: &DataFrame, sessions: &HashSet<String>) -> PolarsResult<DataFrame> {
-    let ids = Cols(df).str(c::SESSION_ID)?;
-    let keep: BooleanChunked = ids.iter().map(|s| !sessions.contains(*s)).collect();
-    df.drop_many(rows::WHAT_IF).filter(&keep)
 }
 
 /// The analysis rows (without what-if columns) of every session, or of

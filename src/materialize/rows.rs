@@ -122,14 +122,7 @@ pub fn finish(df: DataFrame) -> PolarsResult<DataFrame> {
 /// The shared-prefix flags of the rows of `parts`, one after another
 /// (only their model, version and time are read).
 pub fn warm_of(parts: &[&DataFrame]) -> PolarsResult<(Vec<bool>, Vec<bool>)> {
-    let (mut models, mut versions, mut times) = (Vec::new(), Vec::new(), Vec::new());
-    for df in parts {
-        let k = Cols(df);
-        models.extend(k.str(c::MODEL)?);
-        versions.extend(k.str(c::VERSION)?);
-        times.extend(df.column(c::TIME)?.cast(&DataType::Int64)?.i64()?.iter().map(|v| v.unwrap_or(0)));
-    }
-    Ok(warm_flags(&models, &versions, &times))
+    warm_flags(parts)
 }
 
 /// Adds the what-if columns to analysis rows (without them) whose

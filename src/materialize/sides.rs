@@ -7,8 +7,9 @@
 //! made (an ingest, a bundle's own analysis) the side tables follow them.
 //! `frames` hands views the three tables.
 
+use super::parts::without;
 use super::sessions::{labels_frame, reports_frame};
-use super::{computed, open_current, requests_of, Changed, REQUEST};
+use super::{computed, requests_of, stored_scan, Changed, REQUEST};
 use crate::analyze::analyze;
 use crate::model::columns as c;
 use crate::model::{Compaction, Iteration};
@@ -73,13 +74,6 @@ pub fn refresh_sides(store: &Store, prices: &PriceTable, changed: &Changed) -> R
     write_sides(store, stack(parts).map_err(at)?)
 }
 
-/// `df` without the rows of `sessions`.
-fn without(df: &DataFrame, sessions: &HashSet<String>) -> PolarsResult<DataFrame> {
-    let ids = Cols(df).str(c::SESSION_ID)?;
-    let keep: BooleanChunked = ids.iter().map(|s| !sessions.contains(*s)).collect();
-    df.filter(&keep)
-}
-
 /// The analysis rows of `sessions`: a pushed-down filter for a few (an
 /// append), else a read of every row and a mask.
 fn rows_of_sessions(scan: &LazyFrame, sessions: &HashSet<String>) -> PolarsResult<DataFrame> {
@@ -128,6 +122,11 @@ fn write_sides(store: &Store, [labels, reports]: [DataFrame; 2]) -> Result<(), S
         store.atomic_write_derived(&store.path(t), |w| ParquetWriter::new(w).finish(&mut df).map(|_| ()))?;
     }
     Ok(())
+}
+
+/// True when both side tables are there.
+pub(super) fn stored_exist(store: &Store) -> bool {
+    [Table::AnalysisCompactions, Table::AnalysisSessions].iter().all(|t| store.path(*t).exists())
 }
 
 /// The stored side tables, when both read.
@@ -179,14 +178,10 @@ pub fn frames(store: &Store, prices: &PriceTable) -> Result<Frames, StoreError> 
     };
     let open = |t: Table| File::open(store.path(t)).ok();
     if let (Ok(Some(rows)), Some(labels), Some(reports)) =
-        (open_current(store, prices), open(Table::AnalysisCompactions), open(Table::AnalysisSessions))
+        (stored_scan(store, prices), open(Table::AnalysisCompactions), open(Table::AnalysisSessions))
     {
         let at = |source| StoreError::Polars { path: store.path(Table::Analysis), source };
-        return Ok(Frames {
-            rows: scan(rows).map_err(at)?,
-            labels: scan(labels).map_err(at)?,
-            reports: scan(reports).map_err(at)?,
-        });
+        return Ok(Frames { rows, labels: scan(labels).map_err(at)?, reports: scan(reports).map_err(at)? });
     }
     let at = |source| StoreError::Polars { path: store.path(Table::Analysis), source };
     let rows = computed(store, prices)?;

@@ -5,28 +5,58 @@
 //! the whole table, columnar, whenever rows change.
 
 use crate::analyze::{TTL_1H_S, TTL_5M_S};
+use crate::model::columns as c;
+use crate::store::frames::Cols;
+use polars::prelude::*;
+use std::collections::HashMap;
 
-/// `(warm_5m, warm_1h)` per row, from the rows' model, version and time
-/// (milliseconds).
-pub fn warm_flags(models: &[&str], versions: &[&str], times_ms: &[i64]) -> (Vec<bool>, Vec<bool>) {
-    let n = times_ms.len();
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_unstable_by(|&a, &b| (models[a], versions[a], times_ms[a]).cmp(&(models[b], versions[b], times_ms[b])));
+/// `(warm_5m, warm_1h)` per row of `parts` taken as one table (in order),
+/// from their model, version and time columns.
+pub fn warm_flags(parts: &[&DataFrame]) -> PolarsResult<(Vec<bool>, Vec<bool>)> {
+    let mut groups: HashMap<(&str, &str), u32> = HashMap::new();
+    let mut keys: Vec<(u32, i64)> = Vec::with_capacity(parts.iter().map(|d| d.height()).sum());
+    for df in parts {
+        let k = Cols(df);
+        let (models, versions) = (k.str(c::MODEL)?, k.str(c::VERSION)?);
+        let times = df.column(c::TIME)?.cast(&DataType::Int64)?;
+        // Neighbouring rows mostly share a model and version: look up only changes.
+        let mut last: Option<((&str, &str), u32)> = None;
+        for ((m, v), t) in models.into_iter().zip(versions).zip(times.i64()?.iter()) {
+            let id = match last {
+                Some((key, id)) if key == (m, v) => id,
+                _ => {
+                    let next = groups.len() as u32;
+                    let id = *groups.entry((m, v)).or_insert(next);
+                    last = Some(((m, v), id));
+                    id
+                }
+            };
+            keys.push((id, t.unwrap_or(0)));
+        }
+    }
+    Ok(flags(&keys))
+}
+
+/// `(warm_5m, warm_1h)` per row, from the rows' group (model and version)
+/// and time (milliseconds).
+fn flags(keys: &[(u32, i64)]) -> (Vec<bool>, Vec<bool>) {
+    let n = keys.len();
+    let mut order: Vec<(u32, i64, usize)> = keys.iter().enumerate().map(|(i, &(g, t))| (g, t, i)).collect();
+    order.sort_unstable();
     let (mut w5, mut w1) = (vec![false; n], vec![false; n]);
-    let same_group = |a: usize, b: usize| models[a] == models[b] && versions[a] == versions[b];
-    // `before`: the latest row of the group strictly earlier than the
-    // current row.
-    let mut before: Option<usize> = None;
-    for (k, &i) in order.iter().enumerate() {
-        if let Some(&p) = k.checked_sub(1).and_then(|k| order.get(k)) {
-            if !same_group(p, i) {
+    // `before`: the time of the latest row of the group strictly earlier
+    // than the current row.
+    let mut before: Option<i64> = None;
+    for (k, &(group, time, i)) in order.iter().enumerate() {
+        if let Some(&(g, t, _)) = k.checked_sub(1).and_then(|k| order.get(k)) {
+            if g != group {
                 before = None;
-            } else if times_ms[p] != times_ms[i] {
-                before = Some(p);
+            } else if t != time {
+                before = Some(t);
             }
         }
         if let Some(b) = before {
-            let gap_ms = times_ms[i] - times_ms[b];
+            let gap_ms = time - b;
             w5[i] = gap_ms <= i64::from(TTL_5M_S) * 1000;
             w1[i] = gap_ms <= i64::from(TTL_1H_S) * 1000;
         }
@@ -40,11 +70,10 @@ mod tests {
 
     #[test]
     fn warm_needs_an_earlier_request_of_the_same_model_and_version_within_the_ttl() {
-        let models = ["m", "m", "m", "m", "x", "m"];
-        let versions = ["1", "1", "1", "1", "1", "2"];
-        // 0 s, 0 s (same instant: not earlier), 300 s, 3900 s, x at 10 s, v2 at 20 s.
-        let times = [0, 0, 300_000, 3_900_000, 10_000, 20_000];
-        let (w5, w1) = warm_flags(&models, &versions, &times);
+        // Groups: 0 = (m, 1), 1 = (x, 1), 2 = (m, 2). 0 s, 0 s (same
+        // instant: not earlier), 300 s, 3900 s, x at 10 s, v2 at 20 s.
+        let keys = [(0, 0), (0, 0), (0, 300_000), (0, 3_900_000), (1, 10_000), (2, 20_000)];
+        let (w5, w1) = flags(&keys);
         assert_eq!(w5, [false, false, true, false, false, false]);
         assert_eq!(w1, [false, false, true, true, false, false]);
     }

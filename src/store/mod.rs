@@ -44,8 +44,12 @@ pub enum Table {
     Refusals,
     /// Derived: one row per session (first, last, title, totals).
     Sessions,
-    /// Derived: the cache model's verdict per thread request (`materialize`).
+    /// Derived: the cache model's verdict per thread request (`materialize`);
+    /// reading it yields the base without the sessions `RecentAnalysis`
+    /// replaces, then that part.
     Analysis,
+    /// The analysis rows of the sessions merged since the base was written.
+    RecentAnalysis,
     /// Derived: each compaction boundary's label and anchor (`materialize`).
     AnalysisCompactions,
     /// Derived: each session's compaction report (`materialize`).
@@ -64,6 +68,7 @@ impl Table {
             Table::Refusals => "refusals.parquet",
             Table::Sessions => "sessions.parquet",
             Table::Analysis => "analysis.parquet",
+            Table::RecentAnalysis => "analysis-recent.parquet",
             Table::AnalysisCompactions => "analysis-compactions.parquet",
             Table::AnalysisSessions => "analysis-sessions.parquet",
         }
