@@ -61,8 +61,12 @@ pub struct Merged {
 /// Merges `delta` into the store's tables and writes them, then brings the
 /// analysis tables up to date for what changed.
 pub fn merge(store: &Store, base: Base, delta: Delta, prices: &PriceTable) -> Result<Merged, IngestError> {
-    let (merged, scope) = merge_tables(store, base, delta, prices)?;
-    materialize::refresh(store, prices, &scope)?;
+    let (merged, scope, whole) = merge_tables_analysed(store, base, delta, prices, true)?;
+    match whole {
+        // A rebuilt store: every request was in memory and classified there.
+        Some((rows, sides)) => materialize::store_whole(store, prices, rows, sides)?,
+        None => materialize::refresh(store, prices, &scope)?,
+    };
     Ok(merged)
 }
 
@@ -74,6 +78,23 @@ pub fn merge_tables(
     delta: Delta,
     prices: &PriceTable,
 ) -> Result<(Merged, Changed), IngestError> {
+    let (merged, scope, _) = merge_tables_analysed(store, base, delta, prices, false)?;
+    Ok((merged, scope))
+}
+
+/// A whole analysis classified from memory: rows and side tables.
+type Whole = Option<(DataFrame, [DataFrame; 2])>;
+
+/// `merge_tables`; when the tables are rebuilt from the rows alone and
+/// `analyse` is set, the rows are also classified (`materialize::analyse`)
+/// while the tables are written.
+fn merge_tables_analysed(
+    store: &Store,
+    base: Base,
+    delta: Delta,
+    prices: &PriceTable,
+    analyse: bool,
+) -> Result<(Merged, Changed, Whole), IngestError> {
     let clock = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("merge: {what} after {:?}", clock.elapsed());
     let Delta { rows, replaced, compactions, titles, iterations, refusals: new_refusals } = delta;
@@ -132,28 +153,47 @@ pub fn merge_tables(
     lap("built tables");
     let n = target.other_rows + if let Requests::Frame(df) = &requests { df.height() } else { fresh.len() };
     let titles = frames::titles_frame(&titles).map_err(at(store, Table::Titles))?;
-    let (a, b) = rayon::join(
-        || match requests {
-            Requests::Frame(df) => target.write(store, df),
-            Requests::Rows => write_batches(store, &fresh),
+    let boundaries = match (whole && analyse, &compactions) {
+        (false, _) => Vec::new(),
+        (true, Some(df)) => frames::compactions_from(df).map_err(at(store, Table::Compactions))?,
+        (true, None) => store.load(Table::Compactions, frames::compactions_from)?,
+    };
+    let classify = || -> PolarsResult<Whole> {
+        if !(whole && analyse) {
+            return Ok(None);
+        }
+        let rows = fresh.iter().map(|r| (*r).clone()).collect();
+        let (rows, sides) = materialize::analyse(rows, &calls.0, &boundaries, prices, true)?;
+        Ok(sides.map(|s| (rows, s)))
+    };
+    let ((a, b), analysis) = rayon::join(
+        || {
+            rayon::join(
+                || match requests {
+                    Requests::Frame(df) => target.write(store, df),
+                    Requests::Rows => write_batches(store, &fresh),
+                },
+                || -> Result<(), IngestError> {
+                    write(store, Table::Spares, spares)?;
+                    if let Some(df) = compactions {
+                        write(store, Table::Compactions, df)?;
+                    }
+                    write(store, Table::Titles, titles)?;
+                    calls.write(store)?;
+                    if let Some(df) = refusals {
+                        write(store, Table::Refusals, df)?;
+                    }
+                    write(store, Table::Sessions, sessions)
+                },
+            )
         },
-        || -> Result<(), IngestError> {
-            write(store, Table::Spares, spares)?;
-            if let Some(df) = compactions {
-                write(store, Table::Compactions, df)?;
-            }
-            write(store, Table::Titles, titles)?;
-            calls.write(store)?;
-            if let Some(df) = refusals {
-                write(store, Table::Refusals, df)?;
-            }
-            write(store, Table::Sessions, sessions)
-        },
+        classify,
     );
     a.and(b)?;
+    let analysis = analysis.map_err(at(store, Table::Analysis))?;
     lap("wrote tables");
     let scope = if whole { Changed::All } else { Changed::Sessions(changed) };
-    Ok((Merged { requests: n, unknown }, scope))
+    Ok((Merged { requests: n, unknown }, scope, analysis))
 }
 
 /// The merged requests: a frame, or (when the table is rebuilt from the

@@ -270,25 +270,52 @@ fn analysed(
         }
         (None, Some(lf)) => Some(lf.collect().map_err(at)?),
     };
-    let mut requests = match df {
+    let requests = match df {
         Some(df) => frames::requests_from(&df).map_err(at)?,
         None => Vec::new(),
     };
-    requests.sort_by(|a, b| (&a.user, &a.session_id).cmp(&(&b.user, &b.session_id)));
     let calls = store.load(Table::Iterations, frames::iterations_from)?;
     let mut compactions = store.load(Table::Compactions, frames::compactions_from)?;
     if let Some(s) = only {
         compactions.retain(|k| s.contains(&k.session_id));
     }
-    let thread = prices.thread_requests(requests, &calls);
-    let caches = crate::analyze::analyze(&thread, &compactions, prices);
-    let rows = analysis_rows(&thread, &caches, prices).map_err(at)?;
+    let (rows, side) = analyse(requests, &calls, &compactions, prices, sides).map_err(at)?;
+    Ok((rows, side))
+}
+
+/// The analysis rows (without what-if columns) of `requests`, whole
+/// sessions, and (`sides`) their side tables. Pure: a rebuilt store's rows
+/// are classified from memory while its tables are written.
+pub fn analyse(
+    mut requests: Vec<crate::model::Request>,
+    calls: &[crate::model::Iteration],
+    compactions: &[crate::model::Compaction],
+    prices: &PriceTable,
+    sides: bool,
+) -> PolarsResult<(DataFrame, Option<[DataFrame; 2]>)> {
+    requests.sort_by(|a, b| (&a.user, &a.session_id).cmp(&(&b.user, &b.session_id)));
+    let thread = prices.thread_requests(requests, calls);
+    let caches = crate::analyze::analyze(&thread, compactions, prices);
+    let rows = analysis_rows(&thread, &caches, prices)?;
     let sides = match sides {
         true => Some([
-            sessions::labels_frame(&thread, &compactions).map_err(at)?,
-            sessions::reports_frame(&thread, &caches, &compactions, &calls).map_err(at)?,
+            sessions::labels_frame(&thread, compactions)?,
+            sessions::reports_frame(&thread, &caches, compactions, calls)?,
         ]),
         false => None,
     };
     Ok((rows, sides))
+}
+
+/// Stores a whole analysis (`analyse` over every stored request) as a new
+/// base and its side tables; returns its rows.
+pub fn store_whole(
+    store: &Store,
+    prices: &PriceTable,
+    rows: DataFrame,
+    side: [DataFrame; 2],
+) -> Result<usize, StoreError> {
+    let n = write(store, prices, rows)?;
+    sides::store_sides(store, prices, side, None)?;
+    Ok(n)
 }
