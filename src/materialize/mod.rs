@@ -174,19 +174,35 @@ pub fn current(store: &Store, prices: &PriceTable) -> Result<Option<DataFrame>, 
 /// uses), or, while a recent part replaces some sessions, both parts read.
 pub(crate) fn stored_scan(store: &Store, prices: &PriceTable) -> Result<Option<LazyFrame>, StoreError> {
     let path = store.path(Table::Analysis);
+    let at = |source| StoreError::Polars { path: path.clone(), source };
     let Some(parts) = Parts::open(store, &stamp(prices))? else { return Ok(None) };
-    if parts.has_recent() {
+    // A recent part replacing many sessions: both parts read. Few (an
+    // append's): the base scanned without them, then the recent part.
+    if parts.has_recent() && parts.replaces.len() > SCAN_REPLACED {
         return Ok(Some(parts.read(store)?.lazy()));
     }
+    let replaces = parts.replaces.clone();
+    let recent = parts.has_recent();
     drop(parts);
-    // The base just checked (a fold between the two opens only swaps in a
-    // base of the same rows).
-    let file = std::fs::File::open(&path).map_err(|source| StoreError::Io { path: path.clone(), source })?;
-    let args = ScanArgsParquet { hive_options: HiveOptions::new_disabled(), ..ScanArgsParquet::default() };
-    LazyFrame::scan_parquet_sources(ScanSources::Files(vec![file].into()), args)
-        .map(Some)
-        .map_err(|source| StoreError::Polars { path, source })
+    // The parts just checked (a fold between the opens only swaps in a base
+    // holding the same rows; a reader racing one sees a torn view once).
+    let scan = |t: Table| -> Result<LazyFrame, StoreError> {
+        let p = store.path(t);
+        let file = std::fs::File::open(&p).map_err(|source| StoreError::Io { path: p.clone(), source })?;
+        let args = ScanArgsParquet { hive_options: HiveOptions::new_disabled(), ..ScanArgsParquet::default() };
+        LazyFrame::scan_parquet_sources(ScanSources::Files(vec![file].into()), args).map_err(at)
+    };
+    let base = scan(Table::Analysis)?;
+    if !recent {
+        return Ok(Some(base));
+    }
+    let kept = replaces.iter().map(|id| col(c::SESSION_ID).neq(lit(id.clone()))).reduce(Expr::and);
+    let base = base.filter(kept.unwrap_or(lit(true)));
+    concat([base, scan(Table::RecentAnalysis)?], UnionArgs::default()).map(Some).map_err(at)
 }
+
+/// Up to this many replaced sessions, views scan the base without them.
+const SCAN_REPLACED: usize = 256;
 
 /// The analysis of the store as a lazy frame (`stored_scan`), or, when the
 /// table is missing, damaged or was computed with other prices, the

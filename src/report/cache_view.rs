@@ -97,9 +97,9 @@ impl CacheView {
 
     /// How many rows the analysis holds.
     pub fn count(&self) -> PolarsResult<usize> {
-        let n = self.rows.clone().select([len()]).collect()?;
-        let n = n.column("len")?.cast(&DataType::Int64)?.i64()?.get(0).unwrap_or(0);
-        Ok(usize::try_from(n).unwrap_or(0))
+        // A column's height, not `len()`: polars 0.55 cannot sum the row
+        // counts of a union of scans (base and recent analysis parts).
+        Ok(self.rows.clone().select([col(c::CLASS)]).collect()?.height())
     }
 
     /// The people of a team store, sorted (local rows name nobody).
