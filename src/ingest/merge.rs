@@ -10,11 +10,12 @@
 use super::calls::{refusals, Calls};
 use super::dedup::{full_plan, Chunks};
 use super::sessions;
+use super::side_tables::side_tables;
 use super::touched::{split, Touched};
 use super::IngestError;
 use crate::materialize::{self, Changed};
 use crate::model::columns as c;
-use crate::model::{Boundary, Compaction, Iteration, Refusal, Request, SessionTitle};
+use crate::model::{Compaction, Iteration, Refusal, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::frames::{self, Cols};
 use crate::store::{Store, StoreError, Table};
@@ -286,62 +287,6 @@ const REQUEST_ORDER: [&str; 4] = [c::TIME, c::MESSAGE_ID, c::USER, c::REQUEST_ID
 /// Row order of the `spares` table (unique per row).
 const SPARE_ORDER: [&str; 5] = [c::USER, c::MESSAGE_ID, c::REQUEST_ID, c::SOURCE, c::LINE];
 
-/// The compactions table when it changed, and the titles with the sessions
-/// whose titles changed.
-type SideTables = (Option<DataFrame>, (Vec<SessionTitle>, HashSet<String>));
-
-fn side_tables(
-    store: &Store,
-    base: Base,
-    mut compactions: Vec<Compaction>,
-    mut titles: Vec<SessionTitle>,
-    replaced: &HashSet<String>,
-) -> Result<SideTables, IngestError> {
-    let mut changed: HashSet<String> = titles.iter().map(|t| t.session_id.clone()).collect();
-    changed.extend(compactions.iter().map(|c| c.session_id.clone()));
-    let compactions_changed = base != Base::Touched || !compactions.is_empty() || !replaced.is_empty();
-    if base != Base::Empty {
-        let mut old = store.load(Table::Titles, frames::titles_from)?;
-        changed.extend(old.iter().filter(|t| replaced.contains(&t.source)).map(|t| t.session_id.clone()));
-        old.retain(|t| !replaced.contains(&t.source));
-        titles.extend(old);
-        if compactions_changed {
-            let mut old = store.load(Table::Compactions, frames::compactions_from)?;
-            changed.extend(old.iter().filter(|r| replaced.contains(&r.source)).map(|r| r.session_id.clone()));
-            old.retain(|r| !replaced.contains(&r.source));
-            compactions.extend(old);
-        }
-    }
-    titles.sort_by(|a, b| (&a.session_id, a.kind, a.seq, &a.source).cmp(&(&b.session_id, b.kind, b.seq, &b.source)));
-    titles.dedup();
-    let compactions = if compactions_changed {
-        compactions.sort_by(|a, b| compaction_order(a).cmp(&compaction_order(b)));
-        compactions.dedup_by(|a, b| same_boundary(a, b));
-        Some(frames::compactions_frame(&compactions).map_err(at(store, Table::Compactions))?)
-    } else {
-        None
-    };
-    Ok((compactions, (titles, changed)))
-}
-
-/// Row order of the `compactions` table: copies of one boundary line are adjacent.
-pub(crate) fn compaction_order(c: &Compaction) -> (&str, &str, DateTime<Utc>, Boundary, &str, &str) {
-    (&c.user, &c.session_id, c.time, c.boundary, &c.uuid, &c.source)
-}
-
-/// Two rows of one boundary line (a resumed session replays it into another
-/// file): the same uuid, or with no uuid the same time and trigger.
-fn same_boundary(a: &Compaction, b: &Compaction) -> bool {
-    fn key(c: &Compaction) -> (&str, &str, DateTime<Utc>, Boundary) {
-        (&c.user, &c.session_id, c.time, c.boundary)
-    }
-    let ids = match (a.uuid.is_empty(), b.uuid.is_empty()) {
-        (false, false) => a.uuid == b.uuid,
-        _ => a.trigger == b.trigger,
-    };
-    key(a) == key(b) && ids
-}
-
 /// The `sessions` table: stored rows of unchanged sessions, derived rows of
 /// the others (from the rewritten requests, plus the base's rows of those
 /// sessions when only the recent part was rewritten).
@@ -395,7 +340,7 @@ fn empty(store: &Store, t: Table) -> Result<DataFrame, IngestError> {
     frames::requests_frame(none).map_err(|source| StoreError::Polars { path: store.path(t), source }.into())
 }
 
-fn at(store: &Store, t: Table) -> impl Fn(PolarsError) -> IngestError + '_ {
+pub(super) fn at(store: &Store, t: Table) -> impl Fn(PolarsError) -> IngestError + '_ {
     move |source| StoreError::Polars { path: store.path(t), source }.into()
 }
 

@@ -13,6 +13,7 @@ mod prefilter;
 pub mod read;
 mod rebuild;
 pub mod sessions;
+pub mod side_tables;
 pub mod sidechain;
 mod skip;
 pub mod soft;

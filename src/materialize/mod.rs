@@ -17,13 +17,14 @@ mod sessions;
 mod sides;
 mod warm;
 
+pub use parts::collect_sessions;
 pub use rows::{analysis_rows, bare, finish, finish_with, requests_of, stored_rates, warm_of, REQUEST, WHAT_IF};
 pub use sides::{frames, refresh_sides, Frames};
 
 use crate::analyze::MODEL_VERSION;
 use crate::model::columns as c;
 use crate::pricing::PriceTable;
-use crate::store::frames::{self, Cols};
+use crate::store::frames;
 use crate::store::{Store, StoreError, Table};
 use parts::Parts;
 use polars::prelude::*;
@@ -265,25 +266,9 @@ fn analysed(
 ) -> Result<(DataFrame, Option<[DataFrame; 2]>), StoreError> {
     let path = store.path(Table::Requests);
     let at = |source| StoreError::Polars { path: path.clone(), source };
-    let df = match (
-        only,
-        crate::report::usage::requests(store).map_err(|e| StoreError::Polars {
-            path: path.clone(),
-            source: PolarsError::ComputeError(e.to_string().into()),
-        })?,
-    ) {
+    let df = match (only, store.scan_requests()?) {
         (_, None) => None,
-        // A few sessions (an append): a pushed-down filter.
-        (Some(s), Some(lf)) if s.len() <= 64 => {
-            let any = s.iter().map(|id| col(c::SESSION_ID).eq(lit(id.clone()))).reduce(Expr::or);
-            Some(lf.filter(any.unwrap_or(lit(false))).collect().map_err(at)?)
-        }
-        (Some(s), Some(lf)) => {
-            let df = lf.collect().map_err(at)?;
-            let ids = Cols(&df).str(c::SESSION_ID).map_err(at)?;
-            let mask: BooleanChunked = ids.iter().map(|x| s.contains(*x)).collect();
-            Some(df.filter(&mask).map_err(at)?)
-        }
+        (Some(s), Some(lf)) => Some(parts::collect_sessions(lf, s).map_err(at)?),
         (None, Some(lf)) => Some(lf.collect().map_err(at)?),
     };
     let requests = match df {

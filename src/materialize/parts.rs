@@ -127,6 +127,20 @@ pub(super) fn without(df: &DataFrame, sessions: &HashSet<String>) -> PolarsResul
     df.filter(&!&of_sessions(df, sessions)?)
 }
 
+/// Up to this many sessions, their rows are read by a pushed-down filter
+/// (an append's); past it, every row is read and masked.
+const FILTER_SESSIONS: usize = 64;
+
+/// The rows of `lf` that belong to `sessions`, collected.
+pub fn collect_sessions(lf: LazyFrame, sessions: &HashSet<String>) -> PolarsResult<DataFrame> {
+    if sessions.len() <= FILTER_SESSIONS {
+        let any = sessions.iter().map(|s| col(c::SESSION_ID).eq(lit(s.clone()))).reduce(Expr::or);
+        return lf.filter(any.unwrap_or(lit(false))).collect();
+    }
+    let all = lf.collect()?;
+    all.filter(&of_sessions(&all, sessions)?)
+}
+
 /// Which rows of `df` belong to `sessions`.
 pub(super) fn of_sessions(df: &DataFrame, sessions: &HashSet<String>) -> PolarsResult<BooleanChunked> {
     let ids = Cols(df).str(c::SESSION_ID)?;

@@ -7,7 +7,7 @@
 //! made (an ingest, a bundle's own analysis) the side tables follow them.
 //! `frames` hands views the three tables.
 
-use super::parts::without;
+use super::parts::{collect_sessions, without};
 use super::sessions::{labels_frame, reports_frame};
 use super::{computed, requests_of, stored_scan, Changed, REQUEST};
 use crate::analyze::analyze;
@@ -56,7 +56,7 @@ pub fn refresh_sides(store: &Store, prices: &PriceTable, changed: &Changed) -> R
     match &old {
         Some(([labels, reports], sessions)) => {
             parts.push([without(labels, sessions).map_err(at)?, without(reports, sessions).map_err(at)?]);
-            let rows = rows_of_sessions(&scan, sessions).map_err(at)?;
+            let rows = collect_sessions(scan.clone().select(REQUEST.map(col)), sessions).map_err(at)?;
             parts.push(side_frames(&rows, &compactions, &calls, prices).map_err(at)?);
         }
         None => {
@@ -72,19 +72,6 @@ pub fn refresh_sides(store: &Store, prices: &PriceTable, changed: &Changed) -> R
         }
     }
     write_sides(store, stack(parts).map_err(at)?)
-}
-
-/// The analysis rows of `sessions`: a pushed-down filter for a few (an
-/// append), else a read of every row and a mask.
-fn rows_of_sessions(scan: &LazyFrame, sessions: &HashSet<String>) -> PolarsResult<DataFrame> {
-    if sessions.len() <= 64 {
-        let any = sessions.iter().map(|s| col(c::SESSION_ID).eq(lit(s.clone()))).reduce(Expr::or);
-        return rows_where(scan, any.unwrap_or(lit(false)));
-    }
-    let all = rows_where(scan, lit(true))?;
-    let ids = Cols(&all).str(c::SESSION_ID)?;
-    let mask: BooleanChunked = ids.iter().map(|s| sessions.contains(*s)).collect();
-    all.filter(&mask)
 }
 
 /// Writes side frames computed for `only` these sessions (merged with the

@@ -8,7 +8,7 @@ use super::cache::CacheData;
 use super::cache_view::CacheView;
 use super::ReportError;
 use crate::analyze::{advise_in, Advice};
-use crate::materialize::{requests_of, REQUEST};
+use crate::materialize::{collect_sessions, requests_of, REQUEST};
 use crate::model::columns as c;
 use crate::model::{Compaction, Request};
 use crate::pricing::PriceTable;
@@ -61,10 +61,7 @@ pub fn recent_data(
     if ids.is_empty() {
         return Ok(CacheData::default());
     }
-    let mut rows = Vec::new();
-    for id in &ids {
-        rows.extend(requests_where(view, col(c::SESSION_ID).eq(lit(id.clone())))?);
-    }
+    let rows = requests_of(&collect_sessions(view.rows.clone().select(REQUEST.map(col)), &ids)?)?;
     let comps = compactions(store, |k| ids.contains(&k.session_id))?;
     let titles = ids.iter().filter_map(|id| Some((id.clone(), view.titles.get(id)?.clone()))).collect();
     Ok(CacheData::new(rows, comps, titles, prices))

@@ -112,12 +112,7 @@ impl UsageReport {
 /// The stored requests as a lazy frame (empty when nothing was ingested).
 /// A scan, so a query reads only the columns it uses.
 pub fn requests(store: &Store) -> Result<Option<LazyFrame>, ReportError> {
-    let files: Vec<std::fs::File> = store.open_requests()?.into_iter().map(|(_, f)| f).collect();
-    if files.is_empty() {
-        return Ok(None);
-    }
-    let args = ScanArgsParquet { hive_options: HiveOptions::new_disabled(), ..ScanArgsParquet::default() };
-    Ok(Some(LazyFrame::scan_parquet_sources(ScanSources::Files(files.into()), args)?))
+    Ok(store.scan_requests()?)
 }
 
 /// Runs a usage report over the store.

@@ -83,6 +83,20 @@ impl Store {
         Ok(out)
     }
 
+    /// The stored requests as a lazy frame over the parts `open_requests`
+    /// opened (None when nothing was ingested): a query reads only the
+    /// columns it uses.
+    pub fn scan_requests(&self) -> Result<Option<LazyFrame>, StoreError> {
+        let files: Vec<File> = self.open_requests()?.into_iter().map(|(_, f)| f).collect();
+        if files.is_empty() {
+            return Ok(None);
+        }
+        let args = ScanArgsParquet { hive_options: HiveOptions::new_disabled(), ..ScanArgsParquet::default() };
+        LazyFrame::scan_parquet_sources(ScanSources::Files(files.into()), args)
+            .map(Some)
+            .map_err(|source| StoreError::Polars { path: self.path(Table::Requests), source })
+    }
+
     /// Which requests files `open_requests` would read.
     pub fn request_parts(&self) -> Result<Vec<Table>, StoreError> {
         Ok(self.open_requests()?.into_iter().map(|(t, _)| t).collect())

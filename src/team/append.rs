@@ -13,8 +13,9 @@
 use super::bundle::Bundle;
 use super::TeamError;
 use crate::ingest::dedup::Chunks;
-use crate::ingest::merge::{compaction_order, merge_tables, Base, Delta};
+use crate::ingest::merge::{merge_tables, Base, Delta};
 use crate::ingest::sessions;
+use crate::ingest::side_tables::compaction_order;
 use crate::materialize::{self, WHAT_IF};
 use crate::model::columns as c;
 use crate::model::iterations::sort_calls;

@@ -9,6 +9,7 @@
 
 use super::analysis;
 pub use super::analysis::BundleAnalysis;
+use super::bundle_layout::{bundle_frame, column_order, ITERATION_COLUMNS};
 use super::integrity::check_bounds;
 pub use super::integrity::{checksum, checksum_all, frame_checksum, hex};
 use super::limits::{self, BundleLimits, Chunk, Group, Verdict};
@@ -30,7 +31,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 pub const BUNDLE_SCHEMA: u32 = 3;
 
 /// Compaction columns added by bundle schema 2 (absent from schema 1).
-const V2_COLUMNS: [&str; 4] = [c::UUID, c::BOUNDARY, c::TRIGGER_WRITTEN, c::TOKENS_SAVED];
+pub(super) const V2_COLUMNS: [&str; 4] = [c::UUID, c::BOUNDARY, c::TRIGGER_WRITTEN, c::TOKENS_SAVED];
 
 /// `kind` of a request row.
 pub const KIND_REQUEST: &str = "request";
@@ -86,13 +87,6 @@ pub struct Bundle {
     pub analysis: Option<BundleAnalysis>,
 }
 
-/// The schema a bundle with these rows is written as: always the current
-/// one, since its compaction rows may hold microcompactions that a schema-1
-/// reader would count as compactions.
-pub fn schema_for(_iterations: &[Iteration]) -> u32 {
-    BUNDLE_SCHEMA
-}
-
 /// The bundle as Parquet bytes.
 pub fn bundle_bytes(b: &Bundle) -> Result<Vec<u8>, TeamError> {
     let polars = |source| TeamError::Polars { what: "writing the bundle", source };
@@ -136,97 +130,6 @@ fn meta_pairs(b: &Bundle) -> Vec<(String, String)> {
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))
     .collect()
-}
-
-/// Column order of a bundle: kind, who, then the requests table, then the
-/// compaction-only columns, then the iteration-only ones.
-fn column_order() -> Vec<&'static str> {
-    let mut names = vec![c::KIND, c::USER, c::MACHINE];
-    names.extend([
-        c::TIME,
-        c::SESSION_ID,
-        c::THREAD,
-        c::PROJECT,
-        c::CWD,
-        c::GIT_BRANCH,
-        c::VERSION,
-        c::MODEL,
-        c::INPUT,
-        c::CACHE_WRITE_5M,
-        c::CACHE_WRITE_1H,
-        c::CACHE_READ,
-        c::OUTPUT,
-        c::WEB_SEARCH,
-        c::SPEED,
-        c::INFERENCE_GEO,
-        c::IS_SIDECHAIN,
-        c::COST_USD,
-        c::SOURCE,
-        c::LINE,
-        c::MESSAGE_ID,
-        c::REQUEST_ID,
-    ]);
-    names.extend([c::TRIGGER, c::PRE_TOKENS]);
-    names.extend(V2_COLUMNS);
-    names.extend(ITERATION_COLUMNS);
-    names.extend(analysis::own_columns().into_iter().map(|(n, _)| n));
-    names
-}
-
-/// Columns of iteration rows only; schema 1 bundles lack them.
-const ITERATION_COLUMNS: [&str; 2] = [c::ITERATION, c::ITERATION_TYPE];
-
-/// Requests rows, then compaction rows and iteration rows, each with the
-/// columns of the other kinds null.
-fn bundle_frame(b: &Bundle) -> PolarsResult<DataFrame> {
-    let mut req = frames::requests_frame(&b.requests)?;
-    let n = req.height();
-    req.with_column(Column::new(c::KIND.into(), vec![KIND_REQUEST; n]))?;
-    req.with_column(Column::full_null(c::TRIGGER.into(), n, &DataType::String))?;
-    req.with_column(Column::full_null(c::PRE_TOKENS.into(), n, &DataType::UInt64))?;
-    req.with_column(Column::full_null(c::ITERATION.into(), n, &DataType::UInt64))?;
-    req.with_column(Column::full_null(c::ITERATION_TYPE.into(), n, &DataType::String))?;
-    for (name, dtype) in
-        V2_COLUMNS.iter().zip([DataType::String, DataType::String, DataType::Boolean, DataType::UInt64])
-    {
-        req.with_column(Column::full_null((*name).into(), n, &dtype))?;
-    }
-    for (name, dtype) in analysis::own_columns() {
-        req.with_column(Column::full_null(name.into(), n, &dtype))?;
-    }
-    let req = req.select(column_order())?;
-    let comp = part(&frames::compactions_frame(&b.compactions)?, KIND_COMPACTION, &b.meta, &req)?;
-    let calls = part(&frames::iterations_frame(&b.iterations)?, KIND_ITERATION, &b.meta, &req)?;
-    let mut all = req;
-    all.vstack_mut(&comp)?;
-    all.vstack_mut(&calls)?;
-    if let Some(a) = &b.analysis {
-        all.vstack_mut(&part(&a.rows, KIND_ANALYSIS, &b.meta, &all)?)?;
-    }
-    all.rechunk_mut();
-    Ok(all)
-}
-
-/// Rows of another kind laid out `like` the request rows; `user` is the
-/// row's own when it has one, else the bundle's.
-fn part(rows: &DataFrame, kind: &str, meta: &BundleMeta, like: &DataFrame) -> PolarsResult<DataFrame> {
-    let n = rows.height();
-    let columns = like
-        .columns()
-        .iter()
-        .map(|col| {
-            let (name, dtype) = (col.name().as_str(), col.dtype());
-            Ok(match rows.column(name) {
-                _ if name == c::KIND => Column::new(name.into(), vec![kind; n]),
-                _ if name == c::MACHINE => Column::new(name.into(), vec![meta.machine.as_str(); n]),
-                // A bundle is one person's: every row is the bundle's user.
-                _ if name == c::USER => Column::new(name.into(), vec![meta.user.as_str(); n]),
-                Ok(v) => v.cast(dtype)?,
-                Err(_) => Column::full_null(name.into(), n, dtype),
-            })
-        })
-        .collect::<PolarsResult<Vec<Column>>>()?;
-    DataFrame::new(n, columns)
 }
 
 /// Validates and reads a bundle under the default `BundleLimits`; `origin`

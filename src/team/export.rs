@@ -7,7 +7,7 @@
 //! content.
 
 use super::analysis;
-use super::bundle::{bundle_bytes, schema_for, Bundle, BundleAnalysis, BundleMeta};
+use super::bundle::{bundle_bytes, Bundle, BundleAnalysis, BundleMeta, BUNDLE_SCHEMA};
 use super::hash::PathHasher;
 use super::import::holds_bundles;
 use super::TeamError;
@@ -68,7 +68,7 @@ pub fn export(store: &Store, spec: &ExportSpec) -> Result<Bundle, TeamError> {
         h.apply_calls(&mut iterations);
     }
     let meta = BundleMeta {
-        schema: schema_for(&iterations),
+        schema: BUNDLE_SCHEMA,
         version: env!("CARGO_PKG_VERSION").to_owned(),
         user: spec.user.clone(),
         machine: spec.machine.clone(),

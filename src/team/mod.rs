@@ -10,6 +10,7 @@ pub mod analysis;
 mod append;
 pub mod batch;
 pub mod bundle;
+mod bundle_layout;
 pub mod export;
 pub mod hash;
 pub mod import;
