@@ -10,6 +10,7 @@
 //! model and the price table it was computed with; a stamp that does not
 //! match, or a table that does not read, is recomputed from scratch.
 
+mod classify;
 mod incremental;
 mod parts;
 mod rows;
@@ -17,6 +18,7 @@ mod sessions;
 mod sides;
 mod warm;
 
+pub use classify::analyse;
 pub use parts::collect_sessions;
 pub use rows::{analysis_rows, bare, finish, finish_with, requests_of, stored_rates, warm_of, REQUEST, WHAT_IF};
 pub use sides::{frames, refresh_sides, Frames};
@@ -282,30 +284,6 @@ fn analysed(
     }
     let (rows, side) = analyse(requests, &calls, &compactions, prices, sides).map_err(at)?;
     Ok((rows, side))
-}
-
-/// The analysis rows (without what-if columns) of `requests`, whole
-/// sessions, and (`sides`) their side tables. Pure: a rebuilt store's rows
-/// are classified from memory while its tables are written.
-pub fn analyse(
-    mut requests: Vec<crate::model::Request>,
-    calls: &[crate::model::Iteration],
-    compactions: &[crate::model::Compaction],
-    prices: &PriceTable,
-    sides: bool,
-) -> PolarsResult<(DataFrame, Option<[DataFrame; 2]>)> {
-    requests.sort_by(|a, b| (&a.user, &a.session_id).cmp(&(&b.user, &b.session_id)));
-    let thread = prices.thread_requests(requests, calls);
-    let caches = crate::analyze::analyze(&thread, compactions, prices);
-    let rows = analysis_rows(&thread, &caches, prices)?;
-    let sides = match sides {
-        true => Some([
-            sessions::labels_frame(&thread, compactions)?,
-            sessions::reports_frame(&thread, &caches, compactions, calls)?,
-        ]),
-        false => None,
-    };
-    Ok((rows, sides))
 }
 
 /// Stores a whole analysis (`analyse` over every stored request) as a new

@@ -1,0 +1,115 @@
+//! The pure classification step of the stage: request rows of whole
+//! sessions in, analysis rows (and the side tables) out. The rows are cut
+//! into chunks of whole sessions, classified on every core (a thread never
+//! crosses a session), and stacked back in order; each chunk takes the
+//! compactions of its range of `(user, session)` keys, so the labels come
+//! out in the compaction table's order, as one pass over all rows gives.
+
+use super::rows::analysis_rows;
+use super::sessions;
+use crate::analyze::analyze;
+use crate::model::{Compaction, Iteration, Request, Text};
+use crate::pricing::PriceTable;
+use polars::prelude::*;
+use rayon::prelude::*;
+
+/// Fewest rows in a chunk: below it a chunk's fixed costs (the calls'
+/// index, the compaction times) outweigh the parallelism.
+const MIN_CHUNK_ROWS: usize = 4_096;
+/// Chunks per core, so that unequal sessions still share the cores.
+const CHUNKS_PER_CORE: usize = 4;
+
+/// The analysis rows (without what-if columns) of `requests`, whole
+/// sessions, and (`sides`) their side tables. Pure: a rebuilt store's rows
+/// are classified from memory while its tables are written.
+pub fn analyse(
+    mut requests: Vec<Request>,
+    calls: &[Iteration],
+    compactions: &[Compaction],
+    prices: &PriceTable,
+    sides: bool,
+) -> PolarsResult<(DataFrame, Option<[DataFrame; 2]>)> {
+    requests.sort_by(|a, b| (&a.user, &a.session_id).cmp(&(&b.user, &b.session_id)));
+    let size = (requests.len() / (rayon::current_num_threads() * CHUNKS_PER_CORE)).max(MIN_CHUNK_ROWS);
+    let chunks = session_chunks(requests, size);
+    let starts: Vec<(Text, Text)> =
+        chunks.iter().skip(1).filter_map(|c| c.first()).map(|r| (r.user.clone(), r.session_id.clone())).collect();
+    let mut boundaries: Vec<Vec<Compaction>> = vec![Vec::new(); chunks.len().max(1)];
+    for k in compactions {
+        let at = starts.partition_point(|(u, s)| (u.as_str(), s.as_str()) <= (k.user.as_str(), k.session_id.as_str()));
+        boundaries[at].push(k.clone());
+    }
+    if chunks.is_empty() {
+        return one(Vec::new(), calls, &boundaries[0], prices, sides);
+    }
+    let parts = chunks
+        .into_par_iter()
+        .zip(boundaries.par_iter())
+        .map(|(rows, comps)| one(rows, calls, comps, prices, sides))
+        .collect::<PolarsResult<Vec<_>>>()?;
+    let mut parts = parts.into_iter();
+    let (mut rows, mut side) = parts.next().map_or_else(|| one(Vec::new(), calls, &[], prices, sides), Ok)?;
+    for (more, more_side) in parts {
+        rows.vstack_mut_owned(more)?;
+        if let (Some([l, r]), Some([ml, mr])) = (&mut side, more_side) {
+            l.vstack_mut_owned(ml)?;
+            r.vstack_mut_owned(mr)?;
+        }
+    }
+    Ok((rows, side))
+}
+
+/// One chunk: whole sessions and their compactions.
+fn one(
+    requests: Vec<Request>,
+    calls: &[Iteration],
+    compactions: &[Compaction],
+    prices: &PriceTable,
+    sides: bool,
+) -> PolarsResult<(DataFrame, Option<[DataFrame; 2]>)> {
+    let thread = prices.thread_requests(requests, calls);
+    let caches = analyze(&thread, compactions, prices);
+    let rows = analysis_rows(&thread, &caches, prices)?;
+    let sides = match sides {
+        true => Some([
+            sessions::labels_frame(&thread, compactions)?,
+            sessions::reports_frame(&thread, &caches, compactions, calls)?,
+        ]),
+        false => None,
+    };
+    Ok((rows, sides))
+}
+
+/// `requests` (sorted by user and session) cut into chunks of at least
+/// `size` rows that end where a session ends.
+fn session_chunks(requests: Vec<Request>, size: usize) -> Vec<Vec<Request>> {
+    let mut chunks: Vec<Vec<Request>> = Vec::new();
+    for r in requests {
+        let same = |c: &Vec<Request>| c.last().is_some_and(|l| (&l.user, &l.session_id) == (&r.user, &r.session_id));
+        match chunks.last_mut() {
+            Some(c) if c.len() < size || same(c) => c.push(r),
+            _ => chunks.push(vec![r]),
+        }
+    }
+    chunks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(user: &str, session: &str) -> Request {
+        let r = crate::model::iterations::tests::request("claude-sonnet-4-5", Default::default());
+        Request { user: user.into(), session_id: session.into(), ..r }
+    }
+
+    #[test]
+    fn chunks_end_where_sessions_end() {
+        let rows: Vec<Request> =
+            ["a", "a", "a", "b", "c", "c"].iter().map(|s| req("u", s)).chain([req("v", "a")]).collect();
+        let chunks = session_chunks(rows, 2);
+        let shape: Vec<Vec<&str>> = chunks.iter().map(|c| c.iter().map(|r| r.session_id.as_str()).collect()).collect();
+        assert_eq!(shape, vec![vec!["a", "a", "a"], vec!["b", "c", "c"], vec!["a"]]);
+        assert_eq!(chunks[2][0].user, "v");
+    }
+}
