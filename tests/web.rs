@@ -291,15 +291,37 @@ async fn cache_and_advice_equal_the_cli_json() {
     let st = state(&store);
     let now = (end() + TimeDelta::hours(2)).to_rfc3339();
     for (uri, args) in [
-        ("/api/cache".to_owned(), vec!["cache", "--json", "--now", &now]),
+        ("/api/cache".to_owned(), vec!["cache", "--json", "--now", &now, "--per-page", "500"]),
         (
             "/api/cache?since=2026-11-17&project=demo".to_owned(),
-            vec!["cache", "--json", "--now", &now, "--since", "2026-11-17", "--project", "demo"],
+            vec!["cache", "--json", "--now", &now, "--since", "2026-11-17", "--project", "demo", "--per-page", "500"],
         ),
-        (format!("/api/cache?session={id}"), vec!["cache", "--json", "--now", &now, "--session", &id]),
+        (
+            format!("/api/cache?session={id}"),
+            vec!["cache", "--json", "--now", &now, "--session", &id, "--per-page", "500"],
+        ),
+        (
+            "/api/cache?per_page=2&page=2".to_owned(),
+            vec!["cache", "--json", "--now", &now, "--per-page", "2", "--page", "2"],
+        ),
         (format!("/api/advise/{id}?turns=7"), vec!["advise", &id, "--turns", "7", "--json", "--now", &now]),
     ] {
         let web: Value = serde_json::from_str(&get(&st, &uri).await.body).unwrap();
         assert_eq!(web, cli_json(&store, &args), "{uri}");
     }
+    // A page is its slice of every per-session list, and says how long each is.
+    let all = cli_json(&store, &["cache", "--json", "--now", &now]);
+    assert!(all.get("lists").is_none(), "the CLI prints whole lists unless asked");
+    let page: Value = serde_json::from_str(&get(&st, "/api/cache?per_page=2&page=2").await.body).unwrap();
+    for (list, total) in
+        [("by_session", "by_session_total"), ("stale", "stale_total"), ("compaction", "compaction_total")]
+    {
+        let whole = all[list].as_array().unwrap();
+        assert_eq!(page["lists"][total].as_u64(), Some(whole.len() as u64), "{list}");
+        let expected: Vec<Value> = whole.iter().skip(2).take(2).cloned().collect();
+        assert_eq!(page[list].as_array().unwrap(), &expected, "{list}");
+    }
+    assert!(all["by_session"].as_array().unwrap().len() > 3, "the fixture has sessions to page through");
+    assert_eq!(page["lists"]["page"].as_u64(), Some(2));
+    assert_eq!(get(&st, "/api/cache?per_page=5001").await.status, StatusCode::BAD_REQUEST);
 }

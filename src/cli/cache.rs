@@ -28,6 +28,15 @@ pub struct CacheArgs {
     /// List every cache miss with its cause, costliest first.
     #[arg(long)]
     pub misses: bool,
+    /// Cut the per-session lists (stale, by_session, compaction) to pages
+    /// of this many rows; the JSON's `lists` then says how many each holds
+    /// (what `/api/cache` does, 500 rows by default).
+    #[arg(long, value_name = "ROWS", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub per_page: Option<u64>,
+    /// Which page of `--per-page` rows (1-based).
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "per_page",
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub page: u64,
     /// Print JSON (keys documented in the README).
     #[arg(long)]
     pub json: bool,
@@ -66,7 +75,10 @@ pub fn run_cache(plan: &Plan, a: &CacheArgs) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    let report = cache_report(&view, &q, a.now.unwrap_or_else(Utc::now), &plan.prices)?;
+    let mut report = cache_report(&view, &q, a.now.unwrap_or_else(Utc::now), &plan.prices)?;
+    if let Some(per_page) = a.per_page {
+        report = report.page(a.page as usize, per_page as usize);
+    }
     warn_estimates(plan, &report.estimated_models);
     if a.json {
         super::out(&json(&report)?);

@@ -136,6 +136,64 @@ pub struct CacheReport {
     pub now: DateTime<Utc>,
     /// Models of the covered requests priced as their family's newest version.
     pub estimated_models: Vec<Estimate>,
+    /// Present when `stale`, `by_session` and `compaction` are one page of
+    /// their rows (`page`): which page, and how many rows each list holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lists: Option<ListPage>,
+}
+
+/// One page of a cache report's per-session lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ListPage {
+    /// 1-based.
+    pub page: usize,
+    pub per_page: usize,
+    pub stale_total: usize,
+    pub by_session_total: usize,
+    pub compaction_total: usize,
+}
+
+impl CacheReport {
+    /// The report with `stale`, `by_session` and `compaction` cut to their
+    /// `page`-th run of `per_page` rows (1-based; each list in its own
+    /// order), and `lists` saying how many rows each holds: a team's report
+    /// lists tens of thousands of sessions, too many for one response.
+    pub fn page(&self, page: usize, per_page: usize) -> CacheReport {
+        fn cut<T: Clone>(v: &[T], page: usize, per_page: usize) -> Vec<T> {
+            let start = page.saturating_sub(1).saturating_mul(per_page).min(v.len());
+            v[start..].iter().take(per_page).cloned().collect()
+        }
+        CacheReport {
+            stale: cut(&self.stale, page, per_page),
+            by_session: cut(&self.by_session, page, per_page),
+            compaction: cut(&self.compaction, page, per_page),
+            lists: Some(ListPage {
+                page,
+                per_page,
+                stale_total: self.stale.len(),
+                by_session_total: self.by_session.len(),
+                compaction_total: self.compaction.len(),
+            }),
+            ..self.head()
+        }
+    }
+
+    /// The report without its per-session lists.
+    fn head(&self) -> CacheReport {
+        CacheReport {
+            model: self.model,
+            total: self.total.clone(),
+            compactions_by_trigger: self.compactions_by_trigger.clone(),
+            idle_compaction: self.idle_compaction,
+            stale: Vec::new(),
+            by_day: self.by_day.clone(),
+            by_session: Vec::new(),
+            compaction: Vec::new(),
+            now: self.now,
+            estimated_models: self.estimated_models.clone(),
+            lists: self.lists,
+        }
+    }
 }
 
 /// The cache report of the requests `q` selects, as of `now`.
@@ -167,6 +225,7 @@ pub fn cache_report(data: &CacheData, q: &CacheQuery, now: DateTime<Utc>) -> Cac
         compaction,
         now,
         estimated_models,
+        lists: None,
     }
 }
 

@@ -230,6 +230,7 @@ pub fn cache_report(
         compaction,
         now,
         estimated_models: prices.estimated_models(models.iter().map(String::as_str)),
+        lists: None,
     })
 }
 

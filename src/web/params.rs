@@ -15,6 +15,10 @@ use serde::Deserialize;
 
 /// Largest page size a table accepts.
 pub const MAX_PER_PAGE: usize = 500;
+/// Rows per page of `/api/cache`'s per-session lists unless asked.
+pub const CACHE_PER_PAGE: usize = 500;
+/// Largest page `/api/cache` accepts.
+pub const MAX_CACHE_PER_PAGE: usize = 5_000;
 /// Default future turns of the advice panel.
 pub const DEFAULT_TURNS: u32 = 10;
 /// Largest number of future turns accepted.
@@ -142,6 +146,11 @@ impl Params {
     /// Rows per page.
     pub fn per_page(&self, default: usize) -> Result<usize, WebError> {
         number("per_page", &self.per_page, default, 1, MAX_PER_PAGE)
+    }
+
+    /// Rows per page of `/api/cache`'s per-session lists.
+    pub fn cache_per_page(&self) -> Result<usize, WebError> {
+        number("per_page", &self.per_page, CACHE_PER_PAGE, 1, MAX_CACHE_PER_PAGE)
     }
 
     /// Future turns for the advice.
