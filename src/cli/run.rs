@@ -127,10 +127,11 @@ fn run_report(plan: &Plan, a: &ReportArgs) -> anyhow::Result<()> {
     };
     team::check_usage_flags(a)?;
     refresh(plan)?;
-    let mut r = usage::usage(&plan.store, kind, &a.filter.query(plan.tz, a.breakdown), &plan.prices)?;
+    let q = a.filter.query(plan.tz, a.breakdown);
+    let mut r = usage::usage(&plan.store, kind, &q, &plan.prices)?;
     if kind == Grouping::Session {
         let view = CacheView::load(&plan.store, &plan.prices)?;
-        annotate_sessions(&mut r, &view, Utc::now())?;
+        annotate_sessions(&mut r, &view, Utc::now(), q.user.as_deref())?;
     }
     warn_estimates(plan, &r.estimated_models);
     super::out(&render::usage(&r, format(a.output)));

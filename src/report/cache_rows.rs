@@ -5,7 +5,7 @@
 
 use super::analysis_cols::LocalDays;
 use super::cache::{CacheQuery, MissRow};
-use super::cache_view::{stale, CacheView};
+use super::cache_view::{stale_in, CacheView};
 use super::class_cost::{ClassCost, DayClassCost};
 use super::usage::{SessionCache, UsageReport};
 use super::ReportError;
@@ -18,8 +18,19 @@ use polars::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 
 /// Adds the cache columns (misses, idle cost, peak prompt, stale premium)
-/// to the rows of a session usage report, as of `now`.
-pub fn annotate_sessions(report: &mut UsageReport, view: &CacheView, now: DateTime<Utc>) -> Result<(), ReportError> {
+/// to the rows of a session usage report, as of `now`; `user`: the
+/// person the report is about (a team's `--user`), whose rows alone are
+/// read.
+pub fn annotate_sessions(
+    report: &mut UsageReport,
+    view: &CacheView,
+    now: DateTime<Utc>,
+    user: Option<&str>,
+) -> Result<(), ReportError> {
+    let mine = |lf: LazyFrame| match user {
+        Some(u) => lf.filter(col(c::USER).eq(lit(u.to_owned()))),
+        None => lf,
+    };
     let cols = [
         c::SESSION_ID,
         c::INPUT,
@@ -30,7 +41,7 @@ pub fn annotate_sessions(report: &mut UsageReport, view: &CacheView, now: DateTi
         c::REWIND,
         c::MISS_COST_USD,
     ];
-    let df = view.rows.clone().select(cols.map(col)).collect()?;
+    let df = mine(view.rows.clone()).select(cols.map(col)).collect()?;
     let k = Cols(&df);
     let (sid, prompts, class, rewind) = (k.str(c::SESSION_ID)?, k.prompts()?, k.str(c::CLASS)?, k.bool(c::REWIND)?);
     let miss = k.f64(c::MISS_COST_USD)?;
@@ -50,7 +61,7 @@ pub fn annotate_sessions(report: &mut UsageReport, view: &CacheView, now: DateTi
         }
         e.rewinds += u64::from(rewind[i]);
     }
-    for st in stale(view, now, &view.titles)? {
+    for st in stale_in(mine(view.reports.clone()), now, &view.titles)? {
         if let Some(e) = by.get_mut(st.session_id.as_str()) {
             e.stale_premium_usd = st.premium_usd;
         }

@@ -313,7 +313,16 @@ pub fn stale(
     now: DateTime<Utc>,
     titles: &HashMap<String, String>,
 ) -> PolarsResult<Vec<StaleSession>> {
-    let df = view.reports.clone().select(STALE.map(col)).collect()?;
+    stale_in(view.reports.clone(), now, titles)
+}
+
+/// `stale` over some rows of the session table.
+pub fn stale_in(
+    reports: LazyFrame,
+    now: DateTime<Utc>,
+    titles: &HashMap<String, String>,
+) -> PolarsResult<Vec<StaleSession>> {
+    let df = reports.select(STALE.map(col)).collect()?;
     let mut out = stale_of(&df, now, titles)?;
     out.sort_by(|a, b| {
         b.premium_usd.total_cmp(&a.premium_usd).then_with(|| (&a.session_id, &a.user).cmp(&(&b.session_id, &b.user)))

@@ -184,3 +184,31 @@ fn hostile_analysis_rows_are_refused_naming_the_bundle() {
     let err = read_bundle(&bytes, "edited.parquet").unwrap_err().to_string();
     assert!(err.contains("edited.parquet") && err.contains("checksum"), "{err}");
 }
+
+#[test]
+fn a_persons_session_columns_are_their_own_when_session_ids_repeat() {
+    use cachewise::report::cache_rows::annotate_sessions;
+    use cachewise::report::cache_view::CacheView;
+    use cachewise::report::query::Grouping;
+    use cachewise::report::usage::usage;
+    // Both bundles name their sessions -s0, -s1 and -s2 (`bundle`).
+    let tmp = tempfile::tempdir().unwrap();
+    let team_dir = Store::open(&tmp.path().join("team")).unwrap();
+    let alone = Store::open(&tmp.path().join("alone")).unwrap();
+    let (a, b) = (bundle(tmp.path(), "alice", 0), bundle(tmp.path(), "bob", 30));
+    import(&team_dir, &[incoming(&a, "a"), incoming(&b, "b")], &prices(), t0()).unwrap();
+    import(&alone, &[incoming(&a, "a")], &prices(), t0()).unwrap();
+    let mut q = Query::new(chrono_tz::UTC);
+    q.user = Some("alice".into());
+    let now = t0() + Duration::days(30);
+    let columns = |store: &Store| {
+        let mut r = usage(store, Grouping::Session, &q, &prices()).unwrap();
+        annotate_sessions(&mut r, &CacheView::load(store, &prices()).unwrap(), now, Some("alice")).unwrap();
+        r.rows.iter().map(|row| (row.key.clone(), row.cache.unwrap())).collect::<Vec<_>>()
+    };
+    let (in_team, own) = (columns(&team_dir), columns(&alone));
+    assert_eq!(in_team.len(), 3);
+    assert!(own.iter().all(|(_, k)| k.misses > 0));
+    assert!(own.iter().all(|(_, k)| k.stale_premium_usd > 0.0 && k.idle_cost_usd > 0.0));
+    assert_eq!(in_team, own, "bob's rows of the same session ids are not alice's");
+}

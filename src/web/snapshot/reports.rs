@@ -50,7 +50,7 @@ pub struct Inputs<'a> {
 pub fn usage_report(i: &Inputs<'_>, g: Grouping, q: &Query) -> Result<UsageReport, ReportError> {
     let mut r = usage::usage(i.store, g, q, i.prices)?;
     if g == Grouping::Session {
-        annotate_sessions(&mut r, i.view, i.now)?;
+        annotate_sessions(&mut r, i.view, i.now, q.user.as_deref())?;
     }
     Ok(r)
 }
