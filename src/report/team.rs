@@ -11,6 +11,7 @@
 
 mod cache;
 mod render;
+mod sums;
 
 pub use cache::class_tables;
 pub use render::{notes, render, who, window_line, TeamFormat};
@@ -24,7 +25,7 @@ use super::ReportError;
 use crate::analyze::StaleSession;
 use crate::materialize;
 use crate::model::columns as c;
-use crate::model::{money, Iteration, TokenCounts};
+use crate::model::{money, TokenCounts};
 use crate::pricing::{Estimate, PriceTable};
 use crate::store::frames::Cols;
 use crate::store::Store;
@@ -199,48 +200,46 @@ pub struct TeamReport {
 /// cold (`cache`).
 pub fn team(store: &Store, q: &Query, prices: &PriceTable, opts: &TeamOptions) -> Result<TeamReport, ReportError> {
     let Some(lf) = requests(store)? else { return Ok(assemble(q, Vec::new(), Vec::new(), Cache::default(), opts)) };
+    let clock = std::time::Instant::now();
+    let lap = |what: &str| tracing::debug!("report team: {what} after {:?}", clock.elapsed());
     let calls = calls::stored(store)?;
-    let selected = q.prepare(lf, Grouping::Daily)?;
+    let selected = q.prepare(lf.clone(), Grouping::Daily)?;
+    // The person days, model mix, tokens, machines and models are sums
+    // over the selected requests: summed once per person, day, model and
+    // machine (a few thousand rows), the SQL then sums those. The shared
+    // message ids and a window's sessions read theirs from `selected`.
+    let rows = sums::requests(&lf, q)?;
+    let by_call = match calls.is_empty() {
+        true => rows.clone(),
+        false => sums::split(selected.clone(), &calls)?,
+    };
     let mut ctx = SQLContext::new();
-    ctx.register("requests", split_calls(selected.clone(), &calls)?);
+    ctx.register("requests", by_call);
     let person_days = person_days_from(&Grouping::Daily.key_text(ctx.execute(PERSON_DAYS_SQL)?.collect()?)?)?;
+    lap("person days");
     let mix = model_mix_from(&ctx.execute(MODEL_MIX_SQL)?.collect()?)?;
+    lap("model mix");
     drop(ctx);
-    let analysis = materialize::scan(store, prices)?;
-    let mut everyone = Query::new(q.tz);
-    everyone.user.clone_from(&q.user);
+    let analysis = materialize::frames(store, prices)?;
+    let sessions = match &q.user {
+        Some(u) => analysis.reports.filter(col(c::USER).eq(lit(u.clone()))),
+        None => analysis.reports,
+    };
     let titles: HashMap<String, String> = session_titles(store)?.into_iter().collect();
     let sources = cache::Sources {
-        requests: selected,
-        analysis: q.prepare(analysis.clone(), Grouping::Daily)?,
-        analysis_all: everyone.prepare(analysis, Grouping::Daily)?,
+        requests: rows,
+        selected,
+        analysis: sums::analysis(&analysis.rows, q)?,
+        sessions,
+        some_sessions: q.since.is_some() || q.until.is_some() || q.project.is_some(),
         prices,
         now: opts.now,
         top_stale: opts.top_stale,
         titles: &titles,
     };
-    Ok(assemble(q, person_days, mix, Cache::of(sources)?, opts))
-}
-
-/// The selected requests with `counted` (1 per request), each response
-/// made of API calls split into one row per call (`calls::split_by_model`):
-/// the model mix then puts each call's cost under its own model, as `report
-/// model` does, and every other total is unchanged. Only the columns the
-/// person-day and model-mix queries read are collected.
-fn split_calls(lf: LazyFrame, calls: &[Iteration]) -> PolarsResult<LazyFrame> {
-    let lf = lf.with_column(lit(1u64).cast(DataType::UInt64).alias(c::COUNTED));
-    if calls.is_empty() {
-        return Ok(lf);
-    }
-    let mut cols: Vec<Expr> = [c::KEY, c::MODEL, c::COST_USD, c::COUNTED, c::INPUT, c::OUTPUT]
-        .iter()
-        .chain([c::CACHE_WRITE_5M, c::CACHE_WRITE_1H, c::CACHE_READ].iter())
-        .map(|n| col(*n))
-        .collect();
-    cols.extend(super::calls::KEY_COLUMNS.iter().map(|n| col(*n)));
-    let df = lf.select(cols).collect()?;
-    let matched = super::calls::match_rows(&df, calls)?;
-    Ok(super::calls::split_by_model(df, calls, &matched, false, false)?.lazy())
+    let cache = Cache::of(sources)?;
+    lap("cache figures");
+    Ok(assemble(q, person_days, mix, cache, opts))
 }
 
 fn assemble(

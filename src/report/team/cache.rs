@@ -4,8 +4,8 @@
 //! before `--since` is whole and a warm request just inside the window stays
 //! a hit) and the requests table. Tokens, hit ratio, idle and edit cost come
 //! from `sql/team_person_cache.sql`, shared message ids from
-//! `sql/team_shared_message_ids.sql`; machines, stale sessions (`last_main`
-//! rows, their TTL after and cold-resume premium) and unpriced models from
+//! `sql/team_shared_message_ids.sql`; machines, stale sessions (the session
+//! table's last main-thread rows, their TTL after and cold-resume premium) and unpriced models from
 //! small lazy queries. Nothing is classified here. Hands `Cache` to
 //! `team::assemble`.
 
@@ -54,13 +54,21 @@ pub(super) struct UserCache {
 
 /// The frames the figures are read from.
 pub(super) struct Sources<'a> {
-    /// The requests the query selects (one row per request, not split).
+    /// The requests the query selects (not split), summed per person,
+    /// day, model and machine (`team::sums`).
     pub requests: LazyFrame,
-    /// The analysis rows the query selects.
+    /// The same requests, every column (a scan).
+    pub selected: LazyFrame,
+    /// The analysis rows the query selects, their miss cost summed per
+    /// person and class (`team::sums`).
     pub analysis: LazyFrame,
-    /// Every analysis row of the people the query can select (stale
-    /// sessions look at a session's last request, inside the window or not).
-    pub analysis_all: LazyFrame,
+    /// The session table (`materialize::Frames::reports`: each session's
+    /// last main-thread request, inside the window or not) of the people
+    /// the query can select.
+    pub sessions: LazyFrame,
+    /// True when the query selects some of a person's sessions (by days
+    /// or project), not all of them.
+    pub some_sessions: bool,
     pub prices: &'a PriceTable,
     pub now: DateTime<Utc>,
     pub top_stale: usize,
@@ -70,23 +78,32 @@ pub(super) struct Sources<'a> {
 impl Cache {
     /// The cache figures of every person with selected requests.
     pub fn of(s: Sources<'_>) -> PolarsResult<Cache> {
+        let clock = std::time::Instant::now();
+        let lap = |what: &str| tracing::debug!("team cache: {what} after {:?}", clock.elapsed());
         let mut ctx = SQLContext::new();
         ctx.register("requests", s.requests.clone());
         ctx.register("analysis", s.analysis.clone());
         let people = ctx.execute(PERSON_CACHE_SQL)?.collect()?;
+        lap("person cache");
+        let mut ctx = SQLContext::new();
+        ctx.register("requests", s.selected.clone().select([col(c::USER), col(c::MESSAGE_ID)]));
         let shared = ctx.execute(SHARED_IDS_SQL)?.collect()?;
+        lap("shared ids");
         let mut by_user = person_figures(&people)?;
         for (user, machine) in machines(s.requests.clone())? {
             if let Some(u) = by_user.get_mut(&user) {
                 u.machines.insert(machine);
             }
         }
+        lap("machines");
         for (user, stale) in stale_sessions(&s)? {
             if let Some(u) = by_user.get_mut(&user) {
                 u.stale = stale;
             }
         }
+        lap("stale");
         let models = s.requests.select([col(c::MODEL)]).unique(None, UniqueKeepStrategy::Any).collect()?;
+        lap("models");
         let models: BTreeSet<&str> = Cols(&models).str(c::MODEL)?.into_iter().collect();
         Ok(Cache {
             by_user,
@@ -135,19 +152,16 @@ fn machines(requests: LazyFrame) -> PolarsResult<Vec<(String, String)>> {
 /// selects: the session's last main-thread request (`last_main`) idle past
 /// the TTL in force after it; ranked by cold-resume premium, then session id.
 fn stale_sessions(s: &Sources<'_>) -> PolarsResult<BTreeMap<String, Vec<StaleSession>>> {
-    let selected = s.requests.clone().select([col(c::USER), col(c::SESSION_ID)]).unique(None, UniqueKeepStrategy::Any);
-    let last = s
-        .analysis_all
-        .clone()
-        .filter(col(c::LAST_MAIN))
-        .select(STALE.map(col))
-        .join(
-            selected,
-            [col(c::USER), col(c::SESSION_ID)],
-            [col(c::USER), col(c::SESSION_ID)],
-            JoinArgs::new(JoinType::Inner),
-        )
-        .collect()?;
+    let mut last = s.sessions.clone().select(STALE.map(col));
+    // A window or a project selects some sessions: those with a selected
+    // request (else every session of the people in the table is).
+    if s.some_sessions {
+        let selected =
+            s.selected.clone().select([col(c::USER), col(c::SESSION_ID)]).unique(None, UniqueKeepStrategy::Any);
+        let on = [col(c::USER), col(c::SESSION_ID)];
+        last = last.join(selected, on.clone(), on, JoinArgs::new(JoinType::Inner));
+    }
+    let last = last.collect()?;
     let mut out: BTreeMap<String, Vec<StaleSession>> = BTreeMap::new();
     for st in stale_of(&last, s.now, s.titles)? {
         out.entry(st.user.clone()).or_default().push(st);

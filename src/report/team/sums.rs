@@ -1,0 +1,83 @@
+//! The team report's sums: the selected requests summed per person, local
+//! day, model and machine, and the analysis rows' miss cost per person and
+//! class (a few thousand rows). Every query of the person days, model mix,
+//! tokens and lost cost (`sql/team_*.sql`) is a sum over `requests` and
+//! `analysis`, so over these sums it gives the figures it gives over the
+//! rows. The store is read a slice at a time, so the report holds
+//! one batch of request columns, not the whole table's. With API calls
+//! stored, the model mix's rows are the requests split into their calls.
+
+use crate::model::columns as c;
+use crate::model::Iteration;
+use crate::report::calls;
+use crate::report::query::{Grouping, Query};
+use polars::prelude::*;
+
+/// Requests read per slice.
+const BATCH_ROWS: IdxSize = 262_144;
+
+/// What the sums add up, per person, day, model and machine.
+const SUMMED: [&str; 7] =
+    [c::COUNTED, c::COST_USD, c::INPUT, c::OUTPUT, c::CACHE_WRITE_5M, c::CACHE_WRITE_1H, c::CACHE_READ];
+
+/// `lf` (requests with `key` and `counted`) summed per person, local day,
+/// model and machine.
+fn group(lf: LazyFrame) -> LazyFrame {
+    let keys = [c::USER, c::KEY, c::MODEL, c::MACHINE].map(col);
+    lf.group_by(keys).agg(SUMMED.map(|n| col(n).sum()))
+}
+
+fn counted(lf: LazyFrame) -> LazyFrame {
+    lf.with_column(lit(1u64).cast(DataType::UInt64).alias(c::COUNTED))
+}
+
+/// The requests of `scan` (the stored requests table) that `q` selects,
+/// summed; in memory.
+pub(super) fn requests(scan: &LazyFrame, q: &Query) -> PolarsResult<LazyFrame> {
+    batched(scan, q, |lf| group(counted(lf)), group)
+}
+
+/// The miss cost of the analysis rows of `scan` (the stored analysis
+/// table) that `q` selects, summed per person and class (what
+/// `sql/team_person_cache.sql` reads of them); in memory.
+pub(super) fn analysis(scan: &LazyFrame, q: &Query) -> PolarsResult<LazyFrame> {
+    let group = |lf: LazyFrame| lf.group_by([col(c::USER), col(c::CLASS)]).agg([col(c::MISS_COST_USD).sum()]);
+    batched(scan, q, group, group)
+}
+
+/// `first` over the rows of `scan` that `q` selects, a slice of the table
+/// at a time (so one batch of its columns is held, not the table's), then
+/// `then` over the stacked results.
+fn batched(
+    scan: &LazyFrame,
+    q: &Query,
+    first: impl Fn(LazyFrame) -> LazyFrame,
+    then: impl Fn(LazyFrame) -> LazyFrame,
+) -> PolarsResult<LazyFrame> {
+    // A column's height, not `len()` (see `CacheView::count`).
+    let n = scan.clone().select([col(c::USER)]).collect()?.height();
+    let mut parts: Vec<LazyFrame> = Vec::new();
+    let mut offset: usize = 0;
+    while offset < n || parts.is_empty() {
+        let slice = scan.clone().slice(i64::try_from(offset).unwrap_or(i64::MAX), BATCH_ROWS);
+        parts.push(first(q.prepare(slice, Grouping::Daily)?).collect()?.lazy());
+        offset += BATCH_ROWS as usize;
+    }
+    Ok(then(concat(parts, UnionArgs::default())?).collect()?.lazy())
+}
+
+/// The selected requests (`lf`) with each response made of API calls split
+/// into one row per call (`calls::split_by_model`), summed: the model mix
+/// then puts each call's cost under its own model, as `report model` does,
+/// and every other total is unchanged.
+pub(super) fn split(lf: LazyFrame, stored: &[Iteration]) -> PolarsResult<LazyFrame> {
+    let mut cols: Vec<Expr> = [c::KEY, c::MODEL, c::MACHINE, c::COST_USD, c::COUNTED, c::INPUT, c::OUTPUT]
+        .iter()
+        .chain([c::CACHE_WRITE_5M, c::CACHE_WRITE_1H, c::CACHE_READ].iter())
+        .map(|n| col(*n))
+        .collect();
+    cols.extend(calls::KEY_COLUMNS.iter().map(|n| col(*n)));
+    let df = counted(lf).select(cols).collect()?;
+    let matched = calls::match_rows(&df, stored)?;
+    Ok(group(calls::split_by_model(df, stored, &matched, false, false)?.lazy()).collect()?.lazy())
+}
