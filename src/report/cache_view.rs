@@ -8,6 +8,7 @@
 use super::analysis_cols::{AnalysisCols, LocalDays, FIGURES};
 use super::cache::{resolve_session, CacheQuery, CacheReport};
 use super::cache_medians::idle_compaction;
+use super::slices::for_each_slice;
 use super::usage::session_titles;
 use super::ReportError;
 use crate::analyze::{
@@ -22,9 +23,6 @@ use crate::store::Store;
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
-
-/// Rows per batch of `CacheView::for_each_batch`.
-const BATCH_ROWS: u32 = 262_144;
 
 /// The stored analysis, as lazy frames over its three tables.
 #[derive(Clone)]
@@ -74,16 +72,11 @@ impl CacheView {
         columns: &[&str],
         mut f: impl FnMut(&DataFrame) -> PolarsResult<()>,
     ) -> PolarsResult<()> {
-        let n = i64::try_from(self.count()?).unwrap_or(i64::MAX);
-        let mut offset = 0;
-        while offset < n {
-            let batch = CacheView { rows: self.rows.clone().slice(offset, BATCH_ROWS), ..self.clone() };
-            let mut df = batch.selected(q, columns)?;
+        for_each_slice(&self.rows, |rows| {
+            let mut df = CacheView { rows, ..self.clone() }.selected(q, columns)?;
             df.rechunk_mut();
-            f(&df)?;
-            offset += i64::from(BATCH_ROWS);
-        }
-        Ok(())
+            f(&df)
+        })
     }
 
     /// The rows `q` selects, with `columns`.

@@ -18,6 +18,7 @@ pub mod prices;
 pub mod query;
 pub mod render;
 pub mod session_table;
+pub mod slices;
 pub mod summary;
 pub mod team;
 pub mod term;

@@ -5,6 +5,7 @@
 
 use super::calls::{self, CallTotals};
 use super::query::{Grouping, Query};
+use super::slices::for_each_slice;
 use super::ReportError;
 use crate::model::columns as c;
 use crate::model::{Iteration, TokenCounts};
@@ -120,9 +121,8 @@ pub fn usage(store: &Store, grouping: Grouping, q: &Query, prices: &PriceTable) 
     let Some(lf) = requests(store)? else {
         return Ok(UsageReport::empty(grouping));
     };
-    // One scan of the columns the report uses; the SQL and the unknown-model
-    // check both read the collected frame. The calls' keys are read only
-    // when the store holds calls.
+    // The columns the report uses; the calls' keys only when the store
+    // holds calls.
     let stored_calls = calls::stored(store)?;
     let used = [c::TIME, c::MODEL, c::INPUT, c::CACHE_WRITE_5M, c::CACHE_WRITE_1H, c::CACHE_READ, c::OUTPUT];
     let mut cols: Vec<Expr> = used.iter().map(|n| col(*n)).collect();
@@ -133,22 +133,16 @@ pub fn usage(store: &Store, grouping: Grouping, q: &Query, prices: &PriceTable) 
     if !stored_calls.is_empty() {
         cols.extend(calls::KEY_COLUMNS.iter().map(|n| col(*n)));
     }
-    let mut selected = q.prepare(lf, grouping)?.select(cols).collect()?;
-    let matched = match stored_calls.is_empty() {
-        true => Vec::new(),
-        false => calls::match_rows(&selected, &stored_calls)?,
+    let (df, models, total_calls, by_session) = match stored_calls.is_empty() {
+        // No call to match a row with: the SQL runs a slice at a time.
+        true => {
+            let (df, models) = by_slices(&lf, |slice| Ok(q.prepare(slice, grouping)?.select(cols.clone())))?;
+            let by_session = (grouping == Grouping::Session).then(BTreeMap::new);
+            (df, models, CallTotals::default(), by_session)
+        }
+        false => with_calls(q.prepare(lf, grouping)?.select(cols).collect()?, grouping, q, &stored_calls)?,
     };
-    let per_request = |i: usize| CallTotals::of(&stored_calls[matched[i].1.clone()]);
-    let total_calls = || (0..matched.len()).map(per_request).fold(CallTotals::default(), |a, b| a + b);
-    let by_session = session_calls(grouping, &selected, &matched, per_request)?;
-    let (by_model, sub_model) = (grouping == Grouping::Model, q.breakdown);
-    if by_model || sub_model {
-        selected = calls::split_by_model(selected, &stored_calls, &matched, by_model, sub_model)?;
-    }
-    let mut ctx = SQLContext::new();
-    ctx.register("requests", selected.clone().lazy());
-    let df = grouping.key_text(ctx.execute(USAGE_SQL)?.collect()?)?;
-    let mut rows = rows_from(&df)?;
+    let mut rows = rows_from(&grouping.key_text(df)?)?;
     if grouping == Grouping::Session {
         let (titles, by_session) = (session_titles(store)?, by_session.unwrap_or_default());
         for r in &mut rows {
@@ -160,8 +154,75 @@ pub fn usage(store: &Store, grouping: Grouping, q: &Query, prices: &PriceTable) 
         rows.sort_by(|a, b| b.totals.cost_usd.total_cmp(&a.totals.cost_usd).then_with(|| a.key.cmp(&b.key)));
     }
     let total = rows.iter().map(|r| r.totals).sum();
-    let (unknown_models, estimated_models) = model_flags(&selected, &stored_calls, prices)?;
-    Ok(UsageReport { grouping, rows, total, unknown_models, estimated_models, calls: total_calls() })
+    let (unknown_models, estimated_models) = model_flags(models, &stored_calls, prices);
+    Ok(UsageReport { grouping, rows, total, unknown_models, estimated_models, calls: total_calls })
+}
+
+/// The usage SQL's rows (by key and sub), the models, the calls' totals
+/// and each session's.
+type Grouped = (DataFrame, Vec<String>, CallTotals, Option<BTreeMap<String, CallTotals>>);
+
+/// The usage SQL over each slice of the stored requests (`selected` makes
+/// a slice's rows), its rows merged by key and sub (each column is a sum,
+/// a minimum or a maximum), and the models of the selected rows.
+fn by_slices(
+    lf: &LazyFrame,
+    selected: impl Fn(LazyFrame) -> PolarsResult<LazyFrame>,
+) -> PolarsResult<(DataFrame, Vec<String>)> {
+    let mut parts: Vec<LazyFrame> = Vec::new();
+    let mut models: Vec<String> = Vec::new();
+    for_each_slice(lf, |slice| {
+        let rows = selected(slice)?.collect()?;
+        models.extend(distinct_models(&rows)?);
+        let mut ctx = SQLContext::new();
+        ctx.register("requests", rows.lazy());
+        parts.push(ctx.execute(USAGE_SQL)?.collect()?.lazy());
+        Ok(())
+    })?;
+    if parts.len() == 1 {
+        return Ok((parts.remove(0).collect()?, models));
+    }
+    let sum = ["requests", "input_tokens", "output_tokens", "cache_write_5m_tokens", "cache_write_1h_tokens"]
+        .into_iter()
+        .chain(["cache_read_tokens", c::COST_USD])
+        .map(|n| col(n).sum());
+    let mut agg: Vec<Expr> = sum.collect();
+    agg.extend([col(c::FIRST).min(), col(c::LAST).max(), col(c::PROJECT).min()]);
+    let df = concat(parts, UnionArgs::default())?
+        .group_by([col(c::KEY), col(c::SUB)])
+        .agg(agg)
+        .sort([c::KEY, c::SUB], SortMultipleOptions::default())
+        .collect()?;
+    Ok((df, models))
+}
+
+fn distinct_models(rows: &DataFrame) -> PolarsResult<Vec<String>> {
+    let models = rows.column(c::MODEL)?.unique()?;
+    Ok(models.str()?.iter().flatten().map(str::to_owned).collect())
+}
+
+/// The SQL's rows, the models, the calls' totals and (session reports)
+/// each session's, of the selected rows (`selected`, with the calls' key
+/// columns), each request made of several calls split by model when the
+/// report is by model or broken down by model.
+fn with_calls(
+    mut selected: DataFrame,
+    grouping: Grouping,
+    q: &Query,
+    stored_calls: &[Iteration],
+) -> PolarsResult<Grouped> {
+    let matched = calls::match_rows(&selected, stored_calls)?;
+    let per_request = |i: usize| CallTotals::of(&stored_calls[matched[i].1.clone()]);
+    let total_calls = (0..matched.len()).map(per_request).fold(CallTotals::default(), |a, b| a + b);
+    let by_session = session_calls(grouping, &selected, &matched, per_request)?;
+    let models = distinct_models(&selected)?;
+    let (by_model, sub_model) = (grouping == Grouping::Model, q.breakdown);
+    if by_model || sub_model {
+        selected = calls::split_by_model(selected, stored_calls, &matched, by_model, sub_model)?;
+    }
+    let mut ctx = SQLContext::new();
+    ctx.register("requests", selected.lazy());
+    Ok((ctx.execute(USAGE_SQL)?.collect()?, models, total_calls, by_session))
 }
 
 /// The calls of each session of a session report (None for other groupings).
@@ -242,16 +303,10 @@ pub fn session_titles(store: &Store) -> Result<BTreeMap<String, String>, ReportE
 
 /// Models among the selected requests and the stored calls that the price
 /// table does not know, and those it priced as their family's newest version.
-fn model_flags(
-    selected: &DataFrame,
-    calls: &[Iteration],
-    prices: &PriceTable,
-) -> PolarsResult<(Vec<String>, Vec<Estimate>)> {
-    let models = selected.column(c::MODEL)?.unique()?;
-    let mut models: Vec<&str> = models.str()?.iter().flatten().collect();
-    models.extend(calls.iter().map(|i| i.model.as_ref()));
+fn model_flags(mut models: Vec<String>, calls: &[Iteration], prices: &PriceTable) -> (Vec<String>, Vec<Estimate>) {
+    models.extend(calls.iter().map(|i| i.model.to_string()));
     models.sort_unstable();
     models.dedup();
-    let unknown = models.iter().filter(|m| prices.resolve(m).is_none()).map(|m| (*m).to_owned()).collect();
-    Ok((unknown, prices.estimated_models(models)))
+    let unknown = models.iter().filter(|m| prices.resolve(m).is_none()).cloned().collect();
+    (unknown, prices.estimated_models(models.iter().map(String::as_str)))
 }

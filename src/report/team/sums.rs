@@ -3,18 +3,16 @@
 //! class (a few thousand rows). Every query of the person days, model mix,
 //! tokens and lost cost (`sql/team_*.sql`) is a sum over `requests` and
 //! `analysis`, so over these sums it gives the figures it gives over the
-//! rows. The store is read a slice at a time, so the report holds
-//! one batch of request columns, not the whole table's. With API calls
+//! rows. The tables are read a slice at a time
+//! (`report::slices`). With API calls
 //! stored, the model mix's rows are the requests split into their calls.
 
 use crate::model::columns as c;
 use crate::model::Iteration;
 use crate::report::calls;
 use crate::report::query::{Grouping, Query};
+use crate::report::slices::for_each_slice;
 use polars::prelude::*;
-
-/// Requests read per slice.
-const BATCH_ROWS: IdxSize = 262_144;
 
 /// What the sums add up, per person, day, model and machine.
 const SUMMED: [&str; 7] =
@@ -46,23 +44,18 @@ pub(super) fn analysis(scan: &LazyFrame, q: &Query) -> PolarsResult<LazyFrame> {
 }
 
 /// `first` over the rows of `scan` that `q` selects, a slice of the table
-/// at a time (so one batch of its columns is held, not the table's), then
-/// `then` over the stacked results.
+/// at a time, then `then` over the stacked results.
 fn batched(
     scan: &LazyFrame,
     q: &Query,
     first: impl Fn(LazyFrame) -> LazyFrame,
     then: impl Fn(LazyFrame) -> LazyFrame,
 ) -> PolarsResult<LazyFrame> {
-    // A column's height, not `len()` (see `CacheView::count`).
-    let n = scan.clone().select([col(c::USER)]).collect()?.height();
     let mut parts: Vec<LazyFrame> = Vec::new();
-    let mut offset: usize = 0;
-    while offset < n || parts.is_empty() {
-        let slice = scan.clone().slice(i64::try_from(offset).unwrap_or(i64::MAX), BATCH_ROWS);
+    for_each_slice(scan, |slice| {
         parts.push(first(q.prepare(slice, Grouping::Daily)?).collect()?.lazy());
-        offset += BATCH_ROWS as usize;
-    }
+        Ok(())
+    })?;
     Ok(then(concat(parts, UnionArgs::default())?).collect()?.lazy())
 }
 
