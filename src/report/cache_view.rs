@@ -72,7 +72,7 @@ impl CacheView {
         columns: &[&str],
         mut f: impl FnMut(&DataFrame) -> PolarsResult<()>,
     ) -> PolarsResult<()> {
-        for_each_slice(&self.rows, |rows| {
+        for_each_slice(&self.rows, &q.query, |rows| {
             let mut df = CacheView { rows, ..self.clone() }.selected(q, columns)?;
             df.rechunk_mut();
             f(&df)

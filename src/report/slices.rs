@@ -3,6 +3,7 @@
 //! partial results, so it holds one batch of the table's columns, not the
 //! whole table's (on a 20-person team store, hundreds of megabytes less).
 
+use super::query::Query;
 use crate::model::columns as c;
 use polars::prelude::*;
 
@@ -11,15 +12,30 @@ pub const BATCH_ROWS: IdxSize = 262_144;
 
 /// Calls `f` with each slice of `scan` (a stored table with a `user`
 /// column) in order; at least once, so an empty table still gives `f` its
-/// schema.
-pub fn for_each_slice(scan: &LazyFrame, mut f: impl FnMut(LazyFrame) -> PolarsResult<()>) -> PolarsResult<()> {
+/// schema. A query of one person (`Query::user`) takes the whole scan at
+/// once: its filter then reaches the Parquet reader, which skips the row
+/// groups of everyone else (a filter after a slice cannot).
+pub fn for_each_slice(scan: &LazyFrame, q: &Query, f: impl FnMut(LazyFrame) -> PolarsResult<()>) -> PolarsResult<()> {
+    for_each_slice_of(scan, q, BATCH_ROWS, f)
+}
+
+/// `for_each_slice` with slices of `rows` rows.
+pub fn for_each_slice_of(
+    scan: &LazyFrame,
+    q: &Query,
+    rows: IdxSize,
+    mut f: impl FnMut(LazyFrame) -> PolarsResult<()>,
+) -> PolarsResult<()> {
+    if q.user.is_some() {
+        return f(scan.clone());
+    }
     // A column's height, not `len()`: polars 0.55 cannot sum the row counts
     // of a union of scans (a table's base and recent parts).
     let n = scan.clone().select([col(c::USER)]).collect()?.height();
     let mut offset: usize = 0;
     loop {
-        f(scan.clone().slice(i64::try_from(offset).unwrap_or(i64::MAX), BATCH_ROWS))?;
-        offset += BATCH_ROWS as usize;
+        f(scan.clone().slice(i64::try_from(offset).unwrap_or(i64::MAX), rows))?;
+        offset += rows as usize;
         if offset >= n {
             return Ok(());
         }

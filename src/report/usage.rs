@@ -5,7 +5,7 @@
 
 use super::calls::{self, CallTotals};
 use super::query::{Grouping, Query};
-use super::slices::for_each_slice;
+use super::slices::{for_each_slice_of, BATCH_ROWS};
 use super::ReportError;
 use crate::model::columns as c;
 use crate::model::{Iteration, TokenCounts};
@@ -124,19 +124,12 @@ pub fn usage(store: &Store, grouping: Grouping, q: &Query, prices: &PriceTable) 
     // The columns the report uses; the calls' keys only when the store
     // holds calls.
     let stored_calls = calls::stored(store)?;
-    let used = [c::TIME, c::MODEL, c::INPUT, c::CACHE_WRITE_5M, c::CACHE_WRITE_1H, c::CACHE_READ, c::OUTPUT];
-    let mut cols: Vec<Expr> = used.iter().map(|n| col(*n)).collect();
-    // A period row names no project (`UsageRow::project`): not reading the
-    // column was a third of a team's daily report.
-    cols.push(if grouping.is_period() { lit("").alias(c::PROJECT) } else { col(c::PROJECT) });
-    cols.extend([col(c::COST_USD), col(c::KEY), col(c::SUB), lit(1u64).cast(DataType::UInt64).alias(c::COUNTED)]);
-    if !stored_calls.is_empty() {
-        cols.extend(calls::KEY_COLUMNS.iter().map(|n| col(*n)));
-    }
+    let cols = columns(grouping, !stored_calls.is_empty());
     let (df, models, total_calls, by_session) = match stored_calls.is_empty() {
         // No call to match a row with: the SQL runs a slice at a time.
         true => {
-            let (df, models) = by_slices(&lf, |slice| Ok(q.prepare(slice, grouping)?.select(cols.clone())))?;
+            let (df, models) =
+                by_slices(&lf, q, BATCH_ROWS, |slice| Ok(q.prepare(slice, grouping)?.select(cols.clone())))?;
             let by_session = (grouping == Grouping::Session).then(BTreeMap::new);
             (df, models, CallTotals::default(), by_session)
         }
@@ -158,6 +151,20 @@ pub fn usage(store: &Store, grouping: Grouping, q: &Query, prices: &PriceTable) 
     Ok(UsageReport { grouping, rows, total, unknown_models, estimated_models, calls: total_calls })
 }
 
+/// The columns a usage report reads (`with_calls`: and the calls' keys).
+fn columns(grouping: Grouping, with_calls: bool) -> Vec<Expr> {
+    let used = [c::TIME, c::MODEL, c::INPUT, c::CACHE_WRITE_5M, c::CACHE_WRITE_1H, c::CACHE_READ, c::OUTPUT];
+    let mut cols: Vec<Expr> = used.iter().map(|n| col(*n)).collect();
+    // A period row names no project (`UsageRow::project`): not reading the
+    // column was a third of a team's daily report.
+    cols.push(if grouping.is_period() { lit("").alias(c::PROJECT) } else { col(c::PROJECT) });
+    cols.extend([col(c::COST_USD), col(c::KEY), col(c::SUB), lit(1u64).cast(DataType::UInt64).alias(c::COUNTED)]);
+    if with_calls {
+        cols.extend(calls::KEY_COLUMNS.iter().map(|n| col(*n)));
+    }
+    cols
+}
+
 /// The usage SQL's rows (by key and sub), the models, the calls' totals
 /// and each session's.
 type Grouped = (DataFrame, Vec<String>, CallTotals, Option<BTreeMap<String, CallTotals>>);
@@ -167,15 +174,17 @@ type Grouped = (DataFrame, Vec<String>, CallTotals, Option<BTreeMap<String, Call
 /// a minimum or a maximum), and the models of the selected rows.
 fn by_slices(
     lf: &LazyFrame,
+    q: &Query,
+    rows: IdxSize,
     selected: impl Fn(LazyFrame) -> PolarsResult<LazyFrame>,
 ) -> PolarsResult<(DataFrame, Vec<String>)> {
     let mut parts: Vec<LazyFrame> = Vec::new();
     let mut models: Vec<String> = Vec::new();
-    for_each_slice(lf, |slice| {
-        let rows = selected(slice)?.collect()?;
-        models.extend(distinct_models(&rows)?);
+    for_each_slice_of(lf, q, rows, |slice| {
+        let df = selected(slice)?.collect()?;
+        models.extend(distinct_models(&df)?);
         let mut ctx = SQLContext::new();
-        ctx.register("requests", rows.lazy());
+        ctx.register("requests", df.lazy());
         parts.push(ctx.execute(USAGE_SQL)?.collect()?.lazy());
         Ok(())
     })?;
@@ -309,4 +318,61 @@ fn model_flags(mut models: Vec<String>, calls: &[Iteration], prices: &PriceTable
     models.dedup();
     let unknown = models.iter().filter(|m| prices.resolve(m).is_none()).cloned().collect();
     (unknown, prices.estimated_models(models.iter().map(String::as_str)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::iterations::tests::request;
+    use crate::store::frames;
+    use chrono::TimeDelta;
+
+    /// 40 requests over 12 days, 4 sessions, 5 projects and 2 models.
+    fn rows() -> Vec<crate::model::Request> {
+        (0..40u64)
+            .map(|i| {
+                let model = if i % 3 == 0 { "claude-opus-4-1" } else { "claude-sonnet-4-5" };
+                let tokens = TokenCounts { input: i, output: 2 * i, cache_read: 100 + i, ..TokenCounts::default() };
+                let mut r = request(model, tokens);
+                r.time += TimeDelta::hours(7 * i as i64);
+                r.session_id = format!("s{}", i % 4).into();
+                r.project = format!("p{}", i % 5).into();
+                r.message_id = format!("m{i}").into();
+                r.cost_usd = 0.1 * i as f64 + 0.013;
+                r
+            })
+            .collect()
+    }
+
+    #[test]
+    fn slices_merge_to_the_rows_of_one_pass() {
+        let lf = frames::requests_frame(&rows()).unwrap().lazy();
+        for (g, breakdown) in [(Grouping::Daily, false), (Grouping::Session, true), (Grouping::Project, false)]
+            .into_iter()
+            .chain([(Grouping::Model, false), (Grouping::Weekly, true)])
+        {
+            let mut q = Query::new(chrono_tz::UTC);
+            q.breakdown = breakdown;
+            let run = |rows: IdxSize| {
+                let cols = columns(g, false);
+                let (df, mut models) = by_slices(&lf, &q, rows, |s| Ok(q.prepare(s, g)?.select(cols.clone()))).unwrap();
+                models.sort_unstable();
+                models.dedup();
+                (rows_from(&g.key_text(df).unwrap()).unwrap(), models)
+            };
+            let ((one, models), (sliced, models_sliced)) = (run(1_000), run(3));
+            assert_eq!(models, models_sliced);
+            assert_eq!(models, ["claude-opus-4-1", "claude-sonnet-4-5"]);
+            assert_eq!(one.len(), sliced.len(), "{g:?}");
+            assert!(one.len() > 1, "{g:?}: several keys");
+            for (a, b) in one.iter().zip(&sliced) {
+                assert_eq!((&a.key, &a.project, a.first, a.last), (&b.key, &b.project, b.first, b.last), "{g:?}");
+                assert_eq!((a.totals.requests, a.totals.tokens), (b.totals.requests, b.totals.tokens), "{g:?}");
+                assert!((a.totals.cost_usd - b.totals.cost_usd).abs() < 1e-9, "{g:?}");
+                assert_eq!(a.models.len(), b.models.len(), "{g:?}");
+            }
+            let requests: u64 = sliced.iter().map(|r| r.totals.requests).sum();
+            assert_eq!(requests, 40, "{g:?}");
+        }
+    }
 }

@@ -11,7 +11,7 @@ use crate::model::columns as c;
 use crate::model::Iteration;
 use crate::report::calls;
 use crate::report::query::{Grouping, Query};
-use crate::report::slices::for_each_slice;
+use crate::report::slices::{for_each_slice_of, BATCH_ROWS};
 use polars::prelude::*;
 
 /// What the sums add up, per person, day, model and machine.
@@ -32,7 +32,7 @@ fn counted(lf: LazyFrame) -> LazyFrame {
 /// The requests of `scan` (the stored requests table) that `q` selects,
 /// summed; in memory.
 pub(super) fn requests(scan: &LazyFrame, q: &Query) -> PolarsResult<LazyFrame> {
-    batched(scan, q, |lf| group(counted(lf)), group)
+    batched(scan, q, BATCH_ROWS, |lf| group(counted(lf)), group)
 }
 
 /// The miss cost of the analysis rows of `scan` (the stored analysis
@@ -40,7 +40,7 @@ pub(super) fn requests(scan: &LazyFrame, q: &Query) -> PolarsResult<LazyFrame> {
 /// `sql/team_person_cache.sql` reads of them); in memory.
 pub(super) fn analysis(scan: &LazyFrame, q: &Query) -> PolarsResult<LazyFrame> {
     let group = |lf: LazyFrame| lf.group_by([col(c::USER), col(c::CLASS)]).agg([col(c::MISS_COST_USD).sum()]);
-    batched(scan, q, group, group)
+    batched(scan, q, BATCH_ROWS, group, group)
 }
 
 /// `first` over the rows of `scan` that `q` selects, a slice of the table
@@ -48,11 +48,12 @@ pub(super) fn analysis(scan: &LazyFrame, q: &Query) -> PolarsResult<LazyFrame> {
 fn batched(
     scan: &LazyFrame,
     q: &Query,
+    rows: IdxSize,
     first: impl Fn(LazyFrame) -> LazyFrame,
     then: impl Fn(LazyFrame) -> LazyFrame,
 ) -> PolarsResult<LazyFrame> {
     let mut parts: Vec<LazyFrame> = Vec::new();
-    for_each_slice(scan, |slice| {
+    for_each_slice_of(scan, q, rows, |slice| {
         parts.push(first(q.prepare(slice, Grouping::Daily)?).collect()?.lazy());
         Ok(())
     })?;
@@ -73,4 +74,45 @@ pub(super) fn split(lf: LazyFrame, stored: &[Iteration]) -> PolarsResult<LazyFra
     let df = counted(lf).select(cols).collect()?;
     let matched = calls::match_rows(&df, stored)?;
     Ok(group(calls::split_by_model(df, stored, &matched, false, false)?.lazy()).collect()?.lazy())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::iterations::tests::request;
+    use crate::model::TokenCounts;
+    use crate::store::frames;
+    use chrono::TimeDelta;
+
+    #[test]
+    fn sums_over_slices_equal_sums_over_the_rows() {
+        let rows: Vec<crate::model::Request> = (0..30u64)
+            .map(|i| {
+                let model = if i % 4 == 0 { "claude-opus-4-1" } else { "claude-sonnet-4-5" };
+                let mut r = request(model, TokenCounts { input: i, output: 3 * i, ..TokenCounts::default() });
+                r.time += TimeDelta::hours(9 * i as i64);
+                r.user = ["ana", "bo", "cy"][(i % 3) as usize].into();
+                r.machine = if i % 5 == 0 { "desk" } else { "laptop" }.into();
+                r.cost_usd = 0.25 * i as f64;
+                r
+            })
+            .collect();
+        let lf = frames::requests_frame(&rows).unwrap().lazy();
+        let q = Query::new(chrono_tz::UTC);
+        let sorted = |rows: IdxSize| {
+            let keys = [c::USER, c::KEY, c::MODEL, c::MACHINE];
+            batched(&lf, &q, rows, |lf| group(counted(lf)), group)
+                .unwrap()
+                .sort(keys, SortMultipleOptions::default())
+                .collect()
+                .unwrap()
+        };
+        let (one, sliced) = (sorted(1_000), sorted(4));
+        assert_eq!(one, sliced);
+        assert!(one.height() > 10, "several people, days, models and machines");
+        let counted: u64 = one.column(c::COUNTED).unwrap().u64().unwrap().sum().unwrap();
+        assert_eq!(counted, 30);
+        let cost = one.column(c::COST_USD).unwrap().f64().unwrap().sum().unwrap();
+        assert!((cost - 0.25 * 435.0).abs() < 1e-9);
+    }
 }

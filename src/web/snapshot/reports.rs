@@ -63,21 +63,22 @@ impl Reports {
         q: &Query,
         usage: impl Fn(Grouping) -> Result<Arc<UsageReport>, ReportError>,
     ) -> Result<Reports, ReportError> {
-        let (daily, sessions, projects, models) =
-            (usage(Grouping::Daily)?, usage(Grouping::Session)?, usage(Grouping::Project)?, usage(Grouping::Model)?);
+        let clock = std::time::Instant::now();
+        let lap = |what: &str| tracing::debug!("reports for {:?}: {what} after {:?}", q.user, clock.elapsed());
+        let (daily, sessions) = (usage(Grouping::Daily)?, usage(Grouping::Session)?);
+        let (projects, models) = (usage(Grouping::Project)?, usage(Grouping::Model)?);
+        lap("usage reports");
         let cq = CacheQuery { query: q.clone(), session: None };
         let cache = cache_report(i.view, &cq, i.now, i.prices)?;
+        lap("cache report");
         let class_costs = daily_class_costs(i.view, &cq)?;
+        lap("class costs");
         let session_rows = session_rows(&sessions, &cache.stale, &i.view.session_models()?, q.tz);
         let row_of = session_rows.iter().enumerate().map(|(i, r)| (r.session_id.clone(), i)).collect();
+        let recent = usage::usage(i.store, Grouping::Session, &last_30_days(q, i.now), i.prices)?;
+        lap("session rows and the last 30 days");
         Ok(Reports {
-            summary: summary_of(
-                i.store,
-                &daily,
-                usage::usage(i.store, Grouping::Session, &last_30_days(q, i.now), i.prices)?,
-                q,
-                i.now,
-            )?,
+            summary: summary_of(i.store, &daily, recent, q, i.now)?,
             daily,
             sessions,
             projects,
