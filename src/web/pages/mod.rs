@@ -17,12 +17,21 @@ use super::snapshot::{Reports, Snapshot};
 use super::state::AppState;
 use std::sync::Arc;
 
-/// Runs CPU-bound work off the async threads.
+/// Permits to run a request's CPU-bound work: one per core. Twenty
+/// connections asking at once then queue for a core instead of all
+/// building their pages together (each with its own working memory), which
+/// set the server's peak memory and gained no throughput.
+static CORES: std::sync::LazyLock<tokio::sync::Semaphore> = std::sync::LazyLock::new(|| {
+    tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get))
+});
+
+/// Runs CPU-bound work off the async threads, a core's worth at a time.
 pub async fn blocking<T, F>(f: F) -> Result<T, WebError>
 where
     F: FnOnce() -> Result<T, WebError> + Send + 'static,
     T: Send + 'static,
 {
+    let _permit = CORES.acquire().await.map_err(|e| WebError::Internal(e.to_string()))?;
     tokio::task::spawn_blocking(f).await?
 }
 
