@@ -337,7 +337,7 @@ mod tests {
                 r.time += TimeDelta::hours(7 * i as i64);
                 r.session_id = format!("s{}", i % 4).into();
                 r.project = format!("p{}", i % 5).into();
-                r.message_id = format!("m{i}").into();
+                r.message_id = format!("m{i}");
                 r.cost_usd = 0.1 * i as f64 + 0.013;
                 r
             })
