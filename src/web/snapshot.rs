@@ -85,9 +85,20 @@ impl Snapshot {
         let view = CacheView::load(store, prices)?;
         let i = Inputs { store, prices, view: &view, now };
         let usage = Memo::default();
-        let all = Reports::build(&i, &q, |g| usage.get_or((g, q.clone()), || reports::usage_report(&i, g, &q)))?;
         let users = view.users()?;
+        // A team's Team page is what its lead opens first: its report is
+        // built beside everyone's reports, so the page answers from memory.
+        let opts = TeamOptions { now, top_stale: DEFAULT_TOP_STALE };
+        let (all, team_report) = rayon::join(
+            || Reports::build(&i, &q, |g| usage.get_or((g, q.clone()), || reports::usage_report(&i, g, &q))),
+            || (users.len() > 1).then(|| team(store, &q, prices, &opts)).transpose(),
+        );
+        let (all, team_report) = (all?, team_report?);
         let recent = recent_data(&view, store, prices, now - blocks::BLOCK * 2, now)?;
+        let teams = Memo::default();
+        if let Some(r) = team_report {
+            teams.get_or(q.clone(), || Ok::<_, ReportError>(r))?;
+        }
         Ok(Snapshot {
             version,
             built: now,
@@ -105,7 +116,7 @@ impl Snapshot {
             usage,
             usage_json: Memo::default(),
             people: Memo::default(),
-            teams: Memo::default(),
+            teams,
             team_json: Memo::default(),
         })
     }
@@ -198,19 +209,6 @@ impl Snapshot {
         }
         let b = make()?;
         Ok(self.cache_json.get_or_init(|| b).clone())
-    }
-
-    /// Builds, in the background, what a team's lead opens first (the Team
-    /// page's report), so that page answers from memory. Errors are left
-    /// for the page to report.
-    pub fn warm(self: &Arc<Self>, store: Store, prices: PriceTable) {
-        if !self.is_team() {
-            return;
-        }
-        let snap = Arc::clone(self);
-        std::thread::spawn(move || {
-            let _ = snap.team(&store, &Query::new(snap.tz), &prices);
-        });
     }
 
     /// One session's rows (every person's copy), classified, remembered for

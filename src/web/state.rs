@@ -55,7 +55,6 @@ impl AppState {
     pub fn new(settings: Settings) -> Result<AppState, ReportError> {
         let s = &settings;
         let first = Arc::new(Snapshot::build(&s.store, &s.prices, s.tz, s.clock.now(), 1)?);
-        first.warm(s.store.clone(), s.prices.clone());
         Ok(AppState { inner: Arc::new(Inner { snapshot: ArcSwap::new(first), versions: AtomicU64::new(1), settings }) })
     }
 
@@ -69,7 +68,6 @@ impl AppState {
         let s = &self.inner.settings;
         let version = self.inner.versions.fetch_add(1, Ordering::Relaxed) + 1;
         let next = Arc::new(Snapshot::build(&s.store, &s.prices, s.tz, s.clock.now(), version)?);
-        next.warm(s.store.clone(), s.prices.clone());
         self.inner.snapshot.store(next);
         Ok(version)
     }

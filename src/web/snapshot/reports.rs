@@ -61,18 +61,28 @@ impl Reports {
     pub fn build(
         i: &Inputs<'_>,
         q: &Query,
-        usage: impl Fn(Grouping) -> Result<Arc<UsageReport>, ReportError>,
+        usage: impl Fn(Grouping) -> Result<Arc<UsageReport>, ReportError> + Sync,
     ) -> Result<Reports, ReportError> {
         let clock = std::time::Instant::now();
         let lap = |what: &str| tracing::debug!("reports for {:?}: {what} after {:?}", q.user, clock.elapsed());
-        let (daily, sessions) = (usage(Grouping::Daily)?, usage(Grouping::Session)?);
-        let (projects, models) = (usage(Grouping::Project)?, usage(Grouping::Model)?);
-        lap("usage reports");
         let cq = CacheQuery { query: q.clone(), session: None };
-        let cache = cache_report(i.view, &cq, i.now, i.prices)?;
-        lap("cache report");
-        let class_costs = daily_class_costs(i.view, &cq)?;
-        lap("class costs");
+        // The usage reports read the requests table, the cache figures the
+        // analysis table: side by side.
+        let (usage_reports, cache_figures) = rayon::join(
+            || -> Result<_, ReportError> {
+                let (daily, sessions) = (usage(Grouping::Daily)?, usage(Grouping::Session)?);
+                let (projects, models) = (usage(Grouping::Project)?, usage(Grouping::Model)?);
+                lap("usage reports");
+                Ok((daily, sessions, projects, models))
+            },
+            || -> Result<_, ReportError> {
+                let cache = cache_report(i.view, &cq, i.now, i.prices)?;
+                let class_costs = daily_class_costs(i.view, &cq)?;
+                lap("cache report and class costs");
+                Ok((cache, class_costs))
+            },
+        );
+        let ((daily, sessions, projects, models), (cache, class_costs)) = (usage_reports?, cache_figures?);
         let session_rows = session_rows(&sessions, &cache.stale, &i.view.session_models()?, q.tz);
         let row_of = session_rows.iter().enumerate().map(|(i, r)| (r.session_id.clone(), i)).collect();
         let recent = usage::usage(i.store, Grouping::Session, &last_30_days(q, i.now), i.prices)?;
