@@ -19,7 +19,7 @@ mod warm;
 
 pub use parts::collect_sessions;
 pub use rows::{analysis_rows, bare, finish, finish_with, requests_of, stored_rates, warm_of, REQUEST, WHAT_IF};
-pub use sides::{frames, refresh_sides, Frames};
+pub use sides::{append_sides, frames, refresh_sides, sides_of, Frames};
 
 use crate::analyze::MODEL_VERSION;
 use crate::model::columns as c;

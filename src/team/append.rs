@@ -3,8 +3,10 @@
 //! user), so each new person's bundles are merged into a scratch store of
 //! their own (`ingest::merge_tables`: deduplicated, priced, with sessions and
 //! calls; only that person's rows are ever `Request`s), their analysis rows
-//! taken from the bundle (`bundle_analysis`) or computed there, and then
-//! every table of the scratch stores is appended to the team store: the
+//! taken from the bundle (`bundle_analysis`) or computed there, with the
+//! side tables of their sessions (which depend on that person's sessions
+//! alone), and then every table of the scratch stores is appended to the
+//! team store: the
 //! requests a person at a time (batched Parquet writes, never the whole
 //! table as rows), the small tables whole. The what-if columns are added
 //! once over the whole analysis table (`materialize::write`). Hands
@@ -35,6 +37,8 @@ pub(super) struct Scratch {
     store: Store,
     /// The file of the person's analysis rows (without the what-if columns).
     analysis: std::path::PathBuf,
+    /// The side tables of the person's sessions (`materialize::sides_of`).
+    sides: [DataFrame; 2],
 }
 
 /// Merges one person's bundles into a scratch store inside the team
@@ -45,6 +49,7 @@ pub(super) fn scratch(
     bundles: &[&Bundle],
     prices: &PriceTable,
 ) -> Result<(Scratch, UnknownModels), TeamError> {
+    let clock = std::time::Instant::now();
     let io = |source| TeamError::Io { path: team.dir().to_path_buf(), source };
     let dir = tempfile::Builder::new().prefix(".import-").tempdir_in(team.dir()).map_err(io)?;
     let store = Store::open(dir.path())?;
@@ -58,13 +63,17 @@ pub(super) fn scratch(
     }
     let delta = Delta { rows: Chunks(vec![rows]), compactions, iterations, ..Delta::default() };
     let (merged, _) = merge_tables(&store, Base::Empty, delta, prices)?;
+    tracing::debug!("scratch: merged after {:?}", clock.elapsed());
     let mut analysis = match own_analysis(bundles, prices) {
         Some(df) => df.clone(),
         None => materialize::rows(&store, prices)?,
     };
+    let sides = materialize::sides_of(&store, &analysis, prices)?;
+    tracing::debug!("scratch: side tables after {:?}", clock.elapsed());
     let path = dir.path().join(ANALYSIS_ROWS);
     store.atomic_write(&path, |w| ParquetWriter::new(w).finish(&mut analysis).map(|_| ()))?;
-    Ok((Scratch { _dir: dir, store, analysis: path }, merged.unknown))
+    tracing::debug!("scratch: analysis rows written after {:?}", clock.elapsed());
+    Ok((Scratch { _dir: dir, store, analysis: path, sides }, merged.unknown))
 }
 
 /// The bundle's own analysis rows, when one bundle alone brings this
@@ -105,7 +114,11 @@ pub(super) fn append(team: &Store, scratches: Vec<Scratch>, prices: &PriceTable)
                 Box::new(old.clone().map(Ok).into_iter().chain(files))
             })?;
             lap("analysis");
-            materialize::refresh_sides(team, prices, &materialize::Changed::All)?;
+            // A person's side rows depend on their own sessions alone: the
+            // new people's, derived in their scratch stores, follow the
+            // stored ones.
+            let sides = scratches.into_iter().map(|s| s.sides).collect();
+            materialize::append_sides(team, prices, sides, had_rows)?;
             lap("side tables");
         }
     }
