@@ -71,7 +71,9 @@ pub(super) fn scratch(
     let sides = materialize::sides_of(&store, &analysis, prices)?;
     tracing::debug!("scratch: side tables after {:?}", clock.elapsed());
     let path = dir.path().join(ANALYSIS_ROWS);
-    store.atomic_write(&path, |w| ParquetWriter::new(w).finish(&mut analysis).map(|_| ()))?;
+    // A scratch file, read twice by `append`: quick to write and to read.
+    let lz4 = ParquetCompression::Lz4Raw;
+    store.atomic_write(&path, |w| ParquetWriter::new(w).with_compression(lz4).finish(&mut analysis).map(|_| ()))?;
     tracing::debug!("scratch: analysis rows written after {:?}", clock.elapsed());
     Ok((Scratch { _dir: dir, store, analysis: path, sides }, merged.unknown))
 }
@@ -109,9 +111,14 @@ pub(super) fn append(team: &Store, scratches: Vec<Scratch>, prices: &PriceTable)
         (_, old) => {
             let old = old.map(|o| o.drop_many(WHAT_IF));
             let files: Vec<std::path::PathBuf> = scratches.iter().map(|s| s.analysis.clone()).collect();
-            materialize::write_parts(team, prices, || {
-                let files = files.clone().into_iter().map(|f| read_parquet(&f));
-                Box::new(old.clone().map(Ok).into_iter().chain(files))
+            materialize::write_parts(team, prices, |columns| {
+                let columns: Option<Vec<String>> = columns.map(|c| c.iter().map(|s| (*s).to_owned()).collect());
+                let old = match (&old, &columns) {
+                    (Some(o), Some(c)) => Some(o.select(c.iter().map(String::as_str)).map_err(at_analysis(team))),
+                    (o, _) => o.clone().map(Ok),
+                };
+                let files = files.clone().into_iter().map(move |f| read_parquet(&f, columns.clone()));
+                Box::new(old.into_iter().chain(files))
             })?;
             lap("analysis");
             // A person's side rows depend on their own sessions alone: the
@@ -125,9 +132,17 @@ pub(super) fn append(team: &Store, scratches: Vec<Scratch>, prices: &PriceTable)
     Ok(requests)
 }
 
-fn read_parquet(path: &std::path::Path) -> Result<DataFrame, StoreError> {
+/// A scratch file, only `columns` when given.
+fn read_parquet(path: &std::path::Path, columns: Option<Vec<String>>) -> Result<DataFrame, StoreError> {
     let file = std::fs::File::open(path).map_err(|source| StoreError::Io { path: path.to_path_buf(), source })?;
-    ParquetReader::new(std::io::BufReader::new(file)).finish().map_err(|e| StoreError::damaged(path.to_path_buf(), &e))
+    ParquetReader::new(std::io::BufReader::new(file))
+        .with_columns(columns)
+        .finish()
+        .map_err(|e| StoreError::damaged(path.to_path_buf(), &e))
+}
+
+fn at_analysis(store: &Store) -> impl Fn(PolarsError) -> StoreError + '_ {
+    move |source| StoreError::Polars { path: store.path(Table::Analysis), source }
 }
 
 /// The team's requests, then each scratch store's, written as a new base a
@@ -227,7 +242,12 @@ fn write_sessions(team: &Store, changed: &HashSet<String>) -> Result<(), TeamErr
         .filter(|t| changed.contains(&t.session_id))
         .collect();
     let Some(input) = team.read_file(Table::Requests, Some(&sessions::INPUT_COLUMNS))? else { return Ok(()) };
-    let input = input.filter(&in_changed(&input).map_err(&at)?).map_err(&at)?;
+    // A new team store's sessions are all new: no copy of the rows to filter.
+    let mask = in_changed(&input).map_err(&at)?;
+    let input = match mask.all() {
+        true => input,
+        false => input.filter(&mask).map_err(&at)?,
+    };
     let mut derived = sessions::frame(&sessions::derive_frame(&input, &titles).map_err(&at)?).map_err(&at)?;
     drop(input);
     if let Some(stored) = team.read(Table::Sessions)? {

@@ -11,6 +11,7 @@ use super::append;
 use super::bundle::read_bundle_limited;
 use super::bundle::Bundle;
 use super::export::write_atomic;
+use super::lanes;
 use super::limits::BundleLimits;
 use super::pending::{self, Pending};
 use super::TeamError;
@@ -211,15 +212,26 @@ fn import_pending(
     let known: BTreeSet<&str> = by_user.keys().copied().filter(|u| people.contains_key(*u)).collect();
     let mut added = vec![0; pending.len()];
     let mut unknown = UnknownModels::new();
-    let mut scratches = Vec::new();
-    for (user, list) in by_user.iter().filter(|(u, _)| !known.contains(*u)) {
+    // New people's scratch stores, two at a time (`lanes`).
+    let new: Vec<(&str, &Vec<usize>)> =
+        by_user.iter().filter(|(u, _)| !known.contains(*u)).map(|(u, l)| (*u, l)).collect();
+    let built = lanes::run(&new, lanes::LANES, |(user, list)| {
         tracing::debug!("import: {user} is new to the store (peak {})", append::peak());
         let bundles = list.iter().map(|&k| pending[k].bundle()).collect::<Result<Vec<_>, _>>()?;
-        count_added(&HashSet::new(), list, &bundles, &mut added);
+        let mut counts = vec![0; pending.len()];
+        count_added(&HashSet::new(), list, &bundles, &mut counts);
         let refs: Vec<&Bundle> = bundles.iter().map(|b| b.as_ref()).collect();
         let (s, u) = append::scratch(store, &refs, prices)?;
+        Ok::<_, TeamError>((s, u, list.iter().map(|&k| (k, counts[k])).collect::<Vec<_>>()))
+    });
+    let mut scratches = Vec::new();
+    for b in built {
+        let (s, u, counts) = b?;
         add_unknown(&mut unknown, u);
         scratches.push(s);
+        for (k, n) in counts {
+            added[k] = n;
+        }
     }
     let mut requests_after = requests_before;
     if !scratches.is_empty() {

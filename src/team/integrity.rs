@@ -95,10 +95,10 @@ pub fn frame_checksum(df: &DataFrame, columns: &[&str]) -> PolarsResult<String> 
                 None => buf.extend_from_slice(&[0xff; 8]),
             }),
             DataType::Boolean => col.bool()?.iter().for_each(|v| buf.push(v.map_or(2, u8::from))),
-            DataType::Float64 => col.f64()?.iter().for_each(|v| buf.extend_from_slice(&tagged(v.map(f64::to_bits)))),
+            DataType::Float64 => put_tagged(&mut buf, col.len(), col.f64()?.iter().map(|v| v.map(f64::to_bits))),
             _ => {
                 let ints = col.to_physical_repr().cast(&DataType::Int64)?;
-                ints.i64()?.iter().for_each(|v| buf.extend_from_slice(&tagged(v.map(|x| x as u64))));
+                put_tagged(&mut buf, ints.len(), ints.i64()?.iter().map(|v| v.map(|x| x as u64)));
             }
         }
         h.update(&buf);
@@ -106,14 +106,17 @@ pub fn frame_checksum(df: &DataFrame, columns: &[&str]) -> PolarsResult<String> 
     Ok(format!("sha256:{}", hex(&h.finalize())))
 }
 
-/// A value's 8 bytes after a tag byte (0), or the null marker.
-fn tagged(v: Option<u64>) -> [u8; 9] {
-    let mut out = [0xff; 9];
-    if let Some(v) = v {
-        out[0] = 0;
-        out[1..].copy_from_slice(&v.to_le_bytes());
+/// Appends `n` values, each as its 8 bytes after a tag byte (0), or as the
+/// null marker (nine 0xff bytes): the buffer grows once, nulls are its fill.
+fn put_tagged(buf: &mut Vec<u8>, n: usize, values: impl Iterator<Item = Option<u64>>) {
+    let start = buf.len();
+    buf.resize(start + 9 * n, 0xff);
+    for (slot, v) in buf[start..].chunks_exact_mut(9).zip(values) {
+        if let Some(v) = v {
+            slot[0] = 0;
+            slot[1..].copy_from_slice(&v.to_le_bytes());
+        }
     }
-    out
 }
 
 /// Lower-case hex of `bytes`.
