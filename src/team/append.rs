@@ -52,7 +52,7 @@ pub(super) fn scratch(
     let clock = std::time::Instant::now();
     let io = |source| TeamError::Io { path: team.dir().to_path_buf(), source };
     let dir = tempfile::Builder::new().prefix(".import-").tempdir_in(team.dir()).map_err(io)?;
-    let store = Store::open(dir.path())?;
+    let store = Store::open_scratch(dir.path())?;
     let mut rows: Vec<Request> = Vec::new();
     let (mut compactions, mut iterations) = (Vec::new(), Vec::new());
     for b in bundles {
@@ -71,9 +71,8 @@ pub(super) fn scratch(
     let sides = materialize::sides_of(&store, &analysis, prices)?;
     tracing::debug!("scratch: side tables after {:?}", clock.elapsed());
     let path = dir.path().join(ANALYSIS_ROWS);
-    // A scratch file, read twice by `append`: quick to write and to read.
-    let lz4 = ParquetCompression::Lz4Raw;
-    store.atomic_write(&path, |w| ParquetWriter::new(w).with_compression(lz4).finish(&mut analysis).map(|_| ()))?;
+    // Read twice by `append`: the scratch store's quick codec.
+    store.atomic_write(&path, |w| store.parquet_writer(w).finish(&mut analysis).map(|_| ()))?;
     tracing::debug!("scratch: analysis rows written after {:?}", clock.elapsed());
     Ok((Scratch { _dir: dir, store, analysis: path, sides }, merged.unknown))
 }
