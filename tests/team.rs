@@ -4,7 +4,8 @@
 //! with the store untouched; hashed paths; reports do not feed local
 //! transcripts into a team directory; the Markdown report (snapshot); and
 //! DataFusion agreeing with cachewise over the same bundles; cache figures
-//! at the window's edge (`team/window.rs`). The push server's tests live in
+//! at the window's edge (`team/window.rs`); the analysis and side tables of
+//! new people as a refresh computes them (`team/sides.rs`). The push server's tests live in
 //! `team/server.rs`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -17,6 +18,8 @@ mod datafusion;
 mod identity;
 #[path = "team/server.rs"]
 mod server;
+#[path = "team/sides.rs"]
+mod sides;
 #[path = "team/snapshot.rs"]
 mod snapshot;
 #[path = "team/support.rs"]

@@ -8,9 +8,9 @@
 //! bundle, over the `limits`, damaged, newer schema) and hands on typed rows.
 
 use super::analysis;
-use super::frame_checks;
 pub use super::analysis::BundleAnalysis;
 use super::bundle_layout::{bundle_frame, column_order, ITERATION_COLUMNS};
+use super::frame_checks;
 use super::integrity::check_bounds;
 pub use super::integrity::{checksum, checksum_all, frame_checksum, hex};
 use super::limits::{self, BundleLimits, Chunk, Group, Verdict};
@@ -211,12 +211,11 @@ pub(super) fn check_limited(bytes: &[u8], origin: &str, limits: &BundleLimits) -
     }
     let Decoded { meta, pairs, df } = decoded;
     verify_checksum(&df, get(&pairs, META_CHECKSUM).unwrap_or_default()).map_err(damaged)?;
-    let (requests, compactions) = guarded(|| frame_checks::check(&df, &meta.user)).map_err(damaged)?.map_err(
-        |e| match e {
+    let (requests, compactions) =
+        guarded(|| frame_checks::check(&df, &meta.user)).map_err(damaged)?.map_err(|e| match e {
             frame_checks::Failed::Damaged(why) => damaged(why),
             frame_checks::Failed::NotOwned(why) => TeamError::NotABundle { origin: origin.to_owned(), why },
-        },
-    )?;
+        })?;
     Ok(Checked { meta, requests, compactions })
 }
 

@@ -64,7 +64,10 @@ fn bounds(requests: &DataFrame, compactions: &DataFrame, calls: &DataFrame) -> P
         Ok(Cols(df).tokens()?.iter().enumerate().find_map(|(i, t)| t.above_bound().map(|b| (i, b))))
     };
     if let Some((i, (field, v))) = over(calls)? {
-        return Ok(Err(format!("call row {}: {field} {v} is above the bound of {MAX_TOKENS} tokens per request", i + 1)));
+        return Ok(Err(format!(
+            "call row {}: {field} {v} is above the bound of {MAX_TOKENS} tokens per request",
+            i + 1
+        )));
     }
     let k = Cols(requests);
     let web = k.u64(c::WEB_SEARCH)?;

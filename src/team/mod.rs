@@ -21,6 +21,7 @@ pub mod limits;
 mod pending;
 pub mod push;
 pub mod server;
+mod shared;
 pub mod tokens;
 
 pub use bundle::{bundle_bytes, read_bundle, read_bundle_limited, Bundle, BundleAnalysis, BundleMeta, BUNDLE_SCHEMA};

@@ -1,10 +1,9 @@
 //! Bundles waiting for their person's turn in an import. An import checks
 //! every bundle before it writes anything, but holds only one person's rows
-//! at a time: a file is read and validated once up front, on its columns
-//! (then only its
-//! bytes and what it says about itself are kept) and decoded again when its
-//! person is merged. Uploads arrive decoded and stay so. Hands `import` a
-//! `Pending` per bundle.
+//! at a time (two people's, in two lanes): a file is read and validated
+//! once up front, on its columns (then only its bytes and what it says
+//! about itself are kept), and decoded again when its person is merged.
+//! Uploads arrive decoded and stay so. Hands `import` a `Pending` per bundle.
 
 use super::bundle::{check_limited, read_bundle_again, Bundle, BundleMeta, Checked};
 use super::frame_checks::check_owner;
