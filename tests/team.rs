@@ -5,10 +5,13 @@
 //! transcripts into a team directory; the Markdown report (snapshot); and
 //! DataFusion agreeing with cachewise over the same bundles; cache figures
 //! at the window's edge (`team/window.rs`); the analysis and side tables of
-//! new people as a refresh computes them (`team/sides.rs`). The push server's tests live in
+//! new people as a refresh computes them (`team/sides.rs`); files checked on
+//! columns refused as typed rows are (`team/checks.rs`). The push server's tests live in
 //! `team/server.rs`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "team/checks.rs"]
+mod checks;
 #[path = "team/columns.rs"]
 mod columns;
 mod common;
