@@ -27,7 +27,8 @@ fn refusals(b: &Bundle) -> (String, String) {
     let store = Store::open(&team).unwrap();
     let before = snapshot(&team);
     let limits = BundleLimits::default();
-    let as_file = import_files(&store, &[file.clone()], &limits, &prices(), Utc::now()).unwrap_err().to_string();
+    let as_file =
+        import_files(&store, std::slice::from_ref(&file), &limits, &prices(), Utc::now()).unwrap_err().to_string();
     assert_eq!(snapshot(&team), before, "a refused file changes nothing");
     let origin = file.display().to_string();
     let as_upload = match read_bundle(&bytes_of(b), &origin) {
