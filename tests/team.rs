@@ -4,10 +4,14 @@
 //! with the store untouched; hashed paths; reports do not feed local
 //! transcripts into a team directory; the Markdown report (snapshot); and
 //! DataFusion agreeing with cachewise over the same bundles; cache figures
-//! at the window's edge (`team/window.rs`). The push server's tests live in
+//! at the window's edge (`team/window.rs`); the analysis and side tables of
+//! new people as a refresh computes them (`team/sides.rs`); files checked on
+//! columns refused as typed rows are (`team/checks.rs`). The push server's tests live in
 //! `team/server.rs`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "team/checks.rs"]
+mod checks;
 #[path = "team/columns.rs"]
 mod columns;
 mod common;
@@ -17,6 +21,8 @@ mod datafusion;
 mod identity;
 #[path = "team/server.rs"]
 mod server;
+#[path = "team/sides.rs"]
+mod sides;
 #[path = "team/snapshot.rs"]
 mod snapshot;
 #[path = "team/support.rs"]

@@ -21,7 +21,7 @@ mod warm;
 pub use classify::analyse;
 pub use parts::collect_sessions;
 pub use rows::{analysis_rows, bare, finish, finish_with, requests_of, stored_rates, warm_of, REQUEST, WHAT_IF};
-pub use sides::{frames, refresh_sides, Frames};
+pub use sides::{append_sides, frames, refresh_sides, sides_of, Frames};
 
 use crate::analyze::MODEL_VERSION;
 use crate::model::columns as c;
@@ -108,17 +108,19 @@ pub fn write(store: &Store, prices: &PriceTable, df: DataFrame) -> Result<usize,
 /// columns), a part at a time: the shared-prefix flags are found over all
 /// of them first (three columns), then each part gets its what-if columns
 /// and is written as a batch. `parts` yields the same frames each time it
-/// is called. Returns the rows written.
+/// is called, only the columns it is given when it is given some (the
+/// flags' pass reads three). Returns the rows written.
 pub fn write_parts<F>(store: &Store, prices: &PriceTable, parts: F) -> Result<usize, StoreError>
 where
-    F: Fn() -> Box<dyn Iterator<Item = Result<DataFrame, StoreError>>>,
+    F: Fn(Option<&[&str]>) -> Box<dyn Iterator<Item = Result<DataFrame, StoreError>>>,
 {
     let path = store.path(Table::Analysis);
     let at = |source| StoreError::Polars { path: path.clone(), source };
     let mut keys = Vec::new();
-    for part in parts() {
+    let key_columns = [c::MODEL, c::VERSION, c::TIME];
+    for part in parts(Some(&key_columns)) {
         let df = part?;
-        keys.push(df.select([c::MODEL, c::VERSION, c::TIME]).map_err(at)?);
+        keys.push(df.select(key_columns).map_err(at)?);
     }
     let (w5, w1) = warm_of(&keys.iter().collect::<Vec<_>>()).map_err(at)?;
     drop(keys);
@@ -128,7 +130,7 @@ where
     store
         .atomic_write(&path, |w| {
             let mut writer: Option<polars::io::parquet::write::BatchedWriter<_>> = None;
-            for part in parts() {
+            for part in parts(None) {
                 let df = match part {
                     Ok(df) => df,
                     Err(e) => {

@@ -10,7 +10,7 @@ use crate::analyze::{
     IDLE_WHAT_IF_MIN_PROMPT, TTL_1H_S,
 };
 use crate::model::columns as c;
-use crate::model::{Request, TokenCounts, MAIN_THREAD};
+use crate::model::{Interner, Request, TokenCounts, MAIN_THREAD};
 use crate::pricing::{PriceTable, Rates};
 use crate::store::frames::{str_column, time_column, u64_column, Cols};
 use polars::prelude::*;
@@ -196,28 +196,31 @@ pub fn requests_of(df: &DataFrame) -> PolarsResult<Vec<Request>> {
         (k.time(c::TIME)?, k.str(c::MODEL)?, k.str(c::VERSION)?, k.str(c::MESSAGE_ID)?);
     let (tokens, web, cost) = (k.tokens()?, k.u64(c::WEB_SEARCH)?, k.f64(c::COST_USD)?);
     let (speed, geo) = (k.str(c::SPEED)?, k.str(c::INFERENCE_GEO)?);
+    // Repeated values (a session's id, its project, the models) share one
+    // allocation, as the stored requests' do.
+    let mut n = Interner::default();
     Ok((0..df.height())
         .map(|i| Request {
             time: time[i],
-            session_id: sid[i].into(),
-            thread: thread[i].into(),
-            project: project[i].into(),
-            cwd: cwd[i].into(),
-            git_branch: "".into(),
-            version: version[i].into(),
-            model: model[i].into(),
+            session_id: n.get(sid[i]),
+            thread: n.get(thread[i]),
+            project: n.get(project[i]),
+            cwd: n.get(cwd[i]),
+            git_branch: n.get(""),
+            version: n.get(version[i]),
+            model: n.get(model[i]),
             tokens: tokens[i],
             web_search: web[i],
-            speed: speed[i].into(),
-            inference_geo: geo[i].into(),
+            speed: n.get(speed[i]),
+            inference_geo: n.get(geo[i]),
             is_sidechain: false,
             cost_usd: cost[i],
-            source: "".into(),
+            source: n.get(""),
             line: 0,
             message_id: message[i].to_owned(),
             request_id: String::new(),
-            user: user[i].into(),
-            machine: "".into(),
+            user: n.get(user[i]),
+            machine: n.get(""),
         })
         .collect())
 }

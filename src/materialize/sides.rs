@@ -74,6 +74,40 @@ pub fn refresh_sides(store: &Store, prices: &PriceTable, changed: &Changed) -> R
     write_sides(store, stack(parts).map_err(at)?)
 }
 
+/// The side tables of one person's analysis rows `rows` (whole sessions,
+/// every `REQUEST` column), with `store`'s compactions and calls: what
+/// `refresh_sides` derives for that person, since a person's side rows
+/// depend on their own sessions alone (a team import computes them in the
+/// person's scratch store, from rows a fraction of the team's).
+pub fn sides_of(store: &Store, rows: &DataFrame, prices: &PriceTable) -> Result<[DataFrame; 2], StoreError> {
+    let at = |source| StoreError::Polars { path: store.path(Table::AnalysisSessions), source };
+    let compactions = store.load(Table::Compactions, frames::compactions_from)?;
+    let calls = store.load(Table::Iterations, frames::iterations_from)?;
+    side_frames(rows, &compactions, &calls, prices).map_err(at)
+}
+
+/// Stores the side tables of sessions the store did not hold (`sides_of`
+/// each), after the stored tables' rows when `onto_stored` (else they are
+/// the whole tables). Stored tables that do not read are derived again
+/// for every session.
+pub fn append_sides(
+    store: &Store,
+    prices: &PriceTable,
+    new: Vec<[DataFrame; 2]>,
+    onto_stored: bool,
+) -> Result<(), StoreError> {
+    let at = |source| StoreError::Polars { path: store.path(Table::AnalysisSessions), source };
+    let mut parts = Vec::with_capacity(new.len() + 1);
+    if onto_stored {
+        match stored(store)? {
+            Some(old) => parts.push(old),
+            None => return refresh_sides(store, prices, &Changed::All),
+        }
+    }
+    parts.extend(new);
+    write_sides(store, stack(parts).map_err(at)?)
+}
+
 /// Writes side frames computed for `only` these sessions (merged with the
 /// stored tables' other sessions), or for every session.
 pub(super) fn store_sides(

@@ -122,6 +122,8 @@ impl StoreError {
 #[derive(Debug, Clone)]
 pub struct Store {
     dir: PathBuf,
+    /// A scratch store (`open_scratch`).
+    scratch: bool,
 }
 
 const MANIFEST: &str = "manifest.json";
@@ -133,7 +135,23 @@ impl Store {
     /// Opens (creating if needed) the data directory.
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
         fs::create_dir_all(dir).map_err(|source| StoreError::Io { path: dir.to_path_buf(), source })?;
-        Ok(Store { dir: dir.to_path_buf() })
+        Ok(Store { dir: dir.to_path_buf(), scratch: false })
+    }
+
+    /// Opens a scratch store: one a team import builds beside the team's
+    /// and throws away. Its files are read once, soon, and never survive a
+    /// crash, so they are written with a quick codec (LZ4) and without
+    /// waiting for the disk.
+    pub fn open_scratch(dir: &Path) -> Result<Store, StoreError> {
+        Ok(Store { scratch: true, ..Store::open(dir)? })
+    }
+
+    /// A Parquet writer of this store's codec.
+    pub(crate) fn parquet_writer<W: std::io::Write>(&self, w: W) -> ParquetWriter<W> {
+        match self.scratch {
+            true => ParquetWriter::new(w).with_compression(ParquetCompression::Lz4Raw),
+            false => ParquetWriter::new(w),
+        }
     }
 
     pub fn dir(&self) -> &Path {
@@ -241,7 +259,7 @@ impl Store {
     /// Writes a table atomically.
     pub fn write(&self, t: Table, df: &mut DataFrame) -> Result<(), StoreError> {
         let path = self.path(t);
-        self.atomic_write(&path, |w| ParquetWriter::new(w).finish(df).map(|_| ()))
+        self.atomic_write(&path, |w| self.parquet_writer(w).finish(df).map(|_| ()))
     }
 
     pub(crate) fn atomic_write(
@@ -276,6 +294,7 @@ impl Store {
             body(&mut w).map_err(|source| StoreError::Polars { path: path.to_path_buf(), source })?;
             w.flush().map_err(io)?;
         }
+        let sync = sync && !self.scratch;
         if sync {
             tmp.as_file().sync_all().map_err(io)?;
         }

@@ -151,7 +151,7 @@ impl Store {
     ) -> Result<(), StoreError> {
         let meta = generation_meta(self.next_generation()?);
         self.atomic_write(&self.path(Table::Requests), |w| {
-            let mut writer = ParquetWriter::new(w).with_key_value_metadata(Some(meta)).batched(schema)?;
+            let mut writer = self.parquet_writer(w).with_key_value_metadata(Some(meta)).batched(schema)?;
             for df in batches {
                 writer.write_batch(&df?)?;
             }
@@ -169,7 +169,7 @@ impl Store {
     fn write_with(&self, t: Table, df: &mut DataFrame, generation: u64) -> Result<(), StoreError> {
         let path = self.path(t);
         let meta = generation_meta(generation);
-        self.atomic_write(&path, |w| ParquetWriter::new(w).with_key_value_metadata(Some(meta)).finish(df).map(|_| ()))
+        self.atomic_write(&path, |w| self.parquet_writer(w).with_key_value_metadata(Some(meta)).finish(df).map(|_| ()))
     }
 }
 

@@ -3,8 +3,10 @@
 //! user), so each new person's bundles are merged into a scratch store of
 //! their own (`ingest::merge_tables`: deduplicated, priced, with sessions and
 //! calls; only that person's rows are ever `Request`s), their analysis rows
-//! taken from the bundle (`bundle_analysis`) or computed there, and then
-//! every table of the scratch stores is appended to the team store: the
+//! taken from the bundle (`bundle_analysis`) or computed there, with the
+//! side tables of their sessions (which depend on that person's sessions
+//! alone), and then every table of the scratch stores is appended to the
+//! team store: the
 //! requests a person at a time (batched Parquet writes, never the whole
 //! table as rows), the small tables whole. The what-if columns are added
 //! once over the whole analysis table (`materialize::write`). Hands
@@ -24,6 +26,7 @@ use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::frames::{self, Cols};
 use crate::store::{Store, StoreError, Table};
 use polars::prelude::*;
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 /// The scratch file of a person's analysis rows.
@@ -35,6 +38,8 @@ pub(super) struct Scratch {
     store: Store,
     /// The file of the person's analysis rows (without the what-if columns).
     analysis: std::path::PathBuf,
+    /// The side tables of the person's sessions (`materialize::sides_of`).
+    sides: [DataFrame; 2],
 }
 
 /// Merges one person's bundles into a scratch store inside the team
@@ -42,37 +47,46 @@ pub(super) struct Scratch {
 /// for exactly these rows (`own_analysis`), else are computed.
 pub(super) fn scratch(
     team: &Store,
-    bundles: &[&Bundle],
+    bundles: Vec<Cow<'_, Bundle>>,
     prices: &PriceTable,
 ) -> Result<(Scratch, UnknownModels), TeamError> {
+    let clock = std::time::Instant::now();
     let io = |source| TeamError::Io { path: team.dir().to_path_buf(), source };
     let dir = tempfile::Builder::new().prefix(".import-").tempdir_in(team.dir()).map_err(io)?;
-    let store = Store::open(dir.path())?;
+    let store = Store::open_scratch(dir.path())?;
+    let own = own_analysis(&bundles, prices);
     let mut rows: Vec<Request> = Vec::new();
     let (mut compactions, mut iterations) = (Vec::new(), Vec::new());
-    for b in bundles {
-        rows.extend(b.requests.iter().cloned());
+    // A bundle decoded for this merge gives its rows up; an upload's are copied.
+    for b in bundles.into_iter().map(Cow::into_owned) {
+        rows.extend(b.requests);
         // A bundle's compactions are its user's (cache threads are per user).
-        compactions.extend(b.compactions.iter().map(|c| Compaction { user: b.meta.user.clone(), ..c.clone() }));
-        iterations.extend(b.iterations.iter().cloned());
+        let user = b.meta.user;
+        compactions.extend(b.compactions.into_iter().map(|c| Compaction { user: user.clone(), ..c }));
+        iterations.extend(b.iterations);
     }
     let delta = Delta { rows: Chunks(vec![rows]), compactions, iterations, ..Delta::default() };
     let (merged, _) = merge_tables(&store, Base::Empty, delta, prices)?;
-    let mut analysis = match own_analysis(bundles, prices) {
-        Some(df) => df.clone(),
+    tracing::debug!("scratch: merged after {:?}", clock.elapsed());
+    let mut analysis = match own {
+        Some(df) => df,
         None => materialize::rows(&store, prices)?,
     };
+    let sides = materialize::sides_of(&store, &analysis, prices)?;
+    tracing::debug!("scratch: side tables after {:?}", clock.elapsed());
     let path = dir.path().join(ANALYSIS_ROWS);
-    store.atomic_write(&path, |w| ParquetWriter::new(w).finish(&mut analysis).map(|_| ()))?;
-    Ok((Scratch { _dir: dir, store, analysis: path }, merged.unknown))
+    // Read twice by `append`: the scratch store's quick codec.
+    store.atomic_write(&path, |w| store.parquet_writer(w).finish(&mut analysis).map(|_| ()))?;
+    tracing::debug!("scratch: analysis rows written after {:?}", clock.elapsed());
+    Ok((Scratch { _dir: dir, store, analysis: path, sides }, merged.unknown))
 }
 
 /// The bundle's own analysis rows, when one bundle alone brings this
 /// person's rows and its analysis was computed with `prices` by this build.
-fn own_analysis<'b>(bundles: &[&'b Bundle], prices: &PriceTable) -> Option<&'b DataFrame> {
+fn own_analysis(bundles: &[Cow<'_, Bundle>], prices: &PriceTable) -> Option<DataFrame> {
     let [b] = bundles else { return None };
     let a = b.analysis.as_ref()?;
-    (a.stamp == materialize::stamp(prices)).then_some(&a.rows)
+    (a.stamp == materialize::stamp(prices)).then(|| a.rows.clone())
 }
 
 /// Appends the scratch stores' tables to the team store; returns the
@@ -85,36 +99,86 @@ pub(super) fn append(team: &Store, scratches: Vec<Scratch>, prices: &PriceTable)
     };
     let clock = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("append: {what} after {:?}, peak {}", clock.elapsed(), peak());
-    let requests = append_requests(team, &scratches)?;
-    lap("requests");
-    append_small_tables(team, &scratches)?;
-    lap("small tables");
-    let changed = new_sessions(&scratches)?;
-    write_sessions(team, &changed)?;
-    lap("sessions");
-    match (had_rows, old_analysis) {
+    let tables = || -> Result<usize, TeamError> {
+        let requests = append_requests(team, &scratches)?;
+        lap("requests");
+        append_small_tables(team, &scratches)?;
+        lap("small tables");
+        Ok(requests)
+    };
+    let requests = match (had_rows, old_analysis) {
         (true, None) => {
+            let requests = tables()?;
+            sessions(team, &scratches, lap)?;
             drop(scratches);
             materialize::refresh(team, prices, &materialize::Changed::All)?;
+            requests
         }
         (_, old) => {
-            let old = old.map(|o| o.drop_many(WHAT_IF));
-            let files: Vec<std::path::PathBuf> = scratches.iter().map(|s| s.analysis.clone()).collect();
-            materialize::write_parts(team, prices, || {
-                let files = files.clone().into_iter().map(|f| read_parquet(&f));
-                Box::new(old.clone().map(Ok).into_iter().chain(files))
-            })?;
-            lap("analysis");
-            materialize::refresh_sides(team, prices, &materialize::Changed::All)?;
+            // The analysis parts are the scratch stores' own files: they are
+            // written while the requests are (each a part at a time).
+            let (requests, analysis) = rayon::join(tables, || {
+                append_analysis(team, prices, old, &scratches)?;
+                lap("analysis");
+                Ok::<_, TeamError>(())
+            });
+            let requests = requests?;
+            analysis?;
+            sessions(team, &scratches, lap)?;
+            // A person's side rows depend on their own sessions alone: the
+            // new people's, derived in their scratch stores, follow the
+            // stored ones.
+            let sides = scratches.into_iter().map(|s| s.sides).collect();
+            materialize::append_sides(team, prices, sides, had_rows)?;
             lap("side tables");
+            requests
         }
-    }
+    };
     Ok(requests)
 }
 
-fn read_parquet(path: &std::path::Path) -> Result<DataFrame, StoreError> {
+/// The sessions of the scratch stores' requests, derived again from the
+/// team's requests (a session id may be several people's).
+fn sessions(team: &Store, scratches: &[Scratch], lap: impl Fn(&str)) -> Result<(), TeamError> {
+    let changed = new_sessions(scratches)?;
+    write_sessions(team, &changed)?;
+    lap("sessions");
+    Ok(())
+}
+
+/// The analysis table: the stored rows (`old`, without the what-if
+/// columns), then each scratch store's, with the what-if columns over all.
+fn append_analysis(
+    team: &Store,
+    prices: &PriceTable,
+    old: Option<DataFrame>,
+    scratches: &[Scratch],
+) -> Result<usize, TeamError> {
+    let old = old.map(|o| o.drop_many(WHAT_IF));
+    let files: Vec<std::path::PathBuf> = scratches.iter().map(|s| s.analysis.clone()).collect();
+    let rows = materialize::write_parts(team, prices, |columns| {
+        let columns: Option<Vec<String>> = columns.map(|c| c.iter().map(|s| (*s).to_owned()).collect());
+        let old = match (&old, &columns) {
+            (Some(o), Some(c)) => Some(o.select(c.iter().map(String::as_str)).map_err(at_analysis(team))),
+            (o, _) => o.clone().map(Ok),
+        };
+        let files = files.clone().into_iter().map(move |f| read_parquet(&f, columns.clone()));
+        Box::new(old.into_iter().chain(files))
+    })?;
+    Ok(rows)
+}
+
+/// A scratch file, only `columns` when given.
+fn read_parquet(path: &std::path::Path, columns: Option<Vec<String>>) -> Result<DataFrame, StoreError> {
     let file = std::fs::File::open(path).map_err(|source| StoreError::Io { path: path.to_path_buf(), source })?;
-    ParquetReader::new(std::io::BufReader::new(file)).finish().map_err(|e| StoreError::damaged(path.to_path_buf(), &e))
+    ParquetReader::new(std::io::BufReader::new(file))
+        .with_columns(columns)
+        .finish()
+        .map_err(|e| StoreError::damaged(path.to_path_buf(), &e))
+}
+
+fn at_analysis(store: &Store) -> impl Fn(PolarsError) -> StoreError + '_ {
+    move |source| StoreError::Polars { path: store.path(Table::Analysis), source }
 }
 
 /// The team's requests, then each scratch store's, written as a new base a
@@ -214,7 +278,12 @@ fn write_sessions(team: &Store, changed: &HashSet<String>) -> Result<(), TeamErr
         .filter(|t| changed.contains(&t.session_id))
         .collect();
     let Some(input) = team.read_file(Table::Requests, Some(&sessions::INPUT_COLUMNS))? else { return Ok(()) };
-    let input = input.filter(&in_changed(&input).map_err(&at)?).map_err(&at)?;
+    // A new team store's sessions are all new: no copy of the rows to filter.
+    let mask = in_changed(&input).map_err(&at)?;
+    let input = match mask.all() {
+        true => input,
+        false => input.filter(&mask).map_err(&at)?,
+    };
     let mut derived = sessions::frame(&sessions::derive_frame(&input, &titles).map_err(&at)?).map_err(&at)?;
     drop(input);
     if let Some(stored) = team.read(Table::Sessions)? {

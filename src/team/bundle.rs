@@ -10,6 +10,7 @@
 use super::analysis;
 pub use super::analysis::BundleAnalysis;
 use super::bundle_layout::{bundle_frame, column_order, ITERATION_COLUMNS};
+use super::frame_checks;
 use super::integrity::check_bounds;
 pub use super::integrity::{checksum, checksum_all, frame_checksum, hex};
 use super::limits::{self, BundleLimits, Chunk, Group, Verdict};
@@ -151,6 +152,83 @@ pub(super) fn read_bundle_again(bytes: &[u8], origin: &str, limits: &BundleLimit
 }
 
 fn read(bytes: &[u8], origin: &str, limits: &BundleLimits, verify: bool) -> Result<Bundle, TeamError> {
+    rows_of(decode(bytes, origin, limits)?, origin, verify)
+}
+
+/// A decoded bundle's typed rows (`verify`: checked against its checksum
+/// and bounds).
+fn rows_of(decoded: Decoded, origin: &str, verify: bool) -> Result<Bundle, TeamError> {
+    let damaged = |why: String| TeamError::Damaged { origin: origin.to_owned(), why };
+    let Decoded { meta, pairs, df } = decoded;
+    let expected = get(&pairs, META_CHECKSUM).unwrap_or_default();
+    if verify && meta.schema >= 3 {
+        verify_checksum(&df, expected).map_err(damaged)?;
+    }
+    let (requests, compactions, iterations) = guarded(|| split(&df)).map_err(damaged)?;
+    let rows = guarded(|| analysis::rows_of(&df)).map_err(damaged)?;
+    let analysed = rows.as_ref().map_or(0, DataFrame::height);
+    let unknown = df.height() - requests.len() - compactions.len() - iterations.len() - analysed;
+    if unknown > 0 {
+        return Err(damaged(format!("{unknown} row(s) of unknown kind")));
+    }
+    if verify && meta.schema < 3 && expected != checksum_all(&requests, &compactions, &iterations) {
+        return Err(damaged("the rows do not match the bundle's checksum".into()));
+    }
+    if verify {
+        check_bounds(&requests, &compactions, &iterations).map_err(damaged)?;
+    }
+    let analysis = match rows {
+        None => None,
+        Some(rows) => {
+            if verify {
+                analysis::check(&rows, &meta.user).map_err(damaged)?;
+            }
+            Some(BundleAnalysis { stamp: get(&pairs, META_ANALYSIS_STAMP).unwrap_or_default().to_owned(), rows })
+        }
+    };
+    Ok(Bundle { meta, requests, compactions, iterations, analysis })
+}
+
+/// What a bundle says about itself and what it holds, counted.
+#[derive(Debug, Clone)]
+pub(super) struct Checked {
+    pub meta: BundleMeta,
+    pub requests: usize,
+    pub compactions: usize,
+}
+
+/// Validates a bundle as `read_bundle_limited` does, owner included
+/// (`frame_checks::check_owner`), without keeping its rows: a schema-3
+/// bundle is checked on its decoded columns (no typed rows are built);
+/// older ones, whose checksum is over typed rows, are read whole.
+pub(super) fn check_limited(bytes: &[u8], origin: &str, limits: &BundleLimits) -> Result<Checked, TeamError> {
+    let damaged = |why: String| TeamError::Damaged { origin: origin.to_owned(), why };
+    let decoded = decode(bytes, origin, limits)?;
+    if decoded.meta.schema < 3 {
+        let b = rows_of(decoded, origin, true)?;
+        frame_checks::check_owner(&b, origin)?;
+        return Ok(Checked { requests: b.requests.len(), compactions: b.compactions.len(), meta: b.meta });
+    }
+    let Decoded { meta, pairs, df } = decoded;
+    verify_checksum(&df, get(&pairs, META_CHECKSUM).unwrap_or_default()).map_err(damaged)?;
+    let (requests, compactions) =
+        guarded(|| frame_checks::check(&df, &meta.user)).map_err(damaged)?.map_err(|e| match e {
+            frame_checks::Failed::Damaged(why) => damaged(why),
+            frame_checks::Failed::NotOwned(why) => TeamError::NotABundle { origin: origin.to_owned(), why },
+        })?;
+    Ok(Checked { meta, requests, compactions })
+}
+
+/// A decoded bundle: its meta, its footer's pairs and its one frame.
+struct Decoded {
+    meta: BundleMeta,
+    pairs: Vec<(String, String)>,
+    df: DataFrame,
+}
+
+/// Decodes a bundle within `limits` (refused before a page is
+/// decompressed when over them) and checks its columns' names and types.
+fn decode(bytes: &[u8], origin: &str, limits: &BundleLimits) -> Result<Decoded, TeamError> {
     let damaged = |why: String| TeamError::Damaged { origin: origin.to_owned(), why };
     if !bytes.starts_with(b"PAR1") {
         return Err(TeamError::NotParquet { origin: origin.to_owned() });
@@ -176,36 +254,15 @@ fn read(bytes: &[u8], origin: &str, limits: &BundleLimits, verify: bool) -> Resu
     let meta = parse_meta(&pairs, origin)?;
     let df = guarded(move || reader.finish()).map_err(damaged)?;
     check_columns(&df).map_err(damaged)?;
-    let expected = get(&pairs, META_CHECKSUM).unwrap_or_default();
-    if verify
-        && meta.schema >= 3
-        && frame_checksum(&df, &column_order()).map_err(|e| damaged(e.to_string()))? != expected
-    {
-        return Err(damaged("the rows do not match the bundle's checksum".into()));
+    Ok(Decoded { meta, pairs, df })
+}
+
+/// A schema-3 bundle's rows against the checksum it carries.
+fn verify_checksum(df: &DataFrame, expected: &str) -> Result<(), String> {
+    match frame_checksum(df, &column_order()).map_err(|e| e.to_string())? == expected {
+        true => Ok(()),
+        false => Err("the rows do not match the bundle's checksum".into()),
     }
-    let (requests, compactions, iterations) = guarded(|| split(&df)).map_err(damaged)?;
-    let rows = guarded(|| analysis::rows_of(&df)).map_err(damaged)?;
-    let analysed = rows.as_ref().map_or(0, DataFrame::height);
-    let unknown = df.height() - requests.len() - compactions.len() - iterations.len() - analysed;
-    if unknown > 0 {
-        return Err(damaged(format!("{unknown} row(s) of unknown kind")));
-    }
-    if verify && meta.schema < 3 && expected != checksum_all(&requests, &compactions, &iterations) {
-        return Err(damaged("the rows do not match the bundle's checksum".into()));
-    }
-    if verify {
-        check_bounds(&requests, &compactions, &iterations).map_err(damaged)?;
-    }
-    let analysis = match rows {
-        None => None,
-        Some(rows) => {
-            if verify {
-                analysis::check(&rows, &meta.user).map_err(damaged)?;
-            }
-            Some(BundleAnalysis { stamp: get(&pairs, META_ANALYSIS_STAMP).unwrap_or_default().to_owned(), rows })
-        }
-    };
-    Ok(Bundle { meta, requests, compactions, iterations, analysis })
 }
 
 /// The footer's claims per row group, for `limits::check`.

@@ -11,13 +11,16 @@ use super::append;
 use super::bundle::read_bundle_limited;
 use super::bundle::Bundle;
 use super::export::write_atomic;
+use super::lanes;
 use super::limits::BundleLimits;
 use super::pending::{self, Pending};
+use super::shared::shared_message_ids_stored;
+pub use super::shared::{shared_message_ids, SharedMessage};
 use super::TeamError;
 use crate::ingest::dedup::Chunks;
 use crate::ingest::merge::{merge, Base, Delta};
 use crate::model::columns as c;
-use crate::model::{Compaction, Request};
+use crate::model::Compaction;
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::frames::Cols;
 use crate::store::manifest::STORE_SCHEMA;
@@ -26,15 +29,12 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The ledger file: its presence marks a data directory holding bundles.
 pub const LEDGER: &str = "team-bundles.json";
-
-/// How many shared message ids an outcome lists by name.
-const SHARED_EXAMPLES: usize = 5;
 
 /// A bundle and where it came from (a path, or `upload`).
 #[derive(Debug, Clone)]
@@ -54,13 +54,6 @@ pub struct BundleSummary {
     /// Requests of this bundle that were new to the store (and to the
     /// bundles before it in the same import).
     pub added: usize,
-}
-
-/// A message id stored under more than one user.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SharedMessage {
-    pub message_id: String,
-    pub users: Vec<String>,
 }
 
 /// What an import did.
@@ -211,15 +204,23 @@ fn import_pending(
     let known: BTreeSet<&str> = by_user.keys().copied().filter(|u| people.contains_key(*u)).collect();
     let mut added = vec![0; pending.len()];
     let mut unknown = UnknownModels::new();
-    let mut scratches = Vec::new();
-    for (user, list) in by_user.iter().filter(|(u, _)| !known.contains(*u)) {
+    // New people's scratch stores, two at a time (`lanes`).
+    let new: Vec<(&str, &Vec<usize>)> =
+        by_user.iter().filter(|(u, _)| !known.contains(*u)).map(|(u, l)| (*u, l)).collect();
+    let built = lanes::run(&new, lanes::LANES, |(user, list)| {
         tracing::debug!("import: {user} is new to the store (peak {})", append::peak());
         let bundles = list.iter().map(|&k| pending[k].bundle()).collect::<Result<Vec<_>, _>>()?;
-        count_added(&HashSet::new(), list, &bundles, &mut added);
-        let refs: Vec<&Bundle> = bundles.iter().map(|b| b.as_ref()).collect();
-        let (s, u) = append::scratch(store, &refs, prices)?;
+        let mut counts = vec![0; pending.len()];
+        count_added(&HashSet::new(), list, &bundles, &mut counts);
+        let (s, u) = append::scratch(store, bundles, prices)?;
+        Ok::<_, TeamError>((s, u, counts))
+    });
+    let mut scratches = Vec::new();
+    for b in built {
+        let (s, u, counts) = b?;
         add_unknown(&mut unknown, u);
         scratches.push(s);
+        added.iter_mut().zip(counts).for_each(|(a, n)| *a += n);
     }
     let mut requests_after = requests_before;
     if !scratches.is_empty() {
@@ -327,51 +328,6 @@ fn summary(p: &Pending<'_>, added: usize) -> BundleSummary {
         compactions: p.compactions,
         added,
     }
-}
-
-/// Message ids that appear under more than one user, by id.
-pub fn shared_message_ids(requests: &[Request]) -> Vec<SharedMessage> {
-    let mut users: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-    for r in requests {
-        users.entry(r.message_id.as_str()).or_default().insert(r.user.as_str());
-    }
-    users
-        .into_iter()
-        .filter(|(_, u)| u.len() > 1)
-        .map(|(m, u)| SharedMessage { message_id: m.to_owned(), users: u.into_iter().map(str::to_owned).collect() })
-        .collect()
-}
-
-/// How many message ids the stored requests hold under several users, and
-/// the first few of them (two columns read, not the rows).
-fn shared_message_ids_stored(store: &Store) -> Result<(usize, Vec<SharedMessage>), TeamError> {
-    let Some(df) = store.read_request_columns(&[c::MESSAGE_ID, c::USER])? else { return Ok((0, Vec::new())) };
-    let polars = |source| TeamError::Polars { what: "finding shared message ids", source };
-    let k = Cols(&df);
-    let (ids, users) = (k.str(c::MESSAGE_ID).map_err(polars)?, k.str(c::USER).map_err(polars)?);
-    // Per id, its first user and whether another one holds it too: one pass,
-    // no set per id.
-    let mut first: HashMap<&str, (&str, bool)> = HashMap::new();
-    for (m, u) in ids.iter().zip(&users) {
-        let e = first.entry(m).or_insert((u, false));
-        e.1 |= e.0 != *u;
-    }
-    let mut shared: Vec<&str> = first.into_iter().filter(|(_, (_, many))| *many).map(|(m, _)| m).collect();
-    shared.sort_unstable();
-    let count = shared.len();
-    let examples: BTreeMap<&str, BTreeSet<&str>> =
-        shared.into_iter().take(SHARED_EXAMPLES).map(|m| (m, BTreeSet::new())).collect();
-    let mut examples = examples;
-    for (m, u) in ids.iter().zip(&users) {
-        if let Some(set) = examples.get_mut(m) {
-            set.insert(u);
-        }
-    }
-    let examples = examples
-        .into_iter()
-        .map(|(m, u)| SharedMessage { message_id: m.to_owned(), users: u.into_iter().map(str::to_owned).collect() })
-        .collect();
-    Ok((count, examples))
 }
 
 /// Updates the ledger and the manifest's freshness after a merge.

@@ -78,7 +78,9 @@ fn digest(rows: &impl serde::Serialize) -> String {
 /// bytes): any change to a value, a null or the row order shows, and it
 /// costs one pass over the columns instead of a JSON rendering of the rows.
 pub fn frame_checksum(df: &DataFrame, columns: &[&str]) -> PolarsResult<String> {
-    let mut h = Sha256::new();
+    // ring's SHA-256 (the same digest as `sha2`'s) runs at twice the speed
+    // here, and a bundle's frame is a hundred megabytes of values.
+    let mut h = ring::digest::Context::new(&ring::digest::SHA256);
     // Values are gathered into one buffer per column: hashing a few bytes
     // at a time costs more than the hash itself.
     let mut buf: Vec<u8> = Vec::new();
@@ -95,25 +97,28 @@ pub fn frame_checksum(df: &DataFrame, columns: &[&str]) -> PolarsResult<String> 
                 None => buf.extend_from_slice(&[0xff; 8]),
             }),
             DataType::Boolean => col.bool()?.iter().for_each(|v| buf.push(v.map_or(2, u8::from))),
-            DataType::Float64 => col.f64()?.iter().for_each(|v| buf.extend_from_slice(&tagged(v.map(f64::to_bits)))),
+            DataType::Float64 => put_tagged(&mut buf, col.len(), col.f64()?.iter().map(|v| v.map(f64::to_bits))),
             _ => {
                 let ints = col.to_physical_repr().cast(&DataType::Int64)?;
-                ints.i64()?.iter().for_each(|v| buf.extend_from_slice(&tagged(v.map(|x| x as u64))));
+                put_tagged(&mut buf, ints.len(), ints.i64()?.iter().map(|v| v.map(|x| x as u64)));
             }
         }
         h.update(&buf);
     }
-    Ok(format!("sha256:{}", hex(&h.finalize())))
+    Ok(format!("sha256:{}", hex(h.finish().as_ref())))
 }
 
-/// A value's 8 bytes after a tag byte (0), or the null marker.
-fn tagged(v: Option<u64>) -> [u8; 9] {
-    let mut out = [0xff; 9];
-    if let Some(v) = v {
-        out[0] = 0;
-        out[1..].copy_from_slice(&v.to_le_bytes());
+/// Appends `n` values, each as its 8 bytes after a tag byte (0), or as the
+/// null marker (nine 0xff bytes): the buffer grows once, nulls are its fill.
+fn put_tagged(buf: &mut Vec<u8>, n: usize, values: impl Iterator<Item = Option<u64>>) {
+    let start = buf.len();
+    buf.resize(start + 9 * n, 0xff);
+    for (slot, v) in buf[start..].chunks_exact_mut(9).zip(values) {
+        if let Some(v) = v {
+            slot[0] = 0;
+            slot[1..].copy_from_slice(&v.to_le_bytes());
+        }
     }
-    out
 }
 
 /// Lower-case hex of `bytes`.

@@ -12,13 +12,16 @@ pub mod batch;
 pub mod bundle;
 mod bundle_layout;
 pub mod export;
+mod frame_checks;
 pub mod hash;
 pub mod import;
 pub mod integrity;
+mod lanes;
 pub mod limits;
 mod pending;
 pub mod push;
 pub mod server;
+mod shared;
 pub mod tokens;
 
 pub use bundle::{bundle_bytes, read_bundle, read_bundle_limited, Bundle, BundleAnalysis, BundleMeta, BUNDLE_SCHEMA};

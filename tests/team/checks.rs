@@ -1,0 +1,66 @@
+//! An import validates bundle files on their columns (`team::frame_checks`)
+//! and uploads on their typed rows: for every kind of hostile bundle both
+//! refuse it with the same message, and a refused file leaves the store
+//! as it was.
+
+use super::support::{bundle_of, bytes_of, prices, row, snapshot};
+use cachewise::model::MAX_TOKENS;
+use cachewise::store::Store;
+use cachewise::team::import::Incoming;
+use cachewise::team::limits::BundleLimits;
+use cachewise::team::{import, import_files, read_bundle, Bundle};
+use chrono::Utc;
+
+/// Alice's three requests, edited.
+fn alice(edit: impl Fn(&mut Bundle)) -> Bundle {
+    let mut b = bundle_of("alice", (1..=3).map(|k| row("alice", "s1", k, k as i64 * 2)).collect());
+    edit(&mut b);
+    b
+}
+
+/// The error of importing `b` as a file (checked on columns) and as an
+/// upload (read and checked as typed rows), each without its origin.
+fn refusals(b: &Bundle) -> (String, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let (file, team) = (tmp.path().join("b.parquet"), tmp.path().join("team"));
+    std::fs::write(&file, bytes_of(b)).unwrap();
+    let store = Store::open(&team).unwrap();
+    let before = snapshot(&team);
+    let limits = BundleLimits::default();
+    let as_file =
+        import_files(&store, std::slice::from_ref(&file), &limits, &prices(), Utc::now()).unwrap_err().to_string();
+    assert_eq!(snapshot(&team), before, "a refused file changes nothing");
+    let origin = file.display().to_string();
+    let as_upload = match read_bundle(&bytes_of(b), &origin) {
+        Err(e) => e.to_string(),
+        Ok(bundle) => import(&store, &[Incoming { origin: origin.clone(), bundle }], &prices(), Utc::now())
+            .unwrap_err()
+            .to_string(),
+    };
+    (as_file.replace(&origin, "B"), as_upload.replace(&origin, "B"))
+}
+
+#[test]
+fn files_checked_on_columns_are_refused_as_typed_rows_are() {
+    let cases: Vec<(&str, Bundle)> = vec![
+        ("above the bound of", alice(|b| b.requests[1].tokens.cache_read = MAX_TOKENS + 1)),
+        ("web searches", alice(|b| b.requests[2].web_search = 1_000_001)),
+        // A token field beats a later row's web searches, as row by row.
+        (
+            "request row 2 (message",
+            alice(|b| {
+                b.requests[1].tokens.output = MAX_TOKENS + 5;
+                b.requests[2].web_search = 1_000_001;
+            }),
+        ),
+        ("pre_tokens", alice(|b| b.compactions[0].pre_tokens = Some(MAX_TOKENS + 1))),
+        ("names user \"mallory\"", alice(|b| b.requests[2].user = "mallory".into())),
+        ("name no user", alice(|b| b.requests[0].user = "".into())),
+        ("name no user", alice(|b| b.meta.user = String::new())),
+    ];
+    for (want, b) in cases {
+        let (as_file, as_upload) = refusals(&b);
+        assert!(as_file.contains(want), "{want}: {as_file}");
+        assert_eq!(as_file, as_upload, "{want}");
+    }
+}
