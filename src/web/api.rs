@@ -7,7 +7,7 @@
 
 use super::error::{ApiError, WebError};
 use super::pages::blocking;
-use super::params::{ApiParams, Params, CACHE_PER_PAGE};
+use super::params::{ApiParams, Params};
 use super::snapshot::Snapshot;
 use super::state::AppState;
 use crate::report::cache::{CacheQuery, CacheReport};
@@ -55,8 +55,7 @@ pub async fn sessions(State(state): State<AppState>, p: ApiParams) -> Result<Res
 /// `GET /api/cache`: `cachewise cache --json --per-page N --page K`
 /// (`since`, `until`, `project`, `user`, `session`, `page`, `per_page`:
 /// 500 rows of each per-session list unless asked, at most 5,000), as of
-/// the snapshot's clock. The first page of the unfiltered report is
-/// serialised once per snapshot.
+/// the snapshot's clock. Each answer is serialised once per snapshot.
 pub async fn cache_api(State(state): State<AppState>, p: ApiParams) -> Result<Response, ApiError> {
     let q = p.0.usage_query(state.settings().tz)?;
     let (page, per_page) = (p.0.page()?, p.0.cache_per_page()?);
@@ -66,15 +65,15 @@ pub async fn cache_api(State(state): State<AppState>, p: ApiParams) -> Result<Re
         let bytes = |r: &CacheReport| {
             serde_json::to_vec(&r.page(page, per_page)).map(Bytes::from).map_err(|e| WebError::Internal(e.to_string()))
         };
-        if q.since.is_none() && q.until.is_none() && q.project.is_none() && q.user.is_none() && session.is_none() {
-            if (page, per_page) == (1, CACHE_PER_PAGE) {
-                return snap.cache_json(|| bytes(&snap.all.cache));
-            }
-            return bytes(&snap.all.cache);
-        }
         let session = session.map(|s| snap.view.resolve_session(&s)).transpose()?;
-        let set = state.settings();
-        bytes(&cache_report(&snap.view, &CacheQuery { query: q, session }, snap.built, &set.prices)?)
+        snap.cache_json((q.clone(), session.clone(), page, per_page), || {
+            let everything = q.since.is_none() && q.until.is_none() && q.project.is_none() && q.user.is_none();
+            if everything && session.is_none() {
+                return bytes(&snap.all.cache);
+            }
+            let set = state.settings();
+            bytes(&cache_report(&snap.view, &CacheQuery { query: q, session }, snap.built, &set.prices)?)
+        })
     })
     .await?;
     Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())

@@ -58,8 +58,8 @@ pub struct Snapshot {
     /// The project medians of resume advice, over every stored row.
     pub medians: MedianTable,
     sessions: Memo<String, CacheData>,
-    /// `/api/cache` unfiltered, serialised once.
-    cache_json: std::sync::OnceLock<axum::body::Bytes>,
+    /// `/api/cache` pages, serialised once per query, session and page.
+    cache_json: Memo<CachePage, axum::body::Bytes>,
     /// The people of a team data directory, sorted (local rows, which name
     /// nobody, are not listed).
     pub users: Vec<String>,
@@ -71,6 +71,14 @@ pub struct Snapshot {
     teams: Memo<Query, TeamReport>,
     team_json: Memo<Query, axum::body::Bytes>,
 }
+
+/// Cache report pages a snapshot keeps serialised (a page is at most a
+/// few megabytes).
+const CACHE_PAGES_REMEMBERED: usize = 32;
+
+/// What an `/api/cache` answer depends on: the query, the session, the
+/// page and its length.
+pub type CachePage = (Query, Option<String>, usize, usize);
 
 impl Snapshot {
     /// Reads the store and runs every report and the cache model as of `now`.
@@ -109,7 +117,7 @@ impl Snapshot {
             estimated_models: view.estimated_models(prices)?,
             medians: view.medians()?,
             sessions: Memo::with_limit(SESSIONS_REMEMBERED),
-            cache_json: std::sync::OnceLock::new(),
+            cache_json: Memo::with_limit(CACHE_PAGES_REMEMBERED),
             recent,
             view,
             all: Arc::new(all),
@@ -201,14 +209,14 @@ impl Snapshot {
         })
     }
 
-    /// The unfiltered cache report as JSON bytes, made by `make` the first
-    /// time. Blocking.
-    pub fn cache_json<E>(&self, make: impl FnOnce() -> Result<axum::body::Bytes, E>) -> Result<axum::body::Bytes, E> {
-        if let Some(b) = self.cache_json.get() {
-            return Ok(b.clone());
-        }
-        let b = make()?;
-        Ok(self.cache_json.get_or_init(|| b).clone())
+    /// A page of the cache report as JSON bytes (`/api/cache`), made by
+    /// `make` the first time. Blocking.
+    pub fn cache_json<E>(
+        &self,
+        page: CachePage,
+        make: impl FnOnce() -> Result<axum::body::Bytes, E>,
+    ) -> Result<axum::body::Bytes, E> {
+        self.cache_json.get_or(page, make).map(|b| (*b).clone())
     }
 
     /// One session's rows (every person's copy), classified, remembered for
