@@ -101,7 +101,12 @@ impl Snapshot {
             || Reports::build(&i, &q, |g| usage.get_or((g, q.clone()), || reports::usage_report(&i, g, &q))),
             || (users.len() > 1).then(|| team(store, &q, prices, &opts)).transpose(),
         );
-        let (all, team_report) = (all?, team_report?);
+        // A Team report that fails is left for the Team page to report.
+        let team_report = team_report.unwrap_or_else(|e| {
+            tracing::warn!("the Team report: {e}");
+            None
+        });
+        let all = all?;
         let recent = recent_data(&view, store, prices, now - blocks::BLOCK * 2, now)?;
         let teams = Memo::default();
         if let Some(r) = team_report {
