@@ -14,6 +14,8 @@ pub const CACHE_WRITE_5M: &str = "cache_write_5m";
 pub const CACHE_WRITE_1H: &str = "cache_write_1h";
 pub const CACHE_READ: &str = "cache_read";
 pub const OUTPUT: &str = "output";
+/// The five token columns (`store::frames::Cols::tokens` reads them).
+pub const TOKENS: [&str; 5] = [INPUT, CACHE_WRITE_5M, CACHE_WRITE_1H, CACHE_READ, OUTPUT];
 pub const WEB_SEARCH: &str = "web_search";
 pub const SPEED: &str = "speed";
 pub const INFERENCE_GEO: &str = "inference_geo";

@@ -90,9 +90,7 @@ impl CacheView {
 
     /// How many rows the analysis holds.
     pub fn count(&self) -> PolarsResult<usize> {
-        // A column's height, not `len()`: polars 0.55 cannot sum the row
-        // counts of a union of scans (base and recent analysis parts).
-        Ok(self.rows.clone().select([col(c::CLASS)]).collect()?.height())
+        super::slices::row_count(&self.rows)
     }
 
     /// The people of a team store, sorted (local rows name nobody).

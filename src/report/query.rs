@@ -71,6 +71,12 @@ impl Query {
         Query { since: None, until: None, tz, project: None, breakdown: false, user: None }
     }
 
+    /// True when the query selects every request of the people it selects
+    /// (no days, no project).
+    pub fn whole_history(&self) -> bool {
+        self.since.is_none() && self.until.is_none() && self.project.is_none()
+    }
+
     /// True when `prepare` would keep this request: the same day, project
     /// and user filters over an in-memory row.
     pub fn accepts(&self, r: &Request) -> bool {

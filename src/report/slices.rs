@@ -10,6 +10,13 @@ use polars::prelude::*;
 /// Rows per slice.
 pub const BATCH_ROWS: IdxSize = 262_144;
 
+/// How many rows `scan` (a stored table with a `user` column) holds: a
+/// column's height, not `len()`, since polars 0.55 cannot sum the row
+/// counts of a union of scans (a table's base and recent parts).
+pub fn row_count(scan: &LazyFrame) -> PolarsResult<usize> {
+    Ok(scan.clone().select([col(c::USER)]).collect()?.height())
+}
+
 /// Calls `f` with each slice of `scan` (a stored table with a `user`
 /// column) in order; at least once, so an empty table still gives `f` its
 /// schema. A query of one person (`Query::user`) takes the whole scan at
@@ -29,9 +36,7 @@ pub fn for_each_slice_of(
     if q.user.is_some() {
         return f(scan.clone());
     }
-    // A column's height, not `len()`: polars 0.55 cannot sum the row counts
-    // of a union of scans (a table's base and recent parts).
-    let n = scan.clone().select([col(c::USER)]).collect()?.height();
+    let n = row_count(scan)?;
     let mut offset: usize = 0;
     loop {
         f(scan.clone().slice(i64::try_from(offset).unwrap_or(i64::MAX), rows))?;

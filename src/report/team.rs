@@ -231,7 +231,7 @@ pub fn team(store: &Store, q: &Query, prices: &PriceTable, opts: &TeamOptions) -
         selected,
         analysis: sums::analysis(&analysis.rows, q)?,
         sessions,
-        some_sessions: q.since.is_some() || q.until.is_some() || q.project.is_some(),
+        some_sessions: !q.whole_history(),
         prices,
         now: opts.now,
         top_stale: opts.top_stale,

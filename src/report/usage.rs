@@ -153,8 +153,7 @@ pub fn usage(store: &Store, grouping: Grouping, q: &Query, prices: &PriceTable) 
 
 /// The columns a usage report reads (`with_calls`: and the calls' keys).
 fn columns(grouping: Grouping, with_calls: bool) -> Vec<Expr> {
-    let used = [c::TIME, c::MODEL, c::INPUT, c::CACHE_WRITE_5M, c::CACHE_WRITE_1H, c::CACHE_READ, c::OUTPUT];
-    let mut cols: Vec<Expr> = used.iter().map(|n| col(*n)).collect();
+    let mut cols: Vec<Expr> = [c::TIME, c::MODEL].iter().chain(&c::TOKENS).map(|n| col(*n)).collect();
     // A period row names no project (`UsageRow::project`): not reading the
     // column was a third of a team's daily report.
     cols.push(if grouping.is_period() { lit("").alias(c::PROJECT) } else { col(c::PROJECT) });

@@ -193,22 +193,10 @@ impl Store {
     /// Reads a table; `None` when it was never written. `Requests` is the
     /// base followed by the recent part of the same generation.
     pub fn read(&self, t: Table) -> Result<Option<DataFrame>, StoreError> {
-        if t != Table::Requests {
-            return self.read_file(t, None);
+        match t {
+            Table::Requests => self.read_requests(None),
+            _ => self.read_file(t, None),
         }
-        let mut out: Option<DataFrame> = None;
-        for (part, file) in self.open_requests()? {
-            let df = ParquetReader::new(BufReader::new(file))
-                .finish()
-                .map_err(|e| StoreError::damaged(self.path(part), &e))?;
-            match &mut out {
-                None => out = Some(df),
-                Some(o) => {
-                    o.vstack_mut_owned(df).map_err(|source| StoreError::Polars { path: self.path(part), source })?;
-                }
-            }
-        }
-        Ok(out)
     }
 
     /// Reads a table into rows with `from` (none when it was never written).

@@ -66,11 +66,16 @@ impl Store {
     /// Only `columns` of the requests (base then recent part, one
     /// generation); None when the table was never written.
     pub fn read_request_columns(&self, columns: &[&str]) -> Result<Option<DataFrame>, StoreError> {
-        let names: Vec<String> = columns.iter().map(|s| (*s).to_owned()).collect();
+        self.read_requests(Some(columns.iter().map(|s| (*s).to_owned()).collect()))
+    }
+
+    /// The requests (base then recent part, one generation), all columns
+    /// or only `names`; None when the table was never written.
+    pub(super) fn read_requests(&self, names: Option<Vec<String>>) -> Result<Option<DataFrame>, StoreError> {
         let mut out: Option<DataFrame> = None;
         for (part, file) in self.open_requests()? {
             let df = ParquetReader::new(BufReader::new(file))
-                .with_columns(Some(names.clone()))
+                .with_columns(names.clone())
                 .finish()
                 .map_err(|e| StoreError::damaged(self.path(part), &e))?;
             match &mut out {

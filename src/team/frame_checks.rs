@@ -31,8 +31,7 @@ pub(super) fn check(df: &DataFrame, user: &str) -> PolarsResult<Result<(usize, u
     let rows_of = |k: &str, columns: &[&str]| -> PolarsResult<DataFrame> {
         df.select(columns.iter().copied())?.filter(&kind.equal(k))
     };
-    let tokens = [c::INPUT, c::CACHE_WRITE_5M, c::CACHE_WRITE_1H, c::CACHE_READ, c::OUTPUT];
-    let with = |more: &[&'static str]| -> Vec<&'static str> { tokens.iter().chain(more).copied().collect() };
+    let with = |more: &[&'static str]| -> Vec<&'static str> { c::TOKENS.iter().chain(more).copied().collect() };
     let calls = rows_of(KIND_ITERATION, &with(&[c::USER]))?;
     let requests = rows_of(KIND_REQUEST, &with(&[c::USER, c::WEB_SEARCH, c::MESSAGE_ID]))?;
     let compactions = rows_of(KIND_COMPACTION, &[c::PRE_TOKENS])?;

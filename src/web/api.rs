@@ -67,8 +67,7 @@ pub async fn cache_api(State(state): State<AppState>, p: ApiParams) -> Result<Re
         };
         let session = session.map(|s| snap.view.resolve_session(&s)).transpose()?;
         snap.cache_json((q.clone(), session.clone(), page, per_page), || {
-            let everything = q.since.is_none() && q.until.is_none() && q.project.is_none() && q.user.is_none();
-            if everything && session.is_none() {
+            if q.whole_history() && q.user.is_none() && session.is_none() {
                 return bytes(&snap.all.cache);
             }
             let set = state.settings();

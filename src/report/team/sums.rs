@@ -14,15 +14,15 @@ use crate::report::query::{Grouping, Query};
 use crate::report::slices::{for_each_slice_of, BATCH_ROWS};
 use polars::prelude::*;
 
-/// What the sums add up, per person, day, model and machine.
-const SUMMED: [&str; 7] =
-    [c::COUNTED, c::COST_USD, c::INPUT, c::OUTPUT, c::CACHE_WRITE_5M, c::CACHE_WRITE_1H, c::CACHE_READ];
+/// What the sums add up, per person, day, model and machine: `counted`,
+/// the cost and `c::TOKENS`.
+const SUMMED: [&str; 2] = [c::COUNTED, c::COST_USD];
 
 /// `lf` (requests with `key` and `counted`) summed per person, local day,
 /// model and machine.
 fn group(lf: LazyFrame) -> LazyFrame {
     let keys = [c::USER, c::KEY, c::MODEL, c::MACHINE].map(col);
-    lf.group_by(keys).agg(SUMMED.map(|n| col(n).sum()))
+    lf.group_by(keys).agg(SUMMED.iter().chain(&c::TOKENS).map(|n| col(*n).sum()).collect::<Vec<_>>())
 }
 
 fn counted(lf: LazyFrame) -> LazyFrame {
@@ -65,12 +65,9 @@ fn batched(
 /// then puts each call's cost under its own model, as `report model` does,
 /// and every other total is unchanged.
 pub(super) fn split(lf: LazyFrame, stored: &[Iteration]) -> PolarsResult<LazyFrame> {
-    let mut cols: Vec<Expr> = [c::KEY, c::MODEL, c::MACHINE, c::COST_USD, c::COUNTED, c::INPUT, c::OUTPUT]
-        .iter()
-        .chain([c::CACHE_WRITE_5M, c::CACHE_WRITE_1H, c::CACHE_READ].iter())
-        .map(|n| col(*n))
-        .collect();
-    cols.extend(calls::KEY_COLUMNS.iter().map(|n| col(*n)));
+    let keys = [c::KEY, c::MODEL, c::MACHINE];
+    let cols: Vec<Expr> =
+        keys.iter().chain(&SUMMED).chain(&c::TOKENS).chain(&calls::KEY_COLUMNS).map(|n| col(*n)).collect();
     let df = counted(lf).select(cols).collect()?;
     let matched = calls::match_rows(&df, stored)?;
     Ok(group(calls::split_by_model(df, stored, &matched, false, false)?.lazy()).collect()?.lazy())
