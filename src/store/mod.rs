@@ -10,6 +10,7 @@
 //! `cachewise ingest --rebuild` (`health` finds them before an ingest
 //! trusts the store; the derived tables are rebuilt on the spot).
 
+mod concat;
 pub mod frames;
 mod health;
 pub mod manifest;
@@ -140,18 +141,17 @@ impl Store {
 
     /// Opens a scratch store: one a team import builds beside the team's
     /// and throws away. Its files are read once, soon, and never survive a
-    /// crash, so they are written with a quick codec (LZ4) and without
-    /// waiting for the disk.
+    /// crash, so they are written without waiting for the disk.
     pub fn open_scratch(dir: &Path) -> Result<Store, StoreError> {
         Ok(Store { scratch: true, ..Store::open(dir)? })
     }
 
-    /// A Parquet writer of this store's codec.
+    /// A Parquet writer of the store's codec: LZ4, which writes the
+    /// requests of a 20-person team (1.7M rows) in 1.5 s where zstd takes
+    /// 2.5 s, and reads as fast; the files are about three times larger
+    /// (83 MB against 24 MB for those requests).
     pub(crate) fn parquet_writer<W: std::io::Write>(&self, w: W) -> ParquetWriter<W> {
-        match self.scratch {
-            true => ParquetWriter::new(w).with_compression(ParquetCompression::Lz4Raw),
-            false => ParquetWriter::new(w),
-        }
+        ParquetWriter::new(w).with_compression(ParquetCompression::Lz4Raw)
     }
 
     pub fn dir(&self) -> &Path {

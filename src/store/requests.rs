@@ -10,10 +10,12 @@
 //! over. A recent part of an older generation is what a fold cut short left
 //! behind: its rows are already in the base, and it is ignored.
 
+use super::concat::{concat, ConcatError, Part};
 use super::{Store, StoreError, Table};
 use polars::prelude::*;
 use std::fs::File;
-use std::io::{BufReader, Seek};
+use std::io::{BufReader, Read, Seek};
+use std::path::PathBuf;
 
 /// Parquet metadata key: the generation of the base requests file, which a
 /// recent part must name to count.
@@ -165,6 +167,50 @@ impl Store {
         self.remove(Table::RecentRequests)
     }
 
+    /// Writes the requests as a new base joined from files without decoding
+    /// them (`concat`): the stored parts, then `more` (Parquet files of the
+    /// table's schema in this store's codec, such as a scratch store's
+    /// requests). Returns the rows it holds, or None, with the table as it
+    /// was, when a file's schema differs (the caller encodes the rows).
+    pub fn concat_requests_base(&self, more: &[PathBuf]) -> Result<Option<u64>, StoreError> {
+        let mut files: Vec<(PathBuf, File)> =
+            self.open_requests()?.into_iter().map(|(t, f)| (self.path(t), f)).collect();
+        for p in more {
+            let file = File::open(p).map_err(|source| StoreError::Io { path: p.clone(), source })?;
+            files.push((p.clone(), file));
+        }
+        let set = [(GENERATION, self.next_generation()?.to_string())];
+        let (mut reading, mut failed) = (self.path(Table::Requests), None);
+        let mut rows = 0;
+        let written = self.atomic_write(&self.path(Table::Requests), |w| {
+            let parts = files.iter_mut().map(|(path, f)| {
+                reading.clone_from(path);
+                let mut bytes = Vec::new();
+                f.read_to_end(&mut bytes)?;
+                Part::new(bytes)
+            });
+            match concat(parts, &set, w) {
+                Ok(n) => {
+                    rows = n;
+                    Ok(())
+                }
+                Err(e) => {
+                    failed = Some(e);
+                    Err(PolarsError::ComputeError("the requests files were not joined".into()))
+                }
+            }
+        });
+        match (written, failed) {
+            (_, Some(ConcatError::Mismatch)) => Ok(None),
+            (_, Some(e)) => Err(StoreError::Damaged { path: reading, cause: e.to_string() }),
+            (Err(e), None) => Err(e),
+            (Ok(()), None) => {
+                self.remove(Table::RecentRequests)?;
+                Ok(Some(rows))
+            }
+        }
+    }
+
     /// Writes the requests merged since the base was written.
     pub fn write_requests_recent(&self, df: &mut DataFrame) -> Result<(), StoreError> {
         let base = self.generation(Table::Requests)?.unwrap_or(0);
@@ -259,5 +305,28 @@ mod tests {
         // A store that never settles is refused, not read half.
         let err = store.open_requests_with(|| store.write_requests_base(&mut frame(&["z"])).unwrap()).unwrap_err();
         assert!(matches!(err, StoreError::Busy { tries: TRIES, .. }), "{err}");
+    }
+
+    #[test]
+    fn joined_files_become_the_base_and_other_schemas_leave_it_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        store.write_requests_base(&mut frame(&["a", "b"])).unwrap();
+        store.write_requests_recent(&mut frame(&["c"])).unwrap();
+        let generation = store.generation(Table::Requests).unwrap();
+        let more = dir.path().join("more.parquet");
+        let write = |df: &mut DataFrame| {
+            let f = File::create(&more).unwrap();
+            store.parquet_writer(f).finish(df).unwrap();
+        };
+        write(&mut frame(&["d", "e"]));
+        assert_eq!(store.concat_requests_base(std::slice::from_ref(&more)).unwrap(), Some(5));
+        assert_eq!(ids(&store), ["a", "b", "c", "d", "e"]);
+        assert_eq!(store.request_parts().unwrap(), [Table::Requests], "the recent part is folded in");
+        assert_eq!(store.generation(Table::Requests).unwrap(), generation.map(|g| g + 1));
+        let mut other = DataFrame::new(1, vec![Column::new("other".into(), [1u64])]).unwrap();
+        write(&mut other);
+        assert_eq!(store.concat_requests_base(std::slice::from_ref(&more)).unwrap(), None);
+        assert_eq!(ids(&store), ["a", "b", "c", "d", "e"], "the table is as it was");
     }
 }

@@ -75,7 +75,6 @@ pub(super) fn scratch(
     let sides = materialize::sides_of(&store, &analysis, prices)?;
     tracing::debug!("scratch: side tables after {:?}", clock.elapsed());
     let path = dir.path().join(ANALYSIS_ROWS);
-    // Read twice by `append`: the scratch store's quick codec.
     store.atomic_write(&path, |w| store.parquet_writer(w).finish(&mut analysis).map(|_| ()))?;
     tracing::debug!("scratch: analysis rows written after {:?}", clock.elapsed());
     Ok((Scratch { _dir: dir, store, analysis: path, sides }, merged.unknown))
@@ -181,9 +180,15 @@ fn at_analysis(store: &Store) -> impl Fn(PolarsError) -> StoreError + '_ {
     move |source| StoreError::Polars { path: store.path(Table::Analysis), source }
 }
 
-/// The team's requests, then each scratch store's, written as a new base a
-/// frame at a time.
+/// The team's requests, then each scratch store's, written as a new base:
+/// their files joined (`Store::concat_requests_base`), or, when a schema
+/// differs, a frame at a time.
 fn append_requests(team: &Store, scratches: &[Scratch]) -> Result<usize, TeamError> {
+    // The scratch stores wrote them in the team's codec: copied, not encoded.
+    let files: Vec<std::path::PathBuf> = scratches.iter().map(|s| s.store.path(Table::Requests)).collect();
+    if let Some(rows) = team.concat_requests_base(&files)? {
+        return Ok(usize::try_from(rows).unwrap_or(usize::MAX));
+    }
     let none: &[Request] = &[];
     let polars = |source| TeamError::Polars { what: "appending requests", source };
     let schema = frames::requests_frame(none).map_err(polars)?.schema().as_ref().clone();

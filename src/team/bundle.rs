@@ -226,9 +226,18 @@ struct Decoded {
     df: DataFrame,
 }
 
-/// Decodes a bundle within `limits` (refused before a page is
-/// decompressed when over them) and checks its columns' names and types.
-fn decode(bytes: &[u8], origin: &str, limits: &BundleLimits) -> Result<Decoded, TeamError> {
+/// What a bundle says about itself, from its footer alone (no page is
+/// decompressed): refused as `decode` would refuse it for its footer, its
+/// size against `limits` or its metadata. An import groups its files by
+/// person with it before decoding any.
+pub(super) fn read_meta(bytes: &[u8], origin: &str, limits: &BundleLimits) -> Result<BundleMeta, TeamError> {
+    footer(bytes, origin, limits).map(|(_, meta, _)| meta)
+}
+
+type Footer<'b> = (ParquetReader<Cursor<&'b [u8]>>, BundleMeta, Vec<(String, String)>);
+
+/// The bundle's reader, its meta and its footer's pairs, within `limits`.
+fn footer<'b>(bytes: &'b [u8], origin: &str, limits: &BundleLimits) -> Result<Footer<'b>, TeamError> {
     let damaged = |why: String| TeamError::Damaged { origin: origin.to_owned(), why };
     if !bytes.starts_with(b"PAR1") {
         return Err(TeamError::NotParquet { origin: origin.to_owned() });
@@ -252,6 +261,14 @@ fn decode(bytes: &[u8], origin: &str, limits: &BundleLimits) -> Result<Decoded, 
     let pairs: Vec<(String, String)> =
         kv.unwrap_or_default().into_iter().map(|p| (p.key, p.value.unwrap_or_default())).collect();
     let meta = parse_meta(&pairs, origin)?;
+    Ok((reader, meta, pairs))
+}
+
+/// Decodes a bundle within `limits` (refused before a page is
+/// decompressed when over them) and checks its columns' names and types.
+fn decode(bytes: &[u8], origin: &str, limits: &BundleLimits) -> Result<Decoded, TeamError> {
+    let damaged = |why: String| TeamError::Damaged { origin: origin.to_owned(), why };
+    let (reader, meta, pairs) = footer(bytes, origin, limits)?;
     let df = guarded(move || reader.finish()).map_err(damaged)?;
     check_columns(&df).map_err(damaged)?;
     Ok(Decoded { meta, pairs, df })

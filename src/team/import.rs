@@ -161,8 +161,8 @@ pub fn import(
     prices: &PriceTable,
     now: DateTime<Utc>,
 ) -> Result<ImportOutcome, TeamError> {
-    let pending = incoming.iter().map(Pending::decoded).collect::<Result<Vec<_>, _>>()?;
-    import_pending(store, &pending, prices, now)
+    let mut pending = incoming.iter().map(Pending::decoded).collect::<Result<Vec<_>, _>>()?;
+    import_pending(store, &mut pending, prices, now)
 }
 
 /// Reads, validates and imports bundle files (directories: their
@@ -176,9 +176,14 @@ pub fn import_files(
     now: DateTime<Utc>,
 ) -> Result<ImportOutcome, TeamError> {
     let clock = std::time::Instant::now();
-    let pending = pending::read_files(input_files(paths)?, limits)?;
-    tracing::debug!("import: checked {} bundle(s) in {:?}, peak {}", pending.len(), clock.elapsed(), append::peak());
-    import_pending(store, &pending, prices, now)
+    let files = input_files(paths)?;
+    let mut pending = pending::footers(files.clone(), limits)?;
+    tracing::debug!("import: read {} footer(s) in {:?}", pending.len(), clock.elapsed());
+    match import_pending(store, &mut pending, prices, now) {
+        // People's lanes meet files out of order: the first bad one is named.
+        Err(e) if pending::is_verdict(&e) => Err(pending::first_bad(&files, limits).err().unwrap_or(e)),
+        r => r,
+    }
 }
 
 /// People new to the store take the fast path (`append`: their bundles
@@ -187,7 +192,7 @@ pub fn import_files(
 /// rows (`ingest::merge::merge`), which analyses their sessions again.
 fn import_pending(
     store: &Store,
-    pending: &[Pending<'_>],
+    pending: &mut [Pending<'_>],
     prices: &PriceTable,
     now: DateTime<Utc>,
 ) -> Result<ImportOutcome, TeamError> {
@@ -197,6 +202,9 @@ fn import_pending(
         return Err(TeamError::LocalStore { dir: store.dir().to_path_buf() });
     }
     let requests_before = people.values().sum();
+    // Merging a known person writes the store: their files are checked first.
+    pending::check_known(pending, &people)?;
+    let pending = &*pending;
     let mut by_user: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (k, p) in pending.iter().enumerate() {
         by_user.entry(p.meta.user.as_str()).or_default().push(k);
@@ -236,7 +244,7 @@ fn import_pending(
     }
     let shared = shared_message_ids_stored(store)?;
     record(store, pending, now)?;
-    let received = pending.iter().map(|p| p.requests).sum();
+    let received = pending.iter().map(Pending::requests).sum();
     Ok(ImportOutcome {
         bundles: pending.iter().zip(&added).map(|(p, &added)| summary(p, added)).collect(),
         received,
@@ -324,8 +332,8 @@ fn summary(p: &Pending<'_>, added: usize) -> BundleSummary {
         origin: p.origin.clone(),
         user: p.meta.user.clone(),
         machine: p.meta.machine.clone(),
-        requests: p.requests,
-        compactions: p.compactions,
+        requests: p.requests(),
+        compactions: p.compactions(),
         added,
     }
 }

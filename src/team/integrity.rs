@@ -88,19 +88,36 @@ pub fn frame_checksum(df: &DataFrame, columns: &[&str]) -> PolarsResult<String> 
         let col = df.column(name)?.as_materialized_series().rechunk();
         buf.clear();
         buf.extend_from_slice(name.as_bytes());
+        // Most of a bundle's cells are the nulls of other kinds' columns: a
+        // column of nulls alone is its markers, without a pass over values.
+        let nulls = col.null_count() == col.len();
         match col.dtype() {
-            DataType::String => col.str()?.iter().for_each(|v| match v {
-                Some(s) => {
-                    buf.extend_from_slice(&(s.len() as u64).to_le_bytes());
-                    buf.extend_from_slice(s.as_bytes());
+            DataType::String if nulls => buf.resize(buf.len() + 8 * col.len(), 0xff),
+            DataType::String => {
+                let ca = col.str()?;
+                buf.reserve(ca.downcast_iter().map(|a| a.total_bytes_len()).sum::<usize>() + 8 * ca.len());
+                for arr in ca.downcast_iter() {
+                    arr.iter().for_each(|v| match v {
+                        Some(s) => {
+                            buf.extend_from_slice(&(s.len() as u64).to_le_bytes());
+                            buf.extend_from_slice(s.as_bytes());
+                        }
+                        None => buf.extend_from_slice(&[0xff; 8]),
+                    });
                 }
-                None => buf.extend_from_slice(&[0xff; 8]),
-            }),
+            }
+            DataType::Boolean if nulls => buf.resize(buf.len() + col.len(), 2),
             DataType::Boolean => col.bool()?.iter().for_each(|v| buf.push(v.map_or(2, u8::from))),
+            _ if nulls => buf.resize(buf.len() + 9 * col.len(), 0xff),
             DataType::Float64 => put_tagged(&mut buf, col.len(), col.f64()?.iter().map(|v| v.map(f64::to_bits))),
             _ => {
                 let ints = col.to_physical_repr().cast(&DataType::Int64)?;
-                put_tagged(&mut buf, ints.len(), ints.i64()?.iter().map(|v| v.map(|x| x as u64)));
+                let ints = ints.i64()?;
+                match ints.cont_slice() {
+                    // No nulls: the values alone, each after its tag.
+                    Ok(values) => put_tagged(&mut buf, values.len(), values.iter().map(|&x| Some(x as u64))),
+                    Err(_) => put_tagged(&mut buf, ints.len(), ints.iter().map(|v| v.map(|x| x as u64))),
+                }
             }
         }
         h.update(&buf);

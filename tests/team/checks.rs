@@ -64,3 +64,35 @@ fn files_checked_on_columns_are_refused_as_typed_rows_are() {
         assert_eq!(as_file, as_upload, "{want}");
     }
 }
+
+/// People's lanes decode files in their people's order, not the files':
+/// when two files are bad, the error names the first file, as a check of
+/// every file up front did, and nothing is written.
+#[test]
+fn the_first_bad_file_is_named_whichever_person_met_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let team = tmp.path().join("team");
+    let mut zed = bundle_of("zed", (1..=3).map(|k| row("zed", "s9", k, k as i64)).collect());
+    zed.requests[0].tokens.input = MAX_TOKENS + 1;
+    let mallory = alice(|b| b.requests[2].user = "mallory".into());
+    let carol = bundle_of("carol", (1..=2).map(|k| row("carol", "s5", k, k as i64)).collect());
+    // Files in name order: zed's (bad), alice's (bad), carol's (good);
+    // people in name order: alice, carol, zed.
+    let files: Vec<_> = [("a.parquet", &zed), ("b.parquet", &mallory), ("c.parquet", &carol)]
+        .into_iter()
+        .map(|(name, b)| {
+            let path = tmp.path().join(name);
+            std::fs::write(&path, bytes_of(b)).unwrap();
+            path
+        })
+        .collect();
+    let store = Store::open(&team).unwrap();
+    let before = snapshot(&team);
+    let err = import_files(&store, &files, &BundleLimits::default(), &prices(), Utc::now()).unwrap_err().to_string();
+    assert!(err.contains("a.parquet") && err.contains("above the bound of"), "{err}");
+    assert_eq!(snapshot(&team), before, "nothing is written, no scratch store is left");
+    // Alone, alice's file is refused for its own fault.
+    let err = import_files(&store, &files[1..], &BundleLimits::default(), &prices(), Utc::now()).unwrap_err();
+    assert!(err.to_string().contains("b.parquet") && err.to_string().contains("mallory"), "{err}");
+    assert_eq!(snapshot(&team), before);
+}
