@@ -98,17 +98,19 @@ pub(super) fn append(team: &Store, scratches: Vec<Scratch>, prices: &PriceTable)
     };
     let clock = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("append: {what} after {:?}, peak {}", clock.elapsed(), peak());
+    // The sessions follow the requests (read from the team's table), while
+    // the analysis is written.
     let tables = || -> Result<usize, TeamError> {
         let requests = append_requests(team, &scratches)?;
         lap("requests");
         append_small_tables(team, &scratches)?;
         lap("small tables");
+        sessions(team, &scratches, lap)?;
         Ok(requests)
     };
     let requests = match (had_rows, old_analysis) {
         (true, None) => {
             let requests = tables()?;
-            sessions(team, &scratches, lap)?;
             drop(scratches);
             materialize::refresh(team, prices, &materialize::Changed::All)?;
             requests
@@ -123,7 +125,6 @@ pub(super) fn append(team: &Store, scratches: Vec<Scratch>, prices: &PriceTable)
             });
             let requests = requests?;
             analysis?;
-            sessions(team, &scratches, lap)?;
             // A person's side rows depend on their own sessions alone: the
             // new people's, derived in their scratch stores, follow the
             // stored ones.
