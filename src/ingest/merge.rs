@@ -163,7 +163,11 @@ fn merge_tables_analysed(
         if !(whole && analyse) {
             return Ok(None);
         }
-        let rows = fresh.iter().map(|r| (*r).clone()).collect();
+        // Sorted as `analyse` sorts them while they are references: its
+        // sort then finds them in order instead of moving whole requests.
+        let mut refs = fresh.clone();
+        refs.sort_by(|a, b| (&a.user, &a.session_id).cmp(&(&b.user, &b.session_id)));
+        let rows = refs.into_iter().cloned().collect();
         let (rows, sides) = materialize::analyse(rows, &calls.0, &boundaries, prices, true)?;
         Ok(sides.map(|s| (rows, s)))
     };

@@ -97,17 +97,39 @@ fn head_matches(f: &mut File, p: &FileState) -> std::io::Result<bool> {
 }
 
 /// Parses complete lines chunk by chunk; the incomplete tail is carried over,
-/// and whatever follows the last newline at EOF is left unread. Reads are
-/// sized from the file's remaining length and never pre-zeroed.
+/// and whatever follows the last newline at EOF is left unread. Each reading
+/// thread keeps one buffer for every file it reads (a fresh one per file was
+/// a page fault per 4 KiB read), returned to the system when a long line
+/// grew it past two chunks.
 fn stream(file: &SourceFile, f: &mut File, start: Start, links: &mut Links) -> std::io::Result<FileRows> {
+    thread_local! {
+        static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    BUF.with_borrow_mut(|buf| {
+        buf.clear();
+        let out = stream_with(buf, file, f, start, links);
+        if buf.capacity() > 2 * CHUNK {
+            *buf = Vec::new();
+        }
+        out
+    })
+}
+
+fn stream_with(
+    buf: &mut Vec<u8>,
+    file: &SourceFile,
+    f: &mut File,
+    start: Start,
+    links: &mut Links,
+) -> std::io::Result<FileRows> {
     let mut out = FileRows { end: start, ..FileRows::default() };
     let remaining = usize::try_from(file.size.saturating_sub(start.offset)).unwrap_or(CHUNK);
-    let mut buf: Vec<u8> = Vec::with_capacity(remaining.min(CHUNK) + 1);
+    buf.reserve(remaining.min(CHUNK) + 1);
     let mut pos = start;
     loop {
         let want = CHUNK.max(buf.len());
-        let n = f.by_ref().take(want as u64).read_to_end(&mut buf)?;
-        if let Some(last_nl) = memchr::memrchr(b'\n', &buf) {
+        let n = f.by_ref().take(want as u64).read_to_end(buf)?;
+        if let Some(last_nl) = memchr::memrchr(b'\n', buf) {
             let part = parse_bytes(file, &buf[..=last_nl], pos, links);
             pos = part.end;
             merge(&mut out, part);
