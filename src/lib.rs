@@ -10,6 +10,7 @@ pub mod analyze;
 pub mod cli;
 pub mod config;
 pub mod ingest;
+mod lanes;
 pub mod materialize;
 pub mod model;
 pub mod pricing;

@@ -7,8 +7,8 @@ use crate::model::{Request, SessionTitle, TokenCounts};
 use crate::store::frames::Cols;
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
+use rustc_hash::FxHashMap;
 use std::borrow::Borrow;
-use std::collections::BTreeMap;
 
 /// One row of the `sessions` table.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,40 +59,57 @@ pub fn derive<R: Borrow<Request>>(requests: &[R], titles: &[SessionTitle]) -> Ve
 
 /// Folds the `INPUT_COLUMNS` of a requests frame into sessions.
 pub fn derive_frame(df: &DataFrame, titles: &[SessionTitle]) -> PolarsResult<Vec<SessionRow>> {
-    let k = Cols(df);
-    let (session, project, time) = (k.str(c::SESSION_ID)?, k.str(c::PROJECT)?, k.time(c::TIME)?);
-    let tokens = k.tokens()?;
-    let cost = k.f64(c::COST_USD)?;
-    let inputs = (0..df.height()).map(|i| Input {
-        session: session[i],
-        project: project[i],
-        time: time[i],
-        tokens: tokens[i],
-        cost_usd: cost[i],
-    });
-    Ok(fold(inputs, titles))
+    let mut fold = Fold::default();
+    fold.add_frame(df)?;
+    Ok(fold.finish(titles))
 }
 
 /// A session's project is its earliest request's (the smallest name on a
 /// tie), and its cost is summed in ascending order, so the fold does not
 /// depend on row order, down to the last bit.
 fn fold<'a>(inputs: impl Iterator<Item = Input<'a>>, titles: &[SessionTitle]) -> Vec<SessionRow> {
-    let names = best_titles(titles);
-    let mut by: BTreeMap<&str, (SessionRow, Vec<f64>)> = BTreeMap::new();
-    for r in inputs {
-        let (s, costs) = by.entry(r.session).or_insert_with(|| {
+    let mut fold = Fold::default();
+    inputs.for_each(|r| fold.add(r));
+    fold.finish(titles)
+}
+
+/// Sessions folded from requests given a frame at a time (a table read in
+/// slices): each session's row so far, and its costs.
+#[derive(Default)]
+pub struct Fold {
+    by: FxHashMap<String, (SessionRow, Vec<f64>)>,
+}
+
+impl Fold {
+    /// Folds in the `INPUT_COLUMNS` of a requests frame.
+    pub fn add_frame(&mut self, df: &DataFrame) -> PolarsResult<()> {
+        let k = Cols(df);
+        let (session, project, time) = (k.str(c::SESSION_ID)?, k.str(c::PROJECT)?, k.time(c::TIME)?);
+        let tokens = k.tokens()?;
+        let cost = k.f64(c::COST_USD)?;
+        for i in 0..df.height() {
+            let r =
+                Input { session: session[i], project: project[i], time: time[i], tokens: tokens[i], cost_usd: cost[i] };
+            self.add(r);
+        }
+        Ok(())
+    }
+
+    fn add(&mut self, r: Input<'_>) {
+        if !self.by.contains_key(r.session) {
             let row = SessionRow {
                 session_id: r.session.to_owned(),
                 project: r.project.to_owned(),
                 first: r.time,
                 last: r.time,
-                title: names.get(r.session).cloned().unwrap_or_default(),
+                title: String::new(),
                 requests: 0,
                 tokens: TokenCounts::default(),
                 cost_usd: 0.0,
             };
-            (row, Vec::new())
-        });
+            self.by.insert(r.session.to_owned(), (row, Vec::new()));
+        }
+        let Some((s, costs)) = self.by.get_mut(r.session) else { return };
         if (r.time, r.project) < (s.first, s.project.as_str()) {
             s.project = r.project.to_owned();
         }
@@ -102,13 +119,23 @@ fn fold<'a>(inputs: impl Iterator<Item = Input<'a>>, titles: &[SessionTitle]) ->
         s.tokens += r.tokens;
         costs.push(r.cost_usd);
     }
-    by.into_values()
-        .map(|(mut s, mut costs)| {
-            costs.sort_unstable_by(f64::total_cmp);
-            s.cost_usd = costs.iter().sum();
-            s
-        })
-        .collect()
+
+    /// The session rows, ordered by session id, titled from `titles`.
+    pub fn finish(self, titles: &[SessionTitle]) -> Vec<SessionRow> {
+        let names = best_titles(titles);
+        let mut rows: Vec<SessionRow> = self
+            .by
+            .into_values()
+            .map(|(mut s, mut costs)| {
+                costs.sort_unstable_by(f64::total_cmp);
+                s.cost_usd = costs.iter().sum();
+                s.title = names.get(s.session_id.as_str()).cloned().unwrap_or_default();
+                s
+            })
+            .collect();
+        rows.sort_unstable_by(|a, b| a.session_id.cmp(&b.session_id));
+        rows
+    }
 }
 
 /// The `sessions` table as a DataFrame.
@@ -138,4 +165,50 @@ pub fn frame(rows: &[SessionRow]) -> PolarsResult<DataFrame> {
             Column::new(c::COST_USD.into(), rows.iter().map(|r| r.cost_usd).collect::<Vec<f64>>()),
         ],
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::frames::requests_frame;
+    use chrono::TimeZone;
+
+    fn request(session: &str, project: &str, minute: u32, cost: f64) -> Request {
+        let tokens = TokenCounts { input: 10, output: u64::from(minute), ..TokenCounts::default() };
+        Request {
+            session_id: session.into(),
+            project: project.into(),
+            time: Utc.with_ymd_and_hms(2026, 3, 1, 10, minute, 0).unwrap(),
+            cost_usd: cost,
+            ..crate::model::iterations::tests::request("m", tokens)
+        }
+    }
+
+    /// A table folded a slice at a time gives the rows of one fold, to the
+    /// bit: the project of the earliest request, every count, the cost.
+    #[test]
+    fn slices_fold_to_the_rows_of_the_whole_table() {
+        let rows: Vec<Request> = vec![
+            request("s2", "/b", 9, 0.1),
+            request("s1", "/z", 5, 0.2),
+            request("s1", "/a", 5, 0.7),
+            request("s2", "/c", 3, 1e-17),
+            request("s1", "/y", 1, 0.3),
+            request("s2", "/d", 8, 0.3),
+        ];
+        let df = requests_frame(&rows).unwrap().select(INPUT_COLUMNS).unwrap();
+        let whole = derive_frame(&df, &[]).unwrap();
+        let mut fold = Fold::default();
+        for (offset, len) in [(0, 2), (2, 3), (5, 1)] {
+            fold.add_frame(&df.slice(offset, len)).unwrap();
+        }
+        let sliced = fold.finish(&[]);
+        assert_eq!(sliced, whole);
+        assert_eq!(sliced.iter().map(|s| s.session_id.as_str()).collect::<Vec<_>>(), ["s1", "s2"]);
+        assert_eq!((sliced[0].project.as_str(), sliced[0].requests), ("/y", 3));
+        assert_eq!(sliced[1].project, "/c", "the earliest request's project");
+        assert_eq!(sliced[0].tokens.output, 11);
+        assert_eq!(sliced[1].cost_usd, 1e-17 + 0.1 + 0.3, "summed in ascending order");
+        assert_eq!(derive(&rows, &[]), whole);
+    }
 }

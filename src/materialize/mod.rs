@@ -12,6 +12,7 @@
 
 mod classify;
 mod incremental;
+mod joined;
 mod parts;
 mod rows;
 mod sessions;
@@ -19,6 +20,7 @@ mod sides;
 mod warm;
 
 pub use classify::analyse;
+pub use joined::write_parts_joined;
 pub use parts::collect_sessions;
 pub use rows::{analysis_rows, bare, finish, finish_with, requests_of, stored_rates, warm_of, REQUEST, WHAT_IF};
 pub use sides::{append_sides, frames, refresh_sides, sides_of, Frames};

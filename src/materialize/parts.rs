@@ -149,7 +149,7 @@ pub(super) fn of_sessions(df: &DataFrame, sessions: &HashSet<String>) -> PolarsR
 
 /// A writer of an analysis part: LZ4, which writes several times faster
 /// than the default zstd, for a file that is rewritten on every merge.
-fn writer<W: std::io::Write>(w: W, meta: KeyValueMetadata) -> ParquetWriter<W> {
+pub(super) fn writer<W: std::io::Write>(w: W, meta: KeyValueMetadata) -> ParquetWriter<W> {
     ParquetWriter::new(w).with_compression(ParquetCompression::Lz4Raw).with_key_value_metadata(Some(meta))
 }
 
@@ -159,7 +159,12 @@ fn meta(pairs: Vec<(&str, String)>) -> KeyValueMetadata {
 
 /// The footer of a base of `generation` computed with `stamp`.
 pub(super) fn base_meta(stamp: &str, generation: u64) -> KeyValueMetadata {
-    meta(vec![(STAMP, stamp.to_owned()), (GENERATION, generation.to_string())])
+    meta(base_pairs(stamp, generation))
+}
+
+/// The footer pairs of a base of `generation` computed with `stamp`.
+pub(super) fn base_pairs(stamp: &str, generation: u64) -> Vec<(&'static str, String)> {
+    vec![(STAMP, stamp.to_owned()), (GENERATION, generation.to_string())]
 }
 
 /// Writes `df` as a new base of `generation`, and removes the recent part.

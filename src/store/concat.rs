@@ -3,14 +3,19 @@
 //! the other, and a new footer lists every file's row groups with their
 //! offsets moved by where the body landed. Statistics, encodings and the
 //! codec stay each row group's own. A team import appends new people's
-//! requests so (`Store::concat_requests`): their scratch stores wrote them
+//! requests so (`Store::concat_requests_base`), and the analysis table is
+//! written as parts encoded side by side (`materialize::joined`): their scratch stores wrote them
 //! in this store's codec, so the team's table is copied, not encoded again.
 //! Files whose schemas or Arrow schemas differ are refused (`Mismatch`),
 //! and the caller encodes the rows instead.
 
+use super::{Store, StoreError};
+use polars::prelude::PolarsError;
 use polars_parquet_format::thrift::protocol::{TCompactInputProtocol, TCompactOutputProtocol, TOutputProtocol};
 use polars_parquet_format::{FileMetaData, KeyValue, RowGroup};
-use std::io::Write;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 4] = b"PAR1";
 /// The largest footer read (a file's footer is a few hundred kilobytes).
@@ -105,6 +110,51 @@ pub fn concat(
 
 fn key<'m>(m: &'m FileMetaData, key: &str) -> Option<&'m str> {
     m.key_value_metadata.iter().flatten().find(|kv| kv.key == key).and_then(|kv| kv.value.as_deref())
+}
+
+impl Store {
+    /// Replaces `target` with `files` joined (`concat`), whose footer pairs
+    /// `set` replaces; `sync` waits for the disk (a derived table need not).
+    /// Returns the rows written, or None, with `target` as it was, when a
+    /// file's schema differs.
+    pub(crate) fn join_files(
+        &self,
+        target: &Path,
+        mut files: Vec<(PathBuf, File)>,
+        set: &[(&str, String)],
+        sync: bool,
+    ) -> Result<Option<u64>, StoreError> {
+        let (mut reading, mut failed) = (target.to_path_buf(), None);
+        let mut rows = 0;
+        let body = |w: &mut std::io::BufWriter<&File>| {
+            let parts = files.iter_mut().map(|(path, f)| {
+                reading.clone_from(path);
+                let mut bytes = Vec::new();
+                f.read_to_end(&mut bytes)?;
+                Part::new(bytes)
+            });
+            match concat(parts, set, w) {
+                Ok(n) => {
+                    rows = n;
+                    Ok(())
+                }
+                Err(e) => {
+                    failed = Some(e);
+                    Err(PolarsError::ComputeError("the files were not joined".into()))
+                }
+            }
+        };
+        let written = match sync {
+            true => self.atomic_write(target, body),
+            false => self.atomic_write_derived(target, body),
+        };
+        match (written, failed) {
+            (_, Some(ConcatError::Mismatch)) => Ok(None),
+            (_, Some(e)) => Err(StoreError::Damaged { path: reading, cause: e.to_string() }),
+            (Err(e), None) => Err(e),
+            (Ok(()), None) => Ok(Some(rows)),
+        }
+    }
 }
 
 /// A row group whose bytes moved by `shift`: every offset into the file.

@@ -10,11 +10,10 @@
 //! over. A recent part of an older generation is what a fold cut short left
 //! behind: its rows are already in the base, and it is ignored.
 
-use super::concat::{concat, ConcatError, Part};
 use super::{Store, StoreError, Table};
 use polars::prelude::*;
 use std::fs::File;
-use std::io::{BufReader, Read, Seek};
+use std::io::{BufReader, Seek};
 use std::path::PathBuf;
 
 /// Parquet metadata key: the generation of the base requests file, which a
@@ -180,35 +179,11 @@ impl Store {
             files.push((p.clone(), file));
         }
         let set = [(GENERATION, self.next_generation()?.to_string())];
-        let (mut reading, mut failed) = (self.path(Table::Requests), None);
-        let mut rows = 0;
-        let written = self.atomic_write(&self.path(Table::Requests), |w| {
-            let parts = files.iter_mut().map(|(path, f)| {
-                reading.clone_from(path);
-                let mut bytes = Vec::new();
-                f.read_to_end(&mut bytes)?;
-                Part::new(bytes)
-            });
-            match concat(parts, &set, w) {
-                Ok(n) => {
-                    rows = n;
-                    Ok(())
-                }
-                Err(e) => {
-                    failed = Some(e);
-                    Err(PolarsError::ComputeError("the requests files were not joined".into()))
-                }
-            }
-        });
-        match (written, failed) {
-            (_, Some(ConcatError::Mismatch)) => Ok(None),
-            (_, Some(e)) => Err(StoreError::Damaged { path: reading, cause: e.to_string() }),
-            (Err(e), None) => Err(e),
-            (Ok(()), None) => {
-                self.remove(Table::RecentRequests)?;
-                Ok(Some(rows))
-            }
+        let rows = self.join_files(&self.path(Table::Requests), files, &set, true)?;
+        if rows.is_some() {
+            self.remove(Table::RecentRequests)?;
         }
+        Ok(rows)
     }
 
     /// Writes the requests merged since the base was written.

@@ -98,19 +98,23 @@ pub(super) fn append(team: &Store, scratches: Vec<Scratch>, prices: &PriceTable)
     };
     let clock = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("append: {what} after {:?}, peak {}", clock.elapsed(), peak());
-    // The sessions follow the requests (read from the team's table), while
-    // the analysis is written.
+    // Into a new team store, the sessions follow the requests (read from the
+    // team's table) while the analysis is written; into one with rows, whose
+    // analysis is read whole, after it, so their memory peaks do not meet.
     let tables = || -> Result<usize, TeamError> {
         let requests = append_requests(team, &scratches)?;
         lap("requests");
         append_small_tables(team, &scratches)?;
         lap("small tables");
-        sessions(team, &scratches, lap)?;
+        if !had_rows {
+            sessions(team, &scratches, lap)?;
+        }
         Ok(requests)
     };
     let requests = match (had_rows, old_analysis) {
         (true, None) => {
             let requests = tables()?;
+            sessions(team, &scratches, lap)?;
             drop(scratches);
             materialize::refresh(team, prices, &materialize::Changed::All)?;
             requests
@@ -125,6 +129,9 @@ pub(super) fn append(team: &Store, scratches: Vec<Scratch>, prices: &PriceTable)
             });
             let requests = requests?;
             analysis?;
+            if had_rows {
+                sessions(team, &scratches, lap)?;
+            }
             // A person's side rows depend on their own sessions alone: the
             // new people's, derived in their scratch stores, follow the
             // stored ones.
@@ -147,7 +154,9 @@ fn sessions(team: &Store, scratches: &[Scratch], lap: impl Fn(&str)) -> Result<(
 }
 
 /// The analysis table: the stored rows (`old`, without the what-if
-/// columns), then each scratch store's, with the what-if columns over all.
+/// columns), then each scratch store's, with the what-if columns over all;
+/// encoded side by side and joined (`materialize::write_parts_joined`), or
+/// a part at a time when their schemas differ.
 fn append_analysis(
     team: &Store,
     prices: &PriceTable,
@@ -156,6 +165,18 @@ fn append_analysis(
 ) -> Result<usize, TeamError> {
     let old = old.map(|o| o.drop_many(WHAT_IF));
     let files: Vec<std::path::PathBuf> = scratches.iter().map(|s| s.analysis.clone()).collect();
+    let select = |df: &DataFrame, columns: Option<&[&str]>| match columns {
+        Some(c) => df.select(c.iter().copied()).map_err(at_analysis(team)),
+        None => Ok(df.clone()),
+    };
+    let skip = usize::from(old.is_some());
+    let load = |i: usize, columns: Option<&[&str]>| match (i.checked_sub(skip), &old) {
+        (None, Some(o)) => select(o, columns),
+        (k, _) => read_parquet(&files[k.unwrap_or(i)], columns.map(|c| c.iter().map(|s| (*s).to_owned()).collect())),
+    };
+    if let Some(rows) = materialize::write_parts_joined(team, prices, skip + files.len(), load)? {
+        return Ok(rows);
+    }
     let rows = materialize::write_parts(team, prices, |columns| {
         let columns: Option<Vec<String>> = columns.map(|c| c.iter().map(|s| (*s).to_owned()).collect());
         let old = match (&old, &columns) {
@@ -270,6 +291,9 @@ fn new_sessions(scratches: &[Scratch]) -> Result<HashSet<String>, TeamError> {
     Ok(out)
 }
 
+/// Requests folded into sessions at a time.
+const SESSION_SLICE: u32 = 262_144;
+
 /// The sessions table: stored rows of other sessions, and the `changed`
 /// sessions derived again from the (whole) requests table.
 fn write_sessions(team: &Store, changed: &HashSet<String>) -> Result<(), TeamError> {
@@ -283,15 +307,27 @@ fn write_sessions(team: &Store, changed: &HashSet<String>) -> Result<(), TeamErr
         .into_iter()
         .filter(|t| changed.contains(&t.session_id))
         .collect();
-    let Some(input) = team.read_file(Table::Requests, Some(&sessions::INPUT_COLUMNS))? else { return Ok(()) };
-    // A new team store's sessions are all new: no copy of the rows to filter.
-    let mask = in_changed(&input).map_err(&at)?;
-    let input = match mask.all() {
-        true => input,
-        false => input.filter(&mask).map_err(&at)?,
-    };
-    let mut derived = sessions::frame(&sessions::derive_frame(&input, &titles).map_err(&at)?).map_err(&at)?;
-    drop(input);
+    let Some(scan) = team.scan_requests()? else { return Ok(()) };
+    // Folded a slice of the table at a time: the whole table's columns
+    // would meet the analysis being written in memory.
+    let mut fold = sessions::Fold::default();
+    let mut offset: i64 = 0;
+    loop {
+        let input = scan.clone().select(sessions::INPUT_COLUMNS.map(col)).slice(offset, SESSION_SLICE).collect();
+        let input = input.map_err(&at)?;
+        if input.height() == 0 {
+            break;
+        }
+        offset += i64::try_from(input.height()).unwrap_or(i64::MAX);
+        // A new team store's sessions are all new: no copy of the rows to filter.
+        let mask = in_changed(&input).map_err(&at)?;
+        match mask.all() {
+            true => fold.add_frame(&input),
+            false => fold.add_frame(&input.filter(&mask).map_err(&at)?),
+        }
+        .map_err(&at)?;
+    }
+    let mut derived = sessions::frame(&fold.finish(&titles)).map_err(&at)?;
     if let Some(stored) = team.read(Table::Sessions)? {
         let mut kept = stored.filter(&!&in_changed(&stored).map_err(&at)?).map_err(&at)?;
         kept.vstack_mut_owned(derived).map_err(&at)?;

@@ -16,7 +16,6 @@ mod frame_checks;
 pub mod hash;
 pub mod import;
 pub mod integrity;
-mod lanes;
 pub mod limits;
 mod pending;
 pub mod push;

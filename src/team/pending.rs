@@ -12,9 +12,9 @@
 use super::bundle::{check_limited, read_bundle_again, read_bundle_limited, read_meta, Bundle, BundleMeta, Checked};
 use super::frame_checks::check_owner;
 use super::import::Incoming;
-use super::lanes;
 use super::limits::BundleLimits;
 use super::TeamError;
+use crate::lanes;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fs;

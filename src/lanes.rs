@@ -1,4 +1,5 @@
-//! A fixed number of lanes for an import's per-bundle and per-person work:
+//! A fixed number of lanes for work on large items (an import's bundles
+//! and people, the analysis table's parts):
 //! each lane is a thread taking the next item until none is left, so at
 //! most `lanes` items are in memory at once. (A rayon iterator does not
 //! bound that: a worker waiting on polars' pool steals further items of
@@ -10,10 +11,10 @@ use std::sync::Mutex;
 /// Lanes an import runs: two (each item's decoder and writer already use
 /// the cores; two lanes keep both busy between their serial steps, and
 /// hold two items' memory, not all).
-pub(super) const LANES: usize = 2;
+pub(crate) const LANES: usize = 2;
 
 /// `f` over `items`, `lanes` at a time; the results in `items` order.
-pub(super) fn run<T: Sync, R: Send>(items: &[T], lanes: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+pub(crate) fn run<T: Sync, R: Send>(items: &[T], lanes: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let next = AtomicUsize::new(0);
     let out: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
     std::thread::scope(|s| {
