@@ -169,10 +169,17 @@ fn append_analysis(
         Some(c) => df.select(c.iter().copied()).map_err(at_analysis(team)),
         None => Ok(df.clone()),
     };
-    let skip = usize::from(old.is_some());
-    let load = |i: usize, columns: Option<&[&str]>| match (i.checked_sub(skip), &old) {
-        (None, Some(o)) => select(o, columns),
-        (k, _) => read_parquet(&files[k.unwrap_or(i)], columns.map(|c| c.iter().map(|s| (*s).to_owned()).collect())),
+    // The stored rows go as parts of `OLD_SLICE` rows: each gets its what-if
+    // columns apart, so no copy of the whole table is made at once.
+    let height = old.as_ref().map_or(0, DataFrame::height);
+    let slices: Vec<(i64, usize)> = (0..height)
+        .step_by(OLD_SLICE)
+        .map(|at| (i64::try_from(at).unwrap_or(i64::MAX), OLD_SLICE.min(height - at)))
+        .collect();
+    let skip = slices.len();
+    let load = |i: usize, columns: Option<&[&str]>| match (slices.get(i), &old) {
+        (Some(&(at, n)), Some(o)) => select(&o.slice(at, n), columns),
+        _ => read_parquet(&files[i.saturating_sub(skip)], columns.map(|c| c.iter().map(|s| (*s).to_owned()).collect())),
     };
     if let Some(rows) = materialize::write_parts_joined(team, prices, skip + files.len(), load)? {
         return Ok(rows);
@@ -290,6 +297,9 @@ fn new_sessions(scratches: &[Scratch]) -> Result<HashSet<String>, TeamError> {
     }
     Ok(out)
 }
+
+/// Stored analysis rows given their what-if columns at a time.
+const OLD_SLICE: usize = 131_072;
 
 /// Requests folded into sessions at a time.
 const SESSION_SLICE: u32 = 262_144;
