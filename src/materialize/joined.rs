@@ -1,11 +1,11 @@
-//! The analysis table stored from parts encoded side by side: the
-//! shared-prefix flags are found over every part first (three columns),
-//! then each part gets its what-if columns and is encoded into a file of
-//! its own in one of two lanes (`crate::lanes`), and the files are joined
-//! without decoding (`Store::join_files`) into a new base. A team import
-//! so writes its 1.7M analysis rows on both cores where one writer encoded
-//! them a batch at a time (`write_parts`, which stays for parts whose
-//! schemas differ). Hands `team::append` the rows written.
+//! The analysis table stored from parts (each without the what-if
+//! columns): the shared-prefix flags are found over every part first (three
+//! columns), then each part gets its what-if columns and is encoded into a
+//! file of its own in one of two lanes (`crate::lanes`), and the files are
+//! joined without decoding (`Store::join_files`) into a new base. A team
+//! import so writes its 1.7M analysis rows on both cores. Parts whose
+//! schemas differ are written by one writer a batch at a time instead.
+//! Hands `team::append` the rows written.
 
 use super::{finish_with, parts, stamp, warm_of};
 use crate::lanes;
@@ -16,11 +16,26 @@ use polars::prelude::*;
 use std::fs::File;
 use std::path::PathBuf;
 
-/// Stores the analysis table of `n` parts (each without the what-if
-/// columns): `load(i, columns)` reads part `i`, only `columns` when given.
-/// Returns the rows written, or None, with the table as it was, when the
-/// parts' schemas differ.
-pub fn write_parts_joined<L>(store: &Store, prices: &PriceTable, n: usize, load: L) -> Result<Option<usize>, StoreError>
+/// The shared-prefix flags of every row, and where each part starts.
+struct Flags {
+    starts: Vec<usize>,
+    w5: Vec<bool>,
+    w1: Vec<bool>,
+}
+
+impl Flags {
+    /// Part `i` with its what-if columns.
+    fn finish(&self, i: usize, df: DataFrame) -> PolarsResult<DataFrame> {
+        let (from, to) = (self.starts[i], self.starts[i] + df.height());
+        let mut df = finish_with(df, self.w5[from..to].to_vec(), self.w1[from..to].to_vec())?;
+        df.rechunk_mut();
+        Ok(df)
+    }
+}
+
+/// Stores the analysis table of `n` parts: `load(i, columns)` reads part
+/// `i`, only `columns` when given. Returns the rows written.
+pub fn write_parts<L>(store: &Store, prices: &PriceTable, n: usize, load: L) -> Result<usize, StoreError>
 where
     L: Fn(usize, Option<&[&str]>) -> Result<DataFrame, StoreError> + Sync,
 {
@@ -36,14 +51,28 @@ where
     }
     let (w5, w1) = warm_of(&keys.iter().collect::<Vec<_>>()).map_err(at)?;
     drop(keys);
+    let flags = Flags { starts, w5, w1 };
+    let rows = match joined(store, prices, n, &load, &flags)? {
+        Some(rows) => rows,
+        None => batched(store, prices, n, &load, &flags)?,
+    };
+    store.remove(Table::RecentAnalysis)?;
+    Ok(rows)
+}
+
+/// Each part encoded in a lane, then the files joined; None, with the
+/// table as it was, when their schemas differ.
+fn joined<L>(store: &Store, prices: &PriceTable, n: usize, load: &L, flags: &Flags) -> Result<Option<usize>, StoreError>
+where
+    L: Fn(usize, Option<&[&str]>) -> Result<DataFrame, StoreError> + Sync,
+{
+    let path = store.path(Table::Analysis);
+    let at = |source| StoreError::Polars { path: path.clone(), source };
     let io = |source| StoreError::Io { path: store.dir().to_path_buf(), source };
     let dir = tempfile::Builder::new().prefix(".analysis-").tempdir_in(store.dir()).map_err(io)?;
     let items: Vec<usize> = (0..n).collect();
     let encoded = lanes::run(&items, lanes::LANES, |&i| -> Result<(PathBuf, File), StoreError> {
-        let df = load(i, None)?;
-        let (from, to) = (starts[i], starts[i] + df.height());
-        let mut df = finish_with(df, w5[from..to].to_vec(), w1[from..to].to_vec()).map_err(at)?;
-        df.rechunk_mut();
+        let mut df = flags.finish(i, load(i, None)?).map_err(at)?;
         let file = dir.path().join(format!("{i}.parquet"));
         let mut out = File::create(&file).map_err(|source| StoreError::Io { path: file.clone(), source })?;
         parts::writer(&mut out, parts::base_meta("", 0)).finish(&mut df).map_err(at)?;
@@ -52,7 +81,42 @@ where
     });
     let files = encoded.into_iter().collect::<Result<Vec<_>, _>>()?;
     let set = parts::base_pairs(&stamp(prices), parts::next_generation(store));
-    let Some(written) = store.join_files(&path, files, &set, false)? else { return Ok(None) };
-    store.remove(Table::RecentAnalysis)?;
-    Ok(Some(usize::try_from(written).unwrap_or(usize::MAX)))
+    let written = store.join_files(&path, files, &set, false)?;
+    Ok(written.map(|rows| usize::try_from(rows).unwrap_or(usize::MAX)))
+}
+
+/// The parts written by one writer, a batch each.
+fn batched<L>(store: &Store, prices: &PriceTable, n: usize, load: &L, flags: &Flags) -> Result<usize, StoreError>
+where
+    L: Fn(usize, Option<&[&str]>) -> Result<DataFrame, StoreError>,
+{
+    let meta = parts::base_meta(&stamp(prices), parts::next_generation(store));
+    let mut rows = 0;
+    let mut failed: Option<StoreError> = None;
+    store
+        .atomic_write(&store.path(Table::Analysis), |w| {
+            let mut writer: Option<polars::io::parquet::write::BatchedWriter<_>> = None;
+            for i in 0..n {
+                let df = match load(i, None) {
+                    Ok(df) => flags.finish(i, df)?,
+                    Err(e) => {
+                        failed = Some(e);
+                        return Err(PolarsError::ComputeError("a part of the analysis did not read".into()));
+                    }
+                };
+                rows += df.height();
+                if writer.is_none() {
+                    writer = Some(parts::writer(&mut *w, meta.clone()).batched(df.schema())?);
+                }
+                if let Some(wr) = &mut writer {
+                    wr.write_batch(&df)?;
+                }
+            }
+            match writer {
+                Some(wr) => wr.finish().map(|_| ()),
+                None => Ok(()),
+            }
+        })
+        .map_err(|e| failed.take().unwrap_or(e))?;
+    Ok(rows)
 }

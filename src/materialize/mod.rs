@@ -20,7 +20,7 @@ mod sides;
 mod warm;
 
 pub use classify::analyse;
-pub use joined::write_parts_joined;
+pub use joined::write_parts;
 pub use parts::collect_sessions;
 pub use rows::{analysis_rows, bare, finish, finish_with, requests_of, stored_rates, warm_of, REQUEST, WHAT_IF};
 pub use sides::{append_sides, frames, refresh_sides, sides_of, Frames};
@@ -104,64 +104,6 @@ pub fn write(store: &Store, prices: &PriceTable, df: DataFrame) -> Result<usize,
     df.rechunk_mut();
     parts::write_base(store, &mut df, &stamp(prices), parts::next_generation(store))?;
     Ok(df.height())
-}
-
-/// Stores an analysis table given in parts (each without the what-if
-/// columns), a part at a time: the shared-prefix flags are found over all
-/// of them first (three columns), then each part gets its what-if columns
-/// and is written as a batch. `parts` yields the same frames each time it
-/// is called, only the columns it is given when it is given some (the
-/// flags' pass reads three). Returns the rows written.
-pub fn write_parts<F>(store: &Store, prices: &PriceTable, parts: F) -> Result<usize, StoreError>
-where
-    F: Fn(Option<&[&str]>) -> Box<dyn Iterator<Item = Result<DataFrame, StoreError>>>,
-{
-    let path = store.path(Table::Analysis);
-    let at = |source| StoreError::Polars { path: path.clone(), source };
-    let mut keys = Vec::new();
-    let key_columns = [c::MODEL, c::VERSION, c::TIME];
-    for part in parts(Some(&key_columns)) {
-        let df = part?;
-        keys.push(df.select(key_columns).map_err(at)?);
-    }
-    let (w5, w1) = warm_of(&keys.iter().collect::<Vec<_>>()).map_err(at)?;
-    drop(keys);
-    let meta = parts::base_meta(&stamp(prices), parts::next_generation(store));
-    let mut rows = 0;
-    let mut failed: Option<StoreError> = None;
-    store
-        .atomic_write(&path, |w| {
-            let mut writer: Option<polars::io::parquet::write::BatchedWriter<_>> = None;
-            for part in parts(None) {
-                let df = match part {
-                    Ok(df) => df,
-                    Err(e) => {
-                        failed = Some(e);
-                        return Err(PolarsError::ComputeError("a part of the analysis did not read".into()));
-                    }
-                };
-                let n = df.height();
-                let mut df = finish_with(df, w5[rows..rows + n].to_vec(), w1[rows..rows + n].to_vec())?;
-                df.rechunk_mut();
-                rows += n;
-                if writer.is_none() {
-                    let pw = ParquetWriter::new(&mut *w)
-                        .with_compression(ParquetCompression::Lz4Raw)
-                        .with_key_value_metadata(Some(meta.clone()));
-                    writer = Some(pw.batched(df.schema())?);
-                }
-                if let Some(wr) = &mut writer {
-                    wr.write_batch(&df)?;
-                }
-            }
-            match writer {
-                Some(wr) => wr.finish().map(|_| ()),
-                None => Ok(()),
-            }
-        })
-        .map_err(|e| failed.take().unwrap_or(e))?;
-    store.remove(Table::RecentAnalysis)?;
-    Ok(rows)
 }
 
 /// The analysis rows (without the what-if columns) of every stored

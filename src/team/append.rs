@@ -154,9 +154,8 @@ fn sessions(team: &Store, scratches: &[Scratch], lap: impl Fn(&str)) -> Result<(
 }
 
 /// The analysis table: the stored rows (`old`, without the what-if
-/// columns), then each scratch store's, with the what-if columns over all;
-/// encoded side by side and joined (`materialize::write_parts_joined`), or
-/// a part at a time when their schemas differ.
+/// columns), then each scratch store's, with the what-if columns over all
+/// (`materialize::write_parts`).
 fn append_analysis(
     team: &Store,
     prices: &PriceTable,
@@ -181,19 +180,7 @@ fn append_analysis(
         (Some(&(at, n)), Some(o)) => select(&o.slice(at, n), columns),
         _ => read_parquet(&files[i.saturating_sub(skip)], columns.map(|c| c.iter().map(|s| (*s).to_owned()).collect())),
     };
-    if let Some(rows) = materialize::write_parts_joined(team, prices, skip + files.len(), load)? {
-        return Ok(rows);
-    }
-    let rows = materialize::write_parts(team, prices, |columns| {
-        let columns: Option<Vec<String>> = columns.map(|c| c.iter().map(|s| (*s).to_owned()).collect());
-        let old = match (&old, &columns) {
-            (Some(o), Some(c)) => Some(o.select(c.iter().map(String::as_str)).map_err(at_analysis(team))),
-            (o, _) => o.clone().map(Ok),
-        };
-        let files = files.clone().into_iter().map(move |f| read_parquet(&f, columns.clone()));
-        Box::new(old.into_iter().chain(files))
-    })?;
-    Ok(rows)
+    Ok(materialize::write_parts(team, prices, skip + files.len(), load)?)
 }
 
 /// A scratch file, only `columns` when given.

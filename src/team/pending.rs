@@ -110,16 +110,19 @@ pub fn footers(files: Vec<PathBuf>, limits: &BundleLimits) -> Result<Vec<Pending
 /// request counts) whose footer alone was
 /// read, keeping their bytes; the first bad one in `pending` order stops it.
 pub fn check_known(pending: &mut [Pending<'_>], people: &BTreeMap<String, usize>) -> Result<(), TeamError> {
-    let todo: Vec<usize> = (0..pending.len())
-        .filter(|&k| matches!(pending[k].held, Held::Footer { .. }) && people.contains_key(&pending[k].meta.user))
+    let todo: Vec<(usize, PathBuf, BundleLimits)> = pending
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| people.contains_key(&p.meta.user))
+        .filter_map(|(k, p)| match &p.held {
+            Held::Footer { path, limits } => Some((k, path.clone(), *limits)),
+            _ => None,
+        })
         .collect();
-    let checked = lanes::run(&todo, lanes::LANES, |&k| match &pending[k].held {
-        Held::Footer { path, limits } => {
-            check_file(path, limits).map(|(c, bytes)| (c, Held::Checked { bytes, limits: *limits }))
-        }
-        _ => Err(TeamError::ImportFailed("a bundle was checked twice".into())),
+    let checked = lanes::run(&todo, lanes::LANES, |(_, path, limits)| {
+        check_file(path, limits).map(|(c, bytes)| (c, Held::Checked { bytes, limits: *limits }))
     });
-    for (k, r) in todo.into_iter().zip(checked) {
+    for ((k, _, _), r) in todo.into_iter().zip(checked) {
         let (c, held) = r?;
         if c.meta != pending[k].meta {
             return Err(changed(&pending[k].origin));
