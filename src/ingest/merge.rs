@@ -62,12 +62,12 @@ pub struct Merged {
 /// Merges `delta` into the store's tables and writes them, then brings the
 /// analysis tables up to date for what changed.
 pub fn merge(store: &Store, base: Base, delta: Delta, prices: &PriceTable) -> Result<Merged, IngestError> {
-    let (merged, scope, whole) = merge_tables_analysed(store, base, delta, prices, true)?;
-    match whole {
-        // A rebuilt store: every request was in memory and classified there.
-        Some((rows, sides)) => materialize::store_whole(store, prices, rows, sides)?,
-        None => materialize::refresh(store, prices, &scope)?,
-    };
+    let (merged, scope, stored) = merge_tables_analysed(store, base, delta, prices, true)?;
+    // A rebuilt store's analysis was classified from memory and stored
+    // while the tables were written.
+    if !stored {
+        materialize::refresh(store, prices, &scope)?;
+    }
     Ok(merged)
 }
 
@@ -83,19 +83,17 @@ pub fn merge_tables(
     Ok((merged, scope))
 }
 
-/// A whole analysis classified from memory: rows and side tables.
-type Whole = Option<(DataFrame, [DataFrame; 2])>;
-
 /// `merge_tables`; when the tables are rebuilt from the rows alone and
 /// `analyse` is set, the rows are also classified (`materialize::analyse`)
-/// while the tables are written.
+/// and the analysis stored (`materialize::store_whole`) while the tables
+/// are written; the last value says so.
 fn merge_tables_analysed(
     store: &Store,
     base: Base,
     delta: Delta,
     prices: &PriceTable,
     analyse: bool,
-) -> Result<(Merged, Changed, Whole), IngestError> {
+) -> Result<(Merged, Changed, bool), IngestError> {
     let clock = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("merge: {what} after {:?}", clock.elapsed());
     let Delta { rows, replaced, compactions, titles, iterations, refusals: new_refusals } = delta;
@@ -159,17 +157,20 @@ fn merge_tables_analysed(
         (true, Some(df)) => frames::compactions_from(df).map_err(at(store, Table::Compactions))?,
         (true, None) => store.load(Table::Compactions, frames::compactions_from)?,
     };
-    let classify = || -> PolarsResult<Whole> {
+    let classify = || -> Result<bool, IngestError> {
         if !(whole && analyse) {
-            return Ok(None);
+            return Ok(false);
         }
         // Sorted as `analyse` sorts them while they are references: its
         // sort then finds them in order instead of moving whole requests.
         let mut refs = fresh.clone();
         refs.sort_by(|a, b| (&a.user, &a.session_id).cmp(&(&b.user, &b.session_id)));
         let rows = refs.into_iter().cloned().collect();
-        let (rows, sides) = materialize::analyse(rows, &calls.0, &boundaries, prices, true)?;
-        Ok(sides.map(|s| (rows, s)))
+        let analysed = materialize::analyse(rows, &calls.0, &boundaries, prices, true);
+        let (rows, sides) = analysed.map_err(at(store, Table::Analysis))?;
+        let Some(sides) = sides else { return Ok(false) };
+        materialize::store_whole(store, prices, rows, sides)?;
+        Ok(true)
     };
     let ((a, b), analysis) = rayon::join(
         || {
@@ -195,10 +196,10 @@ fn merge_tables_analysed(
         classify,
     );
     a.and(b)?;
-    let analysis = analysis.map_err(at(store, Table::Analysis))?;
+    let stored = analysis?;
     lap("wrote tables");
     let scope = if whole { Changed::All } else { Changed::Sessions(changed) };
-    Ok((Merged { requests: n, unknown }, scope, analysis))
+    Ok((Merged { requests: n, unknown }, scope, stored))
 }
 
 /// The merged requests: a frame, or (when the table is rebuilt from the

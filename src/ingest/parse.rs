@@ -55,6 +55,8 @@ struct FileParser<'f, 'l> {
     names: Interner,
     /// The calls of `rows.requests[i]`'s kept line, by `i`.
     calls: HashMap<usize, Vec<Call>>,
+    /// A line with its content cut out (`skip`), reused.
+    cut: Vec<u8>,
 }
 
 /// One entry of a line's `usage.iterations`: type, model, tokens.
@@ -72,6 +74,7 @@ pub fn parse_bytes(file: &SourceFile, data: &[u8], start: Start, links: &mut Lin
         links,
         names: Interner::default(),
         calls: HashMap::default(),
+        cut: Vec::new(),
     };
     let mut pos = 0usize;
     let mut line_no = start.line;
@@ -102,12 +105,17 @@ impl FileParser<'_, '_> {
         // Message content is cut out before parsing (see `skip`); should the
         // rest not parse, the whole line is parsed for the error message.
         if let Some((a, b)) = super::skip::content_span(trimmed).filter(|(a, b)| b - a >= super::skip::MIN_SPAN) {
-            let mut rest = Vec::with_capacity(trimmed.len() - (b - a) + 4);
+            // One buffer for every cut line of the file; checked as UTF-8
+            // once, so serde need not check each string it borrows.
+            let mut rest = std::mem::take(&mut self.cut);
+            rest.clear();
             rest.extend_from_slice(&trimmed[..a]);
             rest.extend_from_slice(b"null");
             rest.extend_from_slice(&trimmed[b..]);
-            if let Ok(l) = serde_json::from_slice::<Line>(&rest) {
-                self.interpret(l, line_no);
+            let parsed = std::str::from_utf8(&rest).ok().and_then(|text| serde_json::from_str::<Line>(text).ok());
+            let done = parsed.map(|l| self.interpret(l, line_no)).is_some();
+            self.cut = rest;
+            if done {
                 return;
             }
         }

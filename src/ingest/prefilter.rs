@@ -3,8 +3,9 @@
 //! link). Most bytes of a transcript are `user` tool results and `progress`
 //! lines, which never carry billable usage (`toolUseResult.usage` must not be
 //! billed); they are recognised from the head of the line and skipped
-//! without scanning their body. Everything else is searched for `"usage"`
-//! (one SIMD pass) and for the rarer markers near its ends.
+//! without scanning their body. Assistant lines are kept unsearched.
+//! Everything else is searched for `"usage"` (one SIMD pass) and for the
+//! rarer markers near its ends.
 
 use memchr::memmem::Finder;
 use std::sync::OnceLock;
@@ -65,6 +66,9 @@ pub fn needed(line: &[u8]) -> bool {
             compact(head) || compact(tail) || ((side(head) || side(tail)) && !named())
         }
         Some(b"progress" | b"file-history-snapshot" | b"queue-operation") => false,
+        // An assistant line (whose first `type` may be its message's):
+        // parsed without searching its whole length for `"usage"`.
+        Some(b"assistant" | b"message") => true,
         _ => {
             f.usage.find(line).is_some()
                 || flagged(head)

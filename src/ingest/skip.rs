@@ -5,7 +5,7 @@
 //! deserialize the line without it. Anything unexpected gives `None`, and
 //! the line is parsed whole.
 
-use memchr::{memchr, memchr2, memmem};
+use memchr::{memchr, memmem};
 
 /// Content shorter than this is left to serde.
 pub const MIN_SPAN: usize = 256;
@@ -36,15 +36,18 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// Just past the string whose opening quote is at `start`.
+/// Just past the string whose opening quote is at `start`. Only quotes
+/// stop the search (content is full of `\\n`): a quote is escaped when an
+/// odd number of backslashes precede it.
 fn string_end(b: &[u8], start: usize) -> Option<usize> {
     let mut i = start + 1;
     loop {
-        let j = i + memchr2(b'"', b'\\', b.get(i..)?)?;
-        if b[j] == b'"' {
+        let j = i + memchr(b'"', b.get(i..)?)?;
+        let slashes = b[i..j].iter().rev().take_while(|&&c| c == b'\\').count();
+        if slashes % 2 == 0 {
             return Some(j + 1);
         }
-        i = j + 2;
+        i = j + 1;
     }
 }
 
@@ -88,6 +91,7 @@ mod tests {
         let l = r#"{"message":{"id":"m","content":[{"type":"text","text":"a \"quoted\" ] } [ {"}],"usage":{}}}"#;
         assert_eq!(span_text(l), Some(r#"[{"type":"text","text":"a \"quoted\" ] } [ {"}]"#));
         assert_eq!(span_text(r#"{"content" : "x\\", "y":1}"#), Some(r#""x\\""#));
+        assert_eq!(span_text(r#"{"content":"a\\\"b\\\\","k":1}"#), Some(r#""a\\\"b\\\\""#));
         assert_eq!(span_text(r#"{"content":{"a":[1,{"b":"}"}]},"k":2}"#), Some(r#"{"a":[1,{"b":"}"}]}"#));
         assert_eq!(span_text(r#"{"content":12}"#), None, "scalars are left to serde");
         assert_eq!(span_text(r#"{"text":"\"content\":[1]"}"#), None, "a key inside a string does not count");

@@ -14,6 +14,7 @@ use crate::pricing::PriceTable;
 use crate::store::{Store, StoreError, Table};
 use polars::prelude::*;
 use std::fs::File;
+use std::io::Write;
 use std::path::PathBuf;
 
 /// The shared-prefix flags of every row, and where each part starts.
@@ -74,8 +75,10 @@ where
     let encoded = lanes::run(&items, lanes::LANES, |&i| -> Result<(PathBuf, File), StoreError> {
         let mut df = flags.finish(i, load(i, None)?).map_err(at)?;
         let file = dir.path().join(format!("{i}.parquet"));
-        let mut out = File::create(&file).map_err(|source| StoreError::Io { path: file.clone(), source })?;
+        let io = |source| StoreError::Io { path: file.clone(), source };
+        let mut out = std::io::BufWriter::new(File::create(&file).map_err(io)?);
         parts::writer(&mut out, parts::base_meta("", 0)).finish(&mut df).map_err(at)?;
+        out.flush().map_err(io)?;
         let out = File::open(&file).map_err(|source| StoreError::Io { path: file.clone(), source })?;
         Ok((file, out))
     });

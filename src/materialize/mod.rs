@@ -233,14 +233,31 @@ fn analysed(
 }
 
 /// Stores a whole analysis (`analyse` over every stored request) as a new
-/// base and its side tables; returns its rows.
+/// base and its side tables; returns its rows. A large one is written in
+/// slices, one per lane (`write_parts`), so it is encoded on every core.
 pub fn store_whole(
     store: &Store,
     prices: &PriceTable,
     rows: DataFrame,
     side: [DataFrame; 2],
 ) -> Result<usize, StoreError> {
-    let n = write(store, prices, rows)?;
+    let n = match rows.height() < SLICED_FROM {
+        true => write(store, prices, rows)?,
+        false => {
+            let at = |source| StoreError::Polars { path: store.path(Table::Analysis), source };
+            let size = rows.height().div_ceil(crate::lanes::LANES);
+            write_parts(store, prices, crate::lanes::LANES, |i, columns| {
+                let part = rows.slice((i * size) as i64, size);
+                match columns {
+                    Some(c) => part.select(c.iter().copied()).map_err(at),
+                    None => Ok(part),
+                }
+            })?
+        }
+    };
     sides::store_sides(store, prices, side, None)?;
     Ok(n)
 }
+
+/// A whole analysis of this many rows or more is written in slices.
+const SLICED_FROM: usize = 32_768;
