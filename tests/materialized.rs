@@ -16,6 +16,7 @@ use cachewise::report::query::Query;
 use cachewise::store::Store;
 use cachewise::synth::{calls::add_calls, generate, SynthSpec};
 use chrono::{NaiveDate, TimeDelta, TimeZone, Utc};
+use polars::prelude::{ParquetReader, SerReader};
 use serde_json::Value;
 
 /// Equal JSON, numbers to a relative 1e-9 (sums in another order).
@@ -122,4 +123,27 @@ fn advice_from_one_session_and_stored_medians_equals_advice_over_every_row() {
         advised += 1;
     }
     assert!(advised >= 5, "advised {advised} sessions");
+}
+
+/// A store rebuilt whole from enough rows to be written in slices (one per
+/// lane, joined) holds what one pass over every request computes now: the
+/// same rows, in the same order, to the last column.
+#[test]
+fn an_analysis_written_in_slices_is_the_analysis_computed_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let end = Utc.with_ymd_and_hms(2026, 11, 20, 18, 0, 0).unwrap();
+    let data = generate(5, &SynthSpec::scaled(end, 60, 1_200));
+    let prices = PriceTable::embedded().unwrap();
+    let calls = add_calls(&data.requests, 7);
+    let store = Store::open(dir.path()).unwrap();
+    cachewise::ingest::store_rows_with_calls(&store, data.requests, calls, data.compactions, Vec::new(), &prices)
+        .unwrap();
+    let stored = cachewise::materialize::current(&store, &prices).unwrap().expect("stored with these prices");
+    assert!(stored.height() > 40_000, "{} rows: enough to be written in slices", stored.height());
+    let file = std::fs::File::open(store.path(cachewise::store::Table::Analysis)).unwrap();
+    let groups = ParquetReader::new(file).get_metadata().unwrap().row_groups.len();
+    assert_eq!(groups, 2, "one row group per slice");
+    let whole = cachewise::materialize::finish(cachewise::materialize::rows(&store, &prices).unwrap()).unwrap();
+    assert_eq!(stored.get_column_names(), whole.get_column_names());
+    assert!(stored.equals_missing(&whole), "the sliced table differs from the whole analysis");
 }

@@ -88,6 +88,9 @@ mod tests {
         assert!(needed(format!(r#"{{"type":"assistant","message":{{"content":"{big}","usage":{{}}}}}}"#).as_bytes()));
         assert!(needed(format!(r#"{{"parentUuid":null,"message":{{"type":"message","content":"{big}","usage":{{}}}},"type":"assistant"}}"#).as_bytes()));
         assert!(needed(br#"{"type":"system","subtype":"compact_boundary"}"#));
+        // Assistant lines are kept without a search of their length.
+        assert!(needed(br#"{"type":"assistant","message":{"content":"no usage key"}}"#));
+        assert!(needed(br#"{"message":{"type":"message","content":"x"},"type":"assistant"}"#));
         assert!(needed(br#"{"type":"summary","summary":"t"}"#));
         assert!(needed(br#"{"type":"ai-title","aiTitle":"t"}"#));
         assert!(needed(br#"{"type":"system","subtype":"model_refusal_fallback","originalModel":"m"}"#));
