@@ -135,23 +135,22 @@ fn merge_tables_analysed(
     let fresh: Vec<&Request> = p.kept.iter().map(|&(i, _)| refs[i]).collect();
     drop(refs);
     let spares = stack(store, Table::Spares, split.spares, new_spares, &SPARE_ORDER)?;
-    // A rebuilt table is written straight from the rows, a batch at a time;
-    // otherwise the new rows join the kept ones.
+    // A rebuilt table is written straight from the rows, a batch at a time
+    // (and its sessions derived while the rows are classified); otherwise
+    // the new rows join the kept ones.
     let whole = target.whole && split.requests.height() == 0;
     let (requests, sessions) = if whole {
-        let sessions = sessions::frame(&sessions::derive(&fresh, &titles)).map_err(at(store, Table::Sessions))?;
-        (Requests::Rows, sessions)
+        (Requests::Rows, None)
     } else {
         changed.extend(split.sessions);
         changed.extend(fresh.iter().map(|r| r.session_id.to_string()));
         let new = frames::requests_frame(&fresh).map_err(at(store, Table::Requests))?;
         let df = stack(store, Table::Requests, split.requests, new, &REQUEST_ORDER)?;
         let sessions = sessions_table(store, &target, &df, &titles, &changed)?;
-        (Requests::Frame(df), sessions)
+        (Requests::Frame(df), Some(sessions))
     };
     lap("built tables");
     let n = target.other_rows + if let Requests::Frame(df) = &requests { df.height() } else { fresh.len() };
-    let titles = frames::titles_frame(&titles).map_err(at(store, Table::Titles))?;
     let boundaries = match (whole && analyse, &compactions) {
         (false, _) => Vec::new(),
         (true, Some(df)) => frames::compactions_from(df).map_err(at(store, Table::Compactions))?,
@@ -184,11 +183,17 @@ fn merge_tables_analysed(
                     if let Some(df) = compactions {
                         write(store, Table::Compactions, df)?;
                     }
-                    write(store, Table::Titles, titles)?;
+                    write(store, Table::Titles, frames::titles_frame(&titles).map_err(at(store, Table::Titles))?)?;
                     calls.write(store)?;
                     if let Some(df) = refusals {
                         write(store, Table::Refusals, df)?;
                     }
+                    let sessions = match sessions {
+                        Some(df) => df,
+                        None => {
+                            sessions::frame(&sessions::derive(&fresh, &titles)).map_err(at(store, Table::Sessions))?
+                        }
+                    };
                     write(store, Table::Sessions, sessions)
                 },
             )
