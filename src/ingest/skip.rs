@@ -37,7 +37,7 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 }
 
 /// Just past the string whose opening quote is at `start`. Only quotes
-/// stop the search (content is full of `\\n`): a quote is escaped when an
+/// stop the search (content is full of `\n`): a quote is escaped when an
 /// odd number of backslashes precede it.
 fn string_end(b: &[u8], start: usize) -> Option<usize> {
     let mut i = start + 1;
