@@ -96,28 +96,24 @@ impl Fold {
     }
 
     fn add(&mut self, r: Input<'_>) {
-        if !self.by.contains_key(r.session) {
-            let row = SessionRow {
-                session_id: r.session.to_owned(),
-                project: r.project.to_owned(),
-                first: r.time,
-                last: r.time,
-                title: String::new(),
-                requests: 0,
-                tokens: TokenCounts::default(),
-                cost_usd: 0.0,
-            };
-            self.by.insert(r.session.to_owned(), (row, Vec::new()));
+        match self.by.get_mut(r.session) {
+            Some((s, costs)) => fold_in(s, costs, &r),
+            None => {
+                let mut row = SessionRow {
+                    session_id: r.session.to_owned(),
+                    project: r.project.to_owned(),
+                    first: r.time,
+                    last: r.time,
+                    title: String::new(),
+                    requests: 0,
+                    tokens: TokenCounts::default(),
+                    cost_usd: 0.0,
+                };
+                let mut costs = Vec::new();
+                fold_in(&mut row, &mut costs, &r);
+                self.by.insert(r.session.to_owned(), (row, costs));
+            }
         }
-        let Some((s, costs)) = self.by.get_mut(r.session) else { return };
-        if (r.time, r.project) < (s.first, s.project.as_str()) {
-            s.project = r.project.to_owned();
-        }
-        s.first = s.first.min(r.time);
-        s.last = s.last.max(r.time);
-        s.requests += 1;
-        s.tokens += r.tokens;
-        costs.push(r.cost_usd);
     }
 
     /// The session rows, ordered by session id, titled from `titles`.
@@ -136,6 +132,18 @@ impl Fold {
         rows.sort_unstable_by(|a, b| a.session_id.cmp(&b.session_id));
         rows
     }
+}
+
+/// One request folded into its session's row and costs.
+fn fold_in(s: &mut SessionRow, costs: &mut Vec<f64>, r: &Input<'_>) {
+    if (r.time, r.project) < (s.first, s.project.as_str()) {
+        s.project = r.project.to_owned();
+    }
+    s.first = s.first.min(r.time);
+    s.last = s.last.max(r.time);
+    s.requests += 1;
+    s.tokens += r.tokens;
+    costs.push(r.cost_usd);
 }
 
 /// The `sessions` table as a DataFrame.

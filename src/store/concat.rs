@@ -3,11 +3,11 @@
 //! the other, and a new footer lists every file's row groups with their
 //! offsets moved by where the body landed. Statistics, encodings and the
 //! codec stay each row group's own. A team import appends new people's
-//! requests so (`Store::concat_requests_base`), and the analysis table is
-//! written as parts encoded side by side (`materialize::joined`): their scratch stores wrote them
-//! in this store's codec, so the team's table is copied, not encoded again.
-//! Files whose schemas or Arrow schemas differ are refused (`Mismatch`),
-//! and the caller encodes the rows instead.
+//! requests so (`Store::concat_requests_base`): their scratch stores wrote
+//! them in this store's codec, so the team's table is copied, not encoded
+//! again. A large analysis table is written so too, as parts encoded side
+//! by side (`materialize::joined`). Files whose schemas or Arrow schemas
+//! differ are refused (`Mismatch`), and the caller encodes the rows instead.
 
 use super::{Store, StoreError};
 use polars::prelude::PolarsError;
