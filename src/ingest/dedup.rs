@@ -10,7 +10,7 @@
 
 use crate::model::Request;
 use chrono::{DateTime, Utc};
-use rayon::slice::ParallelSliceMut;
+use rayon::prelude::*;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cmp::Ordering;
 
@@ -116,33 +116,46 @@ pub fn collapse_per_source(rows: &mut Vec<Request>) {
 
 /// Chooses the kept copy of every request and the spare rows in one hash
 /// pass over `rows` (plus one over the sidechain rows' messages, if any).
+/// The pass is cut by message id into one shard per core: every copy of a
+/// request falls in one shard, which sees its rows in index order, so the
+/// plan is the one a single pass gives.
 pub fn plan(rows: &[&Request]) -> Plan {
     let replays = sidechain_replays(rows);
-    // Per request: kept index, earliest time, first index, copies seen.
-    let mut best: HashMap<Key<'_>, (usize, DateTime<Utc>, usize, u32)> =
-        HashMap::with_capacity_and_hasher(rows.len(), Default::default());
-    let mut spare = Vec::new();
-    for (i, r) in rows.iter().enumerate() {
-        if replays.as_ref().is_some_and(|f| f(r)) {
-            spare.push(i);
-            continue;
-        }
-        best.entry((&r.user, &r.message_id, &r.request_id))
-            .and_modify(|(k, t, first, n)| {
-                *t = (*t).min(r.time);
-                *n += 1;
-                if *n == 2 {
-                    spare.push(*first);
+    let shards = rayon::current_num_threads().max(1);
+    let shard_of = |r: &Request| r.message_id.as_bytes().last().map_or(0, |&b| usize::from(b) % shards);
+    let parts: Vec<Plan> = (0..shards)
+        .into_par_iter()
+        .map(|s| {
+            // Per request: kept index, earliest time, first index, copies seen.
+            let mut best: HashMap<Key<'_>, (usize, DateTime<Utc>, usize, u32)> =
+                HashMap::with_capacity_and_hasher(rows.len() / shards + 1, Default::default());
+            let mut spare = Vec::new();
+            for (i, r) in rows.iter().enumerate().filter(|(_, r)| shard_of(r) == s) {
+                if replays.as_ref().is_some_and(|f| f(r)) {
+                    spare.push(i);
+                    continue;
                 }
-                spare.push(i);
-                if better(r, rows[*k]) == Ordering::Less {
-                    *k = i;
-                }
-            })
-            .or_insert((i, r.time, i, 1));
-    }
-    spare.sort_unstable();
-    let mut kept: Vec<(usize, DateTime<Utc>)> = best.into_values().map(|(i, t, _, _)| (i, t)).collect();
+                best.entry((&r.user, &r.message_id, &r.request_id))
+                    .and_modify(|(k, t, first, n)| {
+                        *t = (*t).min(r.time);
+                        *n += 1;
+                        if *n == 2 {
+                            spare.push(*first);
+                        }
+                        spare.push(i);
+                        if better(r, rows[*k]) == Ordering::Less {
+                            *k = i;
+                        }
+                    })
+                    .or_insert((i, r.time, i, 1));
+            }
+            Plan { kept: best.into_values().map(|(i, t, _, _)| (i, t)).collect(), spare }
+        })
+        .collect();
+    let mut spare: Vec<usize> = parts.iter().flat_map(|p| p.spare.iter().copied()).collect();
+    spare.par_sort_unstable();
+    let mut kept: Vec<(usize, DateTime<Utc>)> = Vec::with_capacity(parts.iter().map(|p| p.kept.len()).sum());
+    kept.extend(parts.into_iter().flat_map(|p| p.kept));
     // On every core: nothing else runs while a cold ingest deduplicates.
     kept.par_sort_by(|a, b| {
         let (x, y) = (&rows[a.0], &rows[b.0]);
@@ -309,5 +322,30 @@ mod tests {
         assert_eq!((rows[0].source.as_str(), rows[0].tokens.output), ("a", 90));
         assert_eq!(rows[0].time, Utc.timestamp_opt(1_700_000_002, 0).unwrap());
         assert_eq!(rows[1].source, "b");
+    }
+
+    #[test]
+    fn the_plan_cut_in_shards_is_the_plan_of_one_pass() {
+        // 300 requests with up to three copies each, scattered over two
+        // sources, some of them replayed in a sidechain under another id.
+        let mut rows = Vec::new();
+        for k in 0..900u64 {
+            let (m, copy) = (k * 7 % 300, k % 3);
+            let (msg, source) = (format!("msg_{m:03}"), if k % 2 == 0 { "a" } else { "b" });
+            match copy == 2 && m % 5 == 0 {
+                true => rows.push(row(&msg, "r_side", k % 11, (k % 13) as i64, source, true)),
+                false => rows.push(row(&msg, &format!("r{m}"), k % 11, (k % 13) as i64, source, false)),
+            }
+        }
+        let refs: Vec<&Request> = rows.iter().collect();
+        let on = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| plan(&refs))
+        };
+        let one = on(1);
+        assert_eq!(one.kept.len(), 300);
+        assert!(one.spare.len() > 300, "copies and replays are spare: {}", one.spare.len());
+        assert_eq!(on(2), one);
+        assert_eq!(on(5), one);
     }
 }

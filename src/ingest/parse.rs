@@ -9,14 +9,15 @@ use super::line::{Line, Usage};
 use super::sidechain::Links;
 use super::soft::{BadLine, Problems};
 pub use super::usage::MAX_WEB_SEARCHES;
-use super::usage::{bounded, counts, out_of_bounds, tokens_of};
+use super::usage::{counts, out_of_bounds, tokens_of};
 use crate::model::iterations::{self, Iteration, Refusal};
 use crate::model::{
-    Boundary, Compaction, Interner, Request, SessionTitle, Text, TitleKind, TokenCounts, DEFAULT_TRIGGER, MAIN_THREAD,
-    MAX_TOKENS,
+    Boundary, Compaction, Interner, Request, SessionTitle, Text, TitleKind, TokenCounts, MAIN_THREAD, MAX_TOKENS,
 };
 use chrono::{DateTime, Utc};
 use rustc_hash::FxHashMap as HashMap;
+
+mod other;
 
 /// Where to start reading a file and how many lines precede that point.
 #[derive(Debug, Clone, Copy, Default)]
@@ -57,6 +58,22 @@ struct FileParser<'f, 'l> {
     calls: HashMap<usize, Vec<Call>>,
     /// A line with its content cut out (`skip`), reused.
     cut: Vec<u8>,
+    /// The values every request of the file shares, interned once.
+    same: Same,
+    /// The request the last assistant line was (`rows.requests` index).
+    last: Option<usize>,
+}
+
+/// Values of a file's requests that do not depend on the line.
+struct Same {
+    source: Text,
+    project: Text,
+    empty: Text,
+    main_thread: Text,
+    /// The session the path names (`SourceFile::session`).
+    session: Option<Text>,
+    /// The sub-agent the file holds (`SourceFile::agent`).
+    agent: Option<Text>,
 }
 
 /// One entry of a line's `usage.iterations`: type, model, tokens.
@@ -66,25 +83,63 @@ type Call = (Text, Text, TokenCounts);
 /// `links` holds the sidechain links of the lines before `start`, and is
 /// extended. Bytes after the last newline are not consumed.
 pub fn parse_bytes(file: &SourceFile, data: &[u8], start: Start, links: &mut Links) -> FileRows {
-    let mut p = FileParser {
-        file,
-        source: file.path.to_string_lossy().into_owned(),
-        rows: FileRows::default(),
-        by_key: HashMap::default(),
-        links,
-        names: Interner::default(),
-        calls: HashMap::default(),
-        cut: Vec::new(),
-    };
-    let mut pos = 0usize;
-    let mut line_no = start.line;
-    while let Some(nl) = memchr::memchr(b'\n', &data[pos..]) {
-        line_no += 1;
-        p.line(&data[pos..pos + nl], line_no);
-        pos += nl + 1;
-    }
-    p.rows.end = Start { offset: start.offset + pos as u64, line: line_no };
+    let mut p = Parser::new(file, start, links);
+    p.feed(data);
     p.finish()
+}
+
+/// One file's parser, fed its bytes a block at a time: a request repeated
+/// across blocks is still one candidate row, and repeated values are still
+/// one `Text`.
+pub struct Parser<'f, 'l>(FileParser<'f, 'l>);
+
+impl<'f, 'l> Parser<'f, 'l> {
+    /// A parser of `file` from `start`, extending `links` (see `parse_bytes`).
+    pub fn new(file: &'f SourceFile, start: Start, links: &'l mut Links) -> Self {
+        let source = file.path.to_string_lossy().into_owned();
+        let mut names = Interner::default();
+        let same = Same {
+            source: names.get(&source),
+            project: names.get(&file.project),
+            empty: names.get(""),
+            main_thread: names.get(MAIN_THREAD),
+            session: file.session.as_deref().map(|s| names.get(s)),
+            agent: file.agent.as_deref().map(|a| names.get(a)),
+        };
+        Parser(FileParser {
+            file,
+            source,
+            rows: FileRows { end: start, ..FileRows::default() },
+            by_key: HashMap::default(),
+            links,
+            names,
+            calls: HashMap::default(),
+            cut: Vec::new(),
+            same,
+            last: None,
+        })
+    }
+
+    /// Parses the complete lines of `data`, which continues where the last
+    /// block's consumed bytes ended; returns how many bytes it consumed
+    /// (the rest, after the last newline, belongs to the next block).
+    pub fn feed(&mut self, data: &[u8]) -> usize {
+        let p = &mut self.0;
+        let mut pos = 0usize;
+        let mut line_no = p.rows.end.line;
+        while let Some(nl) = memchr::memchr(b'\n', &data[pos..]) {
+            line_no += 1;
+            p.line(&data[pos..pos + nl], line_no);
+            pos += nl + 1;
+        }
+        p.rows.end = Start { offset: p.rows.end.offset + pos as u64, line: line_no };
+        pos
+    }
+
+    /// The rows of every block fed.
+    pub fn finish(self) -> FileRows {
+        self.0.finish()
+    }
 }
 
 impl FileParser<'_, '_> {
@@ -160,18 +215,20 @@ impl FileParser<'_, '_> {
         }
     }
 
-    fn thread(&self, l: &Line) -> String {
+    /// The line's thread: its agent, the file's, the main thread, or (old
+    /// inline sidechains) the one named by its root sidechain line.
+    fn thread(&mut self, l: &Line) -> Text {
         if let Some(a) = l.agent_id.get() {
-            return a.to_owned();
+            return self.names.get(a);
         }
-        if let Some(a) = &self.file.agent {
+        if let Some(a) = &self.same.agent {
             return a.clone();
         }
         if !l.is_sidechain.0 {
-            return MAIN_THREAD.to_owned();
+            return self.same.main_thread.clone();
         }
-        // Old inline sidechains: the thread is named by its root sidechain line.
-        self.links.thread(l.uuid.as_str())
+        let root = self.links.thread(l.uuid.as_str());
+        self.names.get(&root)
     }
 
     fn time(&mut self, l: &Line, line_no: u64) -> Option<DateTime<Utc>> {
@@ -212,22 +269,38 @@ impl FileParser<'_, '_> {
         // A request's tokens are the sum over its calls (reference §2.4).
         let tokens = if calls.is_empty() { top } else { calls.iter().map(|c| c.2).sum() };
         let calls = if iterations::redundant(&calls, model, &top) { Vec::new() } else { calls };
-        let key = (message_id.to_owned(), l.request_id.as_str().to_owned());
-        if let Some(&i) = self.by_key.get(&key) {
-            let first = self.rows.requests[i].time.min(time);
-            if tokens.output > self.rows.requests[i].tokens.output {
-                let better = self.request(l, usage, tokens, model, key, line_no, first);
-                self.rows.requests[i] = better;
+        let request_id = l.request_id.as_str();
+        // A response's lines follow each other: the request last seen is
+        // tried before the key is built and looked up.
+        let same = |r: &Request| r.message_id == message_id && r.request_id == request_id;
+        let found = match self.last.filter(|&i| same(&self.rows.requests[i])) {
+            Some(i) => Ok(i),
+            None => {
+                let key = (message_id.to_owned(), request_id.to_owned());
+                self.by_key.get(&key).copied().ok_or(key)
+            }
+        };
+        match found {
+            Ok(i) => {
+                self.last = Some(i);
+                let first = self.rows.requests[i].time.min(time);
+                if tokens.output > self.rows.requests[i].tokens.output {
+                    let key = (message_id.to_owned(), request_id.to_owned());
+                    let better = self.request(l, usage, tokens, model, key, line_no, first);
+                    self.rows.requests[i] = better;
+                    self.keep_calls(i, calls);
+                }
+                self.rows.requests[i].time = first;
+            }
+            Err(key) => {
+                let req = self.request(l, usage, tokens, model, key.clone(), line_no, time);
+                let i = self.rows.requests.len();
+                self.by_key.insert(key, i);
+                self.rows.requests.push(req);
+                self.last = Some(i);
                 self.keep_calls(i, calls);
             }
-            self.rows.requests[i].time = first;
-            return;
         }
-        let req = self.request(l, usage, tokens, model, key.clone(), line_no, time);
-        let i = self.rows.requests.len();
-        self.by_key.insert(key, i);
-        self.rows.requests.push(req);
-        self.keep_calls(i, calls);
     }
 
     fn keep_calls(&mut self, i: usize, calls: Vec<Call>) {
@@ -301,14 +374,21 @@ impl FileParser<'_, '_> {
         line: u64,
         time: DateTime<Utc>,
     ) -> Request {
-        let session = self.session(l);
+        let session_id = match (&self.same.session, l.session_id.get()) {
+            (Some(s), _) => s.clone(),
+            (None, Some(s)) => self.names.get(s),
+            (None, None) => {
+                let stem = self.session(l);
+                self.names.get(&stem)
+            }
+        };
         let thread = self.thread(l);
         let n = &mut self.names;
         Request {
             time,
-            session_id: n.get(&session),
-            thread: n.get(&thread),
-            project: n.get(&self.file.project),
+            session_id,
+            thread,
+            project: self.same.project.clone(),
             cwd: n.get(l.cwd.as_str()),
             git_branch: n.get(l.git_branch.as_str()),
             version: n.get(l.version.as_str()),
@@ -319,65 +399,12 @@ impl FileParser<'_, '_> {
             inference_geo: n.get(usage.inference_geo.as_str()),
             is_sidechain: l.is_sidechain.0,
             cost_usd: 0.0,
-            source: n.get(&self.source),
+            source: self.same.source.clone(),
             line,
             message_id,
             request_id,
-            user: n.get(""),
-            machine: n.get(""),
+            user: self.same.empty.clone(),
+            machine: self.same.empty.clone(),
         }
-    }
-
-    /// A compaction or microcompaction: its time, trigger (written, or
-    /// defaulted to `auto`), sizes and uuid; never its content.
-    fn compaction(&mut self, l: &Line, boundary: Boundary, line_no: u64) {
-        let Some(time) = self.time(l, line_no) else { return };
-        let meta = match boundary {
-            Boundary::Compact => l.compact.as_ref(),
-            Boundary::Microcompact => l.microcompact.as_ref(),
-        };
-        let sizes =
-            [("preTokens", meta.and_then(|m| m.pre_tokens.0)), ("tokensSaved", meta.and_then(|m| m.tokens_saved.0))];
-        if let Some((name, v)) = sizes.into_iter().find_map(|(n, v)| v.filter(|&v| v > MAX_TOKENS).map(|v| (n, v))) {
-            self.bad(line_no, format!("{name} {v} is above the bound of {MAX_TOKENS} tokens"));
-            return;
-        }
-        let written = meta.and_then(|m| m.trigger.get()).map(bounded);
-        let session_id = self.session(l);
-        let source = self.source.clone();
-        self.rows.compactions.push(Compaction {
-            session_id,
-            time,
-            trigger_written: written.is_some(),
-            trigger: written.unwrap_or_else(|| DEFAULT_TRIGGER.to_owned()),
-            pre_tokens: meta.and_then(|m| m.pre_tokens.0),
-            source,
-            user: String::new(),
-            uuid: bounded(l.uuid.as_str()),
-            boundary,
-            tokens_saved: meta.and_then(|m| m.tokens_saved.0),
-        });
-    }
-
-    fn refusal(&mut self, l: &Line, line_no: u64) {
-        let Some(time) = self.time(l, line_no) else { return };
-        let text = |t: &super::line::Text| iterations::clean(t.as_str());
-        let trigger = if l.trigger.get().is_some() { text(&l.trigger) } else { text(&l.category) };
-        self.rows.refusals.push(Refusal {
-            session_id: self.session(l),
-            time,
-            original_model: text(&l.original_model),
-            fallback_model: text(&l.fallback_model),
-            trigger,
-            source: self.source.clone(),
-        });
-    }
-
-    fn title(&mut self, l: &Line, kind: TitleKind, title: Option<&str>, line_no: u64) {
-        let Some(title) = title else { return };
-        let session_id = self.session(l);
-        let source = self.source.clone();
-        let title = title.chars().take(200).collect();
-        self.rows.titles.push(SessionTitle { session_id, kind, seq: line_no, title, source });
     }
 }

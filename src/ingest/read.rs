@@ -4,7 +4,7 @@
 //! bounded chunks.
 
 use super::discover::SourceFile;
-use super::parse::{parse_bytes, FileRows, Start};
+use super::parse::{FileRows, Parser, Start};
 use super::sidechain::Links;
 use super::soft::BadLine;
 use crate::store::manifest::{fingerprint, FileState, HEAD_LEN};
@@ -96,8 +96,10 @@ fn head_matches(f: &mut File, p: &FileState) -> std::io::Result<bool> {
     }
 }
 
-/// Parses complete lines chunk by chunk; the incomplete tail is carried over,
-/// and whatever follows the last newline at EOF is left unread. Each reading
+/// Parses complete lines chunk by chunk, with one parser for the whole
+/// file (a response whose lines straddle two chunks is still one candidate
+/// row); the incomplete tail is carried over, and whatever follows the last
+/// newline at EOF is left unread. Each reading
 /// thread keeps one buffer for every file it reads (a fresh one per file was
 /// a page fault per 4 KiB read), returned to the system when a long line
 /// grew it past two chunks.
@@ -122,38 +124,20 @@ fn stream_with(
     start: Start,
     links: &mut Links,
 ) -> std::io::Result<FileRows> {
-    let mut out = FileRows { end: start, ..FileRows::default() };
     let remaining = usize::try_from(file.size.saturating_sub(start.offset)).unwrap_or(CHUNK);
     buf.reserve(remaining.min(CHUNK) + 1);
-    let mut pos = start;
+    let mut parser = Parser::new(file, start, links);
     loop {
         let want = CHUNK.max(buf.len());
         let n = f.by_ref().take(want as u64).read_to_end(buf)?;
-        if let Some(last_nl) = memchr::memrchr(b'\n', buf) {
-            let part = parse_bytes(file, &buf[..=last_nl], pos, links);
-            pos = part.end;
-            merge(&mut out, part);
-            buf.drain(..=last_nl);
-        }
+        let used = parser.feed(buf);
+        buf.drain(..used);
         if n < want {
             break;
         }
     }
-    out.end = pos;
+    let mut out = parser.finish();
     // The rows stay in memory until the merge: no spare capacity.
     out.requests.shrink_to_fit();
     Ok(out)
-}
-
-fn merge(out: &mut FileRows, part: FileRows) {
-    if out.requests.is_empty() {
-        out.requests = part.requests;
-    } else {
-        out.requests.extend(part.requests);
-    }
-    out.compactions.extend(part.compactions);
-    out.titles.extend(part.titles);
-    out.iterations.extend(part.iterations);
-    out.refusals.extend(part.refusals);
-    out.problems += part.problems;
 }

@@ -4,7 +4,7 @@
 use super::best_titles;
 use crate::model::columns as c;
 use crate::model::{Request, SessionTitle, TokenCounts};
-use crate::store::frames::Cols;
+use crate::store::frames::{f64_column, str_column, u64_column, Cols};
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
 use rustc_hash::FxHashMap;
@@ -153,9 +153,8 @@ pub fn frame(rows: &[SessionRow]) -> PolarsResult<DataFrame> {
             .into_datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC))
             .into_column()
     };
-    let u = |f: fn(&SessionRow) -> u64, name: &str| Column::new(name.into(), rows.iter().map(f).collect::<Vec<u64>>());
-    let s =
-        |f: fn(&SessionRow) -> &str, name: &str| Column::new(name.into(), rows.iter().map(f).collect::<Vec<&str>>());
+    let u = |f: fn(&SessionRow) -> u64, name: &str| u64_column(name, rows.iter().map(f));
+    let s = |f: fn(&SessionRow) -> &str, name: &str| str_column(name, rows.iter().map(f));
     DataFrame::new(
         rows.len(),
         vec![
@@ -170,7 +169,7 @@ pub fn frame(rows: &[SessionRow]) -> PolarsResult<DataFrame> {
             u(|r| r.tokens.cache_write_1h, c::CACHE_WRITE_1H),
             u(|r| r.tokens.cache_read, c::CACHE_READ),
             u(|r| r.tokens.output, c::OUTPUT),
-            Column::new(c::COST_USD.into(), rows.iter().map(|r| r.cost_usd).collect::<Vec<f64>>()),
+            f64_column(c::COST_USD, rows.iter().map(|r| r.cost_usd)),
         ],
     )
 }

@@ -5,7 +5,9 @@
 //! deserialize the line without it. Anything unexpected gives `None`, and
 //! the line is parsed whole.
 
-use memchr::{memchr, memmem};
+use memchr::memchr;
+use memchr::memmem::Finder;
+use std::sync::OnceLock;
 
 /// Content shorter than this is left to serde.
 pub const MIN_SPAN: usize = 256;
@@ -15,7 +17,9 @@ pub const MIN_SPAN: usize = 256;
 /// quotes would be escaped.
 pub fn content_span(line: &[u8]) -> Option<(usize, usize)> {
     const KEY: &[u8] = b"\"content\"";
-    let mut i = memmem::find(line, KEY)? + KEY.len();
+    // Built once: a searcher's set-up costs as much as a short search.
+    static FINDER: OnceLock<Finder<'static>> = OnceLock::new();
+    let mut i = FINDER.get_or_init(|| Finder::new(KEY)).find(line)? + KEY.len();
     i = skip_ws(line, i);
     if *line.get(i)? != b':' {
         return None;

@@ -19,17 +19,22 @@ const MIN_CHUNK_ROWS: usize = 4_096;
 /// Chunks per core, so that unequal sessions still share the cores.
 const CHUNKS_PER_CORE: usize = 4;
 
+/// Orders requests as `analyse` takes them: by user and session, stably.
+pub fn sort_by_session(requests: &mut [Request]) {
+    requests.sort_by(|a, b| (&a.user, &a.session_id).cmp(&(&b.user, &b.session_id)));
+}
+
 /// The analysis rows (without what-if columns) of `requests`, whole
-/// sessions, and (`sides`) their side tables. Pure: a rebuilt store's rows
-/// are classified from memory while its tables are written.
+/// sessions ordered by `sort_by_session`, and (`sides`) their side tables.
+/// Pure: a rebuilt store's rows are classified from memory while its tables
+/// are written.
 pub fn analyse(
-    mut requests: Vec<Request>,
+    requests: &[Request],
     calls: &[Iteration],
     compactions: &[Compaction],
     prices: &PriceTable,
     sides: bool,
 ) -> PolarsResult<(DataFrame, Option<[DataFrame; 2]>)> {
-    requests.sort_by(|a, b| (&a.user, &a.session_id).cmp(&(&b.user, &b.session_id)));
     let size = (requests.len() / (rayon::current_num_threads() * CHUNKS_PER_CORE)).max(MIN_CHUNK_ROWS);
     let chunks = session_chunks(requests, size);
     let starts: Vec<(Text, Text)> =
@@ -40,7 +45,7 @@ pub fn analyse(
         boundaries[at].push(k.clone());
     }
     if chunks.is_empty() {
-        return one(Vec::new(), calls, &boundaries[0], prices, sides);
+        return one(&[], calls, &boundaries[0], prices, sides);
     }
     let parts = chunks
         .into_par_iter()
@@ -48,7 +53,7 @@ pub fn analyse(
         .map(|(rows, comps)| one(rows, calls, comps, prices, sides))
         .collect::<PolarsResult<Vec<_>>>()?;
     let mut parts = parts.into_iter();
-    let (mut rows, mut side) = parts.next().map_or_else(|| one(Vec::new(), calls, &[], prices, sides), Ok)?;
+    let (mut rows, mut side) = parts.next().map_or_else(|| one(&[], calls, &[], prices, sides), Ok)?;
     for (more, more_side) in parts {
         rows.vstack_mut_owned(more)?;
         if let (Some([l, r]), Some([ml, mr])) = (&mut side, more_side) {
@@ -61,13 +66,13 @@ pub fn analyse(
 
 /// One chunk: whole sessions and their compactions.
 fn one(
-    requests: Vec<Request>,
+    requests: &[Request],
     calls: &[Iteration],
     compactions: &[Compaction],
     prices: &PriceTable,
     sides: bool,
 ) -> PolarsResult<(DataFrame, Option<[DataFrame; 2]>)> {
-    let thread = prices.thread_requests(requests, calls);
+    let thread = prices.thread_rows(requests, calls);
     let caches = analyze(&thread, compactions, prices);
     let rows = analysis_rows(&thread, &caches, prices)?;
     let sides = match sides {
@@ -81,15 +86,20 @@ fn one(
 }
 
 /// `requests` (sorted by user and session) cut into chunks of at least
-/// `size` rows that end where a session ends.
-fn session_chunks(requests: Vec<Request>, size: usize) -> Vec<Vec<Request>> {
-    let mut chunks: Vec<Vec<Request>> = Vec::new();
-    for r in requests {
-        let same = |c: &Vec<Request>| c.last().is_some_and(|l| (&l.user, &l.session_id) == (&r.user, &r.session_id));
-        match chunks.last_mut() {
-            Some(c) if c.len() < size || same(c) => c.push(r),
-            _ => chunks.push(vec![r]),
-        }
+/// `size` rows that end where a session ends; nothing is copied.
+fn session_chunks(requests: &[Request], size: usize) -> Vec<&[Request]> {
+    fn key(r: &Request) -> (&str, &str) {
+        (r.user.as_str(), r.session_id.as_str())
+    }
+    let mut chunks = Vec::new();
+    let mut rest = requests;
+    while !rest.is_empty() {
+        let mut end = size.clamp(1, rest.len());
+        let last = key(&rest[end - 1]);
+        end += rest[end..].iter().take_while(|r| key(r) == last).count();
+        let (chunk, more) = rest.split_at(end);
+        chunks.push(chunk);
+        rest = more;
     }
     chunks
 }
@@ -107,7 +117,7 @@ mod tests {
     fn chunks_end_where_sessions_end() {
         let rows: Vec<Request> =
             ["a", "a", "a", "b", "c", "c"].iter().map(|s| req("u", s)).chain([req("v", "a")]).collect();
-        let chunks = session_chunks(rows, 2);
+        let chunks = session_chunks(&rows, 2);
         let shape: Vec<Vec<&str>> = chunks.iter().map(|c| c.iter().map(|r| r.session_id.as_str()).collect()).collect();
         assert_eq!(shape, vec![vec!["a", "a", "a"], vec!["b", "c", "c"], vec!["a"]]);
         assert_eq!(chunks[2][0].user, "v");

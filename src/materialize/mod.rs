@@ -19,7 +19,7 @@ mod sessions;
 mod sides;
 mod warm;
 
-pub use classify::analyse;
+pub use classify::{analyse, sort_by_session};
 pub use joined::write_parts;
 pub use parts::collect_sessions;
 pub use rows::{analysis_rows, bare, finish, finish_with, requests_of, stored_rates, warm_of, REQUEST, WHAT_IF};
@@ -219,16 +219,17 @@ fn analysed(
         (Some(s), Some(lf)) => Some(parts::collect_sessions(lf, s).map_err(at)?),
         (None, Some(lf)) => Some(lf.collect().map_err(at)?),
     };
-    let requests = match df {
+    let mut requests = match df {
         Some(df) => frames::requests_from(&df).map_err(at)?,
         None => Vec::new(),
     };
+    sort_by_session(&mut requests);
     let calls = store.load(Table::Iterations, frames::iterations_from)?;
     let mut compactions = store.load(Table::Compactions, frames::compactions_from)?;
     if let Some(s) = only {
         compactions.retain(|k| s.contains(&k.session_id));
     }
-    let (rows, side) = analyse(requests, &calls, &compactions, prices, sides).map_err(at)?;
+    let (rows, side) = analyse(&requests, &calls, &compactions, prices, sides).map_err(at)?;
     Ok((rows, side))
 }
 

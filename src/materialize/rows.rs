@@ -12,16 +12,8 @@ use crate::analyze::{
 use crate::model::columns as c;
 use crate::model::{Interner, Request, TokenCounts, MAIN_THREAD};
 use crate::pricing::{PriceTable, Rates};
-use crate::store::frames::{str_column, time_column, u64_column, Cols};
+use crate::store::frames::{bool_column, f64_column, opt_f64_column, str_column, time_column, u64_column, Cols};
 use polars::prelude::*;
-
-fn f64_column(name: &str, v: impl Iterator<Item = f64>) -> Column {
-    Column::new(name.into(), v.collect::<Vec<f64>>())
-}
-
-fn opt_f64_column(name: &str, v: impl Iterator<Item = Option<f64>>) -> Column {
-    Column::new(name.into(), v.collect::<Vec<Option<f64>>>())
-}
 
 /// The idle-compaction what-if's price of one gap (§5 v2), split so the
 /// summary size, a median over the whole table, comes in at view time:
@@ -73,7 +65,7 @@ pub fn analysis_rows(thread: &[Request], caches: &[RequestCache], prices: &Price
         s(c::SPEED, |r| &r.speed),
         s(c::INFERENCE_GEO, |r| &r.inference_geo),
         str_column(c::CLASS, rows.iter().map(|(_, k)| k.class.as_str())),
-        Column::new(c::REWIND.into(), rows.iter().map(|(_, k)| k.rewind).collect::<Vec<bool>>()),
+        bool_column(c::REWIND, rows.iter().map(|(_, k)| k.rewind)),
         opt_f64_column(c::GAP_S, rows.iter().map(|(_, k)| k.gap_s)),
         u(c::TTL_S, |k| u64::from(k.ttl_s)),
         u(c::TTL_AFTER_S, |k| u64::from(k.ttl_after_s)),
@@ -86,7 +78,7 @@ pub fn analysis_rows(thread: &[Request], caches: &[RequestCache], prices: &Price
         rate(c::RATE_OUTPUT, |p| p.output),
         rate(c::RATE_READ_MULTIPLIER, |p| p.read_multiplier),
         f64_column(c::ACTUAL_USD, rows.iter().map(|(r, k)| request_cost(k.rates.as_ref(), &r.tokens, r.web_search))),
-        Column::new(c::LAST_MAIN.into(), last),
+        BooleanChunked::from_slice(c::LAST_MAIN.into(), &last).into_column(),
         f64_column(
             c::RESUME_PREMIUM_USD,
             rows.iter().map(|(r, k)| rewrite_premium(k.rates.as_ref(), r.tokens.prompt() as f64, k.ttl_after_s)),
@@ -156,10 +148,10 @@ pub fn finish_with(df: DataFrame, w5: Vec<bool>, w1: Vec<bool>) -> PolarsResult<
         p1.push(row.cost(TTL_1H_S));
     }
     let mut df = df;
-    df.with_column(Column::new(c::WARM_5M.into(), w5))?;
-    df.with_column(Column::new(c::WARM_1H.into(), w1))?;
-    df.with_column(Column::new(c::POLICY_5M_USD.into(), p5))?;
-    df.with_column(Column::new(c::POLICY_1H_USD.into(), p1))?;
+    df.with_column(BooleanChunked::from_slice(c::WARM_5M.into(), &w5).into_column())?;
+    df.with_column(BooleanChunked::from_slice(c::WARM_1H.into(), &w1).into_column())?;
+    df.with_column(Float64Chunked::from_vec(c::POLICY_5M_USD.into(), p5).into_column())?;
+    df.with_column(Float64Chunked::from_vec(c::POLICY_1H_USD.into(), p1).into_column())?;
     Ok(df)
 }
 

@@ -12,7 +12,7 @@ use crate::analyze::{
 };
 use crate::model::columns as c;
 use crate::model::{Compaction, Iteration, Request, TokenCounts};
-use crate::store::frames::{str_column, time_column, u64_column};
+use crate::store::frames::{f64_column, str_column, time_column, u64_column};
 use polars::prelude::*;
 use std::collections::HashMap;
 
@@ -96,10 +96,7 @@ pub fn reports_frame(
         s(c::MODEL, |r| &r.model),
         time_column(c::TIME, rows.iter().map(|(_, r, _)| r.time)),
         u64_column(c::TTL_AFTER_S, rows.iter().map(|(_, _, k)| u64::from(k.ttl_after_s))),
-        Column::new(
-            c::RESUME_PREMIUM_USD.into(),
-            rows.iter().map(|(_, r, k)| cold_resume_premium(r, k, k.ttl_after_s)).collect::<Vec<f64>>(),
-        ),
+        f64_column(c::RESUME_PREMIUM_USD, rows.iter().map(|(_, r, k)| cold_resume_premium(r, k, k.ttl_after_s))),
         t(c::INPUT, |k| k.input),
         t(c::CACHE_WRITE_5M, |k| k.cache_write_5m),
         t(c::CACHE_WRITE_1H, |k| k.cache_write_1h),

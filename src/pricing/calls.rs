@@ -8,6 +8,7 @@
 use super::{PriceTable, UnknownModels, WEB_SEARCH_USD};
 use crate::model::iterations::{cache_calls, calls_of};
 use crate::model::{Iteration, Request};
+use std::borrow::Cow;
 
 impl PriceTable {
     /// Sets `cost_usd` on every call of `req` and returns the request's cost:
@@ -51,23 +52,33 @@ impl PriceTable {
     /// calls belong to no thread, so their cost is not in these rows.
     /// `calls` is the stored iterations table, sorted as stored.
     pub fn thread_requests(&self, requests: Vec<Request>, calls: &[Iteration]) -> Vec<Request> {
-        if calls.is_empty() {
-            return requests;
+        match self.thread_rows(&requests, calls) {
+            Cow::Borrowed(_) => requests,
+            Cow::Owned(rows) => rows,
         }
-        let mut out = Vec::with_capacity(requests.len());
-        for r in requests {
-            let own = calls_of(calls, &r);
+    }
+
+    /// `thread_requests` over borrowed rows: the rows themselves when none
+    /// of them has calls of its own (nothing is copied), else new rows.
+    pub fn thread_rows<'a>(&self, requests: &'a [Request], calls: &[Iteration]) -> Cow<'a, [Request]> {
+        let Some(first) = requests.iter().position(|r| !calls_of(calls, r).is_empty()) else {
+            return Cow::Borrowed(requests);
+        };
+        let mut out = Vec::with_capacity(requests.len() + 1);
+        out.extend_from_slice(&requests[..first]);
+        for r in &requests[first..] {
+            let own = calls_of(calls, r);
             if own.is_empty() {
-                out.push(r);
+                out.push(r.clone());
                 continue;
             }
-            for (k, c) in cache_calls(&r, own).into_iter().enumerate() {
+            for (k, c) in cache_calls(r, own).into_iter().enumerate() {
                 let web_search = if k == 0 { r.web_search } else { 0 };
                 let mut row = Request { model: c.model, tokens: c.tokens, web_search, ..r.clone() };
                 row.cost_usd = self.cost(&row).unwrap_or(0.0);
                 out.push(row);
             }
         }
-        out
+        Cow::Owned(out)
     }
 }

@@ -15,12 +15,32 @@ pub(crate) fn time_column(name: &str, times: impl Iterator<Item = DateTime<Utc>>
     Int64Chunked::from_vec(name.into(), ms).into_datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC)).into_column()
 }
 
+// The column builders below fill the column's own buffer: `Column::new`
+// over a Vec copies it (polars builds from a slice), and a Vec of `&str`
+// or `Option`s is one more buffer the size of the column.
+
 pub(crate) fn str_column<'a>(name: &str, v: impl Iterator<Item = &'a str>) -> Column {
-    Column::new(name.into(), v.collect::<Vec<&str>>())
+    StringChunked::from_iter_values(name.into(), v).into_column()
 }
 
 pub(crate) fn u64_column(name: &str, v: impl Iterator<Item = u64>) -> Column {
-    Column::new(name.into(), v.collect::<Vec<u64>>())
+    UInt64Chunked::from_vec(name.into(), v.collect()).into_column()
+}
+
+pub(crate) fn opt_u64_column(name: &str, v: impl Iterator<Item = Option<u64>>) -> Column {
+    UInt64Chunked::from_iter_options(name.into(), v).into_column()
+}
+
+pub(crate) fn f64_column(name: &str, v: impl Iterator<Item = f64>) -> Column {
+    Float64Chunked::from_vec(name.into(), v.collect()).into_column()
+}
+
+pub(crate) fn opt_f64_column(name: &str, v: impl Iterator<Item = Option<f64>>) -> Column {
+    Float64Chunked::from_iter_options(name.into(), v).into_column()
+}
+
+pub(crate) fn bool_column(name: &str, v: impl Iterator<Item = bool>) -> Column {
+    BooleanChunked::from_iter_values(name.into(), v).into_column()
 }
 
 /// The `requests` table. Columns are built in parallel.
@@ -47,8 +67,8 @@ pub fn requests_frame<R: Borrow<Request> + Sync>(rows: &[R]) -> PolarsResult<Dat
         &|| u64_column(c::WEB_SEARCH, rows.iter().map(|r| r.web_search)),
         &s(c::SPEED, |r| &r.speed),
         &s(c::INFERENCE_GEO, |r| &r.inference_geo),
-        &|| Column::new(c::IS_SIDECHAIN.into(), rows.iter().map(|r| r.is_sidechain).collect::<Vec<bool>>()),
-        &|| Column::new(c::COST_USD.into(), rows.iter().map(|r| r.cost_usd).collect::<Vec<f64>>()),
+        &|| bool_column(c::IS_SIDECHAIN, rows.iter().map(|r| r.is_sidechain)),
+        &|| f64_column(c::COST_USD, rows.iter().map(|r| r.cost_usd)),
         &s(c::SOURCE, |r| &r.source),
         &|| u64_column(c::LINE, rows.iter().map(|r| r.line)),
         &s(c::MESSAGE_ID, |r| &r.message_id),
@@ -174,7 +194,7 @@ pub fn iterations_frame(rows: &[Iteration]) -> PolarsResult<DataFrame> {
             t(c::CACHE_WRITE_1H, |k| k.cache_write_1h),
             t(c::CACHE_READ, |k| k.cache_read),
             t(c::OUTPUT, |k| k.output),
-            Column::new(c::COST_USD.into(), rows.iter().map(|r| r.cost_usd).collect::<Vec<f64>>()),
+            f64_column(c::COST_USD, rows.iter().map(|r| r.cost_usd)),
         ],
     )
 }
@@ -239,9 +259,7 @@ pub fn refusals_from(df: &DataFrame) -> PolarsResult<Vec<Refusal>> {
 
 /// The `compactions` table (compactions and microcompactions).
 pub fn compactions_frame(rows: &[Compaction]) -> PolarsResult<DataFrame> {
-    let opt = |name: &str, f: fn(&Compaction) -> Option<u64>| {
-        Column::new(name.into(), rows.iter().map(f).collect::<Vec<Option<u64>>>())
-    };
+    let opt = |name: &str, f: fn(&Compaction) -> Option<u64>| opt_u64_column(name, rows.iter().map(f));
     DataFrame::new(
         rows.len(),
         vec![
@@ -253,7 +271,7 @@ pub fn compactions_frame(rows: &[Compaction]) -> PolarsResult<DataFrame> {
             str_column(c::USER, rows.iter().map(|r| r.user.as_str())),
             str_column(c::UUID, rows.iter().map(|r| r.uuid.as_str())),
             str_column(c::BOUNDARY, rows.iter().map(|r| r.boundary.as_str())),
-            Column::new(c::TRIGGER_WRITTEN.into(), rows.iter().map(|r| r.trigger_written).collect::<Vec<bool>>()),
+            bool_column(c::TRIGGER_WRITTEN, rows.iter().map(|r| r.trigger_written)),
             opt(c::TOKENS_SAVED, |r| r.tokens_saved),
         ],
     )

@@ -68,6 +68,13 @@ fn the_request_after_a_response_of_calls_is_a_hit() {
 #[test]
 fn requests_without_calls_are_unchanged() {
     let p = PriceTable::embedded().unwrap();
-    let (requests, _) = thread();
+    let (requests, calls) = thread();
     assert_eq!(p.thread_requests(requests.clone(), &[]), requests);
+    // Borrowed rows without calls are not copied; with calls they become
+    // the rows `thread_requests` gives.
+    assert!(matches!(p.thread_rows(&requests, &[]), std::borrow::Cow::Borrowed(r) if r == requests.as_slice()));
+    assert!(matches!(p.thread_rows(&requests[..1], &calls), std::borrow::Cow::Borrowed(_)));
+    let owned = p.thread_rows(&requests, &calls).into_owned();
+    assert_eq!(owned, p.thread_requests(requests, &calls));
+    assert_eq!(owned.len(), 4);
 }
