@@ -110,14 +110,21 @@ pub fn ingest(
     let total: u64 =
         todo.iter().map(|f| f.size.saturating_sub(manifest.files.get(&key(f)).map_or(0, |s| s.offset))).sum();
     progress.start(total);
-    let reads: Vec<FileRead> = todo
-        .par_iter()
-        .map(|f| {
+    // Each core takes the next file in that order (an indexed split would
+    // start one core halfway down the list and leave it a big file at the
+    // end); the reads are then put back in order.
+    let mut reads: Vec<(usize, FileRead)> = todo
+        .iter()
+        .enumerate()
+        .par_bridge()
+        .map(|(i, f)| {
             let r = read_file(f, manifest.files.get(&key(f)));
             progress.advance(r.bytes);
-            r
+            (i, r)
         })
         .collect();
+    reads.sort_unstable_by_key(|(i, _)| *i);
+    let reads: Vec<FileRead> = reads.into_iter().map(|(_, r)| r).collect();
     progress.finish();
     tracing::debug!("read {} files in {:?}", reads.len(), started.elapsed());
     let mut out = Outcome {
