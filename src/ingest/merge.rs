@@ -131,14 +131,14 @@ fn merge_tables_analysed(
         calls.price(prices, r, &mut unknown);
     }
     drop(kept_time);
-    // A rebuilt table is written straight from the rows, a batch at a time
-    // (and its sessions derived while the rows are classified); otherwise
-    // the new rows join the kept ones.
-    let whole = target.whole && split.requests.height() == 0;
     let refs = all.refs();
     let fresh: Vec<&Request> = p.kept.iter().map(|&(i, _)| refs[i]).collect();
     drop(refs);
     let spares = stack(store, Table::Spares, split.spares, new_spares, &SPARE_ORDER)?;
+    // A rebuilt table is written straight from the rows, a batch at a time
+    // (and its sessions derived while the rows are classified); otherwise
+    // the new rows join the kept ones.
+    let whole = target.whole && split.requests.height() == 0;
     let (requests, sessions) = if whole {
         (Requests::Rows, None)
     } else {
@@ -163,7 +163,7 @@ fn merge_tables_analysed(
         // Sorted as `analyse` takes them while they are references, then
         // cloned in that order (the tables are written from the rows meanwhile).
         let mut refs = fresh.clone();
-        refs.sort_by(|a, b| (&a.user, &a.session_id).cmp(&(&b.user, &b.session_id)));
+        materialize::sort_by_session(&mut refs);
         let rows: Vec<Request> = refs.into_iter().cloned().collect();
         let analysed = materialize::analyse(&rows, &calls.0, &boundaries, prices, true);
         let (rows, sides) = analysed.map_err(at(store, Table::Analysis))?;

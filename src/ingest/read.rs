@@ -99,10 +99,9 @@ fn head_matches(f: &mut File, p: &FileState) -> std::io::Result<bool> {
 /// Parses complete lines chunk by chunk, with one parser for the whole
 /// file (a response whose lines straddle two chunks is still one candidate
 /// row); the incomplete tail is carried over, and whatever follows the last
-/// newline at EOF is left unread. Each reading
-/// thread keeps one buffer for every file it reads (a fresh one per file was
-/// a page fault per 4 KiB read), returned to the system when a long line
-/// grew it past two chunks.
+/// newline at EOF is left unread. Each reading thread keeps one buffer for
+/// every file it reads (a fresh one per file was a page fault per 4 KiB
+/// read), returned to the system when a long line grew it past two chunks.
 fn stream(file: &SourceFile, f: &mut File, start: Start, links: &mut Links) -> std::io::Result<FileRows> {
     thread_local! {
         static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };

@@ -12,6 +12,7 @@ use crate::model::{Compaction, Iteration, Request, Text};
 use crate::pricing::PriceTable;
 use polars::prelude::*;
 use rayon::prelude::*;
+use std::borrow::Borrow;
 
 /// Fewest rows in a chunk: below it a chunk's fixed costs (the calls'
 /// index, the compaction times) outweigh the parallelism.
@@ -19,9 +20,13 @@ const MIN_CHUNK_ROWS: usize = 4_096;
 /// Chunks per core, so that unequal sessions still share the cores.
 const CHUNKS_PER_CORE: usize = 4;
 
-/// Orders requests as `analyse` takes them: by user and session, stably.
-pub fn sort_by_session(requests: &mut [Request]) {
-    requests.sort_by(|a, b| (&a.user, &a.session_id).cmp(&(&b.user, &b.session_id)));
+/// Orders requests (or references to them) as `analyse` takes them: by
+/// user and session, stably.
+pub fn sort_by_session<R: Borrow<Request>>(requests: &mut [R]) {
+    requests.sort_by(|a, b| {
+        let (a, b) = (a.borrow(), b.borrow());
+        (&a.user, &a.session_id).cmp(&(&b.user, &b.session_id))
+    });
 }
 
 /// The analysis rows (without what-if columns) of `requests`, whole
