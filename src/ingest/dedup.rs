@@ -325,7 +325,7 @@ mod tests {
     }
 
     #[test]
-    fn the_plan_cut_in_shards_is_the_plan_of_one_pass() {
+    fn the_plan_cut_in_shards_is_the_plan_of_one_pass() -> Result<(), rayon::ThreadPoolBuildError> {
         // 300 requests with up to three copies each, scattered over two
         // sources, some of them replayed in a sidechain under another id.
         let mut rows = Vec::new();
@@ -338,14 +338,15 @@ mod tests {
             }
         }
         let refs: Vec<&Request> = rows.iter().collect();
-        let on = |threads: usize| {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-            pool.install(|| plan(&refs))
+        let on = |threads: usize| -> Result<Plan, rayon::ThreadPoolBuildError> {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
+            Ok(pool.install(|| plan(&refs)))
         };
-        let one = on(1);
+        let one = on(1)?;
         assert_eq!(one.kept.len(), 300);
         assert!(one.spare.len() > 300, "copies and replays are spare: {}", one.spare.len());
-        assert_eq!(on(2), one);
-        assert_eq!(on(5), one);
+        assert_eq!(on(2)?, one);
+        assert_eq!(on(5)?, one);
+        Ok(())
     }
 }

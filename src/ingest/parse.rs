@@ -9,14 +9,13 @@ use super::line::{Line, Usage};
 use super::sidechain::Links;
 use super::soft::{BadLine, Problems};
 pub use super::usage::MAX_WEB_SEARCHES;
-use super::usage::{counts, out_of_bounds, tokens_of};
+use super::usage::{out_of_bounds, tokens_of};
 use crate::model::iterations::{self, Iteration, Refusal};
-use crate::model::{
-    Boundary, Compaction, Interner, Request, SessionTitle, Text, TitleKind, TokenCounts, MAIN_THREAD, MAX_TOKENS,
-};
+use crate::model::{Boundary, Compaction, Interner, Request, SessionTitle, Text, TitleKind, TokenCounts, MAIN_THREAD};
 use chrono::{DateTime, Utc};
 use rustc_hash::FxHashMap as HashMap;
 
+mod calls;
 mod other;
 
 /// Where to start reading a file and how many lines precede that point.
@@ -303,66 +302,6 @@ impl FileParser<'_, '_> {
         }
     }
 
-    fn keep_calls(&mut self, i: usize, calls: Vec<Call>) {
-        match calls.is_empty() {
-            true => self.calls.remove(&i),
-            false => self.calls.insert(i, calls),
-        };
-    }
-
-    /// The line's `usage.iterations`, each call's model defaulting to the
-    /// message's; too long a list fails the line.
-    fn calls_of(&mut self, usage: &Usage, model: &str) -> Result<Vec<Call>, String> {
-        let Some(list) = &usage.iterations else { return Ok(Vec::new()) };
-        if list.len() > iterations::MAX_PER_LINE {
-            return Err(format!("usage.iterations has {} entries (at most {})", list.len(), iterations::MAX_PER_LINE));
-        }
-        let mut out = Vec::with_capacity(list.len());
-        for (k, it) in list.iter().enumerate() {
-            let kind = self.names.get(&iterations::clean(it.kind.get().unwrap_or(iterations::MESSAGE)));
-            let model = self.names.get(&iterations::clean(it.model.get().unwrap_or(model)));
-            let write = it.cache_creation_input_tokens.unwrap_or(0);
-            let (input, read, output) = (it.input_tokens, it.cache_read_input_tokens, it.output_tokens);
-            let tokens = counts(input, write, it.cache_creation.as_ref(), read, output);
-            // The same bound as the top-level usage, per call and for their sum.
-            if let Some((field, v)) = tokens.above_bound() {
-                return Err(format!(
-                    "usage.iterations[{k}].{field} {v} is above the bound of {MAX_TOKENS} tokens per request"
-                ));
-            }
-            out.push((kind, model, tokens));
-        }
-        let sum: TokenCounts = out.iter().map(|c| c.2).sum();
-        if let Some((field, v)) = sum.above_bound() {
-            return Err(format!(
-                "usage.iterations sum to {v} {field}, above the bound of {MAX_TOKENS} tokens per request"
-            ));
-        }
-        Ok(out)
-    }
-
-    /// The rows, with the kept lines' calls as iteration rows.
-    fn finish(mut self) -> FileRows {
-        let mut calls: Vec<(usize, Vec<Call>)> = self.calls.drain().collect();
-        calls.sort_unstable_by_key(|(i, _)| *i);
-        for (i, list) in calls {
-            let r = &self.rows.requests[i];
-            self.rows.iterations.extend(list.into_iter().enumerate().map(|(k, (kind, model, tokens))| Iteration {
-                user: r.user.clone(),
-                message_id: r.message_id.clone(),
-                request_id: r.request_id.clone(),
-                source: r.source.clone(),
-                line: r.line,
-                index: u32::try_from(k).unwrap_or(u32::MAX),
-                kind,
-                model,
-                tokens,
-                cost_usd: 0.0,
-            }));
-        }
-        self.rows
-    }
-
     #[allow(clippy::too_many_arguments)]
     fn request(
         &mut self,
@@ -374,12 +313,11 @@ impl FileParser<'_, '_> {
         line: u64,
         time: DateTime<Utc>,
     ) -> Request {
-        let session_id = match (&self.same.session, l.session_id.get()) {
-            (Some(s), _) => s.clone(),
-            (None, Some(s)) => self.names.get(s),
-            (None, None) => {
-                let stem = self.session(l);
-                self.names.get(&stem)
+        let session_id = match &self.same.session {
+            Some(s) => s.clone(),
+            None => {
+                let s = self.session(l);
+                self.names.get(&s)
             }
         };
         let thread = self.thread(l);

@@ -79,7 +79,7 @@ where
         let mut out = std::io::BufWriter::new(File::create(&file).map_err(io)?);
         parts::writer(&mut out, parts::base_meta("", 0)).finish(&mut df).map_err(at)?;
         out.flush().map_err(io)?;
-        let out = File::open(&file).map_err(|source| StoreError::Io { path: file.clone(), source })?;
+        let out = File::open(&file).map_err(io)?;
         Ok((file, out))
     });
     let files = encoded.into_iter().collect::<Result<Vec<_>, _>>()?;
