@@ -101,3 +101,42 @@ proptest! {
         }
     }
 }
+
+/// A file on disk read by `read::read_file`, whatever size discovery saw:
+/// the same rows as the bytes parsed at once, the end at the last newline,
+/// and the fingerprinted head the file's first bytes.
+#[test]
+fn a_file_reads_whole_whatever_size_discovery_saw() {
+    use cachewise::ingest::read::{read_file, Mode};
+    use cachewise::store::manifest::{fingerprint, HEAD_LEN};
+    let shape: Vec<(usize, u64)> = (0..40).map(|n| (1 + n % 4, n as u64 * 7)).collect();
+    let mut data = transcript(&shape);
+    let complete = data.len();
+    data.extend_from_slice(br#"{"type":"assistant","message":{"id":"half"#);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    std::fs::write(&path, &data).unwrap();
+    let on_disk = SourceFile { path: path.clone(), ..file() };
+    let want = parse_bytes(&on_disk, &data, Start::default(), &mut Links::default());
+    assert_eq!(want.end.offset, complete as u64);
+    assert!(complete > HEAD_LEN as usize, "the head is a prefix");
+    // As discovered, grown since (seen smaller), shrunk since (seen larger).
+    for seen in [data.len() as u64, 100, data.len() as u64 * 3] {
+        let file = SourceFile { size: seen, ..on_disk.clone() };
+        let read = read_file(&file, None);
+        assert_eq!(read.mode, Mode::Full);
+        assert_eq!(read.rows.requests, want.requests, "seen {seen}");
+        assert_eq!(read.rows.requests.len(), shape.len());
+        assert_eq!((read.rows.end.offset, read.rows.end.line), (want.end.offset, want.end.line));
+        assert_eq!(read.bytes, complete as u64);
+        assert_eq!(read.state.head_len, HEAD_LEN);
+        assert_eq!(read.state.head_hash, fingerprint(&data[..HEAD_LEN as usize]));
+    }
+    // A file shorter than the head: the head is what was read.
+    let short = transcript(&[(1, 5)]);
+    std::fs::write(&path, &short).unwrap();
+    let read = read_file(&SourceFile { path, size: short.len() as u64, ..file() }, None);
+    assert_eq!(read.state.head_len, short.len() as u64);
+    assert_eq!(read.state.head_hash, fingerprint(&short));
+    assert_eq!(read.rows.requests.len(), 1);
+}

@@ -9,6 +9,7 @@
 
 use crate::model::{Boundary, Compaction, Request, TokenCounts, MAIN_THREAD};
 use chrono::{DateTime, Utc};
+use rustc_hash::FxHashMap;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -34,17 +35,18 @@ fn thread_key(r: &Request) -> (&str, &str, &str) {
 
 impl ThreadIndex {
     /// Groups `requests` (in any order) by `(user, session_id, thread)`.
+    /// Each distinct thread key is replaced by its rank among the keys, so
+    /// the sort compares integers where it compared three strings.
     pub fn build(requests: &[Request]) -> ThreadIndex {
+        let rank = thread_ranks(requests);
         let mut order: Vec<usize> = (0..requests.len()).collect();
         order.sort_unstable_by(|&a, &b| {
-            let (ra, rb) = (&requests[a], &requests[b]);
-            thread_key(ra).cmp(&thread_key(rb)).then_with(|| time_order(ra, rb)).then_with(|| a.cmp(&b))
+            rank[a].cmp(&rank[b]).then_with(|| time_order(&requests[a], &requests[b])).then_with(|| a.cmp(&b))
         });
         let mut runs = Vec::new();
         let mut start = 0;
         for k in 1..=order.len() {
-            let boundary = k == order.len() || thread_key(&requests[order[k - 1]]) != thread_key(&requests[order[k]]);
-            if boundary {
+            if k == order.len() || rank[order[k - 1]] != rank[order[k]] {
                 runs.push(start..k);
                 start = k;
             }
@@ -56,6 +58,34 @@ impl ThreadIndex {
     pub fn threads(&self) -> impl Iterator<Item = &[usize]> + '_ {
         self.runs.iter().map(move |r| &self.order[r.clone()])
     }
+}
+
+/// For each request, the rank of its thread key among the distinct keys
+/// (equal keys, equal ranks; ranks ordered as the keys are). A request of
+/// the thread of the one before it (the usual case) is not hashed.
+fn thread_ranks(requests: &[Request]) -> Vec<u32> {
+    let mut ids: FxHashMap<(&str, &str, &str), u32> = FxHashMap::default();
+    let mut id: Vec<u32> = Vec::with_capacity(requests.len());
+    let mut last: Option<((&str, &str, &str), u32)> = None;
+    for r in requests {
+        let key = thread_key(r);
+        let n = match last {
+            Some((k, n)) if k == key => n,
+            _ => {
+                let next = u32::try_from(ids.len()).unwrap_or(u32::MAX);
+                *ids.entry(key).or_insert(next)
+            }
+        };
+        last = Some((key, n));
+        id.push(n);
+    }
+    let mut keys: Vec<((&str, &str, &str), u32)> = ids.into_iter().collect();
+    keys.sort_unstable();
+    let mut rank = vec![0u32; keys.len()];
+    for (r, (_, n)) in keys.iter().enumerate() {
+        rank[*n as usize] = u32::try_from(r).unwrap_or(u32::MAX);
+    }
+    id.iter().map(|n| rank[*n as usize]).collect()
 }
 
 /// One API call of a thread, as the classifier sees it (cache-model §1).

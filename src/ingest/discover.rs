@@ -2,6 +2,7 @@
 //! with the project and session each file belongs to. Hands `SourceFile`s to
 //! the planner; reads no file content.
 
+use rayon::prelude::*;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
@@ -50,20 +51,39 @@ pub fn discover(roots: &[PathBuf]) -> Discovery {
     out
 }
 
+/// Lists `dir` recursively into `files`. The subdirectories of `projects`
+/// (one per project) are walked on every core; an entry's type comes from
+/// the directory listing, so only `*.jsonl` files are stat'ed.
 fn walk(projects: &Path, dir: &Path, files: &mut Vec<SourceFile>) {
     let Ok(entries) = fs::read_dir(dir) else {
         tracing::warn!("cannot list {}", dir.display());
         return;
     };
+    let mut dirs = Vec::new();
     for entry in entries.flatten() {
+        let Ok(kind) = entry.file_type() else { continue };
         let path = entry.path();
-        let Ok(meta) = entry.metadata() else { continue };
-        if meta.is_dir() {
-            walk(projects, &path, files);
-        } else if meta.is_file() && path.extension().is_some_and(|e| e == "jsonl") {
-            if let Some(f) = describe(projects, path, &meta) {
+        if kind.is_dir() {
+            dirs.push(path);
+        } else if kind.is_file() && path.extension().is_some_and(|e| e == "jsonl") {
+            if let Some(f) = entry.metadata().ok().and_then(|meta| describe(projects, path, &meta)) {
                 files.push(f);
             }
+        }
+    }
+    if dir == projects {
+        let found: Vec<Vec<SourceFile>> = dirs
+            .par_iter()
+            .map(|d| {
+                let mut v = Vec::new();
+                walk(projects, d, &mut v);
+                v
+            })
+            .collect();
+        files.extend(found.into_iter().flatten());
+    } else {
+        for d in &dirs {
+            walk(projects, d, files);
         }
     }
 }

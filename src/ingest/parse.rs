@@ -17,6 +17,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 mod calls;
 mod other;
+mod stamp;
 
 /// Where to start reading a file and how many lines precede that point.
 #[derive(Debug, Clone, Copy, Default)]
@@ -235,8 +236,8 @@ impl FileParser<'_, '_> {
             self.bad(line_no, "missing timestamp".into());
             return None;
         };
-        match DateTime::parse_from_rfc3339(ts) {
-            Ok(t) => Some(t.with_timezone(&Utc)),
+        match stamp::parse(ts) {
+            Ok(t) => Some(t),
             Err(e) => {
                 self.bad(line_no, format!("invalid timestamp {ts:?}: {e}"));
                 None

@@ -14,6 +14,9 @@ use std::io::{Read, Seek, SeekFrom};
 /// Largest block read at once; a longer line grows the buffer to fit it.
 const CHUNK: usize = 32 << 20;
 
+/// Least growth of the read buffer when a file holds more than expected.
+const MIN_GROW: usize = 64 << 10;
+
 /// How a file is read this time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -64,15 +67,31 @@ fn try_read(file: &SourceFile, prev: Option<&FileState>) -> std::io::Result<File
         }
         _ => (Mode::Full, Start::default()),
     };
-    f.seek(SeekFrom::Start(start.offset))?;
+    // A file just opened is at its start; one whose head was compared is
+    // moved to where this read begins.
+    if prev.is_some() {
+        f.seek(SeekFrom::Start(start.offset))?;
+    }
     let mut links = match (mode, prev) {
         (Mode::Append, Some(p)) => Links::from_state(p.sidechains.clone()),
         _ => Links::default(),
     };
-    let rows = stream(file, &mut f, start, &mut links)?;
-    let mut head = vec![0u8; HEAD_LEN.min(rows.end.offset) as usize];
-    f.seek(SeekFrom::Start(0))?;
-    f.read_exact(&mut head)?;
+    let (rows, first) = stream(file, &mut f, start, &mut links)?;
+    // The head fingerprinted is the file's first bytes up to what was read:
+    // the first block's when this read began at the start.
+    let head_len = HEAD_LEN.min(rows.end.offset) as usize;
+    let head = match first {
+        Some(mut head) if head.len() >= head_len => {
+            head.truncate(head_len);
+            head
+        }
+        _ => {
+            let mut head = vec![0u8; head_len];
+            f.seek(SeekFrom::Start(0))?;
+            f.read_exact(&mut head)?;
+            head
+        }
+    };
     let state = FileState {
         size: file.size,
         mtime_ns: i64::try_from(file.mtime_ns).unwrap_or(i64::MAX),
@@ -99,15 +118,21 @@ fn head_matches(f: &mut File, p: &FileState) -> std::io::Result<bool> {
 /// Parses complete lines chunk by chunk, with one parser for the whole
 /// file (a response whose lines straddle two chunks is still one candidate
 /// row); the incomplete tail is carried over, and whatever follows the last
-/// newline at EOF is left unread. Each reading thread keeps one buffer for
-/// every file it reads (a fresh one per file was a page fault per 4 KiB
-/// read), returned to the system when a long line grew it past two chunks.
-fn stream(file: &SourceFile, f: &mut File, start: Start, links: &mut Links) -> std::io::Result<FileRows> {
+/// newline at EOF is left unread. Also returns the first `HEAD_LEN` bytes
+/// read when reading began at the file's start. Each reading thread keeps
+/// one buffer for every file it reads (a fresh one per file was a page
+/// fault per 4 KiB read), returned to the system when a long line grew it
+/// past two chunks.
+fn stream(
+    file: &SourceFile,
+    f: &mut File,
+    start: Start,
+    links: &mut Links,
+) -> std::io::Result<(FileRows, Option<Vec<u8>>)> {
     thread_local! {
         static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }
     BUF.with_borrow_mut(|buf| {
-        buf.clear();
         let out = stream_with(buf, file, f, start, links);
         if buf.capacity() > 2 * CHUNK {
             *buf = Vec::new();
@@ -116,27 +141,65 @@ fn stream(file: &SourceFile, f: &mut File, start: Start, links: &mut Links) -> s
     })
 }
 
+/// `stream` with `buf`, whose whole length is initialized and reused: only
+/// its first bytes hold this file's unparsed data.
 fn stream_with(
     buf: &mut Vec<u8>,
     file: &SourceFile,
     f: &mut File,
     start: Start,
     links: &mut Links,
-) -> std::io::Result<FileRows> {
-    let remaining = usize::try_from(file.size.saturating_sub(start.offset)).unwrap_or(CHUNK);
-    buf.reserve(remaining.min(CHUNK) + 1);
+) -> std::io::Result<(FileRows, Option<Vec<u8>>)> {
+    let mut expect = usize::try_from(file.size.saturating_sub(start.offset)).unwrap_or(CHUNK);
     let mut parser = Parser::new(file, start, links);
+    let mut first = None;
+    let mut filled = 0;
     loop {
-        let want = CHUNK.max(buf.len());
-        let n = f.by_ref().take(want as u64).read_to_end(buf)?;
-        let used = parser.feed(buf);
-        buf.drain(..used);
-        if n < want {
+        let (n, eof) = read_block(f, buf, filled, CHUNK.max(filled), expect)?;
+        filled += n;
+        expect = expect.saturating_sub(n);
+        if start.offset == 0 && first.is_none() {
+            first = Some(buf[..filled.min(HEAD_LEN as usize)].to_vec());
+        }
+        let used = parser.feed(&buf[..filled]);
+        buf.copy_within(used..filled, 0);
+        filled -= used;
+        if eof {
             break;
         }
     }
     let mut out = parser.finish();
     // The rows stay in memory until the merge: no spare capacity.
     out.requests.shrink_to_fit();
-    Ok(out)
+    Ok((out, first))
+}
+
+/// Reads up to `want` bytes into `buf` after its first `filled`, growing it
+/// (zeroed once) to what the file is expected to hold, so a file is one
+/// read and the read that finds its end (a generic `read_to_end` starts at
+/// 8 KiB and doubles: eight reads of a 1 MB file). Returns the bytes read
+/// and whether the end of the file was reached.
+fn read_block(
+    f: &mut File,
+    buf: &mut Vec<u8>,
+    filled: usize,
+    want: usize,
+    expect: usize,
+) -> std::io::Result<(usize, bool)> {
+    let mut n = 0;
+    while n < want {
+        let at = filled + n;
+        if buf.len() == at {
+            let grow = (expect.saturating_sub(n) + 1).max(MIN_GROW).min(want - n);
+            buf.resize(at + grow, 0);
+        }
+        let end = buf.len().min(filled + want);
+        match f.read(&mut buf[at..end]) {
+            Ok(0) => return Ok((n, true)),
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((n, false))
 }

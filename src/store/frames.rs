@@ -79,7 +79,6 @@ pub fn requests_frame<R: Borrow<Request> + Sync>(rows: &[R]) -> PolarsResult<Dat
     DataFrame::new(rows.len(), builders.par_iter().map(|b| b()).collect())
 }
 
-/// Column accessors that name the column in their error.
 /// Column accessors over a DataFrame: each reads one column into a Vec
 /// (nulls as empty/zero) and names the column in its error. Shared by every
 /// table and query result that becomes typed rows.
