@@ -6,8 +6,8 @@
 //! request, in the input's order, for the summary, what-if, stale, advice
 //! and compaction modules and for the web UI's timeline columns.
 
-use super::prices::{rates_for, rewrite_premium, Basis, RateSource, TTL_1H_S, TTL_5M_S};
-use super::threads::{thread_calls, Call, CompactionTimes, ThreadIndex};
+use super::prices::{rewrite_premium, RateSource, TTL_1H_S, TTL_5M_S};
+use super::threads::{thread_calls, Call, CompactionTimes, SessionTimes, ThreadIndex};
 use crate::model::{Compaction, Request, TokenCounts, MAIN_THREAD};
 use crate::pricing::Rates;
 use serde::Serialize;
@@ -168,10 +168,13 @@ pub struct RequestCache {
 /// Requests may arrive in any order: they are grouped by
 /// `(user, session_id, thread)` and ordered by time, then `message_id`.
 pub fn analyze(requests: &[Request], compactions: &[Compaction], rates: &dyn RateSource) -> Vec<RequestCache> {
-    let mut out: Vec<RequestCache> = requests
-        .iter()
+    // What each request paid (`rates_for` on `Basis::Request`), each model
+    // name resolved once.
+    let mut out: Vec<RequestCache> = rates
+        .request_rates_each(requests)
+        .into_iter()
         .enumerate()
-        .map(|(i, r)| RequestCache {
+        .map(|(i, rates)| RequestCache {
             class: CacheClass::First,
             gap_s: None,
             ttl_s: TTL_5M_S,
@@ -183,7 +186,7 @@ pub fn analyze(requests: &[Request], compactions: &[Compaction], rates: &dyn Rat
             miss_cost_usd: 0.0,
             prev: None,
             lineage_first: i,
-            rates: rates_for(rates, r, Basis::Request),
+            rates,
         })
         .collect();
     let index = ThreadIndex::build(requests);
@@ -212,7 +215,7 @@ fn start_class(
     cur: &Request,
     model: &str,
     prev_model: &str,
-    comp: &CompactionTimes<'_>,
+    comp: &SessionTimes<'_>,
 ) -> Option<CacheClass> {
     let Some(p) = prev else {
         return Some(CacheClass::First);
@@ -229,14 +232,7 @@ fn threshold(e: u64) -> f64 {
 }
 
 /// Cause of a miss within the thread (§2 v2), the first that applies.
-fn miss_cause(
-    prev: &Request,
-    cur: &Request,
-    read: u64,
-    gap_s: f64,
-    ttl_s: u32,
-    comp: &CompactionTimes<'_>,
-) -> CacheClass {
+fn miss_cause(prev: &Request, cur: &Request, read: u64, gap_s: f64, ttl_s: u32, comp: &SessionTimes<'_>) -> CacheClass {
     if ttl_s == TTL_1H_S && gap_s > f64::from(TTL_1H_S) {
         CacheClass::Ttl1h
     } else if ttl_s == TTL_5M_S && gap_s > f64::from(TTL_5M_S) {
@@ -261,9 +257,11 @@ fn miss_cost(t: &TokenCounts, rates: Option<&Rates>, b: u64) -> f64 {
 /// Classifies one thread's requests (indices in time order), walking the
 /// thread's calls (`thread_calls`).
 fn classify_thread(requests: &[Request], thread: &[usize], comp: &CompactionTimes<'_>, out: &mut [RequestCache]) {
+    let Some(&first) = thread.first() else { return };
+    let comp = comp.of_session(&requests[first]);
     let mut prev: Option<Call<'_>> = None;
     let mut lineage_ttl: Option<u32> = None;
-    let mut lineage_first = thread.first().copied().unwrap_or(0);
+    let mut lineage_first = first;
     for call in thread_calls(requests, thread) {
         let (i, t) = (call.request, call.tokens);
         let cur = &requests[i];
@@ -271,7 +269,7 @@ fn classify_thread(requests: &[Request], thread: &[usize], comp: &CompactionTime
         let ttl_s = prev.map_or(TTL_5M_S, |p| out[p.request].ttl_after_s);
         let gap_s = prev_req.map(|p| (cur.time - p.time).as_seconds_f64());
         let own = t.cache_write() + t.input;
-        let start = start_class(prev_req, cur, call.model, prev.map_or("", |p| p.model), comp);
+        let start = start_class(prev_req, cur, call.model, prev.map_or("", |p| p.model), &comp);
         let c = &mut out[i];
         c.prev = prev.map(|p| p.request);
         c.gap_s = gap_s;
@@ -285,7 +283,7 @@ fn classify_thread(requests: &[Request], thread: &[usize], comp: &CompactionTime
                 c.class = CacheClass::Hit;
                 c.rewind = (t.prompt() as f64) < e as f64 - threshold(e);
             } else {
-                c.class = miss_cause(p, cur, t.cache_read, gap_s.unwrap_or(0.0), ttl_s, comp);
+                c.class = miss_cause(p, cur, t.cache_read, gap_s.unwrap_or(0.0), ttl_s, &comp);
                 c.rebuilt_tokens = lost.min(own);
             }
         } else {

@@ -21,6 +21,10 @@ pub trait RateSource {
     fn request_rates(&self, r: &Request) -> Option<Rates>;
     /// List rates of a model at a time, no premium (used by advice, §7).
     fn base_rates(&self, model: &str, at: DateTime<Utc>) -> Option<Rates>;
+    /// `request_rates` of each of `requests`, in order.
+    fn request_rates_each(&self, requests: &[Request]) -> Vec<Option<Rates>> {
+        requests.iter().map(|r| self.request_rates(r)).collect()
+    }
 }
 
 impl RateSource for PriceTable {
@@ -30,6 +34,10 @@ impl RateSource for PriceTable {
 
     fn base_rates(&self, model: &str, at: DateTime<Utc>) -> Option<Rates> {
         PriceTable::base_rates(self, model, at)
+    }
+
+    fn request_rates_each(&self, requests: &[Request]) -> Vec<Option<Rates>> {
+        PriceTable::request_rates_each(self, requests)
     }
 }
 

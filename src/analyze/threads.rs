@@ -145,19 +145,27 @@ impl<'a> CompactionTimes<'a> {
         CompactionTimes { by_session }
     }
 
-    fn of<'s>(&'s self, r: &'s Request) -> Option<&'s Times> {
+    /// The boundary times of `r`'s session: looked up once for a thread,
+    /// whose requests all share it.
+    pub fn of_session<'s>(&'s self, r: &'s Request) -> SessionTimes<'s> {
         let m: &'s HashMap<(&'s str, &'s str), Times> = &self.by_session;
-        m.get(&(r.user.as_str(), r.session_id.as_str()))
+        SessionTimes(m.get(&(r.user.as_str(), r.session_id.as_str())))
     }
+}
 
-    /// True when a compaction of `r`'s session has `after < time <= r.time`.
+/// The boundary times of one `(user, session)`, if it has any.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionTimes<'s>(Option<&'s Times>);
+
+impl SessionTimes<'_> {
+    /// True when a compaction of the session has `after < time <= r.time`.
     pub fn between(&self, r: &Request, after: DateTime<Utc>) -> bool {
-        self.of(r).is_some_and(|t| any_between(&t.compactions, after, r.time))
+        self.0.is_some_and(|t| any_between(&t.compactions, after, r.time))
     }
 
-    /// True when a microcompact of `r`'s session has `after < time <= r.time`.
+    /// True when a microcompact of the session has `after < time <= r.time`.
     pub fn microcompact_between(&self, r: &Request, after: DateTime<Utc>) -> bool {
-        self.of(r).is_some_and(|t| any_between(&t.microcompacts, after, r.time))
+        self.0.is_some_and(|t| any_between(&t.microcompacts, after, r.time))
     }
 }
 

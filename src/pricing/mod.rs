@@ -206,6 +206,12 @@ impl PriceTable {
         self.resolve(&req.model).map(|m| m.request_rates(req))
     }
 
+    /// `request_rates` of each of `requests`, each model name resolved once.
+    pub fn request_rates_each(&self, requests: &[Request]) -> Vec<Option<Rates>> {
+        let mut resolver = CachedLookup::new(self);
+        requests.iter().map(|r| resolver.index(&r.model).map(|i| self.models[i].request_rates(r))).collect()
+    }
+
     /// Cost of one request in USD; None when the model is unknown.
     pub fn cost(&self, req: &Request) -> Option<f64> {
         self.resolve(&req.model).map(|m| m.cost(req))

@@ -137,3 +137,25 @@ fn haiku_5_5_prompt_size_bands() {
     // Reads count: in 1 + r 100_000 -> upper band. 1*0.5e-6 + 100000*0.1*0.5e-6 = 0.0050005
     close(cost("claude-haiku-5-5", time, tok(1, 0, 0, 100_000, 0)), 0.0050005);
 }
+
+#[test]
+fn rates_of_many_requests_are_each_requests_rates() {
+    let tk = tok(10, 1000, 0, 250_000, 2000);
+    let t = table();
+    let reqs = vec![
+        req("claude-opus-4-6", "2026-03-01T00:00:00Z", tk),
+        req("claude-opus-4-6", "2026-03-13T00:00:00Z", tk),
+        with(req("claude-opus-4-6", "2026-03-01T00:00:00Z", tk), "fast", ""),
+        req("mystery-model", "2026-03-01T00:00:00Z", tk),
+        req("claude-opus-4-6", "2026-03-01T00:00:00Z", tok(10, 0, 0, 100, 5)),
+        with(req("claude-haiku-4-5", "2026-09-01T00:00:00Z", tk), "", "us"),
+        req("claude-opus-4-6-20990101", "2026-03-01T00:00:00Z", tk),
+    ];
+    let each = t.request_rates_each(&reqs);
+    let one: Vec<Option<Rates>> = reqs.iter().map(|r| t.request_rates(r)).collect();
+    assert_eq!(each, one);
+    assert_eq!(each.iter().filter(|r| r.is_none()).count(), 1, "the unknown model");
+    // Premium before GA, none after: $10 then $5 per MTok input.
+    close(each[0].map_or(0.0, |r| r.input), 10e-6);
+    close(each[1].map_or(0.0, |r| r.input), 5e-6);
+}
