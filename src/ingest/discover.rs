@@ -44,20 +44,37 @@ pub fn discover(roots: &[PathBuf]) -> Discovery {
             continue;
         }
         out.found_roots.push(root.clone());
-        walk(&projects, &projects, &mut out.files);
+        // One project directory per task, on every core.
+        let dirs = list(&projects, &projects, &mut out.files);
+        let found: Vec<Vec<SourceFile>> = dirs
+            .par_iter()
+            .map(|d| {
+                let mut files = Vec::new();
+                walk(&projects, d, &mut files);
+                files
+            })
+            .collect();
+        out.files.extend(found.into_iter().flatten());
     }
     out.files.sort_by(|a, b| a.path.cmp(&b.path));
     out.files.dedup_by(|a, b| a.path == b.path);
     out
 }
 
-/// Lists `dir` recursively into `files`. The subdirectories of `projects`
-/// (one per project) are walked on every core; an entry's type comes from
-/// the directory listing, so only `*.jsonl` files are stat'ed.
+/// Lists `dir` recursively into `files`.
 fn walk(projects: &Path, dir: &Path, files: &mut Vec<SourceFile>) {
+    for d in list(projects, dir, files) {
+        walk(projects, &d, files);
+    }
+}
+
+/// Adds the transcripts directly in `dir` to `files` and returns its
+/// subdirectories. An entry's type comes from the listing, so only
+/// `*.jsonl` files are stat'ed.
+fn list(projects: &Path, dir: &Path, files: &mut Vec<SourceFile>) -> Vec<PathBuf> {
     let Ok(entries) = fs::read_dir(dir) else {
         tracing::warn!("cannot list {}", dir.display());
-        return;
+        return Vec::new();
     };
     let mut dirs = Vec::new();
     for entry in entries.flatten() {
@@ -71,21 +88,7 @@ fn walk(projects: &Path, dir: &Path, files: &mut Vec<SourceFile>) {
             }
         }
     }
-    if dir == projects {
-        let found: Vec<Vec<SourceFile>> = dirs
-            .par_iter()
-            .map(|d| {
-                let mut v = Vec::new();
-                walk(projects, d, &mut v);
-                v
-            })
-            .collect();
-        files.extend(found.into_iter().flatten());
-    } else {
-        for d in &dirs {
-            walk(projects, d, files);
-        }
-    }
+    dirs
 }
 
 fn describe(projects: &Path, path: PathBuf, meta: &fs::Metadata) -> Option<SourceFile> {

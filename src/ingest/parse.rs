@@ -46,7 +46,6 @@ pub struct FileRows {
 /// Per-file state while reading lines.
 struct FileParser<'f, 'l> {
     file: &'f SourceFile,
-    source: String,
     rows: FileRows,
     /// Index into `rows.requests` by dedup key.
     by_key: HashMap<(String, String), usize>,
@@ -96,10 +95,9 @@ pub struct Parser<'f, 'l>(FileParser<'f, 'l>);
 impl<'f, 'l> Parser<'f, 'l> {
     /// A parser of `file` from `start`, extending `links` (see `parse_bytes`).
     pub fn new(file: &'f SourceFile, start: Start, links: &'l mut Links) -> Self {
-        let source = file.path.to_string_lossy().into_owned();
         let mut names = Interner::default();
         let same = Same {
-            source: names.get(&source),
+            source: names.get(&file.path.to_string_lossy()),
             project: names.get(&file.project),
             empty: names.get(""),
             main_thread: names.get(MAIN_THREAD),
@@ -108,7 +106,6 @@ impl<'f, 'l> Parser<'f, 'l> {
         };
         Parser(FileParser {
             file,
-            source,
             rows: FileRows { end: start, ..FileRows::default() },
             by_key: HashMap::default(),
             links,

@@ -78,7 +78,7 @@ pub fn analysis_rows(thread: &[Request], caches: &[RequestCache], prices: &Price
         rate(c::RATE_OUTPUT, |p| p.output),
         rate(c::RATE_READ_MULTIPLIER, |p| p.read_multiplier),
         f64_column(c::ACTUAL_USD, rows.iter().map(|(r, k)| request_cost(k.rates.as_ref(), &r.tokens, r.web_search))),
-        BooleanChunked::from_slice(c::LAST_MAIN.into(), &last).into_column(),
+        bool_column(c::LAST_MAIN, last.into_iter()),
         f64_column(
             c::RESUME_PREMIUM_USD,
             rows.iter().map(|(r, k)| rewrite_premium(k.rates.as_ref(), r.tokens.prompt() as f64, k.ttl_after_s)),
@@ -148,10 +148,10 @@ pub fn finish_with(df: DataFrame, w5: Vec<bool>, w1: Vec<bool>) -> PolarsResult<
         p1.push(row.cost(TTL_1H_S));
     }
     let mut df = df;
-    df.with_column(BooleanChunked::from_slice(c::WARM_5M.into(), &w5).into_column())?;
-    df.with_column(BooleanChunked::from_slice(c::WARM_1H.into(), &w1).into_column())?;
-    df.with_column(Float64Chunked::from_vec(c::POLICY_5M_USD.into(), p5).into_column())?;
-    df.with_column(Float64Chunked::from_vec(c::POLICY_1H_USD.into(), p1).into_column())?;
+    df.with_column(bool_column(c::WARM_5M, w5.into_iter()))?;
+    df.with_column(bool_column(c::WARM_1H, w1.into_iter()))?;
+    df.with_column(f64_column(c::POLICY_5M_USD, p5.into_iter()))?;
+    df.with_column(f64_column(c::POLICY_1H_USD, p1.into_iter()))?;
     Ok(df)
 }
 

@@ -202,10 +202,7 @@ impl Store {
     /// Reads a table into rows with `from` (none when it was never written).
     pub fn load<T>(&self, t: Table, from: fn(&DataFrame) -> PolarsResult<Vec<T>>) -> Result<Vec<T>, StoreError> {
         match self.read(t)? {
-            // An empty table has no rows to check (and its columns, read
-            // as scalars, would cost polars an 8 MiB zeroed buffer).
             None => Ok(Vec::new()),
-            Some(df) if df.height() == 0 => Ok(Vec::new()),
             Some(df) => from(&df).map_err(|e| StoreError::damaged(self.path(t), &e)),
         }
     }

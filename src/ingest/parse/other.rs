@@ -24,7 +24,7 @@ impl FileParser<'_, '_> {
         }
         let written = meta.and_then(|m| m.trigger.get()).map(bounded);
         let session_id = self.session(l);
-        let source = self.source.clone();
+        let source = self.same.source.to_string();
         self.rows.compactions.push(Compaction {
             session_id,
             time,
@@ -49,14 +49,14 @@ impl FileParser<'_, '_> {
             original_model: text(&l.original_model),
             fallback_model: text(&l.fallback_model),
             trigger,
-            source: self.source.clone(),
+            source: self.same.source.to_string(),
         });
     }
 
     pub(super) fn title(&mut self, l: &Line, kind: TitleKind, title: Option<&str>, line_no: u64) {
         let Some(title) = title else { return };
         let session_id = self.session(l);
-        let source = self.source.clone();
+        let source = self.same.source.to_string();
         let title = title.chars().take(200).collect();
         self.rows.titles.push(SessionTitle { session_id, kind, seq: line_no, title, source });
     }
