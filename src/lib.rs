@@ -1,10 +1,15 @@
 //! cachewise: Claude Code transcripts -> cost and prompt-cache dashboard.
 //!
-//! The pipeline: `ingest` discovers transcript files, parses only usage
-//! metadata, deduplicates requests and hands typed rows to `store`, which
-//! keeps them as Parquet tables; `pricing` prices each request; `analyze`
-//! is the cache model, which `materialize` runs after every merge and
-//! stores as columns; `report` and `web` aggregate the stored columns.
+//! The pipeline, bottom up: `model` (typed rows, column names), `pricing`
+//! (prices and the one money function), `store` (the data directory: its
+//! tables, their generations, and `StoreView`, the one reader), `ingest`
+//! (transcripts -> deduplicated, priced rows, merged into the store),
+//! `analyze` (the cache model, pure), `materialize` (the cache model as the
+//! stage after a merge, stored as columns), `team` (bundles: export, import),
+//! `update` (every write, stage after stage), `report` (figures and their
+//! output, over a `StoreView`), `statusline`, `web` (the dashboard and the
+//! push server) and `cli`. Data flows down this list, never back up.
+//! `docs/architecture.md` has the whole design.
 
 pub mod analyze;
 pub mod cli;
@@ -19,4 +24,5 @@ pub mod statusline;
 pub mod store;
 pub mod synth;
 pub mod team;
+pub mod update;
 pub mod web;

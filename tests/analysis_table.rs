@@ -10,12 +10,13 @@
 mod common;
 
 use cachewise::analyze::analyze;
-use cachewise::ingest::{ingest, rebuild, Silent};
+use cachewise::ingest::Silent;
 use cachewise::materialize::{self, Changed};
 use cachewise::model::columns as c;
 use cachewise::pricing::PriceTable;
 use cachewise::store::frames::{self, Cols};
 use cachewise::store::{Store, Table};
+use cachewise::update::{ingest, rebuild};
 use common::stepwise;
 use polars::prelude::*;
 use proptest::prelude::*;
@@ -121,7 +122,7 @@ fn oracle(data: &Path) -> (Vec<Verdict>, Vec<f64>) {
     let calls = store.load(Table::Iterations, frames::iterations_from).unwrap();
     let compactions = store.load(Table::Compactions, frames::compactions_from).unwrap();
     let p = prices();
-    let thread = p.thread_requests(requests, &calls);
+    let thread = cachewise::analyze::thread_requests(&p, requests, &calls);
     let caches = analyze(&thread, &compactions, &p);
     let mut out: Vec<(Verdict, f64)> = thread
         .iter()
@@ -328,12 +329,12 @@ fn a_damaged_or_missing_analysis_table_is_recomputed_by_the_next_ingest() {
             assert!(recent.exists());
         }
         damage();
-        let report = cachewise::report::usage::usage(
-            &Store::open(data.path()).unwrap(),
-            cachewise::report::query::Grouping::Daily,
-            &cachewise::report::query::Query::new(chrono_tz::UTC),
-            &prices(),
-        );
+        let report = cachewise::materialize::view(&Store::open(data.path()).unwrap(), &prices(), common::t0())
+            .map_err(cachewise::report::ReportError::from)
+            .and_then(|view| {
+                let q = cachewise::report::query::Query::new(chrono_tz::UTC);
+                cachewise::report::usage::usage(&view, cachewise::report::query::Grouping::Daily, &q)
+            });
         assert!(report.is_ok(), "{what}: a report still works: {:?}", report.err());
         let o = ingest(&[root.path().to_path_buf()], &Store::open(data.path()).unwrap(), &prices(), &Silent).unwrap();
         assert!(!o.changed, "{what}: no transcript changed");

@@ -64,7 +64,10 @@ fn advise_says_when_there_are_too_few_plan_limit_samples() {
     let out = cw(&root, &data, &["advise", "s1", "--now", &now]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("Plan limits: too few samples: 0 interval(s) where use grew, 3 needed."), "{text}");
+    assert!(
+        text.contains("Plan limits: not enough plan-limit readings yet: 0 of the 3 rises in use an estimate needs."),
+        "{text}"
+    );
     let out = cw(&root, &data, &["advise", "s1", "--json", "--now", &now, "--no-ingest"]);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["plan_limits"]["five_hour"]["intervals"], 0);

@@ -221,16 +221,16 @@ fn ingest_and_serve_never_read_local_transcripts_into_a_team_dir_nor_relabel() {
 #[tokio::test]
 async fn push_replies_carry_security_headers() {
     let tmp = tempfile::tempdir().unwrap();
-    let st = state(tmp.path(), &["alice"], cachewise::team::server::DEFAULT_MAX_BYTES);
+    let st = state(tmp.path(), &["alice"], cachewise::update::DEFAULT_MAX_BYTES);
     let rows: Vec<_> = (1..=2).map(|k| row("alice", "s", k, k as i64)).collect();
     for (auth, body, want) in
         [(None, vec![], 401), (Some(format!("Bearer {TOKEN_PREFIX}alice")), bytes_of(&bundle_of("alice", rows)), 200)]
     {
-        let mut req = Request::builder().method("POST").uri(cachewise::team::server::BUNDLES_PATH);
+        let mut req = Request::builder().method("POST").uri(cachewise::update::BUNDLES_PATH);
         if let Some(a) = &auth {
             req = req.header("authorization", a);
         }
-        let app = cachewise::team::server::router(st.clone());
+        let app = cachewise::web::push::router(st.clone());
         let resp = app.oneshot(req.body(Body::from(body)).unwrap()).await.unwrap();
         assert_eq!(resp.status().as_u16(), want);
         let h = resp.headers();
@@ -326,7 +326,7 @@ fn push_warns_on_plain_http_unless_real_loopback() {
 fn push_watermark_is_ingest_order_so_late_rows_with_old_times_are_sent() {
     let tmp = tempfile::tempdir().unwrap();
     let team = tmp.path().join("team");
-    let url = serve(state(&team, &["alice"], cachewise::team::server::DEFAULT_MAX_BYTES));
+    let url = serve(state(&team, &["alice"], cachewise::update::DEFAULT_MAX_BYTES));
     let (root, local) = (tmp.path().join("r"), tmp.path().join("l"));
     person_tree(&root, "alice", 2, 4);
     let token = format!("{TOKEN_PREFIX}alice");
@@ -356,15 +356,14 @@ fn made_up_user_and_since_values_do_not_each_cost_a_report_build() {
     ok(&cw(None, &team, &["import", alice.to_str().unwrap()]));
     let store = cachewise::store::Store::open(&team).unwrap();
     let snap = common::web_state(&store, common::t0()).snapshot();
-    let p = prices();
-    let people = |u: &str| snap.reports(&store, &p, Some(u)).unwrap();
+    let people = |u: &str| snap.reports(Some(u)).unwrap();
     assert!(Arc::ptr_eq(&people("mallory"), &people("eve")), "names nobody has share one build");
     assert!(!Arc::ptr_eq(&people("mallory"), &people("alice")));
     assert_eq!(people("alice").daily.total.requests, 3);
     assert_eq!(people("eve").daily.total.requests, 0);
     let daily = |u: &str| {
         let q = Query { user: Some(u.to_owned()), ..Query::new(chrono_tz::UTC) };
-        snap.usage(&store, Grouping::Daily, &q, &p).unwrap()
+        snap.usage(Grouping::Daily, &q).unwrap()
     };
     assert!(Arc::ptr_eq(&daily("x1"), &daily("x2")));
     assert_eq!(daily("alice").total.requests, 3);
@@ -373,7 +372,7 @@ fn made_up_user_and_since_values_do_not_each_cost_a_report_build() {
 #[test]
 fn a_push_reply_names_no_other_member() {
     let tmp = tempfile::tempdir().unwrap();
-    let url = serve(state(tmp.path(), &["alice", "bob"], cachewise::team::server::DEFAULT_MAX_BYTES));
+    let url = serve(state(tmp.path(), &["alice", "bob"], cachewise::update::DEFAULT_MAX_BYTES));
     let rows = |u: &str| (1..=3).map(|k| row(u, "copied-session", k, k as i64)).collect::<Vec<_>>();
     let alice = cachewise::team::push::upload(
         &url,

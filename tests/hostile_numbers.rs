@@ -5,11 +5,12 @@
 
 mod common;
 
-use cachewise::ingest::{ingest, Silent};
+use cachewise::ingest::Silent;
 use cachewise::pricing::PriceTable;
 use cachewise::report::query::{Grouping, Query};
 use cachewise::report::usage::usage;
 use cachewise::store::Store;
+use cachewise::update::ingest;
 use common::*;
 
 fn prices() -> PriceTable {
@@ -52,7 +53,9 @@ fn token_field_above_bound_is_a_bad_line() {
         format!("usage.input_tokens {} is above the bound of 1000000000 tokens per request", 1u64 << 63)
     );
     assert!(s[3].reason.starts_with("usage.cache_read_input_tokens 1000000001 "), "{}", s[3].reason);
-    let t = usage(&store, Grouping::Daily, &Query::new(chrono_tz::UTC), &prices()).unwrap().total;
+    let t = usage(&common::view(&store, &prices(), common::t0()), Grouping::Daily, &Query::new(chrono_tz::UTC))
+        .unwrap()
+        .total;
     assert_eq!(t.requests, 3);
     assert_eq!(t.tokens.input, a.input + b.input + at_bound.input);
     assert_eq!(t.tokens.cache_read, a.read + b.read + 1_000_000_000);

@@ -5,11 +5,12 @@
 
 mod common;
 
-use cachewise::ingest::{ingest, Silent};
+use cachewise::ingest::Silent;
 use cachewise::pricing::PriceTable;
 use cachewise::report::query::{Grouping, Query};
 use cachewise::report::usage::usage;
 use cachewise::store::{Store, Table};
+use cachewise::update::ingest;
 use common::*;
 use std::fs;
 use std::path::Path;
@@ -23,7 +24,13 @@ fn run(root: &Path, data: &Path) -> cachewise::ingest::Outcome {
 }
 
 fn daily_total(data: &Path) -> cachewise::report::usage::Totals {
-    usage(&Store::open(data).unwrap(), Grouping::Daily, &Query::new(chrono_tz::UTC), &prices()).unwrap().total
+    usage(
+        &common::view(&Store::open(data).unwrap(), &prices(), common::t0()),
+        Grouping::Daily,
+        &Query::new(chrono_tz::UTC),
+    )
+    .unwrap()
+    .total
 }
 
 /// Session `s1` (3 responses of 3 lines), its sub-agent (2), and session
@@ -107,7 +114,8 @@ fn sessions_threads_titles_and_compactions() {
     let comp = cachewise::store::frames::compactions_from(&store.read(Table::Compactions).unwrap().unwrap()).unwrap();
     assert_eq!(comp.len(), 1);
     assert_eq!((comp[0].trigger.as_str(), comp[0].pre_tokens), ("auto", Some(167_094)));
-    let s = usage(&store, Grouping::Session, &Query::new(chrono_tz::UTC), &prices()).unwrap();
+    let s =
+        usage(&common::view(&store, &prices(), common::t0()), Grouping::Session, &Query::new(chrono_tz::UTC)).unwrap();
     let s1 = s.rows.iter().find(|r| r.key == "s1").unwrap();
     assert_eq!(s1.title, "Fix the <b>build</b>");
     assert_eq!(s1.totals.requests, 5);

@@ -8,10 +8,11 @@
 
 mod common;
 
-use cachewise::ingest::{ingest, Silent};
+use cachewise::ingest::Silent;
 use cachewise::model::{Boundary, Compaction};
 use cachewise::pricing::PriceTable;
 use cachewise::store::{frames, Store, Table};
+use cachewise::update::ingest;
 use common::*;
 use polars::prelude::*;
 use std::fs;

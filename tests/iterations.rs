@@ -345,9 +345,9 @@ fn appends_replays_and_rewrites_keep_each_call_once() {
 
 #[test]
 fn a_pushed_bundle_s_calls_belong_to_the_token_s_user() {
-    use cachewise::team::server::{accept_bundle, TeamState, DEFAULT_MAX_BYTES};
     use cachewise::team::tokens::TokenMap;
     use cachewise::team::{bundle_bytes, export, ExportSpec};
+    use cachewise::update::{accept as accept_bundle, PushState as TeamState, DEFAULT_MAX_BYTES};
     let (_root, data) = one_file(&[advisor("s1", 1, 0)]);
     let spec =
         ExportSpec { user: "mallory".into(), machine: "m".into(), since: None, hasher: None, created: common::t0() };

@@ -5,17 +5,20 @@
 //! responses), under every filter a report takes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use cachewise::analyze::{advise_with, CacheClass};
 use cachewise::model::{Compaction, Request, MAIN_THREAD};
 use cachewise::pricing::PriceTable;
-use cachewise::report::cache::{cache_report, CacheData, CacheQuery};
+use cachewise::report::cache::CacheQuery;
 use cachewise::report::cache_rows::misses;
-use cachewise::report::cache_session::advise;
-use cachewise::report::cache_view::{self, CacheView};
+use cachewise::report::cache_view;
 use cachewise::report::query::Query;
+use cachewise::report::stored_rows::advise;
 use cachewise::store::Store;
 use cachewise::synth::{calls::add_calls, generate, SynthSpec};
 use chrono::{NaiveDate, TimeDelta, TimeZone, Utc};
+use common::reference::{cache_report, CacheData};
 use polars::prelude::{ParquetReader, SerReader};
 use serde_json::Value;
 
@@ -63,7 +66,12 @@ fn team_store(dir: &std::path::Path) -> (Store, PriceTable, chrono::DateTime<Utc
     }
     let calls = add_calls(&requests, 7);
     let store = Store::open(dir).unwrap();
-    cachewise::ingest::store_rows_with_calls(&store, requests, calls, compactions, Vec::new(), &prices).unwrap();
+    cachewise::update::store_rows(
+        &store,
+        cachewise::ingest::Rows { rows: requests, iterations: calls, compactions, ..Default::default() },
+        &prices,
+    )
+    .unwrap();
     (store, prices, end + TimeDelta::hours(3))
 }
 
@@ -71,8 +79,8 @@ fn team_store(dir: &std::path::Path) -> (Store, PriceTable, chrono::DateTime<Utc
 fn the_stored_analysis_reports_what_the_reference_model_computes() {
     let dir = tempfile::tempdir().unwrap();
     let (store, prices, now) = team_store(dir.path());
-    let reference = CacheData::load(&store, &prices).unwrap();
-    let view = CacheView::load(&store, &prices).unwrap();
+    let reference = CacheData::load(&store, &prices);
+    let view = common::view(&store, &prices, now);
     let first = reference.requests.iter().find(|r| r.thread == MAIN_THREAD).unwrap();
     let (session, project) = (first.session_id.to_string(), first.project.to_string());
     let day = |s: &str| Some(NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap());
@@ -88,13 +96,13 @@ fn the_stored_analysis_reports_what_the_reference_model_computes() {
     for (query, session) in queries {
         let q = CacheQuery { query, session };
         let want = serde_json::to_value(cache_report(&reference, &q, now)).unwrap();
-        let got = serde_json::to_value(cache_view::cache_report(&view, &q, now, &prices).unwrap()).unwrap();
+        let got = serde_json::to_value(cache_view::cache_report(&view, &q).unwrap()).unwrap();
         assert!(want["requests"].as_u64().unwrap() > 0, "{q:?} selects requests");
         same(&want, &got, &format!("{q:?}"));
         compared += 1;
     }
     assert_eq!(compared, 5);
-    let r = cache_view::cache_report(&view, &CacheQuery { query: all.clone(), session: None }, now, &prices).unwrap();
+    let r = cache_view::cache_report(&view, &CacheQuery { query: all.clone(), session: None }).unwrap();
     for k in [CacheClass::Hit, CacheClass::Ttl5m, CacheClass::Microcompact, CacheClass::ContextEdit] {
         assert!(r.total.classes.get(k).count > 0, "the demo makes {k:?}");
     }
@@ -109,8 +117,8 @@ fn the_stored_analysis_reports_what_the_reference_model_computes() {
 fn advice_from_one_session_and_stored_medians_equals_advice_over_every_row() {
     let dir = tempfile::tempdir().unwrap();
     let (store, prices, now) = team_store(dir.path());
-    let reference = CacheData::load(&store, &prices).unwrap();
-    let view = CacheView::load(&store, &prices).unwrap();
+    let reference = CacheData::load(&store, &prices);
+    let view = common::view(&store, &prices, now);
     let mut ids: Vec<&str> = reference.requests.iter().map(|r| r.session_id.as_str()).collect();
     ids.sort_unstable();
     ids.dedup();
@@ -118,7 +126,7 @@ fn advice_from_one_session_and_stored_medians_equals_advice_over_every_row() {
     for id in ids.into_iter().take(12) {
         let d = &reference;
         let Some(want) = advise_with(id, &d.requests, &d.caches, &d.compactions, &prices, now, 20) else { continue };
-        let (got, _) = advise(&view, &store, id, 20, now, &prices).unwrap();
+        let (got, _) = advise(&view, id, 20).unwrap();
         same(&serde_json::to_value(&want).unwrap(), &serde_json::to_value(&got).unwrap(), id);
         advised += 1;
     }
@@ -136,8 +144,17 @@ fn an_analysis_written_in_slices_is_the_analysis_computed_whole() {
     let prices = PriceTable::embedded().unwrap();
     let calls = add_calls(&data.requests, 7);
     let store = Store::open(dir.path()).unwrap();
-    cachewise::ingest::store_rows_with_calls(&store, data.requests, calls, data.compactions, Vec::new(), &prices)
-        .unwrap();
+    cachewise::update::store_rows(
+        &store,
+        cachewise::ingest::Rows {
+            rows: data.requests,
+            iterations: calls,
+            compactions: data.compactions,
+            ..Default::default()
+        },
+        &prices,
+    )
+    .unwrap();
     let stored = cachewise::materialize::current(&store, &prices).unwrap().expect("stored with these prices");
     assert!(stored.height() > 40_000, "{} rows: enough to be written in slices", stored.height());
     let file = std::fs::File::open(store.path(cachewise::store::Table::Analysis)).unwrap();

@@ -8,11 +8,12 @@
 
 mod common;
 
-use cachewise::ingest::{ingest, Silent};
+use cachewise::ingest::Silent;
 use cachewise::pricing::PriceTable;
 use cachewise::report::query::{Grouping, Query};
 use cachewise::report::usage::{usage, Totals};
 use cachewise::store::{frames, Store, Table};
+use cachewise::update::ingest;
 use common::{stepwise, write, Resp};
 use proptest::prelude::*;
 use std::path::Path;
@@ -56,7 +57,13 @@ fn ingest_tree(root: &Path, data: &Path) {
 }
 
 fn totals(data: &Path, g: Grouping) -> Totals {
-    usage(&Store::open(data).unwrap(), g, &Query::new(chrono_tz::UTC), &PriceTable::load(None).unwrap()).unwrap().total
+    usage(
+        &common::view(&Store::open(data).unwrap(), &PriceTable::load(None).unwrap(), common::t0()),
+        g,
+        &Query::new(chrono_tz::UTC),
+    )
+    .unwrap()
+    .total
 }
 
 /// The stored requests in time order (the base and the recent part are each

@@ -5,11 +5,12 @@
 
 mod common;
 
-use cachewise::ingest::{ingest, Silent};
+use cachewise::ingest::Silent;
 use cachewise::pricing::PriceTable;
 use cachewise::report::query::{Grouping, Query};
 use cachewise::report::usage::usage;
 use cachewise::store::Store;
+use cachewise::update::ingest;
 
 #[test]
 fn real_corpus_matches_reference_figures() {
@@ -24,7 +25,7 @@ fn real_corpus_matches_reference_figures() {
     assert_eq!(o.problems.bad, 0, "{:?}", o.problems.samples);
     assert!(o.unknown_models.is_empty(), "{:?}", o.unknown_models);
     let q = Query::new(chrono_tz::UTC);
-    let daily = usage(&store, Grouping::Daily, &q, &prices).unwrap();
+    let daily = usage(&common::view(&store, &prices, common::t0()), Grouping::Daily, &q).unwrap();
     let t = daily.total;
     assert_eq!(t.requests, 2304);
     assert_eq!(t.tokens.input, 13_869);
@@ -34,7 +35,7 @@ fn real_corpus_matches_reference_figures() {
     assert_eq!(t.tokens.cache_read, 157_944_499);
     assert_eq!(format!("{:.2}", t.cost_usd), "125.23");
     for g in [Grouping::Weekly, Grouping::Monthly, Grouping::Session, Grouping::Project, Grouping::Model] {
-        let other = usage(&store, g, &q, &prices).unwrap().total;
+        let other = usage(&common::view(&store, &prices, common::t0()), g, &q).unwrap().total;
         assert_eq!(other.requests, t.requests, "{g:?}");
         assert_eq!(other.tokens, t.tokens, "{g:?}");
         assert!((other.cost_usd - t.cost_usd).abs() < 1e-9, "{g:?}");

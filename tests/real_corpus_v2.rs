@@ -9,11 +9,13 @@
 mod common;
 
 use cachewise::analyze::{rewrite_premium, CacheClass, TTL_1H_S, TTL_5M_S};
-use cachewise::ingest::{ingest, Silent};
+use cachewise::ingest::Silent;
 use cachewise::pricing::PriceTable;
-use cachewise::report::cache::{cache_report, CacheData, CacheQuery};
+use cachewise::report::cache::CacheQuery;
 use cachewise::report::query::Query;
 use cachewise::store::Store;
+use cachewise::update::ingest;
+use common::reference::{cache_report, CacheData};
 use std::collections::BTreeMap;
 
 #[test]
@@ -26,7 +28,7 @@ fn real_corpus_v2_classes_and_where_v1_unexplained_went() {
     let store = Store::open(data.path()).unwrap();
     let prices = PriceTable::load(None).unwrap();
     ingest(&[root], &store, &prices, &Silent).unwrap();
-    let d = CacheData::load(&store, &prices).unwrap();
+    let d = CacheData::load(&store, &prices);
     let now = chrono::DateTime::parse_from_rfc3339("2026-12-01T00:00:00Z").unwrap().to_utc();
     let r = cache_report(&d, &CacheQuery { query: Query::new(chrono_tz::UTC), session: None }, now);
     let c = &r.total.classes;

@@ -5,10 +5,11 @@
 
 mod common;
 
-use cachewise::ingest::{ingest, Silent};
+use cachewise::ingest::Silent;
 use cachewise::pricing::PriceTable;
-use cachewise::report::cache::CacheData;
 use cachewise::store::Store;
+use cachewise::update::ingest;
+use common::reference::CacheData;
 use common::{append, write};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -43,7 +44,7 @@ fn lines() -> Vec<String> {
 fn threads(root: &Path, data: &Path) -> BTreeMap<String, String> {
     let (store, prices) = (Store::open(data).unwrap(), PriceTable::load(None).unwrap());
     ingest(&[root.to_path_buf()], &store, &prices, &Silent).unwrap();
-    let d = CacheData::load(&store, &prices).unwrap();
+    let d = CacheData::load(&store, &prices);
     d.requests.iter().map(|r| (r.message_id.clone(), r.thread.to_string())).collect()
 }
 

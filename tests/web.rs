@@ -54,7 +54,12 @@ fn fixture() -> (tempfile::TempDir, Store, String) {
         })
         .collect();
     let prices = PriceTable::embedded().unwrap();
-    cachewise::ingest::store_rows(&store, data.requests, data.compactions, titles, &prices).unwrap();
+    cachewise::update::store_rows(
+        &store,
+        cachewise::ingest::Rows { rows: data.requests, compactions: data.compactions, titles, ..Default::default() },
+        &prices,
+    )
+    .unwrap();
     (dir, store, evil)
 }
 
@@ -163,8 +168,8 @@ async fn pages_show_the_cli_numbers() {
     let st = state(&store);
     let prices = PriceTable::embedded().unwrap();
     let q = Query::new(chrono_tz::UTC);
-    let daily = usage(&store, Grouping::Daily, &q, &prices).unwrap();
-    let sessions = usage(&store, Grouping::Session, &q, &prices).unwrap();
+    let daily = usage(&common::view(&store, &prices, common::t0()), Grouping::Daily, &q).unwrap();
+    let sessions = usage(&common::view(&store, &prices, common::t0()), Grouping::Session, &q).unwrap();
     let days = get(&st, "/days").await.body;
     assert!(days.contains(&dollars(daily.total.cost_usd)), "total of report daily");
     let last = daily.rows.last().unwrap();
@@ -175,7 +180,8 @@ async fn pages_show_the_cli_numbers() {
     let detail = get(&st, &format!("/session/{}", top.key)).await.body;
     assert!(detail.contains(&dollars(top.totals.cost_usd)));
     let overview = get(&st, "/").await.body;
-    let s = cachewise::report::summary::summary(&store, &q, &prices, end() + TimeDelta::hours(2)).unwrap();
+    let s =
+        cachewise::report::summary::summary(&common::view(&store, &prices, end() + TimeDelta::hours(2)), &q).unwrap();
     for t in [s.today, s.last_7, s.last_30] {
         assert!(overview.contains(&dollars(t.cost_usd)), "{}", dollars(t.cost_usd));
     }

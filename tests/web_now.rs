@@ -9,9 +9,10 @@ mod common;
 
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
-use cachewise::ingest::{ingest, Silent};
+use cachewise::ingest::Silent;
 use cachewise::pricing::PriceTable;
 use cachewise::store::Store;
+use cachewise::update::ingest;
 use cachewise::web::{app, AppState};
 use chrono::Duration;
 use common::{append, t0, web_state, write, Resp};
@@ -73,7 +74,10 @@ async fn the_now_panel_shows_countdowns_premiums_and_what_claude_code_will_do() 
     assert!(panel.contains("5-hour block 18:00:00–23:00:00"), "{panel}");
     assert!(panel.find(">s1<").unwrap() < panel.find(">s2<").unwrap(), "most recent first");
     assert!(panel.contains("Plan limit: 12% of the 5-hour window used (2026-02-11 20:01)"), "{panel}");
-    assert!(panel.contains("too few samples: 0 interval(s) where use grew, 3 needed."), "{panel}");
+    assert!(
+        panel.contains("not enough plan-limit readings yet: 0 of the 3 rises in use an estimate needs."),
+        "{panel}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -125,8 +125,10 @@ fn chart_texts(body: &str) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn team_page_shows_each_person_with_the_report_figures() {
     let Team { people, _dir, store, st } = alice_and_bob();
-    let opts = TeamOptions { now: now(), top_stale: DEFAULT_TOP_STALE };
-    let r = team(&store, &Query::new(chrono_tz::UTC), &PriceTable::embedded().unwrap(), &opts).unwrap();
+    let opts_now = now();
+    let opts = TeamOptions { top_stale: DEFAULT_TOP_STALE };
+    let r = team(&common::view(&store, &PriceTable::embedded().unwrap(), opts_now), &Query::new(chrono_tz::UTC), &opts)
+        .unwrap();
     assert_eq!(r.rows.iter().map(|x| x.user.as_str()).collect::<Vec<_>>(), ["alice", "bob"]);
     let body = page(&st, "/team").await;
     for (row, (_, rows)) in r.rows.iter().zip(&people) {

@@ -12,13 +12,14 @@ use axum::http::{Request, StatusCode};
 use cachewise::analyze::CacheClass;
 use cachewise::model::MAIN_THREAD;
 use cachewise::pricing::PriceTable;
-use cachewise::report::cache::{cache_report, CacheData, CacheQuery};
+use cachewise::report::cache::CacheQuery;
 use cachewise::report::query::Query;
 use cachewise::report::render::dollars;
 use cachewise::store::Store;
 use cachewise::synth::{generate, SynthSpec};
 use cachewise::web::{app, AppState};
 use chrono::{TimeDelta, TimeZone, Utc};
+use common::reference::{cache_report, CacheData};
 use http_body_util::BodyExt;
 use tower::ServiceExt;
 
@@ -47,10 +48,15 @@ async fn cache_session_and_overview_pages_show_the_v2_model() {
     let store = Store::open(dir.path()).unwrap();
     let data = generate(7, &SynthSpec::demo(end));
     let prices = PriceTable::embedded().unwrap();
-    cachewise::ingest::store_rows(&store, data.requests, data.compactions, Vec::new(), &prices).unwrap();
+    cachewise::update::store_rows(
+        &store,
+        cachewise::ingest::Rows { rows: data.requests, compactions: data.compactions, ..Default::default() },
+        &prices,
+    )
+    .unwrap();
     let now = end + TimeDelta::hours(2);
     let state = common::web_state(&store, now);
-    let d = CacheData::load(&store, &prices).unwrap();
+    let d = CacheData::load(&store, &prices);
     let r = cache_report(&d, &CacheQuery { query: Query::new(chrono_tz::UTC), session: None }, now);
     let page = get(&state, "/cache").await;
     for k in CacheClass::ALL {

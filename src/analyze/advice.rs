@@ -108,8 +108,9 @@ pub struct Advice {
     pub history_premium_usd: f64,
     pub inputs: AdviceInputs,
     /// What resuming pays once because the cache expired,
-    /// `P * (write price at T_last - read price)` at base prices (§7; the
-    /// stale premium of §6 is the same function at the request's rates).
+    /// `P * (write price at T_last - read price)` at the rates the last
+    /// request paid: the stale premium of §6, the same figure every view
+    /// shows for the session.
     pub cold_resume_usd: f64,
     /// What Claude Code itself will do (§7 v2).
     pub claude_code: ClaudeCode,
@@ -190,14 +191,14 @@ fn main_thread(session_id: &str, requests: &[Request]) -> Vec<usize> {
     v
 }
 
-/// `G`: median positive growth over main-thread hits, else the default.
+/// `G`: median positive growth over main-thread hits, else the default. A
+/// hit's previous prompt is its expected prefix `E = P_{i-1}` (stored).
 pub(crate) fn growth(main: &[usize], requests: &[Request], caches: &[RequestCache]) -> Option<f64> {
     let diffs: Vec<f64> = main
         .iter()
         .filter(|&&i| caches[i].class == CacheClass::Hit)
         .filter_map(|&i| {
-            let prev = caches[i].prev?;
-            let d = requests[i].tokens.prompt() as i64 - requests[prev].tokens.prompt() as i64;
+            let d = requests[i].tokens.prompt() as i64 - caches[i].expected_prefix as i64;
             (d > 0).then_some(d as f64)
         })
         .collect();
@@ -374,7 +375,7 @@ pub fn advise_in(
         recommendation,
         break_even_turns: break_even(st, t, prices),
         history_premium_usd: chosen - options.restart_usd,
-        cold_resume_usd: rewrite_premium(base.as_ref(), p, ttl_s),
+        cold_resume_usd: super::stale::cold_resume_premium(last, &caches[last_i], ttl_s),
         claude_code: claude_code(last, ttl_s, compactions, now),
         inputs,
         explanation: String::new(),

@@ -17,10 +17,12 @@ mod claude_code;
 mod compaction;
 mod gaps;
 mod idle;
+pub mod limits;
 mod prices;
 mod stale;
 mod stats;
 mod summary;
+mod thread_rows;
 mod threads;
 mod what_if;
 
@@ -61,5 +63,6 @@ pub use summary::{
     summarize, summarize_where, utc_day, CacheStats, CacheSummary, DayStats, Figures, SessionStats, SummaryOptions,
     Tally,
 };
+pub use thread_rows::{thread_requests, thread_rows};
 pub use threads::{last_main, thread_calls, time_order, Call};
 pub use what_if::{policy_cost, policy_row, request_what_if, PolicyRow, SharedPrefixIndex, WhatIf, WriteMix};

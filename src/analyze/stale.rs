@@ -33,6 +33,21 @@ pub struct StaleSession {
     pub ttl_s: u32,
     /// Seconds from `last` to `now`.
     pub idle_s: f64,
+    /// `last + ttl_s`: when the cache expires or expired.
+    pub expires_at: DateTime<Utc>,
+    /// `now <= expires_at`: the next message still reads the cache.
+    pub warm: bool,
+}
+
+impl StaleSession {
+    /// The resume state of a session whose last main-thread request was at
+    /// `last` with `ttl_s` in force after it, at `now` (cache-model §6):
+    /// warm while `now - last <= ttl_s`. Every view calls this one rule.
+    pub fn at(last: DateTime<Utc>, ttl_s: u32, now: DateTime<Utc>) -> (f64, DateTime<Utc>, bool) {
+        let idle_s = (now - last).as_seconds_f64();
+        let expires_at = last + chrono::TimeDelta::seconds(i64::from(ttl_s));
+        (idle_s, expires_at, idle_s <= f64::from(ttl_s))
+    }
 }
 
 /// The cold-resume premium of a request with `ttl_s` in force after it, at
@@ -52,9 +67,9 @@ pub fn stale_sessions(
         .into_iter()
         .filter_map(|((user, sid), i)| {
             let (r, c) = (&requests[i], &caches[i]);
-            let idle_s = (now - r.time).as_seconds_f64();
             let ttl_s = c.ttl_after_s;
-            (idle_s > f64::from(ttl_s)).then(|| StaleSession {
+            let (idle_s, expires_at, warm) = StaleSession::at(r.time, ttl_s, now);
+            (!warm).then(|| StaleSession {
                 session_id: sid.to_string(),
                 user: user.to_string(),
                 title: titles.get(sid).cloned().unwrap_or_default(),
@@ -65,6 +80,8 @@ pub fn stale_sessions(
                 last: r.time,
                 ttl_s,
                 idle_s,
+                expires_at,
+                warm,
             })
         })
         .collect();

@@ -181,7 +181,9 @@ pub fn last_main(requests: &[Request]) -> HashMap<SessionKey<'_>, usize> {
             continue;
         }
         let e = last.entry((r.user.as_str(), r.session_id.as_str())).or_insert(i);
-        if time_order(&requests[*e], r) == Ordering::Less {
+        // On a tie (the calls of one response share its time and id) the
+        // later row wins: the last call, as the classifier walks them.
+        if time_order(&requests[*e], r) != Ordering::Greater {
             *e = i;
         }
     }

@@ -1,25 +1,17 @@
-//! `cachewise report blocks`: ingest if asked, load the requests the
-//! filters select, hand them to `report::blocks` with the clock, print.
+//! `cachewise report blocks`: ingest if asked, `report::blocks` over the
+//! run's view (the requests the filters select, at its clock), print.
 
 use super::plan::Plan;
 use super::run::refresh;
 use super::ReportArgs;
-use crate::report::blocks::{blocks, to_json, to_table};
-use crate::store::{frames, Table};
-use chrono::Utc;
+use crate::report::blocks::{blocks_of, to_json, to_table};
 
 pub fn run_blocks(plan: &Plan, a: &ReportArgs) -> anyhow::Result<()> {
     if a.output.csv || a.breakdown {
         return Err(super::UsageError("report blocks takes --json, not --csv or --breakdown".into()).into());
     }
     refresh(plan)?;
-    let requests = match plan.store.read(Table::Requests)? {
-        Some(df) => frames::requests_from(&df)?,
-        None => Vec::new(),
-    };
-    let q = a.filter.query(plan.tz, false);
-    let selected: Vec<_> = requests.iter().filter(|r| q.accepts(r)).collect();
-    let rows = blocks(&selected, a.now.unwrap_or_else(Utc::now));
+    let rows = blocks_of(&plan.view()?, &a.filter.query(plan.tz, false))?;
     if a.output.json {
         println!("{:#}", to_json(&rows));
     } else {

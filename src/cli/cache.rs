@@ -1,17 +1,19 @@
-//! `cachewise cache` and `cachewise advise`: thin wrappers around
-//! `report::cache` (the reference cache model over the store).
+//! `cachewise cache` and `cachewise advise`: open the run's view, call
+//! `report::cache_view` / `report::stored_rows`, print.
 
 use super::plan::Plan;
 use super::run::{refresh, warn_estimates};
 use super::FilterArgs;
-use crate::report::cache::{CacheData, CacheQuery};
+use crate::analyze::limits;
+use crate::model::limits::WindowKind;
+use crate::report::cache::CacheQuery;
 use crate::report::cache_render::{render_advice, render_cache, render_misses};
 use crate::report::cache_rows::misses;
-use crate::report::cache_session::{advise, priced};
-use crate::report::cache_view::{cache_report, CacheView};
-use crate::report::now::{cold_resume_usd, PlanLimits};
+use crate::report::cache_view::cache_report;
+use crate::report::now::{cold_resume_usd, LimitUse};
+use crate::report::stored_rows::{advise, priced, StoredRows};
 use crate::report::term::json;
-use crate::statusline::limits;
+use crate::store::view::StoreView;
 use chrono::{DateTime, Utc};
 use clap::Args;
 
@@ -22,9 +24,6 @@ pub struct CacheArgs {
     /// Only this session (full id, unique prefix, or title).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
-    /// The clock for stale sessions (RFC 3339); default: now.
-    #[arg(long, value_name = "RFC3339", value_parser = parse_now)]
-    pub now: Option<DateTime<Utc>>,
     /// List every cache miss with its cause, costliest first.
     #[arg(long)]
     pub misses: bool,
@@ -49,9 +48,6 @@ pub struct AdviseArgs {
     /// How many future turns to compare over.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub turns: u32,
-    /// The clock (RFC 3339); default: now.
-    #[arg(long, value_name = "RFC3339", value_parser = parse_now)]
-    pub now: Option<DateTime<Utc>>,
     /// Print JSON (keys documented in the README).
     #[arg(long)]
     pub json: bool,
@@ -63,11 +59,11 @@ pub(super) fn parse_now(s: &str) -> Result<DateTime<Utc>, String> {
 
 pub fn run_cache(plan: &Plan, a: &CacheArgs) -> anyhow::Result<()> {
     refresh(plan)?;
-    let view = CacheView::load(&plan.store, &plan.prices)?;
+    let view = plan.view()?;
     let session = a.session.as_deref().map(|s| view.resolve_session(s)).transpose()?;
     let q = CacheQuery { query: a.filter.query(plan.tz, false), session };
     if a.misses {
-        warn_estimates(plan, &view.estimated_models(&plan.prices)?);
+        warn_estimates(plan, &view.estimated_models()?);
         let rows = misses(&view, &q)?;
         match a.json {
             true => super::out(&json(&rows)?),
@@ -75,7 +71,7 @@ pub fn run_cache(plan: &Plan, a: &CacheArgs) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    let mut report = cache_report(&view, &q, a.now.unwrap_or_else(Utc::now), &plan.prices)?;
+    let mut report = cache_report(&view, &q)?;
     if let Some(per_page) = a.per_page {
         report = report.page(a.page as usize, per_page as usize);
     }
@@ -90,10 +86,9 @@ pub fn run_cache(plan: &Plan, a: &CacheArgs) -> anyhow::Result<()> {
 
 pub fn run_advise(plan: &Plan, a: &AdviseArgs) -> anyhow::Result<()> {
     refresh(plan)?;
-    let view = CacheView::load(&plan.store, &plan.prices)?;
-    let now = a.now.unwrap_or_else(Utc::now);
-    let (advice, data) = advise(&view, &plan.store, &a.session, a.turns, now, &plan.prices)?;
-    let limits = plan_limits(plan, &view, &data, &advice.session_id)?;
+    let view = plan.view()?;
+    let (advice, rows) = advise(&view, &a.session, a.turns)?;
+    let limits = plan_limits(&view, &rows, &advice.session_id)?;
     if a.json {
         let mut v = serde_json::to_value(&advice)?;
         if let (Some(m), Some(l)) = (v.as_object_mut(), limits) {
@@ -110,11 +105,11 @@ pub fn run_advise(plan: &Plan, a: &AdviseArgs) -> anyhow::Result<()> {
 }
 
 /// The 5-hour window's estimate, when the status line has recorded samples.
-fn plan_limits(plan: &Plan, view: &CacheView, data: &CacheData, session: &str) -> anyhow::Result<Option<PlanLimits>> {
-    let samples = limits::read(&limits::table_path(plan.store.dir()));
+fn plan_limits(view: &StoreView, rows: &StoredRows, session: &str) -> anyhow::Result<Option<LimitUse>> {
+    let samples = view.samples();
     if samples.iter().all(|s| s.five_hour.is_none()) {
         return Ok(None);
     }
-    let estimate = limits::estimate(&samples, &priced(view, &samples)?, limits::WindowKind::FiveHour);
-    Ok(Some(PlanLimits { estimate, cold_resume_usd: cold_resume_usd(data, session) }))
+    let estimate = limits::estimate(samples, &priced(view)?, WindowKind::FiveHour);
+    Ok(Some(LimitUse { estimate, cold_resume_usd: cold_resume_usd(rows, session) }))
 }

@@ -89,6 +89,10 @@ pub struct Global {
     /// A TOML price file that overrides or extends the built-in prices.
     #[arg(long, value_name = "FILE", global = true)]
     pub pricing: Option<PathBuf>,
+    /// The clock every figure of this run is computed at (RFC 3339): stale
+    /// sessions, warm or cold, "today", the active block. Default: now.
+    #[arg(long, value_name = "RFC3339", global = true, value_parser = cache::parse_now)]
+    pub now: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -188,7 +192,4 @@ pub struct ReportArgs {
     pub output: OutputArgs,
     #[command(flatten)]
     pub team: team::TeamReportFlags,
-    /// The clock (RFC 3339) for `report blocks` (the active block); default: now.
-    #[arg(long, value_name = "RFC3339", value_parser = cache::parse_now)]
-    pub now: Option<chrono::DateTime<chrono::Utc>>,
 }

@@ -1,11 +1,14 @@
 //! Raw flags -> the resolved `Plan` every command runs with (roots, data
-//! directory, time zone, prices), built once.
+//! directory, time zone, prices, the run's clock), built once; and the one
+//! `StoreView` a command reads through.
 
 use super::Global;
 use crate::config;
 use crate::pricing::PriceTable;
+use crate::store::view::StoreView;
 use crate::store::Store;
 use anyhow::Context;
+use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use std::path::PathBuf;
 
@@ -18,6 +21,8 @@ pub struct Plan {
     pub ingest: bool,
     pub quiet: bool,
     pub prices: PriceTable,
+    /// The run's clock: read once, when the plan is resolved.
+    pub now: DateTime<Utc>,
 }
 
 /// A usage error: exit code 2.
@@ -35,6 +40,12 @@ impl Plan {
         let prices = PriceTable::load(g.pricing.as_deref())?;
         let store =
             Store::open(&data_dir).with_context(|| format!("cannot use data directory {}", data_dir.display()))?;
-        Ok(Plan { roots, store, tz, ingest: !g.no_ingest, quiet: g.quiet, prices })
+        let now = g.now.unwrap_or_else(Utc::now);
+        Ok(Plan { roots, store, tz, ingest: !g.no_ingest, quiet: g.quiet, prices, now })
+    }
+
+    /// The store as this run reads it, at the run's clock.
+    pub fn view(&self) -> anyhow::Result<StoreView> {
+        Ok(crate::materialize::view(&self.store, &self.prices, self.now)?)
     }
 }

@@ -16,7 +16,6 @@
 //! writer relabels another user's rows.
 
 use super::plan::{Plan, UsageError};
-use crate::team;
 use clap::Args;
 
 /// Flags of `cachewise ingest`.
@@ -46,7 +45,7 @@ pub enum Asked {
 /// note on stderr when a team directory is left alone, an error when
 /// `cachewise ingest` was asked without `--into-team`.
 pub fn local_ingest(plan: &Plan, asked: Asked) -> Result<bool, UsageError> {
-    let team_dir = team::holds_bundles(&plan.store);
+    let team_dir = plan.store.holds_bundles();
     match asked {
         Asked::ByName(_) | Asked::Implicitly if !team_dir => Ok(asked != Asked::Implicitly || plan.ingest),
         Asked::ByName(a) if a.into_team => Ok(true),

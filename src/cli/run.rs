@@ -6,14 +6,12 @@ use super::policy::{local_ingest, Asked, IngestArgs};
 use super::progress::Bar;
 use super::team;
 use super::{Cli, Command, OutputArgs, PricesArgs, ReportArgs};
-use crate::ingest::{self, IngestError, Outcome};
+use crate::ingest::{IngestError, Outcome};
 use crate::pricing::Estimate;
 use crate::report::cache_rows::annotate_sessions;
-use crate::report::cache_view::CacheView;
 use crate::report::query::{Grouping, Query};
 use crate::report::render::{self, Format};
 use crate::report::{prices, summary, usage};
-use chrono::Utc;
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
@@ -48,7 +46,7 @@ pub fn warn_estimates(plan: &Plan, estimates: &[Estimate]) {
 }
 
 fn run_prices(plan: &Plan, a: &PricesArgs, file: Option<&std::path::Path>) -> anyhow::Result<()> {
-    let list = prices::price_list(&plan.prices, file.map(|f| f.display().to_string()), Utc::now());
+    let list = prices::price_list(&plan.prices, file.map(|f| f.display().to_string()), plan.now);
     match a.json {
         true => super::out(&prices::render_json(&list)),
         false => super::out(&prices::render_table(&list)),
@@ -68,7 +66,7 @@ pub fn refresh(plan: &Plan) -> anyhow::Result<Option<Outcome>> {
 /// Ingests now (the policy has allowed it).
 fn ingest_now(plan: &Plan) -> anyhow::Result<Option<Outcome>> {
     let bar = Bar::new(plan.quiet);
-    match ingest::ingest(&plan.roots, &plan.store, &plan.prices, &bar) {
+    match crate::update::ingest(&plan.roots, &plan.store, &plan.prices, &bar) {
         Ok(o) => {
             warn(plan, &o);
             Ok(Some(o))
@@ -128,10 +126,10 @@ fn run_report(plan: &Plan, a: &ReportArgs) -> anyhow::Result<()> {
     team::check_usage_flags(a)?;
     refresh(plan)?;
     let q = a.filter.query(plan.tz, a.breakdown);
-    let mut r = usage::usage(&plan.store, kind, &q, &plan.prices)?;
+    let view = plan.view()?;
+    let mut r = usage::usage(&view, kind, &q)?;
     if kind == Grouping::Session {
-        let view = CacheView::load(&plan.store, &plan.prices)?;
-        annotate_sessions(&mut r, &view, Utc::now(), q.user.as_deref())?;
+        annotate_sessions(&mut r, &view, q.user.as_deref())?;
     }
     warn_estimates(plan, &r.estimated_models);
     super::out(&render::usage(&r, format(a.output)));
@@ -161,9 +159,9 @@ fn run_ingest(plan: &Plan, a: IngestArgs) -> anyhow::Result<()> {
 /// team directory's rows all come from bundles, so nothing local is read
 /// into it unless `--into-team` says so.
 fn run_rebuild(plan: &Plan, a: IngestArgs) -> anyhow::Result<()> {
-    let local = !crate::team::holds_bundles(&plan.store) || a.into_team;
+    let local = !plan.store.holds_bundles() || a.into_team;
     let roots = if local { plan.roots.clone() } else { Vec::new() };
-    let o = ingest::rebuild(&roots, &plan.store, &plan.prices, &Bar::new(plan.quiet))?;
+    let o = crate::update::rebuild(&roots, &plan.store, &plan.prices, &Bar::new(plan.quiet))?;
     super::out(&format!(
         "rebuilt the store from {} transcript(s) ({:.1} MB, {} malformed line(s)): {} requests stored\n",
         o.files,
@@ -179,7 +177,7 @@ fn run_rebuild(plan: &Plan, a: IngestArgs) -> anyhow::Result<()> {
 
 fn run_summary(plan: &Plan) -> anyhow::Result<()> {
     refresh(plan)?;
-    let s = summary::summary(&plan.store, &Query::new(plan.tz), &plan.prices, Utc::now())?;
+    let s = summary::summary(&plan.view()?, &Query::new(plan.tz))?;
     warn_estimates(plan, &s.estimated_models);
     super::out(&summary::render(&s));
     Ok(())

@@ -10,14 +10,14 @@ use super::plan::Plan;
 use super::policy::{local_ingest, Asked};
 use super::progress::Bar;
 use super::team::LimitArgs;
-use crate::ingest::{self, IngestError};
+use crate::ingest::IngestError;
 use crate::store::{Store, Table};
-use crate::team::server::{router as team_router, TeamState, DEFAULT_MAX_BYTES};
 use crate::team::tokens::TokenMap;
+use crate::update::{PushState as TeamState, DEFAULT_MAX_BYTES};
 use crate::web::host::HostAllow;
+use crate::web::push::router as team_router;
 use crate::web::{self, AppState, Clock, Settings};
 use anyhow::Context;
-use chrono::Utc;
 use clap::Args;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -72,7 +72,7 @@ fn demo(plan: &Plan, banner: String) -> anyhow::Result<Source> {
     let dir =
         tempfile::Builder::new().prefix("cachewise-demo-").tempdir().context("cannot create a demo data directory")?;
     let store = Store::open(dir.path())?;
-    let n = web::demo::write_demo(&store, &plan.prices, Utc::now())?;
+    let n = web::demo::write_demo(&store, &plan.prices, plan.now)?;
     if !plan.quiet {
         eprintln!("demo data: {n} synthetic requests");
     }
@@ -92,7 +92,7 @@ fn prepare(plan: &Plan, a: &ServeArgs) -> anyhow::Result<Source> {
     if !local_ingest(plan, Asked::Implicitly)? {
         return Ok(live(None));
     }
-    match ingest::ingest(&plan.roots, &plan.store, &plan.prices, &Bar::new(plan.quiet)) {
+    match crate::update::ingest(&plan.roots, &plan.store, &plan.prices, &Bar::new(plan.quiet)) {
         Ok(_) => Ok(live(Some(plan.roots.clone()))),
         Err(IngestError::NoRoots { looked }) if plan.store.path(Table::Requests).exists() => {
             if !plan.quiet {
@@ -119,7 +119,7 @@ pub fn run_serve(plan: &Plan, a: &ServeArgs) -> anyhow::Result<()> {
         banner: source.banner.clone(),
         clock: Clock::System,
     })?;
-    super::run::warn_estimates(plan, &state.snapshot().estimated_models);
+    super::run::warn_estimates(plan, state.snapshot().estimated_models());
     let team = match (&a.team, &a.tokens) {
         (true, Some(path)) => {
             let tokens = TokenMap::load(path)?;

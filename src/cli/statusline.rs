@@ -7,7 +7,7 @@ use super::Global;
 use crate::config;
 use crate::pricing::PriceTable;
 use crate::statusline::{self, install, render, Context};
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use clap::{Args, ValueEnum};
 use std::io::{IsTerminal, Read};
 
@@ -34,9 +34,6 @@ pub struct StatuslineArgs {
     /// Print the settings.json snippet instead of installing it.
     #[arg(long)]
     pub print_config: bool,
-    /// The clock (RFC 3339), for tests; default: now.
-    #[arg(long, value_name = "RFC3339", value_parser = super::cache::parse_now, hide = true)]
-    pub now: Option<DateTime<Utc>>,
 }
 
 /// Runs the status line; only `--install` can fail.
@@ -55,7 +52,7 @@ pub fn run_statusline(g: &Global, a: &StatuslineArgs) -> anyhow::Result<()> {
                 return Ok(());
             }
         },
-        now: a.now.unwrap_or_else(Utc::now),
+        now: g.now.unwrap_or_else(Utc::now),
     };
     let mut input = Vec::new();
     let stdin = std::io::stdin();

@@ -252,8 +252,8 @@ pub fn run_push(plan: &Plan, a: &PushArgs) -> anyhow::Result<()> {
 pub fn run_team_report(plan: &Plan, a: &ReportArgs) -> anyhow::Result<()> {
     refresh(plan)?;
     let q = a.filter.query(plan.tz, false);
-    let opts = TeamOptions { now: Utc::now(), top_stale: a.team.top_stale };
-    let r = team_report::team(&plan.store, &q, &plan.prices, &opts)?;
+    let opts = TeamOptions { top_stale: a.team.top_stale };
+    let r = team_report::team(&plan.view()?, &q, &opts)?;
     super::run::warn_estimates(plan, &r.estimated_models);
     let format = match (a.team.md, a.output.json, a.output.csv) {
         (true, _, _) => TeamFormat::Markdown,

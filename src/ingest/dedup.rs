@@ -16,7 +16,7 @@ use std::cmp::Ordering;
 
 /// The outcome of deduplicating candidate rows, as indices into them.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Plan {
+pub struct Kept {
     /// One entry per request: the index of its kept copy and its earliest
     /// time, ordered by time (then message id, user and request id).
     pub kept: Vec<(usize, DateTime<Utc>)>,
@@ -65,7 +65,7 @@ type Key<'a> = (&'a str, &'a str, &'a str);
 /// The plan of `rows` after merging copies within each source, which is
 /// needed only when some request has several copies in one source (then the
 /// rows become one chunk).
-pub fn full_plan(rows: &mut Chunks) -> Plan {
+pub fn full_plan(rows: &mut Chunks) -> Kept {
     let refs = rows.refs();
     let p = plan(&refs);
     if !copies_within_a_source(&refs, &p) {
@@ -119,11 +119,11 @@ pub fn collapse_per_source(rows: &mut Vec<Request>) {
 /// The pass is cut by message id into one shard per core: every copy of a
 /// request falls in one shard, which sees its rows in index order, so the
 /// plan is the one a single pass gives.
-pub fn plan(rows: &[&Request]) -> Plan {
+pub fn plan(rows: &[&Request]) -> Kept {
     let replays = sidechain_replays(rows);
     let shards = rayon::current_num_threads().max(1);
     let shard_of = |r: &Request| r.message_id.as_bytes().last().map_or(0, |&b| usize::from(b) % shards);
-    let parts: Vec<Plan> = (0..shards)
+    let parts: Vec<Kept> = (0..shards)
         .into_par_iter()
         .map(|s| {
             // Per request: kept index, earliest time, first index, copies seen.
@@ -149,7 +149,7 @@ pub fn plan(rows: &[&Request]) -> Plan {
                     })
                     .or_insert((i, r.time, i, 1));
             }
-            Plan { kept: best.into_values().map(|(i, t, _, _)| (i, t)).collect(), spare }
+            Kept { kept: best.into_values().map(|(i, t, _, _)| (i, t)).collect(), spare }
         })
         .collect();
     let mut spare: Vec<usize> = parts.iter().flat_map(|p| p.spare.iter().copied()).collect();
@@ -164,7 +164,7 @@ pub fn plan(rows: &[&Request]) -> Plan {
             .then_with(|| x.user.cmp(&y.user))
             .then_with(|| x.request_id.cmp(&y.request_id))
     });
-    Plan { kept, spare }
+    Kept { kept, spare }
 }
 
 /// The sidechain replay test, when there are sidechain rows: a sidechain row
@@ -196,7 +196,7 @@ fn sidechain_replays<'a>(rows: &[&'a Request]) -> Option<impl Fn(&Request) -> bo
 
 /// True when two spare rows are copies of one request from one source: the
 /// rows need `collapse_per_source` before the plan holds.
-pub fn copies_within_a_source(rows: &[&Request], plan: &Plan) -> bool {
+pub fn copies_within_a_source(rows: &[&Request], plan: &Kept) -> bool {
     let mut seen: HashSet<(Key<'_>, &str)> = HashSet::default();
     plan.spare
         .iter()
@@ -338,7 +338,7 @@ mod tests {
             }
         }
         let refs: Vec<&Request> = rows.iter().collect();
-        let on = |threads: usize| -> Result<Plan, rayon::ThreadPoolBuildError> {
+        let on = |threads: usize| -> Result<Kept, rayon::ThreadPoolBuildError> {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
             Ok(pool.install(|| plan(&refs)))
         };

@@ -9,11 +9,11 @@
 
 use super::calls::{refusals, Calls};
 use super::dedup::{full_plan, Chunks};
+use super::derive::{Changed, Derive};
 use super::sessions;
 use super::side_tables::side_tables;
 use super::touched::{split, Touched};
 use super::IngestError;
-use crate::materialize::{self, Changed};
 use crate::model::columns as c;
 use crate::model::{Compaction, Iteration, Refusal, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};
@@ -61,12 +61,18 @@ pub struct Merged {
 
 /// Merges `delta` into the store's tables and writes them, then brings the
 /// analysis tables up to date for what changed.
-pub fn merge(store: &Store, base: Base, delta: Delta, prices: &PriceTable) -> Result<Merged, IngestError> {
-    let (merged, scope, stored) = merge_tables_analysed(store, base, delta, prices, true)?;
-    // A rebuilt store's analysis was classified from memory and stored
+pub fn merge(
+    store: &Store,
+    base: Base,
+    delta: Delta,
+    prices: &PriceTable,
+    derive: &dyn Derive,
+) -> Result<Merged, IngestError> {
+    let (merged, scope, stored) = merge_tables_analysed(store, base, delta, prices, Some(derive))?;
+    // A rebuilt store's derived tables were computed from memory and stored
     // while the tables were written.
     if !stored {
-        materialize::refresh(store, prices, &scope)?;
+        derive.after(store, &scope)?;
     }
     Ok(merged)
 }
@@ -79,21 +85,22 @@ pub fn merge_tables(
     delta: Delta,
     prices: &PriceTable,
 ) -> Result<(Merged, Changed), IngestError> {
-    let (merged, scope, _) = merge_tables_analysed(store, base, delta, prices, false)?;
+    let (merged, scope, _) = merge_tables_analysed(store, base, delta, prices, None)?;
     Ok((merged, scope))
 }
 
 /// `merge_tables`; when the tables are rebuilt from the rows alone and
-/// `analyse` is set, the rows are also classified (`materialize::analyse`)
-/// and the analysis stored (`materialize::store_whole`) while the tables
-/// are written; the last value says so.
+/// `derive` is given, the derived tables are computed from the rows
+/// (`Derive::whole`) while the tables are written; the last value says
+/// whether they were stored so.
 fn merge_tables_analysed(
     store: &Store,
     base: Base,
     delta: Delta,
     prices: &PriceTable,
-    analyse: bool,
+    derive: Option<&dyn Derive>,
 ) -> Result<(Merged, Changed, bool), IngestError> {
+    let classify_sessions = derive.is_some();
     let clock = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("merge: {what} after {:?}", clock.elapsed());
     let Delta { rows, replaced, compactions, titles, iterations, refusals: new_refusals } = delta;
@@ -151,25 +158,16 @@ fn merge_tables_analysed(
     };
     lap("built tables");
     let n = target.other_rows + if let Requests::Frame(df) = &requests { df.height() } else { fresh.len() };
-    let boundaries = match (whole && analyse, &compactions) {
+    let boundaries = match (whole && classify_sessions, &compactions) {
         (false, _) => Vec::new(),
         (true, Some(df)) => frames::compactions_from(df).map_err(at(store, Table::Compactions))?,
         (true, None) => store.load(Table::Compactions, frames::compactions_from)?,
     };
     let classify = || -> Result<bool, IngestError> {
-        if !(whole && analyse) {
-            return Ok(false);
+        match derive {
+            Some(d) if whole => d.whole(store, fresh.clone(), &calls.0, &boundaries),
+            _ => Ok(false),
         }
-        // Sorted as `analyse` takes them while they are references, then
-        // cloned in that order (the tables are written from the rows meanwhile).
-        let mut refs = fresh.clone();
-        materialize::sort_by_session(&mut refs);
-        let rows: Vec<Request> = refs.into_iter().cloned().collect();
-        let analysed = materialize::analyse(&rows, &calls.0, &boundaries, prices, true);
-        let (rows, sides) = analysed.map_err(at(store, Table::Analysis))?;
-        let Some(sides) = sides else { return Ok(false) };
-        materialize::store_whole(store, prices, rows, sides)?;
-        Ok(true)
     };
     let ((a, b), analysis) = rayon::join(
         || {

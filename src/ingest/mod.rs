@@ -5,6 +5,7 @@
 
 mod calls;
 pub mod dedup;
+mod derive;
 pub mod discover;
 mod line;
 pub mod merge;
@@ -21,11 +22,11 @@ mod touched;
 pub mod upgrade;
 mod usage;
 
-use crate::materialize::{self, Changed};
 use crate::model::{Compaction, Iteration, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::manifest::{Manifest, PREVIOUS_SCHEMA, STORE_SCHEMA};
 use crate::store::{Store, StoreError, Table};
+pub use derive::{Changed, Derive, Nothing};
 pub use rebuild::{rebuild, Rebuilt};
 
 use dedup::Chunks;
@@ -88,6 +89,7 @@ pub fn ingest(
     store: &Store,
     prices: &PriceTable,
     progress: &dyn Progress,
+    derive: &dyn Derive,
 ) -> Result<Outcome, IngestError> {
     let found = discover(roots);
     if found.found_roots.is_empty() {
@@ -97,7 +99,7 @@ pub fn ingest(
     let started = std::time::Instant::now();
     let mut manifest = store.manifest()?;
     if needs_rebuild(store, &manifest)? {
-        return rebuild::rebuild_locked(roots, store, prices, progress);
+        return rebuild::rebuild_locked(roots, store, prices, progress, derive);
     }
     let upgraded = upgrade::forget_files_with_calls(&mut manifest);
     if upgraded > 0 {
@@ -145,12 +147,12 @@ pub fn ingest(
         }
         // Nothing new; only a damaged, missing or stale analysis table
         // (derived, so never a reason to fail) is written again.
-        if !materialize::is_current(store, prices) {
-            materialize::refresh(store, prices, &Changed::All)?;
+        if !derive.is_current(store) {
+            derive.after(store, &Changed::All)?;
         }
         return Ok(out);
     }
-    apply(store, &mut manifest, reads, prices, &mut out)?;
+    apply(store, &mut manifest, reads, prices, derive, &mut out)?;
     tracing::debug!("merged and wrote tables at {:?}", started.elapsed());
     manifest.schema = STORE_SCHEMA;
     manifest.pricing = pricing_fingerprint(prices);
@@ -192,6 +194,7 @@ fn apply(
     manifest: &mut Manifest,
     reads: Vec<FileRead>,
     prices: &PriceTable,
+    derive: &dyn Derive,
     out: &mut Outcome,
 ) -> Result<(), IngestError> {
     let layout_ok = manifest.schema == STORE_SCHEMA || manifest.schema == PREVIOUS_SCHEMA;
@@ -211,7 +214,7 @@ fn apply(
         delta.refusals.extend(r.rows.refusals);
         manifest.files.insert(k, r.state);
     }
-    let merged = merge(store, base, delta, prices)?;
+    let merged = merge(store, base, delta, prices, derive)?;
     store.remove_obsolete()?;
     out.unknown_models = merged.unknown;
     out.requests = Some(merged.requests);
@@ -230,19 +233,29 @@ pub fn store_rows(
     compactions: Vec<Compaction>,
     titles: Vec<SessionTitle>,
     prices: &PriceTable,
+    derive: &dyn Derive,
 ) -> Result<(usize, UnknownModels), IngestError> {
-    store_rows_with_calls(store, rows, Vec::new(), compactions, titles, prices)
+    store_rows_with_calls(store, Rows { rows, iterations: Vec::new(), compactions, titles }, prices, derive)
+}
+
+/// Candidate rows of some source, with what goes with them.
+#[derive(Debug, Default)]
+pub struct Rows {
+    pub rows: Vec<Request>,
+    /// The iteration rows of the candidate rows' lines.
+    pub iterations: Vec<Iteration>,
+    pub compactions: Vec<Compaction>,
+    pub titles: Vec<SessionTitle>,
 }
 
 /// `store_rows`, with the iteration rows of the candidate rows' lines.
 pub fn store_rows_with_calls(
     store: &Store,
-    rows: Vec<Request>,
-    iterations: Vec<Iteration>,
-    compactions: Vec<Compaction>,
-    titles: Vec<SessionTitle>,
+    given: Rows,
     prices: &PriceTable,
+    derive: &dyn Derive,
 ) -> Result<(usize, UnknownModels), IngestError> {
+    let Rows { rows, iterations, compactions, titles } = given;
     let delta = Delta {
         rows: Chunks(vec![rows]),
         replaced: HashSet::new(),
@@ -251,7 +264,7 @@ pub fn store_rows_with_calls(
         iterations,
         ..Delta::default()
     };
-    let merged = merge(store, Base::Empty, delta, prices)?;
+    let merged = merge(store, Base::Empty, delta, prices, derive)?;
     Ok((merged.requests, merged.unknown))
 }
 

@@ -7,6 +7,7 @@
 //! which tables could not be read and which deleted transcripts' rows went
 //! with them.
 
+use super::derive::Derive;
 use super::discover::{discover, SourceFile};
 use super::merge::{merge, Base, Delta};
 use super::read::{read_file, FileRead};
@@ -79,9 +80,10 @@ pub fn rebuild(
     store: &Store,
     prices: &PriceTable,
     progress: &dyn Progress,
+    derive: &dyn Derive,
 ) -> Result<Outcome, IngestError> {
     let _lock = store.lock()?;
-    rebuild_locked(roots, store, prices, progress)
+    rebuild_locked(roots, store, prices, progress, derive)
 }
 
 /// `rebuild`, for a caller that holds the store's lock.
@@ -90,6 +92,7 @@ pub(super) fn rebuild_locked(
     store: &Store,
     prices: &PriceTable,
     progress: &dyn Progress,
+    derive: &dyn Derive,
 ) -> Result<Outcome, IngestError> {
     let found = discover(roots);
     let mut notes = Rebuilt::default();
@@ -125,7 +128,7 @@ pub(super) fn rebuild_locked(
         manifest.files.insert(key(&r.file), r.state);
     }
     keep_listed(&mut manifest, &delta, old_manifest);
-    let merged = merge(store, Base::Empty, delta, prices)?;
+    let merged = merge(store, Base::Empty, delta, prices, derive)?;
     store.remove_obsolete()?;
     manifest.schema = STORE_SCHEMA;
     manifest.pricing = pricing_fingerprint(prices);

@@ -20,7 +20,7 @@ const MIN_CHUNK_ROWS: usize = 4_096;
 /// Chunks per core, so that unequal sessions still share the cores.
 const CHUNKS_PER_CORE: usize = 4;
 
-/// Orders requests (or references to them) as `analyse` takes them: by
+/// Orders requests (or references to them) as `classify_sessions` takes them: by
 /// user and session, stably.
 pub fn sort_by_session<R: Borrow<Request>>(requests: &mut [R]) {
     requests.sort_by(|a, b| {
@@ -33,7 +33,7 @@ pub fn sort_by_session<R: Borrow<Request>>(requests: &mut [R]) {
 /// sessions ordered by `sort_by_session`, and (`sides`) their side tables.
 /// Pure: a rebuilt store's rows are classified from memory while its tables
 /// are written.
-pub fn analyse(
+pub fn classify_sessions(
     requests: &[Request],
     calls: &[Iteration],
     compactions: &[Compaction],
@@ -77,7 +77,7 @@ fn one(
     prices: &PriceTable,
     sides: bool,
 ) -> PolarsResult<(DataFrame, Option<[DataFrame; 2]>)> {
-    let thread = prices.thread_rows(requests, calls);
+    let thread = crate::analyze::thread_rows(prices, requests, calls);
     let caches = analyze(&thread, compactions, prices);
     let rows = analysis_rows(&thread, &caches, prices)?;
     let sides = match sides {

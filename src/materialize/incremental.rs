@@ -6,12 +6,13 @@
 //! appends, whose requests are the latest, none do). Then the recent part
 //! alone is written, or folded with the base into a new base once it grows.
 
-use super::parts::{self, of_sessions, without, Parts};
 use super::rows::{finish_with, WHAT_IF};
 use super::warm::warm_flags;
 use crate::model::columns as c;
 use crate::pricing::PriceTable;
+use crate::store::analysis::{of_sessions, without};
 use crate::store::frames::Cols;
+use crate::store::parts::Opened;
 use crate::store::{Store, StoreError, Table};
 use polars::prelude::*;
 use std::collections::HashSet;
@@ -25,7 +26,7 @@ pub(super) fn refresh(
     store: &Store,
     prices: &PriceTable,
     stamp: &str,
-    mut parts: Parts,
+    mut parts: Opened,
     changed: &HashSet<String>,
     fold_at: usize,
 ) -> Result<usize, StoreError> {
@@ -36,7 +37,7 @@ pub(super) fn refresh(
     let mut sessions: HashSet<String> = parts.replaces.union(changed).cloned().collect();
     let (mut mine, side) = super::compute_with_sides(store, prices, Some(changed))?;
     lap("classified the changed sessions");
-    if let Some(recent) = parts.recent(store)? {
+    if let Some(recent) = store.read_analysis_recent(&mut parts)? {
         let kept = without(&recent.drop_many(WHAT_IF), changed).map_err(at)?;
         mine.vstack_mut_owned(kept).map_err(at)?;
     }
@@ -90,7 +91,7 @@ fn write(
     let at = |source| StoreError::Polars { path: path.clone(), source };
     if mine.height() <= fold_at.max(base_rows / 8) {
         mine.rechunk_mut();
-        parts::write_recent(store, &mut mine, stamp, generation, sessions)?;
+        store.write_analysis_recent(&mut mine, stamp, generation, sessions)?;
         return Ok(base_rows + mine.height());
     }
     let base = store.read_file(Table::Analysis, None)?;
@@ -98,6 +99,6 @@ fn write(
     let mut all = without(&base, sessions).map_err(at)?;
     all.vstack_mut_owned(mine).map_err(at)?;
     all.rechunk_mut();
-    parts::write_base(store, &mut all, stamp, generation + 1)?;
+    store.write_analysis_base(&mut all, stamp, generation + 1)?;
     Ok(all.height())
 }

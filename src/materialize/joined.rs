@@ -7,7 +7,7 @@
 //! schemas differ are written by one writer a batch at a time instead.
 //! Hands `team::append` the rows written.
 
-use super::{finish_with, parts, stamp, warm_of};
+use super::{finish_with, stamp, warm_of};
 use crate::lanes;
 use crate::model::columns as c;
 use crate::pricing::PriceTable;
@@ -77,13 +77,13 @@ where
         let file = dir.path().join(format!("{i}.parquet"));
         let io = |source| StoreError::Io { path: file.clone(), source };
         let mut out = std::io::BufWriter::new(File::create(&file).map_err(io)?);
-        parts::writer(&mut out, parts::base_meta("", 0)).finish(&mut df).map_err(at)?;
+        store.analysis_writer(&mut out, "", 0)?.finish(&mut df).map_err(at)?;
         out.flush().map_err(io)?;
         let out = File::open(&file).map_err(io)?;
         Ok((file, out))
     });
     let files = encoded.into_iter().collect::<Result<Vec<_>, _>>()?;
-    let set = parts::base_pairs(&stamp(prices), parts::next_generation(store));
+    let set = store.analysis_base_pairs(&stamp(prices), store.next_analysis_generation())?;
     let written = store.join_files(&path, files, &set, false)?;
     Ok(written.map(|rows| usize::try_from(rows).unwrap_or(usize::MAX)))
 }
@@ -93,7 +93,7 @@ fn batched<L>(store: &Store, prices: &PriceTable, n: usize, load: &L, flags: &Fl
 where
     L: Fn(usize, Option<&[&str]>) -> Result<DataFrame, StoreError>,
 {
-    let meta = parts::base_meta(&stamp(prices), parts::next_generation(store));
+    let (stamp, generation) = (stamp(prices), store.next_analysis_generation());
     let mut rows = 0;
     let mut failed: Option<StoreError> = None;
     store
@@ -109,7 +109,10 @@ where
                 };
                 rows += df.height();
                 if writer.is_none() {
-                    writer = Some(parts::writer(&mut *w, meta.clone()).batched(df.schema())?);
+                    let base = store
+                        .analysis_writer(&mut *w, &stamp, generation)
+                        .map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;
+                    writer = Some(base.batched(df.schema())?);
                 }
                 if let Some(wr) = &mut writer {
                     wr.write_batch(&df)?;

@@ -13,40 +13,30 @@
 mod classify;
 mod incremental;
 mod joined;
-mod parts;
 mod rows;
 mod sessions;
 mod sides;
+mod view;
 mod warm;
 
-pub use classify::{analyse, sort_by_session};
+pub use crate::store::analysis::collect_sessions;
+pub use classify::{classify_sessions, sort_by_session};
 pub use joined::write_parts;
-pub use parts::collect_sessions;
-pub use rows::{analysis_rows, bare, finish, finish_with, requests_of, stored_rates, warm_of, REQUEST, WHAT_IF};
-pub use sides::{append_sides, frames, refresh_sides, sides_of, Frames};
+pub use rows::{analysis_rows, bare, finish, finish_with, warm_of, WHAT_IF};
+pub use sides::{append_sides, refresh_sides, sides_of};
+pub use view::view;
 
 use crate::analyze::MODEL_VERSION;
-use crate::model::columns as c;
 use crate::pricing::PriceTable;
 use crate::store::frames;
 use crate::store::{Store, StoreError, Table};
-use parts::Parts;
 use polars::prelude::*;
 use std::collections::HashSet;
 
-/// Parquet metadata key of the analysis table's stamp.
-const STAMP: &str = "cachewise.analysis";
 /// The analysis table's layout; bump when its columns change.
-const LAYOUT: u32 = 3;
+const LAYOUT: u32 = 4;
 
-/// What a merge changed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Changed {
-    /// Everything (a rebuilt store, new prices): analyse every session.
-    All,
-    /// The rows of these session ids (any user) changed.
-    Sessions(HashSet<String>),
-}
+pub use crate::ingest::Changed;
 
 /// The stamp of an analysis computed with `prices` by this build.
 pub fn stamp(prices: &PriceTable) -> String {
@@ -72,7 +62,7 @@ pub fn refresh_folding_at(
 ) -> Result<usize, StoreError> {
     let stamp = stamp(prices);
     if let Changed::Sessions(sessions) = changed {
-        let done = match (Parts::open(store, &stamp), sides::stored_exist(store)) {
+        let done = match (store.open_analysis(&stamp), sides::stored_exist(store)) {
             (Ok(Some(parts)), true) => incremental::refresh(store, prices, &stamp, parts, sessions, fold_at),
             (Ok(_), _) => Err(StoreError::Damaged { path: store.path(Table::Analysis), cause: "stale".into() }),
             (Err(e), _) => Err(e),
@@ -102,7 +92,7 @@ pub fn write(store: &Store, prices: &PriceTable, df: DataFrame) -> Result<usize,
     let mut df = finish(df).map_err(|source| StoreError::Polars { path: path.clone(), source })?;
     tracing::debug!("analysis: what-if columns in {:?}", clock.elapsed());
     df.rechunk_mut();
-    parts::write_base(store, &mut df, &stamp(prices), parts::next_generation(store))?;
+    store.write_analysis_base(&mut df, &stamp(prices), store.next_analysis_generation())?;
     Ok(df.height())
 }
 
@@ -115,43 +105,14 @@ pub fn rows(store: &Store, prices: &PriceTable) -> Result<DataFrame, StoreError>
 /// The stored analysis table when it was computed with `prices` by this
 /// build; None when there is none or its stamp differs.
 pub fn current(store: &Store, prices: &PriceTable) -> Result<Option<DataFrame>, StoreError> {
-    Parts::open(store, &stamp(prices))?.map(|p| p.read(store)).transpose()
+    store.open_analysis(&stamp(prices))?.map(|p| store.read_analysis(p)).transpose()
 }
 
 /// The stored analysis as a lazy frame when it was computed with `prices`
-/// by this build: a scan of the base (a query reads only the columns it
-/// uses), or, while a recent part replaces some sessions, both parts read.
+/// by this build (`Store::scan_analysis`); None otherwise.
 pub(crate) fn stored_scan(store: &Store, prices: &PriceTable) -> Result<Option<LazyFrame>, StoreError> {
-    let path = store.path(Table::Analysis);
-    let at = |source| StoreError::Polars { path: path.clone(), source };
-    let Some(parts) = Parts::open(store, &stamp(prices))? else { return Ok(None) };
-    // A recent part replacing many sessions: both parts read. Few (an
-    // append's): the base scanned without them, then the recent part.
-    if parts.has_recent() && parts.replaces.len() > SCAN_REPLACED {
-        return Ok(Some(parts.read(store)?.lazy()));
-    }
-    let replaces = parts.replaces.clone();
-    let recent = parts.has_recent();
-    drop(parts);
-    // The parts just checked (a fold between the opens only swaps in a base
-    // holding the same rows; a reader racing one sees a torn view once).
-    let scan = |t: Table| -> Result<LazyFrame, StoreError> {
-        let p = store.path(t);
-        let file = std::fs::File::open(&p).map_err(|source| StoreError::Io { path: p.clone(), source })?;
-        let args = ScanArgsParquet { hive_options: HiveOptions::new_disabled(), ..ScanArgsParquet::default() };
-        LazyFrame::scan_parquet_sources(ScanSources::Files(vec![file].into()), args).map_err(at)
-    };
-    let base = scan(Table::Analysis)?;
-    if !recent {
-        return Ok(Some(base));
-    }
-    let kept = replaces.iter().map(|id| col(c::SESSION_ID).neq(lit(id.clone()))).reduce(Expr::and);
-    let base = base.filter(kept.unwrap_or(lit(true)));
-    concat([base, scan(Table::RecentAnalysis)?], UnionArgs::default()).map(Some).map_err(at)
+    store.open_analysis(&stamp(prices))?.map(|p| store.scan_analysis(p)).transpose()
 }
-
-/// Up to this many replaced sessions, views scan the base without them.
-const SCAN_REPLACED: usize = 256;
 
 /// The analysis of the store as a lazy frame (`stored_scan`), or, when the
 /// table is missing, damaged or was computed with other prices, the
@@ -168,7 +129,7 @@ pub fn scan(store: &Store, prices: &PriceTable) -> Result<LazyFrame, StoreError>
 /// of `prices` and this build, and the side tables are there (an ingest
 /// with nothing new checks this, and computes them again when false).
 pub fn is_current(store: &Store, prices: &PriceTable) -> bool {
-    matches!(Parts::open(store, &stamp(prices)), Ok(Some(_))) && sides::stored_exist(store)
+    matches!(store.open_analysis(&stamp(prices)), Ok(Some(_))) && sides::stored_exist(store)
 }
 
 /// The analysis of the store, as stored, or computed now (not stored) when
@@ -216,7 +177,7 @@ fn analysed(
     let at = |source| StoreError::Polars { path: path.clone(), source };
     let df = match (only, store.scan_requests()?) {
         (_, None) => None,
-        (Some(s), Some(lf)) => Some(parts::collect_sessions(lf, s).map_err(at)?),
+        (Some(s), Some(lf)) => Some(collect_sessions(lf, s).map_err(at)?),
         (None, Some(lf)) => Some(lf.collect().map_err(at)?),
     };
     let mut requests = match df {
@@ -229,11 +190,11 @@ fn analysed(
     if let Some(s) = only {
         compactions.retain(|k| s.contains(&k.session_id));
     }
-    let (rows, side) = analyse(&requests, &calls, &compactions, prices, sides).map_err(at)?;
+    let (rows, side) = classify_sessions(&requests, &calls, &compactions, prices, sides).map_err(at)?;
     Ok((rows, side))
 }
 
-/// Stores a whole analysis (`analyse` over every stored request) as a new
+/// Stores a whole analysis (`classify_sessions` over every stored request) as a new
 /// base and its side tables; returns its rows. A large one is written in
 /// slices, one per lane (`write_parts`), so it is encoded on every core.
 pub fn store_whole(
@@ -262,3 +223,38 @@ pub fn store_whole(
 
 /// A whole analysis of this many rows or more is written in slices.
 const SLICED_FROM: usize = 32_768;
+
+/// The cache model as the stage after a merge (`ingest::Derive`), with
+/// this run's prices.
+pub struct Stage<'a> {
+    pub prices: &'a PriceTable,
+}
+
+impl crate::ingest::Derive for Stage<'_> {
+    fn whole(
+        &self,
+        store: &Store,
+        mut rows: Vec<&crate::model::Request>,
+        calls: &[crate::model::Iteration],
+        boundaries: &[crate::model::Compaction],
+    ) -> Result<bool, crate::ingest::IngestError> {
+        // Sorted as `classify_sessions` takes them while they are references, then
+        // cloned in that order (the tables are written from the rows meanwhile).
+        sort_by_session(&mut rows);
+        let rows: Vec<crate::model::Request> = rows.into_iter().cloned().collect();
+        let at = |source| StoreError::Polars { path: store.path(Table::Analysis), source };
+        let (rows, sides) = classify_sessions(&rows, calls, boundaries, self.prices, true).map_err(at)?;
+        let Some(sides) = sides else { return Ok(false) };
+        store_whole(store, self.prices, rows, sides)?;
+        Ok(true)
+    }
+
+    fn after(&self, store: &Store, scope: &Changed) -> Result<(), crate::ingest::IngestError> {
+        refresh(store, self.prices, scope)?;
+        Ok(())
+    }
+
+    fn is_current(&self, store: &Store) -> bool {
+        is_current(store, self.prices)
+    }
+}

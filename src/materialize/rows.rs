@@ -10,7 +10,7 @@ use crate::analyze::{
     IDLE_WHAT_IF_MIN_PROMPT, TTL_1H_S,
 };
 use crate::model::columns as c;
-use crate::model::{Interner, Request, TokenCounts, MAIN_THREAD};
+use crate::model::{Request, TokenCounts, MAIN_THREAD};
 use crate::pricing::{PriceTable, Rates};
 use crate::store::frames::{bool_column, f64_column, opt_f64_column, str_column, time_column, u64_column, Cols};
 use polars::prelude::*;
@@ -31,7 +31,7 @@ fn idle_compact_parts(thread: &[Request], c: &RequestCache, r: &Request, prices:
 }
 
 /// Lays out one analysis row per request of `thread` (whole sessions, as
-/// `PriceTable::thread_requests` makes them) classified as `caches`,
+/// `analyze::thread_requests` makes them) classified as `caches`,
 /// without the what-if columns (`finish` adds them).
 pub fn analysis_rows(thread: &[Request], caches: &[RequestCache], prices: &PriceTable) -> PolarsResult<DataFrame> {
     let rows: Vec<(&Request, &RequestCache)> = thread.iter().zip(caches).collect();
@@ -89,11 +89,6 @@ pub fn analysis_rows(thread: &[Request], caches: &[RequestCache], prices: &Price
     DataFrame::new(rows.len(), columns)
 }
 
-/// The rates stored on analysis rows (None for an unknown model).
-pub fn stored_rates(input: Option<f64>, output: Option<f64>, read_multiplier: Option<f64>) -> Option<Rates> {
-    Some(Rates { input: input?, output: output?, read_multiplier: read_multiplier? })
-}
-
 /// The columns `finish` adds (over the whole table).
 pub const WHAT_IF: [&str; 4] = [c::WARM_5M, c::WARM_1H, c::POLICY_5M_USD, c::POLICY_1H_USD];
 
@@ -131,7 +126,7 @@ pub fn finish_with(df: DataFrame, w5: Vec<bool>, w1: Vec<bool>) -> PolarsResult<
     let mut p5 = Vec::with_capacity(df.height());
     let mut p1 = Vec::with_capacity(df.height());
     for i in 0..df.height() {
-        let rates = stored_rates(pin[i], pout[i], prm[i]);
+        let rates = Rates::stored(pin[i], pout[i], prm[i]);
         let class = CacheClass::parse(classes[i]).unwrap_or(CacheClass::First);
         let row = PolicyRow {
             tokens: &tokens[i],
@@ -153,66 +148,4 @@ pub fn finish_with(df: DataFrame, w5: Vec<bool>, w1: Vec<bool>) -> PolarsResult<
     df.with_column(f64_column(c::POLICY_5M_USD, p5.into_iter()))?;
     df.with_column(f64_column(c::POLICY_1H_USD, p1.into_iter()))?;
     Ok(df)
-}
-
-/// The analysis columns a thread request is rebuilt from.
-pub const REQUEST: [&str; 18] = [
-    c::USER,
-    c::SESSION_ID,
-    c::THREAD,
-    c::PROJECT,
-    c::CWD,
-    c::TIME,
-    c::MODEL,
-    c::VERSION,
-    c::MESSAGE_ID,
-    c::INPUT,
-    c::CACHE_WRITE_5M,
-    c::CACHE_WRITE_1H,
-    c::CACHE_READ,
-    c::OUTPUT,
-    c::WEB_SEARCH,
-    c::COST_USD,
-    c::SPEED,
-    c::INFERENCE_GEO,
-];
-
-/// Analysis rows (with the `REQUEST` columns) as the thread requests they
-/// were computed from: classifying them again (`analyze`) gives the stored
-/// verdicts, since a session's threads are whole.
-pub fn requests_of(df: &DataFrame) -> PolarsResult<Vec<Request>> {
-    let k = Cols(df);
-    let (user, sid, thread, project, cwd) =
-        (k.str(c::USER)?, k.str(c::SESSION_ID)?, k.str(c::THREAD)?, k.str(c::PROJECT)?, k.str(c::CWD)?);
-    let (time, model, version, message) =
-        (k.time(c::TIME)?, k.str(c::MODEL)?, k.str(c::VERSION)?, k.str(c::MESSAGE_ID)?);
-    let (tokens, web, cost) = (k.tokens()?, k.u64(c::WEB_SEARCH)?, k.f64(c::COST_USD)?);
-    let (speed, geo) = (k.str(c::SPEED)?, k.str(c::INFERENCE_GEO)?);
-    // Repeated values (a session's id, its project, the models) share one
-    // allocation, as the stored requests' do.
-    let mut n = Interner::default();
-    Ok((0..df.height())
-        .map(|i| Request {
-            time: time[i],
-            session_id: n.get(sid[i]),
-            thread: n.get(thread[i]),
-            project: n.get(project[i]),
-            cwd: n.get(cwd[i]),
-            git_branch: n.get(""),
-            version: n.get(version[i]),
-            model: n.get(model[i]),
-            tokens: tokens[i],
-            web_search: web[i],
-            speed: n.get(speed[i]),
-            inference_geo: n.get(geo[i]),
-            is_sidechain: false,
-            cost_usd: cost[i],
-            source: n.get(""),
-            line: 0,
-            message_id: message[i].to_owned(),
-            request_id: String::new(),
-            user: n.get(user[i]),
-            machine: n.get(""),
-        })
-        .collect())
 }

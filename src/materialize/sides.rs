@@ -7,21 +7,22 @@
 //! made (an ingest, a bundle's own analysis) the side tables follow them.
 //! `frames` hands views the three tables.
 
-use super::parts::{collect_sessions, without};
 use super::sessions::{labels_frame, reports_frame};
-use super::{computed, requests_of, stored_scan, Changed, REQUEST};
+use super::Changed;
 use crate::analyze::analyze;
 use crate::model::columns as c;
+use crate::model::columns::ANALYSIS_REQUEST as REQUEST;
 use crate::model::{Compaction, Iteration};
 use crate::pricing::PriceTable;
+use crate::store::analysis::{collect_sessions, without};
+use crate::store::frames::requests_of;
 use crate::store::frames::{self, Cols};
 use crate::store::{Store, StoreError, Table};
 use polars::prelude::*;
 use std::collections::HashSet;
-use std::fs::File;
 
 /// The side tables of the analysis rows `rows` (whole sessions).
-fn side_frames(
+pub(super) fn side_frames(
     rows: &DataFrame,
     compactions: &[Compaction],
     calls: &[Iteration],
@@ -176,38 +177,4 @@ fn stack(parts: Vec<[DataFrame; 2]>) -> PolarsResult<[DataFrame; 2]> {
         Some(o) => Ok(o),
         None => Ok([labels_frame(&[], &[])?, reports_frame(&[], &[], &[], &[])?]),
     }
-}
-
-/// The analysis tables as a view reads them.
-#[derive(Clone)]
-pub struct Frames {
-    /// One row per thread request (`analysis.parquet`).
-    pub rows: LazyFrame,
-    /// Compaction labels (`analysis-compactions.parquet`).
-    pub labels: LazyFrame,
-    /// The session table (`analysis-sessions.parquet`).
-    pub reports: LazyFrame,
-}
-
-/// Scans of the stored analysis tables, or the analysis computed now (not
-/// stored) when they are missing, damaged or were computed with other
-/// prices (`--pricing` on a report with `--no-ingest`).
-pub fn frames(store: &Store, prices: &PriceTable) -> Result<Frames, StoreError> {
-    let scan = |file: File| {
-        let args = ScanArgsParquet { hive_options: HiveOptions::new_disabled(), ..ScanArgsParquet::default() };
-        LazyFrame::scan_parquet_sources(ScanSources::Files(vec![file].into()), args)
-    };
-    let open = |t: Table| File::open(store.path(t)).ok();
-    if let (Ok(Some(rows)), Some(labels), Some(reports)) =
-        (stored_scan(store, prices), open(Table::AnalysisCompactions), open(Table::AnalysisSessions))
-    {
-        let at = |source| StoreError::Polars { path: store.path(Table::Analysis), source };
-        return Ok(Frames { rows, labels: scan(labels).map_err(at)?, reports: scan(reports).map_err(at)? });
-    }
-    let at = |source| StoreError::Polars { path: store.path(Table::Analysis), source };
-    let rows = computed(store, prices)?;
-    let compactions = store.load(Table::Compactions, frames::compactions_from)?;
-    let calls = store.load(Table::Iterations, frames::iterations_from)?;
-    let [labels, reports] = side_frames(&rows, &compactions, &calls, prices).map_err(at)?;
-    Ok(Frames { rows: rows.lazy(), labels: labels.lazy(), reports: reports.lazy() })
 }

@@ -117,3 +117,43 @@ pub const COMPACTION_REPORT: &str = "compaction_report";
 /// A session's models, most requests first, as a JSON list of
 /// `[model, requests]` (a response's other call models with 0).
 pub const MODELS: &str = "models";
+
+/// The analysis columns a thread request is rebuilt from
+/// (`store::frames::requests_of`).
+pub const ANALYSIS_REQUEST: [&str; 18] = [
+    USER,
+    SESSION_ID,
+    THREAD,
+    PROJECT,
+    CWD,
+    TIME,
+    MODEL,
+    VERSION,
+    MESSAGE_ID,
+    INPUT,
+    CACHE_WRITE_5M,
+    CACHE_WRITE_1H,
+    CACHE_READ,
+    OUTPUT,
+    WEB_SEARCH,
+    COST_USD,
+    SPEED,
+    INFERENCE_GEO,
+];
+
+/// The analysis columns of a thread request's stored verdict
+/// (`report::stored_rows::verdicts_of`).
+pub const VERDICT: [&str; 12] = [
+    CLASS,
+    REWIND,
+    GAP_S,
+    TTL_S,
+    TTL_AFTER_S,
+    EXPECTED_PREFIX,
+    LOST_TOKENS,
+    REBUILT_TOKENS,
+    MISS_COST_USD,
+    RATE_INPUT,
+    RATE_OUTPUT,
+    RATE_READ_MULTIPLIER,
+];

@@ -4,6 +4,7 @@
 
 pub mod columns;
 pub mod iterations;
+pub mod limits;
 pub mod money;
 mod rows;
 mod text;

@@ -2,13 +2,12 @@
 //! reference transcripts-and-pricing §2.4): each call at its own model, with
 //! the request's time, fast mode and data residency, and the long-context
 //! test on the call's own prompt; web searches stay with the request. Hands
-//! each call its cost and the request the sum; and hands the cache model its
-//! rows, one per thread call (`thread_requests`).
+//! each call its cost and the request the sum. (The cache model's rows, one
+//! per thread call, are `analyze::thread_requests`.)
 
 use super::{PriceTable, UnknownModels, WEB_SEARCH_USD};
-use crate::model::iterations::{cache_calls, calls_of};
+use crate::model::iterations::calls_of;
 use crate::model::{Iteration, Request};
-use std::borrow::Cow;
 
 impl PriceTable {
     /// Sets `cost_usd` on every call of `req` and returns the request's cost:
@@ -42,43 +41,5 @@ impl PriceTable {
             return self.cost(req).unwrap_or(0.0);
         }
         self.price_calls(req, &mut own.to_vec(), &mut UnknownModels::new())
-    }
-
-    /// The requests as the cache model sees them (cache-model §1 v2): a
-    /// response made of several API calls is one request of its thread per
-    /// `message`/`fallback_message` call, at the response's time and in list
-    /// order (consecutive, so the thread order keeps them), each with its own
-    /// model, tokens and cost; its web searches go with the first. Advisor
-    /// calls belong to no thread, so their cost is not in these rows.
-    /// `calls` is the stored iterations table, sorted as stored.
-    pub fn thread_requests(&self, requests: Vec<Request>, calls: &[Iteration]) -> Vec<Request> {
-        match self.thread_rows(&requests, calls) {
-            Cow::Borrowed(_) => requests,
-            Cow::Owned(rows) => rows,
-        }
-    }
-
-    /// `thread_requests` over borrowed rows: the rows themselves when none
-    /// of them has calls of its own (nothing is copied), else new rows.
-    pub fn thread_rows<'a>(&self, requests: &'a [Request], calls: &[Iteration]) -> Cow<'a, [Request]> {
-        let Some(first) = requests.iter().position(|r| !calls_of(calls, r).is_empty()) else {
-            return Cow::Borrowed(requests);
-        };
-        let mut out = Vec::with_capacity(requests.len() + 1);
-        out.extend_from_slice(&requests[..first]);
-        for r in &requests[first..] {
-            let own = calls_of(calls, r);
-            if own.is_empty() {
-                out.push(r.clone());
-                continue;
-            }
-            for (k, c) in cache_calls(r, own).into_iter().enumerate() {
-                let web_search = if k == 0 { r.web_search } else { 0 };
-                let mut row = Request { model: c.model, tokens: c.tokens, web_search, ..r.clone() };
-                row.cost_usd = self.cost(&row).unwrap_or(0.0);
-                out.push(row);
-            }
-        }
-        Cow::Owned(out)
     }
 }

@@ -63,6 +63,12 @@ pub struct Rates {
 }
 
 impl Rates {
+    /// The rates stored on an analysis row's three rate columns (None for
+    /// an unknown model, whose columns are null).
+    pub fn stored(input: Option<f64>, output: Option<f64>, read_multiplier: Option<f64>) -> Option<Rates> {
+        Some(Rates { input: input?, output: output?, read_multiplier: read_multiplier? })
+    }
+
     /// 5-minute cache write price per token.
     pub fn write_5m(&self) -> f64 {
         self.input * 1.25

@@ -8,11 +8,17 @@
 //! than 5 h ago and its end ahead), the cost projected to its end at that
 //! burn rate. Pure: the clock comes in as an argument.
 
+use super::query::Query;
 use super::render::{dollars, thousands, totals_json};
 use super::usage::Totals;
+use super::ReportError;
+use crate::model::columns as c;
 use crate::model::Request;
+use crate::store::frames::requests_from;
+use crate::store::view::StoreView;
 use chrono::{DateTime, Duration, DurationRound, Utc};
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
+use polars::prelude::*;
 use serde_json::{json, Map, Value};
 
 /// The length of a block.
@@ -67,6 +73,13 @@ impl Block {
             self.projected_usd = Some(self.totals.cost_usd + self.burn_rate_usd_per_h.unwrap_or(0.0) * left);
         }
     }
+}
+
+/// The blocks of the view's requests that `q` selects, as of its clock.
+pub fn blocks_of(view: &StoreView, q: &Query) -> Result<Vec<Block>, ReportError> {
+    let Some(lf) = view.requests() else { return Ok(Vec::new()) };
+    let requests = requests_from(&q.filter(lf)?.sort([c::TIME], SortMultipleOptions::default()).collect()?)?;
+    Ok(blocks(&requests.iter().collect::<Vec<_>>(), view.now()))
 }
 
 /// The blocks (and gaps) of `requests` (any order), oldest first, as of `now`.

@@ -1,89 +1,20 @@
 //! The cache report's types (`CacheQuery`, `CacheReport`, `MissRow`) and
-//! the in-memory reference: `CacheData` runs `analyze` over request rows
-//! (one session's for timelines and advice, `report::cache_session`; a
-//! whole store for tests and the demo), and `cache_report` sums them as
-//! the reference model does. Reports over a store read the stored columns
-//! instead (`report::cache_view`), which the tests hold equal to this.
+//! how a session is found by id, prefix or title. The report itself is
+//! `report::cache_view::cache_report`, over a view's stored columns (the
+//! tests hold it equal to an in-memory reference in `tests/common`).
 
 use super::query::Query;
-use super::usage::session_titles;
 use super::ReportError;
-use crate::analyze::{
-    analyze, compaction_report, compactions_by_trigger, idle_gaps, summarize_where, CacheClass, CacheStats,
-    CompactionParams, DayStats, IdleCompaction, IdleGap, RequestCache, SessionCompaction, SessionStats, StaleSession,
-    SummaryOptions, IDLE, MODEL_VERSION,
-};
-use crate::model::{Compaction, Request};
-use crate::pricing::{Estimate, PriceTable};
-use crate::store::{frames, Store, Table};
+use crate::analyze::{CacheClass, CacheStats, DayStats, IdleCompaction, SessionCompaction, SessionStats, StaleSession};
+use crate::model::Request;
+use crate::pricing::Estimate;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-
-/// The stored requests as the cache model's rows: one per thread call of
-/// each response (`PriceTable::thread_requests`).
-pub fn thread_requests(store: &Store, prices: &PriceTable) -> Result<Vec<Request>, ReportError> {
-    let requests = match store.read(Table::Requests)? {
-        Some(df) => frames::requests_from(&df)?,
-        None => return Ok(Vec::new()),
-    };
-    let calls = store.load(Table::Iterations, frames::iterations_from)?;
-    Ok(prices.thread_requests(requests, &calls))
-}
-
-/// Requests with their cache classification, compactions and titles.
-#[derive(Debug, Clone, Default)]
-pub struct CacheData {
-    pub requests: Vec<Request>,
-    /// `caches[i]` classifies `requests[i]`.
-    pub caches: Vec<RequestCache>,
-    pub compactions: Vec<Compaction>,
-    pub titles: HashMap<String, String>,
-    /// Models among `requests` priced as their family's newest version.
-    pub estimated_models: Vec<Estimate>,
-    /// The gaps of the idle-compaction what-if, priced once at load.
-    pub idle_gaps: Vec<IdleGap>,
-}
-
-impl CacheData {
-    /// Loads the store's tables and runs the cache model over all of them.
-    pub fn load(store: &Store, prices: &PriceTable) -> Result<CacheData, ReportError> {
-        let requests = thread_requests(store, prices)?;
-        let compactions = match store.read(Table::Compactions)? {
-            Some(df) => frames::compactions_from(&df)?,
-            None => Vec::new(),
-        };
-        let titles = session_titles(store)?.into_iter().collect();
-        Ok(CacheData::new(requests, compactions, titles, prices))
-    }
-
-    /// Classifies in-memory rows (demo data, tests; each request one call).
-    pub fn new(
-        requests: Vec<Request>,
-        compactions: Vec<Compaction>,
-        titles: HashMap<String, String>,
-        prices: &PriceTable,
-    ) -> CacheData {
-        let caches = analyze(&requests, &compactions, prices);
-        let models: BTreeSet<&str> = requests.iter().map(|r| r.model.as_str()).collect();
-        let estimated_models = prices.estimated_models(models);
-        let idle_gaps = idle_gaps(&requests, &caches, prices);
-        CacheData { requests, caches, compactions, titles, estimated_models, idle_gaps }
-    }
-
-    /// Finds a session by full id, unique id prefix, or title (exact, then
-    /// unique case-insensitive substring).
-    pub fn resolve_session(&self, text: &str) -> Result<String, ReportError> {
-        let mut ids: Vec<&str> = self.requests.iter().map(|r| r.session_id.as_str()).collect();
-        ids.sort_unstable();
-        ids.dedup();
-        resolve_session(&ids, &self.titles, text)
-    }
-}
+use std::collections::{BTreeMap, HashMap};
 
 /// Finds a session among `ids` (sorted, unique) by full id, unique id
 /// prefix, or title (exact, then unique case-insensitive substring).
-pub fn resolve_session(ids: &[&str], titles: &HashMap<String, String>, text: &str) -> Result<String, ReportError> {
+pub fn find_session(ids: &[&str], titles: &HashMap<String, String>, text: &str) -> Result<String, ReportError> {
     if ids.binary_search(&text).is_ok() {
         return Ok(text.to_owned());
     }
@@ -193,39 +124,6 @@ impl CacheReport {
             estimated_models: self.estimated_models.clone(),
             lists: self.lists,
         }
-    }
-}
-
-/// The cache report of the requests `q` selects, as of `now`.
-pub fn cache_report(data: &CacheData, q: &CacheQuery, now: DateTime<Utc>) -> CacheReport {
-    let tz = q.query.tz;
-    let day_of = move |t: DateTime<Utc>| t.with_timezone(&tz).format("%Y-%m-%d").to_string();
-    let include = |r: &Request| q.selects(r);
-    let opts = SummaryOptions { now, titles: &data.titles, day_of: &day_of };
-    let s = summarize_where(&data.requests, &data.caches, &opts, &include);
-    let sessions: std::collections::HashSet<&str> = s.by_session.iter().map(|x| x.session_id.as_str()).collect();
-    let compaction = compaction_report(&data.requests, &data.caches, &data.compactions, &CompactionParams::default())
-        .into_iter()
-        .filter(|c| sessions.contains(c.session_id.as_str()))
-        .collect();
-    let models: BTreeSet<&str> = data.requests.iter().filter(|r| include(r)).map(|r| r.model.as_str()).collect();
-    let estimated_models =
-        data.estimated_models.iter().filter(|e| models.contains(e.model.as_str())).cloned().collect();
-    let by_trigger = compactions_by_trigger(&data.requests, &data.compactions, &include);
-    let idle = by_trigger.get(IDLE).copied().unwrap_or(0);
-    let idle_compaction = IdleCompaction::sum(&data.idle_gaps, &data.requests, &include, idle);
-    CacheReport {
-        model: MODEL_VERSION,
-        total: s.total,
-        compactions_by_trigger: by_trigger,
-        idle_compaction,
-        stale: s.stale,
-        by_day: s.by_day,
-        by_session: s.by_session,
-        compaction,
-        now,
-        estimated_models,
-        lists: None,
     }
 }
 

@@ -6,11 +6,12 @@
 //! the columns `materialize` stored.
 
 use super::cache::CacheQuery;
-use super::cache_view::CacheView;
+use super::ReportError;
 use crate::analyze::{median, CacheClass, IdleCompaction, InputSource, ProjectMedians, FALLBACK_SUMMARY_SHARE};
 use crate::model::columns as c;
 use crate::model::MAIN_THREAD;
 use crate::store::frames::Cols;
+use crate::store::view::StoreView;
 use polars::prelude::*;
 use std::collections::HashMap;
 
@@ -21,10 +22,10 @@ struct Medians {
 }
 
 impl Medians {
-    fn of(view: &CacheView, class: CacheClass) -> PolarsResult<Medians> {
+    fn of(view: &StoreView, class: CacheClass) -> Result<Medians, ReportError> {
         let cols = [c::PROJECT, c::INPUT, c::CACHE_WRITE_5M, c::CACHE_WRITE_1H, c::CACHE_READ];
         let main = col(c::THREAD).eq(lit(MAIN_THREAD)).and(col(c::CLASS).eq(lit(class.as_str())));
-        let df = view.rows.clone().filter(main).select(cols.map(col)).collect()?;
+        let df = view.analysis()?.filter(main).select(cols.map(col)).collect()?;
         let k = Cols(&df);
         let (project, prompts) = (k.str(c::PROJECT)?, k.prompts()?);
         let mut by: HashMap<String, Vec<f64>> = HashMap::new();
@@ -57,9 +58,9 @@ impl MedianTable {
     }
 }
 
-impl CacheView {
+impl StoreView {
     /// The project medians over every stored row.
-    pub fn medians(&self) -> PolarsResult<MedianTable> {
+    pub fn medians(&self) -> Result<MedianTable, ReportError> {
         Ok(MedianTable {
             first: Medians::of(self, CacheClass::First)?,
             compaction: Medians::of(self, CacheClass::Compaction)?,
@@ -68,13 +69,12 @@ impl CacheView {
 }
 
 /// The idle-compaction what-if (§5 v2) over the selected gap rows.
-pub(super) fn idle_compaction(view: &CacheView, q: &CacheQuery, idle: u64) -> PolarsResult<IdleCompaction> {
+pub(super) fn idle_compaction(view: &StoreView, q: &CacheQuery, idle: u64) -> Result<IdleCompaction, ReportError> {
     let mut out = IdleCompaction { idle_compactions: idle, ..IdleCompaction::default() };
-    let gaps =
-        CacheView { rows: view.rows.clone().filter(col(c::IDLE_COMPACT_FIXED_USD).is_not_null()), ..view.clone() };
+    let gaps = view.analysis()?.filter(col(c::IDLE_COMPACT_FIXED_USD).is_not_null());
     let cols =
         [c::PROJECT, c::EXPECTED_PREFIX, c::MISS_COST_USD, c::IDLE_COMPACT_FIXED_USD, c::IDLE_COMPACT_PER_TOKEN_USD];
-    let df = gaps.selected(q, &cols)?;
+    let df = super::cache_view::selected(gaps, q, &cols)?;
     if df.height() == 0 {
         return Ok(out);
     }

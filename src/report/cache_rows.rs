@@ -5,28 +5,23 @@
 
 use super::analysis_cols::LocalDays;
 use super::cache::{CacheQuery, MissRow};
-use super::cache_view::{stale_in, CacheView};
+use super::cache_view::resume_states;
 use super::class_cost::{ClassCost, DayClassCost};
 use super::usage::{SessionCache, UsageReport};
 use super::ReportError;
 use crate::analyze::CacheClass;
-use crate::materialize::stored_rates;
 use crate::model::columns as c;
+use crate::pricing::Rates;
 use crate::store::frames::Cols;
-use chrono::{DateTime, Utc};
+use crate::store::view::StoreView;
 use polars::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 
 /// Adds the cache columns (misses, idle cost, peak prompt, stale premium)
-/// to the rows of a session usage report, as of `now`; `user`: the
-/// person the report is about (a team's `--user`), whose rows alone are
-/// read.
-pub fn annotate_sessions(
-    report: &mut UsageReport,
-    view: &CacheView,
-    now: DateTime<Utc>,
-    user: Option<&str>,
-) -> Result<(), ReportError> {
+/// to the rows of a session usage report, as of the view's clock; `user`:
+/// the person the report is about (a team's `--user`), whose rows alone
+/// are read.
+pub fn annotate_sessions(report: &mut UsageReport, view: &StoreView, user: Option<&str>) -> Result<(), ReportError> {
     let mine = |lf: LazyFrame| match user {
         Some(u) => lf.filter(col(c::USER).eq(lit(u.to_owned()))),
         None => lf,
@@ -41,7 +36,7 @@ pub fn annotate_sessions(
         c::REWIND,
         c::MISS_COST_USD,
     ];
-    let df = mine(view.rows.clone()).select(cols.map(col)).collect()?;
+    let df = mine(view.analysis()?).select(cols.map(col)).collect()?;
     let k = Cols(&df);
     let (sid, prompts, class, rewind) = (k.str(c::SESSION_ID)?, k.prompts()?, k.str(c::CLASS)?, k.bool(c::REWIND)?);
     let miss = k.f64(c::MISS_COST_USD)?;
@@ -61,9 +56,12 @@ pub fn annotate_sessions(
         }
         e.rewinds += u64::from(rewind[i]);
     }
-    for st in stale_in(mine(view.reports.clone()), now, &view.titles)? {
+    for st in resume_states(view, user)? {
         if let Some(e) = by.get_mut(st.session_id.as_str()) {
-            e.stale_premium_usd = st.premium_usd;
+            e.stale_premium_usd = if st.warm { 0.0 } else { st.premium_usd };
+            e.warm = Some(st.warm);
+            e.cold_resume_usd = Some(st.premium_usd);
+            e.last_main = Some(st.last);
         }
     }
     for row in &mut report.rows {
@@ -74,7 +72,7 @@ pub fn annotate_sessions(
 
 /// Every miss (not counting thread starts) among the rows `q` selects,
 /// costliest first.
-pub fn misses(view: &CacheView, q: &CacheQuery) -> Result<Vec<MissRow>, ReportError> {
+pub fn misses(view: &StoreView, q: &CacheQuery) -> Result<Vec<MissRow>, ReportError> {
     let cols = [
         c::TIME,
         c::SESSION_ID,
@@ -121,7 +119,7 @@ pub fn misses(view: &CacheView, q: &CacheQuery) -> Result<Vec<MissRow>, ReportEr
 
 /// Cost by token class per local day and model over the rows `q` selects,
 /// each row at the rates it paid: the dashboard's stacked daily bars.
-pub fn daily_class_costs(view: &CacheView, q: &CacheQuery) -> Result<Vec<DayClassCost>, ReportError> {
+pub fn daily_class_costs(view: &StoreView, q: &CacheQuery) -> Result<Vec<DayClassCost>, ReportError> {
     let cols = [
         c::TIME,
         c::MODEL,
@@ -143,7 +141,7 @@ pub fn daily_class_costs(view: &CacheView, q: &CacheQuery) -> Result<Vec<DayClas
         let rate = |name: &str| -> PolarsResult<Vec<Option<f64>>> { Ok(df.column(name)?.f64()?.iter().collect()) };
         let (pin, pout, prm) = (rate(c::RATE_INPUT)?, rate(c::RATE_OUTPUT)?, rate(c::RATE_READ_MULTIPLIER)?);
         for i in 0..df.height() {
-            let rates = stored_rates(pin[i], pout[i], prm[i]);
+            let rates = Rates::stored(pin[i], pout[i], prm[i]);
             let cost = ClassCost::of(rates.as_ref(), &tokens[i], web[i]);
             let models = by.entry(days.day(time[i].timestamp_millis())).or_default();
             match models.get_mut(model[i]) {

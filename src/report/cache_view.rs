@@ -1,38 +1,29 @@
-//! The cache report as queries over the stored analysis columns
-//! (`materialize`): the query's rows are selected by polars (days, project,
+//! The cache report as queries over the stored analysis columns of a
+//! `StoreView`: the query's rows are selected by polars (days, project,
 //! user, session), then summed in one pass over their columns, overall,
-//! per day and per session. Stale sessions read the `last_main` rows, the
-//! compaction figures the analysis side tables, the idle-compaction what-if
-//! its gap rows and the project medians. Nothing walks request objects.
+//! per day and per session. Stale sessions read the session table's last
+//! main-thread rows, the compaction figures the analysis side tables, the
+//! idle-compaction what-if its gap rows and the project medians. Nothing
+//! walks request objects and nothing is classified here. Also the view's
+//! small lookups every report shares (sessions by id, prefix or title,
+//! people, models).
 
 use super::analysis_cols::{AnalysisCols, LocalDays, FIGURES};
-use super::cache::{resolve_session, CacheQuery, CacheReport};
+use super::cache::{find_session, CacheQuery, CacheReport};
 use super::cache_medians::idle_compaction;
 use super::slices::for_each_slice;
-use super::usage::session_titles;
 use super::ReportError;
 use crate::analyze::{
     count_by_trigger, DayStats, SessionCompaction, SessionStats, StaleSession, Tally, IDLE, MODEL_VERSION,
 };
-use crate::materialize;
 use crate::model::columns as c;
 use crate::model::Compaction;
-use crate::pricing::{Estimate, PriceTable};
+use crate::pricing::Estimate;
 use crate::store::frames::Cols;
-use crate::store::Store;
+use crate::store::view::StoreView;
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
-
-/// The stored analysis, as lazy frames over its three tables.
-#[derive(Clone)]
-pub struct CacheView {
-    pub rows: LazyFrame,
-    pub labels: LazyFrame,
-    pub reports: LazyFrame,
-    /// Session id -> title.
-    pub titles: HashMap<String, String>,
-}
 
 /// Per-session running sums plus the session's project and time span.
 struct SessionTally {
@@ -42,26 +33,19 @@ struct SessionTally {
     last: DateTime<Utc>,
 }
 
-impl CacheView {
-    /// The store's analysis (`materialize::frames`) and session titles.
-    pub fn load(store: &Store, prices: &PriceTable) -> Result<CacheView, ReportError> {
-        let f = materialize::frames(store, prices)?;
-        let titles = session_titles(store)?.into_iter().collect();
-        Ok(CacheView { rows: f.rows, labels: f.labels, reports: f.reports, titles })
-    }
-
+impl StoreView {
     /// Finds a session by full id, unique id prefix or title
-    /// (`cache::resolve_session`).
+    /// (`cache::find_session`).
     pub fn resolve_session(&self, text: &str) -> Result<String, ReportError> {
         let ids = self.session_ids()?;
         let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
-        resolve_session(&ids, &self.titles, text)
+        find_session(&ids, self.titles()?, text)
     }
 
     /// The stored models priced as their family's newest version.
-    pub fn estimated_models(&self, prices: &PriceTable) -> Result<Vec<Estimate>, ReportError> {
-        let df = self.rows.clone().select([col(c::MODEL)]).unique(None, UniqueKeepStrategy::Any).collect()?;
-        Ok(prices.estimated_models(Cols(&df).str(c::MODEL)?))
+    pub fn estimated_models(&self) -> Result<Vec<Estimate>, ReportError> {
+        let df = self.analysis()?.select([col(c::MODEL)]).unique(None, UniqueKeepStrategy::Any).collect()?;
+        Ok(self.prices().estimated_models(Cols(&df).str(c::MODEL)?))
     }
 
     /// Runs `f` over the rows `q` selects, with `columns`, a slice of the
@@ -71,31 +55,28 @@ impl CacheView {
         q: &CacheQuery,
         columns: &[&str],
         mut f: impl FnMut(&DataFrame) -> PolarsResult<()>,
-    ) -> PolarsResult<()> {
-        for_each_slice(&self.rows, &q.query, |rows| {
-            let mut df = CacheView { rows, ..self.clone() }.selected(q, columns)?;
+    ) -> Result<(), ReportError> {
+        for_each_slice(&self.analysis()?, &q.query, |rows| {
+            let mut df = selected(rows, q, columns)?;
             df.rechunk_mut();
             f(&df)
-        })
+        })?;
+        Ok(())
     }
 
-    /// The rows `q` selects, with `columns`.
-    pub fn selected(&self, q: &CacheQuery, columns: &[&str]) -> PolarsResult<DataFrame> {
-        let mut lf = q.query.filter(self.rows.clone())?;
-        if let Some(s) = &q.session {
-            lf = lf.filter(col(c::SESSION_ID).eq(lit(s.clone())));
-        }
-        lf.select(columns.iter().map(|n| col(*n)).collect::<Vec<Expr>>()).collect()
+    /// The analysis rows `q` selects, with `columns`.
+    pub fn selected(&self, q: &CacheQuery, columns: &[&str]) -> Result<DataFrame, ReportError> {
+        Ok(selected(self.analysis()?, q, columns)?)
     }
 
     /// How many rows the analysis holds.
-    pub fn count(&self) -> PolarsResult<usize> {
-        super::slices::row_count(&self.rows)
+    pub fn count(&self) -> Result<usize, ReportError> {
+        Ok(super::slices::row_count(&self.analysis()?)?)
     }
 
     /// The people of a team store, sorted (local rows name nobody).
-    pub fn users(&self) -> PolarsResult<Vec<String>> {
-        let df = self.reports.clone().select([col(c::USER)]).unique(None, UniqueKeepStrategy::Any).collect()?;
+    pub fn users(&self) -> Result<Vec<String>, ReportError> {
+        let df = self.session_table()?.select([col(c::USER)]).unique(None, UniqueKeepStrategy::Any).collect()?;
         let mut users: Vec<String> =
             Cols(&df).str(c::USER)?.into_iter().filter(|u| !u.is_empty()).map(str::to_owned).collect();
         users.sort_unstable();
@@ -105,7 +86,7 @@ impl CacheView {
     /// Each session's models, most requests first (every person's copy
     /// counted), from the session table.
     pub fn session_models(&self) -> Result<HashMap<String, Vec<String>>, ReportError> {
-        let df = self.reports.clone().select([col(c::SESSION_ID), col(c::MODELS)]).collect()?;
+        let df = self.session_table()?.select([col(c::SESSION_ID), col(c::MODELS)]).collect()?;
         let k = Cols(&df);
         let (sid, models) = (k.str(c::SESSION_ID)?, k.str(c::MODELS)?);
         let mut counts: HashMap<&str, HashMap<String, u64>> = HashMap::new();
@@ -129,21 +110,26 @@ impl CacheView {
     }
 
     /// Every session id, sorted.
-    pub fn session_ids(&self) -> PolarsResult<Vec<String>> {
-        let df = self.rows.clone().select([col(c::SESSION_ID)]).unique(None, UniqueKeepStrategy::Any).collect()?;
+    pub fn session_ids(&self) -> Result<Vec<String>, ReportError> {
+        let df = self.analysis()?.select([col(c::SESSION_ID)]).unique(None, UniqueKeepStrategy::Any).collect()?;
         let mut ids: Vec<String> = Cols(&df).str(c::SESSION_ID)?.into_iter().map(str::to_owned).collect();
         ids.sort_unstable();
         Ok(ids)
     }
 }
 
-/// The `cache` report of the rows `q` selects, as of `now`.
-pub fn cache_report(
-    view: &CacheView,
-    q: &CacheQuery,
-    now: DateTime<Utc>,
-    prices: &PriceTable,
-) -> Result<CacheReport, ReportError> {
+/// The rows of `rows` (analysis rows) that `q` selects, with `columns`.
+pub(super) fn selected(rows: LazyFrame, q: &CacheQuery, columns: &[&str]) -> PolarsResult<DataFrame> {
+    let mut lf = q.query.filter(rows)?;
+    if let Some(s) = &q.session {
+        lf = lf.filter(col(c::SESSION_ID).eq(lit(s.clone())));
+    }
+    lf.select(columns.iter().map(|n| col(*n)).collect::<Vec<Expr>>()).collect()
+}
+
+/// The `cache` report of the rows `q` selects, as of the view's clock.
+pub fn cache_report(view: &StoreView, q: &CacheQuery) -> Result<CacheReport, ReportError> {
+    let (now, titles) = (view.now(), view.titles()?);
     let mut days = LocalDays::new(q.query.tz);
     let mut total = Tally::default();
     let mut by_day: Vec<(i32, Tally)> = Vec::new();
@@ -201,8 +187,8 @@ pub fn cache_report(
         Ok(())
     })?;
     let by_day = day_stats(by_day);
-    let by_session = session_stats(sessions, &view.titles);
-    let stale = stale(view, now, &view.titles)?
+    let by_session = session_stats(sessions, titles);
+    let stale = stale(view)?
         .into_iter()
         .filter(|st| by_session.binary_search_by(|s| (&s.session_id, &s.user).cmp(&(&st.session_id, &st.user))).is_ok())
         .collect();
@@ -220,7 +206,7 @@ pub fn cache_report(
         by_session,
         compaction,
         now,
-        estimated_models: prices.estimated_models(models.iter().map(String::as_str)),
+        estimated_models: view.prices().estimated_models(models.iter().map(String::as_str)),
         lists: None,
     })
 }
@@ -273,15 +259,26 @@ pub fn stale_of(
     now: DateTime<Utc>,
     titles: &HashMap<String, String>,
 ) -> PolarsResult<Vec<StaleSession>> {
+    Ok(resume_states_of(df, now, titles)?.into_iter().filter(|s| !s.warm).collect())
+}
+
+/// The resume state at `now` of every session of the last main-thread
+/// requests (`STALE` columns, one row per session), warm or cold: the one
+/// place a session's warm/cold verdict and cold-resume premium are read.
+pub fn resume_states_of(
+    df: &DataFrame,
+    now: DateTime<Utc>,
+    titles: &HashMap<String, String>,
+) -> PolarsResult<Vec<StaleSession>> {
     let k = Cols(df);
     let (user, sid, project, model) = (k.str(c::USER)?, k.str(c::SESSION_ID)?, k.str(c::PROJECT)?, k.str(c::MODEL)?);
     let (time, ttl, premium, tokens) =
         (k.time(c::TIME)?, k.u64(c::TTL_AFTER_S)?, k.f64(c::RESUME_PREMIUM_USD)?, k.prompts()?);
     Ok((0..df.height())
-        .filter_map(|i| {
-            let idle_s = (now - time[i]).as_seconds_f64();
+        .map(|i| {
             let ttl_s = u32::try_from(ttl[i]).unwrap_or(u32::MAX);
-            (idle_s > f64::from(ttl_s)).then(|| StaleSession {
+            let (idle_s, expires_at, warm) = StaleSession::at(time[i], ttl_s, now);
+            StaleSession {
                 session_id: sid[i].to_owned(),
                 user: user[i].to_owned(),
                 title: titles.get(sid[i]).cloned().unwrap_or_default(),
@@ -292,19 +289,28 @@ pub fn stale_of(
                 last: time[i],
                 ttl_s,
                 idle_s,
-            })
+                expires_at,
+                warm,
+            }
         })
         .collect())
 }
 
-/// Every stale session at `now` (cache-model §6), highest premium first,
-/// from each session's last main-thread request (the session table).
-pub fn stale(
-    view: &CacheView,
-    now: DateTime<Utc>,
-    titles: &HashMap<String, String>,
-) -> PolarsResult<Vec<StaleSession>> {
-    stale_in(view.reports.clone(), now, titles)
+/// Every session's resume state at the view's clock, by `(user, session)`.
+pub fn resume_states(view: &StoreView, user: Option<&str>) -> Result<Vec<StaleSession>, ReportError> {
+    let mut table = view.session_table()?;
+    if let Some(u) = user {
+        table = table.filter(col(c::USER).eq(lit(u.to_owned())));
+    }
+    let df = table.select(STALE.map(col)).collect()?;
+    Ok(resume_states_of(&df, view.now(), view.titles()?)?)
+}
+
+/// Every stale session at the view's clock (cache-model §6), highest
+/// premium first, from each session's last main-thread request (the
+/// session table).
+pub fn stale(view: &StoreView) -> Result<Vec<StaleSession>, ReportError> {
+    Ok(stale_in(view.session_table()?, view.now(), view.titles()?)?)
 }
 
 /// `stale` over some rows of the session table.
@@ -322,8 +328,8 @@ pub fn stale_in(
 }
 
 /// The compaction reports of the sessions `ids` names, by user and session.
-fn compaction_reports(view: &CacheView, ids: &HashSet<&str>) -> Result<Vec<SessionCompaction>, ReportError> {
-    let df = view.reports.clone().collect()?;
+fn compaction_reports(view: &StoreView, ids: &HashSet<&str>) -> Result<Vec<SessionCompaction>, ReportError> {
+    let df = view.session_table()?.collect()?;
     let k = Cols(&df);
     let (user, sid, json) = (k.str(c::USER)?, k.str(c::SESSION_ID)?, k.str(c::COMPACTION_REPORT)?);
     let mut order: Vec<usize> = (0..df.height()).filter(|&i| ids.contains(sid[i])).collect();
@@ -342,8 +348,8 @@ fn compaction_reports(view: &CacheView, ids: &HashSet<&str>) -> Result<Vec<Sessi
 
 /// Compactions by trigger, each counted with its anchor request's day,
 /// project and user (and session).
-fn by_trigger(view: &CacheView, q: &CacheQuery) -> PolarsResult<std::collections::BTreeMap<String, u64>> {
-    let df = view.labels.clone().collect()?;
+fn by_trigger(view: &StoreView, q: &CacheQuery) -> Result<std::collections::BTreeMap<String, u64>, ReportError> {
+    let df = view.compaction_labels()?.collect()?;
     let k = Cols(&df);
     let (user, sid, uuid, trigger, label) =
         (k.str(c::USER)?, k.str(c::SESSION_ID)?, k.str(c::UUID)?, k.str(c::TRIGGER)?, k.str(c::LABEL)?);

@@ -6,13 +6,11 @@
 //! and refused attempts of any selection (count and cost). Hands
 //! `report::usage` a split frame and `CallTotals`.
 
-use super::ReportError;
 use crate::model::columns as c;
 use crate::model::iterations::calls_range;
 use crate::model::Iteration;
 use crate::pricing::WEB_SEARCH_USD;
-use crate::store::frames::{self, Cols};
-use crate::store::{Store, Table};
+use crate::store::frames::Cols;
 use polars::prelude::*;
 use serde::Serialize;
 use std::ops::{Add, Range};
@@ -69,11 +67,6 @@ impl CallTotals {
     pub fn is_empty(&self) -> bool {
         self.advisor_calls + self.fallback_calls + self.refused_calls == 0
     }
-}
-
-/// Every stored call, sorted by line key and index (as the merge writes them).
-pub fn stored(store: &Store) -> Result<Vec<Iteration>, ReportError> {
-    Ok(store.load(Table::Iterations, frames::iterations_from)?)
 }
 
 /// For each row of `df` (which holds `KEY_COLUMNS`), the range of its calls

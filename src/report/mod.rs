@@ -8,7 +8,6 @@ pub mod cache;
 pub mod cache_medians;
 pub mod cache_render;
 pub mod cache_rows;
-pub mod cache_session;
 pub mod cache_view;
 pub mod calls;
 pub mod charts;
@@ -19,6 +18,7 @@ pub mod query;
 pub mod render;
 pub mod session_table;
 pub mod slices;
+pub mod stored_rows;
 pub mod summary;
 pub mod team;
 pub mod term;
@@ -36,6 +36,12 @@ pub enum ReportError {
     Polars(#[from] polars::prelude::PolarsError),
     #[error("no session matches {0:?}; `cachewise report session` lists them")]
     UnknownSession(String),
+    /// A session with sub-agent requests only: no conversation to resume.
+    #[error(
+        "session {0} has only sub-agent requests (no main conversation), so there is nothing to resume: \
+start a new session instead"
+    )]
+    NoMainThread(String),
     #[error("{text:?} matches several sessions: {}; give more of the id", candidates.join(", "))]
     AmbiguousSession { text: String, candidates: Vec<String> },
 }

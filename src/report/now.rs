@@ -2,14 +2,16 @@
 //! (warm or cold at `now`, when the cache expires or expired, the
 //! cold-resume premium, what Claude Code will do on resume), the current
 //! 5-hour block with its projection, and the plan-limit use the status line
-//! last recorded with its dollars-per-percent estimate. Pure over the cache
-//! data and the samples; the clock comes in as an argument.
+//! last recorded with its dollars-per-percent estimate. Pure over the
+//! sessions' stored rows and verdicts and the samples; the clock comes in
+//! as an argument.
 
 use super::blocks::{self, Block};
-use super::cache::CacheData;
-use crate::analyze::{claude_code, cold_resume_premium, fmt_usd, ClaudeCode};
+use super::stored_rows::StoredRows;
+use crate::analyze::limits::{self, LimitEstimate, Priced};
+use crate::analyze::{claude_code, cold_resume_premium, fmt_usd, ClaudeCode, StaleSession};
+use crate::model::limits::{Sample, WindowKind};
 use crate::model::MAIN_THREAD;
-use crate::statusline::limits::{self, LimitEstimate, Priced, Sample, WindowKind};
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -44,7 +46,7 @@ pub struct NowPanel {
 }
 
 /// The panel at `now` over `data` and the status line's `samples`.
-pub fn now_panel(data: &CacheData, priced: &[Priced], samples: &[Sample], now: DateTime<Utc>) -> NowPanel {
+pub fn now_panel(data: &StoredRows, priced: &[Priced], samples: &[Sample], now: DateTime<Utc>) -> NowPanel {
     let mut latest: HashMap<&str, usize> = HashMap::new();
     for (i, r) in data.requests.iter().enumerate() {
         if r.thread.as_str() != MAIN_THREAD || r.time > now || now - r.time > ACTIVE_WITHIN {
@@ -59,13 +61,13 @@ pub fn now_panel(data: &CacheData, priced: &[Priced], samples: &[Sample], now: D
         .into_values()
         .map(|i| {
             let (r, c) = (&data.requests[i], &data.caches[i]);
-            let expires_at = r.time + Duration::seconds(i64::from(c.ttl_after_s));
+            let (_, expires_at, warm) = StaleSession::at(r.time, c.ttl_after_s, now);
             NowSession {
                 session_id: r.session_id.to_string(),
                 title: data.titles.get(r.session_id.as_str()).cloned().unwrap_or_default(),
                 last: r.time,
                 ttl_s: c.ttl_after_s,
-                warm: now <= expires_at,
+                warm,
                 expires_at,
                 prompt_tokens: r.tokens.prompt(),
                 premium_usd: cold_resume_premium(r, c, c.ttl_after_s),
@@ -81,7 +83,7 @@ pub fn now_panel(data: &CacheData, priced: &[Priced], samples: &[Sample], now: D
 }
 
 /// The cold-resume premium of a session's last main-thread request.
-pub fn cold_resume_usd(data: &CacheData, session_id: &str) -> Option<f64> {
+pub fn cold_resume_usd(data: &StoredRows, session_id: &str) -> Option<f64> {
     let i = (0..data.requests.len())
         .filter(|&i| data.requests[i].session_id == *session_id && data.requests[i].thread.as_str() == MAIN_THREAD)
         .max_by_key(|&i| data.requests[i].time)?;
@@ -90,12 +92,12 @@ pub fn cold_resume_usd(data: &CacheData, session_id: &str) -> Option<f64> {
 }
 
 /// The plan-limit lines of `advise`.
-pub struct PlanLimits {
+pub struct LimitUse {
     pub estimate: LimitEstimate,
     pub cold_resume_usd: Option<f64>,
 }
 
-impl PlanLimits {
+impl LimitUse {
     /// The cold resume as a share of the 5-hour window, when both are known.
     pub fn cold_resume_pct(&self) -> Option<f64> {
         let per = self.estimate.usd_per_pct.filter(|p| *p > 0.0)?;

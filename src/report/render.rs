@@ -46,6 +46,9 @@ fn row_json(g: Grouping, r: &UsageRow) -> Value {
         m.insert("rewinds".into(), json!(c.rewinds));
         m.insert("peak_prompt".into(), json!(c.peak_prompt));
         m.insert("stale_premium_usd".into(), json!(c.stale_premium_usd));
+        m.insert("warm".into(), json!(c.warm));
+        m.insert("cold_resume_usd".into(), json!(c.cold_resume_usd));
+        m.insert("last_main".into(), json!(c.last_main.map(|t| t.to_rfc3339())));
     }
     if let Some(c) = &r.calls {
         m.extend(calls_json(c));

@@ -8,7 +8,6 @@
 
 use super::calls::CallTotals;
 use super::usage::UsageReport;
-use crate::analyze::StaleSession;
 use crate::model::TokenCounts;
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
@@ -39,6 +38,9 @@ pub struct SessionRow {
     pub idle_cost_usd: f64,
     /// Cold-resume premium when the session is stale now.
     pub stale_premium_usd: Option<f64>,
+    /// The main conversation's cache is warm now; None for a session with
+    /// sub-agent requests only.
+    pub warm: Option<bool>,
     /// Advisor calls, fallback calls and refused attempts (count and cost).
     pub calls: CallTotals,
 }
@@ -46,13 +48,7 @@ pub struct SessionRow {
 /// Builds one row per session of `sessions` (a `Grouping::Session` report
 /// annotated by `annotate_sessions`), in its order (cost, highest first).
 /// A model only calls inside responses used (an advisor) comes last.
-pub fn session_rows(
-    sessions: &UsageReport,
-    stale: &[StaleSession],
-    models_of: &HashMap<String, Vec<String>>,
-    tz: Tz,
-) -> Vec<SessionRow> {
-    let stale: HashMap<&str, f64> = stale.iter().map(|s| (s.session_id.as_str(), s.premium_usd)).collect();
+pub fn session_rows(sessions: &UsageReport, models_of: &HashMap<String, Vec<String>>, tz: Tz) -> Vec<SessionRow> {
     let day = |t: DateTime<Utc>| t.with_timezone(&tz).date_naive();
     sessions
         .rows
@@ -74,7 +70,11 @@ pub fn session_rows(
                 peak_prompt: c.peak_prompt,
                 misses: c.misses,
                 idle_cost_usd: c.idle_cost_usd,
-                stale_premium_usd: stale.get(u.key.as_str()).copied(),
+                stale_premium_usd: match c.warm {
+                    Some(false) => c.cold_resume_usd,
+                    _ => None,
+                },
+                warm: c.warm,
                 calls: u.calls.unwrap_or_default(),
             }
         })
@@ -229,6 +229,7 @@ mod tests {
             misses: 0,
             idle_cost_usd: 0.0,
             stale_premium_usd: None,
+            warm: Some(true),
             calls: CallTotals::default(),
         }
     }

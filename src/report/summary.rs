@@ -6,8 +6,8 @@ use super::query::{Grouping, Query};
 use super::render::{calls_line, dollars, thousands};
 use super::usage::{usage, Totals, UsageReport, UsageRow};
 use super::ReportError;
-use crate::pricing::{Estimate, PriceTable};
-use crate::store::Store;
+use crate::pricing::Estimate;
+use crate::store::view::StoreView;
 use chrono::{DateTime, Days, Utc};
 
 /// The summary's figures.
@@ -25,11 +25,11 @@ pub struct Summary {
     pub estimated_models: Vec<Estimate>,
 }
 
-/// Builds the summary as of `now`, with days in `q.tz`.
-pub fn summary(store: &Store, q: &Query, prices: &PriceTable, now: DateTime<Utc>) -> Result<Summary, ReportError> {
-    let daily = usage(store, Grouping::Daily, q, prices)?;
-    let sessions = usage(store, Grouping::Session, &last_30_days(q, now), prices)?;
-    summary_of(store, &daily, sessions, q, now)
+/// Builds the summary as of the view's clock, with days in `q.tz`.
+pub fn summary(view: &StoreView, q: &Query) -> Result<Summary, ReportError> {
+    let daily = usage(view, Grouping::Daily, q)?;
+    let sessions = usage(view, Grouping::Session, &last_30_days(q, view.now()))?;
+    Ok(summary_of(view, &daily, sessions, q))
 }
 
 /// `q` narrowed to the 30 days up to `now`: the summary's session query.
@@ -40,27 +40,21 @@ pub fn last_30_days(q: &Query, now: DateTime<Utc>) -> Query {
 
 /// The summary from the daily report of `q` and the session report of
 /// `last_30_days(q)` (a caller that has them already).
-pub fn summary_of(
-    store: &Store,
-    daily: &UsageReport,
-    sessions: UsageReport,
-    q: &Query,
-    now: DateTime<Utc>,
-) -> Result<Summary, ReportError> {
-    let today = now.with_timezone(&q.tz).date_naive();
+pub fn summary_of(view: &StoreView, daily: &UsageReport, sessions: UsageReport, q: &Query) -> Summary {
+    let today = view.now().with_timezone(&q.tz).date_naive();
     let since = |days: u64| today.checked_sub_days(Days::new(days)).unwrap_or(today).format("%Y-%m-%d").to_string();
     let sum_since = |from: String| daily.rows.iter().filter(|r| r.key >= from).map(|r| r.totals).sum::<Totals>();
-    Ok(Summary {
+    Summary {
         today: sum_since(since(0)),
         last_7: sum_since(since(6)),
         last_30: sum_since(since(29)),
         all_time: daily.total,
         calls_30: sessions.calls,
         top_sessions: sessions.rows.into_iter().take(5).collect(),
-        updated: store.manifest()?.updated,
+        updated: view.manifest().updated.clone(),
         unknown_models: daily.unknown_models.clone(),
         estimated_models: daily.estimated_models.clone(),
-    })
+    }
 }
 
 /// The summary as terminal text.

@@ -18,22 +18,19 @@ pub use render::{notes, render, who, window_line, TeamFormat};
 
 use cache::{Cache, UserCache};
 
-use super::calls;
 use super::query::{Grouping, Query};
-use super::usage::{requests, session_titles};
 use super::ReportError;
 use crate::analyze::StaleSession;
-use crate::materialize;
 use crate::model::columns as c;
 use crate::model::{money, TokenCounts};
-use crate::pricing::{Estimate, PriceTable};
+use crate::pricing::Estimate;
 use crate::store::frames::Cols;
-use crate::store::Store;
-use chrono::{DateTime, NaiveDate, Utc};
+use crate::store::view::StoreView;
+use chrono::NaiveDate;
 use polars::prelude::*;
 use polars::sql::SQLContext;
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 const PERSON_DAYS_SQL: &str = include_str!("../../sql/team_person_days.sql");
 const MODEL_MIX_SQL: &str = include_str!("../../sql/team_model_mix.sql");
@@ -70,8 +67,6 @@ pub const DEFAULT_TOP_STALE: usize = 3;
 /// What the report needs besides the store and the query.
 #[derive(Debug, Clone, Copy)]
 pub struct TeamOptions {
-    /// The clock, for stale sessions.
-    pub now: DateTime<Utc>,
     /// Stale sessions listed per person.
     pub top_stale: usize,
 }
@@ -198,11 +193,11 @@ pub struct TeamReport {
 /// cache figures are read from the analysis table, which classified each
 /// person's whole history, so the window's edges do not turn warm requests
 /// cold (`cache`).
-pub fn team(store: &Store, q: &Query, prices: &PriceTable, opts: &TeamOptions) -> Result<TeamReport, ReportError> {
-    let Some(lf) = requests(store)? else { return Ok(assemble(q, Vec::new(), Vec::new(), Cache::default(), opts)) };
+pub fn team(view: &StoreView, q: &Query, opts: &TeamOptions) -> Result<TeamReport, ReportError> {
+    let Some(lf) = view.requests() else { return Ok(assemble(q, Vec::new(), Vec::new(), Cache::default(), opts)) };
     let clock = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("report team: {what} after {:?}", clock.elapsed());
-    let calls = calls::stored(store)?;
+    let calls = view.iterations()?;
     let selected = q.prepare(lf.clone(), Grouping::Daily)?;
     // The person days, model mix, tokens, machines and models are sums
     // over the selected requests: summed once per person, day, model and
@@ -211,7 +206,7 @@ pub fn team(store: &Store, q: &Query, prices: &PriceTable, opts: &TeamOptions) -
     let rows = sums::requests(&lf, q)?;
     let by_call = match calls.is_empty() {
         true => rows.clone(),
-        false => sums::split(selected.clone(), &calls)?,
+        false => sums::split(selected.clone(), calls)?,
     };
     let mut ctx = SQLContext::new();
     ctx.register("requests", by_call);
@@ -220,22 +215,20 @@ pub fn team(store: &Store, q: &Query, prices: &PriceTable, opts: &TeamOptions) -
     let mix = model_mix_from(&ctx.execute(MODEL_MIX_SQL)?.collect()?)?;
     lap("model mix");
     drop(ctx);
-    let analysis = materialize::frames(store, prices)?;
     let sessions = match &q.user {
-        Some(u) => analysis.reports.filter(col(c::USER).eq(lit(u.clone()))),
-        None => analysis.reports,
+        Some(u) => view.session_table()?.filter(col(c::USER).eq(lit(u.clone()))),
+        None => view.session_table()?,
     };
-    let titles: HashMap<String, String> = session_titles(store)?.into_iter().collect();
     let sources = cache::Sources {
         requests: rows,
         selected,
-        analysis: sums::analysis(&analysis.rows, q)?,
+        analysis: sums::analysis(&view.analysis()?, q)?,
         sessions,
         some_sessions: !q.whole_history(),
-        prices,
-        now: opts.now,
+        prices: view.prices(),
+        now: view.now(),
         top_stale: opts.top_stale,
-        titles: &titles,
+        titles: view.titles()?,
     };
     let cache = Cache::of(sources)?;
     lap("cache figures");

@@ -1,6 +1,6 @@
-//! Usage reports (daily, weekly, monthly, session, project, model): the
-//! stored `requests` table -> `Query::prepare` -> (requests made of several
-//! API calls split by model, `report::calls`) -> `sql/usage_by_key.sql` ->
+//! Usage reports (daily, weekly, monthly, session, project, model): a
+//! view's requests -> `Query::prepare` -> (requests made of several API
+//! calls split by model, `report::calls`) -> `sql/usage_by_key.sql` ->
 //! typed rows with totals. The CLI and the web pages both call `usage`.
 
 use super::calls::{self, CallTotals};
@@ -11,7 +11,7 @@ use crate::model::columns as c;
 use crate::model::{Iteration, TokenCounts};
 use crate::pricing::{Estimate, PriceTable};
 use crate::store::frames::Cols;
-use crate::store::{Store, Table};
+use crate::store::view::StoreView;
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
 use polars::sql::SQLContext;
@@ -81,6 +81,14 @@ pub struct SessionCache {
     pub peak_prompt: u64,
     /// Cold-resume premium if resumed now (0 while the cache is warm).
     pub stale_premium_usd: f64,
+    /// The main conversation's cache is within its TTL now; None for a
+    /// session with sub-agent requests only (nothing to resume).
+    pub warm: Option<bool>,
+    /// What the next message pays once the cache has expired (due now when
+    /// `warm` is false); None without a main conversation.
+    pub cold_resume_usd: Option<f64>,
+    /// The last main-conversation request; None without one.
+    pub last_main: Option<DateTime<Utc>>,
 }
 
 /// A usage report: rows, their total, the models that had no price and
@@ -110,20 +118,14 @@ impl UsageReport {
     }
 }
 
-/// The stored requests as a lazy frame (empty when nothing was ingested).
-/// A scan, so a query reads only the columns it uses.
-pub fn requests(store: &Store) -> Result<Option<LazyFrame>, ReportError> {
-    Ok(store.scan_requests()?)
-}
-
-/// Runs a usage report over the store.
-pub fn usage(store: &Store, grouping: Grouping, q: &Query, prices: &PriceTable) -> Result<UsageReport, ReportError> {
-    let Some(lf) = requests(store)? else {
+/// Runs a usage report over a view's requests.
+pub fn usage(view: &StoreView, grouping: Grouping, q: &Query) -> Result<UsageReport, ReportError> {
+    let Some(lf) = view.requests() else {
         return Ok(UsageReport::empty(grouping));
     };
     // The columns the report uses; the calls' keys only when the store
     // holds calls.
-    let stored_calls = calls::stored(store)?;
+    let stored_calls = view.iterations()?;
     let cols = columns(grouping, !stored_calls.is_empty());
     let (df, models, total_calls, by_session) = match stored_calls.is_empty() {
         // No call to match a row with: the SQL runs a slice at a time.
@@ -133,11 +135,11 @@ pub fn usage(store: &Store, grouping: Grouping, q: &Query, prices: &PriceTable) 
             let by_session = (grouping == Grouping::Session).then(BTreeMap::new);
             (df, models, CallTotals::default(), by_session)
         }
-        false => with_calls(q.prepare(lf, grouping)?.select(cols).collect()?, grouping, q, &stored_calls)?,
+        false => with_calls(q.prepare(lf, grouping)?.select(cols).collect()?, grouping, q, stored_calls)?,
     };
     let mut rows = rows_from(&grouping.key_text(df)?)?;
     if grouping == Grouping::Session {
-        let (titles, by_session) = (session_titles(store)?, by_session.unwrap_or_default());
+        let (titles, by_session) = (view.titles()?, by_session.unwrap_or_default());
         for r in &mut rows {
             r.title = titles.get(&r.key).cloned().unwrap_or_default();
             r.calls = Some(by_session.get(&r.key).copied().unwrap_or_default());
@@ -147,7 +149,7 @@ pub fn usage(store: &Store, grouping: Grouping, q: &Query, prices: &PriceTable) 
         rows.sort_by(|a, b| b.totals.cost_usd.total_cmp(&a.totals.cost_usd).then_with(|| a.key.cmp(&b.key)));
     }
     let total = rows.iter().map(|r| r.totals).sum();
-    let (unknown_models, estimated_models) = model_flags(models, &stored_calls, prices);
+    let (unknown_models, estimated_models) = model_flags(models, stored_calls, view.prices());
     Ok(UsageReport { grouping, rows, total, unknown_models, estimated_models, calls: total_calls })
 }
 
@@ -294,19 +296,6 @@ fn rows_from(df: &DataFrame) -> PolarsResult<Vec<UsageRow>> {
         }
     }
     Ok(out)
-}
-
-/// Session id -> title, from the derived sessions table.
-pub fn session_titles(store: &Store) -> Result<BTreeMap<String, String>, ReportError> {
-    let Some(df) = store.read(Table::Sessions)? else { return Ok(BTreeMap::new()) };
-    let ids = df.column(c::SESSION_ID)?.str()?.clone();
-    let titles = df.column(c::TITLE)?.str()?.clone();
-    Ok(ids
-        .iter()
-        .zip(titles.iter())
-        .filter_map(|(i, t)| Some((i?.to_owned(), t.unwrap_or("").to_owned())))
-        .filter(|(_, t)| !t.is_empty())
-        .collect())
 }
 
 /// Models among the selected requests and the stored calls that the price

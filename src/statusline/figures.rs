@@ -6,11 +6,13 @@
 //! most calls read one small file. The store's manifest also says how much
 //! of the session's transcript the store holds.
 
-use super::limits::{self, LimitEstimate, Priced, WindowKind};
+use crate::analyze::limits::{self, LimitEstimate, Priced};
 use crate::model::columns as c;
+use crate::model::limits::WindowKind;
 use crate::store::frames::Cols;
 use crate::store::manifest::Manifest;
 use crate::store::Store;
+use crate::store::{files, samples};
 use chrono::{DateTime, Duration, NaiveTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use polars::prelude::*;
@@ -48,7 +50,7 @@ pub fn day_start(now: DateTime<Utc>, tz: Tz) -> DateTime<Utc> {
 
 /// The cached figures when their key still holds, else computed and cached.
 pub fn figures(store: &Store, manifest: &Manifest, tz: Tz, now: DateTime<Utc>) -> Result<StoreFigures, FiguresError> {
-    let samples_path = limits::table_path(store.dir());
+    let samples_path = files::rate_limits(store.dir());
     let samples_len = std::fs::metadata(&samples_path).map(|m| m.len()).unwrap_or(0);
     let key = format!(
         "{}|{}|{}|{}|{samples_len}",
@@ -57,14 +59,14 @@ pub fn figures(store: &Store, manifest: &Manifest, tz: Tz, now: DateTime<Utc>) -
         tz.name(),
         day_start(now, tz).timestamp()
     );
-    let cache = store.dir().join("statusline").join("figures.json");
+    let cache = crate::store::files::statusline_figures(store.dir());
     if let Some(f) = std::fs::read(&cache).ok().and_then(|b| serde_json::from_slice::<StoreFigures>(&b).ok()) {
         if f.key == key {
             return Ok(f);
         }
     }
     let today = day_start(now, tz);
-    let samples = limits::read(&samples_path);
+    let samples = samples::read(&samples_path);
     // Without enough samples for an estimate, only today's rows matter.
     let estimating = samples.len() > limits::MIN_INTERVALS;
     let since = if estimating { today.min(now - Duration::days(LIMIT_HISTORY_DAYS)) } else { today };

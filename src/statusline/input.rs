@@ -3,6 +3,7 @@
 //! type (it then reads as absent), unknown fields are ignored, and strings
 //! are bounded and stripped of control characters before anyone uses them.
 
+use crate::model::limits::Window;
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -10,15 +11,6 @@ use std::path::PathBuf;
 pub const MAX_INPUT: usize = 256 << 10;
 /// Longest string field kept (longer ones are refused, not cut).
 const MAX_FIELD: usize = 4096;
-
-/// One plan-limit window as Claude Code reports it.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Window {
-    /// `used_percentage`, 0 to 100.
-    pub used_pct: f64,
-    /// `resets_at`, epoch seconds.
-    pub resets_at: Option<i64>,
-}
 
 /// What cachewise reads from the status-line JSON.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -11,7 +11,6 @@
 pub mod figures;
 pub mod input;
 pub mod install;
-pub mod limits;
 pub mod parallel;
 pub mod render;
 pub mod seed;
@@ -79,13 +78,13 @@ pub fn status(ctx: &Context, stdin: &[u8]) -> Status {
         seven_day_used_pct: input.seven_day.map(|w| w.used_pct),
         ..Status::default()
     };
-    let sample = limits::Sample {
+    let sample = crate::model::limits::Sample {
         time: ctx.now,
         session_id: input.session_id.clone().unwrap_or_default(),
         five_hour: input.five_hour,
         seven_day: input.seven_day,
     };
-    let _ = limits::append(&limits::table_path(&ctx.data_dir), &sample);
+    let _ = crate::store::samples::append(&crate::store::files::rate_limits(&ctx.data_dir), &sample);
     let Some(transcript) = input.transcript_path.as_deref() else {
         st.note = Some("no transcript_path in the input".into());
         return st;

@@ -29,11 +29,11 @@ const WINDOW: u64 = 2 << 20;
 
 /// The state the store implies for `transcript` and its `agents`, if any.
 pub fn seed(data_dir: &Path, transcript: &Path, agents: &[PathBuf], prices: &PriceTable) -> Option<SessionState> {
-    if !data_dir.join("manifest.json").is_file() {
+    if !crate::store::files::manifest(data_dir).is_file() {
         return None;
     }
     let store = Store::open(data_dir).ok()?;
-    let manifest_time = std::fs::metadata(data_dir.join("manifest.json")).and_then(|m| m.modified()).ok()?;
+    let manifest_time = std::fs::metadata(crate::store::files::manifest(data_dir)).and_then(|m| m.modified()).ok()?;
     let sessions_time = std::fs::metadata(store.path(Table::Sessions)).and_then(|m| m.modified()).ok()?;
     if sessions_time > manifest_time {
         return None; // an ingest is between its tables and its manifest
@@ -119,5 +119,6 @@ fn window(
         }
     }
     trim(&mut tail);
-    Some((tail, main))
+    // The cache model walks a response's calls, not their sum.
+    Some((tail, crate::analyze::thread_requests(prices, main, &calls)))
 }

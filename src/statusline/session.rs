@@ -52,7 +52,7 @@ impl SessionState {
 /// Where the state of `transcript` lives under `data_dir`.
 pub fn state_path(data_dir: &Path, transcript: &Path) -> PathBuf {
     let key = fingerprint(transcript.to_string_lossy().as_bytes());
-    data_dir.join("statusline").join("sessions").join(format!("{key:016x}.json"))
+    crate::store::files::statusline_state(data_dir, key)
 }
 
 /// The saved state, or an empty one (missing, unreadable, other layout or

@@ -110,6 +110,8 @@ pub fn read_gain(path: &Path, file: &SourceFile, tail: &mut FileTail, prices: &P
         }
     }
     trim(tail);
+    // The cache model walks a response's calls, not their sum.
+    out.main = crate::analyze::thread_requests(prices, std::mem::take(&mut out.main), &calls);
     out.compactions = rows.compactions;
     Ok(out)
 }

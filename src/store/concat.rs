@@ -66,7 +66,7 @@ impl Part {
 /// written. On an error `out` holds a torn file.
 pub fn concat(
     parts: impl IntoIterator<Item = Result<Part, ConcatError>>,
-    set: &[(&str, String)],
+    set: &[(String, String)],
     out: &mut impl Write,
 ) -> Result<u64, ConcatError> {
     out.write_all(MAGIC)?;
@@ -94,7 +94,7 @@ pub fn concat(
     let mut pairs: Vec<KeyValue> = first.key_value_metadata.clone().unwrap_or_default();
     for (key, value) in set {
         pairs.retain(|kv| kv.key != *key);
-        pairs.push(KeyValue { key: (*key).to_owned(), value: Some(value.clone()) });
+        pairs.push(KeyValue { key: key.clone(), value: Some(value.clone()) });
     }
     let meta = FileMetaData { num_rows, row_groups, key_value_metadata: Some(pairs), ..first };
     let mut footer = Vec::new();
@@ -121,7 +121,7 @@ impl Store {
         &self,
         target: &Path,
         mut files: Vec<(PathBuf, File)>,
-        set: &[(&str, String)],
+        set: &[(String, String)],
         sync: bool,
     ) -> Result<Option<u64>, StoreError> {
         let (mut reading, mut failed) = (target.to_path_buf(), None);
@@ -210,7 +210,7 @@ mod tests {
         assert!(written[0] > 1 && written[1] > 1, "{written:?}");
         let parts: Vec<Part> = files.into_iter().map(|f| Part::new(f).unwrap()).collect();
         let mut out = Vec::new();
-        assert_eq!(concat(parts.into_iter().map(Ok), &[("gen", "7".to_owned())], &mut out).unwrap(), 1010);
+        assert_eq!(concat(parts.into_iter().map(Ok), &[("gen".to_owned(), "7".to_owned())], &mut out).unwrap(), 1010);
         let mut reader = ParquetReader::new(Cursor::new(&out));
         let meta = reader.get_metadata().unwrap().clone();
         assert_eq!(meta.row_groups.len(), written.iter().sum::<usize>(), "every row group is kept as it was written");

@@ -345,3 +345,43 @@ pub fn titles_from(df: &DataFrame) -> PolarsResult<Vec<SessionTitle>> {
         })
         .collect())
 }
+
+/// Analysis rows (with the `columns::ANALYSIS_REQUEST` columns) as the
+/// thread requests they were computed from: classifying them again gives
+/// the stored verdicts, since a session's threads are whole.
+pub fn requests_of(df: &DataFrame) -> PolarsResult<Vec<Request>> {
+    let k = Cols(df);
+    let (user, sid, thread, project, cwd) =
+        (k.str(c::USER)?, k.str(c::SESSION_ID)?, k.str(c::THREAD)?, k.str(c::PROJECT)?, k.str(c::CWD)?);
+    let (time, model, version, message) =
+        (k.time(c::TIME)?, k.str(c::MODEL)?, k.str(c::VERSION)?, k.str(c::MESSAGE_ID)?);
+    let (tokens, web, cost) = (k.tokens()?, k.u64(c::WEB_SEARCH)?, k.f64(c::COST_USD)?);
+    let (speed, geo) = (k.str(c::SPEED)?, k.str(c::INFERENCE_GEO)?);
+    // Repeated values (a session's id, its project, the models) share one
+    // allocation, as the stored requests' do.
+    let mut n = Interner::default();
+    Ok((0..df.height())
+        .map(|i| Request {
+            time: time[i],
+            session_id: n.get(sid[i]),
+            thread: n.get(thread[i]),
+            project: n.get(project[i]),
+            cwd: n.get(cwd[i]),
+            git_branch: n.get(""),
+            version: n.get(version[i]),
+            model: n.get(model[i]),
+            tokens: tokens[i],
+            web_search: web[i],
+            speed: n.get(speed[i]),
+            inference_geo: n.get(geo[i]),
+            is_sidechain: false,
+            cost_usd: cost[i],
+            source: n.get(""),
+            line: 0,
+            message_id: message[i].to_owned(),
+            request_id: String::new(),
+            user: n.get(user[i]),
+            machine: n.get(""),
+        })
+        .collect())
+}

@@ -10,11 +10,16 @@
 //! `cachewise ingest --rebuild` (`health` finds them before an ingest
 //! trusts the store; the derived tables are rebuilt on the spot).
 
+pub mod analysis;
 mod concat;
+pub mod files;
 pub mod frames;
 mod health;
 pub mod manifest;
+pub mod parts;
 mod requests;
+pub mod samples;
+pub mod view;
 
 pub use health::TableProblem;
 
@@ -58,6 +63,22 @@ pub enum Table {
 }
 
 impl Table {
+    /// Every table.
+    pub const ALL: [Table; 12] = [
+        Table::Spares,
+        Table::Requests,
+        Table::RecentRequests,
+        Table::Compactions,
+        Table::Titles,
+        Table::Iterations,
+        Table::Refusals,
+        Table::Sessions,
+        Table::Analysis,
+        Table::RecentAnalysis,
+        Table::AnalysisCompactions,
+        Table::AnalysisSessions,
+    ];
+
     pub fn file_name(self) -> &'static str {
         match self {
             Table::Spares => "spares.parquet",
@@ -127,10 +148,7 @@ pub struct Store {
     scratch: bool,
 }
 
-const MANIFEST: &str = "manifest.json";
-const LOCK: &str = ".lock";
-/// Tables of older layouts (store schema 2 kept every candidate row).
-const OBSOLETE: [&str; 1] = ["lines.parquet"];
+use files::{LOCK, MANIFEST, OBSOLETE};
 
 impl Store {
     /// Opens (creating if needed) the data directory.
@@ -156,6 +174,12 @@ impl Store {
 
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// True when the directory is a team directory: it holds imported or
+    /// pushed bundles (their ledger), so no local transcript is read into it.
+    pub fn holds_bundles(&self) -> bool {
+        self.dir.join(files::LEDGER).exists()
     }
 
     pub fn path(&self, t: Table) -> PathBuf {

@@ -9,10 +9,10 @@
 //! the ground truth of why the cache was warm or cold.
 
 use super::names::{model_index, system_prefix};
-use super::plan::{Edit, EditKind, Plan, Schedule};
+use super::plan::{Edit, EditKind, Schedule, Script};
 use super::{TrueCause, TrueEvent};
 
-/// Sets `Plan::version`: each session runs the version installed when its
+/// Sets `Script::version`: each session runs the version installed when its
 /// CLI last (re)started.
 pub(super) fn assign_versions(s: &mut Schedule) {
     s.upgrades.sort_unstable();
@@ -77,7 +77,7 @@ struct Server {
 
 impl Server {
     /// The entries of a thread under a key, if the key was ever used.
-    fn entries(&self, p: &Plan, version: u32) -> Option<&Vec<Entry>> {
+    fn entries(&self, p: &Script, version: u32) -> Option<&Vec<Entry>> {
         self.threads[p.cache_slot]
             .iter()
             .find(|s| s.model == p.model && s.version == version && s.epoch == p.epoch)
@@ -85,7 +85,7 @@ impl Server {
     }
 
     /// The entries of `p`'s own key, created when missing.
-    fn entries_mut(&mut self, p: &Plan) -> &mut Vec<Entry> {
+    fn entries_mut(&mut self, p: &Script) -> &mut Vec<Entry> {
         let slots = &mut self.threads[p.cache_slot];
         let k = match slots.iter().position(|s| s.model == p.model && s.version == p.version && s.epoch == p.epoch) {
             Some(k) => k,
@@ -98,7 +98,7 @@ impl Server {
     }
 
     /// Longest live entry of `p`'s key fitting `avail`, refreshed at `t`.
-    fn read_thread(&mut self, p: &Plan, avail: u64, t: i64) -> Option<u64> {
+    fn read_thread(&mut self, p: &Script, avail: u64, t: i64) -> Option<u64> {
         let entries = self.entries_mut(p);
         entries.retain(|e| e.expiry >= t);
         let best = entries.iter_mut().filter(|e| e.len <= avail).max_by_key(|e| e.len)?;
@@ -121,7 +121,7 @@ impl Server {
 
     /// Why request `p` found the cache as it did (given `warm`, whether its
     /// own thread prefix was alive).
-    fn cause(&self, p: &Plan, warm: bool) -> TrueCause {
+    fn cause(&self, p: &Script, warm: bool) -> TrueCause {
         let Some(prev) = self.last[p.thread_slot] else {
             return TrueCause::First;
         };
@@ -153,7 +153,7 @@ impl Server {
     /// Applies an edit (v2): cached prefixes longer than its cut no longer
     /// match the prompt; an eviction loses the thread's cache and the
     /// shared system prefix of its model and version.
-    fn edit(&mut self, p: &Plan, e: Edit) {
+    fn edit(&mut self, p: &Script, e: Edit) {
         if e.kind == EditKind::Evict {
             self.entries_mut(p).clear();
             *self.shared_mut(p.model, p.version) = None;
@@ -163,7 +163,7 @@ impl Server {
     }
 
     /// Simulates one request (in global time order).
-    fn request(&mut self, index: usize, p: &Plan) -> Outcome {
+    fn request(&mut self, index: usize, p: &Script) -> Outcome {
         if let Some(e) = p.edit {
             self.edit(p, e);
         }
@@ -203,7 +203,7 @@ impl Server {
 
 /// Simulates the plans in `order` (global time order); `index` of an
 /// outcome is its position in `order`.
-pub(super) fn simulate(plans: &[Plan], threads: usize, order: &[usize]) -> Vec<Outcome> {
+pub(super) fn simulate(plans: &[Script], threads: usize, order: &[usize]) -> Vec<Outcome> {
     let mut server = Server { threads: vec![Vec::new(); threads], shared: Vec::new(), last: vec![None; threads] };
     order.iter().enumerate().map(|(k, &i)| server.request(k, &plans[i])).collect()
 }

@@ -199,7 +199,7 @@ impl RowNames {
 }
 
 /// The `Request` row of a simulated plan.
-fn request_row(s: &plan::Schedule, n: &RowNames, p: &plan::Plan, o: &cache::Outcome, k: usize) -> Request {
+fn request_row(s: &plan::Schedule, n: &RowNames, p: &plan::Script, o: &cache::Outcome, k: usize) -> Request {
     let meta = &s.sessions[p.session];
     let (project, cwd) = &n.projects[meta.project];
     let (w5, w1h) = if p.ttl >= TTL_1H { (0, o.write) } else { (o.write, 0) };
@@ -258,7 +258,7 @@ pub fn generate(seed: u64, spec: &SynthSpec) -> SynthData {
 }
 
 /// The row of a planned compaction or microcompact.
-fn compaction_row(s: &plan::Schedule, c: &plan::PlannedCompaction, k: usize) -> Compaction {
+fn compaction_row(s: &plan::Schedule, c: &plan::ScriptedCompaction, k: usize) -> Compaction {
     Compaction {
         session_id: s.sessions[c.session].id.clone(),
         time: at(c.t_ms),
@@ -274,7 +274,7 @@ fn compaction_row(s: &plan::Schedule, c: &plan::PlannedCompaction, k: usize) -> 
 }
 
 /// What the generator made a compaction row: its trigger, `idle`, or `microcompact`.
-fn compaction_truth(c: &plan::PlannedCompaction) -> &'static str {
+fn compaction_truth(c: &plan::ScriptedCompaction) -> &'static str {
     match (c.boundary, c.idle) {
         (crate::model::Boundary::Microcompact, _) => "microcompact",
         (_, true) => "idle",

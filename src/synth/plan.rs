@@ -23,7 +23,7 @@ pub(super) const DAY: i64 = 24 * HOUR;
 
 /// One planned request.
 #[derive(Debug, Clone)]
-pub(super) struct Plan {
+pub(super) struct Script {
     pub t_ms: i64,
     pub session: usize,
     pub thread: String,
@@ -51,7 +51,7 @@ pub(super) struct Plan {
 
 /// A planned compaction row.
 #[derive(Debug, Clone)]
-pub(super) struct PlannedCompaction {
+pub(super) struct ScriptedCompaction {
     pub session: usize,
     pub t_ms: i64,
     pub trigger: &'static str,
@@ -77,8 +77,8 @@ pub(super) struct SessionMeta {
 #[derive(Debug, Clone, Default)]
 pub(super) struct Schedule {
     pub sessions: Vec<SessionMeta>,
-    pub plans: Vec<Plan>,
-    pub compactions: Vec<PlannedCompaction>,
+    pub plans: Vec<Script>,
+    pub compactions: Vec<ScriptedCompaction>,
     /// Upgrade times of Claude Code (ms), unsorted.
     pub upgrades: Vec<i64>,
     /// Threads allocated so far (all sessions).
@@ -139,7 +139,7 @@ impl SessionGen<'_> {
     fn push(&mut self, thread: String, ids: (usize, usize), model: &'static str, prompt: u64, ttl: u32) -> u64 {
         let output = skewed(self.rng, 50, 2000);
         let web_search = u64::from(self.rng.random_bool(0.01)) * between(self.rng, 1, 3);
-        self.out.plans.push(Plan {
+        self.out.plans.push(Script {
             t_ms: self.t,
             session: self.sid,
             thread,
@@ -197,7 +197,7 @@ impl SessionGen<'_> {
         let ttl = super::TTL_5M;
         let summary = self.push(id, (tid, self.main_slot), self.model, prompt, ttl);
         self.t += between(self.rng, 20, 120) as i64 * SEC;
-        self.out.compactions.push(PlannedCompaction {
+        self.out.compactions.push(ScriptedCompaction {
             session: self.sid,
             t_ms: self.t,
             trigger,

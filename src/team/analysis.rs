@@ -30,7 +30,7 @@ impl PartialEq for BundleAnalysis {
 }
 
 /// Analysis columns shared with request rows (same names and types).
-pub const SHARED: [&str; 18] = crate::materialize::REQUEST;
+pub const SHARED: [&str; 18] = crate::model::columns::ANALYSIS_REQUEST;
 
 /// Columns of analysis rows only, with their types.
 pub fn own_columns() -> Vec<(&'static str, DataType)> {

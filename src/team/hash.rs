@@ -16,7 +16,7 @@ use std::io::Write;
 use std::path::Path;
 
 /// The file in the data directory that holds the per-user key.
-pub const KEY_FILE: &str = "hash-key";
+pub use crate::store::files::HASH_KEY as KEY_FILE;
 
 /// Prefix that marks a hashed value.
 pub const HASH_PREFIX: &str = "h:";

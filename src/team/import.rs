@@ -34,7 +34,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The ledger file: its presence marks a data directory holding bundles.
-pub const LEDGER: &str = "team-bundles.json";
+pub use crate::store::files::LEDGER;
 
 /// A bundle and where it came from (a path, or `upload`).
 #[derive(Debug, Clone)]
@@ -87,7 +87,7 @@ pub struct LedgerEntry {
 
 /// True when the data directory holds imported bundles.
 pub fn holds_bundles(store: &Store) -> bool {
-    store.dir().join(LEDGER).exists()
+    store.holds_bundles()
 }
 
 /// Marks the data directory as a team directory (an empty ledger) before
@@ -238,7 +238,7 @@ fn import_pending(
         let list: Vec<usize> = known.iter().flat_map(|u| by_user.get(u).into_iter().flatten().copied()).collect();
         let bundles = list.iter().map(|&k| pending[k].bundle()).collect::<Result<Vec<_>, _>>()?;
         count_added(&stored_keys(store, &known)?, &list, &bundles, &mut added);
-        let merged = merge(store, Base::Touched, delta_of(&bundles), prices)?;
+        let merged = merge(store, Base::Touched, delta_of(&bundles), prices, &crate::materialize::Stage { prices })?;
         add_unknown(&mut unknown, merged.unknown);
         requests_after = merged.requests;
     }

@@ -6,6 +6,7 @@
 //! `Bundle`s and `ImportOutcome`s; every failure is a `TeamError` naming the
 //! file or upload it concerns.
 
+pub mod accept;
 pub mod analysis;
 mod append;
 pub mod batch;
@@ -19,7 +20,6 @@ pub mod integrity;
 pub mod limits;
 mod pending;
 pub mod push;
-pub mod server;
 mod shared;
 pub mod tokens;
 

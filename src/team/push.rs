@@ -10,10 +10,10 @@
 //! records the last push per server. Also `plain_http_warning` (the token
 //! must not travel in clear).
 
+use super::accept::BUNDLES_PATH;
 use super::bundle::{bundle_bytes, hex};
 use super::export::{export, write_atomic, ExportSpec};
 use super::import::ImportOutcome;
-use super::server::BUNDLES_PATH;
 use super::TeamError;
 use crate::store::Store;
 use axum::http::Uri;
@@ -29,7 +29,7 @@ use std::time::Duration;
 pub const STATE_FILE: &str = "push-state.json";
 
 /// The directory of acknowledged row keys, one file per server.
-pub const SENT_DIR: &str = "push-sent";
+pub use crate::store::files::PUSH_SENT as SENT_DIR;
 
 /// What the client remembers about one server.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -16,7 +16,6 @@ use crate::report::query::Grouping;
 use crate::report::render::usage_json;
 use crate::report::timeline::session_timeline;
 use crate::report::usage::{UsageReport, UsageRow};
-use crate::report::ReportError;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::header;
@@ -32,8 +31,7 @@ async fn usage(state: AppState, g: Grouping, p: ApiParams) -> Result<Response, A
     let q = p.0.usage_query(state.settings().tz)?;
     let snap = state.snapshot();
     let body = blocking(move || {
-        let set = state.settings();
-        let json = snap.usage_json(&set.store, g, &q, &set.prices, |r| {
+        let json = snap.usage_json(g, &q, |r| {
             serde_json::to_vec(&usage_json(r)).map(Bytes::from).map_err(|e| WebError::Internal(e.to_string()))
         })?;
         Ok::<Bytes, WebError>(json)
@@ -68,10 +66,9 @@ pub async fn cache_api(State(state): State<AppState>, p: ApiParams) -> Result<Re
         let session = session.map(|s| snap.view.resolve_session(&s)).transpose()?;
         snap.cache_json((q.clone(), session.clone(), page, per_page), || {
             if q.whole_history() && q.user.is_none() && session.is_none() {
-                return bytes(&snap.all.cache);
+                return bytes(&snap.all()?.cache);
             }
-            let set = state.settings();
-            bytes(&cache_report(&snap.view, &CacheQuery { query: q, session }, snap.built, &set.prices)?)
+            bytes(&cache_report(&snap.view, &CacheQuery { query: q, session })?)
         })
     })
     .await?;
@@ -84,10 +81,7 @@ pub async fn team(State(state): State<AppState>, p: ApiParams) -> Result<Respons
     let q = p.0.usage_query(state.settings().tz)?;
     let snap = state.snapshot();
     let body = blocking(move || {
-        let set = state.settings();
-        snap.team_json(&set.store, &q, &set.prices, |r| {
-            serde_json::to_vec(r).map(Bytes::from).map_err(|e| WebError::Internal(e.to_string()))
-        })
+        snap.team_json(&q, |r| serde_json::to_vec(r).map(Bytes::from).map_err(|e| WebError::Internal(e.to_string())))
     })
     .await?;
     Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
@@ -103,14 +97,14 @@ fn usage_row_json(row: &UsageRow) -> Value {
     usage_json(&one)["rows"][0].clone()
 }
 
-fn session_json(state: &AppState, snap: &Snapshot, id: &str) -> Result<Value, WebError> {
+fn session_json(snap: &Snapshot, id: &str) -> Result<Value, WebError> {
     let not_found = || WebError::NotFound(format!("session {id:?}"));
-    let row = snap.all.sessions.rows.iter().find(|r| r.key == id).ok_or_else(not_found)?;
-    let set = state.settings();
-    let d = snap.session(&set.store, &set.prices, id)?;
+    let everyone = snap.all()?;
+    let row = everyone.sessions.rows.iter().find(|r| r.key == id).ok_or_else(not_found)?;
+    let d = snap.session(id)?;
     let indices: Vec<usize> = (0..d.requests.len()).collect();
     let timeline = session_timeline(id, &d.requests, &d.caches, &indices, &d.compactions).ok_or_else(not_found)?;
-    let all = &snap.all.cache;
+    let all = &everyone.cache;
     let cache = all.by_session.binary_search_by(|s| s.session_id.as_str().cmp(id)).ok().map(|i| &all.by_session[i]);
     let stale = all.stale.iter().find(|s| s.session_id == id);
     Ok(json!({ "usage": usage_row_json(row), "cache": cache, "stale": stale, "timeline": timeline }))
@@ -119,7 +113,7 @@ fn session_json(state: &AppState, snap: &Snapshot, id: &str) -> Result<Value, We
 /// `GET /api/session/{id}`.
 pub async fn session(State(state): State<AppState>, Path(id): Path<String>) -> Api {
     let snap: Arc<Snapshot> = state.snapshot();
-    Ok(Json(blocking(move || session_json(&state, &snap, &id)).await?))
+    Ok(Json(blocking(move || session_json(&snap, &id)).await?))
 }
 
 /// `GET /api/advise/{id}?turns=`: `cachewise advise ID --turns N --json`.
@@ -127,16 +121,13 @@ pub async fn advise(State(state): State<AppState>, Path(id): Path<String>, p: Ap
     let turns = p.0.turns()?;
     let snap = state.snapshot();
     let v = blocking(move || {
-        let set = state.settings();
         // An exact id is taken as it is; other text is resolved (which
         // reads every session id).
-        let id = match snap.all.session_row(&id) {
+        let id = match snap.all()?.session_row(&id) {
             Some(_) => id,
             None => snap.view.resolve_session(&id)?,
         };
-        let a = snap
-            .advise(&set.store, &set.prices, &id, turns, state.now())?
-            .ok_or_else(|| ReportError::UnknownSession(format!("{id} (no main-thread request)")))?;
+        let a = snap.advise(&id, turns)?;
         serde_json::to_value(&a).map_err(|e| WebError::Internal(e.to_string()))
     })
     .await?;

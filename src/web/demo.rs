@@ -2,10 +2,10 @@
 //! (`synth::SynthSpec::demo`, fixed seed: idle gaps, both TTLs, compactions,
 //! sub-agents, model switches, advisor calls and refusal fallbacks inside
 //! some responses: `synth::calls`), priced and written to a data directory by
-//! `ingest::store_rows`, the path every table takes. `serve --demo` and the
+//! `update::store_rows`, the path every table takes. `serve --demo` and the
 //! no-transcripts fallback serve it.
 
-use crate::ingest::{self, IngestError};
+use crate::ingest::{IngestError, Rows};
 use crate::model::{SessionTitle, TitleKind};
 use crate::pricing::PriceTable;
 use crate::store::manifest::{Manifest, STORE_SCHEMA};
@@ -46,7 +46,8 @@ pub fn write_demo(store: &Store, prices: &PriceTable, now: DateTime<Utc>) -> Res
         })
         .collect();
     let calls = crate::synth::calls::add_calls(&data.requests, DEMO_CALLS_EVERY);
-    let (n, _) = ingest::store_rows_with_calls(store, data.requests, calls, data.compactions, titles, prices)?;
+    let rows = Rows { rows: data.requests, iterations: calls, compactions: data.compactions, titles };
+    let (n, _) = crate::update::store_rows(store, rows, prices)?;
     let manifest = Manifest { schema: STORE_SCHEMA, updated: Some(now.to_rfc3339()), ..Manifest::default() };
     store.save_manifest(&manifest)?;
     Ok(n)

@@ -53,7 +53,7 @@ pub struct Chrome {
 impl Chrome {
     /// The frame of a page built from `snap`, requested with `params`.
     pub fn new(state: &AppState, snap: &Snapshot, active: &'static str, params: &Params) -> Chrome {
-        let users = if snap.is_team() { snap.users.clone() } else { Vec::new() };
+        let users = if snap.is_team() { snap.users().to_vec() } else { Vec::new() };
         let user = Params::text(&params.user);
         Chrome {
             css: STYLESHEET.href(),
@@ -61,13 +61,13 @@ impl Chrome {
             active,
             banner: state.settings().banner.clone(),
             version: snap.version,
-            updated: snap.updated.clone().map_or_else(|| "never".to_owned(), |u| u.chars().take(19).collect()),
+            updated: snap.updated().map_or_else(|| "never".to_owned(), |u| u.chars().take(19).collect()),
             tz: snap.tz,
             users,
-            unknown_user: user.as_ref().is_some_and(|u| !snap.users.contains(u)),
+            unknown_user: user.as_ref().is_some_and(|u| !snap.users().contains(u)),
             user,
             keep: params.pairs().into_iter().filter(|(k, _)| !matches!(*k, "user" | "page")).collect(),
-            estimated: snap.estimated_models.clone(),
+            estimated: snap.estimated_models().to_vec(),
         }
     }
 

@@ -15,6 +15,7 @@ pub mod host;
 pub mod layout;
 pub mod pages;
 pub mod params;
+pub mod push;
 pub mod refresh;
 pub mod security;
 pub mod snapshot;

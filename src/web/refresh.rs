@@ -1,10 +1,12 @@
 //! Keeps the dashboard current: every few seconds, an incremental ingest of
-//! the transcript roots (unchanged files are not opened) and, when anything
-//! changed, a new snapshot swapped in. The snapshot is also rebuilt once a
-//! minute without new data, so stale sessions and "today" follow the clock.
+//! the transcript roots (unchanged files are not opened), then, when the
+//! store's version changed (this ingest, or any other writer: a report run
+//! beside the server, an import), a new snapshot swapped in. Without a
+//! change, the snapshot moves to the clock once a minute (the same view,
+//! no table read again), so stale sessions and "today" follow it.
 
 use super::state::AppState;
-use crate::ingest::{self, IngestError, Silent};
+use crate::ingest::{IngestError, Silent};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -26,20 +28,31 @@ pub async fn keep_fresh(state: AppState, roots: Option<Vec<PathBuf>>) {
         })
         .await
         .unwrap_or(false);
-        if !changed && built.elapsed() < MAX_AGE {
-            continue;
-        }
         let st = state.clone();
         match tokio::task::spawn_blocking(move || st.rebuild()).await {
-            Ok(Ok(v)) => {
+            Ok(Ok(Some(v))) => {
                 built = Instant::now();
-                if changed {
-                    tracing::info!("transcripts changed; data version {v}");
-                }
+                tracing::info!("the store changed{}; data version {v}", if changed { " (transcripts)" } else { "" });
+                warm(&state).await;
             }
-            Ok(Err(e)) => tracing::error!("rebuilding the dashboard's data failed: {e}"),
+            Ok(Ok(None)) if built.elapsed() >= MAX_AGE => {
+                built = Instant::now();
+                state.tick();
+                warm(&state).await;
+            }
+            Ok(Ok(None)) => {}
+            Ok(Err(e)) => tracing::error!("reading the store for the dashboard failed: {e}"),
             Err(e) => tracing::error!("rebuild task failed: {e}"),
         }
+    }
+}
+
+/// Computes everyone's reports of the current snapshot, so the next page
+/// answers from memory.
+async fn warm(state: &AppState) {
+    let snap = state.snapshot();
+    if let Ok(Err(e)) = tokio::task::spawn_blocking(move || snap.all().map(|_| ())).await {
+        tracing::warn!("the dashboard's reports: {e}");
     }
 }
 
@@ -48,10 +61,10 @@ pub async fn keep_fresh(state: AppState, roots: Option<Vec<PathBuf>>) {
 /// is left alone from then on, as the ingest policy (`cli::policy`) says.
 fn ingest_once(state: &AppState, roots: &[PathBuf]) -> bool {
     let s = state.settings();
-    if crate::team::holds_bundles(&s.store) {
+    if s.store.holds_bundles() {
         return false;
     }
-    match ingest::ingest(roots, &s.store, &s.prices, &Silent) {
+    match crate::update::ingest(roots, &s.store, &s.prices, &Silent) {
         Ok(o) => o.changed,
         Err(IngestError::NoRoots { .. }) => false,
         Err(e) => {

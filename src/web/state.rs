@@ -1,6 +1,7 @@
-//! The router's shared state: the store, prices and zone every handler
-//! needs, the current `Snapshot` behind an atomically swapped `Arc` (readers
-//! never wait for a rebuild), an optional banner (demo data) and the clock.
+//! The router's shared state: the store, prices and zone the refresh task
+//! opens views with, the current `Snapshot` behind an atomically swapped
+//! `Arc` (readers never wait for a rebuild), an optional banner (demo data)
+//! and the clock. Handlers read only the snapshot.
 
 use super::snapshot::Snapshot;
 use crate::pricing::PriceTable;
@@ -50,11 +51,16 @@ struct Inner {
     versions: AtomicU64,
 }
 
+/// A snapshot of the store as it is now.
+fn open(s: &Settings, version: u64) -> Result<Snapshot, ReportError> {
+    let view = crate::materialize::view(&s.store, &s.prices, s.clock.now())?;
+    Ok(Snapshot::new(view, s.tz, version))
+}
+
 impl AppState {
-    /// Builds the first snapshot (blocking).
+    /// Opens the first snapshot (blocking).
     pub fn new(settings: Settings) -> Result<AppState, ReportError> {
-        let s = &settings;
-        let first = Arc::new(Snapshot::build(&s.store, &s.prices, s.tz, s.clock.now(), 1)?);
+        let first = Arc::new(open(&settings, 1)?);
         Ok(AppState { inner: Arc::new(Inner { snapshot: ArcSwap::new(first), versions: AtomicU64::new(1), settings }) })
     }
 
@@ -63,13 +69,24 @@ impl AppState {
         self.inner.snapshot.load_full()
     }
 
-    /// Rebuilds the snapshot from the store and swaps it in (blocking).
-    pub fn rebuild(&self) -> Result<u64, ReportError> {
+    /// When the store's version differs from the snapshot's (any writer:
+    /// this server's ingest, a report run beside it, an import), opens a new
+    /// snapshot of it and swaps it in; returns its data version, or None
+    /// when nothing changed. Blocking.
+    pub fn rebuild(&self) -> Result<Option<u64>, ReportError> {
         let s = &self.inner.settings;
+        if s.store.version() == self.snapshot().view.version() {
+            return Ok(None);
+        }
         let version = self.inner.versions.fetch_add(1, Ordering::Relaxed) + 1;
-        let next = Arc::new(Snapshot::build(&s.store, &s.prices, s.tz, s.clock.now(), version)?);
-        self.inner.snapshot.store(next);
-        Ok(version)
+        self.inner.snapshot.store(Arc::new(open(s, version)?));
+        Ok(Some(version))
+    }
+
+    /// Swaps in the current snapshot at the clock's time: the same view
+    /// and tables, its reports computed afresh when asked.
+    pub fn tick(&self) {
+        self.inner.snapshot.store(Arc::new(self.snapshot().at(self.now())));
     }
 
     pub fn settings(&self) -> &Settings {

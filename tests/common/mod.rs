@@ -11,6 +11,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+pub mod reference;
 pub mod stepwise;
 
 /// Runs the `cachewise` binary on the transcripts under `root` and the data
@@ -166,4 +167,9 @@ pub fn web_state(store: &Store, now: DateTime<Utc>) -> AppState {
         clock: Clock::Fixed(now),
     })
     .unwrap()
+}
+
+/// The store as a report reads it, as of `now`.
+pub fn view(store: &Store, prices: &PriceTable, now: DateTime<Utc>) -> cachewise::store::view::StoreView {
+    cachewise::materialize::view(store, prices, now).unwrap()
 }

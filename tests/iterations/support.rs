@@ -3,11 +3,12 @@
 //! costs (Opus 4.8: $5 in / $25 out; Fable 5: $10 / $50; 5m write 1.25x,
 //! 1h write 2x, read 0.1x).
 
-use cachewise::ingest::{ingest, Outcome, Silent};
+use cachewise::ingest::{Outcome, Silent};
 use cachewise::pricing::PriceTable;
 use cachewise::report::query::{Grouping, Query};
 use cachewise::report::usage::{usage, UsageReport};
 use cachewise::store::Store;
+use cachewise::update::ingest;
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -25,7 +26,7 @@ pub fn run(root: &Path, data: &Path) -> Outcome {
 pub fn report(data: &Path, g: Grouping, breakdown: bool) -> UsageReport {
     let mut q = Query::new(chrono_tz::UTC);
     q.breakdown = breakdown;
-    usage(&Store::open(data).unwrap(), g, &q, &prices()).unwrap()
+    usage(&crate::common::view(&Store::open(data).unwrap(), &prices(), crate::common::t0()), g, &q).unwrap()
 }
 
 /// One call's usage: `[input, 5m write, 1h write, read, output]`; `split`

@@ -7,7 +7,7 @@
 use super::common::t0;
 use super::support::{prices, row};
 use cachewise::analyze::{analyze, stale_sessions, ClassTable};
-use cachewise::ingest::store_rows;
+use cachewise::ingest::Rows;
 use cachewise::model::columns as c;
 use cachewise::model::Request;
 use cachewise::report::query::Query;
@@ -17,6 +17,7 @@ use cachewise::team::bundle::read_bundle;
 use cachewise::team::export::{export_with_analysis, ExportSpec};
 use cachewise::team::import::{import, Incoming};
 use cachewise::team::{bundle_bytes, Bundle};
+use cachewise::update::store_rows;
 use chrono::{Duration, NaiveDate};
 use polars::prelude::*;
 use std::collections::{BTreeMap, HashMap};
@@ -42,7 +43,7 @@ fn person(user: &str, shift: i64) -> Vec<Request> {
 pub(super) fn bundle(dir: &std::path::Path, user: &str, shift: i64) -> Bundle {
     let store = Store::open(&dir.join(format!("local-{user}"))).unwrap();
     let rows: Vec<Request> = person("", shift).into_iter().map(|r| Request { machine: "".into(), ..r }).collect();
-    store_rows(&store, rows, Vec::new(), Vec::new(), &prices()).unwrap();
+    store_rows(&store, Rows { rows, ..Rows::default() }, &prices()).unwrap();
     let spec = ExportSpec { user: user.into(), machine: "laptop".into(), since: None, hasher: None, created: t0() };
     export_with_analysis(&store, &spec, &prices()).unwrap()
 }
@@ -91,9 +92,10 @@ fn report_team_from_columns_equals_the_cache_model_per_person() {
     windowed.since = NaiveDate::from_ymd_opt(2026, 2, 12);
     for q in [Query::new(chrono_tz::UTC), windowed] {
         let want = oracle(&team_dir, &q);
-        let got_classes = class_tables(&team_dir, &q, &prices()).unwrap();
-        let opts = TeamOptions { now: t0() + Duration::days(30), top_stale: 10 };
-        let report = team(&team_dir, &q, &prices(), &opts).unwrap();
+        let got_classes = class_tables(&crate::common::view(&team_dir, &prices(), crate::common::t0()), &q).unwrap();
+        let opts_now = t0() + Duration::days(30);
+        let opts = TeamOptions { top_stale: 10 };
+        let report = team(&crate::common::view(&team_dir, &prices(), opts_now), &q, &opts).unwrap();
         assert_eq!(report.rows.len(), 3);
         for r in &report.rows {
             let (classes, stale) = &want[&r.user];
@@ -114,9 +116,10 @@ fn report_team_from_columns_equals_the_cache_model_per_person() {
     // A person's figures do not change with who else is in the store.
     let mut only = Query::new(chrono_tz::UTC);
     only.user = Some("bob".into());
-    let opts = TeamOptions { now: t0() + Duration::days(30), top_stale: 3 };
-    let bob = team(&team_dir, &only, &prices(), &opts).unwrap();
-    let all = team(&team_dir, &Query::new(chrono_tz::UTC), &prices(), &opts).unwrap();
+    let opts_now = t0() + Duration::days(30);
+    let opts = TeamOptions { top_stale: 3 };
+    let bob = team(&crate::common::view(&team_dir, &prices(), opts_now), &only, &opts).unwrap();
+    let all = team(&crate::common::view(&team_dir, &prices(), opts_now), &Query::new(chrono_tz::UTC), &opts).unwrap();
     assert_eq!(bob.rows.len(), 1);
     // (The run-rate differs: the window is the data's, and bob's is shorter.)
     assert_eq!(bob.rows[0].figures, all.rows[1].figures);
@@ -134,9 +137,11 @@ fn a_schema_2_bundle_imports_to_the_same_figures() {
     let again = incoming(&b2, "v2");
     assert!(again.bundle.analysis.is_none() && again.bundle.meta.schema == 2);
     import(&s2, &[again], &prices(), t0()).unwrap();
-    let opts = TeamOptions { now: t0() + Duration::days(30), top_stale: 3 };
+    let opts_now = t0() + Duration::days(30);
+    let opts = TeamOptions { top_stale: 3 };
     let q = Query::new(chrono_tz::UTC);
-    let (r3, r2) = (team(&s3, &q, &prices(), &opts).unwrap(), team(&s2, &q, &prices(), &opts).unwrap());
+    let at = |s: &Store| crate::common::view(s, &prices(), opts_now);
+    let (r3, r2) = (team(&at(&s3), &q, &opts).unwrap(), team(&at(&s2), &q, &opts).unwrap());
     assert!(r3.rows[0].figures.idle_cost_usd > 0.0);
     assert_eq!(r3, r2);
 }
@@ -188,7 +193,6 @@ fn hostile_analysis_rows_are_refused_naming_the_bundle() {
 #[test]
 fn a_persons_session_columns_are_their_own_when_session_ids_repeat() {
     use cachewise::report::cache_rows::annotate_sessions;
-    use cachewise::report::cache_view::CacheView;
     use cachewise::report::query::Grouping;
     use cachewise::report::usage::usage;
     // Both bundles name their sessions -s0, -s1 and -s2 (`bundle`).
@@ -202,8 +206,9 @@ fn a_persons_session_columns_are_their_own_when_session_ids_repeat() {
     q.user = Some("alice".into());
     let now = t0() + Duration::days(30);
     let columns = |store: &Store| {
-        let mut r = usage(store, Grouping::Session, &q, &prices()).unwrap();
-        annotate_sessions(&mut r, &CacheView::load(store, &prices()).unwrap(), now, Some("alice")).unwrap();
+        let view = crate::common::view(store, &prices(), now);
+        let mut r = usage(&view, Grouping::Session, &q).unwrap();
+        annotate_sessions(&mut r, &view, Some("alice")).unwrap();
         r.rows.iter().map(|row| (row.key.clone(), row.cache.unwrap())).collect::<Vec<_>>()
     };
     let (in_team, own) = (columns(&team_dir), columns(&alone));

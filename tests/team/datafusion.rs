@@ -79,7 +79,7 @@ fn request_json(r: &Request) -> Value {
 fn expected(store: &Store) -> Value {
     let q = Query::new(chrono_tz::UTC);
     let stored = frames::requests_from(&store.read(Table::Requests).unwrap().unwrap()).unwrap();
-    let by_model = usage(store, Grouping::Model, &q, &prices()).unwrap();
+    let by_model = usage(&crate::common::view(store, &prices(), crate::common::t0()), Grouping::Model, &q).unwrap();
     let usage_rows: Vec<Value> = by_model
         .rows
         .iter()
@@ -92,8 +92,9 @@ fn expected(store: &Store) -> Value {
                 "project": r.project})
         })
         .collect();
-    let opts = TeamOptions { now: super::common::t0(), top_stale: 0 };
-    let report = team(store, &q, &prices(), &opts).unwrap();
+    let opts_now = super::common::t0();
+    let opts = TeamOptions { top_stale: 0 };
+    let report = team(&crate::common::view(store, &prices(), opts_now), &q, &opts).unwrap();
     let days: Vec<Value> = report
         .person_days
         .iter()
@@ -144,15 +145,16 @@ fn cache_expected(dir: &Path, store: &Store) -> Value {
         })
         .collect();
     let mut classes = Vec::new();
-    for (u, t) in class_tables(store, &q, &prices()).unwrap() {
+    for (u, t) in class_tables(&crate::common::view(store, &prices(), crate::common::t0()), &q).unwrap() {
         for k in CacheClass::ALL.iter().filter(|k| t.get(**k).count > 0) {
             let s = t.get(*k);
             classes.push(json!({"user": u, "class": k.as_str(), "count": s.count,
                 "rebuilt_tokens": s.rebuilt_tokens, "miss_cost_usd": s.miss_cost_usd}));
         }
     }
-    let opts = TeamOptions { now: super::common::t0(), top_stale: 0 };
-    let report = team(store, &q, &prices(), &opts).unwrap();
+    let opts_now = super::common::t0();
+    let opts = TeamOptions { top_stale: 0 };
+    let report = team(&crate::common::view(store, &prices(), opts_now), &q, &opts).unwrap();
     assert!(report.rows.iter().all(|r| r.figures.idle_cost_usd > 0.0), "the fixture has expiries");
     let people: Vec<Value> = report
         .rows

@@ -5,9 +5,10 @@
 //! sum of the per-person figures (`/?user=`) and of the team report.
 
 use super::support::{bundle_of, prices, row};
+use crate::common::reference::{cache_report, CacheData};
 use cachewise::analyze::CacheClass;
 use cachewise::model::Request;
-use cachewise::report::cache::{cache_report, CacheData, CacheQuery};
+use cachewise::report::cache::CacheQuery;
 use cachewise::report::query::Query;
 use cachewise::report::team::{team, TeamOptions};
 use cachewise::store::Store;
@@ -36,7 +37,7 @@ fn thread_identity_includes_the_user_in_team_figures() {
         .map(|(u, rows)| Incoming { origin: format!("{u}.parquet"), bundle: bundle_of(u, rows) });
     let p = prices();
     import(&store, &incoming, &p, super::common::t0()).unwrap();
-    let data = CacheData::load(&store, &p).unwrap();
+    let data = CacheData::load(&store, &p);
     let now = super::common::t0() + Duration::days(1);
     let report = |user: Option<&str>| {
         let query = Query { user: user.map(str::to_owned), ..Query::new(chrono_tz::UTC) };
@@ -51,7 +52,8 @@ fn thread_identity_includes_the_user_in_team_figures() {
         assert_eq!(all.get(k).count, a.get(k).count + b.get(k).count, "{k:?}");
         assert!((all.get(k).miss_cost_usd - a.get(k).miss_cost_usd - b.get(k).miss_cost_usd).abs() < 1e-12);
     }
-    let t = team(&store, &Query::new(chrono_tz::UTC), &p, &TeamOptions { now, top_stale: 3 }).unwrap();
+    let t = team(&crate::common::view(&store, &p, now), &Query::new(chrono_tz::UTC), &TeamOptions { top_stale: 3 })
+        .unwrap();
     let bob_row = t.rows.iter().find(|r| r.user == "bob").unwrap();
     assert!((bob_row.figures.edit_cost_usd - all.edit_cost_usd()).abs() < 1e-12);
     assert!((t.total.figures.edit_cost_usd - all.edit_cost_usd()).abs() < 1e-12);

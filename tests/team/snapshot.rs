@@ -45,8 +45,9 @@ fn report_markdown(dir: &Path) -> String {
     let incoming = [("alice", alice), ("bob", bob)]
         .map(|(u, rows)| Incoming { origin: format!("{u}.parquet"), bundle: bundle_of(u, rows) });
     import(&store, &incoming, &prices(), t0()).unwrap();
-    let opts = TeamOptions { now: t0() + Duration::days(3), top_stale: 2 };
-    let r = team(&store, &Query::new(chrono_tz::UTC), &prices(), &opts).unwrap();
+    let opts_now = t0() + Duration::days(3);
+    let opts = TeamOptions { top_stale: 2 };
+    let r = team(&crate::common::view(&store, &prices(), opts_now), &Query::new(chrono_tz::UTC), &opts).unwrap();
     assert_eq!(r.total.figures.requests, 13);
     render(&r, TeamFormat::Markdown)
 }

@@ -5,9 +5,10 @@
 //! request), and the figures equal `cache --since --user`.
 
 use super::support::{bundle_of, prices, row};
+use crate::common::reference::{cache_report, CacheData};
 use cachewise::analyze::{analyze, CacheClass};
 use cachewise::model::Request;
-use cachewise::report::cache::{cache_report, CacheData, CacheQuery};
+use cachewise::report::cache::CacheQuery;
 use cachewise::report::query::Query;
 use cachewise::report::team::{team, TeamOptions};
 use cachewise::store::Store;
@@ -57,8 +58,9 @@ fn since_mid_session_keeps_the_cache_history() {
 
     let since = NaiveDate::from_ymd_opt(2026, 2, 12);
     let q = Query { since, ..Query::new(chrono_tz::UTC) };
-    let opts = TeamOptions { now: super::common::t0() + Duration::days(2), top_stale: 3 };
-    let r = team(&store, &q, &p, &opts).unwrap();
+    let opts_now = super::common::t0() + Duration::days(2);
+    let opts = TeamOptions { top_stale: 3 };
+    let r = team(&crate::common::view(&store, &p, opts_now), &q, &opts).unwrap();
     let a = r.rows.iter().find(|x| x.user == "alice").unwrap();
     assert_eq!((a.figures.requests, a.figures.active_days), (2, 1));
     assert!((a.figures.idle_cost_usd - expiry_cost).abs() < 1e-12, "{} vs {expiry_cost}", a.figures.idle_cost_usd);
@@ -67,14 +69,15 @@ fn since_mid_session_keeps_the_cache_history() {
     assert!((r.total.figures.idle_cost_usd - expiry_cost).abs() < 1e-12);
 
     // The same figures as `cachewise cache --since 2026-02-12 --user alice`.
-    let data = CacheData::load(&store, &p).unwrap();
+    let data = CacheData::load(&store, &p);
     let cq = CacheQuery { query: Query { user: Some("alice".into()), ..q.clone() }, session: None };
-    let c = cache_report(&data, &cq, opts.now);
+    let c = cache_report(&data, &cq, opts_now);
     assert_eq!(c.total.requests, 2);
     assert!((c.total.idle_cost_usd - a.figures.idle_cost_usd).abs() < 1e-12);
 
     // The user filter of the team report itself: only alice's row.
-    let only = team(&store, &Query { user: Some("alice".into()), ..q }, &p, &opts).unwrap();
+    let only =
+        team(&crate::common::view(&store, &p, opts_now), &Query { user: Some("alice".into()), ..q }, &opts).unwrap();
     assert_eq!(only.rows.iter().map(|x| x.user.as_str()).collect::<Vec<_>>(), ["alice"]);
     assert_eq!(only.rows[0].figures, a.figures);
 }

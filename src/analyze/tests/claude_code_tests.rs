@@ -115,9 +115,9 @@ fn money_in_one_function_stale_premium_and_cold_resume() {
     )
     .unwrap();
     assert_close(resume_turns, warm_resume.options.resume_usd);
-    // A request that paid 1.1x: the stale premium uses its rates, the
-    // advice the base list prices (cache-model §4 v2), on purpose.
+    // A request that paid 1.1x: the stale premium and the advice's cold
+    // resume are one figure at the rates it paid (one number everywhere).
     let (premium, a) = cold(&GeoRates);
     assert_close(premium, 1.1 * 19_001.9);
-    assert_close(a.cold_resume_usd, 19_001.9);
+    assert_eq!(a.cold_resume_usd, premium);
 }

@@ -11,5 +11,6 @@ mod fixtures;
 mod prop_tests;
 mod stale_tests;
 mod summary_tests;
+mod thread_requests;
 mod v2_tests;
 mod what_if_tests;

@@ -8,7 +8,6 @@
 mod cost;
 mod estimate;
 mod table;
-mod thread_requests;
 
 use super::*;
 use crate::model::TokenCounts;

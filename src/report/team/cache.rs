@@ -10,7 +10,6 @@
 //! `team::assemble`.
 
 use crate::analyze::{CacheClass, ClassStats, ClassTable, StaleSession};
-use crate::materialize;
 use crate::model::columns as c;
 use crate::model::TokenCounts;
 use crate::pricing::{Estimate, PriceTable};
@@ -18,7 +17,7 @@ use crate::report::cache_view::{stale_of, STALE};
 use crate::report::query::{Grouping, Query};
 use crate::report::ReportError;
 use crate::store::frames::Cols;
-use crate::store::Store;
+use crate::store::view::StoreView;
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
 use polars::sql::SQLContext;
@@ -62,7 +61,7 @@ pub(super) struct Sources<'a> {
     /// The analysis rows the query selects, their miss cost summed per
     /// person and class (`team::sums`).
     pub analysis: LazyFrame,
-    /// The session table (`materialize::Frames::reports`: each session's
+    /// The session table (`StoreView::session_table`: each session's
     /// last main-thread request, inside the window or not) of the people
     /// the query can select.
     pub sessions: LazyFrame,
@@ -175,12 +174,8 @@ fn stale_sessions(s: &Sources<'_>) -> PolarsResult<BTreeMap<String, Vec<StaleSes
 
 /// The class table per person over the analysis rows `q` selects
 /// (`sql/team_cache_classes.sql`).
-pub fn class_tables(
-    store: &Store,
-    q: &Query,
-    prices: &PriceTable,
-) -> Result<BTreeMap<String, ClassTable>, ReportError> {
-    let analysis = q.prepare(materialize::scan(store, prices)?, Grouping::Daily)?;
+pub fn class_tables(view: &StoreView, q: &Query) -> Result<BTreeMap<String, ClassTable>, ReportError> {
+    let analysis = q.prepare(view.analysis()?, Grouping::Daily)?;
     let mut ctx = SQLContext::new();
     ctx.register("analysis", analysis);
     let df = ctx.execute(CLASSES_SQL)?.collect()?;

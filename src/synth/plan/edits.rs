@@ -8,7 +8,7 @@
 //! (a full rebuild). Idle compactions happen in `think`. Hands on `Edit`s
 //! in the plans and microcompact rows in the schedule.
 
-use super::{between, PlannedCompaction, SessionGen, MIN, SEC};
+use super::{between, ScriptedCompaction, SessionGen, MIN, SEC};
 use crate::model::Boundary;
 use crate::synth::names::system_prefix;
 use rand::Rng;
@@ -90,7 +90,7 @@ impl SessionGen<'_> {
             EditKind::Microcompact => {
                 let saved = (sys + self.conv).saturating_sub(cut) / 2;
                 self.conv -= saved;
-                self.out.compactions.push(PlannedCompaction {
+                self.out.compactions.push(ScriptedCompaction {
                     session: self.sid,
                     t_ms: last_t + (self.t - last_t) / 2,
                     trigger: "auto",

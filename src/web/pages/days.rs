@@ -104,12 +104,11 @@ pub async fn day(
 ) -> Result<Html<String>, WebError> {
     let date = parse_date("date", &date)?;
     let snap = state.snapshot();
-    let (s, st) = (snap.clone(), state.clone());
+    let s = snap.clone();
     let user = Params::text(&params.user);
     let report = super::blocking(move || {
         let q = Query { since: Some(date), until: Some(date), user, ..Query::new(s.tz) };
-        let set = st.settings();
-        Ok(s.usage(&set.store, Grouping::Session, &q, &set.prices)?)
+        Ok(s.usage(Grouping::Session, &q)?)
     })
     .await?;
     let items: Vec<(String, f64)> = report

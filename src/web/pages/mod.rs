@@ -41,18 +41,17 @@ pub fn session_href(id: &str) -> String {
 }
 
 /// The current snapshot and its reports for the page's `user` filter
-/// (built off the async threads the first time a person is asked for).
+/// (built off the async threads the first time they are asked for).
 pub async fn reports(state: &AppState, params: &Params) -> Result<(Arc<Snapshot>, Arc<Reports>), WebError> {
     let snap = state.snapshot();
-    let Some(user) = Params::text(&params.user) else {
-        let all = Arc::clone(&snap.all);
-        return Ok((snap, all));
-    };
-    let (s, st) = (Arc::clone(&snap), state.clone());
-    let r = blocking(move || {
-        let set = st.settings();
-        Ok(s.reports(&set.store, &set.prices, Some(&user))?)
-    })
-    .await?;
+    let user = Params::text(&params.user);
+    let s = Arc::clone(&snap);
+    let r = blocking(move || Ok(s.reports(user.as_deref())?)).await?;
     Ok((snap, r))
+}
+
+/// The snapshot's reports over everyone (the lists of models and
+/// sessions a page offers whatever its filter). Blocking.
+pub fn everyone(snap: &Snapshot) -> Result<Arc<Reports>, WebError> {
+    Ok(snap.all()?)
 }

@@ -5,13 +5,12 @@
 //! script ticks, the current 5-hour block, plan-limit use).
 
 use crate::analyze::{StaleSession, WhatIf, WriteMix};
-use crate::report::cache_session::priced;
 use crate::report::calls::CallTotals;
 use crate::report::charts::{self, palette, Stacked};
 use crate::report::class_cost::DayClassCost;
 use crate::report::now::{now_panel, NowPanel, NowSession};
+use crate::report::stored_rows::priced;
 use crate::report::usage::{Totals, UsageRow};
-use crate::statusline::limits;
 use crate::web::error::WebError;
 use crate::web::layout::{render, Chrome};
 use crate::web::params::Params;
@@ -133,11 +132,16 @@ pub fn days_ending(last: NaiveDate, n: u64) -> Vec<NaiveDate> {
 }
 
 fn build(state: &AppState, snap: &Snapshot, view: &Reports, params: &Params) -> Result<OverviewPage, WebError> {
-    let samples = limits::read(&limits::table_path(state.settings().store.dir()));
-    let priced = priced(&snap.view, &samples).map_err(crate::report::ReportError::from)?;
+    let all = super::everyone(snap)?;
+    if let Some(m) = Params::text(&params.model) {
+        if !all.models.rows.iter().any(|r| r.key == m) {
+            return Err(WebError::bad("model", format!("no requests used model {m:?}")));
+        }
+    }
+    let priced = priced(&snap.view)?;
     let model = Params::text(&params.model);
     let s = &view.summary;
-    let today = snap.built.with_timezone(&snap.tz).date_naive();
+    let today = snap.now().with_timezone(&snap.tz).date_naive();
     let last_data = view.daily.rows.last().and_then(|r| NaiveDate::parse_from_str(&r.key, "%Y-%m-%d").ok());
     let chart_end = match (last_data, today.checked_sub_days(Days::new(CHART_DAYS - 1))) {
         (Some(last), Some(from)) if last < from => last,
@@ -161,7 +165,7 @@ fn build(state: &AppState, snap: &Snapshot, view: &Reports, params: &Params) -> 
         edit_cost_usd: total.classes.edit_cost_usd(),
         what_if: total.what_if,
         write_mix: total.write_mix,
-        models: snap.all.models.rows.iter().map(|r| r.key.clone()).collect(),
+        models: all.models.rows.iter().map(|r| r.key.clone()).collect(),
         chart: class_chart(&view.class_costs, &days, model.as_deref(), 1100),
         model,
         chart_end,
@@ -170,17 +174,13 @@ fn build(state: &AppState, snap: &Snapshot, view: &Reports, params: &Params) -> 
         stale: view.cache.stale.iter().take(10).cloned().collect(),
         stale_count: view.cache.stale.len(),
         unknown_models: s.unknown_models.clone(),
-        now: now_panel(&snap.recent, &priced, &samples, state.now()),
+        now: now_panel(&*snap.recent()?, &priced, snap.view.samples(), snap.now()),
     })
 }
 
 /// `GET /?model=&user=`.
 pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<String>, WebError> {
     let (snap, view) = super::reports(&state, &params).await?;
-    if let Some(m) = Params::text(&params.model) {
-        if !snap.all.models.rows.iter().any(|r| r.key == m) {
-            return Err(WebError::bad("model", format!("no requests used model {m:?}")));
-        }
-    }
-    render(&build(&state, &snap, &view, &params)?)
+    let page = super::blocking(move || build(&state, &snap, &view, &params)).await?;
+    render(&page)
 }

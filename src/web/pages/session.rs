@@ -9,7 +9,6 @@ use crate::model::{Compaction, Refusal, MAIN_THREAD};
 use crate::report::charts;
 use crate::report::session_table::SessionRow;
 use crate::report::timeline::{session_timeline, ThreadSummary, TimelineRow};
-use crate::store::{frames, Table};
 use crate::web::error::WebError;
 use crate::web::layout::{render, Chrome};
 use crate::web::params::Params;
@@ -89,9 +88,8 @@ impl SessionPage {
 /// Everything the page shows, computed off the async threads.
 fn build(state: &AppState, snap: &Arc<Snapshot>, id: &str, p: &Params, turns: u32) -> Result<SessionPage, WebError> {
     let not_found = || WebError::NotFound(format!("session {id:?}"));
-    let row = snap.all.session_row(id).cloned().ok_or_else(not_found)?;
-    let set = state.settings();
-    let d = snap.session(&set.store, &set.prices, id)?;
+    let row = super::everyone(snap)?.session_row(id).cloned().ok_or_else(not_found)?;
+    let d = snap.session(id)?;
     let indices: Vec<usize> = (0..d.requests.len()).collect();
     let tl = session_timeline(id, &d.requests, &d.caches, &indices, &d.compactions).ok_or_else(not_found)?;
     let thread = Params::text(&p.thread).unwrap_or_else(|| {
@@ -108,17 +106,23 @@ fn build(state: &AppState, snap: &Arc<Snapshot>, id: &str, p: &Params, turns: u3
     let pages = rows.len().div_ceil(PER_PAGE).max(1);
     let page = p.page()?.min(pages);
     let shown: Vec<&TimelineRow> = rows.iter().skip((page - 1) * PER_PAGE).take(PER_PAGE).copied().collect();
-    let now = state.now();
+    let now = snap.now();
     // The id is exact (it has requests), so this is `cachewise advise`
     // without its text -> id resolution. None: no main thread, nothing to
     // resume; the page says so.
-    let advice = snap.advise(&set.store, &set.prices, id, turns, now)?;
-    let mut refusals = state
-        .settings()
-        .store
-        .load(Table::Refusals, frames::refusals_from)
-        .map_err(crate::report::ReportError::from)?;
-    refusals.retain(|r| r.session_id == id);
+    let advice = match snap.advise(id, turns) {
+        Ok(a) => Some(a),
+        Err(crate::report::ReportError::NoMainThread(_)) => None,
+        Err(e) => return Err(e.into()),
+    };
+    let refusals: Vec<Refusal> = snap
+        .view
+        .refusals()
+        .map_err(crate::report::ReportError::from)?
+        .iter()
+        .filter(|r| r.session_id == id)
+        .cloned()
+        .collect();
     Ok(SessionPage {
         chrome: Chrome::new(state, snap, "Sessions", p),
         chart: charts::timeline(&shown, 1100),

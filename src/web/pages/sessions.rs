@@ -14,6 +14,7 @@ use askama::Template;
 use axum::extract::State;
 use axum::response::Html;
 use chrono_tz::Tz;
+use std::sync::Arc;
 
 /// Rows per page by default.
 pub const PER_PAGE: usize = 50;
@@ -74,8 +75,12 @@ pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<
     let (sort, ascending) = params.sort()?;
     let (page, per_page) = (params.page()?, params.per_page(PER_PAGE)?);
     let (snap, view) = super::reports(&state, &params).await?;
-    let table =
-        super::blocking(move || Ok(session_page(&view.session_rows, &filter, sort, ascending, page, per_page))).await?;
+    let s = Arc::clone(&snap);
+    let (table, all) = super::blocking(move || {
+        let table = session_page(&view.session_rows, &filter, sort, ascending, page, per_page);
+        Ok((table, super::everyone(&s)?))
+    })
+    .await?;
     let items: Vec<(String, f64)> = table
         .rows
         .iter()
@@ -86,7 +91,7 @@ pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<
         chrome: Chrome::new(&state, &snap, "Sessions", &params),
         empty: snap.is_empty(),
         chart: charts::hbars(&items, Unit::Usd, palette::READ, 1100),
-        models: snap.all.models.rows.iter().map(|r| r.key.clone()).collect(),
+        models: all.models.rows.iter().map(|r| r.key.clone()).collect(),
         params,
         table,
         sort,

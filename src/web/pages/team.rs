@@ -96,14 +96,8 @@ pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<
     let q = params.usage_query(state.settings().tz)?;
     let snap = state.snapshot();
     let report = if snap.is_team() {
-        let (s, st) = (Arc::clone(&snap), state.clone());
-        Some(
-            super::blocking(move || {
-                let set = st.settings();
-                Ok(s.team(&set.store, &q, &set.prices)?)
-            })
-            .await?,
-        )
+        let s = Arc::clone(&snap);
+        Some(super::blocking(move || Ok(s.team(&q)?)).await?)
     } else {
         None
     };

@@ -1,21 +1,19 @@
 //! The reports of one person filter (or of everyone): the CLI's usage
 //! reports (daily, session, project, model, summary), the `cache` report,
 //! cost per day by token class and the session table, all over the
-//! requests one `Query` selects. The snapshot builds the set for everyone
-//! up front and one per `?user=` on demand.
+//! requests one `Query` selects, from the snapshot's view at its clock.
 
-use crate::pricing::PriceTable;
+use super::Snapshot;
 use crate::report::cache::{CacheQuery, CacheReport};
 use crate::report::cache_rows::{annotate_sessions, daily_class_costs};
-use crate::report::cache_view::{cache_report, CacheView};
+use crate::report::cache_view::cache_report;
 use crate::report::class_cost::DayClassCost;
 use crate::report::query::{Grouping, Query};
 use crate::report::session_table::{session_rows, SessionRow};
 use crate::report::summary::{last_30_days, summary_of, Summary};
 use crate::report::usage::{self, UsageReport};
 use crate::report::ReportError;
-use crate::store::Store;
-use chrono::{DateTime, Utc};
+use crate::store::view::StoreView;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -35,34 +33,21 @@ pub struct Reports {
     row_of: HashMap<String, usize>,
 }
 
-/// What building a report set reads.
-pub struct Inputs<'a> {
-    pub store: &'a Store,
-    pub prices: &'a PriceTable,
-    /// The stored analysis.
-    pub view: &'a CacheView,
-    /// The clock of the snapshot.
-    pub now: DateTime<Utc>,
-}
-
 /// `report::usage`, with the cache columns on session reports: what
 /// `cachewise report` prints.
-pub fn usage_report(i: &Inputs<'_>, g: Grouping, q: &Query) -> Result<UsageReport, ReportError> {
-    let mut r = usage::usage(i.store, g, q, i.prices)?;
+pub fn usage_report(view: &StoreView, g: Grouping, q: &Query) -> Result<UsageReport, ReportError> {
+    let mut r = usage::usage(view, g, q)?;
     if g == Grouping::Session {
-        annotate_sessions(&mut r, i.view, i.now, q.user.as_deref())?;
+        annotate_sessions(&mut r, view, q.user.as_deref())?;
     }
     Ok(r)
 }
 
 impl Reports {
-    /// Builds the set over the requests `q` selects; `usage` runs (or
-    /// recalls) one usage report.
-    pub fn build(
-        i: &Inputs<'_>,
-        q: &Query,
-        usage: impl Fn(Grouping) -> Result<Arc<UsageReport>, ReportError> + Sync,
-    ) -> Result<Reports, ReportError> {
+    /// Builds the set over the requests `q` selects, the usage reports
+    /// through the snapshot's memo.
+    pub fn build(snap: &Snapshot, q: &Query) -> Result<Reports, ReportError> {
+        let view = &snap.view;
         let clock = std::time::Instant::now();
         let lap = |what: &str| tracing::debug!("reports for {:?}: {what} after {:?}", q.user, clock.elapsed());
         let cq = CacheQuery { query: q.clone(), session: None };
@@ -70,25 +55,25 @@ impl Reports {
         // analysis table: side by side.
         let (usage_reports, cache_figures) = rayon::join(
             || -> Result<_, ReportError> {
-                let (daily, sessions) = (usage(Grouping::Daily)?, usage(Grouping::Session)?);
-                let (projects, models) = (usage(Grouping::Project)?, usage(Grouping::Model)?);
+                let (daily, sessions) = (snap.usage(Grouping::Daily, q)?, snap.usage(Grouping::Session, q)?);
+                let (projects, models) = (snap.usage(Grouping::Project, q)?, snap.usage(Grouping::Model, q)?);
                 lap("usage reports");
                 Ok((daily, sessions, projects, models))
             },
             || -> Result<_, ReportError> {
-                let cache = cache_report(i.view, &cq, i.now, i.prices)?;
-                let class_costs = daily_class_costs(i.view, &cq)?;
+                let cache = cache_report(view, &cq)?;
+                let class_costs = daily_class_costs(view, &cq)?;
                 lap("cache report and class costs");
                 Ok((cache, class_costs))
             },
         );
         let ((daily, sessions, projects, models), (cache, class_costs)) = (usage_reports?, cache_figures?);
-        let session_rows = session_rows(&sessions, &cache.stale, &i.view.session_models()?, q.tz);
+        let session_rows = session_rows(&sessions, &view.session_models()?, q.tz);
         let row_of = session_rows.iter().enumerate().map(|(i, r)| (r.session_id.clone(), i)).collect();
-        let recent = usage::usage(i.store, Grouping::Session, &last_30_days(q, i.now), i.prices)?;
+        let recent = usage::usage(view, Grouping::Session, &last_30_days(q, view.now()))?;
         lap("session rows and the last 30 days");
         Ok(Reports {
-            summary: summary_of(i.store, &daily, recent, q, i.now)?,
+            summary: summary_of(view, &daily, recent, q),
             daily,
             sessions,
             projects,

@@ -2,10 +2,27 @@
 //! request per `message`/`fallback_message` call, so the cache model sees
 //! the prompt each call sent (cache-model v2 §1), not their sum.
 
-use super::*;
-use crate::analyze::{analyze, CacheClass};
+use crate::analyze::{analyze, thread_requests, thread_rows, CacheClass};
 use crate::model::iterations::tests::call;
 use crate::model::Iteration;
+use crate::model::{Request, TokenCounts};
+use crate::pricing::PriceTable;
+
+fn tok(input: u64, w5: u64, w1h: u64, read: u64, output: u64) -> TokenCounts {
+    TokenCounts { input, cache_write_5m: w5, cache_write_1h: w1h, cache_read: read, output }
+}
+
+fn req(model: &str, time: &str, tokens: TokenCounts) -> Request {
+    Request {
+        time: time.parse().unwrap(),
+        model: model.into(),
+        tokens,
+        version: "2.1.39".into(),
+        message_id: "m".into(),
+        request_id: "r".into(),
+        ..super::fixtures::main("s", 0.0, [0; 5])
+    }
+}
 
 /// Three requests of one thread; the middle one made of a message call, an
 /// advisor call and a message call (the shape of reference §2.4).
@@ -29,7 +46,7 @@ fn thread() -> (Vec<Request>, Vec<Iteration>) {
 fn a_response_of_calls_is_one_thread_request_per_message_call() {
     let p = PriceTable::embedded().unwrap();
     let (requests, calls) = thread();
-    let rows = p.thread_requests(requests, &calls);
+    let rows = thread_requests(&p, requests, &calls);
     let tokens: Vec<TokenCounts> = rows.iter().map(|r| r.tokens).collect();
     assert_eq!(
         tokens,
@@ -55,7 +72,7 @@ fn the_request_after_a_response_of_calls_is_a_hit() {
     // (238,402 tokens), so its prompt of 45,612 looks like a rewind.
     let flat = analyze(&requests, &[], &p);
     assert_eq!((flat[2].class, flat[2].rewind), (CacheClass::Hit, true));
-    let rows = p.thread_requests(requests, &calls);
+    let rows = thread_requests(&p, requests, &calls);
     let caches = analyze(&rows, &[], &p);
     let classes: Vec<CacheClass> = caches.iter().map(|c| c.class).collect();
     assert_eq!(classes, [CacheClass::First, CacheClass::Hit, CacheClass::Hit, CacheClass::Hit]);
@@ -69,12 +86,12 @@ fn the_request_after_a_response_of_calls_is_a_hit() {
 fn requests_without_calls_are_unchanged() {
     let p = PriceTable::embedded().unwrap();
     let (requests, calls) = thread();
-    assert_eq!(p.thread_requests(requests.clone(), &[]), requests);
+    assert_eq!(thread_requests(&p, requests.clone(), &[]), requests);
     // Borrowed rows without calls are not copied; with calls they become
     // the rows `thread_requests` gives.
-    assert!(matches!(p.thread_rows(&requests, &[]), std::borrow::Cow::Borrowed(r) if r == requests.as_slice()));
-    assert!(matches!(p.thread_rows(&requests[..1], &calls), std::borrow::Cow::Borrowed(_)));
-    let owned = p.thread_rows(&requests, &calls).into_owned();
-    assert_eq!(owned, p.thread_requests(requests, &calls));
+    assert!(matches!(thread_rows(&p, &requests, &[]), std::borrow::Cow::Borrowed(r) if r == requests.as_slice()));
+    assert!(matches!(thread_rows(&p, &requests[..1], &calls), std::borrow::Cow::Borrowed(_)));
+    let owned = thread_rows(&p, &requests, &calls).into_owned();
+    assert_eq!(owned, thread_requests(&p, requests, &calls));
     assert_eq!(owned.len(), 4);
 }

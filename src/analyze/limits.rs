@@ -1,50 +1,18 @@
-//! Plan limits: every `rate_limits` sample the status line sees goes to an
-//! append-only table (`statusline/rate_limits.jsonl`, one JSON object per
-//! line, a line appended only when a figure changed), and `estimate` tells
-//! from the samples and the priced requests between them what 1% of a
-//! window costs in list-price dollars and tokens, with how many intervals
-//! it rests on and their spread. Too few intervals: no figure, a reason.
+//! Plan limits: from the status line's samples (`model::limits::Sample`)
+//! and the priced requests between them, what 1% of a window costs in
+//! list-price dollars and tokens, with how many intervals it rests on and
+//! their spread. Too few intervals: no figure, and a reason in words.
+//! Pure: the samples and requests come in.
 
-use super::input::Window;
+use crate::model::limits::{Sample, Window, WindowKind};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use std::io::{Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
 
 /// Intervals (consecutive samples of one window whose use grew) needed
 /// before an estimate is given.
 pub const MIN_INTERVALS: usize = 3;
-/// Largest samples file read (the oldest samples beyond it are ignored).
-const MAX_TABLE_BYTES: u64 = 8 << 20;
 /// Two samples name the same window when their reset times differ by less.
 const SAME_RESET_S: i64 = 120;
-
-/// One `rate_limits` reading.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Sample {
-    pub time: DateTime<Utc>,
-    pub session_id: String,
-    pub five_hour: Option<Window>,
-    pub seven_day: Option<Window>,
-}
-
-/// Which plan window.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum WindowKind {
-    #[serde(rename = "five_hour")]
-    FiveHour,
-    #[serde(rename = "seven_day")]
-    SevenDay,
-}
-
-impl WindowKind {
-    fn of(self, s: &Sample) -> Option<Window> {
-        match self {
-            WindowKind::FiveHour => s.five_hour,
-            WindowKind::SevenDay => s.seven_day,
-        }
-    }
-}
 
 /// A priced request, as the estimate needs it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -69,54 +37,6 @@ pub struct LimitEstimate {
     pub spread_usd_per_pct: Option<[f64; 2]>,
     /// Why there is no figure, when there is none.
     pub note: Option<String>,
-}
-
-/// The samples table of a data directory.
-pub fn table_path(data_dir: &Path) -> PathBuf {
-    data_dir.join("statusline").join("rate_limits.jsonl")
-}
-
-/// Appends `s` unless the last sample holds the same figures; true when
-/// written. One `write` of one line to a file opened for appending.
-pub fn append(path: &Path, s: &Sample) -> std::io::Result<bool> {
-    if s.five_hour.is_none() && s.seven_day.is_none() {
-        return Ok(false);
-    }
-    if let Some(last) = last_sample(path) {
-        if last.five_hour == s.five_hour && last.seven_day == s.seven_day {
-            return Ok(false);
-        }
-    }
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let mut line = serde_json::to_vec(s).map_err(std::io::Error::other)?;
-    line.push(b'\n');
-    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
-    f.write_all(&line)?;
-    Ok(true)
-}
-
-fn last_sample(path: &Path) -> Option<Sample> {
-    let mut f = std::fs::File::open(path).ok()?;
-    let len = f.metadata().ok()?.len();
-    f.seek(SeekFrom::Start(len.saturating_sub(4096))).ok()?;
-    let mut buf = Vec::new();
-    f.read_to_end(&mut buf).ok()?;
-    let body = buf.strip_suffix(b"\n")?;
-    let start = memchr::memrchr(b'\n', body).map_or(0, |i| i + 1);
-    serde_json::from_slice(&body[start..]).ok()
-}
-
-/// Every sample in the table (the last `MAX_TABLE_BYTES`), unreadable lines skipped.
-pub fn read(path: &Path) -> Vec<Sample> {
-    let Ok(mut f) = std::fs::File::open(path) else { return Vec::new() };
-    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
-    let mut buf = Vec::new();
-    if f.seek(SeekFrom::Start(len.saturating_sub(MAX_TABLE_BYTES))).is_err() || f.read_to_end(&mut buf).is_err() {
-        return Vec::new();
-    }
-    buf.split(|b| *b == b'\n').filter_map(|l| serde_json::from_slice(l).ok()).collect()
 }
 
 /// What 1% of `kind` costs, from `samples` and the `requests` between them
@@ -151,7 +71,8 @@ pub fn estimate(samples: &[Sample], requests: &[Priced], kind: WindowKind) -> Li
     }
     let n = ratios.len();
     if n < MIN_INTERVALS {
-        let note = format!("too few samples: {n} interval(s) where use grew, {MIN_INTERVALS} needed");
+        let note =
+            format!("not enough plan-limit readings yet: {n} of the {MIN_INTERVALS} rises in use an estimate needs");
         return LimitEstimate {
             intervals: n,
             usd_per_pct: None,
@@ -174,6 +95,7 @@ pub fn estimate(samples: &[Sample], requests: &[Priced], kind: WindowKind) -> Li
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::limits::Window;
     use chrono::{Duration, TimeZone};
 
     fn t(min: i64) -> DateTime<Utc> {
@@ -215,20 +137,6 @@ mod tests {
         let e = estimate(&samples, &requests, WindowKind::FiveHour);
         assert_eq!(e.intervals, 1);
         assert_eq!(e.usd_per_pct, None);
-        assert!(e.note.unwrap().contains("too few samples: 1 interval"));
-    }
-
-    #[test]
-    fn the_table_appends_only_changes() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = table_path(dir.path());
-        assert!(append(&path, &sample(0, 10.0, 5)).unwrap());
-        assert!(!append(&path, &sample(1, 10.0, 5)).unwrap(), "same figures: not appended");
-        assert!(append(&path, &sample(2, 11.0, 5)).unwrap());
-        let empty = Sample { five_hour: None, ..sample(3, 0.0, 0) };
-        assert!(!append(&path, &empty).unwrap());
-        let all = read(&path);
-        assert_eq!(all.len(), 2);
-        assert_eq!(all[1], sample(2, 11.0, 5));
+        assert!(e.note.unwrap().contains("1 of the 3 rises in use"), "words, not keys");
     }
 }

@@ -1,12 +1,11 @@
-//! The push server's side: `accept_bundle` (axum-free: bearer token ->
-//! user, size limit, validate, import with the token's user on every row)
-//! and `router`, a standalone axum router for `POST /api/v1/bundles` that
-//! `serve --team` serves alone on its listener (no dashboard there). The
-//! token is checked before a byte of the body is read (401); bodies over
-//! the limit get 413, and so do bundles that would expand past the
-//! `BundleLimits`; a body that ends early, or a bundle that fails
-//! validation, is refused before the store is touched, so a failed upload
-//! changes nothing. Answers with the `ImportOutcome` as JSON.
+//! A pushed bundle's acceptance, without HTTP: bearer token -> user, size
+//! limit, validate, import with the token's user on every row, and the
+//! HTTP status of each refusal. The push server (`web::push`, reached
+//! through `update::accept`) checks the token before a byte of the body is
+//! read (401); bodies over the limit get 413, and so do bundles that would
+//! expand past the `BundleLimits`; a body that ends early, or a bundle that
+//! fails validation, is refused before the store is touched, so a failed
+//! upload changes nothing.
 
 use super::batch::Batcher;
 use super::bundle::read_bundle_limited;
@@ -17,13 +16,6 @@ use super::TeamError;
 use crate::model::columns as c;
 use crate::pricing::PriceTable;
 use crate::store::Store;
-use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, FromRequest, Request, State};
-use axum::http::{header, StatusCode};
-use axum::middleware;
-use axum::response::{IntoResponse, Response};
-use axum::routing::post;
-use axum::{Json, Router};
 use chrono::{DateTime, Utc};
 use polars::prelude::Column;
 use std::sync::Arc;
@@ -112,46 +104,5 @@ pub fn status_of(e: &TeamError) -> u16 {
         TeamError::NewerSchema { .. } => 422,
         TeamError::NotParquet { .. } | TeamError::NotABundle { .. } | TeamError::Damaged { .. } => 400,
         _ => 500,
-    }
-}
-
-/// `POST /api/v1/bundles` and nothing else (any other path is a JSON 404),
-/// with its own state and the dashboard's security headers on every reply.
-pub fn router(state: TeamState) -> Router {
-    let limit = state.max_bytes;
-    Router::new()
-        .route(BUNDLES_PATH, post(upload))
-        .fallback(|| async { error(404, "not found: this address only accepts POST /api/v1/bundles".into()) })
-        .layer(DefaultBodyLimit::max(limit))
-        .layer(middleware::from_fn(crate::web::security::headers))
-        .with_state(state)
-}
-
-fn error(status: u16, message: String) -> Response {
-    let code = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    (code, Json(serde_json::json!({ "error": message }))).into_response()
-}
-
-fn team_error(e: &TeamError) -> Response {
-    if status_of(e) >= 500 {
-        tracing::error!("bundle upload failed: {e}");
-    }
-    error(status_of(e), e.to_string())
-}
-
-async fn upload(State(state): State<TeamState>, req: Request) -> Response {
-    let auth = req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).map(str::to_owned);
-    if let Err(e) = state.tokens.authorize(auth.as_deref()) {
-        return team_error(&e);
-    }
-    let bytes = match Bytes::from_request(req, &state).await {
-        Ok(b) => b,
-        Err(rejection) => return error(rejection.status().as_u16(), rejection.body_text()),
-    };
-    let job = tokio::task::spawn_blocking(move || accept_bundle(&state, auth.as_deref(), &bytes, Utc::now()));
-    match job.await {
-        Ok(Ok(outcome)) => (StatusCode::OK, Json(outcome)).into_response(),
-        Ok(Err(e)) => team_error(&e),
-        Err(e) => error(500, format!("import task failed: {e}")),
     }
 }

@@ -1,0 +1,47 @@
+//! The requests as the cache model sees them (cache-model §1 v2): a
+//! response made of several API calls (`usage.iterations`) is one request
+//! of its thread per `message`/`fallback_message` call, priced at its own
+//! model. Hands `materialize` the rows it classifies.
+
+use crate::model::iterations::{cache_calls, calls_of};
+use crate::model::{Iteration, Request};
+use crate::pricing::PriceTable;
+use std::borrow::Cow;
+
+/// The requests as the cache model sees them (cache-model §1 v2): a
+/// response made of several API calls is one request of its thread per
+/// `message`/`fallback_message` call, at the response's time and in list
+/// order (consecutive, so the thread order keeps them), each with its own
+/// model, tokens and cost; its web searches go with the first. Advisor
+/// calls belong to no thread, so their cost is not in these rows.
+/// `calls` is the stored iterations table, sorted as stored.
+pub fn thread_requests(prices: &PriceTable, requests: Vec<Request>, calls: &[Iteration]) -> Vec<Request> {
+    match thread_rows(prices, &requests, calls) {
+        Cow::Borrowed(_) => requests,
+        Cow::Owned(rows) => rows,
+    }
+}
+
+/// `thread_requests` over borrowed rows: the rows themselves when none
+/// of them has calls of its own (nothing is copied), else new rows.
+pub fn thread_rows<'a>(prices: &PriceTable, requests: &'a [Request], calls: &[Iteration]) -> Cow<'a, [Request]> {
+    let Some(first) = requests.iter().position(|r| !calls_of(calls, r).is_empty()) else {
+        return Cow::Borrowed(requests);
+    };
+    let mut out = Vec::with_capacity(requests.len() + 1);
+    out.extend_from_slice(&requests[..first]);
+    for r in &requests[first..] {
+        let own = calls_of(calls, r);
+        if own.is_empty() {
+            out.push(r.clone());
+            continue;
+        }
+        for (k, c) in cache_calls(r, own).into_iter().enumerate() {
+            let web_search = if k == 0 { r.web_search } else { 0 };
+            let mut row = Request { model: c.model, tokens: c.tokens, web_search, ..r.clone() };
+            row.cost_usd = prices.cost(&row).unwrap_or(0.0);
+            out.push(row);
+        }
+    }
+    Cow::Owned(out)
+}

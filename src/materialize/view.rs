@@ -1,0 +1,51 @@
+//! Opening a `StoreView`: the store's tables of one version, as this run
+//! reads them. The analysis is the stored one when it is current (computed
+//! by this build with this run's prices, side tables readable); otherwise
+//! it is computed in memory, when first asked for, and not stored (a
+//! report with `--no-ingest` and `--pricing`, a damaged derived table).
+
+use super::sides::side_frames;
+use super::{computed, stamp};
+use crate::pricing::PriceTable;
+use crate::store::view::{AnalysisFrames, AnalysisSource, Sources, StoreView};
+use crate::store::{frames, Store, StoreError, Table};
+use chrono::{DateTime, Utc};
+use polars::prelude::*;
+use std::fs::File;
+
+/// The view of `store` as of `now`, priced with `prices`.
+pub fn view(store: &Store, prices: &PriceTable, now: DateTime<Utc>) -> Result<StoreView, StoreError> {
+    let version = store.version();
+    let manifest = store.manifest()?;
+    let requests = store.scan_requests()?;
+    let analysis = match stored(store, prices) {
+        Ok(Some(source)) => source,
+        Ok(None) | Err(StoreError::Damaged { .. }) => computed_later(store, prices),
+        Err(e) => return Err(e),
+    };
+    StoreView::new(store, prices, manifest, version, Sources { requests, analysis }, now)
+}
+
+/// The stored analysis when it is current: its parts scanned, its side
+/// tables opened.
+fn stored(store: &Store, prices: &PriceTable) -> Result<Option<AnalysisSource>, StoreError> {
+    let open = |t: Table| File::open(store.path(t)).ok();
+    let (Some(labels), Some(sessions)) = (open(Table::AnalysisCompactions), open(Table::AnalysisSessions)) else {
+        return Ok(None);
+    };
+    let Some(parts) = store.open_analysis(&stamp(prices))? else { return Ok(None) };
+    Ok(Some(AnalysisSource::Stored { rows: Box::new(store.scan_analysis(parts)?), labels, sessions }))
+}
+
+/// The analysis of every stored request, computed when first asked for.
+fn computed_later(store: &Store, prices: &PriceTable) -> AnalysisSource {
+    let (store, prices) = (store.clone(), prices.clone());
+    AnalysisSource::Computed(Box::new(move || {
+        let at = |source| StoreError::Polars { path: store.path(Table::Analysis), source };
+        let rows = computed(&store, &prices)?;
+        let compactions = store.load(Table::Compactions, frames::compactions_from)?;
+        let calls = store.load(Table::Iterations, frames::iterations_from)?;
+        let [labels, sessions] = side_frames(&rows, &compactions, &calls, &prices).map_err(at)?;
+        Ok(AnalysisFrames { rows: rows.lazy(), labels, sessions })
+    }))
+}

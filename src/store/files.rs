@@ -1,0 +1,46 @@
+//! Every file name of a data directory, defined once. The tables are
+//! `Table::file_name`; beside them: the manifest, the writers' lock, a
+//! team directory's ledger of imported bundles, the key of `--hash-paths`,
+//! the push client's acknowledged rows, and the status line's files (its
+//! plan-limit samples, its per-transcript state and its cached store
+//! figures). Functions take the directory so that callers that have no
+//! `Store` open yet (the status line) name the same files.
+
+use std::path::{Path, PathBuf};
+
+/// The ingest manifest (`store::manifest`).
+pub const MANIFEST: &str = "manifest.json";
+/// The lock one writer at a time holds.
+pub const LOCK: &str = ".lock";
+/// A team directory's ledger of imported bundles (its presence makes the
+/// directory a team directory).
+pub const LEDGER: &str = "team-bundles.json";
+/// The per-directory key of `export --hash-paths`.
+pub const HASH_KEY: &str = "hash-key";
+/// The push client's acknowledged rows, one file per server.
+pub const PUSH_SENT: &str = "push-sent";
+/// The status line's files.
+const STATUSLINE: &str = "statusline";
+/// Tables of older layouts (store schema 2 kept every candidate row).
+pub const OBSOLETE: [&str; 1] = ["lines.parquet"];
+
+/// The plan-limit samples the status line records (`store::samples`).
+pub fn rate_limits(dir: &Path) -> PathBuf {
+    dir.join(STATUSLINE).join("rate_limits.jsonl")
+}
+
+/// The status line's state of one transcript, named by `key` (a hash of
+/// the transcript's path).
+pub fn statusline_state(dir: &Path, key: u64) -> PathBuf {
+    dir.join(STATUSLINE).join("sessions").join(format!("{key:016x}.json"))
+}
+
+/// The status line's cached figures of the store.
+pub fn statusline_figures(dir: &Path) -> PathBuf {
+    dir.join(STATUSLINE).join("figures.json")
+}
+
+/// The manifest of a data directory.
+pub fn manifest(dir: &Path) -> PathBuf {
+    dir.join(MANIFEST)
+}

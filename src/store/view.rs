@@ -1,0 +1,319 @@
+//! `StoreView`: the one reader of a data directory. A report, a page build
+//! or a status-line call opens one view, and everything it shows comes
+//! from it, as of one version of the store and one clock:
+//!
+//! - scans of the two-part tables (requests and analysis, `store::parts`),
+//!   over the files opened when the view was opened, so a writer that
+//!   replaces them meanwhile changes nothing the view reads;
+//! - the small tables (titles, iterations, compactions, refusals, sessions,
+//!   the analysis side tables), each opened with the others and decoded at
+//!   most once, when first asked for;
+//! - the manifest, the plan-limit samples, the price table of this run and
+//!   `now`.
+//!
+//! A view is cheap to clone (its tables are shared), and `at` gives the
+//! same data at another clock. `materialize::view` opens one, computing in
+//! memory what is not stored current (an analysis of other prices, costs
+//! of another price table); reports take `&StoreView` and never open a file.
+
+use super::files;
+use super::frames;
+use super::manifest::Manifest;
+use super::{samples, Store, StoreError, Table};
+use crate::model::limits::Sample;
+use crate::model::{Compaction, Iteration, Refusal};
+use crate::pricing::PriceTable;
+use chrono::{DateTime, Utc};
+use polars::prelude::*;
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::BufReader;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// What identifies one state of a data directory: a fingerprint of every
+/// table file's and the manifest's identity (inode, size, modification
+/// time). Every write replaces a file by a rename, so any write changes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Version(pub u64);
+
+impl Store {
+    /// The directory's current `Version` (a few `stat`s).
+    pub fn version(&self) -> Version {
+        use std::os::unix::fs::MetadataExt;
+        let mut key = Vec::with_capacity(512);
+        let names = Table::ALL.iter().map(|t| t.file_name()).chain([files::MANIFEST, files::LEDGER]);
+        for name in names {
+            key.extend_from_slice(name.as_bytes());
+            if let Ok(m) = std::fs::metadata(self.dir.join(name)) {
+                for n in [m.ino(), m.size(), m.mtime() as u64, m.mtime_nsec() as u64] {
+                    key.extend_from_slice(&n.to_le_bytes());
+                }
+            }
+        }
+        Version(super::manifest::fingerprint(&key))
+    }
+}
+
+/// The analysis tables as a view reads them.
+#[derive(Clone)]
+pub struct AnalysisFrames {
+    /// One row per thread request (`analysis.parquet` and its recent part).
+    pub rows: LazyFrame,
+    /// Compaction labels (`analysis-compactions.parquet`).
+    pub labels: DataFrame,
+    /// The session table (`analysis-sessions.parquet`).
+    pub sessions: DataFrame,
+}
+
+/// Computes the analysis tables now (not stored), the first time a view
+/// that has no current stored analysis is asked for them.
+pub type ComputeAnalysis = Box<dyn FnOnce() -> Result<AnalysisFrames, StoreError> + Send>;
+
+/// Where a view's analysis comes from.
+pub enum AnalysisSource {
+    /// The stored tables: a scan of the parts opened, and the side tables'
+    /// files, opened, decoded when first asked for.
+    Stored { rows: Box<LazyFrame>, labels: File, sessions: File },
+    /// No current stored analysis (other prices, missing, damaged).
+    Computed(ComputeAnalysis),
+}
+
+/// What `materialize::view` hands a new view: the tables as they are to be
+/// read (stored, or computed now).
+pub struct Sources {
+    pub requests: Option<LazyFrame>,
+    pub analysis: AnalysisSource,
+}
+
+/// A small table: its file, opened with the others, decoded once.
+struct Pinned<T> {
+    file: Mutex<Option<File>>,
+    value: OnceLock<T>,
+}
+
+impl<T> Pinned<T> {
+    fn open(store: &Store, t: Table) -> Result<Pinned<T>, StoreError> {
+        let path = store.path(t);
+        let file = match File::open(&path) {
+            Ok(f) => Some(f),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(source) => return Err(StoreError::Io { path, source }),
+        };
+        Ok(Pinned { file: Mutex::new(file), value: OnceLock::new() })
+    }
+
+    /// The table's rows (`from` decodes them; an absent file is `empty`),
+    /// decoded the first time only.
+    fn get(
+        &self,
+        store: &Store,
+        t: Table,
+        from: impl FnOnce(&DataFrame) -> PolarsResult<T>,
+        empty: impl FnOnce() -> T,
+    ) -> Result<&T, StoreError> {
+        if let Some(v) = self.value.get() {
+            return Ok(v);
+        }
+        let mut guard = self.file.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(v) = self.value.get() {
+            return Ok(v);
+        }
+        let value = match guard.take() {
+            None => empty(),
+            Some(f) => {
+                let df = ParquetReader::new(BufReader::new(f)).finish();
+                let df = df.map_err(|e| StoreError::damaged(store.path(t), &e))?;
+                from(&df).map_err(|e| StoreError::damaged(store.path(t), &e))?
+            }
+        };
+        Ok(self.value.get_or_init(|| value))
+    }
+}
+
+struct Inner {
+    store: Store,
+    prices: PriceTable,
+    manifest: Manifest,
+    version: Version,
+    requests: Option<LazyFrame>,
+    analysis_source: Mutex<Option<AnalysisSource>>,
+    analysis: OnceLock<AnalysisFrames>,
+    titles: OnceLock<HashMap<String, String>>,
+    iterations: Pinned<Vec<Iteration>>,
+    compactions: Pinned<Vec<Compaction>>,
+    refusals: Pinned<Vec<Refusal>>,
+    sessions: Pinned<DataFrame>,
+    samples: OnceLock<Vec<Sample>>,
+}
+
+/// One version of a data directory as every view reads it; see the module
+/// header.
+#[derive(Clone)]
+pub struct StoreView {
+    inner: Arc<Inner>,
+    now: DateTime<Utc>,
+}
+
+impl StoreView {
+    /// The view of `store` over `sources` (opened or computed by the
+    /// caller just before), with the small tables opened now, as of `now`.
+    pub fn new(
+        store: &Store,
+        prices: &PriceTable,
+        manifest: Manifest,
+        version: Version,
+        sources: Sources,
+        now: DateTime<Utc>,
+    ) -> Result<StoreView, StoreError> {
+        let inner = Inner {
+            store: store.clone(),
+            prices: prices.clone(),
+            manifest,
+            version,
+            requests: sources.requests,
+            analysis_source: Mutex::new(Some(sources.analysis)),
+            analysis: OnceLock::new(),
+            titles: OnceLock::new(),
+            iterations: Pinned::open(store, Table::Iterations)?,
+            compactions: Pinned::open(store, Table::Compactions)?,
+            refusals: Pinned::open(store, Table::Refusals)?,
+            sessions: Pinned::open(store, Table::Sessions)?,
+            samples: OnceLock::new(),
+        };
+        Ok(StoreView { inner: Arc::new(inner), now })
+    }
+
+    /// The same data as of `now`.
+    pub fn at(&self, now: DateTime<Utc>) -> StoreView {
+        StoreView { inner: Arc::clone(&self.inner), now }
+    }
+
+    /// The clock every figure of this view is computed at.
+    pub fn now(&self) -> DateTime<Utc> {
+        self.now
+    }
+
+    /// The price table of this run.
+    pub fn prices(&self) -> &PriceTable {
+        &self.inner.prices
+    }
+
+    /// The manifest as of the view.
+    pub fn manifest(&self) -> &Manifest {
+        &self.inner.manifest
+    }
+
+    /// The store's version the view was opened at.
+    pub fn version(&self) -> Version {
+        self.inner.version
+    }
+
+    /// The data directory (for messages; views read no file by path).
+    pub fn dir(&self) -> &std::path::Path {
+        self.inner.store.dir()
+    }
+
+    /// The requests (None when nothing was stored): a lazy frame, so a
+    /// query reads only the columns it uses.
+    pub fn requests(&self) -> Option<LazyFrame> {
+        self.inner.requests.clone()
+    }
+
+    /// The analysis tables, stored or computed now, the first time only.
+    fn analysis_frames(&self) -> Result<&AnalysisFrames, StoreError> {
+        let i = &self.inner;
+        if let Some(a) = i.analysis.get() {
+            return Ok(a);
+        }
+        let mut source = i.analysis_source.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(a) = i.analysis.get() {
+            return Ok(a);
+        }
+        let frames = match source.take() {
+            Some(AnalysisSource::Stored { rows, labels, sessions }) => {
+                let decode = |t: Table, f: File| {
+                    ParquetReader::new(BufReader::new(f)).finish().map_err(|e| StoreError::damaged(i.store.path(t), &e))
+                };
+                let labels = decode(Table::AnalysisCompactions, labels)?;
+                AnalysisFrames { rows: *rows, labels, sessions: decode(Table::AnalysisSessions, sessions)? }
+            }
+            Some(AnalysisSource::Computed(compute)) => compute()?,
+            None => {
+                let cause = "did not read the first time it was asked for".to_owned();
+                return Err(StoreError::Damaged { path: i.store.path(Table::Analysis), cause });
+            }
+        };
+        Ok(i.analysis.get_or_init(|| frames))
+    }
+
+    /// The cache model's verdicts, one row per thread request.
+    pub fn analysis(&self) -> Result<LazyFrame, StoreError> {
+        Ok(self.analysis_frames()?.rows.clone())
+    }
+
+    /// Each compaction boundary's label and anchor request.
+    pub fn compaction_labels(&self) -> Result<LazyFrame, StoreError> {
+        Ok(self.analysis_frames()?.labels.clone().lazy())
+    }
+
+    /// One row per `(user, session)`: its last main-thread request, models
+    /// and compaction report.
+    pub fn session_table(&self) -> Result<LazyFrame, StoreError> {
+        Ok(self.analysis_frames()?.sessions.clone().lazy())
+    }
+
+    /// Session id -> title (sessions with a title only).
+    pub fn titles(&self) -> Result<&HashMap<String, String>, StoreError> {
+        if let Some(t) = self.inner.titles.get() {
+            return Ok(t);
+        }
+        let titles =
+            titles_of(self.sessions()?).map_err(|e| StoreError::damaged(self.inner.store.path(Table::Sessions), &e))?;
+        Ok(self.inner.titles.get_or_init(|| titles))
+    }
+
+    /// The API calls inside responses, in stored order.
+    pub fn iterations(&self) -> Result<&[Iteration], StoreError> {
+        let i = &self.inner;
+        i.iterations.get(&i.store, Table::Iterations, frames::iterations_from, Vec::new).map(Vec::as_slice)
+    }
+
+    /// Compaction and microcompact boundaries, in stored order.
+    pub fn compactions(&self) -> Result<&[Compaction], StoreError> {
+        let i = &self.inner;
+        i.compactions.get(&i.store, Table::Compactions, frames::compactions_from, Vec::new).map(Vec::as_slice)
+    }
+
+    /// Model-refusal fallbacks, in stored order.
+    pub fn refusals(&self) -> Result<&[Refusal], StoreError> {
+        let i = &self.inner;
+        i.refusals.get(&i.store, Table::Refusals, frames::refusals_from, Vec::new).map(Vec::as_slice)
+    }
+
+    /// The derived sessions table (first, last, title, totals per session).
+    pub fn sessions(&self) -> Result<&DataFrame, StoreError> {
+        let i = &self.inner;
+        i.sessions.get(&i.store, Table::Sessions, |df| Ok(df.clone()), DataFrame::empty)
+    }
+
+    /// The plan-limit samples the status line recorded.
+    pub fn samples(&self) -> &[Sample] {
+        self.inner.samples.get_or_init(|| samples::read(&files::rate_limits(self.inner.store.dir())))
+    }
+}
+
+/// Session id -> title from the sessions table (empty titles left out).
+fn titles_of(df: &DataFrame) -> PolarsResult<HashMap<String, String>> {
+    use crate::model::columns as c;
+    if df.width() == 0 {
+        return Ok(HashMap::new());
+    }
+    let k = frames::Cols(df);
+    let (ids, titles) = (k.str(c::SESSION_ID)?, k.str(c::TITLE)?);
+    Ok(ids
+        .iter()
+        .zip(&titles)
+        .filter(|(_, t)| !t.is_empty())
+        .map(|(i, t)| ((*i).to_owned(), (*t).to_owned()))
+        .collect())
+}

@@ -1,0 +1,56 @@
+//! The update step: everything that writes a data directory, each as the
+//! stages in order. An ingest runs `ingest` (discover, parse, dedup, price,
+//! merge and write the request tables) with the cache model's stage
+//! (`materialize::Stage`) as what comes after the merge, so `ingest` never
+//! names `materialize`; an import or a push runs `team`'s import, which
+//! writes through the same two. Views read what these wrote through a
+//! `StoreView` (`materialize::view`). The CLI, the dashboard's refresh task
+//! and the push server call this module, not the stages.
+
+use crate::ingest::{self, IngestError, Outcome, Progress, Rows};
+use crate::materialize::Stage;
+use crate::pricing::{PriceTable, UnknownModels};
+use crate::store::Store;
+use chrono::{DateTime, Utc};
+use std::path::PathBuf;
+
+pub use crate::team::accept::{status_of, TeamState as PushState, BUNDLES_PATH, DEFAULT_MAX_BYTES};
+pub use crate::team::{ImportOutcome, TeamError as PushError};
+
+/// Brings the store up to date with the transcripts under `roots`.
+pub fn ingest(
+    roots: &[PathBuf],
+    store: &Store,
+    prices: &PriceTable,
+    progress: &dyn Progress,
+) -> Result<Outcome, IngestError> {
+    ingest::ingest(roots, store, prices, progress, &Stage { prices })
+}
+
+/// Rebuilds every table from the transcripts under `roots` (rows of
+/// deleted transcripts kept where a readable table holds them).
+pub fn rebuild(
+    roots: &[PathBuf],
+    store: &Store,
+    prices: &PriceTable,
+    progress: &dyn Progress,
+) -> Result<Outcome, IngestError> {
+    ingest::rebuild(roots, store, prices, progress, &Stage { prices })
+}
+
+/// Writes candidate rows as the store's tables, replacing what they held
+/// (the demo data); returns the requests stored and the unpriced models.
+pub fn store_rows(store: &Store, rows: Rows, prices: &PriceTable) -> Result<(usize, UnknownModels), IngestError> {
+    ingest::store_rows_with_calls(store, rows, prices, &Stage { prices })
+}
+
+/// Authorises, validates and imports one pushed bundle
+/// (`team::accept::accept_bundle`).
+pub fn accept(
+    state: &PushState,
+    authorization: Option<&str>,
+    bytes: &[u8],
+    now: DateTime<Utc>,
+) -> Result<ImportOutcome, PushError> {
+    crate::team::accept::accept_bundle(state, authorization, bytes, now)
+}

@@ -1,0 +1,113 @@
+//! The in-memory reference of the cache report: the cache model
+//! (`analyze::analyze`) run over a whole store's rows, summed as the
+//! reference model does. Tests hold the shipped report, which reads the
+//! stored verdicts (`report::cache_view`), equal to it. Not in the shipped
+//! library: nothing there classifies at view time.
+
+#![allow(dead_code)]
+
+use cachewise::analyze::{
+    analyze, compaction_report, compactions_by_trigger, idle_gaps, summarize_where, thread_requests, CompactionParams,
+    IdleCompaction, IdleGap, RequestCache, SummaryOptions, IDLE, MODEL_VERSION,
+};
+use cachewise::model::{Compaction, Request};
+use cachewise::pricing::{Estimate, PriceTable};
+use cachewise::report::cache::{find_session, CacheQuery, CacheReport};
+use cachewise::store::{frames, Store, Table};
+use chrono::{DateTime, Utc};
+use std::collections::{BTreeSet, HashMap};
+
+/// Requests with their cache classification, compactions and titles.
+#[derive(Debug, Clone, Default)]
+pub struct CacheData {
+    pub requests: Vec<Request>,
+    /// `caches[i]` classifies `requests[i]`.
+    pub caches: Vec<RequestCache>,
+    pub compactions: Vec<Compaction>,
+    pub titles: HashMap<String, String>,
+    /// Models among `requests` priced as their family's newest version.
+    pub estimated_models: Vec<Estimate>,
+    /// The gaps of the idle-compaction what-if, priced once at load.
+    pub idle_gaps: Vec<IdleGap>,
+}
+
+impl CacheData {
+    /// Loads the store's tables and runs the cache model over all of them.
+    pub fn load(store: &Store, prices: &PriceTable) -> CacheData {
+        let requests = match store.read(Table::Requests).unwrap() {
+            Some(df) => frames::requests_from(&df).unwrap(),
+            None => Vec::new(),
+        };
+        let calls = store.load(Table::Iterations, frames::iterations_from).unwrap();
+        let requests = thread_requests(prices, requests, &calls);
+        let compactions = store.load(Table::Compactions, frames::compactions_from).unwrap();
+        let titles = match store.read(Table::Sessions).unwrap() {
+            Some(df) => {
+                let k = frames::Cols(&df);
+                let (ids, titles) = (k.str("session_id").unwrap(), k.str("title").unwrap());
+                ids.iter()
+                    .zip(&titles)
+                    .filter(|(_, t)| !t.is_empty())
+                    .map(|(i, t)| (i.to_string(), t.to_string()))
+                    .collect()
+            }
+            None => HashMap::new(),
+        };
+        CacheData::new(requests, compactions, titles, prices)
+    }
+
+    /// Classifies in-memory rows (each request one call).
+    pub fn new(
+        requests: Vec<Request>,
+        compactions: Vec<Compaction>,
+        titles: HashMap<String, String>,
+        prices: &PriceTable,
+    ) -> CacheData {
+        let caches = analyze(&requests, &compactions, prices);
+        let models: BTreeSet<&str> = requests.iter().map(|r| r.model.as_str()).collect();
+        let estimated_models = prices.estimated_models(models);
+        let idle_gaps = idle_gaps(&requests, &caches, prices);
+        CacheData { requests, caches, compactions, titles, estimated_models, idle_gaps }
+    }
+
+    /// Finds a session by full id, unique id prefix, or title.
+    pub fn resolve_session(&self, text: &str) -> String {
+        let mut ids: Vec<&str> = self.requests.iter().map(|r| r.session_id.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        find_session(&ids, &self.titles, text).unwrap()
+    }
+}
+
+/// The cache report of the requests `q` selects, as of `now`.
+pub fn cache_report(data: &CacheData, q: &CacheQuery, now: DateTime<Utc>) -> CacheReport {
+    let tz = q.query.tz;
+    let day_of = move |t: DateTime<Utc>| t.with_timezone(&tz).format("%Y-%m-%d").to_string();
+    let include = |r: &Request| q.selects(r);
+    let opts = SummaryOptions { now, titles: &data.titles, day_of: &day_of };
+    let s = summarize_where(&data.requests, &data.caches, &opts, &include);
+    let sessions: std::collections::HashSet<&str> = s.by_session.iter().map(|x| x.session_id.as_str()).collect();
+    let compaction = compaction_report(&data.requests, &data.caches, &data.compactions, &CompactionParams::default())
+        .into_iter()
+        .filter(|c| sessions.contains(c.session_id.as_str()))
+        .collect();
+    let models: BTreeSet<&str> = data.requests.iter().filter(|r| include(r)).map(|r| r.model.as_str()).collect();
+    let estimated_models =
+        data.estimated_models.iter().filter(|e| models.contains(e.model.as_str())).cloned().collect();
+    let by_trigger = compactions_by_trigger(&data.requests, &data.compactions, &include);
+    let idle = by_trigger.get(IDLE).copied().unwrap_or(0);
+    let idle_compaction = IdleCompaction::sum(&data.idle_gaps, &data.requests, &include, idle);
+    CacheReport {
+        model: MODEL_VERSION,
+        total: s.total,
+        compactions_by_trigger: by_trigger,
+        idle_compaction,
+        stale: s.stale,
+        by_day: s.by_day,
+        by_session: s.by_session,
+        compaction,
+        now,
+        estimated_models,
+        lists: None,
+    }
+}

@@ -1,0 +1,219 @@
+//! One number everywhere: for every session of the real public corpora in
+//! ../shared (real, real2, real3; skipped when absent), at one clock, the
+//! session's cost, requests, cold-resume premium, warm or cold, and last
+//! activity read the same in `report session --json`, `cache --json`,
+//! `advise --json`, `/api/session/{id}`, the `/sessions` table, the Now
+//! panel and `statusline --format json`. A session with sub-agent requests
+//! only gets a clear answer from `advise` and no "warm" anywhere. And the
+//! cache report reconciles with `report daily`: the same requests and
+//! dollars, the difference named.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use cachewise::pricing::PriceTable;
+use cachewise::report::stored_rows::advise;
+use cachewise::store::Store;
+use chrono::{DateTime, Duration};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// What every view must agree on, per session.
+#[derive(Debug, Clone, PartialEq)]
+struct Figures {
+    cost_usd: f64,
+    requests: u64,
+    /// None for a session without a main conversation.
+    warm: Option<bool>,
+    premium_usd: Option<f64>,
+    last_main: Option<String>,
+}
+
+fn cw(data: &Path, root: Option<&Path>, now: &str, args: &[&str]) -> Value {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cachewise"));
+    if let Some(r) = root {
+        cmd.arg("--claude-dir").arg(r);
+    } else {
+        cmd.arg("--no-ingest");
+    }
+    let out =
+        cmd.args(["--data-dir"]).arg(data).args(["--tz", "UTC", "--quiet", "--now", now]).args(args).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn cents(x: f64) -> i64 {
+    (x * 100.0).round() as i64
+}
+
+/// `a` and `b` equal to the cent.
+#[track_caller]
+fn same_usd(a: f64, b: f64, what: &str) {
+    assert!((a - b).abs() < 0.005 + 1e-9 * a.abs(), "{what}: {a} != {b}");
+    assert_eq!(cents(a), cents(b), "{what}: {a} != {b}");
+}
+
+fn iso(v: &Value) -> Option<String> {
+    v.as_str().map(|s| DateTime::parse_from_rfc3339(s).unwrap().to_utc().to_rfc3339())
+}
+
+/// The figures of `report session --json`, by session id.
+fn from_report(v: &Value) -> BTreeMap<String, Figures> {
+    v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let f = Figures {
+                cost_usd: r["cost_usd"].as_f64().unwrap(),
+                requests: r["requests"].as_u64().unwrap(),
+                warm: r["warm"].as_bool(),
+                premium_usd: r["cold_resume_usd"].as_f64(),
+                last_main: iso(&r["last_main"]),
+            };
+            (r["session_id"].as_str().unwrap().to_owned(), f)
+        })
+        .collect()
+}
+
+/// The main transcript of each session of a corpus root.
+fn transcripts(root: &Path) -> BTreeMap<String, PathBuf> {
+    let mut out = BTreeMap::new();
+    for project in std::fs::read_dir(root.join("projects")).unwrap().flatten() {
+        for f in std::fs::read_dir(project.path()).unwrap().flatten() {
+            let p = f.path();
+            if p.extension().is_some_and(|e| e == "jsonl") {
+                out.insert(p.file_stem().unwrap().to_string_lossy().into_owned(), p);
+            }
+        }
+    }
+    out
+}
+
+/// `statusline --format json` for one transcript.
+fn statusline(data: &Path, now: &str, session: &str, transcript: &Path) -> Value {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cachewise"))
+        .args(["--data-dir"])
+        .arg(data)
+        .args(["--tz", "UTC", "--now", now, "statusline", "--format", "json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = serde_json::json!({ "session_id": session, "transcript_path": transcript });
+    child.stdin.take().unwrap().write_all(input.to_string().as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn check_corpus(name: &str) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus").join(name).join("claude");
+    if !root.join("projects").is_dir() {
+        eprintln!("skipped: ../shared/corpus/{name} not found");
+        return;
+    }
+    let data = tempfile::tempdir().unwrap();
+    // One clock: 20 minutes after the corpus's last request, so its latest
+    // sessions are in the Now panel (warm or cold by their TTL).
+    let first = cw(data.path(), Some(&root), "2030-01-01T00:00:00Z", &["report", "session", "--json"]);
+    let last = first["rows"].as_array().unwrap().iter().filter_map(|r| iso(&r["last"])).max().unwrap();
+    let now_t = DateTime::parse_from_rfc3339(&last).unwrap().to_utc() + Duration::minutes(20);
+    let now = now_t.to_rfc3339();
+    let report = from_report(&cw(data.path(), None, &now, &["report", "session", "--json"]));
+    assert!(report.len() > 10, "{name}: {} sessions", report.len());
+
+    // cache --json: the stale list and every session's last activity.
+    let cache = cw(data.path(), None, &now, &["cache", "--json"]);
+    let stale: BTreeMap<&str, &Value> =
+        cache["stale"].as_array().unwrap().iter().map(|s| (s["session_id"].as_str().unwrap(), s)).collect();
+    for (id, f) in &report {
+        match (f.warm, stale.get(id.as_str())) {
+            (Some(false), Some(s)) => same_usd(s["premium_usd"].as_f64().unwrap(), f.premium_usd.unwrap(), id),
+            (Some(false), None) => panic!("{name} {id}: cold in report session, not in cache's stale list"),
+            (_, Some(_)) => panic!("{name} {id}: {:?} in report session, stale in cache --json", f.warm),
+            (_, None) => {}
+        }
+    }
+
+    // In-process: the dashboard at the same clock, and the advice every
+    // session gets (what `advise ID --json` prints).
+    let store = Store::open(data.path()).unwrap();
+    let prices = PriceTable::embedded().unwrap();
+    let view = common::view(&store, &prices, now_t);
+    let state = common::web_state(&store, now_t);
+    let snap = state.snapshot();
+    let all = snap.all().unwrap();
+    let panel_rows = snap.recent().unwrap();
+    let panel = cachewise::report::now::now_panel(&panel_rows, &[], &[], now_t);
+    let mut in_panel = 0;
+    for (id, f) in &report {
+        let row = all.session_row(id).unwrap();
+        same_usd(row.cost_usd, f.cost_usd, id);
+        assert_eq!(row.requests, f.requests, "{name} {id}: /sessions requests");
+        assert_eq!(row.warm, f.warm, "{name} {id}: /sessions warm");
+        let stale_premium = if f.warm == Some(false) { f.premium_usd } else { None };
+        assert_eq!(row.stale_premium_usd.map(cents), stale_premium.map(cents), "{name} {id}: /sessions premium");
+        match advise(&view, id, 10) {
+            Ok((a, _)) => {
+                assert_eq!(Some(a.warm), f.warm, "{name} {id}: advise warm");
+                same_usd(a.cold_resume_usd, f.premium_usd.unwrap(), id);
+                assert_eq!(Some(a.last.to_rfc3339()), f.last_main, "{name} {id}: advise last");
+            }
+            Err(e) => {
+                assert_eq!(f.warm, None, "{name} {id}: advice refused: {e}");
+                assert!(e.to_string().contains("only sub-agent requests"), "{e}");
+            }
+        }
+        if let Some(s) = panel.sessions.iter().find(|s| s.session_id == *id) {
+            in_panel += 1;
+            assert_eq!(Some(s.warm), f.warm, "{name} {id}: Now panel warm");
+            same_usd(s.premium_usd, f.premium_usd.unwrap(), id);
+            assert_eq!(Some(s.last.to_rfc3339()), f.last_main, "{name} {id}: Now panel last");
+        }
+    }
+    assert!(in_panel > 0, "{name}: the Now panel lists the latest sessions");
+
+    // The status line, from each main transcript (the store as of the ingest).
+    let files = transcripts(&root);
+    let mut lines = 0;
+    for (id, f) in report.iter().filter(|(_, f)| f.warm.is_some()) {
+        let Some(path) = files.get(id) else { continue };
+        let st = statusline(data.path(), &now, id, path);
+        same_usd(st["session_cost_usd"].as_f64().unwrap(), f.cost_usd, &format!("{name} {id}: status line cost"));
+        assert_eq!(st["session_requests"].as_u64(), Some(f.requests), "{name} {id}: status line requests");
+        assert_eq!(st["warm"].as_bool(), f.warm, "{name} {id}: status line warm");
+        same_usd(st["cold_resume_usd"].as_f64().unwrap(), f.premium_usd.unwrap(), &format!("{name} {id}: status line"));
+        assert_eq!(iso(&st["last_request_at"]), f.last_main, "{name} {id}: status line last");
+        lines += 1;
+    }
+    assert!(lines > 10, "{name}: {lines} status lines compared");
+
+    // A sample of sessions through the binary's `advise --json` and the API.
+    for (id, f) in report.iter().take(5) {
+        let out = Command::new(env!("CARGO_BIN_EXE_cachewise"))
+            .args(["--no-ingest", "--data-dir"])
+            .arg(data.path())
+            .args(["--now", &now, "advise", id, "--json"])
+            .output()
+            .unwrap();
+        match f.warm {
+            Some(warm) => {
+                let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+                assert_eq!(v["warm"].as_bool(), Some(warm));
+                same_usd(v["cold_resume_usd"].as_f64().unwrap(), f.premium_usd.unwrap(), id);
+            }
+            None => assert!(String::from_utf8_lossy(&out.stderr).contains("only sub-agent requests")),
+        }
+    }
+    eprintln!("{name}: {} sessions, {in_panel} in the Now panel, {lines} status lines", report.len());
+}
+
+#[test]
+fn every_view_reads_one_number_per_session_on_the_real_corpora() {
+    for name in ["real", "real2", "real3"] {
+        check_corpus(name);
+    }
+}
