@@ -109,6 +109,20 @@ fn statusline(data: &Path, now: &str, session: &str, transcript: &Path) -> Value
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// `GET /api/session/{id}` of the dashboard, in process.
+fn api_session(state: &cachewise::web::AppState, id: &str) -> Value {
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let uri = format!("/api/session/{}", cachewise::web::params::encode(id));
+        let req = axum::http::Request::builder().uri(uri).header("host", "127.0.0.1").body(axum::body::Body::empty());
+        let res = cachewise::web::app(state.clone()).oneshot(req.unwrap()).await.unwrap();
+        assert_eq!(res.status(), 200, "/api/session/{id}");
+        serde_json::from_slice(&res.into_body().collect().await.unwrap().to_bytes()).unwrap()
+    })
+}
+
 fn check_corpus(name: &str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus").join(name).join("claude");
     if !root.join("projects").is_dir() {
@@ -137,6 +151,18 @@ fn check_corpus(name: &str) {
             (_, None) => {}
         }
     }
+
+    // The cache report reconciles with `report daily`: the same requests
+    // and dollars, and the difference from its thread requests named.
+    let daily = cw(data.path(), None, &now, &["report", "daily", "--json"]);
+    let u = &cache["usage"];
+    assert_eq!(u["requests"], daily["total"]["requests"], "{name}: requests");
+    same_usd(u["cost_usd"].as_f64().unwrap(), daily["total"]["cost_usd"].as_f64().unwrap(), name);
+    assert_eq!(u["thread_requests"], cache["requests"], "{name}: the cache model's count");
+    same_usd(u["thread_cost_usd"].as_f64().unwrap(), cache["what_if"]["actual_usd"].as_f64().unwrap(), name);
+    let parts = u["thread_cost_usd"].as_f64().unwrap() + u["advisor_cost_usd"].as_f64().unwrap();
+    same_usd(parts, u["cost_usd"].as_f64().unwrap(), &format!("{name}: threads + advisor calls"));
+    assert!(u["other_usd"].as_f64().unwrap().abs() < 0.005, "{name}: {u}");
 
     // In-process: the dashboard at the same clock, and the advice every
     // session gets (what `advise ID --json` prints).
@@ -167,6 +193,12 @@ fn check_corpus(name: &str) {
                 assert!(e.to_string().contains("only sub-agent requests"), "{e}");
             }
         }
+        let api = api_session(&state, id);
+        same_usd(api["usage"]["cost_usd"].as_f64().unwrap(), f.cost_usd, &format!("{name} {id}: /api/session"));
+        assert_eq!(api["usage"]["requests"].as_u64(), Some(f.requests), "{name} {id}: /api/session requests");
+        assert_eq!(api["usage"]["warm"].as_bool(), f.warm, "{name} {id}: /api/session warm");
+        assert_eq!(api["usage"]["cold_resume_usd"].as_f64().map(cents), f.premium_usd.map(cents), "{name} {id}");
+        assert_eq!(api["stale"].is_null(), f.warm != Some(false), "{name} {id}: /api/session stale");
         if let Some(s) = panel.sessions.iter().find(|s| s.session_id == *id) {
             in_panel += 1;
             assert_eq!(Some(s.warm), f.warm, "{name} {id}: Now panel warm");

@@ -116,3 +116,42 @@ async fn events_deliver_an_update_after_an_ingest() {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body, format!("retry: 2000\nid: {n}\nevent: update\ndata: {n}\n\n", n = v + 1));
 }
+
+/// Issue 24 item 11: with the dashboard serving a store, another process
+/// (here `cachewise report daily`, which ingests) writes it; the refresh
+/// task notices from the store's version, not from its own ingest, and
+/// `/events` fires. Without a change, nothing is read again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_notices_a_store_written_by_another_process() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("claude");
+    let transcript = tree(&root);
+    let data = tmp.path().join("data");
+    let store = ingested(&root, &data);
+    let st = web_state(&store, t0() + Duration::minutes(10));
+    let before = st.snapshot();
+    assert_eq!(st.rebuild().unwrap(), None, "nothing changed: the snapshot is kept");
+    assert!(std::sync::Arc::ptr_eq(&before, &st.snapshot()));
+    let v = before.version;
+    // The server ingests nothing itself (`--no-ingest`: no roots).
+    tokio::spawn(cachewise::web::refresh::keep_fresh(st.clone(), None));
+    let waiting = tokio::spawn({
+        let st = st.clone();
+        async move { get(&st, &format!("/events?v={v}")).await }
+    });
+    append(&transcript, &format!("{}\n", Resp::new("s1", 3, 5).to_lines().join("\n")));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cachewise"))
+        .args(["--claude-dir"])
+        .arg(&root)
+        .args(["--data-dir"])
+        .arg(&data)
+        .args(["--quiet", "report", "daily", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let (status, _, body) = tokio::time::timeout(std::time::Duration::from_secs(12), waiting).await.unwrap().unwrap();
+    assert_eq!(status, StatusCode::OK);
+    assert!(body.contains(&format!("event: update\ndata: {}", v + 1)), "{body}");
+    let snap = st.snapshot();
+    assert_eq!(snap.all().unwrap().daily.total.requests, 3, "the other writer's request is on the pages");
+}

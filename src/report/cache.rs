@@ -67,10 +67,37 @@ pub struct CacheReport {
     pub now: DateTime<Utc>,
     /// Models of the covered requests priced as their family's newest version.
     pub estimated_models: Vec<Estimate>,
+    /// The same selection as `report daily` counts it, beside the cache
+    /// model's thread requests, and what makes the difference.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Reconcile>,
     /// Present when `stale`, `by_session` and `compaction` are one page of
     /// their rows (`page`): which page, and how many rows each list holds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lists: Option<ListPage>,
+}
+
+/// How the cache figures reconcile with the usage reports over the same
+/// selection. `report daily` counts responses and prices every call inside
+/// them; the cache model counts each call of a conversation thread (a
+/// response made of several calls is several thread requests), and an
+/// advisor call belongs to no thread. So `cost_usd = thread_cost_usd +
+/// advisor_cost_usd + other_usd`, where `other_usd` (responses with no call
+/// the cache model reads) is zero but for odd transcripts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Reconcile {
+    /// Responses, as `report daily` counts them.
+    pub requests: u64,
+    /// Their cost, as `report daily` sums it.
+    pub cost_usd: f64,
+    /// Requests of conversation threads, as the cache model counts them.
+    pub thread_requests: u64,
+    /// Their cost (the what-if's actual cost).
+    pub thread_cost_usd: f64,
+    pub advisor_calls: u64,
+    pub advisor_cost_usd: f64,
+    /// Whatever else differs (normally zero).
+    pub other_usd: f64,
 }
 
 /// One page of a cache report's per-session lists.
@@ -122,6 +149,7 @@ impl CacheReport {
             compaction: Vec::new(),
             now: self.now,
             estimated_models: self.estimated_models.clone(),
+            usage: self.usage,
             lists: self.lists,
         }
     }

@@ -44,12 +44,33 @@ fn stats_table(header: [&str; 4], rows: &[(&str, &ClassStats)]) -> String {
     format!("{t}\n")
 }
 
+/// How the cache figures relate to `report daily`'s, in words.
+pub fn reconcile_line(u: &crate::report::cache::Reconcile) -> String {
+    let mut line = format!(
+        "  {} requests, {} as `report daily` counts them; the cache model counts {} requests of conversation threads ({})",
+        thousands(u.requests),
+        dollars(u.cost_usd),
+        thousands(u.thread_requests),
+        dollars(u.thread_cost_usd)
+    );
+    if u.advisor_calls > 0 {
+        line += &format!(": {} advisor calls ({}) belong to no thread", thousands(u.advisor_calls), dollars(u.advisor_cost_usd));
+    }
+    if u.other_usd.abs() >= 0.005 {
+        line += &format!("; {} of responses with no call the cache model reads", dollars(u.other_usd));
+    }
+    line + ".\n"
+}
+
 /// The cache report as terminal text.
 pub fn render_cache(r: &CacheReport) -> String {
     let s = &r.total;
     let mut out = String::new();
     let misses = s.classes.ttl_5m.count + s.classes.ttl_1h.count;
     let _ = writeln!(out, "Prompt cache over {} requests", thousands(s.requests));
+    if let Some(u) = &r.usage {
+        out.push_str(&reconcile_line(u));
+    }
     let _ = writeln!(
         out,
         "  Lost to expired caches: {} ({} rebuilds after idle gaps)",

@@ -9,12 +9,12 @@
 //! people, models).
 
 use super::analysis_cols::{AnalysisCols, LocalDays, FIGURES};
-use super::cache::{find_session, CacheQuery, CacheReport};
+use super::cache::{find_session, CacheQuery, CacheReport, Reconcile};
 use super::cache_medians::idle_compaction;
 use super::slices::for_each_slice;
 use super::ReportError;
 use crate::analyze::{
-    count_by_trigger, DayStats, SessionCompaction, SessionStats, StaleSession, Tally, IDLE, MODEL_VERSION,
+    count_by_trigger, CacheStats, DayStats, SessionCompaction, SessionStats, StaleSession, Tally, IDLE, MODEL_VERSION,
 };
 use crate::model::columns as c;
 use crate::model::Compaction;
@@ -186,6 +186,7 @@ pub fn cache_report(view: &StoreView, q: &CacheQuery) -> Result<CacheReport, Rep
         }
         Ok(())
     })?;
+    let total = total.finish();
     let by_day = day_stats(by_day);
     let by_session = session_stats(sessions, titles);
     let stale = stale(view)?
@@ -196,9 +197,10 @@ pub fn cache_report(view: &StoreView, q: &CacheQuery) -> Result<CacheReport, Rep
     let compaction = compaction_reports(view, &ids)?;
     let by_trigger = by_trigger(view, q)?;
     let idle = by_trigger.get(IDLE).copied().unwrap_or(0);
+    let usage = Some(reconcile(view, q, &total)?);
     Ok(CacheReport {
         model: MODEL_VERSION,
-        total: total.finish(),
+        total,
         compactions_by_trigger: by_trigger,
         idle_compaction: idle_compaction(view, q, idle)?,
         stale,
@@ -207,7 +209,31 @@ pub fn cache_report(view: &StoreView, q: &CacheQuery) -> Result<CacheReport, Rep
         compaction,
         now,
         estimated_models: view.prices().estimated_models(models.iter().map(String::as_str)),
+        usage,
         lists: None,
+    })
+}
+
+/// The selection as the usage reports count it, against the thread
+/// requests the cache model counted (`Reconcile`).
+fn reconcile(view: &StoreView, q: &CacheQuery, total: &CacheStats) -> Result<Reconcile, ReportError> {
+    let sessions = super::usage::usage(view, super::query::Grouping::Session, &q.query)?;
+    let (totals, calls) = match &q.session {
+        None => (sessions.total, sessions.calls),
+        Some(id) => match sessions.rows.iter().find(|r| r.key == *id) {
+            Some(r) => (r.totals, r.calls.unwrap_or_default()),
+            None => Default::default(),
+        },
+    };
+    let thread_cost_usd = total.what_if.actual_usd;
+    Ok(Reconcile {
+        requests: totals.requests,
+        cost_usd: totals.cost_usd,
+        thread_requests: total.requests,
+        thread_cost_usd,
+        advisor_calls: calls.advisor_calls,
+        advisor_cost_usd: calls.advisor_cost_usd,
+        other_usd: totals.cost_usd - thread_cost_usd - calls.advisor_cost_usd,
     })
 }
 

@@ -108,6 +108,7 @@ pub fn cache_report(data: &CacheData, q: &CacheQuery, now: DateTime<Utc>) -> Cac
         compaction,
         now,
         estimated_models,
+        usage: None,
         lists: None,
     }
 }

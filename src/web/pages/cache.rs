@@ -27,6 +27,8 @@ pub struct CachePage {
     /// Compactions by trigger (`manual`, `auto`, `idle`, others).
     pub by_trigger: Vec<(String, u64)>,
     pub idle: IdleCompaction,
+    /// How these figures relate to the usage pages', in words.
+    pub reconcile: Option<String>,
 }
 
 impl Formats for CachePage {
@@ -80,5 +82,6 @@ pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<
         stale: c.stale.len(),
         by_trigger: c.compactions_by_trigger.iter().map(|(k, n)| (k.clone(), *n)).collect(),
         idle: c.idle_compaction,
+        reconcile: c.usage.as_ref().map(|u| crate::report::cache_render::reconcile_line(u).trim().to_owned()),
     })
 }
