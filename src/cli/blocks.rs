@@ -5,7 +5,7 @@ use super::plan::Plan;
 use super::run::refresh;
 use super::ReportArgs;
 use crate::report::blocks::{blocks, to_json, to_table};
-use crate::store::{frames, Table};
+use crate::store::frames;
 use chrono::Utc;
 
 pub fn run_blocks(plan: &Plan, a: &ReportArgs) -> anyhow::Result<()> {
@@ -13,8 +13,8 @@ pub fn run_blocks(plan: &Plan, a: &ReportArgs) -> anyhow::Result<()> {
         return Err(super::UsageError("report blocks takes --json, not --csv or --breakdown".into()).into());
     }
     refresh(plan)?;
-    let requests = match plan.store.read(Table::Requests)? {
-        Some(df) => frames::requests_from(&df)?,
+    let requests = match plan.store.requests_priced(&plan.prices)? {
+        Some(lf) => frames::requests_from(&lf.collect()?)?,
         None => Vec::new(),
     };
     let q = a.filter.query(plan.tz, false);

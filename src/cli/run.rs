@@ -68,7 +68,8 @@ pub fn refresh(plan: &Plan) -> anyhow::Result<Option<Outcome>> {
 /// Ingests now (the policy has allowed it).
 fn ingest_now(plan: &Plan) -> anyhow::Result<Option<Outcome>> {
     let bar = Bar::new(plan.quiet);
-    match ingest::ingest(&plan.roots, &plan.store, &plan.prices, &bar) {
+    // The clock enters here: lines stamped more than a day later are bad lines.
+    match ingest::ingest(&plan.roots, &plan.store, &plan.prices, &bar, Utc::now()) {
         Ok(o) => {
             warn(plan, &o);
             Ok(Some(o))
@@ -163,7 +164,7 @@ fn run_ingest(plan: &Plan, a: IngestArgs) -> anyhow::Result<()> {
 fn run_rebuild(plan: &Plan, a: IngestArgs) -> anyhow::Result<()> {
     let local = !crate::team::holds_bundles(&plan.store) || a.into_team;
     let roots = if local { plan.roots.clone() } else { Vec::new() };
-    let o = ingest::rebuild(&roots, &plan.store, &plan.prices, &Bar::new(plan.quiet))?;
+    let o = ingest::rebuild(&roots, &plan.store, &plan.prices, &Bar::new(plan.quiet), Utc::now())?;
     super::out(&format!(
         "rebuilt the store from {} transcript(s) ({:.1} MB, {} malformed line(s)): {} requests stored\n",
         o.files,

@@ -23,11 +23,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 /// The stored requests as the cache model's rows: one per thread call of
 /// each response (`PriceTable::thread_requests`).
 pub fn thread_requests(store: &Store, prices: &PriceTable) -> Result<Vec<Request>, ReportError> {
-    let requests = match store.read(Table::Requests)? {
-        Some(df) => frames::requests_from(&df)?,
+    let requests = match store.requests_priced(prices)? {
+        Some(lf) => frames::requests_from(&lf.collect()?)?,
         None => return Ok(Vec::new()),
     };
-    let calls = store.load(Table::Iterations, frames::iterations_from)?;
+    let calls = store.calls_priced(prices)?;
     Ok(prices.thread_requests(requests, &calls))
 }
 

@@ -10,9 +10,9 @@ use super::ReportError;
 use crate::model::columns as c;
 use crate::model::iterations::calls_range;
 use crate::model::Iteration;
-use crate::pricing::WEB_SEARCH_USD;
-use crate::store::frames::{self, Cols};
-use crate::store::{Store, Table};
+use crate::pricing::{PriceTable, WEB_SEARCH_USD};
+use crate::store::frames::Cols;
+use crate::store::Store;
 use polars::prelude::*;
 use serde::Serialize;
 use std::ops::{Add, Range};
@@ -71,9 +71,10 @@ impl CallTotals {
     }
 }
 
-/// Every stored call, sorted by line key and index (as the merge writes them).
-pub fn stored(store: &Store) -> Result<Vec<Iteration>, ReportError> {
-    Ok(store.load(Table::Iterations, frames::iterations_from)?)
+/// Every stored call, sorted by line key and index (as the merge writes
+/// them), priced with `prices` (`Store::calls_priced`).
+pub fn stored(store: &Store, prices: &PriceTable) -> Result<Vec<Iteration>, ReportError> {
+    Ok(store.calls_priced(prices)?)
 }
 
 /// For each row of `df` (which holds `KEY_COLUMNS`), the range of its calls

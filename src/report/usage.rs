@@ -110,20 +110,21 @@ impl UsageReport {
     }
 }
 
-/// The stored requests as a lazy frame (empty when nothing was ingested).
-/// A scan, so a query reads only the columns it uses.
-pub fn requests(store: &Store) -> Result<Option<LazyFrame>, ReportError> {
-    Ok(store.scan_requests()?)
+/// The stored requests as a lazy frame priced with `prices` (None when
+/// nothing was ingested; `Store::requests_priced`). A scan when the stored
+/// costs are `prices`'s, so a query reads only the columns it uses.
+pub fn requests(store: &Store, prices: &PriceTable) -> Result<Option<LazyFrame>, ReportError> {
+    Ok(store.requests_priced(prices)?)
 }
 
 /// Runs a usage report over the store.
 pub fn usage(store: &Store, grouping: Grouping, q: &Query, prices: &PriceTable) -> Result<UsageReport, ReportError> {
-    let Some(lf) = requests(store)? else {
+    let Some(lf) = requests(store, prices)? else {
         return Ok(UsageReport::empty(grouping));
     };
     // The columns the report uses; the calls' keys only when the store
     // holds calls.
-    let stored_calls = calls::stored(store)?;
+    let stored_calls = calls::stored(store, prices)?;
     let cols = columns(grouping, !stored_calls.is_empty());
     let (df, models, total_calls, by_session) = match stored_calls.is_empty() {
         // No call to match a row with: the SQL runs a slice at a time.

@@ -14,6 +14,7 @@ mod concat;
 pub mod frames;
 mod health;
 pub mod manifest;
+mod priced;
 mod requests;
 
 pub use health::TableProblem;

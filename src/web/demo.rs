@@ -47,7 +47,12 @@ pub fn write_demo(store: &Store, prices: &PriceTable, now: DateTime<Utc>) -> Res
         .collect();
     let calls = crate::synth::calls::add_calls(&data.requests, DEMO_CALLS_EVERY);
     let (n, _) = ingest::store_rows_with_calls(store, data.requests, calls, data.compactions, titles, prices)?;
-    let manifest = Manifest { schema: STORE_SCHEMA, updated: Some(now.to_rfc3339()), ..Manifest::default() };
+    let manifest = Manifest {
+        schema: STORE_SCHEMA,
+        pricing: prices.fingerprint(),
+        updated: Some(now.to_rfc3339()),
+        ..Manifest::default()
+    };
     store.save_manifest(&manifest)?;
     Ok(n)
 }

@@ -51,7 +51,7 @@ fn ingest_once(state: &AppState, roots: &[PathBuf]) -> bool {
     if crate::team::holds_bundles(&s.store) {
         return false;
     }
-    match ingest::ingest(roots, &s.store, &s.prices, &Silent) {
+    match ingest::ingest(roots, &s.store, &s.prices, &Silent, s.clock.now()) {
         Ok(o) => o.changed,
         Err(IngestError::NoRoots { .. }) => false,
         Err(e) => {
