@@ -335,7 +335,14 @@ fn a_damaged_or_missing_analysis_table_is_recomputed_by_the_next_ingest() {
             &prices(),
         );
         assert!(report.is_ok(), "{what}: a report still works: {:?}", report.err());
-        let o = ingest(&[root.path().to_path_buf()], &Store::open(data.path()).unwrap(), &prices(), &Silent, chrono::Utc::now()).unwrap();
+        let o = ingest(
+            &[root.path().to_path_buf()],
+            &Store::open(data.path()).unwrap(),
+            &prices(),
+            &Silent,
+            chrono::Utc::now(),
+        )
+        .unwrap();
         assert!(!o.changed, "{what}: no transcript changed");
         let df = stored(data.path());
         assert_eq!(df.height(), 6, "{what}");

@@ -211,7 +211,9 @@ fn a_store_of_an_older_layout_is_rebuilt_without_losing_deleted_transcripts() {
 #[test]
 fn missing_roots_are_explained() {
     let data = tempfile::tempdir().unwrap();
-    let err = ingest(&[data.path().join("nope")], &Store::open(data.path()).unwrap(), &prices(), &Silent, chrono::Utc::now()).unwrap_err();
+    let err =
+        ingest(&[data.path().join("nope")], &Store::open(data.path()).unwrap(), &prices(), &Silent, chrono::Utc::now())
+            .unwrap_err();
     let msg = err.to_string();
     assert!(msg.contains("no Claude Code transcripts found") && msg.contains("nope/projects"), "{msg}");
 }
@@ -261,7 +263,8 @@ fn a_2_gb_sparse_file_is_one_bad_line_and_read_once() {
     let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
     assert!(o.status.success(), "{err}");
     assert!(out.starts_with("2 files, 2 read (2147.5 MB), 4 lines, 1 malformed; 1 requests stored"), "{out}");
-    let named = format!("{}:1: a line of {} bytes at byte offset 0 is longer than the bound", sparse.display(), 2u64 << 30);
+    let named =
+        format!("{}:1: a line of {} bytes at byte offset 0 is longer than the bound", sparse.display(), 2u64 << 30);
     assert!(err.contains(&named), "{err}");
     eprintln!("ingest of a 2 GiB sparse file (debug build): {:?}", started.elapsed());
     let again = cachewise(root.path(), data.path(), &["ingest"]);

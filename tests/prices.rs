@@ -262,7 +262,8 @@ fn a_pricing_file_prices_only_its_own_run() {
     let transcript = write(root.path(), "-home-u-app/s2.jsonl", &sonnet.to_lines());
     // Sonnet 4.5 at $1 in, $5 out: a third of its list price.
     let file = data.path().join("cheap.toml");
-    std::fs::write(&file, "[[model]]\nid = \"claude-sonnet-4-5\"\ninput_per_mtok = 1.0\noutput_per_mtok = 5.0\n").unwrap();
+    std::fs::write(&file, "[[model]]\nid = \"claude-sonnet-4-5\"\ninput_per_mtok = 1.0\noutput_per_mtok = 5.0\n")
+        .unwrap();
     let cheap = ["--pricing", file.to_str().unwrap()];
     let (list, third) = (sonnet.sonnet_cost(), sonnet.sonnet_cost() / 3.0);
     let daily = |extra: &[&str]| {
@@ -284,7 +285,11 @@ fn a_pricing_file_prices_only_its_own_run() {
     // Stored at list price, `--pricing` with `--no-ingest` is not ignored.
     close(daily(&[]), list);
     close(daily(&[&cheap[..], &["--no-ingest"]].concat()), third);
-    let session = json_of(&cachewise(root.path(), data.path(), &[&["report", "session", "--json", "--no-ingest"], &cheap[..]].concat()));
+    let session = json_of(&cachewise(
+        root.path(),
+        data.path(),
+        &[&["report", "session", "--json", "--no-ingest"], &cheap[..]].concat(),
+    ));
     close(session["rows"][0]["cost_usd"].as_f64().unwrap(), third);
     close(daily(&["--no-ingest"]), list);
 }
@@ -300,7 +305,8 @@ fn a_price_whose_cost_can_overflow_is_refused_with_the_file_and_field() {
     ] {
         let file = data.path().join("huge.toml");
         std::fs::write(&file, format!("[[model]]\nid = \"claude-sonnet-4-5\"\n{line}\n")).unwrap();
-        let o = cachewise(root.path(), data.path(), &["report", "daily", "--json", "--pricing", file.to_str().unwrap()]);
+        let o =
+            cachewise(root.path(), data.path(), &["report", "daily", "--json", "--pricing", file.to_str().unwrap()]);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "{field}: {err}");
         assert!(err.contains(&file.display().to_string()) && err.contains(field), "{field}: {err}");
@@ -308,7 +314,12 @@ fn a_price_whose_cost_can_overflow_is_refused_with_the_file_and_field() {
     }
     // At the bound it is a price like any other.
     let file = data.path().join("dear.toml");
-    std::fs::write(&file, "[[model]]\nid = \"claude-sonnet-4-5\"\ninput_per_mtok = 1e6\noutput_per_mtok = 1e6\n").unwrap();
-    let v = json_of(&cachewise(root.path(), data.path(), &["report", "daily", "--json", "--pricing", file.to_str().unwrap()]));
+    std::fs::write(&file, "[[model]]\nid = \"claude-sonnet-4-5\"\ninput_per_mtok = 1e6\noutput_per_mtok = 1e6\n")
+        .unwrap();
+    let v = json_of(&cachewise(
+        root.path(),
+        data.path(),
+        &["report", "daily", "--json", "--pricing", file.to_str().unwrap()],
+    ));
     assert!(v["total"]["cost_usd"].as_f64().unwrap().is_finite());
 }

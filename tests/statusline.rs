@@ -388,7 +388,11 @@ fn a_line_longer_than_a_call_reads_is_skipped_and_the_lines_after_it_counted() {
     let data = tmp.path().join("data");
     let (a, b) = (Resp::new("s1", 1, 0), Resp::new("s1", 2, 1));
     let long = format!(r#"{{"type":"user","message":{{"content":"{}"}}}}"#, "x".repeat(20 << 20));
-    let path = write(&tmp.path().join("claude"), "-p/s1.jsonl", &[lines(&[a.clone()]), vec![long], lines(&[b.clone()])].concat());
+    let path = write(
+        &tmp.path().join("claude"),
+        "-p/s1.jsonl",
+        &[lines(std::slice::from_ref(&a)), vec![long], lines(std::slice::from_ref(&b))].concat(),
+    );
     let now = t0() + Duration::minutes(2);
     let v = timed_status(&data, &input(&path, false), now);
     assert!(close(v["session_cost_usd"].as_f64().unwrap(), a.sonnet_cost()), "{v}");
@@ -432,7 +436,10 @@ fn a_response_stamped_in_the_far_future_is_a_bad_line_not_the_last_request() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
     let r = Resp::new("s1", 1, 0);
-    let year = |n: u64, y: i32| Resp { time: chrono::TimeZone::with_ymd_and_hms(&Utc, y, 4, 12, 0, 0).unwrap(), ..Resp::new("s1", n, 0) };
+    let year = |n: u64, y: i32| Resp {
+        time: chrono::TimeZone::with_ymd_and_hms(&Utc, y, 4, 12, 0, 0).unwrap(),
+        ..Resp::new("s1", n, 0)
+    };
     let path = write(&tmp.path().join("claude"), "-p/s1.jsonl", &lines(&[r.clone(), year(2, 2262), year(3, 9999)]));
     let now = t0() + Duration::minutes(1);
     let v = status(&data, &input(&path, false), now);

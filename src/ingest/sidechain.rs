@@ -152,7 +152,9 @@ mod tests {
             mtime_ns: 0,
         };
         let text = session_file();
-        let whole = threads(&parse_bytes(&file, text.as_bytes(), Start::default(), &mut Links::default(), chrono::Utc::now()).requests);
+        let whole = threads(
+            &parse_bytes(&file, text.as_bytes(), Start::default(), &mut Links::default(), chrono::Utc::now()).requests,
+        );
         assert_eq!(whole["a2"], "sc-root-aaa");
         assert_eq!(whole["b2"], "sc-root-bbb");
         assert_eq!(whole["m2"], "main");

@@ -199,7 +199,9 @@ pub struct TeamReport {
 /// person's whole history, so the window's edges do not turn warm requests
 /// cold (`cache`).
 pub fn team(store: &Store, q: &Query, prices: &PriceTable, opts: &TeamOptions) -> Result<TeamReport, ReportError> {
-    let Some(lf) = requests(store, prices)? else { return Ok(assemble(q, Vec::new(), Vec::new(), Cache::default(), opts)) };
+    let Some(lf) = requests(store, prices)? else {
+        return Ok(assemble(q, Vec::new(), Vec::new(), Cache::default(), opts));
+    };
     let clock = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("report team: {what} after {:?}", clock.elapsed());
     let calls = calls::stored(store, prices)?;

@@ -9,12 +9,12 @@
 
 use super::limits::{self, LimitEstimate, Priced, WindowKind};
 use crate::model::columns as c;
+use crate::pricing::PriceTable;
 use crate::store::frames::Cols;
 use crate::store::manifest::Manifest;
 use crate::store::Store;
 use chrono::{DateTime, Duration, NaiveTime, TimeZone, Utc};
 use chrono_tz::Tz;
-use crate::pricing::PriceTable;
 use polars::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -116,5 +116,7 @@ pub fn priced_since(
     let (times, costs) = (t.time(c::TIME)?, t.f64(c::COST_USD)?);
     let counts = if tokens { t.tokens()?.into_iter().map(|k| k.prompt() + k.output).collect() } else { Vec::new() };
     let rows = times.into_iter().zip(costs).enumerate().filter(|(_, (time, _))| *time >= since);
-    Ok(rows.map(|(i, (time, cost_usd))| Priced { time, cost_usd, tokens: counts.get(i).copied().unwrap_or(0) }).collect())
+    Ok(rows
+        .map(|(i, (time, cost_usd))| Priced { time, cost_usd, tokens: counts.get(i).copied().unwrap_or(0) })
+        .collect())
 }

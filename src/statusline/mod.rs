@@ -140,8 +140,10 @@ fn fill_store(st: &mut Status, state: &session::SessionState, ctx: &Context) {
             .iter()
             .map(|(path, tail)| tail::unstored_cost(tail, stored_lines(&manifest, path), today))
             .sum::<f64>();
-    let stored =
-        store.as_ref().filter(|_| !manifest.files.is_empty()).map(|s| figures::figures(s, &manifest, &ctx.prices, ctx.tz, ctx.now));
+    let stored = store
+        .as_ref()
+        .filter(|_| !manifest.files.is_empty())
+        .map(|s| figures::figures(s, &manifest, &ctx.prices, ctx.tz, ctx.now));
     match stored {
         Some(Ok(f)) => {
             st.today_cost_usd = Some(f.today_usd + unstored);

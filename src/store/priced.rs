@@ -60,7 +60,10 @@ impl Store {
                 prices.price_from_calls(r, &mut calls, &mut unknown);
             }
         }
-        tracing::debug!("priced {} stored requests in memory (the store was priced with another table)", requests.len());
+        tracing::debug!(
+            "priced {} stored requests in memory (the store was priced with another table)",
+            requests.len()
+        );
         Ok(Some((requests, calls)))
     }
 
