@@ -277,7 +277,7 @@ fn a_line_stamped_more_than_a_day_ahead_is_a_bad_line() {
     let now = chrono::Utc::now();
     let stamped = |n: u64, t: chrono::DateTime<chrono::Utc>| Resp { time: t, lines: 1, ..Resp::new("s8", n, 0) };
     let ok = [stamped(1, now - chrono::Duration::minutes(1)), stamped(2, now + chrono::Duration::hours(2))];
-    let year = |y: i32| chrono::TimeZone::with_ymd_and_hms(&chrono::Utc, y, 4, 12, 0, 0).unwrap();
+    let year = |y: i32| chrono::TimeZone::with_ymd_and_hms(&chrono::Utc, y, 4, 12, 0, 0, 0).unwrap();
     let future = [stamped(3, year(2262)), stamped(4, year(9999))];
     let lines: Vec<String> = [&ok[..], &future[..]].concat().iter().flat_map(Resp::to_lines).collect();
     let path = write(root.path(), "-p/s8.jsonl", &lines);

@@ -258,9 +258,10 @@ fn statusline(data: &Path, transcript: &Path, now: &str, extra: &[&str]) -> Valu
 #[test]
 fn a_pricing_file_prices_only_its_own_run() {
     let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let sonnet = Resp { w5: 1_000_000, ..Resp::new("s2", 1, 24 * 60) };
+    let sonnet = Resp { w5: 100_000, ..Resp::new("s2", 1, 24 * 60) };
     let transcript = write(root.path(), "-home-u-app/s2.jsonl", &sonnet.to_lines());
-    // Sonnet 4.5 at $1 in, $5 out: a third of its list price.
+    // Sonnet 4.5 at $1 in, $5 out: a third of its list price (a prompt
+    // under the 200k of its long-context premium).
     let file = data.path().join("cheap.toml");
     std::fs::write(&file, "[[model]]\nid = \"claude-sonnet-4-5\"\ninput_per_mtok = 1.0\noutput_per_mtok = 5.0\n")
         .unwrap();

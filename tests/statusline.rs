@@ -437,7 +437,7 @@ fn a_response_stamped_in_the_far_future_is_a_bad_line_not_the_last_request() {
     let data = tmp.path().join("data");
     let r = Resp::new("s1", 1, 0);
     let year = |n: u64, y: i32| Resp {
-        time: chrono::TimeZone::with_ymd_and_hms(&Utc, y, 4, 12, 0, 0).unwrap(),
+        time: chrono::TimeZone::with_ymd_and_hms(&Utc, y, 4, 12, 0, 0, 0).unwrap(),
         ..Resp::new("s1", n, 0)
     };
     let path = write(&tmp.path().join("claude"), "-p/s1.jsonl", &lines(&[r.clone(), year(2, 2262), year(3, 9999)]));
