@@ -17,14 +17,16 @@ use std::path::PathBuf;
 pub use crate::team::accept::{status_of, TeamState as PushState, BUNDLES_PATH, DEFAULT_MAX_BYTES};
 pub use crate::team::{ImportOutcome, TeamError as PushError};
 
-/// Brings the store up to date with the transcripts under `roots`.
+/// Brings the store up to date with the transcripts under `roots`; lines
+/// stamped more than a day after `now` are bad lines.
 pub fn ingest(
     roots: &[PathBuf],
     store: &Store,
     prices: &PriceTable,
     progress: &dyn Progress,
+    now: DateTime<Utc>,
 ) -> Result<Outcome, IngestError> {
-    ingest::ingest(roots, store, prices, progress, &Stage { prices })
+    ingest::ingest(roots, store, prices, progress, &Stage { prices }, now)
 }
 
 /// Rebuilds every table from the transcripts under `roots` (rows of
@@ -34,8 +36,9 @@ pub fn rebuild(
     store: &Store,
     prices: &PriceTable,
     progress: &dyn Progress,
+    now: DateTime<Utc>,
 ) -> Result<Outcome, IngestError> {
-    ingest::rebuild(roots, store, prices, progress, &Stage { prices })
+    ingest::rebuild(roots, store, prices, progress, &Stage { prices }, now)
 }
 
 /// Writes candidate rows as the store's tables, replacing what they held

@@ -28,7 +28,7 @@ fn prices() -> PriceTable {
 }
 
 fn ingest_tree(root: &Path, data: &Path) {
-    ingest(&[root.to_path_buf()], &Store::open(data).unwrap(), &prices(), &Silent).unwrap();
+    ingest(&[root.to_path_buf()], &Store::open(data).unwrap(), &prices(), &Silent, chrono::Utc::now()).unwrap();
 }
 
 /// The stored analysis table (base and recent part).
@@ -286,7 +286,7 @@ proptest! {
         prop_assert!(check(data.path()).is_ok(), "{:?}", check(data.path()));
         // `ingest --rebuild` of a copy computes the same table.
         let copy = copy_of(data.path());
-        rebuild(&[root.path().to_path_buf()], &Store::open(copy.path()).unwrap(), &prices(), &Silent).unwrap();
+        rebuild(&[root.path().to_path_buf()], &Store::open(copy.path()).unwrap(), &prices(), &Silent, chrono::Utc::now()).unwrap();
         let rebuilt = same_rows(&stored(data.path()), &stored(copy.path()));
         prop_assert!(rebuilt.is_ok(), "rebuilt: {:?}", rebuilt);
     }
@@ -336,7 +336,14 @@ fn a_damaged_or_missing_analysis_table_is_recomputed_by_the_next_ingest() {
                 cachewise::report::usage::usage(&view, cachewise::report::query::Grouping::Daily, &q)
             });
         assert!(report.is_ok(), "{what}: a report still works: {:?}", report.err());
-        let o = ingest(&[root.path().to_path_buf()], &Store::open(data.path()).unwrap(), &prices(), &Silent).unwrap();
+        let o = ingest(
+            &[root.path().to_path_buf()],
+            &Store::open(data.path()).unwrap(),
+            &prices(),
+            &Silent,
+            chrono::Utc::now(),
+        )
+        .unwrap();
         assert!(!o.changed, "{what}: no transcript changed");
         let df = stored(data.path());
         assert_eq!(df.height(), 6, "{what}");
@@ -359,12 +366,12 @@ fn a_rebuild_and_the_recovery_of_a_damaged_store_write_the_analysis_table() {
     let good = stored(data.path());
     let store = Store::open(data.path()).unwrap();
     fs::write(store.path(Table::Analysis), b"damaged").unwrap();
-    rebuild(&[root.path().to_path_buf()], &store, &prices(), &Silent).unwrap();
+    rebuild(&[root.path().to_path_buf()], &store, &prices(), &Silent, chrono::Utc::now()).unwrap();
     same_rows(&stored(data.path()), &good).unwrap();
     // A damaged derived table makes the next ingest rebuild the store.
     fs::write(store.path(Table::Sessions), b"damaged").unwrap();
     store.remove(Table::Analysis).unwrap();
-    let o = ingest(&[root.path().to_path_buf()], &store, &prices(), &Silent).unwrap();
+    let o = ingest(&[root.path().to_path_buf()], &store, &prices(), &Silent, chrono::Utc::now()).unwrap();
     assert!(o.rebuilt.is_some());
     same_rows(&stored(data.path()), &good).unwrap();
     check(data.path()).unwrap();
@@ -382,7 +389,7 @@ fn an_upgrade_from_the_previous_layout_writes_the_analysis_table() {
     let manifest = data.path().join("manifest.json");
     let text = fs::read_to_string(&manifest).unwrap();
     fs::write(&manifest, text.replacen("\"schema\":4", "\"schema\":3", 1)).unwrap();
-    assert!(ingest(&[root.path().to_path_buf()], &store, &prices(), &Silent).unwrap().changed);
+    assert!(ingest(&[root.path().to_path_buf()], &store, &prices(), &Silent, chrono::Utc::now()).unwrap().changed);
     assert!(fs::read_to_string(&manifest).unwrap().contains("\"schema\":4"));
     same_rows(&stored(data.path()), &good).unwrap();
     check(data.path()).unwrap();

@@ -130,3 +130,26 @@ fn advise_json_says_what_claude_code_will_do() {
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("\"Resume from summary\"") && text.contains("\"Resume full session as-is\""), "{text}");
 }
+
+#[test]
+fn idle_compaction_what_if_ignores_other_projects_compactions() {
+    // s10 (its project never compacted) as above; s11, in another project,
+    // compacted once: first prompt 10,004, 60,006 after. Its S (50,002)
+    // is not s10's: §7 v3 takes 10% of P_(i-1) there.
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let s10 = [resp("s10", 1, 0, 0, 250_000, 0, OPUS), resp("s10", 2, 70, 0, 250_010, 0, OPUS)];
+    write(root.path(), "-home-u-idle/s10.jsonl", &s10.iter().flat_map(Resp::to_lines).collect::<Vec<_>>());
+    let mut lines = resp("s11", 1, -300, 0, 10_000, 0, OPUS).to_lines();
+    lines.push(compact_line("s11", -290, 10_100));
+    lines.extend(resp("s11", 2, -280, 0, 60_000, 0, OPUS).to_lines());
+    write(root.path(), "-home-u-other/s11.jsonl", &lines);
+    let v = json(&cachewise(root.path(), data.path(), &["cache", "--json", "--now", "2026-02-12T00:00:00Z"]));
+    assert_eq!(v["classes"]["compaction"]["count"], 1, "s11's second request follows its compaction");
+    let idle = &v["idle_compaction"];
+    assert_eq!(idle["gaps"], 1);
+    close(&idle["compact_usd"], 250_004.0 * 0.1 * 5e-6 + 25_000.4 * 25e-6 + 25_000.4 * 1.9 * 5e-6);
+    // The advice of s10 takes the same S: 10% of its last prompt.
+    let a = json(&cachewise(root.path(), data.path(), &["advise", "s10", "--json", "--no-ingest"]));
+    assert_eq!(a["inputs"]["summary_source"], "default");
+    close(&a["inputs"]["summary_tokens"], 25_001.5);
+}

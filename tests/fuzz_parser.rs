@@ -34,7 +34,7 @@ fn file() -> SourceFile {
 }
 
 fn parse(data: &[u8]) -> FileRows {
-    parse_bytes(&file(), data, Start::default(), &mut Links::default())
+    parse_bytes(&file(), data, Start::default(), &mut Links::default(), chrono::Utc::now())
 }
 
 /// A real-shaped assistant line (content included) of a response no good

@@ -39,7 +39,7 @@ fn token_field_above_bound_is_a_bad_line() {
     lines.extend(b.to_lines());
     write(root.path(), "-p/s1.jsonl", &lines);
     let store = Store::open(data.path()).unwrap();
-    let o = ingest(&[root.path().to_path_buf()], &store, &prices(), &Silent).unwrap();
+    let o = ingest(&[root.path().to_path_buf()], &store, &prices(), &Silent, chrono::Utc::now()).unwrap();
     assert_eq!(o.problems.bad, 4, "{:?}", o.problems.samples);
     let s = &o.problems.samples;
     assert_eq!(s.iter().map(|b| b.line).collect::<Vec<_>>(), [4, 5, 6, 7]);
@@ -75,7 +75,7 @@ fn bundle_with_token_above_bound_is_refused() {
     let lines: Vec<String> = (1..=2).flat_map(|n| Resp::new("s1", n, n as i64).to_lines()).collect();
     write(root.path(), "-p/s1.jsonl", &lines);
     let store = Store::open(data.path()).unwrap();
-    ingest(&[root.path().to_path_buf()], &store, &prices(), &Silent).unwrap();
+    ingest(&[root.path().to_path_buf()], &store, &prices(), &Silent, chrono::Utc::now()).unwrap();
     let spec = ExportSpec { user: "mallory".into(), machine: "m".into(), since: None, hasher: None, created: t0() };
     let mut bundle = export(&store, &spec).unwrap();
     assert!(read_bundle(&bundle_bytes(&bundle).unwrap(), "ok.parquet").is_ok());

@@ -20,7 +20,7 @@ fn prices() -> PriceTable {
 }
 
 fn run(root: &Path, data: &Path) -> cachewise::ingest::Outcome {
-    ingest(&[root.to_path_buf()], &Store::open(data).unwrap(), &prices(), &Silent).unwrap()
+    ingest(&[root.to_path_buf()], &Store::open(data).unwrap(), &prices(), &Silent, chrono::Utc::now()).unwrap()
 }
 
 fn daily_total(data: &Path) -> cachewise::report::usage::Totals {
@@ -219,7 +219,9 @@ fn a_store_of_an_older_layout_is_rebuilt_without_losing_deleted_transcripts() {
 #[test]
 fn missing_roots_are_explained() {
     let data = tempfile::tempdir().unwrap();
-    let err = ingest(&[data.path().join("nope")], &Store::open(data.path()).unwrap(), &prices(), &Silent).unwrap_err();
+    let err =
+        ingest(&[data.path().join("nope")], &Store::open(data.path()).unwrap(), &prices(), &Silent, chrono::Utc::now())
+            .unwrap_err();
     let msg = err.to_string();
     assert!(msg.contains("no Claude Code transcripts found") && msg.contains("nope/projects"), "{msg}");
 }
@@ -233,4 +235,77 @@ fn huge_line_is_read() {
     write(root.path(), "-p/s5.jsonl", &lines);
     run(root.path(), data.path());
     assert_eq!(daily_total(data.path()).tokens.output, r.out);
+}
+
+#[test]
+fn a_line_longer_than_the_bound_is_a_bad_line_named_with_its_offset() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (a, b) = (Resp::new("s6", 1, 0), Resp::new("s6", 2, 1));
+    let first = a.to_lines().join("\n") + "\n";
+    let long = "x".repeat(cachewise::ingest::read::MAX_LINE + 1);
+    let mut text = format!("{first}{long}\n");
+    text += &(b.to_lines().join("\n") + "\n");
+    let path = root.path().join("projects/-p/s6.jsonl");
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(&path, &text).unwrap();
+    let o = run(root.path(), data.path());
+    assert_eq!((o.problems.bad, o.problems.lines), (1, 7), "{:?}", o.problems.samples);
+    let bad = &o.problems.samples[0];
+    assert_eq!((bad.path.as_path(), bad.line), (path.as_path(), 4));
+    let want = format!("a line of {} bytes at byte offset {} is longer than the bound", long.len() + 1, first.len());
+    assert!(bad.reason.starts_with(&want), "{bad}");
+    assert_eq!(o.bytes_read, text.len() as u64, "the long line is read past, not left for later");
+    let t = daily_total(data.path());
+    assert_eq!((t.requests, t.tokens.output), (2, a.out + b.out), "the lines after it are read");
+}
+
+#[test]
+fn a_2_gb_sparse_file_is_one_bad_line_and_read_once() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let good = Resp::new("s7", 1, 0);
+    write(root.path(), "-p/s7.jsonl", &good.to_lines());
+    let sparse = root.path().join("projects/-p/sparse.jsonl");
+    fs::File::create(&sparse).unwrap().set_len(2 << 30).unwrap();
+    let started = std::time::Instant::now();
+    let o = cachewise(root.path(), data.path(), &["ingest"]);
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "{err}");
+    assert!(out.starts_with("2 files, 2 read (2147.5 MB), 4 lines, 1 malformed; 1 requests stored"), "{out}");
+    let named =
+        format!("{}:1: a line of {} bytes at byte offset 0 is longer than the bound", sparse.display(), 2u64 << 30);
+    assert!(err.contains(&named), "{err}");
+    eprintln!("ingest of a 2 GiB sparse file (debug build): {:?}", started.elapsed());
+    let again = cachewise(root.path(), data.path(), &["ingest"]);
+    assert!(String::from_utf8_lossy(&again.stdout).starts_with("2 files, 0 read"), "not read again");
+}
+
+#[test]
+fn a_line_stamped_more_than_a_day_ahead_is_a_bad_line() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let now = chrono::Utc::now();
+    let stamped = |n: u64, t: chrono::DateTime<chrono::Utc>| Resp { time: t, lines: 1, ..Resp::new("s8", n, 0) };
+    let ok = [stamped(1, now - chrono::Duration::minutes(1)), stamped(2, now + chrono::Duration::hours(2))];
+    let year = |y: i32| chrono::TimeZone::with_ymd_and_hms(&chrono::Utc, y, 4, 12, 0, 0, 0).unwrap();
+    let future = [stamped(3, year(2262)), stamped(4, year(9999))];
+    let lines: Vec<String> = [&ok[..], &future[..]].concat().iter().flat_map(Resp::to_lines).collect();
+    let path = write(root.path(), "-p/s8.jsonl", &lines);
+    let o = run(root.path(), data.path());
+    assert_eq!(o.problems.bad, 2, "{:?}", o.problems.samples);
+    for (bad, line) in o.problems.samples.iter().zip([3, 4]) {
+        assert_eq!((bad.path.as_path(), bad.line), (path.as_path(), line));
+        assert!(bad.reason.contains("is more than a day after the clock"), "{bad}");
+    }
+    let t = daily_total(data.path());
+    assert_eq!((t.requests, t.tokens.output), (2, ok[0].out + ok[1].out));
+    // Nothing in the future is active or warm.
+    let v: serde_json::Value = serde_json::from_slice(
+        &cachewise(root.path(), data.path(), &["report", "blocks", "--json", "--no-ingest"]).stdout,
+    )
+    .unwrap();
+    let ends = v["rows"].as_array().unwrap().iter().filter_map(|r| r["end"].as_str());
+    let last = ends.map(|e| chrono::DateTime::parse_from_rfc3339(e).unwrap()).max().unwrap();
+    assert!(last < now + chrono::Duration::days(1), "{v}");
+    let advice = cachewise(root.path(), data.path(), &["advise", "s8", "--no-ingest"]);
+    let advice = String::from_utf8_lossy(&advice.stdout);
+    assert!(!advice.contains("days"), "{advice}");
 }

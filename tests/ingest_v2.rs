@@ -19,7 +19,14 @@ use std::fs;
 use std::path::Path;
 
 fn run(root: &Path, data: &Path) -> cachewise::ingest::Outcome {
-    ingest(&[root.to_path_buf()], &Store::open(data).unwrap(), &PriceTable::load(None).unwrap(), &Silent).unwrap()
+    ingest(
+        &[root.to_path_buf()],
+        &Store::open(data).unwrap(),
+        &PriceTable::load(None).unwrap(),
+        &Silent,
+        chrono::Utc::now(),
+    )
+    .unwrap()
 }
 
 fn ts(minutes: i64) -> String {

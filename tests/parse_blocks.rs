@@ -28,7 +28,7 @@ fn file() -> SourceFile {
 /// `data` fed in blocks cut at `cuts`, as `read::stream` feeds a file.
 fn in_blocks(data: &[u8], cuts: &[usize]) -> FileRows {
     let (file, mut links) = (file(), Links::default());
-    let mut parser = Parser::new(&file, Start::default(), &mut links);
+    let mut parser = Parser::new(&file, Start::default(), &mut links, chrono::Utc::now());
     let mut buf = Vec::new();
     let mut from = 0;
     for &cut in cuts.iter().chain([&data.len()]) {
@@ -42,7 +42,7 @@ fn in_blocks(data: &[u8], cuts: &[usize]) -> FileRows {
 }
 
 fn whole(data: &[u8]) -> FileRows {
-    parse_bytes(&file(), data, Start::default(), &mut Links::default())
+    parse_bytes(&file(), data, Start::default(), &mut Links::default(), chrono::Utc::now())
 }
 
 /// Responses of 1 to 4 lines each, with user lines between.
@@ -117,13 +117,13 @@ fn a_file_reads_whole_whatever_size_discovery_saw() {
     let path = dir.path().join("s.jsonl");
     std::fs::write(&path, &data).unwrap();
     let on_disk = SourceFile { path: path.clone(), ..file() };
-    let want = parse_bytes(&on_disk, &data, Start::default(), &mut Links::default());
+    let want = parse_bytes(&on_disk, &data, Start::default(), &mut Links::default(), chrono::Utc::now());
     assert_eq!(want.end.offset, complete as u64);
     assert!(complete > HEAD_LEN as usize, "the head is a prefix");
     // As discovered, grown since (seen smaller), shrunk since (seen larger).
     for seen in [data.len() as u64, 100, data.len() as u64 * 3] {
         let file = SourceFile { size: seen, ..on_disk.clone() };
-        let read = read_file(&file, None);
+        let read = read_file(&file, None, chrono::Utc::now());
         assert_eq!(read.mode, Mode::Full);
         assert_eq!(read.rows.requests, want.requests, "seen {seen}");
         assert_eq!(read.rows.requests.len(), shape.len());
@@ -135,7 +135,7 @@ fn a_file_reads_whole_whatever_size_discovery_saw() {
     // A file shorter than the head: the head is what was read.
     let short = transcript(&[(1, 5)]);
     std::fs::write(&path, &short).unwrap();
-    let read = read_file(&SourceFile { path, size: short.len() as u64, ..file() }, None);
+    let read = read_file(&SourceFile { path, size: short.len() as u64, ..file() }, None, chrono::Utc::now());
     assert_eq!(read.state.head_len, short.len() as u64);
     assert_eq!(read.state.head_hash, fingerprint(&short));
     assert_eq!(read.rows.requests.len(), 1);

@@ -238,3 +238,89 @@ async fn the_dashboard_shows_an_estimate_banner() {
         assert!(banner.split("</div>").next().unwrap().contains(want), "{uri}: {body}");
     }
 }
+
+/// The status line's JSON for `transcript` at `now`, with `extra` flags.
+fn statusline(data: &Path, transcript: &Path, now: &str, extra: &[&str]) -> Value {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cachewise"))
+        .args(["--data-dir", data.to_str().unwrap(), "--tz", "UTC"])
+        .args(extra)
+        .args(["statusline", "--format", "json", "--now", now])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = json!({"session_id": "s2", "transcript_path": transcript}).to_string();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    serde_json::from_slice(&child.wait_with_output().unwrap().stdout).unwrap()
+}
+
+#[test]
+fn a_pricing_file_prices_only_its_own_run() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let sonnet = Resp { w5: 100_000, ..Resp::new("s2", 1, 24 * 60) };
+    let transcript = write(root.path(), "-home-u-app/s2.jsonl", &sonnet.to_lines());
+    // Sonnet 4.5 at $1 in, $5 out: a third of its list price (a prompt
+    // under the 200k of its long-context premium).
+    let file = data.path().join("cheap.toml");
+    std::fs::write(&file, "[[model]]\nid = \"claude-sonnet-4-5\"\ninput_per_mtok = 1.0\noutput_per_mtok = 5.0\n")
+        .unwrap();
+    let cheap = ["--pricing", file.to_str().unwrap()];
+    let (list, third) = (sonnet.sonnet_cost(), sonnet.sonnet_cost() / 3.0);
+    let daily = |extra: &[&str]| {
+        let v = json_of(&cachewise(root.path(), data.path(), &[&["report", "daily", "--json"], extra].concat()));
+        v["total"]["cost_usd"].as_f64().unwrap()
+    };
+    close(daily(&cheap), third);
+    // The next run, without the file and without ingesting, prices with its own table.
+    close(daily(&["--no-ingest"]), list);
+    let blocks = json_of(&cachewise(root.path(), data.path(), &["report", "blocks", "--json", "--no-ingest"]));
+    close(blocks["rows"][0]["cost_usd"].as_f64().unwrap(), list);
+    let cache = json_of(&cachewise(root.path(), data.path(), &["cache", "--json", "--no-ingest"]));
+    close(cache["what_if"]["actual_usd"].as_f64().unwrap(), list);
+    let summary = stdout(&cachewise(root.path(), data.path(), &["--no-ingest"]));
+    assert!(summary.contains(&format!("${list:.2}")) && !summary.contains(&format!("${third:.2}")), "{summary}");
+    let now = "2026-02-12T20:10:00Z";
+    close(statusline(data.path(), &transcript, now, &[])["today_cost_usd"].as_f64().unwrap(), list);
+    close(statusline(data.path(), &transcript, now, &cheap)["today_cost_usd"].as_f64().unwrap(), third);
+    // Stored at list price, `--pricing` with `--no-ingest` is not ignored.
+    close(daily(&[]), list);
+    close(daily(&[&cheap[..], &["--no-ingest"]].concat()), third);
+    let session = json_of(&cachewise(
+        root.path(),
+        data.path(),
+        &[&["report", "session", "--json", "--no-ingest"], &cheap[..]].concat(),
+    ));
+    close(session["rows"][0]["cost_usd"].as_f64().unwrap(), third);
+    close(daily(&["--no-ingest"]), list);
+}
+
+#[test]
+fn a_price_whose_cost_can_overflow_is_refused_with_the_file_and_field() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    fixture(root.path());
+    for (field, line) in [
+        ("input_per_mtok", "input_per_mtok = 1e308\noutput_per_mtok = 5.0"),
+        ("output_per_mtok", "input_per_mtok = 1.0\noutput_per_mtok = 2e6"),
+        ("fast_multiplier", "input_per_mtok = 1.0\noutput_per_mtok = 5.0\nfast_multiplier = 1e300"),
+    ] {
+        let file = data.path().join("huge.toml");
+        std::fs::write(&file, format!("[[model]]\nid = \"claude-sonnet-4-5\"\n{line}\n")).unwrap();
+        let o =
+            cachewise(root.path(), data.path(), &["report", "daily", "--json", "--pricing", file.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{field}: {err}");
+        assert!(err.contains(&file.display().to_string()) && err.contains(field), "{field}: {err}");
+        assert!(o.stdout.is_empty(), "{field}: nothing is reported with such a table");
+    }
+    // At the bound it is a price like any other.
+    let file = data.path().join("dear.toml");
+    std::fs::write(&file, "[[model]]\nid = \"claude-sonnet-4-5\"\ninput_per_mtok = 1e6\noutput_per_mtok = 1e6\n")
+        .unwrap();
+    let v = json_of(&cachewise(
+        root.path(),
+        data.path(),
+        &["report", "daily", "--json", "--pricing", file.to_str().unwrap()],
+    ));
+    assert!(v["total"]["cost_usd"].as_f64().unwrap().is_finite());
+}

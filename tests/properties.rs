@@ -53,7 +53,14 @@ fn files(spec: &Spec) -> Vec<(String, Vec<String>)> {
 }
 
 fn ingest_tree(root: &Path, data: &Path) {
-    ingest(&[root.to_path_buf()], &Store::open(data).unwrap(), &PriceTable::load(None).unwrap(), &Silent).unwrap();
+    ingest(
+        &[root.to_path_buf()],
+        &Store::open(data).unwrap(),
+        &PriceTable::load(None).unwrap(),
+        &Silent,
+        chrono::Utc::now(),
+    )
+    .unwrap();
 }
 
 fn totals(data: &Path, g: Grouping) -> Totals {

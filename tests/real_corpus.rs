@@ -21,7 +21,7 @@ fn real_corpus_matches_reference_figures() {
     let data = tempfile::tempdir().unwrap();
     let store = Store::open(data.path()).unwrap();
     let prices = PriceTable::load(None).unwrap();
-    let o = ingest(&[root], &store, &prices, &Silent).unwrap();
+    let o = ingest(&[root], &store, &prices, &Silent, chrono::Utc::now()).unwrap();
     assert_eq!(o.problems.bad, 0, "{:?}", o.problems.samples);
     assert!(o.unknown_models.is_empty(), "{:?}", o.unknown_models);
     let q = Query::new(chrono_tz::UTC);

@@ -27,7 +27,7 @@ fn real_corpus_v2_classes_and_where_v1_unexplained_went() {
     let data = tempfile::tempdir().unwrap();
     let store = Store::open(data.path()).unwrap();
     let prices = PriceTable::load(None).unwrap();
-    ingest(&[root], &store, &prices, &Silent).unwrap();
+    ingest(&[root], &store, &prices, &Silent, chrono::Utc::now()).unwrap();
     let d = CacheData::load(&store, &prices);
     let now = chrono::DateTime::parse_from_rfc3339("2026-12-01T00:00:00Z").unwrap().to_utc();
     let r = cache_report(&d, &CacheQuery { query: Query::new(chrono_tz::UTC), session: None }, now);

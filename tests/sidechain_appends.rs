@@ -43,7 +43,7 @@ fn lines() -> Vec<String> {
 
 fn threads(root: &Path, data: &Path) -> BTreeMap<String, String> {
     let (store, prices) = (Store::open(data).unwrap(), PriceTable::load(None).unwrap());
-    ingest(&[root.to_path_buf()], &store, &prices, &Silent).unwrap();
+    ingest(&[root.to_path_buf()], &store, &prices, &Silent, chrono::Utc::now()).unwrap();
     let d = CacheData::load(&store, &prices);
     d.requests.iter().map(|r| (r.message_id.clone(), r.thread.to_string())).collect()
 }

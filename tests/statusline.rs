@@ -336,3 +336,116 @@ fn a_response_with_an_advisor_call_costs_its_calls() {
     assert!((cost - 2.25804).abs() < 1e-9, "{cost}");
     assert_eq!(v["session_requests"], 1);
 }
+
+/// `status`, timed: a call on any file takes its usual milliseconds (a
+/// generous bound, for debug builds on a loaded machine).
+fn timed_status(data: &Path, stdin: &str, now: DateTime<Utc>) -> Value {
+    let started = std::time::Instant::now();
+    let v = status(data, stdin, now);
+    assert!(started.elapsed() < std::time::Duration::from_secs(3), "{:?}: {v}", started.elapsed());
+    v
+}
+
+#[test]
+fn a_2_gb_sparse_transcript_is_read_a_bounded_slice_per_call_never_twice() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let path = tmp.path().join("s.jsonl");
+    std::fs::File::create(&path).unwrap().set_len(2 << 30).unwrap();
+    let budget = 16u64 << 20;
+    for call in 1..=3u64 {
+        let v = timed_status(&data, &input(&path, false), t0());
+        let left = (2u64 << 30) - call * budget;
+        assert_eq!(v["note"], format!("transcript partly read ({:.0} MB to go)", left as f64 / 1e6), "call {call}");
+        assert_eq!(v["session_requests"], 0);
+    }
+}
+
+#[test]
+fn a_1_gb_sparse_sub_agent_file_leaves_the_transcript_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let r = Resp::new("s1", 1, 0);
+    let path = write(&tmp.path().join("claude"), "-p/s1.jsonl", &lines(std::slice::from_ref(&r)));
+    let agents = path.with_extension("").join("subagents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::File::create(agents.join("agent-a1.jsonl")).unwrap().set_len(1 << 30).unwrap();
+    let size = std::fs::metadata(&path).unwrap().len();
+    let v = timed_status(&data, &input(&path, false), t0() + Duration::minutes(1));
+    assert!(close(v["session_cost_usd"].as_f64().unwrap(), r.sonnet_cost()), "{v}");
+    assert_eq!((v["warm"].as_bool(), v["session_requests"].as_u64()), (Some(true), Some(1)));
+    // The transcript and the sub-agent share one call's budget.
+    let left = (1u64 << 30) - ((16 << 20) - size);
+    assert_eq!(v["note"], format!("transcript partly read ({:.0} MB to go)", left as f64 / 1e6));
+    let v = timed_status(&data, &input(&path, false), t0() + Duration::minutes(1));
+    let left = left - (16 << 20);
+    assert_eq!(v["note"], format!("transcript partly read ({:.0} MB to go)", left as f64 / 1e6));
+}
+
+#[test]
+fn a_line_longer_than_a_call_reads_is_skipped_and_the_lines_after_it_counted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let (a, b) = (Resp::new("s1", 1, 0), Resp::new("s1", 2, 1));
+    let long = format!(r#"{{"type":"user","message":{{"content":"{}"}}}}"#, "x".repeat(20 << 20));
+    let path = write(
+        &tmp.path().join("claude"),
+        "-p/s1.jsonl",
+        &[lines(std::slice::from_ref(&a)), vec![long], lines(std::slice::from_ref(&b))].concat(),
+    );
+    let now = t0() + Duration::minutes(2);
+    let v = timed_status(&data, &input(&path, false), now);
+    assert!(close(v["session_cost_usd"].as_f64().unwrap(), a.sonnet_cost()), "{v}");
+    assert!(v["note"].as_str().unwrap().starts_with("transcript partly read"), "{v}");
+    let v = timed_status(&data, &input(&path, false), now);
+    assert!(close(v["session_cost_usd"].as_f64().unwrap(), a.sonnet_cost() + b.sonnet_cost()), "{v}");
+    assert_eq!((v["session_requests"].as_u64(), v["note"].clone()), (Some(2), Value::Null));
+    assert_eq!(v["last_request_at"], rfc3339(b.time));
+}
+
+#[test]
+fn a_tail_replaced_by_other_responses_is_not_counted_twice() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    // The first response's lines fill more than the 4 KiB head, so the
+    // head is the same after the rewrite.
+    let first = Resp { lines: 8, ..Resp::new("s1", 1, 0) };
+    let old: Vec<Resp> = (2..=3).map(|n| Resp::new("s1", n, n as i64)).collect();
+    let path = write(&tmp.path().join("claude"), "-p/s1.jsonl", &lines(&[&[first.clone()][..], &old].concat()));
+    let kept = lines(std::slice::from_ref(&first)).join("\n").len() as u64 + 1;
+    assert!(kept > 4096);
+    let now = t0() + Duration::minutes(9);
+    let v = status(&data, &input(&path, false), now);
+    let before: f64 = [&[first.clone()][..], &old].concat().iter().map(Resp::sonnet_cost).sum();
+    assert!(close(v["session_cost_usd"].as_f64().unwrap(), before), "{v}");
+    // Truncated to the first response, then other responses appended: longer than before.
+    let size = std::fs::metadata(&path).unwrap().len();
+    std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(kept).unwrap();
+    let new: Vec<Resp> = (4..=6).map(|n| Resp { w1h: 3000, ..Resp::new("s1", n, n as i64) }).collect();
+    append(&path, &(lines(&new).join("\n") + "\n"));
+    assert!(std::fs::metadata(&path).unwrap().len() > size);
+    let v = status(&data, &input(&path, false), now);
+    let after: f64 = [&[first.clone()][..], &new].concat().iter().map(Resp::sonnet_cost).sum();
+    assert!(close(v["session_cost_usd"].as_f64().unwrap(), after), "{v} vs {after}");
+    assert_eq!(v["session_requests"], 4);
+    assert_eq!(v["last_request_at"], rfc3339(new[2].time));
+}
+
+#[test]
+fn a_response_stamped_in_the_far_future_is_a_bad_line_not_the_last_request() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let r = Resp::new("s1", 1, 0);
+    let year = |n: u64, y: i32| Resp {
+        time: chrono::TimeZone::with_ymd_and_hms(&Utc, y, 4, 12, 0, 0, 0).unwrap(),
+        ..Resp::new("s1", n, 0)
+    };
+    let path = write(&tmp.path().join("claude"), "-p/s1.jsonl", &lines(&[r.clone(), year(2, 2262), year(3, 9999)]));
+    let now = t0() + Duration::minutes(1);
+    let v = status(&data, &input(&path, false), now);
+    assert_eq!(v["last_request_at"], rfc3339(r.time));
+    assert_eq!((v["warm"].as_bool(), v["session_requests"].as_u64()), (Some(true), Some(1)));
+    assert_eq!(v["expires_at"], rfc3339(r.time + Duration::seconds(300)));
+    assert!(close(v["session_cost_usd"].as_f64().unwrap(), r.sonnet_cost()));
+    assert!(close(v["today_cost_usd"].as_f64().unwrap(), r.sonnet_cost()));
+}

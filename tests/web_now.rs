@@ -45,7 +45,7 @@ fn tree(root: &Path) -> PathBuf {
 
 fn ingested(root: &Path, data: &Path) -> Store {
     let store = Store::open(data).unwrap();
-    ingest(&[root.to_path_buf()], &store, &PriceTable::embedded().unwrap(), &Silent).unwrap();
+    ingest(&[root.to_path_buf()], &store, &PriceTable::embedded().unwrap(), &Silent, chrono::Utc::now()).unwrap();
     store
 }
 
@@ -105,7 +105,7 @@ async fn events_deliver_an_update_after_an_ingest() {
     append(&transcript, &format!("{}\n", Resp::new("s1", 3, 5).to_lines().join("\n")));
     let (st2, root2, store2) = (st.clone(), root.clone(), store.clone());
     let changed = tokio::task::spawn_blocking(move || {
-        let o = ingest(&[root2], &store2, &PriceTable::embedded().unwrap(), &Silent).unwrap();
+        let o = ingest(&[root2], &store2, &PriceTable::embedded().unwrap(), &Silent, chrono::Utc::now()).unwrap();
         st2.rebuild().unwrap();
         o.changed
     })

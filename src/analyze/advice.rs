@@ -206,10 +206,11 @@ pub(crate) fn growth(main: &[usize], requests: &[Request], caches: &[RequestCach
 }
 
 /// Median prompt of main-thread requests of `class`, in the project if it
-/// has any, else in all sessions.
+/// has any, else (when `or_all`) in all sessions.
 fn scoped_median(
     class: CacheClass,
     project: &str,
+    or_all: bool,
     requests: &[Request],
     caches: &[RequestCache],
 ) -> Option<(f64, InputSource)> {
@@ -223,16 +224,19 @@ fn scoped_median(
             .collect();
         median(v)
     };
-    pick(true).map(|m| (m, InputSource::Project)).or_else(|| pick(false).map(|m| (m, InputSource::AllSessions)))
+    let all = || if or_all { pick(false).map(|m| (m, InputSource::AllSessions)) } else { None };
+    pick(true).map(|m| (m, InputSource::Project)).or_else(all)
 }
 
 /// The medians `Bc` and `S` come from (§7): main-thread prompts of first
-/// requests and of requests after a compaction, in the session's project
-/// if it has any, else over all sessions. Computed from rows
-/// (`ProjectMedians::of`) or from stored columns (`report::cache_view`).
+/// requests, in the session's project if it has any, else over all
+/// sessions; and of requests after a compaction, in the project only
+/// (other projects' compactions are not used for `S`, §7 v3). Computed from
+/// rows (`ProjectMedians::of`) or from stored columns (`report::cache_view`).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ProjectMedians {
     pub first: Option<(f64, InputSource)>,
+    /// Always of the project itself (`InputSource::Project`) when present.
     pub compaction: Option<(f64, InputSource)>,
 }
 
@@ -240,8 +244,8 @@ impl ProjectMedians {
     /// The medians of `project` over classified requests.
     pub fn of(project: &str, requests: &[Request], caches: &[RequestCache]) -> ProjectMedians {
         ProjectMedians {
-            first: scoped_median(CacheClass::First, project, requests, caches),
-            compaction: scoped_median(CacheClass::Compaction, project, requests, caches),
+            first: scoped_median(CacheClass::First, project, true, requests, caches),
+            compaction: scoped_median(CacheClass::Compaction, project, false, requests, caches),
         }
     }
 
@@ -250,10 +254,16 @@ impl ProjectMedians {
         self.first.unwrap_or((0.0, InputSource::Default))
     }
 
-    /// `S` given `Bc`: the median prompt after compactions minus `Bc`,
-    /// floored; None when no compaction was seen.
-    pub fn summary(&self, bc: f64) -> Option<(f64, InputSource)> {
-        self.compaction.map(|(after, src)| ((after - bc).max(MIN_SUMMARY_TOKENS), src))
+    /// `S`, the one rule of the advice (§7) and the idle-compaction what-if
+    /// (§5 v2): the median prompt after the project's compactions minus
+    /// `Bc`, floored at `MIN_SUMMARY_TOKENS`; when the project has no
+    /// compaction, `FALLBACK_SUMMARY_SHARE` of `p` (not floored), where `p`
+    /// is `P_last` for the advice and `P_{i-1}` for the what-if.
+    pub fn summary_tokens(&self, p: u64) -> (f64, InputSource) {
+        match self.compaction {
+            Some((after, src)) => ((after - self.base_context().0).max(MIN_SUMMARY_TOKENS), src),
+            None => (FALLBACK_SUMMARY_SHARE * p as f64, InputSource::Default),
+        }
     }
 }
 
@@ -281,7 +291,7 @@ fn advice_inputs(
     let outs: Vec<f64> = main.iter().map(|&i| requests[i].tokens.output as f64).collect();
     let t = Turns { g: g.unwrap_or(DEFAULT_GROWTH_TOKENS), o: median(outs).unwrap_or(0.0) };
     let (bc, bc_src) = medians.base_context();
-    let (s, s_src) = medians.summary(bc).unwrap_or((FALLBACK_SUMMARY_SHARE * p_last as f64, InputSource::Default));
+    let (s, s_src) = medians.summary_tokens(p_last);
     let inputs = AdviceInputs {
         model: last.model.to_string(),
         prompt_tokens: p_last,

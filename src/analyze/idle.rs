@@ -7,7 +7,7 @@
 //! Pure: prices come in as a `RateSource`. Hands on serialisable figures for
 //! the `cache` report.
 
-use super::advice::{ProjectMedians, FALLBACK_SUMMARY_SHARE};
+use super::advice::ProjectMedians;
 use super::classify::{CacheClass, RequestCache};
 use super::prices::{rates_for, rewrite_premium, Basis, RateSource, TTL_1H_S};
 use super::threads::{time_order, SessionKey};
@@ -148,18 +148,15 @@ pub struct IdleGap {
 /// Every gap the idle-compaction what-if counts, over all requests.
 pub fn idle_gaps(requests: &[Request], caches: &[RequestCache], rates: &dyn RateSource) -> Vec<IdleGap> {
     let mut out = Vec::new();
-    let mut summaries: HashMap<&str, Option<f64>> = HashMap::new();
+    let mut medians: HashMap<&str, ProjectMedians> = HashMap::new();
     for (i, (r, c)) in requests.iter().zip(caches).enumerate() {
         let Some(p) = c.prev.map(|p| &requests[p]) else { continue };
         let p_prev = p.tokens.prompt();
         if c.class != CacheClass::Ttl1h || r.thread != MAIN_THREAD || p_prev < IDLE_WHAT_IF_MIN_PROMPT {
             continue;
         }
-        let s = *summaries.entry(&p.project).or_insert_with(|| {
-            let m = ProjectMedians::of(&p.project, requests, caches);
-            m.summary(m.base_context().0).map(|(s, _)| s)
-        });
-        let s = s.unwrap_or(FALLBACK_SUMMARY_SHARE * p_prev as f64);
+        let m = medians.entry(&p.project).or_insert_with(|| ProjectMedians::of(&p.project, requests, caches));
+        let (s, _) = m.summary_tokens(p_prev);
         let base = rates_for(rates, p, Basis::Base(p.time));
         let (pin, pout, rm) = base.map_or((0.0, 0.0, 0.0), |b| (b.input, b.output, b.read_multiplier));
         let compact_usd = p_prev as f64 * rm * pin + s * pout + rewrite_premium(base.as_ref(), s, TTL_1H_S);

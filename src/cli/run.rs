@@ -66,7 +66,7 @@ pub fn refresh(plan: &Plan) -> anyhow::Result<Option<Outcome>> {
 /// Ingests now (the policy has allowed it).
 fn ingest_now(plan: &Plan) -> anyhow::Result<Option<Outcome>> {
     let bar = Bar::new(plan.quiet);
-    match crate::update::ingest(&plan.roots, &plan.store, &plan.prices, &bar) {
+    match crate::update::ingest(&plan.roots, &plan.store, &plan.prices, &bar, plan.now) {
         Ok(o) => {
             warn(plan, &o);
             Ok(Some(o))
@@ -161,7 +161,7 @@ fn run_ingest(plan: &Plan, a: IngestArgs) -> anyhow::Result<()> {
 fn run_rebuild(plan: &Plan, a: IngestArgs) -> anyhow::Result<()> {
     let local = !plan.store.holds_bundles() || a.into_team;
     let roots = if local { plan.roots.clone() } else { Vec::new() };
-    let o = crate::update::rebuild(&roots, &plan.store, &plan.prices, &Bar::new(plan.quiet))?;
+    let o = crate::update::rebuild(&roots, &plan.store, &plan.prices, &Bar::new(plan.quiet), plan.now)?;
     super::out(&format!(
         "rebuilt the store from {} transcript(s) ({:.1} MB, {} malformed line(s)): {} requests stored\n",
         o.files,

@@ -92,7 +92,7 @@ fn prepare(plan: &Plan, a: &ServeArgs) -> anyhow::Result<Source> {
     if !local_ingest(plan, Asked::Implicitly)? {
         return Ok(live(None));
     }
-    match crate::update::ingest(&plan.roots, &plan.store, &plan.prices, &Bar::new(plan.quiet)) {
+    match crate::update::ingest(&plan.roots, &plan.store, &plan.prices, &Bar::new(plan.quiet), plan.now) {
         Ok(_) => Ok(live(Some(plan.roots.clone()))),
         Err(IngestError::NoRoots { looked }) if plan.store.path(Table::Requests).exists() => {
             if !plan.quiet {

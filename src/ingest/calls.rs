@@ -10,7 +10,7 @@
 
 use super::merge::Base;
 use super::IngestError;
-use crate::model::iterations::{calls_range, iteration_line_key, request_line_key, sort_calls};
+use crate::model::iterations::{iteration_line_key, sort_calls};
 use crate::model::{Iteration, Refusal, Request};
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::{frames, Store, Table};
@@ -64,19 +64,11 @@ impl Calls {
         Ok(Calls(rows))
     }
 
-    fn range(&self, r: &Request) -> std::ops::Range<usize> {
-        calls_range(&self.0, request_line_key(r))
-    }
-
     /// Prices `r` from its calls when its line logged any (else leaves the
     /// price `price_all` set).
     pub fn price(&mut self, prices: &PriceTable, r: &mut Request, unknown: &mut UnknownModels) {
-        if self.0.is_empty() {
-            return;
-        }
-        let range = self.range(r);
-        if !range.is_empty() {
-            r.cost_usd = prices.price_calls(r, &mut self.0[range], unknown);
+        if !self.0.is_empty() {
+            prices.price_from_calls(r, &mut self.0, unknown);
         }
     }
 

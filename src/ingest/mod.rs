@@ -26,6 +26,7 @@ use crate::model::{Compaction, Iteration, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::manifest::{Manifest, PREVIOUS_SCHEMA, STORE_SCHEMA};
 use crate::store::{Store, StoreError, Table};
+use chrono::{DateTime, Utc};
 pub use derive::{Changed, Derive, Nothing};
 pub use rebuild::{rebuild, Rebuilt};
 
@@ -83,13 +84,16 @@ pub struct Outcome {
     pub rebuilt: Option<Rebuilt>,
 }
 
-/// Brings the store up to date with the transcripts under `roots`.
+/// Brings the store up to date with the transcripts under `roots`. `now`
+/// is the caller's clock: a line stamped more than a day after it is a bad
+/// line (`parse::MAX_AHEAD`), and the manifest's `updated` is `now`.
 pub fn ingest(
     roots: &[PathBuf],
     store: &Store,
     prices: &PriceTable,
     progress: &dyn Progress,
     derive: &dyn Derive,
+    now: DateTime<Utc>,
 ) -> Result<Outcome, IngestError> {
     let found = discover(roots);
     if found.found_roots.is_empty() {
@@ -99,7 +103,7 @@ pub fn ingest(
     let started = std::time::Instant::now();
     let mut manifest = store.manifest()?;
     if needs_rebuild(store, &manifest)? {
-        return rebuild::rebuild_locked(roots, store, prices, progress, derive);
+        return rebuild::rebuild_locked(roots, store, prices, progress, derive, now);
     }
     let upgraded = upgrade::forget_files_with_calls(&mut manifest);
     if upgraded > 0 {
@@ -120,7 +124,7 @@ pub fn ingest(
         .enumerate()
         .par_bridge()
         .map(|(i, f)| {
-            let r = read_file(f, manifest.files.get(&key(f)));
+            let r = read_file(f, manifest.files.get(&key(f)), now);
             progress.advance(r.bytes);
             (i, r)
         })
@@ -156,7 +160,7 @@ pub fn ingest(
     tracing::debug!("merged and wrote tables at {:?}", started.elapsed());
     manifest.schema = STORE_SCHEMA;
     manifest.pricing = pricing_fingerprint(prices);
-    manifest.updated = Some(chrono::Utc::now().to_rfc3339());
+    manifest.updated = Some(now.to_rfc3339());
     store.save_manifest(&manifest)?;
     Ok(out)
 }
@@ -181,7 +185,7 @@ fn needs_rebuild(store: &Store, manifest: &Manifest) -> Result<bool, IngestError
 /// Identifies the price table `cost_usd` was computed with; a new table
 /// (an upgrade or a `--pricing` file) reprices the stored requests.
 fn pricing_fingerprint(prices: &PriceTable) -> u64 {
-    crate::store::manifest::fingerprint(format!("{:?}", prices.models()).as_bytes())
+    prices.fingerprint()
 }
 
 fn key(f: &SourceFile) -> String {

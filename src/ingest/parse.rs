@@ -1,7 +1,9 @@
 //! Parsing: the bytes of one transcript file (from a byte offset) -> typed
 //! candidate rows (`FileRows`). Lines that cannot carry usage, compactions,
 //! titles or sidechain links are skipped without being parsed; message
-//! content is never built. A malformed line is counted and skipped; a last
+//! content is never built. A malformed line is counted and skipped, and so
+//! is a line stamped more than `MAX_AHEAD` after the clock the caller
+//! gives (a year-9999 stamp would be "today" and "active" forever); a last
 //! line without a newline is left for a later read.
 
 use super::discover::SourceFile;
@@ -12,12 +14,16 @@ pub use super::usage::MAX_WEB_SEARCHES;
 use super::usage::{out_of_bounds, tokens_of};
 use crate::model::iterations::{self, Iteration, Refusal};
 use crate::model::{Boundary, Compaction, Interner, Request, SessionTitle, Text, TitleKind, TokenCounts, MAIN_THREAD};
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, TimeDelta, Utc};
 use rustc_hash::FxHashMap as HashMap;
 
 mod calls;
 mod other;
 mod stamp;
+
+/// How far after the clock a line's timestamp may be (clocks drift, zones
+/// get mixed up); later is a bad line.
+pub const MAX_AHEAD: TimeDelta = TimeDelta::days(1);
 
 /// Where to start reading a file and how many lines precede that point.
 #[derive(Debug, Clone, Copy, Default)]
@@ -61,6 +67,9 @@ struct FileParser<'f, 'l> {
     same: Same,
     /// The request the last assistant line was (`rows.requests` index).
     last: Option<usize>,
+    /// The clock the caller read, and `MAX_AHEAD` past it: a later stamp is bad.
+    now: DateTime<Utc>,
+    latest: DateTime<Utc>,
 }
 
 /// Values of a file's requests that do not depend on the line.
@@ -80,9 +89,9 @@ type Call = (Text, Text, TokenCounts);
 
 /// Parses the complete lines of `data`, which starts at `start` in `file`;
 /// `links` holds the sidechain links of the lines before `start`, and is
-/// extended. Bytes after the last newline are not consumed.
-pub fn parse_bytes(file: &SourceFile, data: &[u8], start: Start, links: &mut Links) -> FileRows {
-    let mut p = Parser::new(file, start, links);
+/// extended; `now` is the clock. Bytes after the last newline are not consumed.
+pub fn parse_bytes(file: &SourceFile, data: &[u8], start: Start, links: &mut Links, now: DateTime<Utc>) -> FileRows {
+    let mut p = Parser::new(file, start, links, now);
     p.feed(data);
     p.finish()
 }
@@ -93,8 +102,9 @@ pub fn parse_bytes(file: &SourceFile, data: &[u8], start: Start, links: &mut Lin
 pub struct Parser<'f, 'l>(FileParser<'f, 'l>);
 
 impl<'f, 'l> Parser<'f, 'l> {
-    /// A parser of `file` from `start`, extending `links` (see `parse_bytes`).
-    pub fn new(file: &'f SourceFile, start: Start, links: &'l mut Links) -> Self {
+    /// A parser of `file` from `start`, extending `links`, at the clock
+    /// `now` (see `parse_bytes`).
+    pub fn new(file: &'f SourceFile, start: Start, links: &'l mut Links, now: DateTime<Utc>) -> Self {
         let mut names = Interner::default();
         let same = Same {
             source: names.get(&file.path.to_string_lossy()),
@@ -114,6 +124,8 @@ impl<'f, 'l> Parser<'f, 'l> {
             cut: Vec::new(),
             same,
             last: None,
+            now,
+            latest: now.checked_add_signed(MAX_AHEAD).unwrap_or(DateTime::<Utc>::MAX_UTC),
         })
     }
 
@@ -131,6 +143,20 @@ impl<'f, 'l> Parser<'f, 'l> {
         }
         p.rows.end = Start { offset: p.rows.end.offset + pos as u64, line: line_no };
         pos
+    }
+
+    /// Counts the next line, `len` bytes long (with its newline, if it
+    /// has one), as a bad line over the bound of `max` bytes without
+    /// seeing it: the reader read past it. Its byte offset is named.
+    pub fn skip_long_line(&mut self, len: u64, max: usize) {
+        let p = &mut self.0;
+        let Start { offset, line } = p.rows.end;
+        p.rows.problems.lines += 1;
+        p.bad(
+            line + 1,
+            format!("a line of {len} bytes at byte offset {offset} is longer than the bound of {max} bytes; skipped"),
+        );
+        p.rows.end = Start { offset: offset + len, line: line + 1 };
     }
 
     /// The rows of every block fed.
@@ -234,6 +260,11 @@ impl FileParser<'_, '_> {
             return None;
         };
         match stamp::parse(ts) {
+            Ok(t) if t > self.latest => {
+                let now = self.now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+                self.bad(line_no, format!("timestamp {ts:?} is more than a day after the clock ({now})"));
+                None
+            }
             Ok(t) => Some(t),
             Err(e) => {
                 self.bad(line_no, format!("invalid timestamp {ts:?}: {e}"));

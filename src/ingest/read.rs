@@ -1,18 +1,27 @@
 //! Reading one source file: decide from the manifest whether it is
 //! unchanged (not opened), grown (read from the last offset) or new or
 //! rewritten (read from the start), then stream it through the parser in
-//! bounded chunks.
+//! bounded chunks. A line longer than `MAX_LINE` is a bad line, read past
+//! without being held, so memory is bounded by the longest accepted line,
+//! whatever the file (a 2 GB file of NUL bytes is one bad line).
 
 use super::discover::SourceFile;
 use super::parse::{FileRows, Parser, Start};
 use super::sidechain::Links;
 use super::soft::BadLine;
 use crate::store::manifest::{fingerprint, FileState, HEAD_LEN};
+use chrono::{DateTime, Utc};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 
-/// Largest block read at once; a longer line grows the buffer to fit it.
+/// Largest block read at once; a longer line grows the buffer to fit it,
+/// up to `MAX_LINE`.
 const CHUNK: usize = 32 << 20;
+
+/// Longest line read (64 MiB, documented in the README): a longer one is
+/// counted as a bad line (its file, line and byte offset named) and read
+/// past to its newline a block at a time.
+pub const MAX_LINE: usize = 64 << 20;
 
 /// Least growth of the read buffer when a file holds more than expected.
 const MIN_GROW: usize = 64 << 10;
@@ -41,9 +50,10 @@ pub fn unchanged(file: &SourceFile, prev: Option<&FileState>) -> bool {
     prev.is_some_and(|p| p.size == file.size && i128::from(p.mtime_ns) == file.mtime_ns)
 }
 
-/// Reads what is new in `file`. An unreadable file becomes one bad line.
-pub fn read_file(file: &SourceFile, prev: Option<&FileState>) -> FileRead {
-    match try_read(file, prev) {
+/// Reads what is new in `file` at the clock `now` (stamps more than a day
+/// later are bad lines). An unreadable file becomes one bad line.
+pub fn read_file(file: &SourceFile, prev: Option<&FileState>, now: DateTime<Utc>) -> FileRead {
+    match try_read(file, prev, now) {
         Ok(r) => r,
         Err(e) => {
             let mut rows = FileRows::default();
@@ -59,7 +69,7 @@ pub fn read_file(file: &SourceFile, prev: Option<&FileState>) -> FileRead {
     }
 }
 
-fn try_read(file: &SourceFile, prev: Option<&FileState>) -> std::io::Result<FileRead> {
+fn try_read(file: &SourceFile, prev: Option<&FileState>, now: DateTime<Utc>) -> std::io::Result<FileRead> {
     let mut f = File::open(&file.path)?;
     let (mode, start) = match prev {
         Some(p) if file.size >= p.offset && head_matches(&mut f, p)? => {
@@ -76,7 +86,7 @@ fn try_read(file: &SourceFile, prev: Option<&FileState>) -> std::io::Result<File
         (Mode::Append, Some(p)) => Links::from_state(p.sidechains.clone()),
         _ => Links::default(),
     };
-    let (rows, first) = stream(file, &mut f, start, &mut links)?;
+    let (rows, first) = stream(file, &mut f, start, &mut links, now)?;
     // The head fingerprinted is the file's first bytes up to what was read:
     // the first block's when this read began at the start.
     let head_len = HEAD_LEN.min(rows.end.offset) as usize;
@@ -128,12 +138,14 @@ fn stream(
     f: &mut File,
     start: Start,
     links: &mut Links,
+    now: DateTime<Utc>,
 ) -> std::io::Result<(FileRows, Option<Vec<u8>>)> {
     thread_local! {
         static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }
     BUF.with_borrow_mut(|buf| {
-        let out = stream_with(buf, file, f, start, links);
+        let parser = Parser::new(file, start, links, now);
+        let out = stream_with(buf, file, f, parser, start);
         if buf.capacity() > 2 * CHUNK {
             *buf = Vec::new();
         }
@@ -142,28 +154,38 @@ fn stream(
 }
 
 /// `stream` with `buf`, whose whole length is initialized and reused: only
-/// its first bytes hold this file's unparsed data.
+/// its first bytes hold this file's unparsed data, never more than
+/// `MAX_LINE + 1` (that many without a newline is a line over the bound).
 fn stream_with(
     buf: &mut Vec<u8>,
     file: &SourceFile,
     f: &mut File,
+    mut parser: Parser<'_, '_>,
     start: Start,
-    links: &mut Links,
 ) -> std::io::Result<(FileRows, Option<Vec<u8>>)> {
     let mut expect = usize::try_from(file.size.saturating_sub(start.offset)).unwrap_or(CHUNK);
-    let mut parser = Parser::new(file, start, links);
     let mut first = None;
-    let mut filled = 0;
+    let (mut filled, mut eof) = (0, false);
     loop {
-        let (n, eof) = read_block(f, buf, filled, CHUNK.max(filled), expect)?;
-        filled += n;
-        expect = expect.saturating_sub(n);
+        if !eof {
+            let room = MAX_LINE + 1 - filled;
+            let (n, end) = read_block(f, buf, filled, CHUNK.max(filled).min(room), expect)?;
+            (filled, eof) = (filled + n, end);
+            expect = expect.saturating_sub(n);
+        }
         if start.offset == 0 && first.is_none() {
             first = Some(buf[..filled.min(HEAD_LEN as usize)].to_vec());
         }
         let used = parser.feed(&buf[..filled]);
         buf.copy_within(used..filled, 0);
         filled -= used;
+        if filled > MAX_LINE {
+            // No newline in the bound: the line is read past, not kept.
+            let (len, left, end) = if eof { (filled as u64, 0, true) } else { skip_line(f, buf, filled)? };
+            parser.skip_long_line(len, MAX_LINE);
+            (filled, eof) = (left, end);
+            continue;
+        }
         if eof {
             break;
         }
@@ -172,6 +194,25 @@ fn stream_with(
     // The rows stay in memory until the merge: no spare capacity.
     out.requests.shrink_to_fit();
     Ok((out, first))
+}
+
+/// Reads past the rest of a line whose first `filled` bytes (no newline)
+/// were read, a block at a time into `buf`, to its newline or the end of
+/// the file. Returns the line's length (with its newline), how many bytes
+/// after it are left at the start of `buf`, and whether the file ended.
+fn skip_line(f: &mut File, buf: &mut Vec<u8>, filled: usize) -> std::io::Result<(u64, usize, bool)> {
+    let mut len = filled as u64;
+    loop {
+        let (n, eof) = read_block(f, buf, 0, CHUNK, CHUNK)?;
+        if let Some(i) = memchr::memchr(b'\n', &buf[..n]) {
+            buf.copy_within(i + 1..n, 0);
+            return Ok((len + i as u64 + 1, n - i - 1, eof));
+        }
+        len += n as u64;
+        if eof {
+            return Ok((len, 0, true));
+        }
+    }
 }
 
 /// Reads up to `want` bytes into `buf` after its first `filled`, growing it

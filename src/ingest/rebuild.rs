@@ -17,6 +17,7 @@ use crate::pricing::PriceTable;
 use crate::store::frames;
 use crate::store::manifest::{Manifest, STORE_SCHEMA};
 use crate::store::{Store, StoreError, Table};
+use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashSet};
 use std::path::PathBuf;
@@ -74,16 +75,18 @@ impl Rebuilt {
 }
 
 /// Rebuilds the store from the transcripts under `roots` (none, for a team
-/// directory: its rows are all kept) and the rows the old tables still hold.
+/// directory: its rows are all kept) and the rows the old tables still
+/// hold, at the clock `now` (see `ingest`).
 pub fn rebuild(
     roots: &[PathBuf],
     store: &Store,
     prices: &PriceTable,
     progress: &dyn Progress,
     derive: &dyn Derive,
+    now: DateTime<Utc>,
 ) -> Result<Outcome, IngestError> {
     let _lock = store.lock()?;
-    rebuild_locked(roots, store, prices, progress, derive)
+    rebuild_locked(roots, store, prices, progress, derive, now)
 }
 
 /// `rebuild`, for a caller that holds the store's lock.
@@ -93,6 +96,7 @@ pub(super) fn rebuild_locked(
     prices: &PriceTable,
     progress: &dyn Progress,
     derive: &dyn Derive,
+    now: DateTime<Utc>,
 ) -> Result<Outcome, IngestError> {
     let found = discover(roots);
     let mut notes = Rebuilt::default();
@@ -100,7 +104,7 @@ pub(super) fn rebuild_locked(
     let written = old_manifest.as_ref().is_none_or(|m| !m.files.is_empty() || m.updated.is_some());
     let exists: HashSet<String> = found.files.iter().map(key).collect();
     let salvaged = salvage(store, &exists, written, &mut notes);
-    let reads = read_all(&found.files, progress);
+    let reads = read_all(&found.files, progress, now);
     let mut out = Outcome {
         files: found.files.len(),
         files_read: reads.len(),
@@ -132,7 +136,7 @@ pub(super) fn rebuild_locked(
     store.remove_obsolete()?;
     manifest.schema = STORE_SCHEMA;
     manifest.pricing = pricing_fingerprint(prices);
-    manifest.updated = Some(chrono::Utc::now().to_rfc3339());
+    manifest.updated = Some(now.to_rfc3339());
     store.save_manifest(&manifest)?;
     out.unknown_models = merged.unknown;
     out.requests = Some(merged.requests);
@@ -161,14 +165,14 @@ fn keep_listed(manifest: &mut Manifest, delta: &Delta, old: Option<Manifest>) {
     }
 }
 
-fn read_all(files: &[SourceFile], progress: &dyn Progress) -> Vec<FileRead> {
+fn read_all(files: &[SourceFile], progress: &dyn Progress, now: DateTime<Utc>) -> Vec<FileRead> {
     let mut todo: Vec<&SourceFile> = files.iter().collect();
     todo.sort_by_key(|f| std::cmp::Reverse(f.size));
     progress.start(todo.iter().map(|f| f.size).sum());
     let reads = todo
         .par_iter()
         .map(|f| {
-            let r = read_file(f, None);
+            let r = read_file(f, None, now);
             progress.advance(r.bytes);
             r
         })

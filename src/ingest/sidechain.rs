@@ -152,7 +152,9 @@ mod tests {
             mtime_ns: 0,
         };
         let text = session_file();
-        let whole = threads(&parse_bytes(&file, text.as_bytes(), Start::default(), &mut Links::default()).requests);
+        let whole = threads(
+            &parse_bytes(&file, text.as_bytes(), Start::default(), &mut Links::default(), chrono::Utc::now()).requests,
+        );
         assert_eq!(whole["a2"], "sc-root-aaa");
         assert_eq!(whole["b2"], "sc-root-bbb");
         assert_eq!(whole["m2"], "main");
@@ -162,9 +164,9 @@ mod tests {
         let ends: Vec<usize> = text.match_indices('\n').map(|(i, _)| i + 1).collect();
         for &cut in &ends {
             let mut links = Links::default();
-            let first = parse_bytes(&file, &text.as_bytes()[..cut], Start::default(), &mut links);
+            let first = parse_bytes(&file, &text.as_bytes()[..cut], Start::default(), &mut links, chrono::Utc::now());
             let mut kept = Links::from_state(links.to_state());
-            let rest = parse_bytes(&file, &text.as_bytes()[cut..], first.end, &mut kept);
+            let rest = parse_bytes(&file, &text.as_bytes()[cut..], first.end, &mut kept, chrono::Utc::now());
             let mut got = threads(&first.requests);
             got.extend(threads(&rest.requests));
             assert_eq!(got, whole, "split after byte {cut}");

@@ -40,8 +40,7 @@ pub use crate::ingest::Changed;
 
 /// The stamp of an analysis computed with `prices` by this build.
 pub fn stamp(prices: &PriceTable) -> String {
-    let p = crate::store::manifest::fingerprint(format!("{:?}", prices.models()).as_bytes());
-    format!("{MODEL_VERSION}/{LAYOUT}/{p}")
+    format!("{MODEL_VERSION}/{LAYOUT}/{}", prices.fingerprint())
 }
 
 /// Brings the analysis tables up to date after a merge; returns the
@@ -142,17 +141,19 @@ pub fn load(store: &Store, prices: &PriceTable) -> Result<DataFrame, StoreError>
     }
 }
 
-/// The whole analysis computed now from the stored rows (not stored).
+/// The whole analysis computed now from the stored rows (not stored),
+/// their costs `prices`'s (`Store::requests_priced`): a reader's fallback.
 pub(crate) fn computed(store: &Store, prices: &PriceTable) -> Result<DataFrame, StoreError> {
     let path = store.path(Table::Analysis);
-    let df = compute(store, prices, None)?;
+    let df = analysed(store, store.requests_priced(prices)?, prices, None, false)?.0;
     finish(df).map_err(|source| StoreError::Polars { path, source })
 }
 
 /// The analysis rows (without what-if columns) of every session, or of
-/// `only` these session ids.
+/// `only` these session ids. The writers' path: the stored costs are the
+/// ones the merge just computed with `prices`.
 fn compute(store: &Store, prices: &PriceTable, only: Option<&HashSet<String>>) -> Result<DataFrame, StoreError> {
-    Ok(analysed(store, prices, only, false)?.0)
+    Ok(analysed(store, store.scan_requests()?, prices, only, false)?.0)
 }
 
 /// `compute`, with the side tables of the same sessions.
@@ -161,21 +162,22 @@ fn compute_with_sides(
     prices: &PriceTable,
     only: Option<&HashSet<String>>,
 ) -> Result<(DataFrame, [DataFrame; 2]), StoreError> {
-    let (rows, sides) = analysed(store, prices, only, true)?;
+    let (rows, sides) = analysed(store, store.scan_requests()?, prices, only, true)?;
     Ok((rows, sides.unwrap_or_else(sides::empty_sides)))
 }
 
-/// The analysis rows of every session, or of `only` these, and (`sides`)
-/// their side tables.
+/// The analysis rows of every session of `requests` (the stored requests),
+/// or of `only` these, and (`sides`) their side tables.
 fn analysed(
     store: &Store,
+    requests: Option<LazyFrame>,
     prices: &PriceTable,
     only: Option<&HashSet<String>>,
     sides: bool,
 ) -> Result<(DataFrame, Option<[DataFrame; 2]>), StoreError> {
     let path = store.path(Table::Requests);
     let at = |source| StoreError::Polars { path: path.clone(), source };
-    let df = match (only, store.scan_requests()?) {
+    let df = match (only, requests) {
         (_, None) => None,
         (Some(s), Some(lf)) => Some(collect_sessions(lf, s).map_err(at)?),
         (None, Some(lf)) => Some(lf.collect().map_err(at)?),

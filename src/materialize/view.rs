@@ -17,13 +17,15 @@ use std::fs::File;
 pub fn view(store: &Store, prices: &PriceTable, now: DateTime<Utc>) -> Result<StoreView, StoreError> {
     let version = store.version();
     let manifest = store.manifest()?;
-    let requests = store.scan_requests()?;
+    // Priced with this run's table: the stored costs when they are its,
+    // else priced again in memory (nothing is written).
+    let (requests, calls) = store.priced_sources(prices)?;
     let analysis = match stored(store, prices) {
         Ok(Some(source)) => source,
         Ok(None) | Err(StoreError::Damaged { .. }) => computed_later(store, prices),
         Err(e) => return Err(e),
     };
-    StoreView::new(store, prices, manifest, version, Sources { requests, analysis }, now)
+    StoreView::new(store, prices, manifest, version, Sources { requests, calls, analysis }, now)
 }
 
 /// The stored analysis when it is current: its parts scanned, its side
@@ -40,7 +42,7 @@ fn stored(store: &Store, prices: &PriceTable) -> Result<Option<AnalysisSource>, 
 /// The analysis of every stored request, computed when first asked for.
 fn computed_later(store: &Store, prices: &PriceTable) -> AnalysisSource {
     let (store, prices) = (store.clone(), prices.clone());
-    AnalysisSource::Computed(Box::new(move || {
+    AnalysisSource::Computed(Box::new(move || -> Result<AnalysisFrames, StoreError> {
         let at = |source| StoreError::Polars { path: store.path(Table::Analysis), source };
         let rows = computed(&store, &prices)?;
         let compactions = store.load(Table::Compactions, frames::compactions_from)?;

@@ -6,7 +6,7 @@
 //! per thread call, are `analyze::thread_requests`.)
 
 use super::{PriceTable, UnknownModels, WEB_SEARCH_USD};
-use crate::model::iterations::calls_of;
+use crate::model::iterations::{calls_of, calls_range, request_line_key};
 use crate::model::{Iteration, Request};
 
 impl PriceTable {
@@ -29,6 +29,16 @@ impl PriceTable {
             total += call.cost_usd;
         }
         total
+    }
+
+    /// Prices `r` from its calls in `sorted_calls` (sorted as the store
+    /// keeps them) when its line logged any, setting each call's cost;
+    /// else leaves the price `price_all` set.
+    pub fn price_from_calls(&self, r: &mut Request, sorted_calls: &mut [Iteration], unknown: &mut UnknownModels) {
+        let range = calls_range(sorted_calls, request_line_key(r));
+        if !range.is_empty() {
+            r.cost_usd = self.price_calls(r, &mut sorted_calls[range], unknown);
+        }
     }
 
     /// The cost of one response as a report counts it: its calls at their

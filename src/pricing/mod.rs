@@ -150,6 +150,14 @@ impl PriceTable {
         PriceTable { models, index, families }
     }
 
+    /// Identifies this table: the store records the fingerprint of the
+    /// table its `cost_usd` were computed with (the manifest's `pricing`),
+    /// so an ingest with another table reprices, and a reader prices in
+    /// memory (`Store::requests_priced`).
+    pub fn fingerprint(&self) -> u64 {
+        crate::store::manifest::fingerprint(format!("{:?}", self.models).as_bytes())
+    }
+
     /// Every model in the table, embedded ones first.
     pub fn models(&self) -> &[ModelPrice] {
         &self.models

@@ -4,6 +4,7 @@
 
 use super::resolve::normalize;
 use super::PricingError;
+use crate::model::MAX_TOKENS;
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -16,6 +17,13 @@ pub(super) const EMBEDDED_NAME: &str = "<embedded pricing/prices.toml>";
 
 /// Default cache-read price as a fraction of input.
 const DEFAULT_READ_MULTIPLIER: f64 = 0.1;
+
+/// Highest price a table may give, USD per million tokens (today's
+/// dearest is $75): a typo or a hostile file cannot make a cost overflow.
+pub const MAX_PRICE_PER_MTOK: f64 = 1e6;
+
+/// Highest multiplier (read, fast mode, long context) a table may give.
+pub const MAX_MULTIPLIER: f64 = 1e3;
 
 /// One model's prices, as written in the TOML table.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -134,10 +142,37 @@ impl ModelPrice {
         if let Some(d) = self.source_date.as_deref().filter(|d| !is_day_or_month(d)) {
             return Err(format!("model `{raw_id}`: source_date = {d:?} is not YYYY-MM-DD or YYYY-MM"));
         }
-        match numbers.iter().find(|(_, v)| !v.is_finite() || *v < 0.0) {
-            Some((name, v)) => Err(format!("model `{raw_id}`: {name} = {v} is not a finite number >= 0")),
-            None => Ok(self),
+        if let Some((name, v)) = numbers.iter().find(|(_, v)| !v.is_finite() || *v < 0.0) {
+            return Err(format!("model `{raw_id}`: {name} = {v} is not a finite number >= 0"));
         }
+        if let Some((name, v, max)) = numbers.iter().map(|&(n, v)| (n, v, bound_of(n))).find(|(_, v, max)| v > max) {
+            return Err(format!("model `{raw_id}`: {name} = {v} is above the bound of {max}"));
+        }
+        let worst = self.worst_cost();
+        match worst.is_finite() {
+            true => Ok(self),
+            false => Err(format!("model `{raw_id}`: prices whose cost overflows ({worst}) at {MAX_TOKENS} tokens")),
+        }
+    }
+
+    /// The dearest request these prices allow: every token field at
+    /// `MAX_TOKENS`, at the highest price, every multiplier applied (fast,
+    /// long context, data residency, a 1-hour write). Finite for any table
+    /// within the bounds; checked so a change of bounds cannot let one overflow.
+    fn worst_cost(&self) -> f64 {
+        let price = self.input_per_mtok.max(self.output_per_mtok) / 1e6;
+        let read = self.read_multiplier_from.iter().map(|c| c.value).fold(self.read_multiplier, f64::max);
+        let lc = self.long_context.map_or(1.0, |lc| lc.input_mult.max(lc.output_mult).max(1.0));
+        let mult = self.fast_multiplier.unwrap_or(1.0).max(1.0) * lc * super::GEO_US_MULTIPLIER * read.max(2.0);
+        5.0 * MAX_TOKENS as f64 * price * mult
+    }
+}
+
+/// The bound of a checked field: a price per MTok or a multiplier.
+fn bound_of(name: &str) -> f64 {
+    match name.ends_with("_per_mtok") {
+        true => MAX_PRICE_PER_MTOK,
+        false => MAX_MULTIPLIER,
     }
 }
 

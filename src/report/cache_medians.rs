@@ -7,7 +7,7 @@
 
 use super::cache::CacheQuery;
 use super::ReportError;
-use crate::analyze::{median, CacheClass, IdleCompaction, InputSource, ProjectMedians, FALLBACK_SUMMARY_SHARE};
+use crate::analyze::{median, CacheClass, IdleCompaction, InputSource, ProjectMedians};
 use crate::model::columns as c;
 use crate::model::MAIN_THREAD;
 use crate::store::frames::Cols;
@@ -36,10 +36,11 @@ impl Medians {
         Ok(Medians { by_project: by.into_iter().filter_map(|(p, v)| Some((p, median(v)?))).collect(), all })
     }
 
-    fn get(&self, project: &str) -> Option<(f64, InputSource)> {
+    /// The project's median, else (when `or_all`) the one over all sessions.
+    fn get(&self, project: &str, or_all: bool) -> Option<(f64, InputSource)> {
         match self.by_project.get(project) {
             Some(m) => Some((*m, InputSource::Project)),
-            None => self.all.map(|m| (m, InputSource::AllSessions)),
+            None => self.all.filter(|_| or_all).map(|m| (m, InputSource::AllSessions)),
         }
     }
 }
@@ -54,7 +55,8 @@ pub struct MedianTable {
 impl MedianTable {
     /// The medians of `project`.
     pub fn project(&self, project: &str) -> ProjectMedians {
-        ProjectMedians { first: self.first.get(project), compaction: self.compaction.get(project) }
+        // `S` comes from the project's own compactions only (§7 v3).
+        ProjectMedians { first: self.first.get(project, true), compaction: self.compaction.get(project, false) }
     }
 }
 
@@ -82,13 +84,10 @@ pub(super) fn idle_compaction(view: &StoreView, q: &CacheQuery, idle: u64) -> Re
     let k = Cols(&df);
     let (project, prev, miss) = (k.str(c::PROJECT)?, k.u64(c::EXPECTED_PREFIX)?, k.f64(c::MISS_COST_USD)?);
     let (fixed, per) = (k.f64(c::IDLE_COMPACT_FIXED_USD)?, k.f64(c::IDLE_COMPACT_PER_TOKEN_USD)?);
-    let mut summaries: HashMap<&str, Option<f64>> = HashMap::new();
+    let mut by_project: HashMap<&str, ProjectMedians> = HashMap::new();
     for i in 0..df.height() {
-        let s = *summaries.entry(project[i]).or_insert_with(|| {
-            let m = medians.project(project[i]);
-            m.summary(m.base_context().0).map(|(s, _)| s)
-        });
-        let s = s.unwrap_or(FALLBACK_SUMMARY_SHARE * prev[i] as f64);
+        let m = by_project.entry(project[i]).or_insert_with(|| medians.project(project[i]));
+        let (s, _) = m.summary_tokens(prev[i]);
         out.gaps += 1;
         out.rebuild_usd += miss[i];
         out.compact_usd += fixed[i] + s * per[i];

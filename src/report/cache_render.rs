@@ -54,7 +54,11 @@ pub fn reconcile_line(u: &crate::report::cache::Reconcile) -> String {
         dollars(u.thread_cost_usd)
     );
     if u.advisor_calls > 0 {
-        line += &format!(": {} advisor calls ({}) belong to no thread", thousands(u.advisor_calls), dollars(u.advisor_cost_usd));
+        line += &format!(
+            ": {} advisor calls ({}) belong to no thread",
+            thousands(u.advisor_calls),
+            dollars(u.advisor_cost_usd)
+        );
     }
     if u.other_usd.abs() >= 0.005 {
         line += &format!("; {} of responses with no call the cache model reads", dollars(u.other_usd));

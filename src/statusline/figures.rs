@@ -1,14 +1,16 @@
 //! The figures the status line takes from the store: today's spend as of
 //! the last ingest and the plan-limit estimates. The store is only read,
 //! never locked (its files are replaced atomically, so a reader sees one
-//! version); the result is kept in `statusline/figures.json` under a key
-//! naming the store's version, the day and the samples table's size, so
-//! most calls read one small file. The store's manifest also says how much
+//! version) and priced with the call's table (`Store::requests_priced`);
+//! the result is kept in `statusline/figures.json` under a key naming the
+//! store's version, the day, the samples table's size and the price table,
+//! so most calls read one small file. The store's manifest also says how much
 //! of the session's transcript the store holds.
 
 use crate::analyze::limits::{self, LimitEstimate, Priced};
 use crate::model::columns as c;
 use crate::model::limits::WindowKind;
+use crate::pricing::PriceTable;
 use crate::store::frames::Cols;
 use crate::store::manifest::Manifest;
 use crate::store::Store;
@@ -17,7 +19,6 @@ use chrono::{DateTime, Duration, NaiveTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use polars::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::io::BufReader;
 use std::path::Path;
 
 /// How far back requests are read for the plan-limit estimates.
@@ -48,16 +49,24 @@ pub fn day_start(now: DateTime<Utc>, tz: Tz) -> DateTime<Utc> {
     tz.from_local_datetime(&day.and_time(NaiveTime::MIN)).earliest().map_or(now, |t| t.with_timezone(&Utc))
 }
 
-/// The cached figures when their key still holds, else computed and cached.
-pub fn figures(store: &Store, manifest: &Manifest, tz: Tz, now: DateTime<Utc>) -> Result<StoreFigures, FiguresError> {
+/// The cached figures when their key still holds, else computed and
+/// cached; priced with `prices` (the key names the table).
+pub fn figures(
+    store: &Store,
+    manifest: &Manifest,
+    prices: &PriceTable,
+    tz: Tz,
+    now: DateTime<Utc>,
+) -> Result<StoreFigures, FiguresError> {
     let samples_path = files::rate_limits(store.dir());
     let samples_len = std::fs::metadata(&samples_path).map(|m| m.len()).unwrap_or(0);
     let key = format!(
-        "{}|{}|{}|{}|{samples_len}",
+        "{}|{}|{}|{}|{samples_len}|{:016x}",
         manifest.updated.as_deref().unwrap_or("-"),
         manifest.files.len(),
         tz.name(),
-        day_start(now, tz).timestamp()
+        day_start(now, tz).timestamp(),
+        prices.fingerprint()
     );
     let cache = crate::store::files::statusline_figures(store.dir());
     if let Some(f) = std::fs::read(&cache).ok().and_then(|b| serde_json::from_slice::<StoreFigures>(&b).ok()) {
@@ -70,7 +79,7 @@ pub fn figures(store: &Store, manifest: &Manifest, tz: Tz, now: DateTime<Utc>) -
     // Without enough samples for an estimate, only today's rows matter.
     let estimating = samples.len() > limits::MIN_INTERVALS;
     let since = if estimating { today.min(now - Duration::days(LIMIT_HISTORY_DAYS)) } else { today };
-    let priced = priced_since(store, since, estimating)?;
+    let priced = priced_since(store, prices, since, estimating)?;
     let f = StoreFigures {
         key,
         today_usd: priced.iter().filter(|p| p.time >= today && p.time <= now).map(|p| p.cost_usd).sum(),
@@ -93,24 +102,23 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Time and cost (and tokens, when asked; else 0) of every stored request
-/// at or after `since`.
-pub fn priced_since(store: &Store, since: DateTime<Utc>, tokens: bool) -> Result<Vec<Priced>, FiguresError> {
+/// Time and cost at `prices` (and tokens, when asked; else 0) of every
+/// stored request at or after `since`.
+pub fn priced_since(
+    store: &Store,
+    prices: &PriceTable,
+    since: DateTime<Utc>,
+    tokens: bool,
+) -> Result<Vec<Priced>, FiguresError> {
     let all = [c::TIME, c::COST_USD, c::INPUT, c::CACHE_WRITE_5M, c::CACHE_WRITE_1H, c::CACHE_READ, c::OUTPUT];
     let cols = if tokens { &all[..] } else { &all[..2] };
-    let mut out = Vec::new();
-    for (_, file) in store.open_requests()? {
-        let df = ParquetReader::new(BufReader::new(file))
-            .with_columns(Some(cols.iter().map(|s| (*s).to_owned()).collect()))
-            .finish()?;
-        let t = Cols(&df);
-        let (times, costs) = (t.time(c::TIME)?, t.f64(c::COST_USD)?);
-        let counts = if tokens { t.tokens()?.into_iter().map(|k| k.prompt() + k.output).collect() } else { Vec::new() };
-        for (i, (time, cost_usd)) in times.into_iter().zip(costs).enumerate() {
-            if time >= since {
-                out.push(Priced { time, cost_usd, tokens: counts.get(i).copied().unwrap_or(0) });
-            }
-        }
-    }
-    Ok(out)
+    let Some(lf) = store.requests_priced(prices)? else { return Ok(Vec::new()) };
+    let df = lf.select(cols.iter().map(|s| col(*s)).collect::<Vec<_>>()).collect()?;
+    let t = Cols(&df);
+    let (times, costs) = (t.time(c::TIME)?, t.f64(c::COST_USD)?);
+    let counts = if tokens { t.tokens()?.into_iter().map(|k| k.prompt() + k.output).collect() } else { Vec::new() };
+    let rows = times.into_iter().zip(costs).enumerate().filter(|(_, (time, _))| *time >= since);
+    Ok(rows
+        .map(|(i, (time, cost_usd))| Priced { time, cost_usd, tokens: counts.get(i).copied().unwrap_or(0) })
+        .collect())
 }

@@ -91,7 +91,7 @@ pub fn status(ctx: &Context, stdin: &[u8]) -> Status {
     };
     let state_path = session::state_path(&ctx.data_dir, transcript);
     let mut state = session::load(&state_path, transcript);
-    match session::update(&mut state, &ctx.data_dir, transcript, &ctx.prices) {
+    match session::update(&mut state, &ctx.data_dir, transcript, &ctx.prices, ctx.now) {
         Ok(true) => {
             let _ = session::save(&state_path, &state);
         }
@@ -109,8 +109,13 @@ pub fn status(ctx: &Context, stdin: &[u8]) -> Status {
 fn fill_session(st: &mut Status, state: &session::SessionState, now: DateTime<Utc>) {
     st.session_cost_usd = Some(state.cost_usd());
     st.session_requests = state.requests();
+    // A call reads a bounded number of bytes (`tail::READ_BUDGET`): the
+    // figures then cover the part read so far.
+    if state.unread_bytes > 0 {
+        st.note = Some(format!("transcript partly read ({:.0} MB to go)", state.unread_bytes as f64 / 1e6));
+    }
     let Some(last) = &state.last_main else {
-        st.note = Some("no requests yet".into());
+        st.note.get_or_insert_with(|| "no requests yet".into());
         return;
     };
     let expires = last.time + Duration::seconds(i64::from(state.ttl_s));
@@ -134,8 +139,10 @@ fn fill_store(st: &mut Status, state: &session::SessionState, ctx: &Context) {
             .iter()
             .map(|(path, tail)| tail::unstored_cost(tail, stored_lines(&manifest, path), today))
             .sum::<f64>();
-    let stored =
-        store.as_ref().filter(|_| !manifest.files.is_empty()).map(|s| figures::figures(s, &manifest, ctx.tz, ctx.now));
+    let stored = store
+        .as_ref()
+        .filter(|_| !manifest.files.is_empty())
+        .map(|s| figures::figures(s, &manifest, &ctx.prices, ctx.tz, ctx.now));
     match stored {
         Some(Ok(f)) => {
             st.today_cost_usd = Some(f.today_usd + unstored);

@@ -7,17 +7,19 @@
 use crate::ingest::discover::SourceFile;
 use crate::ingest::parse::{parse_bytes, FileRows, Start};
 use crate::ingest::sidechain::Links;
+use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 
 /// Reads shorter than this are parsed on one core.
 pub const PARALLEL_ABOVE: usize = 4 << 20;
 
-/// `parse_bytes` over `data` (complete lines), in parallel when long.
-pub fn parse(file: &SourceFile, data: &[u8], start: Start) -> FileRows {
+/// `parse_bytes` over `data` (complete lines) at the clock `now`, in
+/// parallel when long.
+pub fn parse(file: &SourceFile, data: &[u8], start: Start, now: DateTime<Utc>) -> FileRows {
     let parts = rayon::current_num_threads().max(1);
     if data.len() < PARALLEL_ABOVE || parts == 1 {
-        return parse_bytes(file, data, start, &mut Links::default());
+        return parse_bytes(file, data, start, &mut Links::default(), now);
     }
     let mut cuts = vec![0usize];
     for k in 1..parts {
@@ -39,7 +41,7 @@ pub fn parse(file: &SourceFile, data: &[u8], start: Start) -> FileRows {
     let rows: Vec<FileRows> = cuts
         .par_windows(2)
         .zip(starts)
-        .map(|(w, s)| parse_bytes(file, &data[w[0]..w[1]], s, &mut Links::default()))
+        .map(|(w, s)| parse_bytes(file, &data[w[0]..w[1]], s, &mut Links::default(), now))
         .collect();
     merge(rows)
 }
@@ -103,12 +105,13 @@ mod tests {
             mtime_ns: 0,
         };
         let start = Start { offset: 7, line: 3 };
-        let one = parse_bytes(&file, text.as_bytes(), start, &mut Links::default());
+        let now = Utc::now();
+        let one = parse_bytes(&file, text.as_bytes(), start, &mut Links::default(), now);
         let many = rayon::ThreadPoolBuilder::new()
             .num_threads(3)
             .build()
             .unwrap()
-            .install(|| parse(&file, text.as_bytes(), start));
+            .install(|| parse(&file, text.as_bytes(), start, now));
         assert!(text.len() > PARALLEL_ABOVE);
         assert_eq!(many.requests, one.requests);
         assert_eq!((many.end.offset, many.end.line), (one.end.offset, one.end.line));

@@ -9,7 +9,7 @@
 //! and the transcript is read in full.
 
 use super::session::{fold_main, source, SessionState, STATE_VERSION};
-use super::tail::{fold_known, trim, FileTail};
+use super::tail::{fold_known, tail_print, trim, FileTail};
 use crate::analyze::TTL_5M_S;
 use crate::ingest::parse::{parse_bytes, Start};
 use crate::ingest::sidechain::Links;
@@ -20,6 +20,7 @@ use crate::pricing::PriceTable;
 use crate::store::frames::Cols;
 use crate::store::manifest::{fingerprint, FileState};
 use crate::store::{Store, Table};
+use chrono::{DateTime, Utc};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -28,7 +29,13 @@ use std::path::{Path, PathBuf};
 const WINDOW: u64 = 2 << 20;
 
 /// The state the store implies for `transcript` and its `agents`, if any.
-pub fn seed(data_dir: &Path, transcript: &Path, agents: &[PathBuf], prices: &PriceTable) -> Option<SessionState> {
+pub fn seed(
+    data_dir: &Path,
+    transcript: &Path,
+    agents: &[PathBuf],
+    prices: &PriceTable,
+    now: DateTime<Utc>,
+) -> Option<SessionState> {
     if !crate::store::files::manifest(data_dir).is_file() {
         return None;
     }
@@ -39,6 +46,10 @@ pub fn seed(data_dir: &Path, transcript: &Path, agents: &[PathBuf], prices: &Pri
         return None; // an ingest is between its tables and its manifest
     }
     let manifest = store.manifest().ok()?;
+    // The sessions table's cost is of the table the store was priced with.
+    if manifest.pricing != prices.fingerprint() {
+        return None;
+    }
     let main_state = manifest.files.get(transcript.to_str()?)?;
     let session_id = transcript.file_stem()?.to_str()?;
     let (cost_usd, requests) = stored_session(&store, session_id)?;
@@ -48,7 +59,7 @@ pub fn seed(data_dir: &Path, transcript: &Path, agents: &[PathBuf], prices: &Pri
         ttl_s: TTL_5M_S,
         ..SessionState::default()
     };
-    let main = window(transcript, main_state, None, prices)?;
+    let main = window(transcript, main_state, None, prices, now)?;
     fold_main(&mut state, main.1, &[], prices);
     state.last_main.as_ref()?;
     let mut tail = main.0;
@@ -57,7 +68,7 @@ pub fn seed(data_dir: &Path, transcript: &Path, agents: &[PathBuf], prices: &Pri
     for path in agents {
         let Some(fs) = path.to_str().and_then(|p| manifest.files.get(p)) else { continue };
         let agent = path.file_stem().and_then(|s| s.to_str()).and_then(|s| s.strip_prefix("agent-")).map(str::to_owned);
-        if let Some((t, _)) = window(path, fs, agent, prices) {
+        if let Some((t, _)) = window(path, fs, agent, prices, now) {
             state.files.insert(path.to_string_lossy().into_owned(), t);
         }
     }
@@ -81,6 +92,7 @@ fn window(
     fs: &FileState,
     agent: Option<String>,
     prices: &PriceTable,
+    now: DateTime<Utc>,
 ) -> Option<(FileTail, Vec<crate::model::Request>)> {
     if !std::fs::metadata(path).ok()?.is_file() {
         return None;
@@ -101,12 +113,16 @@ fn window(
         &buf[skip..],
         Start { offset: from + skip as u64, line: 0 },
         &mut Links::default(),
+        now,
     );
+    let (tail_len, tail_hash) = tail_print(&buf);
     let mut tail = FileTail {
         offset: fs.offset,
         lines: fs.lines,
         head_len: fs.head_len,
         head_hash: fs.head_hash,
+        tail_len,
+        tail_hash,
         ..FileTail::default()
     };
     let mut main = Vec::new();

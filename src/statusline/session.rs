@@ -1,24 +1,27 @@
 //! One session as the status line sees it: its transcript and sub-agent
-//! files read incrementally (`tail`), the state kept between calls in a
+//! files read incrementally (`tail`, within one byte budget per call), the
+//! state kept between calls in a
 //! small file of the data directory (`statusline/sessions/<hash>.json`,
 //! written atomically; concurrent calls each write a state computed from
 //! the same files, so the last writer is as right as the first), and what
 //! that gives: the last main-thread request, the TTL in force after it, its
 //! cold-resume premium (the cache model's own functions) and the cost.
 
-use super::tail::{read_gain, FileTail};
+use super::tail::{read_gain, FileTail, Reading, READ_BUDGET};
 use crate::analyze::{analyze, cold_resume_premium, TTL_5M_S};
 use crate::ingest::discover::SourceFile;
 use crate::model::{Compaction, Request};
 use crate::pricing::PriceTable;
 use crate::store::manifest::fingerprint;
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Layout version of the state file; another version is read as empty.
-pub(super) const STATE_VERSION: u32 = 1;
+/// 2: each file's fingerprint before its offset and its scanned bytes.
+pub(super) const STATE_VERSION: u32 = 2;
 /// Sub-agent files read per session at most.
 const MAX_AGENT_FILES: usize = 256;
 
@@ -35,6 +38,9 @@ pub struct SessionState {
     pub ttl_s: u32,
     /// Cold-resume premium of `last_main` at `ttl_s`.
     pub premium_usd: f64,
+    /// Bytes of the files the last call's budget left unread.
+    #[serde(default)]
+    pub unread_bytes: u64,
 }
 
 impl SessionState {
@@ -81,16 +87,18 @@ pub fn save(path: &Path, state: &SessionState) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Reads what the transcript and its sub-agents gained into `state`; true
-/// when anything changed. The transcript must be a readable regular file; a
-/// sub-agent file that is not is skipped. A first call (no state) starts
-/// from the store's figures when it can (`seed`), reading only what the
-/// last ingest did not.
+/// Reads what the transcript and its sub-agents gained into `state`, at
+/// most `READ_BUDGET` bytes in all (the transcript first; the rest next
+/// call); true when anything changed. The transcript must be a readable
+/// regular file; a sub-agent file that is not is skipped. A first call (no
+/// state) starts from the store's figures when it can (`seed`), reading
+/// only what the last ingest did not.
 pub fn update(
     state: &mut SessionState,
     data_dir: &Path,
     transcript: &Path,
     prices: &PriceTable,
+    now: DateTime<Utc>,
 ) -> std::io::Result<bool> {
     if !std::fs::metadata(transcript)?.is_file() {
         return Err(std::io::Error::other("not a regular file"));
@@ -98,16 +106,18 @@ pub fn update(
     let agents = agent_files(transcript);
     let mut seeded = false;
     if state.files.is_empty() {
-        if let Some(s) = super::seed::seed(data_dir, transcript, &agents, prices) {
+        if let Some(s) = super::seed::seed(data_dir, transcript, &agents, prices, now) {
             *state = s;
             seeded = true;
         }
     }
+    let mut reading = Reading { prices, now, budget: READ_BUDGET };
     let main_file = source(transcript, None);
     let key = transcript.to_string_lossy().into_owned();
     let tail = state.files.entry(key).or_default();
-    let gained = read_gain(transcript, &main_file, tail, prices)?;
+    let gained = read_gain(transcript, &main_file, tail, &mut reading)?;
     let mut changed = seeded || gained.bytes > 0 || gained.reset;
+    let mut unread = gained.left;
     if gained.reset {
         state.last_main = None;
         state.ttl_s = TTL_5M_S;
@@ -118,10 +128,13 @@ pub fn update(
         let agent = path.file_stem().and_then(|s| s.to_str()).and_then(|s| s.strip_prefix("agent-")).map(str::to_owned);
         let file = source(&path, agent);
         let tail = state.files.entry(path.to_string_lossy().into_owned()).or_default();
-        if let Ok(g) = read_gain(&path, &file, tail, prices) {
+        if let Ok(g) = read_gain(&path, &file, tail, &mut reading) {
             changed |= g.bytes > 0 || g.reset;
+            unread += g.left;
         }
     }
+    changed |= unread != state.unread_bytes;
+    state.unread_bytes = unread;
     Ok(changed)
 }
 

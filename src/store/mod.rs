@@ -17,6 +17,7 @@ pub mod frames;
 mod health;
 pub mod manifest;
 pub mod parts;
+mod priced;
 mod requests;
 pub mod samples;
 pub mod view;

@@ -27,7 +27,7 @@ use chrono::{DateTime, Utc};
 use polars::prelude::*;
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::BufReader;
+use std::io::{Read, Seek};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// What identifies one state of a data directory: a fingerprint of every
@@ -65,15 +65,16 @@ pub struct AnalysisFrames {
     pub sessions: DataFrame,
 }
 
-/// Computes the analysis tables now (not stored), the first time a view
-/// that has no current stored analysis is asked for them.
-pub type ComputeAnalysis = Box<dyn FnOnce() -> Result<AnalysisFrames, StoreError> + Send>;
+/// Computes the analysis tables now (not stored), when a view that has no
+/// current stored analysis is first asked for them.
+pub type ComputeAnalysis = Box<dyn Fn() -> Result<AnalysisFrames, StoreError> + Send + Sync>;
 
 /// Where a view's analysis comes from.
 pub enum AnalysisSource {
     /// The stored tables: a scan of the parts opened, and the side tables'
     /// files, opened, decoded when first asked for.
     Stored { rows: Box<LazyFrame>, labels: File, sessions: File },
+    // (`StoreView::new` turns the files into `Pinned` ones.)
     /// No current stored analysis (other prices, missing, damaged).
     Computed(ComputeAnalysis),
 }
@@ -82,28 +83,75 @@ pub enum AnalysisSource {
 /// read (stored, or computed now).
 pub struct Sources {
     pub requests: Option<LazyFrame>,
+    /// The calls inside responses when they were priced again in memory
+    /// (None: the stored table, read when first asked for).
+    pub calls: Option<Vec<Iteration>>,
     pub analysis: AnalysisSource,
 }
 
-/// A small table: its file, opened with the others, decoded once.
-struct Pinned<T> {
-    file: Mutex<Option<File>>,
+/// A table file opened with the others. Its bytes are read (under a lock,
+/// plain I/O) the first time they are needed and kept; decoding happens
+/// outside the lock, because polars decodes on its thread pool, where a
+/// waiting thread may run another job of the same view that needs the same
+/// table (a lock held across the decode would deadlock that thread).
+struct Pinned {
+    raw: Mutex<Raw>,
+}
+
+enum Raw {
+    Absent,
+    File(File),
+    Bytes(Arc<[u8]>),
+}
+
+impl Pinned {
+    fn open(store: &Store, t: Table) -> Result<Pinned, StoreError> {
+        let path = store.path(t);
+        let raw = match File::open(&path) {
+            Ok(f) => Raw::File(f),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Raw::Absent,
+            Err(source) => return Err(StoreError::Io { path, source }),
+        };
+        Ok(Pinned { raw: Mutex::new(raw) })
+    }
+
+    /// The file's bytes (None when there is no such file).
+    fn bytes(&self, store: &Store, t: Table) -> Result<Option<Arc<[u8]>>, StoreError> {
+        let mut raw = self.raw.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Raw::File(f) = &mut *raw {
+            let mut buf = Vec::new();
+            let io = |source| StoreError::Io { path: store.path(t), source };
+            f.rewind().map_err(io)?;
+            f.read_to_end(&mut buf).map_err(io)?;
+            *raw = Raw::Bytes(buf.into());
+        }
+        Ok(match &*raw {
+            Raw::Bytes(b) => Some(Arc::clone(b)),
+            _ => None,
+        })
+    }
+
+    /// The file decoded as a frame (None when there is no such file).
+    fn frame(&self, store: &Store, t: Table) -> Result<Option<DataFrame>, StoreError> {
+        let Some(bytes) = self.bytes(store, t)? else { return Ok(None) };
+        let df = ParquetReader::new(std::io::Cursor::new(&*bytes)).finish();
+        df.map(Some).map_err(|e| StoreError::damaged(store.path(t), &e))
+    }
+}
+
+/// A value decoded from a `Pinned` file once (two threads asking at once
+/// may both decode; the first result is kept).
+struct Decoded<T> {
+    file: Pinned,
     value: OnceLock<T>,
 }
 
-impl<T> Pinned<T> {
-    fn open(store: &Store, t: Table) -> Result<Pinned<T>, StoreError> {
-        let path = store.path(t);
-        let file = match File::open(&path) {
-            Ok(f) => Some(f),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(source) => return Err(StoreError::Io { path, source }),
-        };
-        Ok(Pinned { file: Mutex::new(file), value: OnceLock::new() })
+impl<T> Decoded<T> {
+    fn open(store: &Store, t: Table) -> Result<Decoded<T>, StoreError> {
+        Ok(Decoded { file: Pinned::open(store, t)?, value: OnceLock::new() })
     }
 
-    /// The table's rows (`from` decodes them; an absent file is `empty`),
-    /// decoded the first time only.
+    /// The table's rows (`from` decodes them; an absent file is `empty`).
     fn get(
         &self,
         store: &Store,
@@ -114,20 +162,18 @@ impl<T> Pinned<T> {
         if let Some(v) = self.value.get() {
             return Ok(v);
         }
-        let mut guard = self.file.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(v) = self.value.get() {
-            return Ok(v);
-        }
-        let value = match guard.take() {
+        let value = match self.file.frame(store, t)? {
             None => empty(),
-            Some(f) => {
-                let df = ParquetReader::new(BufReader::new(f)).finish();
-                let df = df.map_err(|e| StoreError::damaged(store.path(t), &e))?;
-                from(&df).map_err(|e| StoreError::damaged(store.path(t), &e))?
-            }
+            Some(df) => from(&df).map_err(|e| StoreError::damaged(store.path(t), &e))?,
         };
         Ok(self.value.get_or_init(|| value))
     }
+}
+
+/// Where a view's analysis comes from, once opened.
+enum Source {
+    Stored { rows: Box<LazyFrame>, labels: Pinned, sessions: Pinned },
+    Computed(ComputeAnalysis),
 }
 
 struct Inner {
@@ -136,13 +182,13 @@ struct Inner {
     manifest: Manifest,
     version: Version,
     requests: Option<LazyFrame>,
-    analysis_source: Mutex<Option<AnalysisSource>>,
+    analysis_source: Source,
     analysis: OnceLock<AnalysisFrames>,
     titles: OnceLock<HashMap<String, String>>,
-    iterations: Pinned<Vec<Iteration>>,
-    compactions: Pinned<Vec<Compaction>>,
-    refusals: Pinned<Vec<Refusal>>,
-    sessions: Pinned<DataFrame>,
+    iterations: Decoded<Vec<Iteration>>,
+    compactions: Decoded<Vec<Compaction>>,
+    refusals: Decoded<Vec<Refusal>>,
+    sessions: Decoded<DataFrame>,
     samples: OnceLock<Vec<Sample>>,
 }
 
@@ -171,15 +217,25 @@ impl StoreView {
             manifest,
             version,
             requests: sources.requests,
-            analysis_source: Mutex::new(Some(sources.analysis)),
+            analysis_source: match sources.analysis {
+                AnalysisSource::Stored { rows, labels, sessions } => Source::Stored {
+                    rows,
+                    labels: Pinned { raw: Mutex::new(Raw::File(labels)) },
+                    sessions: Pinned { raw: Mutex::new(Raw::File(sessions)) },
+                },
+                AnalysisSource::Computed(compute) => Source::Computed(compute),
+            },
             analysis: OnceLock::new(),
             titles: OnceLock::new(),
-            iterations: Pinned::open(store, Table::Iterations)?,
-            compactions: Pinned::open(store, Table::Compactions)?,
-            refusals: Pinned::open(store, Table::Refusals)?,
-            sessions: Pinned::open(store, Table::Sessions)?,
+            iterations: Decoded::open(store, Table::Iterations)?,
+            compactions: Decoded::open(store, Table::Compactions)?,
+            refusals: Decoded::open(store, Table::Refusals)?,
+            sessions: Decoded::open(store, Table::Sessions)?,
             samples: OnceLock::new(),
         };
+        if let Some(calls) = sources.calls {
+            let _ = inner.iterations.value.set(calls);
+        }
         Ok(StoreView { inner: Arc::new(inner), now })
     }
 
@@ -219,29 +275,23 @@ impl StoreView {
         self.inner.requests.clone()
     }
 
-    /// The analysis tables, stored or computed now, the first time only.
+    /// The analysis tables, stored or computed now, the first time only
+    /// (no lock is held while they are decoded or computed: see `Pinned`).
     fn analysis_frames(&self) -> Result<&AnalysisFrames, StoreError> {
         let i = &self.inner;
         if let Some(a) = i.analysis.get() {
             return Ok(a);
         }
-        let mut source = i.analysis_source.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(a) = i.analysis.get() {
-            return Ok(a);
-        }
-        let frames = match source.take() {
-            Some(AnalysisSource::Stored { rows, labels, sessions }) => {
-                let decode = |t: Table, f: File| {
-                    ParquetReader::new(BufReader::new(f)).finish().map_err(|e| StoreError::damaged(i.store.path(t), &e))
+        let frames = match &i.analysis_source {
+            Source::Stored { rows, labels, sessions } => {
+                let decode = |p: &Pinned, t: Table| {
+                    p.frame(&i.store, t)?.ok_or_else(|| StoreError::Missing { path: i.store.path(t), files: 0 })
                 };
-                let labels = decode(Table::AnalysisCompactions, labels)?;
-                AnalysisFrames { rows: *rows, labels, sessions: decode(Table::AnalysisSessions, sessions)? }
+                let labels = decode(labels, Table::AnalysisCompactions)?;
+                let sessions = decode(sessions, Table::AnalysisSessions)?;
+                AnalysisFrames { rows: (**rows).clone(), labels, sessions }
             }
-            Some(AnalysisSource::Computed(compute)) => compute()?,
-            None => {
-                let cause = "did not read the first time it was asked for".to_owned();
-                return Err(StoreError::Damaged { path: i.store.path(Table::Analysis), cause });
-            }
+            Source::Computed(compute) => compute()?,
         };
         Ok(i.analysis.get_or_init(|| frames))
     }

@@ -243,7 +243,7 @@ fn import_pending(
         requests_after = merged.requests;
     }
     let shared = shared_message_ids_stored(store)?;
-    record(store, pending, now)?;
+    record(store, pending, priced_with(store, requests_before, prices)?, now)?;
     let received = pending.iter().map(Pending::requests).sum();
     Ok(ImportOutcome {
         bundles: pending.iter().zip(&added).map(|(p, &added)| summary(p, added)).collect(),
@@ -338,8 +338,17 @@ fn summary(p: &Pending<'_>, added: usize) -> BundleSummary {
     }
 }
 
-/// Updates the ledger and the manifest's freshness after a merge.
-fn record(store: &Store, pending: &[Pending<'_>], now: DateTime<Utc>) -> Result<(), TeamError> {
+/// The fingerprint of the table every stored cost now comes from: this
+/// import's when the store was empty or priced with it, else none (0:
+/// rows priced with several tables; readers price them in memory,
+/// `Store::requests_priced`, until an ingest or rebuild reprices them).
+fn priced_with(store: &Store, requests_before: usize, prices: &PriceTable) -> Result<u64, TeamError> {
+    let fp = prices.fingerprint();
+    Ok(if requests_before == 0 || store.manifest()?.pricing == fp { fp } else { 0 })
+}
+
+/// Updates the ledger, the manifest's freshness and its `pricing` after a merge.
+fn record(store: &Store, pending: &[Pending<'_>], pricing: u64, now: DateTime<Utc>) -> Result<(), TeamError> {
     let path = store.dir().join(LEDGER);
     let mut ledger: BTreeMap<String, LedgerEntry> = match fs::read(&path) {
         Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_default(),
@@ -358,6 +367,7 @@ fn record(store: &Store, pending: &[Pending<'_>], now: DateTime<Utc>) -> Result<
     write_atomic(&path, &bytes)?;
     let mut m = store.manifest()?;
     m.schema = STORE_SCHEMA;
+    m.pricing = pricing;
     m.updated = Some(now.to_rfc3339());
     store.save_manifest(&m)?;
     Ok(())

@@ -48,7 +48,12 @@ pub fn write_demo(store: &Store, prices: &PriceTable, now: DateTime<Utc>) -> Res
     let calls = crate::synth::calls::add_calls(&data.requests, DEMO_CALLS_EVERY);
     let rows = Rows { rows: data.requests, iterations: calls, compactions: data.compactions, titles };
     let (n, _) = crate::update::store_rows(store, rows, prices)?;
-    let manifest = Manifest { schema: STORE_SCHEMA, updated: Some(now.to_rfc3339()), ..Manifest::default() };
+    let manifest = Manifest {
+        schema: STORE_SCHEMA,
+        pricing: prices.fingerprint(),
+        updated: Some(now.to_rfc3339()),
+        ..Manifest::default()
+    };
     store.save_manifest(&manifest)?;
     Ok(n)
 }

@@ -64,7 +64,7 @@ fn ingest_once(state: &AppState, roots: &[PathBuf]) -> bool {
     if s.store.holds_bundles() {
         return false;
     }
-    match crate::update::ingest(roots, &s.store, &s.prices, &Silent) {
+    match crate::update::ingest(roots, &s.store, &s.prices, &Silent, s.clock.now()) {
         Ok(o) => o.changed,
         Err(IngestError::NoRoots { .. }) => false,
         Err(e) => {

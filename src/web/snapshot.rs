@@ -114,12 +114,16 @@ impl Snapshot {
     /// The people of a team data directory, sorted (local rows, which name
     /// nobody, are not listed); none when the store cannot say.
     pub fn users(&self) -> &[String] {
-        self.users.get_or_init(|| {
-            self.view.users().unwrap_or_else(|e| {
-                tracing::warn!("the people of the store: {e}");
-                Vec::new()
-            })
-        })
+        if let Some(u) = self.users.get() {
+            return u;
+        }
+        // Computed before `get_or_init`, which would block a second caller
+        // (or this thread, re-entered from a pool) while it runs.
+        let users = self.view.users().unwrap_or_else(|e| {
+            tracing::warn!("the people of the store: {e}");
+            Vec::new()
+        });
+        self.users.get_or_init(|| users)
     }
 
     /// True when the store holds more than one person's requests (a team
@@ -131,12 +135,14 @@ impl Snapshot {
     /// Stored models priced as their family's newest version (none when
     /// the store cannot say).
     pub fn estimated_models(&self) -> &[Estimate] {
-        self.estimated.get_or_init(|| {
-            self.view.estimated_models().unwrap_or_else(|e| {
-                tracing::warn!("the stored models: {e}");
-                Vec::new()
-            })
-        })
+        if let Some(e) = self.estimated.get() {
+            return e;
+        }
+        let estimated = self.view.estimated_models().unwrap_or_else(|e| {
+            tracing::warn!("the stored models: {e}");
+            Vec::new()
+        });
+        self.estimated.get_or_init(|| estimated)
     }
 
     /// The project medians of resume advice, over every stored row.

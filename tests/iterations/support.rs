@@ -20,7 +20,7 @@ pub fn prices() -> PriceTable {
 }
 
 pub fn run(root: &Path, data: &Path) -> Outcome {
-    ingest(&[root.to_path_buf()], &Store::open(data).unwrap(), &prices(), &Silent).unwrap()
+    ingest(&[root.to_path_buf()], &Store::open(data).unwrap(), &prices(), &Silent, chrono::Utc::now()).unwrap()
 }
 
 pub fn report(data: &Path, g: Grouping, breakdown: bool) -> UsageReport {

@@ -115,7 +115,8 @@ fn all_sessions_when_the_project_has_none() {
     assert_eq!(a.inputs.base_context_source, InputSource::AllSessions);
     // Firsts of all sessions: 10000, 6000, 100000 -> 10000.
     assert_eq!(a.inputs.base_context_tokens, 10_000.0);
-    assert_eq!((a.inputs.summary_tokens, a.inputs.summary_source), (3000.0, InputSource::AllSessions));
+    // `S` never comes from other projects' compactions (§7 v3): 10% of P.
+    assert_eq!((a.inputs.summary_tokens, a.inputs.summary_source), (1500.0, InputSource::Default));
 }
 
 #[test]

@@ -141,6 +141,26 @@ fn idle_compaction_what_if_by_hand() {
 }
 
 #[test]
+fn idle_compaction_what_if_uses_ten_percent_of_the_prompt_when_the_project_has_no_compaction() {
+    // p1 has no compaction: a 250,000-token 1h prompt, then a 4000 s rest.
+    // p2 compacted once (first 10,000, 60,000 after): its S of 50,000 is
+    // not p1's (cache-model §7 v3).
+    let reqs = [
+        main("s", 0.0, [0, 0, 250_000, 0, 10]),
+        main("s", 4000.0, [0, 0, 250_010, 0, 10]),
+        with_project(main("c", -9000.0, [0, 0, 10_000, 0, 10]), "p2"),
+        with_project(main("c", -8000.0, [0, 0, 60_000, 0, 10]), "p2"),
+    ];
+    let caches = run(&reqs, &[compaction("c", -8500.0)]);
+    assert_eq!((caches[1].class, caches[3].class), (CacheClass::Ttl1h, CacheClass::Compaction));
+    let w = IdleCompaction::sum(&idle_gaps(&reqs, &caches, &FakeRates), &reqs, &|_| true, 0);
+    // S = 10% of P_(i-1) = 25,000:
+    // 250000 * 0.1 * 1 + 25000 * 2 + 25000 * (2 - 0.1) * 1 = 122,500.
+    assert_eq!(w.gaps, 1);
+    assert_close(w.compact_usd, 122_500.0);
+}
+
+#[test]
 fn thread_identity_includes_the_user() {
     // Two people with one session id (a copied session): alice at 0 and
     // 120 s, bob at 60 s. Interleaved, bob's first request would be a

@@ -51,23 +51,15 @@ impl Reports {
         let clock = std::time::Instant::now();
         let lap = |what: &str| tracing::debug!("reports for {:?}: {what} after {:?}", q.user, clock.elapsed());
         let cq = CacheQuery { query: q.clone(), session: None };
-        // The usage reports read the requests table, the cache figures the
-        // analysis table: side by side.
-        let (usage_reports, cache_figures) = rayon::join(
-            || -> Result<_, ReportError> {
-                let (daily, sessions) = (snap.usage(Grouping::Daily, q)?, snap.usage(Grouping::Session, q)?);
-                let (projects, models) = (snap.usage(Grouping::Project, q)?, snap.usage(Grouping::Model, q)?);
-                lap("usage reports");
-                Ok((daily, sessions, projects, models))
-            },
-            || -> Result<_, ReportError> {
-                let cache = cache_report(view, &cq)?;
-                let class_costs = daily_class_costs(view, &cq)?;
-                lap("cache report and class costs");
-                Ok((cache, class_costs))
-            },
-        );
-        let ((daily, sessions, projects, models), (cache, class_costs)) = (usage_reports?, cache_figures?);
+        // One after the other, not on rayon's pool: a rayon worker that
+        // waits for polars runs other queued jobs, and one of them could need
+        // a memo this build holds (two page builds at once would deadlock).
+        let (daily, sessions) = (snap.usage(Grouping::Daily, q)?, snap.usage(Grouping::Session, q)?);
+        let (projects, models) = (snap.usage(Grouping::Project, q)?, snap.usage(Grouping::Model, q)?);
+        lap("usage reports");
+        let cache = cache_report(view, &cq)?;
+        let class_costs = daily_class_costs(view, &cq)?;
+        lap("cache report and class costs");
         let session_rows = session_rows(&sessions, &view.session_models()?, q.tz);
         let row_of = session_rows.iter().enumerate().map(|(i, r)| (r.session_id.clone(), i)).collect();
         let recent = usage::usage(view, Grouping::Session, &last_30_days(q, view.now()))?;

@@ -1,0 +1,93 @@
+//! The stored requests priced with this run's table: every reader of
+//! `cost_usd` (usage, team and blocks reports, the summary, the status
+//! line's today figure, the analysis computed in memory) takes the
+//! requests and their calls from here, so a report prices with the table
+//! of its own run. The manifest records the fingerprint of the table the
+//! stored costs were computed with (`Manifest::pricing`); when it is this
+//! run's, the stored table is scanned as it is; otherwise (an earlier
+//! `--pricing` run, `--pricing` with `--no-ingest`, a store whose rows were
+//! priced with several tables) the rows are priced again in memory and
+//! nothing is written.
+
+use super::manifest::STORE_SCHEMA;
+use super::{frames, Store, StoreError, Table};
+use crate::model::iterations::sort_calls;
+use crate::model::{Iteration, Request};
+use crate::pricing::{PriceTable, UnknownModels};
+use polars::prelude::*;
+
+/// Every stored request and call, priced again.
+type Repriced = (Vec<Request>, Vec<Iteration>);
+
+impl Store {
+    /// The requests as a lazy frame whose `cost_usd` is `prices`'s: the
+    /// stored table when its costs were computed with `prices`, else the
+    /// rows priced again in memory (as an ingest would, responses by their
+    /// calls). None when nothing was ingested.
+    pub fn requests_priced(&self, prices: &PriceTable) -> Result<Option<LazyFrame>, StoreError> {
+        if self.priced_with(prices)? {
+            return self.scan_requests();
+        }
+        let Some((requests, _)) = self.repriced(prices)? else { return Ok(None) };
+        let df = frames::requests_frame(&requests).map_err(self.at(Table::Requests))?;
+        Ok(Some(df.lazy()))
+    }
+
+    /// The API calls inside responses (`Table::Iterations`, sorted as
+    /// stored) with `cost_usd` from `prices`, as `requests_priced` gives
+    /// the requests.
+    pub fn calls_priced(&self, prices: &PriceTable) -> Result<Vec<Iteration>, StoreError> {
+        if self.priced_with(prices)? {
+            return self.load(Table::Iterations, frames::iterations_from);
+        }
+        Ok(self.repriced(prices)?.map(|(_, calls)| calls).unwrap_or_default())
+    }
+
+    /// The requests and their calls as `requests_priced` and
+    /// `calls_priced` give them, priced once: the stored scan and no calls
+    /// (read from their file when asked for) when the stored costs are
+    /// `prices`'s, else both priced in memory.
+    pub fn priced_sources(
+        &self,
+        prices: &PriceTable,
+    ) -> Result<(Option<LazyFrame>, Option<Vec<Iteration>>), StoreError> {
+        if self.priced_with(prices)? {
+            return Ok((self.scan_requests()?, None));
+        }
+        let Some((requests, calls)) = self.repriced(prices)? else { return Ok((None, Some(Vec::new()))) };
+        let df = frames::requests_frame(&requests).map_err(self.at(Table::Requests))?;
+        Ok((Some(df.lazy()), Some(calls)))
+    }
+
+    /// True when the stored costs were computed with `prices` by this layout.
+    fn priced_with(&self, prices: &PriceTable) -> Result<bool, StoreError> {
+        let m = self.manifest()?;
+        Ok(m.schema == STORE_SCHEMA && m.pricing == prices.fingerprint())
+    }
+
+    /// Every stored request and call priced with `prices`, in memory.
+    fn repriced(&self, prices: &PriceTable) -> Result<Option<Repriced>, StoreError> {
+        let Some(df) = self.read(Table::Requests)? else { return Ok(None) };
+        let mut requests = frames::requests_from(&df).map_err(self.at(Table::Requests))?;
+        drop(df);
+        let mut calls = self.load(Table::Iterations, frames::iterations_from)?;
+        sort_calls(&mut calls);
+        let mut unknown = UnknownModels::new();
+        prices.price_all(requests.iter_mut());
+        if !calls.is_empty() {
+            for r in &mut requests {
+                prices.price_from_calls(r, &mut calls, &mut unknown);
+            }
+        }
+        tracing::debug!(
+            "priced {} stored requests in memory (the store was priced with another table)",
+            requests.len()
+        );
+        Ok(Some((requests, calls)))
+    }
+
+    fn at(&self, t: Table) -> impl Fn(PolarsError) -> StoreError {
+        let path = self.path(t);
+        move |source| StoreError::Polars { path: path.clone(), source }
+    }
+}
