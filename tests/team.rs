@@ -3,7 +3,9 @@
 //! message id under two people is kept and flagged; bad files are refused
 //! with the store untouched; hashed paths; reports do not feed local
 //! transcripts into a team directory; the Markdown report (snapshot); and
-//! DataFusion agreeing with cachewise over the same bundles; cache figures
+//! `scripts/team_sql.py` on DuckDB, DataFusion and Spark agreeing with
+//! cachewise over the same bundles (`team/engines.rs`, and the real corpus
+//! as two people in `team/engines_real.rs`); cache figures
 //! at the window's edge (`team/window.rs`); the analysis and side tables of
 //! new people as a refresh computes them (`team/sides.rs`); files checked on
 //! columns refused as typed rows are (`team/checks.rs`). The push server's tests live in
@@ -15,8 +17,10 @@ mod checks;
 #[path = "team/columns.rs"]
 mod columns;
 mod common;
-#[path = "team/datafusion.rs"]
-mod datafusion;
+#[path = "team/engines.rs"]
+mod engines;
+#[path = "team/engines_real.rs"]
+mod engines_real;
 #[path = "team/identity.rs"]
 mod identity;
 #[path = "team/server.rs"]
@@ -27,6 +31,8 @@ mod sides;
 mod snapshot;
 #[path = "team/support.rs"]
 mod support;
+#[path = "team/team_sql.rs"]
+mod team_sql;
 #[path = "team/window.rs"]
 mod window;
 
