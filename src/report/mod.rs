@@ -9,6 +9,7 @@ pub mod cache_medians;
 pub mod cache_render;
 pub mod cache_rows;
 pub mod cache_view;
+pub mod cell;
 pub mod calls;
 pub mod charts;
 pub mod class_cost;
