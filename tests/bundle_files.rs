@@ -98,7 +98,8 @@ fn import_refuses_a_file_over_the_size_cap_before_reading() {
     std::fs::File::create(&big).unwrap().set_len(40 << 20).unwrap();
     let o = bounded(&team, &["import", "--max-bundle-bytes", "1000", big.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
-    let want = format!("{}: 41943040 bytes, over the limit of {} bytes for a bundle file", big.display(), 2000 + (16 << 20));
+    let want =
+        format!("{}: 41943040 bytes, over the limit of {} bytes for a bundle file", big.display(), 2000 + (16 << 20));
     assert!(err(&o).contains(&want), "{}", err(&o));
 }
 

@@ -27,8 +27,11 @@ const PROJECT: &str = "=cmd|'-C calc'!A0 <script>alert(1) <b>x |**b**| NLHEAD\n#
 const PROJECT_SHOWN: &str = "=cmd|'-C calc'!A0 <script>alert(1) <b>x |**b**| NLHEAD # NLTAIL [31m_i_";
 const SESSIONS: [&str; 3] = ["@SUM(A1)<img src=x>_u_ NLHEAD\n## NLTAIL\u{202e}\x1b[5m", "+proj2|[l](x:y)\t`c`", "-2+3"];
 /// Model names as JSON text (escaped as a transcript holds them).
-const MODELS: [&str; 3] =
-    [r#"=HYPERLINK(\"http://x\",\"y\")"#, "<script>alert(2)</script>|**m**", r"claude-z NLHEAD\u000a# NLTAIL\u202e\u001b[2J"];
+const MODELS: [&str; 3] = [
+    r#"=HYPERLINK(\"http://x\",\"y\")"#,
+    "<script>alert(2)</script>|**m**",
+    r"claude-z NLHEAD\u000a# NLTAIL\u202e\u001b[2J",
+];
 const TITLE: &str = r"=1+1 <b>t</b> NLHEAD\n# NLTAIL \u202e\u001b[2J";
 /// A person's name export accepts (no control character), and a machine.
 const USER: &str = "=HYPERLINK(\"http://x\",\"y\")<script>alert(1)</script>|**b**";
@@ -42,7 +45,13 @@ const CTRL_USER: &str = "-mallory NLHEAD\n# NLTAIL\u{202e}\x1b[2J";
 /// `tame`: without ESC, tab and bidi controls, which a bundle's analysis rows
 /// may not hold (import refuses them), so the tree can be exported.
 fn hostile_tree(root: &Path, tame: bool) {
-    let tamed = |s: &str| if tame { s.replace(['\u{202e}', '\u{1b}', '\t'], "").replace(r"\u202e", "").replace(r"\u001b", "") } else { s.to_owned() };
+    let tamed = |s: &str| {
+        if tame {
+            s.replace(['\u{202e}', '\u{1b}', '\t'], "").replace(r"\u202e", "").replace(r"\u001b", "")
+        } else {
+            s.to_owned()
+        }
+    };
     for (k, (session, model)) in SESSIONS.iter().zip(MODELS).enumerate() {
         let (session, model) = (tamed(session), tamed(model));
         let mut lines = Vec::new();
@@ -110,7 +119,8 @@ fn fixture() -> Fixture {
 /// A character no report may print: a control character other than the
 /// newline ending a line, or a bidi control.
 fn forbidden(c: char) -> bool {
-    (c.is_control() && c != '\n') || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    (c.is_control() && c != '\n')
+        || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
 /// No forbidden character, and no name broken over two lines.
@@ -132,21 +142,21 @@ fn runs_as_formula(cell: &str) -> bool {
 
 /// Every cell of a CSV: one line, no formula. Returns the records.
 fn check_csv(what: &str, out: &str) -> Vec<Vec<String>> {
-    check_lines(what, out);
     let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(out.as_bytes());
-    let rows: Vec<Vec<String>> =
-        reader.records().map(|r| r.unwrap().iter().map(str::to_owned).collect()).collect();
+    let rows: Vec<Vec<String>> = reader.records().map(|r| r.unwrap().iter().map(str::to_owned).collect()).collect();
     for cell in rows.iter().flatten() {
-        assert!(!cell.contains(['\n', '\r']), "{what}: a raw newline in the cell {cell:?}");
         assert!(!runs_as_formula(cell), "{what}: the cell {cell:?} runs as a formula:\n{out}");
     }
+    for cell in rows.iter().flatten() {
+        assert!(!cell.contains(['\n', '\r']), "{what}: a raw newline in the cell {cell:?}");
+    }
+    check_lines(what, out);
     rows
 }
 
 /// Markdown with no raw HTML, no Markdown marker from a name, and tables
 /// whose rows have their header's number of cells.
 fn check_md(what: &str, out: &str) {
-    check_lines(what, out);
     assert!(!out.contains(['<', '>']), "{what}: raw HTML:\n{out}");
     for raw in ["**b**", "**m**", "_u_", "_i_", "[l]", "`c`", "|**"] {
         assert!(!out.contains(raw), "{what}: the Markdown marker {raw:?} is raw:\n{out}");
@@ -155,7 +165,9 @@ fn check_md(what: &str, out: &str) {
     let mut header = None;
     for line in out.lines() {
         if line.starts_with('#') {
-            assert!(["## Claude Code spend", "### Model mix", "### Top stale sessions"].iter().any(|h| line.starts_with(h)));
+            assert!(["## Claude Code spend", "### Model mix", "### Top stale sessions"]
+                .iter()
+                .any(|h| line.starts_with(h)));
         }
         match (line.starts_with('|'), header) {
             (true, None) => header = Some(pipes(line)),
@@ -163,12 +175,14 @@ fn check_md(what: &str, out: &str) {
             (false, _) => header = None,
         }
     }
+    check_lines(what, out);
 }
 
 #[test]
 fn csv_cells_with_formula_prefixes_are_neutralised() {
     let f = fixture();
-    let rows = check_csv("report project", &text(&cachewise(Some(&f.root), &f.local, &["report", "project", "--csv"]), "p"));
+    let rows =
+        check_csv("report project", &text(&cachewise(Some(&f.root), &f.local, &["report", "project", "--csv"]), "p"));
     assert_eq!(rows[1][0], format!("'{PROJECT_SHOWN}"), "the project cell, neutralised");
     assert_eq!(rows[1][2], "9", "numbers stay numbers");
     let out = text(&cachewise(Some(&f.root), &f.local, &["report", "session", "--csv", "--breakdown"]), "session");
@@ -242,7 +256,8 @@ fn newlines_in_names_render_as_spaces_in_every_table() {
 fn every_report_over_hostile_names_has_safe_cells() {
     let f = fixture();
     let later = "--now=2026-02-12T20:00:00Z";
-    let mut runs: Vec<Vec<&str>> = vec![vec![], vec!["cache", later], vec!["cache", "--misses"], vec!["report", "blocks"]];
+    let mut runs: Vec<Vec<&str>> =
+        vec![vec![], vec!["cache", later], vec!["cache", "--misses"], vec!["report", "blocks"]];
     runs.push(vec!["advise", "+proj2", later]);
     for kind in ["daily", "weekly", "monthly", "session", "project", "model"] {
         for extra in [&[][..], &["--breakdown"], &["--csv"], &["--csv", "--breakdown"]] {

@@ -201,7 +201,10 @@ pub fn run_export(plan: &Plan, a: &ExportArgs) -> anyhow::Result<()> {
     let hashed = if spec.hasher.is_some() { ", paths hashed" } else { "" };
     let line = |to: &str| {
         let (requests, compactions) = (bundle.requests.len(), bundle.compactions.len());
-        format!("wrote {requests} requests and {compactions} compactions of {}@{} to {to}{hashed}", spec.user, spec.machine)
+        format!(
+            "wrote {requests} requests and {compactions} compactions of {}@{} to {to}{hashed}",
+            spec.user, spec.machine
+        )
     };
     match written {
         // The bundle went to stdout: the summary goes to stderr.

@@ -172,10 +172,7 @@ mod tests {
 
     #[test]
     fn md_escapes_html_and_markdown() {
-        assert_eq!(
-            md("<script>alert(1)</script>|**b**"),
-            "&lt;script&gt;alert(1)&lt;/script&gt;\\|\\*\\*b\\*\\*"
-        );
+        assert_eq!(md("<script>alert(1)</script>|**b**"), "&lt;script&gt;alert(1)&lt;/script&gt;\\|\\*\\*b\\*\\*");
         assert_eq!(md("# h\n## x"), "\\# h \\#\\# x");
         assert_eq!(md("[a](http://x) `c` _d_ ~e~ &amp;"), "\\[a\\](http://x) \\`c\\` \\_d\\_ \\~e\\~ &amp;amp;");
         assert_eq!(md("$1,234.50"), "$1,234.50");

@@ -48,7 +48,9 @@ pub enum TeamError {
     NewerSchema { origin: String, found: u32, supported: u32 },
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
-    #[error("{path}: {kind}, not a regular file; give a bundle file (or a directory of them), or `--out -` for stdout")]
+    #[error(
+        "{path}: {kind}, not a regular file; give a bundle file (or a directory of them), or `--out -` for stdout"
+    )]
     NotAFile { path: PathBuf, kind: &'static str },
     #[error("{path}: a symbolic link to a file that does not exist; give the path to write, or remove the link")]
     DanglingLink { path: PathBuf },

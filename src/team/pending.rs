@@ -17,7 +17,7 @@ use super::TeamError;
 use crate::lanes;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// One bundle of an import.
@@ -133,7 +133,7 @@ pub fn check_known(pending: &mut [Pending<'_>], people: &BTreeMap<String, usize>
 }
 
 /// A file checked on its columns, and its bytes.
-fn check_file(path: &PathBuf, limits: &BundleLimits) -> Result<(Checked, Vec<u8>), TeamError> {
+fn check_file(path: &Path, limits: &BundleLimits) -> Result<(Checked, Vec<u8>), TeamError> {
     let bytes = super::file::read(path, limits)?;
     let checked = check_limited(&bytes, &path.display().to_string(), limits)?;
     Ok((checked, bytes))
