@@ -3,6 +3,7 @@
 
 use cachewise::cli::{self, Cli, EXIT_USAGE};
 use clap::Parser;
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 /// jemalloc returns freed memory to the system (glibc's per-thread arenas
@@ -17,6 +18,7 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| filter.into()))
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
     match cli::run(args) {
         Ok(()) => ExitCode::SUCCESS,

@@ -86,9 +86,17 @@ fn user_name_with_escape_is_sanitised_in_import_and_report_team() {
     let r = Resp::new("s1", 1, 0);
     write(&root, "-home-u-app/s1.jsonl", &r.to_lines());
     let bundle = tmp.path().join("evil.parquet");
-    let user = "\x1b[2J\x1b]8;;http://evil.example\x07mallory\x1b]8;;\x07";
-    let args = ["export", "--user", user, "--machine", "m\x1b[5m1", "--out", bundle.to_str().unwrap()];
+    let args = ["export", "--user", "mallory", "--out", bundle.to_str().unwrap()];
     clean_output(&cachewise(Some(&root), &local, &args), "export");
+    // Export refuses such names (issue 24 item 3); another tool's bundle may
+    // still carry them.
+    let user = "\x1b[2J\x1b]8;;http://evil.example\x07mallory\x1b]8;;\x07";
+    let mut b = cachewise::team::read_bundle(&std::fs::read(&bundle).unwrap(), "evil").unwrap();
+    (b.meta.user, b.meta.machine, b.analysis) = (user.into(), "m\x1b[5m1".into(), None);
+    b.requests.iter_mut().for_each(|r| (r.user, r.machine) = (user.into(), "m\x1b[5m1".into()));
+    b.compactions.iter_mut().for_each(|c| c.user = user.into());
+    b.iterations.iter_mut().for_each(|i| i.user = user.into());
+    std::fs::write(&bundle, cachewise::team::bundle_bytes(&b).unwrap()).unwrap();
     let out = clean_output(&cachewise(None, &team, &["import", bundle.to_str().unwrap()]), "import");
     assert!(out.contains("[2J]8;;http://evil.examplemallory]8;;@m[5m1: 1 requests"), "{out}");
     for format in [&["report", "team"][..], &["report", "team", "--md"], &["report", "team", "--csv"]] {

@@ -2,7 +2,8 @@
 //! active in the last two hours (a 1-hour cache Claude Code will compact by
 //! itself, a cold 5-minute one it will ask about), their countdowns and
 //! premiums, the active 5-hour block; and an events request answered by
-//! the new version once an ingest changed the data.
+//! the new version once an ingest changed the data (an empty `?v=` is no
+//! version).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -154,4 +155,24 @@ async fn serve_notices_a_store_written_by_another_process() {
     assert!(body.contains(&format!("event: update\ndata: {}", v + 1)), "{body}");
     let snap = st.snapshot();
     assert_eq!(snap.all().unwrap().daily.total.requests, 3, "the other writer's request is on the pages");
+}
+
+/// Issue 24 item 12: `/events?v=` (an empty value, as a page without a
+/// version sends) is no version: answered at once with the current one, not
+/// 400. A value that is not a number is still refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn events_with_an_empty_version_are_answered_as_no_version() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("claude");
+    tree(&root);
+    let store = ingested(&root, &tmp.path().join("data"));
+    let st = web_state(&store, t0() + Duration::minutes(10));
+    let v = st.snapshot().version;
+    for uri in ["/events?v=", "/events?v=%20", "/events?v"] {
+        let (status, ct, body) = get(&st, uri).await;
+        assert_eq!((status, ct.as_str()), (StatusCode::OK, "text/event-stream"), "{uri}");
+        assert_eq!(body, format!("retry: 2000\nid: {v}\nevent: update\ndata: {v}\n\n"), "{uri}");
+    }
+    let (status, _, _) = get(&st, "/events?v=abc").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
 }

@@ -7,9 +7,11 @@
 use super::plan::Plan;
 use super::run::refresh;
 use super::{ReportArgs, UsageError};
+use crate::report::cell::term;
 use crate::report::query::Grouping;
 use crate::report::team::{self as team_report, TeamFormat, TeamOptions};
 use crate::team::export::{default_machine, write_file};
+use crate::team::file::Written;
 use crate::team::hash::PathHasher;
 use crate::team::limits::{self, BundleLimits};
 use crate::team::{self, push, ExportSpec, ImportOutcome};
@@ -91,7 +93,10 @@ pub struct ExportArgs {
     #[command(flatten)]
     pub hash: HashArgs,
     /// The bundle to write (one Parquet file; see docs/bundle-schema.md).
-    #[arg(long, value_name = "FILE")]
+    /// `-` writes it to stdout. A symbolic link is followed and its target
+    /// replaced (the link is kept); a device node, FIFO or directory is
+    /// refused.
+    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
     pub out: PathBuf,
 }
 
@@ -150,6 +155,19 @@ fn non_empty(s: &str) -> Result<String, String> {
     }
 }
 
+/// A user or machine name for a bundle: shown in every team table, so no
+/// control character (a newline would end a Markdown row) or bidi control.
+fn check_name(flag: &str, name: &str) -> Result<(), UsageError> {
+    match name.chars().find(|&c| c.is_control() || crate::model::is_unsafe(c)) {
+        None => Ok(()),
+        Some(c) => Err(UsageError(format!(
+            "{flag} \"{}\" holds the control character U+{:04X}; the name is shown in team reports, so use printable characters only",
+            name.escape_debug(),
+            u32::from(c)
+        ))),
+    }
+}
+
 fn spec(
     plan: &Plan,
     user: String,
@@ -157,13 +175,15 @@ fn spec(
     since: Option<NaiveDate>,
     h: &HashArgs,
 ) -> anyhow::Result<ExportSpec> {
+    let machine = machine.map_or_else(default_machine, str::to_owned);
+    check_name("--user", &user)?;
+    check_name("--machine", &machine)?;
     let hasher = match (h.hash_paths, &h.hash_key) {
         (false, _) => None,
         (true, Some(k)) => Some(PathHasher::from_key(k)),
         (true, None) => Some(PathHasher::from_data_dir(plan.store.dir())?),
     };
     let since = since.map(|d| start_of_day(plan, d));
-    let machine = machine.map_or_else(default_machine, str::to_owned);
     Ok(ExportSpec { user, machine, since, hasher, created: Utc::now() })
 }
 
@@ -177,16 +197,23 @@ pub fn run_export(plan: &Plan, a: &ExportArgs) -> anyhow::Result<()> {
     refresh(plan)?;
     let spec = spec(plan, a.user.clone(), a.machine.as_deref(), a.since, &a.hash)?;
     let bundle = team::export::export_with_analysis(&plan.store, &spec, &plan.prices)?;
-    write_file(&bundle, &a.out)?;
+    let written = write_file(&bundle, &a.out)?;
     let hashed = if spec.hasher.is_some() { ", paths hashed" } else { "" };
-    super::out(&format!(
-        "wrote {} requests and {} compactions of {}@{} to {}{hashed}\n",
-        bundle.requests.len(),
-        bundle.compactions.len(),
-        spec.user,
-        spec.machine,
-        a.out.display()
-    ));
+    let line = |to: &str| {
+        let (requests, compactions) = (bundle.requests.len(), bundle.compactions.len());
+        format!(
+            "wrote {requests} requests and {compactions} compactions of {}@{} to {to}{hashed}",
+            spec.user, spec.machine
+        )
+    };
+    match written {
+        // The bundle went to stdout: the summary goes to stderr.
+        Written::Stdout => super::note(&line("stdout")),
+        Written::File(f) if f == a.out => super::out(&format!("{}\n", line(&a.out.display().to_string()))),
+        Written::File(f) => {
+            super::out(&format!("{}\n", line(&format!("{} (the target of {})", f.display(), a.out.display()))));
+        }
+    }
     Ok(())
 }
 
@@ -209,7 +236,12 @@ fn describe_import(o: &ImportOutcome, dir: &str) -> String {
     for b in &o.bundles {
         out += &format!(
             "  {}@{}: {} requests ({} new), {} compactions ({})\n",
-            b.user, b.machine, b.requests, b.added, b.compactions, b.origin
+            term(&b.user),
+            term(&b.machine),
+            b.requests,
+            b.added,
+            b.compactions,
+            term(&b.origin)
         );
     }
     if o.shared_message_ids > 0 {

@@ -5,6 +5,7 @@
 //! options as Claude Code's resume dialog does when the dialog applies.
 
 use super::cache::CacheReport;
+use super::cell;
 use super::render::{dollars, thousands};
 use crate::analyze::{fmt_duration, Advice, CacheClass, ClassStats, DIALOG_COMPACT, DIALOG_RESUME};
 use crate::pricing::Estimate;
@@ -109,7 +110,8 @@ pub fn render_cache(r: &CacheReport) -> String {
     if !r.stale.is_empty() {
         out += "Stale sessions (what the next message pays because the cache expired):\n";
         for st in r.stale.iter().take(10) {
-            let name = if st.title.is_empty() { st.session_id.clone() } else { st.title.chars().take(48).collect() };
+            let name = if st.title.is_empty() { &st.session_id } else { &st.title };
+            let name: String = cell::term(name).chars().take(48).collect();
             let _ = writeln!(
                 out,
                 "  {:>9}  {:>8} tokens  idle {:>8}  {name}",
@@ -138,7 +140,7 @@ pub fn render_cache(r: &CacheReport) -> String {
         );
     }
     if let Some(note) = Estimate::note(&r.estimated_models) {
-        let _ = writeln!(out, "{note}");
+        let _ = writeln!(out, "{}", cell::term(&note));
     }
     out
 }
@@ -151,7 +153,8 @@ fn v2_lines(r: &CacheReport) -> String {
         "Rewinds: {} (hits after the prompt shrank: Esc Esc, or a cut back to a cached point)",
         thousands(r.total.rewinds)
     );
-    let by: Vec<String> = r.compactions_by_trigger.iter().map(|(k, n)| format!("{k} {}", thousands(*n))).collect();
+    let by: Vec<String> =
+        r.compactions_by_trigger.iter().map(|(k, n)| format!("{} {}", cell::term(k), thousands(*n))).collect();
     let _ = writeln!(out, "Compactions by trigger: {}", by.join(", "));
     let i = &r.idle_compaction;
     if i.gaps > 0 {
@@ -177,7 +180,7 @@ pub fn render_advice(a: &Advice) -> String {
     } else {
         format!("cold since {}", a.expires_at.format("%Y-%m-%d %H:%M UTC"))
     };
-    let _ = writeln!(out, "Session {} ({state})", a.session_id);
+    let _ = writeln!(out, "Session {} ({state})", cell::term(&a.session_id));
     let _ = writeln!(out, "Over the next {} turns:", a.turns);
     let (resume, compact) = if a.claude_code.resume_dialog {
         (format!("resume: \"{DIALOG_RESUME}\""), format!("compact: \"{DIALOG_COMPACT}\""))
@@ -213,8 +216,8 @@ pub fn render_misses(rows: &[super::cache::MissRow]) -> String {
         let right = |x: String| Cell::new(x).set_alignment(CellAlignment::Right);
         t.add_row(vec![
             Cell::new(m.time.format("%Y-%m-%d %H:%M:%S")),
-            Cell::new(m.session_id.get(..8).unwrap_or(&m.session_id)),
-            Cell::new(&m.thread),
+            cell::text_cell(m.session_id.get(..8).unwrap_or(&m.session_id)),
+            cell::text_cell(&m.thread),
             Cell::new(m.class.as_str()),
             right(m.gap_s.map_or_else(String::new, fmt_duration)),
             right(fmt_duration(f64::from(m.ttl_s))),

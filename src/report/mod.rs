@@ -10,6 +10,7 @@ pub mod cache_render;
 pub mod cache_rows;
 pub mod cache_view;
 pub mod calls;
+pub mod cell;
 pub mod charts;
 pub mod class_cost;
 pub mod now;

@@ -121,7 +121,7 @@ pub fn render_table(l: &PriceList) -> String {
     let usd = |x: f64| Cell::new(format!("${}", trim(x))).set_alignment(CellAlignment::Right);
     for r in &l.models {
         t.add_row(vec![
-            Cell::new(&r.model),
+            super::cell::text_cell(&r.model),
             usd(r.input_per_mtok),
             usd(r.output_per_mtok),
             usd(r.cache_write_5m_per_mtok),
@@ -142,7 +142,8 @@ pub fn render_table(l: &PriceList) -> String {
     out += "\nSources:\n";
     for r in &l.models {
         let date = r.source_date.as_deref().unwrap_or("undated");
-        let _ = writeln!(out, "  {:<20} {date:<10}  {}", r.model, r.source.as_deref().unwrap_or("(no source given)"));
+        let (model, source) = (super::cell::term(&r.model), r.source.as_deref().unwrap_or("(no source given)"));
+        let _ = writeln!(out, "  {model:<20} {:<10}  {}", super::cell::term(date), super::cell::term(source));
     }
     let families: Vec<String> = l.estimates_use.iter().map(|(f, m)| format!("{f} -> {m}")).collect();
     let _ = writeln!(

@@ -2,6 +2,7 @@
 //! and CSV. Formatting only; the numbers come from `report::usage`.
 
 use super::calls::CallTotals;
+use super::cell::{self, CsvTable};
 use super::query::Grouping;
 use super::usage::{Totals, UsageReport, UsageRow};
 use crate::pricing::Estimate;
@@ -103,9 +104,9 @@ pub fn usage(r: &UsageReport, format: Format) -> String {
 }
 
 fn usage_csv(r: &UsageReport) -> String {
-    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut w = CsvTable::new();
     let key = r.grouping.key_name();
-    let _ = w.write_record([
+    w.row([
         key,
         "model",
         "requests",
@@ -117,7 +118,7 @@ fn usage_csv(r: &UsageReport) -> String {
         "cost_usd",
     ]);
     let mut rec = |k: &str, model: &str, t: &Totals| {
-        let _ = w.write_record([
+        w.row([
             k.to_owned(),
             model.to_owned(),
             t.requests.to_string(),
@@ -137,7 +138,7 @@ fn usage_csv(r: &UsageReport) -> String {
             rec(&row.key, m, t);
         }
     }
-    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+    w.finish()
 }
 
 /// `1234567` -> `1,234,567`.
@@ -180,9 +181,9 @@ fn usage_table(r: &UsageReport) -> String {
     }
     t.set_header(header);
     for row in &r.rows {
-        let mut cells = vec![Cell::new(&row.key)];
+        let mut cells = vec![cell::text_cell(&row.key)];
         if r.grouping == Grouping::Session {
-            cells.push(Cell::new(row.title.chars().take(40).collect::<String>()));
+            cells.push(Cell::new(cell::term(&row.title).chars().take(40).collect::<String>()));
         }
         let mut cells = with_numbers(cells, &row.totals);
         if let Some(c) = &row.cache {
@@ -201,7 +202,7 @@ fn usage_table(r: &UsageReport) -> String {
         }
         t.add_row(cells);
         for (m, tot) in &row.models {
-            let mut cells = vec![Cell::new(format!("  └ {m}"))];
+            let mut cells = vec![Cell::new(format!("  └ {}", cell::term(m)))];
             if r.grouping == Grouping::Session {
                 cells.push(Cell::new(""));
             }
@@ -218,10 +219,11 @@ fn usage_table(r: &UsageReport) -> String {
         out.push_str(&format!("Included in the costs: {}", calls_line(&r.calls)));
     }
     if !r.unknown_models.is_empty() {
-        out.push_str(&format!("Unknown models (priced at $0, not guessed): {}\n", r.unknown_models.join(", ")));
+        let names = cell::term(&r.unknown_models.join(", ")).into_owned();
+        out.push_str(&format!("Unknown models (priced at $0, not guessed): {names}\n"));
     }
     if let Some(note) = Estimate::note(&r.estimated_models) {
-        out.push_str(&format!("{note}\n"));
+        out.push_str(&format!("{}\n", cell::term(&note)));
     }
     out
 }

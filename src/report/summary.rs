@@ -73,7 +73,8 @@ pub fn render(s: &Summary) -> String {
     if !s.top_sessions.is_empty() {
         out += "\nTop sessions, last 30 days:\n";
         for r in &s.top_sessions {
-            let title = if r.title.is_empty() { r.key.clone() } else { r.title.chars().take(50).collect() };
+            let name = if r.title.is_empty() { &r.key } else { &r.title };
+            let title: String = super::cell::term(name).chars().take(50).collect();
             out += &format!("  {:>10}  {}  {}\n", dollars(r.totals.cost_usd), r.last.format("%Y-%m-%d"), title);
         }
     }
@@ -82,10 +83,10 @@ pub fn render(s: &Summary) -> String {
         None => out += "\nNo data ingested yet.\n",
     }
     if !s.unknown_models.is_empty() {
-        out += &format!("Unknown models (priced at $0): {}\n", s.unknown_models.join(", "));
+        out += &format!("Unknown models (priced at $0): {}\n", super::cell::term(&s.unknown_models.join(", ")));
     }
     if let Some(note) = Estimate::note(&s.estimated_models) {
-        out += &format!("{note}\n");
+        out += &format!("{}\n", super::cell::term(&note));
     }
     out
 }

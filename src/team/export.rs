@@ -89,9 +89,10 @@ pub fn export_with_analysis(store: &Store, spec: &ExportSpec, prices: &PriceTabl
     Ok(bundle)
 }
 
-/// Writes the bundle to `path` atomically (temporary file, fsync, rename).
-pub fn write_file(bundle: &Bundle, path: &Path) -> Result<(), TeamError> {
-    write_atomic(path, &bundle_bytes(bundle)?)
+/// Writes the bundle to `path` (`-`: stdout) as `file::write` does: a
+/// regular file atomically, a link's regular-file target, never a device.
+pub fn write_file(bundle: &Bundle, path: &Path) -> Result<super::file::Written, TeamError> {
+    super::file::write(path, &bundle_bytes(bundle)?)
 }
 
 /// Replaces `path` with `bytes` atomically.

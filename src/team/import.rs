@@ -116,7 +116,7 @@ pub fn read_inputs_limited(paths: &[PathBuf], limits: &BundleLimits) -> Result<V
     input_files(paths)?
         .into_par_iter()
         .map(|f| {
-            let bytes = fs::read(&f).map_err(|source| TeamError::Io { path: f.clone(), source })?;
+            let bytes = super::file::read(&f, limits)?;
             let origin = f.display().to_string();
             Ok(Incoming { bundle: read_bundle_limited(&bytes, &origin, limits)?, origin })
         })

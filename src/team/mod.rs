@@ -13,6 +13,7 @@ pub mod batch;
 pub mod bundle;
 mod bundle_layout;
 pub mod export;
+pub mod file;
 mod frame_checks;
 pub mod hash;
 pub mod import;
@@ -47,6 +48,18 @@ pub enum TeamError {
     NewerSchema { origin: String, found: u32, supported: u32 },
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
+    #[error(
+        "{path}: {kind}, not a regular file; give a bundle file (or a directory of them), or `--out -` for stdout"
+    )]
+    NotAFile { path: PathBuf, kind: &'static str },
+    #[error("{path}: a symbolic link to a file that does not exist; give the path to write, or remove the link")]
+    DanglingLink { path: PathBuf },
+    #[error(
+        "{path}: {size} bytes, over the limit of {limit} bytes for a bundle file (twice --max-bundle-bytes plus 16 MiB)"
+    )]
+    FileTooLarge { path: PathBuf, size: u64, limit: u64 },
+    #[error("cannot write the bundle to stdout: {source}")]
+    Stdout { source: std::io::Error },
     #[error("{path}: no bundles (*.parquet) in this directory")]
     NoBundles { path: PathBuf },
     #[error(

@@ -17,8 +17,7 @@ use super::TeamError;
 use crate::lanes;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// One bundle of an import.
@@ -74,7 +73,7 @@ impl<'a> Pending<'a> {
             Held::Decoded(b) => Ok(Cow::Borrowed(*b)),
             Held::Checked { bytes, limits } => Ok(Cow::Owned(read_bundle_again(bytes, &self.origin, limits)?)),
             Held::Footer { path, limits } => {
-                let bytes = fs::read(path).map_err(|source| TeamError::Io { path: path.clone(), source })?;
+                let bytes = super::file::read(path, limits)?;
                 let b = read_bundle_limited(&bytes, &self.origin, limits)?;
                 check_owner(&b, &self.origin)?;
                 if b.meta != self.meta {
@@ -98,7 +97,7 @@ pub fn footers(files: Vec<PathBuf>, limits: &BundleLimits) -> Result<Vec<Pending
     files
         .into_iter()
         .map(|path| {
-            let bytes = fs::read(&path).map_err(|source| TeamError::Io { path: path.clone(), source })?;
+            let bytes = super::file::read(&path, limits)?;
             let origin = path.display().to_string();
             let meta = read_meta(&bytes, &origin, limits)?;
             Ok(Pending { origin, meta, counts: OnceLock::new(), held: Held::Footer { path, limits: *limits } })
@@ -134,8 +133,8 @@ pub fn check_known(pending: &mut [Pending<'_>], people: &BTreeMap<String, usize>
 }
 
 /// A file checked on its columns, and its bytes.
-fn check_file(path: &PathBuf, limits: &BundleLimits) -> Result<(Checked, Vec<u8>), TeamError> {
-    let bytes = fs::read(path).map_err(|source| TeamError::Io { path: path.clone(), source })?;
+fn check_file(path: &Path, limits: &BundleLimits) -> Result<(Checked, Vec<u8>), TeamError> {
+    let bytes = super::file::read(path, limits)?;
     let checked = check_limited(&bytes, &path.display().to_string(), limits)?;
     Ok((checked, bytes))
 }

@@ -19,10 +19,20 @@ const STEP: Duration = Duration::from_millis(200);
 /// What the browser waits before reconnecting, in milliseconds.
 const RETRY_MS: u32 = 2000;
 
-/// `?v=`: the version the page was built from.
+/// `?v=`: the version the page was built from. An empty value (`?v=`) is
+/// no version, as a missing one is; anything else must be a number.
 #[derive(Debug, Deserialize)]
 pub struct EventsQuery {
+    #[serde(default, deserialize_with = "version")]
     pub v: Option<u64>,
+}
+
+fn version<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    let text: Option<String> = Option::deserialize(d)?;
+    match text.as_deref().map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(t) => t.parse().map(Some).map_err(serde::de::Error::custom),
+    }
 }
 
 /// The event body for a change to `version`.

@@ -21,10 +21,16 @@ pub fn cachewise(root: &Path, data: &Path, args: &[&str]) -> Output {
     cachewise_in(Some(root), data, args)
 }
 
+/// The binary under test: this build's, or `CACHEWISE_TEST_BIN` (to show
+/// a test fails on an older build).
+pub fn bin() -> std::ffi::OsString {
+    std::env::var_os("CACHEWISE_TEST_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_cachewise").into())
+}
+
 /// `cachewise`, also without any transcript root (`None`: the data
 /// directory alone, as for `import` or `--no-ingest` reports).
 pub fn cachewise_in(root: Option<&Path>, data: &Path, args: &[&str]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_cachewise"));
+    let mut c = Command::new(bin());
     c.args(args).arg("--data-dir").arg(data).env_remove("CLAUDE_CONFIG_DIR").env_remove("CACHEWISE_DATA_DIR");
     if let Some(r) = root {
         c.arg("--claude-dir").arg(r);

@@ -5,6 +5,7 @@
 use super::{Figures, TeamReport, TeamRow, BASELINE, DAYS_PER_MONTH};
 use crate::analyze::fmt_duration;
 use crate::pricing::Estimate;
+use crate::report::cell::{self, CsvTable};
 use crate::report::render::{dollars, thousands};
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use std::fmt::Write;
@@ -140,12 +141,14 @@ Run-rate = spend in the window / {} days x {DAYS_PER_MONTH:.2} days per month; t
     out
 }
 
-fn md_cell(s: &str) -> String {
-    s.replace('|', "\\|")
+/// A Markdown table row, every cell escaped (`cell::md`).
+fn md_row(cells: &[String]) -> String {
+    md_line(&cells.iter().map(|c| cell::md(c)).collect::<Vec<_>>())
 }
 
-fn md_row(cells: &[String]) -> String {
-    format!("| {} |\n", cells.iter().map(|c| md_cell(c)).collect::<Vec<_>>().join(" | "))
+/// A Markdown table row of cells already escaped.
+fn md_line(cells: &[String]) -> String {
+    format!("| {} |\n", cells.join(" | "))
 }
 
 fn markdown(r: &TeamReport) -> String {
@@ -155,9 +158,10 @@ fn markdown(r: &TeamReport) -> String {
     for row in &r.rows {
         out += &md_row(&cells(who(&row.user), &row.figures, row.monthly_projection_usd));
     }
-    let mut total = cells(&total_name(r), &r.total.figures, r.total.monthly_projection_per_seat_usd);
+    let total = cells(&total_name(r), &r.total.figures, r.total.monthly_projection_per_seat_usd);
+    let mut total = total.map(|c| cell::md(&c));
     total[0] = format!("**{}**", total[0]);
-    out += &md_row(&total);
+    out += &md_line(&total);
     out += &format!("\n**Against the vendor's baseline.** {}\n", baseline_text(r));
     out += "\n### Model mix\n\n| Person | Model | Requests | Spend | Share of spend |\n|---|---|--:|--:|--:|\n";
     for row in &r.rows {
@@ -175,7 +179,7 @@ fn markdown(r: &TeamReport) -> String {
     out += &stale_markdown(&r.rows);
     out += "\n";
     for n in notes(r) {
-        let _ = writeln!(out, "- {n}");
+        let _ = writeln!(out, "- {}", cell::md(&n));
     }
     out
 }
@@ -208,8 +212,8 @@ fn stale_markdown(rows: &[TeamRow]) -> String {
 }
 
 fn csv(r: &TeamReport) -> String {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    let _ = w.write_record([
+    let mut w = CsvTable::new();
+    w.row([
         "user",
         "machines",
         "active_days",
@@ -226,7 +230,7 @@ fn csv(r: &TeamReport) -> String {
     ]);
     let mut rec = |user: &str, machines: String, f: &Figures, monthly: f64| {
         let models: Vec<String> = f.models.iter().map(|m| format!("{}:{:.4}", m.model, m.cost_share)).collect();
-        let _ = w.write_record([
+        w.row([
             user.to_owned(),
             machines,
             f.active_days.to_string(),
@@ -246,7 +250,7 @@ fn csv(r: &TeamReport) -> String {
         rec(&row.user, row.machines.join(";"), &row.figures, row.monthly_projection_usd);
     }
     rec("(total)", String::new(), &r.total.figures, r.total.monthly_projection_per_seat_usd);
-    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+    w.finish()
 }
 
 fn table(r: &TeamReport) -> String {
@@ -255,7 +259,7 @@ fn table(r: &TeamReport) -> String {
     t.set_header(HEADER);
     let add = |t: &mut Table, c: [String; 11]| {
         let mut it = c.into_iter();
-        let first = it.next().map(Cell::new);
+        let first = it.next().map(|name| cell::text_cell(&name));
         t.add_row(first.into_iter().chain(it.map(|v| Cell::new(v).set_alignment(CellAlignment::Right))));
     };
     for row in &r.rows {
@@ -264,7 +268,7 @@ fn table(r: &TeamReport) -> String {
     add(&mut t, cells(&total_name(r), &r.total.figures, r.total.monthly_projection_per_seat_usd));
     let mut out = format!("Team pilot, {}\n{t}\n\n{}\n", window_line(r), baseline_text(r));
     for n in notes(r) {
-        let _ = writeln!(out, "note: {n}");
+        let _ = writeln!(out, "note: {}", cell::term(&n));
     }
     out
 }
