@@ -1,4 +1,5 @@
-//! The team commands: `export`, `import`, `push` and `report team`: their
+//! The team commands: `export` (a bundle; `--otlp` is `cli::otlp`),
+//! `import`, `push` and `report team`: their
 //! clap arguments and one thin `run_*` each, calling `team::` and
 //! `report::team`. Also the `report` positional (`ReportKind`: a usage
 //! grouping or `team`). Whether local transcripts are read first is
@@ -91,8 +92,10 @@ pub struct ExportArgs {
     #[command(flatten)]
     pub hash: HashArgs,
     /// The bundle to write (one Parquet file; see docs/bundle-schema.md).
-    #[arg(long, value_name = "FILE")]
-    pub out: PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "otlp", conflicts_with = "otlp")]
+    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub otlp: super::otlp::OtlpArgs,
 }
 
 #[derive(Debug, Args)]
@@ -174,10 +177,14 @@ fn start_of_day(plan: &Plan, d: NaiveDate) -> DateTime<Utc> {
 
 /// `cachewise export`.
 pub fn run_export(plan: &Plan, a: &ExportArgs) -> anyhow::Result<()> {
+    if let Some(endpoint) = &a.otlp.otlp {
+        return super::otlp::run_otlp(plan, a, endpoint);
+    }
+    let Some(out) = &a.out else { return Err(UsageError("give --out FILE or --otlp URL".into()).into()) };
     refresh(plan)?;
     let spec = spec(plan, a.user.clone(), a.machine.as_deref(), a.since, &a.hash)?;
     let bundle = team::export::export_with_analysis(&plan.store, &spec, &plan.prices)?;
-    write_file(&bundle, &a.out)?;
+    write_file(&bundle, out)?;
     let hashed = if spec.hasher.is_some() { ", paths hashed" } else { "" };
     super::out(&format!(
         "wrote {} requests and {} compactions of {}@{} to {}{hashed}\n",
@@ -185,7 +192,7 @@ pub fn run_export(plan: &Plan, a: &ExportArgs) -> anyhow::Result<()> {
         bundle.compactions.len(),
         spec.user,
         spec.machine,
-        a.out.display()
+        out.display()
     ));
     Ok(())
 }

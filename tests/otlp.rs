@@ -1,0 +1,389 @@
+//! `cachewise export --otlp` against a collector the test starts on
+//! 127.0.0.1 (`tests/otlp/receiver.py`, which decodes protobuf with the
+//! opentelemetry-proto package and records what it accepted): per day the
+//! log records and the metric points add up to `report daily --json`
+//! (requests, cost, every token kind) and the miss-cost points to
+//! `cache --json`; a second run sends nothing; a collector answering 503
+//! twice loses and duplicates nothing; a 400 is a clear error that marks
+//! nothing sent; headers and resource attributes arrive, header values
+//! are never printed; OTLP/JSON carries the same figures. Without python3
+//! or the package a test prints `skip:` and why, unless
+//! `CACHEWISE_OTLP_PY=required` (CI installs the package).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use cachewise::pricing::PriceTable;
+use cachewise::store::Store;
+use cachewise::synth::{calls::add_calls, generate, SynthSpec};
+use chrono::{DateTime, TimeDelta, TimeZone, Utc};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+const RECEIVER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/otlp/receiver.py");
+const SECRET_HEADER: &str = "Bearer s3cret-header-value";
+
+/// True when the receiver can run here (`protobuf`: with the package).
+fn ready(protobuf: bool) -> bool {
+    let required = std::env::var("CACHEWISE_OTLP_PY").is_ok_and(|v| v == "required");
+    let mut cmd = Command::new("python3");
+    cmd.arg(RECEIVER);
+    let out = if protobuf { cmd.arg("--check").output() } else { cmd.arg("--help").output() };
+    let why = match out {
+        Ok(o) if o.status.success() => return true,
+        Ok(o) => String::from_utf8_lossy(&o.stdout).trim().to_owned(),
+        Err(e) => format!("skip: cannot run python3: {e}"),
+    };
+    assert!(!required, "CACHEWISE_OTLP_PY=required but {why}");
+    println!("{why} (CACHEWISE_OTLP_PY=required makes this fail)");
+    false
+}
+
+struct Receiver {
+    child: Child,
+    port: u16,
+    out: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Receiver {
+    fn start(args: &[&str]) -> Receiver {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("received.jsonl");
+        let mut child = Command::new("python3")
+            .arg(RECEIVER)
+            .arg("--out")
+            .arg(&out)
+            .args(args)
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let port = line.trim().parse().unwrap_or_else(|_| panic!("receiver said {line:?}"));
+        Receiver { child, port, out, _dir: dir }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Every request answered, in order.
+    fn requests(&self) -> Vec<Value> {
+        let text = std::fs::read_to_string(&self.out).unwrap_or_default();
+        text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    }
+
+    /// The requests answered with a 2xx.
+    fn accepted(&self) -> Vec<Value> {
+        self.requests().into_iter().filter(|r| r["status"].as_u64().is_some_and(|s| s < 300)).collect()
+    }
+}
+
+impl Drop for Receiver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn end() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, 20, 18, 0, 0).unwrap()
+}
+
+/// A local store of the demo generator's three weeks, with multi-call
+/// responses.
+fn store(dir: &Path) {
+    let data = generate(5, &SynthSpec::demo(end()));
+    let calls = add_calls(&data.requests, 7);
+    let rows =
+        cachewise::ingest::Rows { rows: data.requests, iterations: calls, compactions: data.compactions, ..Default::default() };
+    cachewise::update::store_rows(&Store::open(dir).unwrap(), rows, &PriceTable::embedded().unwrap()).unwrap();
+}
+
+fn cw(data: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let now = (end() + TimeDelta::hours(3)).to_rfc3339();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cachewise"));
+    cmd.arg("--data-dir").arg(data).args(["--no-ingest", "--tz", "UTC", "--now", &now]).args(args);
+    for k in ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS", "OTEL_RESOURCE_ATTRIBUTES"] {
+        cmd.env_remove(k);
+    }
+    cmd.env_remove("OTEL_EXPORTER_OTLP_PROTOCOL").envs(env.iter().copied());
+    cmd.output().unwrap()
+}
+
+fn export(data: &Path, url: &str, more: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut args = vec!["export", "--user", "ana", "--machine", "box", "--otlp", url, "--otlp-batch", "700"];
+    args.extend(more);
+    cw(data, &args, env)
+}
+
+fn json(data: &Path, args: &[&str]) -> Value {
+    let out = cw(data, args, &[]);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Per day: requests, cost, input, output, cache read, 5m and 1h writes.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+struct Day {
+    requests: u64,
+    cost: f64,
+    tokens: [u64; 5],
+}
+
+fn day_of(nanos: &Value) -> String {
+    let n: i64 = nanos.as_str().unwrap().parse().unwrap();
+    DateTime::from_timestamp_nanos(n).format("%Y-%m-%d").to_string()
+}
+
+fn attrs(v: &Value) -> BTreeMap<String, Value> {
+    let kv = v["attributes"].as_array().cloned().unwrap_or_default();
+    kv.into_iter()
+        .map(|a| {
+            let value = a["value"].as_object().and_then(|o| o.values().next().cloned()).unwrap_or(Value::Null);
+            (a["key"].as_str().unwrap().to_owned(), value)
+        })
+        .collect()
+}
+
+fn int(v: &Value) -> u64 {
+    v.as_str().map_or_else(|| v.as_u64().unwrap(), |s| s.parse().unwrap())
+}
+
+/// What `report daily --json` says per day.
+fn daily(data: &Path) -> BTreeMap<String, Day> {
+    let r = json(data, &["report", "daily", "--json"]);
+    let row = |r: &Value| {
+        let t = |k: &str| r[k].as_u64().unwrap();
+        let tokens =
+            [t("input_tokens"), t("output_tokens"), t("cache_read_tokens"), t("cache_write_5m_tokens"), t("cache_write_1h_tokens")];
+        Day { requests: t("requests"), cost: r["cost_usd"].as_f64().unwrap(), tokens }
+    };
+    r["rows"].as_array().unwrap().iter().map(|r| (r["period"].as_str().unwrap().to_owned(), row(r))).collect()
+}
+
+/// What the accepted log records add up to per day.
+fn from_logs(accepted: &[Value]) -> BTreeMap<String, Day> {
+    let mut out: BTreeMap<String, Day> = BTreeMap::new();
+    for r in accepted.iter().filter(|r| r["path"] == "/v1/logs") {
+        for rl in r["body"]["resourceLogs"].as_array().unwrap() {
+            for rec in rl["scopeLogs"][0]["logRecords"].as_array().unwrap() {
+                assert_eq!(rec["body"]["stringValue"], "claude_code.api_request");
+                let a = attrs(rec);
+                assert_eq!(a["event.name"], "api_request");
+                assert_eq!(a["user.name"], "ana");
+                let d = out.entry(day_of(&rec["timeUnixNano"])).or_default();
+                d.requests += 1;
+                d.cost += a["cost_usd"].as_f64().unwrap();
+                let (w5, w1h) = (int(&a["cache.creation_5m_tokens"]), int(&a["cache.creation_1h_tokens"]));
+                assert_eq!(int(&a["cache_creation_tokens"]), w5 + w1h);
+                let kinds = [int(&a["input_tokens"]), int(&a["output_tokens"]), int(&a["cache_read_tokens"]), w5, w1h];
+                for (t, k) in d.tokens.iter_mut().zip(kinds) {
+                    *t += k;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The points of metric `name` in the accepted requests, each with its
+/// day (of its start), attributes and value.
+fn points(accepted: &[Value], name: &str) -> Vec<(String, BTreeMap<String, Value>, f64)> {
+    let mut out = Vec::new();
+    for r in accepted.iter().filter(|r| r["path"] == "/v1/metrics") {
+        for rm in r["body"]["resourceMetrics"].as_array().unwrap() {
+            for m in rm["scopeMetrics"][0]["metrics"].as_array().unwrap().iter().filter(|m| m["name"] == name) {
+                assert_eq!(m["sum"]["aggregationTemporality"], 1, "delta");
+                assert_eq!(m["sum"]["isMonotonic"], true);
+                for p in m["sum"]["dataPoints"].as_array().unwrap() {
+                    let v = p.get("asDouble").and_then(Value::as_f64).unwrap_or_else(|| int(&p["asInt"]) as f64);
+                    assert!(int(&p["timeUnixNano"]) > int(&p["startTimeUnixNano"]));
+                    assert_eq!(day_of(&p["startTimeUnixNano"]), day_of(&p["timeUnixNano"]), "a point within its day");
+                    out.push((day_of(&p["startTimeUnixNano"]), attrs(p), v));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// What the accepted metric points add up to per day (requests left 0).
+fn from_metrics(accepted: &[Value]) -> BTreeMap<String, Day> {
+    let mut out: BTreeMap<String, Day> = BTreeMap::new();
+    for (day, _, v) in points(accepted, "claude_code.cost.usage") {
+        out.entry(day).or_default().cost += v;
+    }
+    for (day, a, v) in points(accepted, "claude_code.token.usage") {
+        let slot = match (a["type"].as_str().unwrap(), a.get("cache.ttl").and_then(Value::as_str)) {
+            ("input", None) => 0,
+            ("output", None) => 1,
+            ("cacheRead", None) => 2,
+            ("cacheCreation", Some("5m")) => 3,
+            ("cacheCreation", Some("1h")) => 4,
+            other => panic!("unexpected token point {other:?}"),
+        };
+        out.entry(day).or_default().tokens[slot] += v as u64;
+    }
+    out
+}
+
+#[track_caller]
+fn same_days(got: &BTreeMap<String, Day>, want: &BTreeMap<String, Day>, requests: bool, what: &str) {
+    assert_eq!(got.keys().collect::<Vec<_>>(), want.keys().collect::<Vec<_>>(), "{what}: days");
+    for (day, w) in want {
+        let g = &got[day];
+        assert_eq!(g.tokens, w.tokens, "{what} {day}: tokens");
+        assert!((g.cost - w.cost).abs() <= 1e-9 * w.cost.max(1.0), "{what} {day}: {} != {}", g.cost, w.cost);
+        if requests {
+            assert_eq!(g.requests, w.requests, "{what} {day}: requests");
+        }
+    }
+}
+
+/// Both the logs and the metrics of the accepted requests equal `report daily`.
+#[track_caller]
+fn matches_report_daily(data: &Path, accepted: &[Value]) {
+    let want = daily(data);
+    assert!(want.len() > 10, "the demo spans three weeks");
+    same_days(&from_logs(accepted), &want, true, "log records");
+    same_days(&from_metrics(accepted), &want, false, "metric points");
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn protobuf_export_adds_up_to_report_daily_and_a_second_run_sends_nothing() {
+    if !ready(true) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path());
+    let rx = Receiver::start(&[]);
+    let env = [
+        ("OTEL_EXPORTER_OTLP_HEADERS", "authorization=Bearer%20s3cret-header-value"),
+        ("OTEL_RESOURCE_ATTRIBUTES", "team=infra,deployment.environment=pilot"),
+    ];
+    let out = export(dir.path(), &rx.url(), &["--otlp-header", "x-team=platform"], &env);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!format!("{}{}", stdout(&out), stderr(&out)).contains("s3cret"), "header values are never printed");
+    let first = rx.accepted();
+    let batches = first.len() / 2;
+    assert!(batches >= 3, "batches of 700 requests: {batches}");
+    for r in &first {
+        assert_eq!(r["content_type"], "application/x-protobuf");
+        assert_eq!(r["headers"]["authorization"], SECRET_HEADER);
+        assert_eq!(r["headers"]["x-team"], "platform");
+    }
+    let resource = attrs(&first[0]["body"]["resourceLogs"][0]["resource"]);
+    assert_eq!((&resource["user.name"], &resource["host.name"]), (&Value::from("ana"), &Value::from("box")));
+    assert_eq!((&resource["team"], &resource["service.name"]), (&Value::from("infra"), &Value::from("cachewise")));
+    matches_report_daily(dir.path(), &first);
+
+    // Miss costs per day and cause are the cache report's.
+    let cache = json(dir.path(), &["cache", "--json"]);
+    let mut want: BTreeMap<(String, String), f64> = BTreeMap::new();
+    for d in cache["by_day"].as_array().unwrap() {
+        for (class, s) in d["classes"].as_object().unwrap() {
+            let usd = s["miss_cost_usd"].as_f64().unwrap();
+            if usd != 0.0 {
+                want.insert((d["day"].as_str().unwrap().to_owned(), class.clone()), usd);
+            }
+        }
+    }
+    let mut got: BTreeMap<(String, String), f64> = BTreeMap::new();
+    for (day, a, v) in points(&first, "cachewise.cache.miss_cost") {
+        *got.entry((day, a["cause"].as_str().unwrap().to_owned())).or_default() += v;
+    }
+    assert!(want.len() > 5, "the demo has misses of several causes on several days");
+    assert_eq!(got.keys().collect::<Vec<_>>(), want.keys().collect::<Vec<_>>());
+    for (k, w) in &want {
+        assert!((got[k] - w).abs() <= 1e-9 * w.max(1.0), "{k:?}: {} != {w}", got[k]);
+    }
+
+    let again = export(dir.path(), &rx.url(), &[], &[]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(stdout(&again).starts_with("nothing new to send"), "{}", stdout(&again));
+    assert_eq!(rx.requests().len(), first.len(), "the second run sent nothing");
+}
+
+#[test]
+fn a_collector_answering_503_twice_loses_and_duplicates_nothing() {
+    if !ready(true) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path());
+    let rx = Receiver::start(&["--fail", "2"]);
+    let out = export(dir.path(), &rx.url(), &[], &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("2 retries"), "{}", stdout(&out));
+    let all = rx.requests();
+    assert_eq!(all.iter().filter(|r| r["status"] == 503).count(), 2);
+    let accepted = rx.accepted();
+    // Every request once: the sums equal report daily's, counts included.
+    matches_report_daily(dir.path(), &accepted);
+    assert_eq!(accepted.len() + 2, all.len());
+}
+
+#[test]
+fn a_400_is_a_clear_error_and_marks_nothing_sent() {
+    if !ready(true) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path());
+    let rx = Receiver::start(&["--fail", "1", "--fail-status", "400"]);
+    let out = export(dir.path(), &rx.url(), &[], &[]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    let url = format!("{}/v1/logs", rx.url());
+    assert!(err.contains(&url) && err.contains("HTTP 400") && err.contains("bad data"), "{err}");
+    assert!(err.contains("nothing of this batch was marked sent"), "{err}");
+    assert!(!err.contains('\x1b'), "the collector's text is cleaned: {err:?}");
+    assert_eq!(rx.requests().len(), 1, "a 400 is not tried again");
+    // The same collector, now healthy, gets everything.
+    let out = export(dir.path(), &rx.url(), &[], &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    matches_report_daily(dir.path(), &rx.accepted());
+}
+
+#[test]
+fn json_encoding_from_the_environment_carries_the_same_figures() {
+    if !ready(false) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path());
+    let rx = Receiver::start(&[]);
+    let env = [("OTEL_EXPORTER_OTLP_ENDPOINT", rx.url())];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let out = cw(dir.path(), &["export", "--user", "ana", "--otlp", "--otlp-json"], &env);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let accepted = rx.accepted();
+    let requests: u64 = daily(dir.path()).values().map(|d| d.requests).sum();
+    assert_eq!(accepted.len() as u64, 2 * requests.div_ceil(1000), "batches of 1000, logs and metrics each");
+    assert!(accepted.iter().all(|r| r["content_type"] == "application/json"));
+    matches_report_daily(dir.path(), &accepted);
+    let again = cw(dir.path(), &["export", "--user", "ana", "--otlp", "--otlp-json"], &env);
+    assert!(stdout(&again).starts_with("nothing new to send"), "{}", stdout(&again));
+}
+
+#[test]
+fn export_needs_a_collector_or_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = cw(dir.path(), &["export", "--user", "ana", "--otlp"], &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("OTEL_EXPORTER_OTLP_ENDPOINT"), "{}", stderr(&out));
+    let out = cw(dir.path(), &["export", "--user", "ana"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--out"), "{}", stderr(&out));
+}
