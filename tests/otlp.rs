@@ -97,8 +97,12 @@ fn end() -> DateTime<Utc> {
 fn store(dir: &Path) {
     let data = generate(5, &SynthSpec::demo(end()));
     let calls = add_calls(&data.requests, 7);
-    let rows =
-        cachewise::ingest::Rows { rows: data.requests, iterations: calls, compactions: data.compactions, ..Default::default() };
+    let rows = cachewise::ingest::Rows {
+        rows: data.requests,
+        iterations: calls,
+        compactions: data.compactions,
+        ..Default::default()
+    };
     cachewise::update::store_rows(&Store::open(dir).unwrap(), rows, &PriceTable::embedded().unwrap()).unwrap();
 }
 
@@ -157,8 +161,13 @@ fn daily(data: &Path) -> BTreeMap<String, Day> {
     let r = json(data, &["report", "daily", "--json"]);
     let row = |r: &Value| {
         let t = |k: &str| r[k].as_u64().unwrap();
-        let tokens =
-            [t("input_tokens"), t("output_tokens"), t("cache_read_tokens"), t("cache_write_5m_tokens"), t("cache_write_1h_tokens")];
+        let tokens = [
+            t("input_tokens"),
+            t("output_tokens"),
+            t("cache_read_tokens"),
+            t("cache_write_5m_tokens"),
+            t("cache_write_1h_tokens"),
+        ];
         Day { requests: t("requests"), cost: r["cost_usd"].as_f64().unwrap(), tokens }
     };
     r["rows"].as_array().unwrap().iter().map(|r| (r["period"].as_str().unwrap().to_owned(), row(r))).collect()
@@ -386,4 +395,44 @@ fn export_needs_a_collector_or_a_file() {
     let out = cw(dir.path(), &["export", "--user", "ana"], &[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--out"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_team_directory_is_refused_before_anything_is_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path());
+    std::fs::write(dir.path().join("team-bundles.json"), "[]").unwrap();
+    // Nothing listens on port 9: the refusal comes before any connection.
+    let out = export(dir.path(), "http://127.0.0.1:9", &[], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("holds imported bundles"), "{}", stderr(&out));
+    assert!(!dir.path().join("otlp-sent").exists());
+}
+
+/// The real corpus in ../shared (skipped when absent), ingested, sent
+/// in protobuf: the same per-day sums as `report daily`.
+#[test]
+fn the_real_corpus_adds_up_to_report_daily() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/real/claude");
+    if !corpus.join("projects").is_dir() {
+        return println!("skipped: ../shared/corpus/real/claude not found");
+    }
+    if !ready(true) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ingest = Command::new(env!("CARGO_BIN_EXE_cachewise"))
+        .arg("--data-dir")
+        .arg(dir.path())
+        .arg("--claude-dir")
+        .arg(&corpus)
+        .args(["--quiet", "ingest"])
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .output()
+        .unwrap();
+    assert!(ingest.status.success(), "{}", stderr(&ingest));
+    let rx = Receiver::start(&[]);
+    let out = export(dir.path(), &rx.url(), &[], &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    matches_report_daily(dir.path(), &rx.accepted());
 }

@@ -79,6 +79,11 @@ pub struct HashArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  \
+cachewise export --user ana --out ana.parquet            a bundle for the team lead\n  \
+cachewise export --user ana --otlp http://localhost:4318  to an OpenTelemetry collector\n  \
+OTEL_EXPORTER_OTLP_ENDPOINT=https://otel.example \\\n    \
+OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer%20TOKEN cachewise export --user ana --otlp")]
 pub struct ExportArgs {
     /// Whose rows these are: the name the team report shows.
     #[arg(long, value_name = "NAME", value_parser = non_empty)]

@@ -240,10 +240,7 @@ mod tests {
     fn resource_attributes_and_protocol() {
         let mut f = flags();
         f.endpoint = Some("http://c:4318".into());
-        let env = with(&[
-            (ENV_RESOURCE, "team=infra,host.name=ci-7,user.name=someone"),
-            (ENV_PROTOCOL, "http/json"),
-        ]);
+        let env = with(&[(ENV_RESOURCE, "team=infra,host.name=ci-7,user.name=someone"), (ENV_PROTOCOL, "http/json")]);
         let c = Config::resolve(&f, &env).unwrap();
         let get = |k: &str| c.resource.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
         assert_eq!(get("team"), Some("infra"));

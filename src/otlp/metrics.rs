@@ -7,7 +7,9 @@
 //!   `output`, `cacheRead` or `cacheCreation`, the last split by
 //!   `cache.ttl` = `5m` / `1h`;
 //! - `cachewise.cache.miss_cost` (USD), attribute `cause` = the cache
-//!   model's class of the calls that missed.
+//!   model's class of the calls that paid it (`ttl_5m`, `ttl_1h`,
+//!   `context_edit`, ..., and `first` for a thread's first write), as
+//!   `cache --json` splits its classes' `miss_cost_usd`.
 //!
 //! A point's interval runs from the first to just after the last response
 //! it sums, so it falls inside its day, and each response is in exactly
@@ -41,7 +43,7 @@ struct Group {
     by_cause: BTreeMap<&'static str, f64>,
 }
 
-fn groups<'a>(rows: &'a [Row], tz: Tz) -> BTreeMap<(NaiveDate, &'a str), Group> {
+fn groups(rows: &[Row], tz: Tz) -> BTreeMap<(NaiveDate, &str), Group> {
     let mut out: BTreeMap<(NaiveDate, &str), Group> = BTreeMap::new();
     for r in rows {
         let day = r.time.with_timezone(&tz).date_naive();
@@ -54,7 +56,7 @@ fn groups<'a>(rows: &'a [Row], tz: Tz) -> BTreeMap<(NaiveDate, &'a str), Group> 
         });
         g.first = g.first.min(r.time);
         g.last = g.last.max(r.time);
-        g.tokens = g.tokens + r.tokens;
+        g.tokens += r.tokens;
         g.cost_usd += r.cost_usd;
         for (class, usd) in r.cache.iter().flat_map(|v| &v.by_cause) {
             *g.by_cause.entry(CacheClass::as_str(*class)).or_default() += usd;

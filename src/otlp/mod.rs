@@ -204,7 +204,10 @@ mod tests {
         assert_eq!(v["resourceLogs"][0]["resource"]["attributes"][0]["value"]["stringValue"], "cachewise");
         let p = NumberDataPoint { value: Some(Number::AsInt(5)), ..NumberDataPoint::default() };
         assert_eq!(serde_json::to_value(&p).unwrap()["asInt"], "5");
-        let m = Metric { data: Some(Data::Sum(Sum { aggregation_temporality: DELTA, ..Sum::default() })), ..Metric::default() };
+        let m = Metric {
+            data: Some(Data::Sum(Sum { aggregation_temporality: DELTA, ..Sum::default() })),
+            ..Metric::default()
+        };
         assert_eq!(serde_json::to_value(&m).unwrap()["sum"]["aggregationTemporality"], 1);
     }
 }

@@ -8,8 +8,8 @@
 
 use super::config::Config;
 use super::proto::{
-    AnyValue, ExportLogsServiceRequest, InstrumentationScope, KeyValue, LogRecord, Resource, ResourceLogs,
-    ScopeLogs, Value,
+    AnyValue, ExportLogsServiceRequest, InstrumentationScope, KeyValue, LogRecord, Resource, ResourceLogs, ScopeLogs,
+    Value,
 };
 use super::read::Row;
 use chrono::{DateTime, SecondsFormat, Utc};
