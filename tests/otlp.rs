@@ -5,8 +5,10 @@
 //! (requests, cost, every token kind) and the miss-cost points to
 //! `cache --json`; a second run sends nothing; a collector answering 503
 //! twice loses and duplicates nothing; a 400 is a clear error that marks
-//! nothing sent; headers and resource attributes arrive, header values
-//! are never printed; OTLP/JSON carries the same figures. Without python3
+//! nothing sent, and so is an unreachable one after five tries; the last
+//! ten minutes wait for the next run; headers and resource attributes
+//! arrive, header values are never printed; OTLP/JSON carries the same
+//! figures; a team directory is refused. Without python3
 //! or the package a test prints `skip:` and why, unless
 //! `CACHEWISE_OTLP_PY=required` (CI installs the package).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -45,7 +47,12 @@ fn store(dir: &Path) {
 }
 
 fn cw(data: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let now = (end() + TimeDelta::hours(3)).to_rfc3339();
+    cw_at(data, end() + TimeDelta::hours(3), args, env)
+}
+
+/// `cw` with the run's clock at `now`.
+fn cw_at(data: &Path, now: DateTime<Utc>, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let now = now.to_rfc3339();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_cachewise"));
     cmd.arg("--data-dir").arg(data).args(["--no-ingest", "--tz", "UTC", "--now", &now]).args(args);
     for k in ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS", "OTEL_RESOURCE_ATTRIBUTES"] {
@@ -283,4 +290,29 @@ fn an_unreachable_collector_is_tried_five_times_and_nothing_is_marked() {
     assert!(started.elapsed() >= std::time::Duration::from_millis(7_000), "{:?}", started.elapsed());
     let keys = std::fs::read_dir(dir.path().join("otlp-sent")).unwrap();
     assert!(keys.flatten().all(|e| e.path().extension().is_none_or(|x| x != "keys")), "nothing marked sent");
+}
+
+#[test]
+fn the_last_ten_minutes_wait_for_the_next_run() {
+    if !ready(false) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path());
+    let last = json(dir.path(), &["report", "daily", "--json"])["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| DateTime::parse_from_rfc3339(r["last"].as_str().unwrap()).unwrap().to_utc())
+        .max()
+        .unwrap();
+    let rx = Receiver::start(&[]);
+    let args = ["export", "--user", "ana", "--otlp", &rx.url(), "--otlp-json"];
+    let early = cw_at(dir.path(), last + TimeDelta::minutes(5), &args, &[]);
+    assert!(early.status.success(), "{}", stderr(&early));
+    assert!(stdout(&early).contains("of the last 10 minutes wait for the next run"), "{}", stdout(&early));
+    let later = cw_at(dir.path(), last + TimeDelta::minutes(11), &args, &[]);
+    assert!(later.status.success(), "{}", stderr(&later));
+    // The two runs together sent each request once.
+    matches_report_daily(dir.path(), &rx.accepted());
 }

@@ -55,7 +55,7 @@ pub fn run_otlp(plan: &Plan, a: &ExportArgs, endpoint: &str) -> anyhow::Result<(
     };
     refresh(plan)?;
     if !config.headers.is_empty() && !plan.quiet {
-        if let Some(w) = plain_http_warning(config.logs_url.as_str()) {
+        if let Some(w) = plain_http_warning(&otlp::send::shown(&config.logs_url)) {
             super::note(&format!("warning: {}", w.replace("the token travels", "the headers travel")));
         }
     }
