@@ -7,7 +7,8 @@
 //! `analyze` (the cache model, pure), `materialize` (the cache model as the
 //! stage after a merge, stored as columns), `team` (bundles: export, import),
 //! `update` (every write, stage after stage), `report` (figures and their
-//! output, over a `StoreView`), `statusline`, `web` (the dashboard and the
+//! output, over a `StoreView`), `otlp` (a store's figures sent to an
+//! OpenTelemetry collector), `statusline`, `web` (the dashboard and the
 //! push server) and `cli`. Data flows down this list, never back up.
 //! `docs/architecture.md` has the whole design.
 
@@ -18,6 +19,7 @@ pub mod ingest;
 mod lanes;
 pub mod materialize;
 pub mod model;
+pub mod otlp;
 pub mod pricing;
 pub mod report;
 pub mod statusline;

@@ -3,6 +3,7 @@
 
 mod blocks;
 mod cache;
+mod otlp;
 mod plan;
 mod policy;
 mod progress;
@@ -113,7 +114,8 @@ pub enum Command {
     /// sessions, resume advice) and keep ingesting as transcripts change.
     Serve(serve::ServeArgs),
     /// Write your requests and compactions as a team bundle (Parquet, no
-    /// message content) for a lead to import.
+    /// message content) for a lead to import, or send them to an
+    /// OpenTelemetry collector (--otlp URL).
     Export(team::ExportArgs),
     /// Merge team bundles into a data directory (--data-dir TEAM_DIR),
     /// counting each request once.

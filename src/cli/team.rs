@@ -1,4 +1,5 @@
-//! The team commands: `export`, `import`, `push` and `report team`: their
+//! The team commands: `export` (a bundle; `--otlp` is `cli::otlp`),
+//! `import`, `push` and `report team`: their
 //! clap arguments and one thin `run_*` each, calling `team::` and
 //! `report::team`. Also the `report` positional (`ReportKind`: a usage
 //! grouping or `team`). Whether local transcripts are read first is
@@ -80,6 +81,11 @@ pub struct HashArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  \
+cachewise export --user ana --out ana.parquet            a bundle for the team lead\n  \
+cachewise export --user ana --otlp http://localhost:4318  to an OpenTelemetry collector\n  \
+OTEL_EXPORTER_OTLP_ENDPOINT=https://otel.example \\\n    \
+OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer%20TOKEN cachewise export --user ana --otlp")]
 pub struct ExportArgs {
     /// Whose rows these are: the name the team report shows.
     #[arg(long, value_name = "NAME", value_parser = non_empty)]
@@ -96,8 +102,16 @@ pub struct ExportArgs {
     /// `-` writes it to stdout. A symbolic link is followed and its target
     /// replaced (the link is kept); a device node, FIFO or directory is
     /// refused.
-    #[arg(long, value_name = "FILE", allow_hyphen_values = true)]
-    pub out: PathBuf,
+    #[arg(
+        long,
+        value_name = "FILE",
+        allow_hyphen_values = true,
+        required_unless_present = "otlp",
+        conflicts_with = "otlp"
+    )]
+    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub otlp: super::otlp::OtlpArgs,
 }
 
 #[derive(Debug, Args)]
@@ -194,10 +208,14 @@ fn start_of_day(plan: &Plan, d: NaiveDate) -> DateTime<Utc> {
 
 /// `cachewise export`.
 pub fn run_export(plan: &Plan, a: &ExportArgs) -> anyhow::Result<()> {
+    if let Some(endpoint) = &a.otlp.otlp {
+        return super::otlp::run_otlp(plan, a, endpoint);
+    }
+    let Some(out) = &a.out else { return Err(UsageError("give --out FILE or --otlp URL".into()).into()) };
     refresh(plan)?;
     let spec = spec(plan, a.user.clone(), a.machine.as_deref(), a.since, &a.hash)?;
     let bundle = team::export::export_with_analysis(&plan.store, &spec, &plan.prices)?;
-    let written = write_file(&bundle, &a.out)?;
+    let written = write_file(&bundle, out)?;
     let hashed = if spec.hasher.is_some() { ", paths hashed" } else { "" };
     let line = |to: &str| {
         let (requests, compactions) = (bundle.requests.len(), bundle.compactions.len());
@@ -209,9 +227,9 @@ pub fn run_export(plan: &Plan, a: &ExportArgs) -> anyhow::Result<()> {
     match written {
         // The bundle went to stdout: the summary goes to stderr.
         Written::Stdout => super::note(&line("stdout")),
-        Written::File(f) if f == a.out => super::out(&format!("{}\n", line(&a.out.display().to_string()))),
+        Written::File(f) if f == *out => super::out(&format!("{}\n", line(&out.display().to_string()))),
         Written::File(f) => {
-            super::out(&format!("{}\n", line(&format!("{} (the target of {})", f.display(), a.out.display()))));
+            super::out(&format!("{}\n", line(&format!("{} (the target of {})", f.display(), out.display()))));
         }
     }
     Ok(())

@@ -1,7 +1,7 @@
 //! Every file name of a data directory, defined once. The tables are
 //! `Table::file_name`; beside them: the manifest, the writers' lock, a
 //! team directory's ledger of imported bundles, the key of `--hash-paths`,
-//! the push client's acknowledged rows, and the status line's files (its
+//! the push client's acknowledged rows, the OTLP export's watermark, and the status line's files (its
 //! plan-limit samples, its per-transcript state and its cached store
 //! figures). Functions take the directory so that callers that have no
 //! `Store` open yet (the status line) name the same files.
@@ -19,6 +19,8 @@ pub const LEDGER: &str = "team-bundles.json";
 pub const HASH_KEY: &str = "hash-key";
 /// The push client's acknowledged rows, one file per server.
 pub const PUSH_SENT: &str = "push-sent";
+/// `export --otlp`'s accepted rows, one file per collector.
+const OTLP_SENT: &str = "otlp-sent";
 /// The status line's files.
 const STATUSLINE: &str = "statusline";
 /// Tables of older layouts (store schema 2 kept every candidate row).
@@ -38,6 +40,13 @@ pub fn statusline_state(dir: &Path, key: u64) -> PathBuf {
 /// The status line's cached figures of the store.
 pub fn statusline_figures(dir: &Path) -> PathBuf {
     dir.join(STATUSLINE).join("figures.json")
+}
+
+/// The watermark of one collector of `export --otlp`, named by `key` (a
+/// hash of its URLs), without extension: `.keys` holds the accepted rows,
+/// `.lock` the lock of a running export.
+pub fn otlp_sent(dir: &Path, key: &str) -> PathBuf {
+    dir.join(OTLP_SENT).join(key)
 }
 
 /// The manifest of a data directory.

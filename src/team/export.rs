@@ -96,7 +96,7 @@ pub fn write_file(bundle: &Bundle, path: &Path) -> Result<super::file::Written, 
 }
 
 /// Replaces `path` with `bytes` atomically.
-pub(super) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), TeamError> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), TeamError> {
     let io = |source| TeamError::Io { path: path.to_path_buf(), source };
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
