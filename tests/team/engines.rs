@@ -157,7 +157,7 @@ fn expected(store: &Store) -> Value {
 /// The stored requests split into their API calls (`report::calls`), as
 /// the team report sums them.
 fn by_call(store: &Store, stored: &[Request]) -> Vec<Value> {
-    let stored_calls = calls::stored(store).unwrap();
+    let stored_calls = store.load(Table::Iterations, frames::iterations_from).unwrap();
     assert_eq!(stored_calls.len(), 2, "the two calls, sent twice, are stored once");
     let df = frames::requests_frame(stored).unwrap();
     let df = df.lazy().with_column(lit(1u64).cast(DataType::UInt64).alias(c::COUNTED)).collect().unwrap();
