@@ -17,7 +17,8 @@ pub const INTERNAL: [&str; 12] = [
     "(floor)",
 ];
 
-/// A page's text: its HTML without tags, comments, styles or scripts.
+/// A page's text: its HTML without tags, comments, styles or scripts, each
+/// run of white space one space.
 pub fn text_of(html: &str) -> String {
     let mut out = String::with_capacity(html.len());
     let mut rest = html;
@@ -38,6 +39,6 @@ pub fn text_of(html: &str) -> String {
         out.push(' ');
     }
     out.push_str(rest);
-    out
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 

@@ -92,7 +92,7 @@ pub fn person_day_chart(r: &TeamReport, width: u32) -> String {
         }
     }
     let series: Vec<(&str, _)> = names.iter().enumerate().map(|(i, n)| (*n, palette::nth(i))).collect();
-    let labels: Vec<String> = shown.iter().map(|d| d.format("%m-%d").to_string()).collect();
+    let labels: Vec<String> = shown.iter().map(|d| d.format("%Y-%m-%d").to_string()).collect();
     charts::stacked_bars(&Stacked::cost_per_day(&labels, &series, &values, width))
 }
 
