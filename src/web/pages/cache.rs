@@ -70,8 +70,8 @@ impl CachePage {
         let expired = self.total.idle_cost_usd;
         format!(
             "The gaps' miss cost ({}) counts every request after a rest, whatever broke its cache: {} of it is the \
-cache expiring (the \"lost to expired caches\" figure), the other {} misses within the cache's lifetime (prompt \
-edits, cleared tool results, upgrades).",
+cache expiring (the \"lost to expired caches\" figure); the other {} is misses within the cache's lifetime \
+(prompt edits, cleared tool results, upgrades) and fresh starts after a compaction or a model change.",
             crate::web::view::usd(all),
             crate::web::view::usd(expired),
             crate::web::view::usd((all - expired).max(0.0))
