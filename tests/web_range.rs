@@ -75,8 +75,10 @@ async fn a_range_on_cache_equals_the_cli_cache_report_of_those_days() {
     let (_d, store) = fixture();
     let st = common::web_state(&store, now());
     let now = now().to_rfc3339();
-    let cli = cli_json(&store, &["cache", "--json", "--now", &now, "--since", SINCE, "--until", UNTIL, "--per-page", "500"]);
-    let api: Value = serde_json::from_str(&page(&st, &format!("/api/cache?since={SINCE}&until={UNTIL}")).await).unwrap();
+    let cli =
+        cli_json(&store, &["cache", "--json", "--now", &now, "--since", SINCE, "--until", UNTIL, "--per-page", "500"]);
+    let api: Value =
+        serde_json::from_str(&page(&st, &format!("/api/cache?since={SINCE}&until={UNTIL}")).await).unwrap();
     assert_eq!(api, cli, "the API route is the CLI's JSON");
     let all = cli_json(&store, &["cache", "--json", "--now", &now, "--per-page", "500"]);
     let (ranged, whole) = (cli["requests"].as_u64().unwrap(), all["requests"].as_u64().unwrap());
@@ -182,7 +184,9 @@ async fn pages_speak_words_and_every_chart_has_values_on_hover() {
     let range = format!("?since={SINCE}&until={UNTIL}");
     let paths = ["/", "/sessions", "/days", "/cache", "/projects", "/models", "/sessions?sort=stale", "/days?by=month"];
     let mut uris: Vec<String> = paths.iter().map(|p| p.to_string()).collect();
-    uris.extend(paths.iter().map(|p| if p.contains('?') { format!("{p}&{}", &range[1..]) } else { format!("{p}{range}") }));
+    uris.extend(
+        paths.iter().map(|p| if p.contains('?') { format!("{p}&{}", &range[1..]) } else { format!("{p}{range}") }),
+    );
     uris.extend([format!("/session/{id}"), format!("/day/{day}"), format!("/session/{id}?turns=1")]);
     for uri in &uris {
         let html = page(&st, uri).await;
@@ -237,7 +241,8 @@ async fn real3_pages_speak_words_and_a_range_equals_the_cli() {
         None,
         &["cache", "--json", "--now", &now.to_rfc3339(), "--since", since, "--until", until, "--per-page", "500"],
     );
-    let api: Value = serde_json::from_str(&page(&st, &format!("/api/cache?since={since}&until={until}")).await).unwrap();
+    let api: Value =
+        serde_json::from_str(&page(&st, &format!("/api/cache?since={since}&until={until}")).await).unwrap();
     assert_eq!(api, cli, "real3: /api/cache over {since}..{until}");
     let cache_page = text_of(&page(&st, &format!("/cache?since={since}&until={until}")).await);
     assert!(cache_page.contains(&dollars(cli["idle_cost_usd"].as_f64().unwrap())), "real3: the lost figure");
@@ -257,7 +262,10 @@ async fn real3_pages_speak_words_and_a_range_equals_the_cli() {
             assert!(!text.contains(key), "real3 {uri} shows {key:?}");
         }
         for svg in html.split("<svg").skip(1) {
-            assert!(svg[..svg.find("</svg>").unwrap()].contains("<title>"), "real3 {uri}: a chart without hover values");
+            assert!(
+                svg[..svg.find("</svg>").unwrap()].contains("<title>"),
+                "real3 {uri}: a chart without hover values"
+            );
         }
     }
     let projects = text_of(&page(&st, "/projects").await);

@@ -5,9 +5,9 @@
 //! options as Claude Code's resume dialog does when the dialog applies.
 
 use super::cache::CacheReport;
-use super::render::{dollars, thousands};
 use super::cache_words::{advice_words, what_if_caption};
 use super::labels::{self, plural};
+use super::render::{dollars, thousands};
 use crate::analyze::{fmt_duration, Advice, CacheClass, ClassStats, GapBucket, DIALOG_COMPACT, DIALOG_RESUME};
 use crate::pricing::Estimate;
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
@@ -80,14 +80,17 @@ pub fn render_cache(r: &CacheReport) -> String {
     );
     let _ = writeln!(out, "  -> {}", what_if_caption(w, &s.write_mix));
     let mix = s.write_mix.write_5m_tokens + s.write_mix.write_1h_tokens;
-    let share_1h = if mix > 0 { s.write_mix.write_1h_tokens as f64 / mix as f64 } else { 0.0 };
+    let writes = if mix > 0 {
+        let share_1h = s.write_mix.write_1h_tokens as f64 / mix as f64;
+        format!("writes {:.0}% 1 h / {:.0}% 5 min", share_1h * 100.0, (1.0 - share_1h) * 100.0)
+    } else {
+        "no cache writes".to_owned()
+    };
     let _ = writeln!(
         out,
-        "  Hit ratio: {} of prompt tokens read from cache; {} of continuing requests hit; writes {:.0}% 1 h / {:.0}% 5 min\n",
+        "  Hit ratio: {} of prompt tokens read from cache; {} of continuing requests hit; {writes}\n",
         pct(s.hit_ratio_tokens),
         pct(s.hit_ratio_requests),
-        share_1h * 100.0,
-        (1.0 - share_1h) * 100.0
     );
     if !r.stale.is_empty() {
         out += "Stale sessions (what the next message pays because the cache expired):\n";
@@ -103,7 +106,8 @@ pub fn render_cache(r: &CacheReport) -> String {
         }
         let _ = writeln!(out, "  `cachewise advise <session>` compares resuming, compacting first and restarting.\n");
     }
-    let rows: Vec<(&str, &ClassStats)> = CacheClass::ALL.iter().map(|c| (labels::class(*c), s.classes.get(*c))).collect();
+    let rows: Vec<(&str, &ClassStats)> =
+        CacheClass::ALL.iter().map(|c| (labels::class(*c), s.classes.get(*c))).collect();
     out += &stats_table(["Requests by cache outcome", "Count", "Rebuilt tokens", "Miss cost"], &rows);
     let b = &s.idle_buckets;
     out += &stats_table(

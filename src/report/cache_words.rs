@@ -28,7 +28,11 @@ pub fn what_if_caption(w: &WhatIf, mix: &WriteMix) -> String {
             } else {
                 ("5-minute", "1-hour", five, hour)
             };
-            let both = format!("both as the model prices them: {} and {}", usd(used_c as f64 / 100.0), usd(other_c as f64 / 100.0));
+            let both = format!(
+                "both as the model prices them: {} and {}",
+                usd(used_c as f64 / 100.0),
+                usd(other_c as f64 / 100.0)
+            );
             match other_c.cmp(&used_c) {
                 std::cmp::Ordering::Less => format!(
                     "Every write already used the {used} cache; {other} writes would have cost {} less ({both}).",
@@ -106,7 +110,9 @@ pub fn advice_words(a: &Advice) -> AdviceWords {
         Some(n) if a.recommendation == Recommendation::Compact => {
             why += &format!(" Compacting pays for itself from {} on.", plural(u64::from(n), "turn", "turns"));
         }
-        Some(n) => why += &format!(" Compacting would pay for itself only after {}.", plural(u64::from(n), "turn", "turns")),
+        Some(n) => {
+            why += &format!(" Compacting would pay for itself only after {}.", plural(u64::from(n), "turn", "turns"))
+        }
         None => {}
     }
     let restart = format!(
@@ -123,7 +129,13 @@ mod tests {
     use super::*;
 
     fn w(actual: f64, five: f64, hour: f64) -> WhatIf {
-        WhatIf { actual_usd: actual, ttl_5m_usd: five, ttl_1h_usd: hour, saving_5m_usd: actual - five, saving_1h_usd: actual - hour }
+        WhatIf {
+            actual_usd: actual,
+            ttl_5m_usd: five,
+            ttl_1h_usd: hour,
+            saving_5m_usd: actual - five,
+            saving_1h_usd: actual - hour,
+        }
     }
 
     const MIXED: WriteMix = WriteMix { write_5m_tokens: 10, write_1h_tokens: 10 };

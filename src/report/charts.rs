@@ -143,7 +143,8 @@ fn bar_label(labels: &[String], x: f64) -> String {
 fn axis_labels(labels: &[String]) -> Vec<String> {
     let is_day = |l: &String| l.len() == 10 && l.as_bytes().get(4) == Some(&b'-');
     let year = |l: &String| l.get(..4).map(str::to_owned);
-    let one_year = labels.iter().all(is_day) && labels.iter().filter_map(year).collect::<Vec<_>>().windows(2).all(|w| w[0] == w[1]);
+    let one_year = labels.iter().all(is_day)
+        && labels.iter().filter_map(year).collect::<Vec<_>>().windows(2).all(|w| w[0] == w[1]);
     if one_year {
         labels.iter().map(|l| l.get(5..).unwrap_or(l).to_owned()).collect()
     } else {
@@ -339,15 +340,16 @@ mod tests {
         let labels: Vec<String> = (1..=40).map(|d| format!("2026-01-{:02}", d.min(28))).collect();
         let values = vec![vec![1.0]; labels.len()];
         let s = stacked_bars(&Stacked::cost_per_day(&labels, &[("cache read", palette::READ)], &values, 900));
-        let sizes: Vec<f64> = s
-            .split("font-size=\"")
-            .skip(1)
-            .filter_map(|t| t.split('"').next().and_then(|v| v.parse().ok()))
-            .collect();
+        let sizes: Vec<f64> =
+            s.split("font-size=\"").skip(1).filter_map(|t| t.split('"').next().and_then(|v| v.parse().ok())).collect();
         assert!(!sizes.is_empty(), "{s}");
         assert!(sizes.iter().all(|px| *px >= MIN_TEXT_PX), "{sizes:?}");
-        let texts: Vec<&str> =
-            s.split("<text").skip(1).filter_map(|t| t.split('>').nth(1)).map(|t| t.split('<').next().unwrap_or("")).collect();
+        let texts: Vec<&str> = s
+            .split("<text")
+            .skip(1)
+            .filter_map(|t| t.split('>').nth(1))
+            .map(|t| t.split('<').next().unwrap_or(""))
+            .collect();
         assert!(texts.iter().any(|t| t.trim().starts_with("01-")), "the axis names the days: {texts:?}");
         assert!(!texts.iter().any(|t| t.contains("2026-")), "days of one year drop the year: {texts:?}");
     }

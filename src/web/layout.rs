@@ -67,8 +67,7 @@ impl Chrome {
         let users = if snap.is_team() { snap.users().to_vec() } else { Vec::new() };
         let user = Params::text(&params.user);
         let today = snap.now().with_timezone(&snap.tz).date_naive();
-        let range = Range::of(params, today)
-            .unwrap_or(Range { since: None, until: None, by: By::Day, today });
+        let range = Range::of(params, today).unwrap_or(Range { since: None, until: None, by: By::Day, today });
         Chrome {
             css: STYLESHEET.href(),
             js: SCRIPT.href(),

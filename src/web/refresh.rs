@@ -55,7 +55,8 @@ async fn warm(state: &AppState) {
         snap.project_paths();
         snap.all().map(|_| ())
     })
-    .await {
+    .await
+    {
         tracing::warn!("the dashboard's reports: {e}");
     }
 }

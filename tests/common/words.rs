@@ -41,4 +41,3 @@ pub fn text_of(html: &str) -> String {
     out.push_str(rest);
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
-

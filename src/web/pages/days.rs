@@ -55,7 +55,11 @@ impl DaysPage {
             By::Day => return self.chrome.link(&format!("/day/{key}")),
             By::Week => day(key).map(|d| (d, d + chrono::TimeDelta::days(6))),
             By::Month => day(&format!("{key}-01")).and_then(|d| {
-                let next = if d.month() == 12 { d.with_year(d.year() + 1)?.with_month(1) } else { d.with_month(d.month() + 1) };
+                let next = if d.month() == 12 {
+                    d.with_year(d.year() + 1)?.with_month(1)
+                } else {
+                    d.with_month(d.month() + 1)
+                };
                 Some((d, next?.pred_opt()?))
             }),
         };

@@ -15,9 +15,9 @@ pub mod team;
 use super::error::WebError;
 use super::params::Params;
 use super::range::Range;
-use crate::report::query::Query;
 use super::snapshot::{Reports, Snapshot};
 use super::state::AppState;
+use crate::report::query::Query;
 use std::sync::Arc;
 
 /// Permits to run a request's CPU-bound work: one per core. Twenty

@@ -7,7 +7,6 @@
 use super::periods::chart_periods;
 use crate::analyze::{StaleSession, WhatIf};
 use crate::report::cache_words::what_if_caption;
-use crate::web::range::Range;
 use crate::report::calls::CallTotals;
 use crate::report::charts::{self, palette, Stacked};
 use crate::report::class_cost::DayClassCost;
@@ -17,6 +16,7 @@ use crate::report::usage::{Totals, UsageRow};
 use crate::web::error::WebError;
 use crate::web::layout::{render, Chrome};
 use crate::web::params::Params;
+use crate::web::range::Range;
 use crate::web::snapshot::{Reports, Snapshot};
 use crate::web::state::AppState;
 use crate::web::view::Formats;

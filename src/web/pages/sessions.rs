@@ -73,7 +73,11 @@ impl SessionsPage {
     /// `12 sessions match`.
     pub fn matching_text(&self) -> String {
         let n = self.table.matching as u64;
-        format!("{} {}", crate::report::labels::plural(n, "session", "sessions"), if n == 1 { "matches" } else { "match" })
+        format!(
+            "{} {}",
+            crate::report::labels::plural(n, "session", "sessions"),
+            if n == 1 { "matches" } else { "match" }
+        )
     }
 }
 
