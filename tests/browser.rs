@@ -1,9 +1,12 @@
 //! A real browser on the real binary: starts `cachewise serve --demo` on a
 //! free loopback port, checks every page's HTTP status, loads each in
-//! headless Chromium (Debian's `chromium`), fails when the rendered DOM has
-//! no chart, and saves a screenshot of each page under
-//! `target/tmp/screenshots/` (or `$CACHEWISE_SCREENSHOTS`). Skips, saying
-//! why, when `/usr/bin/chromium` is not installed.
+//! headless Chromium (Debian's `chromium`) with and without a date range,
+//! and fails when the rendered page has no chart, a chart without a value
+//! on hover, text under 12 px in an 800 px window, an internal key in its
+//! text, or a range it does not say and keep. Saves a screenshot of each
+//! page at 1400 and 800 px under `target/tmp/screenshots/` (or
+//! `$CACHEWISE_SCREENSHOTS`). Skips, saying why, when `/usr/bin/chromium`
+//! is not installed.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -64,6 +67,10 @@ fn http_get(base: &str, path: &str) -> (u16, String) {
 }
 
 fn chromium(profile: &Path, extra: &[&str], url: &str) -> std::process::Output {
+    chromium_at(profile, (1400, 1000), extra, url)
+}
+
+fn chromium_at(profile: &Path, size: (u32, u32), extra: &[&str], url: &str) -> std::process::Output {
     Command::new(CHROMIUM)
         .args([
             "--headless",
@@ -75,8 +82,8 @@ fn chromium(profile: &Path, extra: &[&str], url: &str) -> std::process::Output {
             "--disable-component-update",
             "--disable-sync",
             "--hide-scrollbars",
-            "--window-size=1400,1000",
         ])
+        .arg(format!("--window-size={},{}", size.0, size.1))
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(extra)
         .arg(url)
@@ -92,6 +99,27 @@ fn screenshot_dir() -> PathBuf {
     dir
 }
 
+/// The value of attribute `name` on the rendered `<html>` element.
+fn html_attr(dom: &str, name: &str) -> Option<String> {
+    let at = dom.find(&format!("{name}=\""))? + name.len() + 2;
+    Some(dom[at..at + dom[at..].find('"')?].to_owned())
+}
+
+/// Checks one rendered page: a chart, each chart with values on hover, no
+/// internal key in its text.
+fn check_dom(path: &str, dom: &str) {
+    assert!(dom.contains("cachewise"), "{path}: not the dashboard");
+    assert!(dom.contains("<svg"), "{path}: no chart in the rendered page");
+    for svg in dom.split("<svg").skip(1) {
+        let svg = &svg[..svg.find("</svg>").unwrap_or(svg.len())];
+        assert!(svg.contains("<title>"), "{path}: a chart without a value on hover");
+    }
+    let text = common::words::text_of(dom);
+    for key in common::words::INTERNAL {
+        assert!(!text.contains(key), "{path}: the page shows {key:?}");
+    }
+}
+
 #[test]
 fn every_page_renders_with_its_chart_in_chromium() {
     if !Path::new(CHROMIUM).exists() {
@@ -105,11 +133,15 @@ fn every_page_renders_with_its_chart_in_chromium() {
     let v: serde_json::Value = serde_json::from_str(&sessions).unwrap();
     let id = v["rows"][0]["session_id"].as_str().expect("the demo has sessions").to_owned();
     let day = v["rows"][0]["last"].as_str().unwrap()[..10].to_owned();
+    let last = chrono::NaiveDate::parse_from_str(&day, "%Y-%m-%d").unwrap();
+    let (since, until) = ((last - chrono::TimeDelta::days(6)).to_string(), day.clone());
+    let range = format!("since={since}&until={until}");
     let pages = [
         ("overview", "/".to_owned()),
         ("sessions", "/sessions".to_owned()),
         ("session", format!("/session/{id}")),
         ("days", "/days".to_owned()),
+        ("weeks", "/days?by=week".to_owned()),
         ("day", format!("/day/{day}")),
         ("cache", "/cache".to_owned()),
         ("projects", "/projects".to_owned()),
@@ -122,14 +154,31 @@ fn every_page_renders_with_its_chart_in_chromium() {
         assert_eq!(status, 200, "{path}: {body}");
         let url = format!("{base}{path}");
         let dom = chromium(&profile, &["--dump-dom"], &url);
+        check_dom(path, &String::from_utf8_lossy(&dom.stdout));
+        // The same page over a week of days: it says so and keeps it.
+        let ranged = if path.contains('?') { format!("{path}&{range}") } else { format!("{path}?{range}") };
+        let dom = chromium(&profile, &["--dump-dom"], &format!("{base}{ranged}"));
         let dom = String::from_utf8_lossy(&dom.stdout);
-        assert!(dom.contains("<svg"), "{path}: no chart in the rendered page");
-        assert!(dom.contains("cachewise"), "{path}: not the dashboard");
-        let file = shots.join(format!("{name}.png"));
-        let _ = std::fs::remove_file(&file);
-        let out = chromium(&profile, &[&format!("--screenshot={}", file.display())], &url);
-        assert!(file.exists(), "{path}: no screenshot: {}", String::from_utf8_lossy(&out.stderr));
-        println!("{path}: ok, {}", file.display());
+        check_dom(&ranged, &dom);
+        if !matches!(*name, "session" | "day") {
+            assert!(dom.contains(&format!("{since} to {until}")), "{ranged}: the page says its days");
+            let keep = format!("/cache?since={since}&amp;until={until}");
+            assert!(dom.contains(&keep), "{ranged}: the navigation keeps the range ({keep})");
+        }
+        // At 800 px, no text is smaller than 12 px (charts scroll, never shrink).
+        let dom = chromium_at(&profile, (800, 1000), &["--dump-dom"], &format!("{url}#text-size"));
+        let dom = String::from_utf8_lossy(&dom.stdout);
+        let px = html_attr(&dom, "data-min-text-px").unwrap_or_else(|| panic!("{path}: the page did not measure"));
+        let px: f64 = px.parse().unwrap_or_else(|_| panic!("{path}: {px}"));
+        let at = html_attr(&dom, "data-min-text-at").unwrap_or_default();
+        assert!(px >= 12.0, "{path}: text of {px} px at 800 px wide ({at:?})");
+        for (width, height) in [(1400, 1400), (800, 1400)] {
+            let file = shots.join(format!("{name}-{width}.png"));
+            let _ = std::fs::remove_file(&file);
+            let out = chromium_at(&profile, (width, height), &[&format!("--screenshot={}", file.display())], &url);
+            assert!(file.exists(), "{path}: no screenshot: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        println!("{path}: ok, smallest text {px} px at 800 px, {}", shots.join(format!("{name}-1400.png")).display());
     }
 }
 

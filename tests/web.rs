@@ -25,6 +25,8 @@ use tower::ServiceExt;
 
 const EVIL_TITLE: &str = "<script>alert('pwned')</script> & co";
 const EVIL_PROJECT: &str = "-home-dev-<img src=x onerror=alert(1)>";
+/// The path the evil project ran in, which pages show instead of its directory name.
+const EVIL_CWD: &str = "/home/dev/<img src=x onerror=alert(1)>";
 
 fn end() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 11, 20, 18, 0, 0).unwrap()
@@ -40,6 +42,7 @@ fn fixture() -> (tempfile::TempDir, Store, String) {
     let evil = data.titles[0].0.clone();
     for r in data.requests.iter_mut().filter(|r| r.session_id == evil) {
         r.project = EVIL_PROJECT.into();
+        r.cwd = EVIL_CWD.into();
     }
     let titles = data
         .titles
@@ -286,7 +289,7 @@ async fn session_timeline_pages_through_threads_and_turns() {
     let requests: u64 = threads.iter().map(|t| t["requests"].as_u64().unwrap()).sum();
     assert_eq!(requests, s["usage"]["requests"].as_u64().unwrap(), "threads add up to the session");
     let g = get(&st, &format!("/session/{id}?turns=25")).await;
-    assert!(g.body.contains("For the next 25 turns"), "advice follows the turns parameter");
+    assert!(g.body.contains("over the next 25 turns"), "advice follows the turns parameter");
     assert_eq!(get(&st, &format!("/session/{id}?thread=nope")).await.status, StatusCode::BAD_REQUEST);
     assert_eq!(get(&st, &format!("/session/{id}?turns=0")).await.status, StatusCode::BAD_REQUEST);
 }

@@ -221,7 +221,11 @@ async fn user_filter_splits_every_total_into_each_persons() {
         assert_eq!(cache["requests"].as_u64(), Some(rows.len() as u64), "{user}: cache report");
         let overview = page(&st, &format!("/?user={user}")).await;
         assert!(
-            overview.contains(&format!("All time: {} over {} requests", dollars(cost(rows)), rows.len())),
+            overview.contains(&format!(
+                "<h2>All time</h2><p class=\"big\">{}</p><p>{} requests</p>",
+                dollars(cost(rows)),
+                rows.len()
+            )),
             "{user}"
         );
         let days = page(&st, &format!("/days?user={user}")).await;

@@ -65,7 +65,8 @@ async fn cache_session_and_overview_pages_show_the_v2_model() {
     }
     assert!(page.contains("rewinds: hits after the prompt shrank"));
     for (k, n) in &r.compactions_by_trigger {
-        assert!(page.contains(&format!("<tr><td>{k}</td><td class=\"num\">{n}</td></tr>")), "{k} {n}");
+        let words = cachewise::report::labels::trigger(k);
+        assert!(page.contains(&format!("<tr><td>{words}</td><td class=\"num\">{n}</td></tr>")), "{words} {n}");
     }
     assert!(r.compactions_by_trigger["idle"] > 0);
     assert!(page.contains(&dollars(r.idle_compaction.rebuild_usd)));

@@ -5,25 +5,14 @@
 //! options as Claude Code's resume dialog does when the dialog applies.
 
 use super::cache::CacheReport;
+use super::cache_words::{advice_words, what_if_caption};
 use super::cell;
+use super::labels::{self, plural};
 use super::render::{dollars, thousands};
-use crate::analyze::{fmt_duration, Advice, CacheClass, ClassStats, DIALOG_COMPACT, DIALOG_RESUME};
+use crate::analyze::{fmt_duration, Advice, CacheClass, ClassStats, GapBucket, DIALOG_COMPACT, DIALOG_RESUME};
 use crate::pricing::Estimate;
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use std::fmt::Write;
-
-const CLASSES: [(CacheClass, &str); 10] = [
-    (CacheClass::Hit, "hit"),
-    (CacheClass::First, "first request of a thread"),
-    (CacheClass::Compaction, "after compaction"),
-    (CacheClass::ModelSwitch, "model switch"),
-    (CacheClass::Ttl5m, "expired: idle > 5 min TTL"),
-    (CacheClass::Ttl1h, "expired: idle > 1 h TTL"),
-    (CacheClass::VersionChange, "Claude Code upgrade"),
-    (CacheClass::Microcompact, "after old tool results were cleared"),
-    (CacheClass::ContextEdit, "context edited (head still cached)"),
-    (CacheClass::FullRebuild, "rebuilt although warm"),
-];
 
 fn pct(x: Option<f64>) -> String {
     x.map_or_else(|| "n/a".to_owned(), |v| format!("{:.1}%", v * 100.0))
@@ -83,8 +72,6 @@ pub fn render_cache(r: &CacheReport) -> String {
         thousands(misses)
     );
     let w = &s.what_if;
-    let (best, saving) =
-        if w.saving_1h_usd >= w.saving_5m_usd { ("1 h", w.saving_1h_usd) } else { ("5 min", w.saving_5m_usd) };
     let _ = writeln!(
         out,
         "  What-if: actual {}, all writes 5 min {}, all writes 1 h {}",
@@ -92,20 +79,19 @@ pub fn render_cache(r: &CacheReport) -> String {
         dollars(w.ttl_5m_usd),
         dollars(w.ttl_1h_usd)
     );
-    if saving > 0.005 {
-        let _ = writeln!(out, "  -> A {best} TTL everywhere would have saved {}.", dollars(saving));
-    } else {
-        let _ = writeln!(out, "  -> Your TTL mix was already the cheaper one.");
-    }
+    let _ = writeln!(out, "  -> {}", what_if_caption(w, &s.write_mix));
     let mix = s.write_mix.write_5m_tokens + s.write_mix.write_1h_tokens;
-    let share_1h = if mix > 0 { s.write_mix.write_1h_tokens as f64 / mix as f64 } else { 0.0 };
+    let writes = if mix > 0 {
+        let share_1h = s.write_mix.write_1h_tokens as f64 / mix as f64;
+        format!("writes {:.0}% 1 h / {:.0}% 5 min", share_1h * 100.0, (1.0 - share_1h) * 100.0)
+    } else {
+        "no cache writes".to_owned()
+    };
     let _ = writeln!(
         out,
-        "  Hit ratio: {} of prompt tokens read from cache; {} of continuing requests hit; writes {:.0}% 1 h / {:.0}% 5 min\n",
+        "  Hit ratio: {} of prompt tokens read from cache; {} of continuing requests hit; {writes}\n",
         pct(s.hit_ratio_tokens),
         pct(s.hit_ratio_requests),
-        share_1h * 100.0,
-        (1.0 - share_1h) * 100.0
     );
     if !r.stale.is_empty() {
         out += "Stale sessions (what the next message pays because the cache expired):\n";
@@ -122,12 +108,17 @@ pub fn render_cache(r: &CacheReport) -> String {
         }
         let _ = writeln!(out, "  `cachewise advise <session>` compares resuming, compacting first and restarting.\n");
     }
-    let rows: Vec<(&str, &ClassStats)> = CLASSES.iter().map(|(c, n)| (*n, s.classes.get(*c))).collect();
+    let rows: Vec<(&str, &ClassStats)> =
+        CacheClass::ALL.iter().map(|c| (labels::class(*c), s.classes.get(*c))).collect();
     out += &stats_table(["Requests by cache outcome", "Count", "Rebuilt tokens", "Miss cost"], &rows);
     let b = &s.idle_buckets;
     out += &stats_table(
         ["Gap before the request", "Count", "Rebuilt tokens", "Miss cost"],
-        &[("<= 5 min", &b.le_5m), ("5 min - 1 h", &b.from_5m_to_1h), ("> 1 h", &b.gt_1h)],
+        &[
+            (labels::bucket(GapBucket::Le5m), &b.le_5m),
+            (labels::bucket(GapBucket::From5mTo1h), &b.from_5m_to_1h),
+            (labels::bucket(GapBucket::Gt1h), &b.gt_1h),
+        ],
     );
     out += &v2_lines(r);
     let comps: usize = r.compaction.iter().map(|c| c.compactions.len()).sum();
@@ -154,14 +145,14 @@ fn v2_lines(r: &CacheReport) -> String {
         thousands(r.total.rewinds)
     );
     let by: Vec<String> =
-        r.compactions_by_trigger.iter().map(|(k, n)| format!("{} {}", cell::term(k), thousands(*n))).collect();
+        r.compactions_by_trigger.iter().map(|(k, n)| format!("{} {}", cell::term(&labels::trigger(k)), thousands(*n))).collect();
     let _ = writeln!(out, "Compactions by trigger: {}", by.join(", "));
     let i = &r.idle_compaction;
     if i.gaps > 0 {
         let _ = writeln!(
             out,
-            "Idle compaction: {} rests over 1 h after 200k+ tokens cost {} in rebuilds; compacting before the cache expired (what Claude Code's idle compaction does) would have cost {}.",
-            thousands(i.gaps),
+            "Idle compaction: {} over 1 h after 200k+ tokens cost {} in rebuilds; compacting before the cache expired (what Claude Code's idle compaction does) would have cost {}.",
+            plural(i.gaps, "rest", "rests"),
             dollars(i.rebuild_usd),
             dollars(i.compact_usd)
         );
@@ -181,7 +172,10 @@ pub fn render_advice(a: &Advice) -> String {
         format!("cold since {}", a.expires_at.format("%Y-%m-%d %H:%M UTC"))
     };
     let _ = writeln!(out, "Session {} ({state})", cell::term(&a.session_id));
-    let _ = writeln!(out, "Over the next {} turns:", a.turns);
+    let words = advice_words(a);
+    let _ = writeln!(out, "Do this: {}", words.decision);
+    let _ = writeln!(out, "{}\n", words.why);
+    let _ = writeln!(out, "Over the next {}:", plural(u64::from(a.turns), "turn", "turns"));
     let (resume, compact) = if a.claude_code.resume_dialog {
         (format!("resume: \"{DIALOG_RESUME}\""), format!("compact: \"{DIALOG_COMPACT}\""))
     } else {
@@ -189,20 +183,8 @@ pub fn render_advice(a: &Advice) -> String {
     };
     let _ = writeln!(out, "  {resume:<40} {:>10}", dollars(a.options.resume_usd));
     let _ = writeln!(out, "  {compact:<40} {:>10}", dollars(a.options.compact_usd));
-    let _ = writeln!(out, "  {:<40} {:>10}", "restart (floor)", dollars(a.options.restart_usd));
-    let rec =
-        serde_json::to_value(a.recommendation).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
-    let _ = writeln!(
-        out,
-        "Recommendation: {rec}; keeping the history costs {} more than restarting.",
-        dollars(a.history_premium_usd)
-    );
-    match a.break_even_turns {
-        Some(n) => {
-            let _ = writeln!(out, "Compacting first pays off from {n} turn(s) on.");
-        }
-        None => out += "Compacting first does not pay off within 200 turns.\n",
-    }
+    let _ = writeln!(out, "  {:<40} {:>10}", "start over (loses the conversation)", dollars(a.options.restart_usd));
+    let _ = writeln!(out, "{}", words.restart);
     let _ = writeln!(out, "\n{}", a.explanation);
     out
 }
@@ -218,7 +200,7 @@ pub fn render_misses(rows: &[super::cache::MissRow]) -> String {
             Cell::new(m.time.format("%Y-%m-%d %H:%M:%S")),
             cell::text_cell(m.session_id.get(..8).unwrap_or(&m.session_id)),
             cell::text_cell(&m.thread),
-            Cell::new(m.class.as_str()),
+            Cell::new(labels::class(m.class)),
             right(m.gap_s.map_or_else(String::new, fmt_duration)),
             right(fmt_duration(f64::from(m.ttl_s))),
             right(thousands(m.expected_prefix)),

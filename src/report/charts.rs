@@ -2,27 +2,35 @@
 //! `SVGBackend`, no fonts needed: the browser lays out the text). Stacked
 //! bars (cost per day by token class or by person, write mix per day),
 //! horizontal bars (projects, models, classes) and a session's cache
-//! timeline; colours in `palette`. Labels are escaped by the SVG backend;
-//! the SVG uses presentation attributes only, so a strict
-//! Content-Security-Policy never blocks it. A chart that fails to draw comes
-//! back as an SVG saying so, never as an error page.
+//! timeline; colours in `palette`. Every chart is drawn at a fixed size
+//! (the page scrolls it rather than shrink it, so its text stays at least
+//! 12 px), its legend sits above the plot, and every bar and point carries
+//! its value in an SVG `<title>` (`hover`). Labels are escaped by the SVG
+//! backend; the SVG uses presentation attributes only, so a strict
+//! Content-Security-Policy never blocks it. A chart that fails to draw
+//! comes back as an SVG saying so, never as an error page.
 
-use crate::report::timeline::TimelineRow;
 use plotters::chart::MeshStyle;
-use plotters::coord::combinators::IntoLogRange;
-use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
+pub mod hover;
 mod marks;
 pub mod palette;
+mod timeline;
 
-use marks::{mark_of, MARKS};
+use hover::Hover;
+pub use timeline::timeline;
+
+/// Smallest text of a chart, in CSS pixels.
+pub const MIN_TEXT_PX: f64 = 12.0;
 
 /// What the value axis counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unit {
     Usd,
     Tokens,
+    /// Requests, misses: plain counts.
+    Count,
 }
 
 impl Unit {
@@ -32,13 +40,24 @@ impl Unit {
             Unit::Usd => format!("${v:.2}"),
             Unit::Tokens if v >= 1e6 => format!("{:.1}M", v / 1e6),
             Unit::Tokens if v >= 1e3 => format!("{:.0}k", v / 1e3),
-            Unit::Tokens => format!("{v:.0}"),
+            Unit::Tokens | Unit::Count => format!("{v:.0}"),
+        }
+    }
+
+    /// A value as a tooltip says it: dollars to the cent, tokens exact.
+    pub fn exact(self, v: f64) -> String {
+        match self {
+            Unit::Usd => crate::model::money::usd(v),
+            Unit::Tokens => format!("{} tokens", crate::report::render::thousands(v.max(0.0).round() as u64)),
+            Unit::Count => crate::report::render::thousands(v.max(0.0).round() as u64),
         }
     }
 }
 
 /// A stacked bar chart: one bar per label, one segment per series.
 pub struct Stacked<'a> {
+    /// One per bar, in full (`2026-09-07`, `2026-09`): the tooltip's and,
+    /// shortened when every bar is in one year, the axis's.
     pub labels: &'a [String],
     /// Series names and colours, bottom segment first.
     pub series: &'a [(&'a str, RGBColor)],
@@ -57,31 +76,37 @@ impl<'a> Stacked<'a> {
         values: &'a [Vec<f64>],
         width: u32,
     ) -> Stacked<'a> {
-        Stacked { labels, series, values, unit: Unit::Usd, size: (width, 320) }
+        Stacked { labels, series, values, unit: Unit::Usd, size: (width, 340) }
     }
 }
 
 type Drawn = Result<(), String>;
 
+/// A drawing's hover areas, or why it failed.
+type Drawing = Result<Vec<Hover>, String>;
+
+/// The drawing area of a chart.
+type Area<'b> = DrawingArea<SVGBackend<'b>, plotters::coord::Shift>;
+
 fn err<E: std::fmt::Display>(e: E) -> String {
     e.to_string()
 }
 
-/// Runs a drawing into an SVG string, or an SVG with the error message.
-fn svg(size: (u32, u32), draw: impl FnOnce(DrawingArea<SVGBackend<'_>, plotters::coord::Shift>) -> Drawn) -> String {
+/// Runs a drawing into an SVG string with its hover areas, or an SVG with
+/// the error message.
+fn svg(size: (u32, u32), draw: impl FnOnce(Area<'_>) -> Drawing) -> String {
     let mut buf = String::new();
     let result = {
         let root = SVGBackend::with_string(&mut buf, size).into_drawing_area();
         draw(root)
     };
     match result {
-        Ok(()) => buf,
+        Ok(hovers) => hover::append(buf, &hovers),
         Err(e) => {
             tracing::warn!("chart failed: {e}");
             let mut b = String::new();
             let root = SVGBackend::with_string(&mut b, size).into_drawing_area();
-            let _ =
-                root.draw_text("chart unavailable", &("sans-serif", 14).into_font().color(&palette::AXIS), (10, 20));
+            let _ = root.draw_text("chart unavailable", &text(14.0), (10, 20));
             let _ = root.present();
             drop(root);
             b
@@ -90,16 +115,17 @@ fn svg(size: (u32, u32), draw: impl FnOnce(DrawingArea<SVGBackend<'_>, plotters:
 }
 
 /// The mesh every chart shares: no light lines, the grid and axis colours,
-/// labels of `size`.
+/// labels of `px` pixels.
 fn house_mesh<'m, 'a, 'b, X: Ranged, Y: Ranged, DB: DrawingBackend>(
     mesh: &'m mut MeshStyle<'a, 'b, X, Y, DB>,
-    size: u32,
+    px: f64,
 ) -> &'m mut MeshStyle<'a, 'b, X, Y, DB> {
-    mesh.max_light_lines(0).bold_line_style(palette::GRID).axis_style(palette::AXIS).label_style(text(size))
+    mesh.max_light_lines(0).bold_line_style(palette::GRID).axis_style(palette::AXIS).label_style(text(px))
 }
 
-fn text(size: u32) -> TextStyle<'static> {
-    ("sans-serif", size).into_font().color(&palette::AXIS)
+/// Text of `px` CSS pixels (plotters' SVG writes a font of size / 1.24).
+fn text(px: f64) -> TextStyle<'static> {
+    ("sans-serif", px.max(MIN_TEXT_PX) * 1.24 + 0.01).into_font().color(&palette::AXIS)
 }
 
 /// The label of the bar centred on `x` (bar `i` is centred on `i`).
@@ -112,58 +138,126 @@ fn bar_label(labels: &[String], x: f64) -> String {
     }
 }
 
-/// Stacked bars with a legend; an all-zero chart still draws its axes.
+/// The axis's text of each bar: days without their year when every bar
+/// is in one year, else in full.
+fn axis_labels(labels: &[String]) -> Vec<String> {
+    let is_day = |l: &String| l.len() == 10 && l.as_bytes().get(4) == Some(&b'-');
+    let year = |l: &String| l.get(..4).map(str::to_owned);
+    let one_year = labels.iter().all(is_day)
+        && labels.iter().filter_map(year).collect::<Vec<_>>().windows(2).all(|w| w[0] == w[1]);
+    if one_year {
+        labels.iter().map(|l| l.get(5..).unwrap_or(l).to_owned()).collect()
+    } else {
+        labels.to_vec()
+    }
+}
+
+/// A legend above the plot: a swatch and a name per series, in rows that
+/// fit `width`. Returns the band's height.
+fn legend_height(series: &[(&str, RGBColor)], width: u32) -> u32 {
+    if series.is_empty() {
+        return 0;
+    }
+    let rows = legend_layout(series, width).last().map_or(1, |(_, row)| row + 1);
+    rows * 22 + 8
+}
+
+/// Where each legend entry goes: x and row.
+fn legend_layout(series: &[(&str, RGBColor)], width: u32) -> Vec<(i32, u32)> {
+    let (mut x, mut row) = (70i32, 0u32);
+    let mut out = Vec::with_capacity(series.len());
+    for (name, _) in series {
+        let w = 24 + (name.chars().count() as i32) * 8;
+        if x + w > width as i32 - 10 && x > 70 {
+            x = 70;
+            row += 1;
+        }
+        out.push((x, row));
+        x += w + 12;
+    }
+    out
+}
+
+fn draw_legend(area: &Area<'_>, series: &[(&str, RGBColor)], width: u32) -> Drawn {
+    for ((name, color), (x, row)) in series.iter().zip(legend_layout(series, width)) {
+        let y = 8 + row as i32 * 22;
+        area.draw(&Rectangle::new([(x, y + 2), (x + 14, y + 16)], color.filled())).map_err(err)?;
+        area.draw(&Text::new((*name).to_owned(), (x + 20, y + 1), text(13.0))).map_err(err)?;
+    }
+    Ok(())
+}
+
+/// Stacked bars with a legend above them; an all-zero chart still draws
+/// its axes. Each bar's tooltip gives its label, total and segments.
 pub fn stacked_bars(c: &Stacked<'_>) -> String {
     svg(c.size, |root| {
         root.fill(&WHITE).map_err(err)?;
+        let (band, plot) = root.split_vertically(legend_height(c.series, c.size.0));
+        draw_legend(&band, c.series, c.size.0)?;
         let n = c.labels.len().max(1);
         let top = c.values.iter().map(|v| v.iter().sum::<f64>()).fold(0.0, f64::max);
-        let top = if top > 0.0 { top * 1.12 } else { 1.0 };
-        let mut chart = ChartBuilder::on(&root)
+        let top = if top > 0.0 { top * 1.08 } else { 1.0 };
+        let mut chart = ChartBuilder::on(&plot)
             .margin(12)
-            .x_label_area_size(34)
-            .y_label_area_size(64)
+            .x_label_area_size(36)
+            .y_label_area_size(70)
             .build_cartesian_2d(-0.5f64..n as f64 - 0.5, 0f64..top)
             .map_err(err)?;
-        let labels = c.labels;
+        let axis = axis_labels(c.labels);
         let unit = c.unit;
-        house_mesh(&mut chart.configure_mesh(), 12)
+        let longest = axis.iter().map(|l| l.chars().count()).max().unwrap_or(5).max(5);
+        let fit = (c.size.0 as usize / (longest * 9 + 16)).max(2);
+        house_mesh(&mut chart.configure_mesh(), 13.0)
             .disable_x_mesh()
-            .x_labels(n.clamp(2, 10))
-            .x_label_formatter(&|x| bar_label(labels, *x))
+            .x_labels(n.clamp(2, fit))
+            .x_label_formatter(&|x| bar_label(&axis, *x))
             .y_label_formatter(&|y| unit.label(*y))
             .draw()
             .map_err(err)?;
-        for (k, (name, color)) in c.series.iter().enumerate() {
+        let width = if n > 200 { 0.5 } else { 0.38 };
+        for (k, (_, color)) in c.series.iter().enumerate() {
             let color = *color;
             let rects = c.values.iter().enumerate().filter_map(move |(i, v)| {
                 let base: f64 = v.iter().take(k).sum();
                 let h = v.get(k).copied().unwrap_or(0.0);
                 let x = i as f64;
-                (h > 0.0).then(|| Rectangle::new([(x - 0.38, base), (x + 0.38, base + h)], color.filled()))
+                (h > 0.0).then(|| Rectangle::new([(x - width, base), (x + width, base + h)], color.filled()))
             });
-            chart
-                .draw_series(rects)
-                .map_err(err)?
-                .label(*name)
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
+            chart.draw_series(rects).map_err(err)?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(palette::GRID)
-            .label_font(text(12))
-            .draw()
-            .map_err(err)?;
-        root.present().map_err(err)
+        let hovers = c
+            .labels
+            .iter()
+            .enumerate()
+            .map(|(i, label)| {
+                let v = c.values.get(i).map_or(&[][..], Vec::as_slice);
+                let total: f64 = v.iter().sum();
+                let parts: Vec<String> = c
+                    .series
+                    .iter()
+                    .zip(v)
+                    .filter(|(_, x)| **x > 0.0)
+                    .map(|((name, _), x)| format!("{name} {}", unit.exact(*x)))
+                    .collect();
+                let detail = if parts.len() > 1 { format!(" ({})", parts.join(", ")) } else { String::new() };
+                let x = i as f64;
+                Hover {
+                    from: chart.backend_coord(&(x - 0.5, top)),
+                    to: chart.backend_coord(&(x + 0.5, 0.0)),
+                    title: format!("{label}: {}{detail}", unit.exact(total)),
+                }
+            })
+            .collect();
+        root.present().map_err(err)?;
+        Ok(hovers)
     })
 }
 
-/// Horizontal bars, one per `(label, value)`, first on top.
+/// Horizontal bars, one per `(label, value)`, first on top; each bar's
+/// tooltip gives its full label and value.
 pub fn hbars(items: &[(String, f64)], unit: Unit, color: RGBColor, width: u32) -> String {
     let n = items.len().max(1);
-    let height = (n as u32 * 26 + 50).min(900);
+    let height = (n as u32 * 28 + 56).min(960);
     svg((width, height), |root| {
         root.fill(&WHITE).map_err(err)?;
         let top = items.iter().map(|(_, v)| *v).fold(0.0, f64::max);
@@ -171,11 +265,11 @@ pub fn hbars(items: &[(String, f64)], unit: Unit, color: RGBColor, width: u32) -
         let names: Vec<String> = items.iter().rev().map(|(l, _)| shorten(l, 34)).collect();
         let mut chart = ChartBuilder::on(&root)
             .margin(10)
-            .x_label_area_size(28)
-            .y_label_area_size(230)
+            .x_label_area_size(30)
+            .y_label_area_size(270)
             .build_cartesian_2d(0f64..top, -0.5f64..n as f64 - 0.5)
             .map_err(err)?;
-        house_mesh(&mut chart.configure_mesh(), 12)
+        house_mesh(&mut chart.configure_mesh(), 13.0)
             .disable_y_mesh()
             .y_labels(n)
             .y_label_formatter(&|y| bar_label(&names, *y))
@@ -187,141 +281,35 @@ pub fn hbars(items: &[(String, f64)], unit: Unit, color: RGBColor, width: u32) -
             Rectangle::new([(0.0, y - 0.35), (*v, y + 0.35)], color.filled())
         });
         chart.draw_series(bars).map_err(err)?;
-        root.present().map_err(err)
+        let hovers = items
+            .iter()
+            .enumerate()
+            .map(|(i, (label, v))| {
+                let y = (n - 1 - i) as f64;
+                Hover {
+                    from: chart.backend_coord(&(0.0, y + 0.5)),
+                    to: chart.backend_coord(&(top, y - 0.5)),
+                    title: format!("{label}: {}", unit.exact(*v)),
+                }
+            })
+            .collect();
+        root.present().map_err(err)?;
+        Ok(hovers)
     })
 }
 
-/// `s` cut to `max` characters with an ellipsis.
+/// `s` cut to `max` characters with an ellipsis (a path keeps its end).
 fn shorten(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
+    let n = s.chars().count();
+    if n <= max {
         s.to_owned()
+    } else if s.starts_with('/') || s.starts_with('~') {
+        let tail: String = s.chars().skip(n - (max - 1)).collect();
+        format!("…{tail}")
     } else {
         let head: String = s.chars().take(max - 1).collect();
         format!("{head}…")
     }
-}
-
-/// A thread's cache timeline: prompt per request stacked read / written /
-/// uncached, misses and lineage starts marked; below, each idle gap on a log
-/// scale against the 5-minute and 1-hour TTL lines, red when it outlived
-/// the TTL in force.
-pub fn timeline(rows: &[&TimelineRow], width: u32) -> String {
-    svg((width, 440), |root| {
-        root.fill(&WHITE).map_err(err)?;
-        let (upper, lower) = root.split_vertically(290);
-        prompt_panel(&upper, rows)?;
-        gap_panel(&lower, rows)?;
-        root.present().map_err(err)
-    })
-}
-
-fn prompt_panel(area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>, rows: &[&TimelineRow]) -> Drawn {
-    let n = rows.len().max(1) as f64;
-    let top = rows.iter().map(|r| r.prompt()).max().unwrap_or(0).max(1000) as f64 * 1.15;
-    let mut chart = ChartBuilder::on(area)
-        .margin(10)
-        .caption("prompt per request (tokens)", text(13))
-        .x_label_area_size(24)
-        .y_label_area_size(56)
-        .build_cartesian_2d(0f64..n, 0f64..top)
-        .map_err(err)?;
-    house_mesh(&mut chart.configure_mesh(), 11)
-        .disable_x_mesh()
-        .x_label_formatter(&|x| format!("{}", x.round() as u64 + 1))
-        .y_label_formatter(&|y| Unit::Tokens.label(*y))
-        .draw()
-        .map_err(err)?;
-    let segments = [
-        ("cache read", palette::READ),
-        ("write 5m", palette::WRITE_5M),
-        ("write 1h", palette::WRITE_1H),
-        ("uncached", palette::INPUT),
-    ];
-    for (k, (name, color)) in segments.into_iter().enumerate() {
-        let bars = rows.iter().enumerate().filter_map(move |(i, r)| {
-            let parts = [r.read_tokens, r.write_5m_tokens, r.write_1h_tokens, r.input_tokens];
-            let base: u64 = parts.iter().take(k).sum();
-            let x = i as f64;
-            (parts[k] > 0)
-                .then(|| Rectangle::new([(x + 0.1, base as f64), (x + 0.9, (base + parts[k]) as f64)], color.filled()))
-        });
-        chart
-            .draw_series(bars)
-            .map_err(err)?
-            .label(name)
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
-    }
-    markers(&mut chart, rows, top)?;
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(palette::GRID)
-        .label_font(text(11))
-        .draw()
-        .map_err(err)
-}
-
-/// The prompt panel's chart.
-type TokenChart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
-
-/// Lineage starts (compaction, model switch) as vertical lines; misses as
-/// triangles over their bar.
-fn markers(chart: &mut TokenChart<'_, '_>, rows: &[&TimelineRow], top: f64) -> Drawn {
-    let starts = rows.iter().enumerate().filter(|(_, r)| r.class.is_start() && r.gap_s.is_some());
-    let lines = starts.map(|(i, r)| {
-        let color =
-            if r.class == crate::analyze::CacheClass::Compaction { palette::COMPACTION } else { palette::SWITCH };
-        PathElement::new(vec![(i as f64, 0.0), (i as f64, top)], color.stroke_width(2))
-    });
-    chart.draw_series(lines).map_err(err)?;
-    for (color, label) in MARKS {
-        let mine: Vec<(usize, &&TimelineRow)> =
-            rows.iter().enumerate().filter(|(_, r)| mark_of(r) == Some((color, label))).collect();
-        if mine.is_empty() {
-            continue;
-        }
-        let at = |i: usize, r: &TimelineRow| (i as f64 + 0.5, r.prompt() as f64 + top * 0.04);
-        let marks = mine.iter().map(|(i, r)| TriangleMarker::new(at(*i, r), 5, color.filled()));
-        chart
-            .draw_series(marks)
-            .map_err(err)?
-            .label(label)
-            .legend(move |(x, y)| TriangleMarker::new((x + 5, y), 5, color.filled()));
-    }
-    Ok(())
-}
-
-fn gap_panel(area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>, rows: &[&TimelineRow]) -> Drawn {
-    let n = rows.len().max(1) as f64;
-    let longest = rows.iter().filter_map(|r| r.gap_s).fold(7200.0, f64::max) * 2.0;
-    let mut chart = ChartBuilder::on(area)
-        .margin(10)
-        .caption("idle gap before each request (log scale) vs TTL", text(13))
-        .x_label_area_size(20)
-        .y_label_area_size(56)
-        .build_cartesian_2d(0f64..n, (1f64..longest).log_scale())
-        .map_err(err)?;
-    house_mesh(&mut chart.configure_mesh(), 11)
-        .disable_x_mesh()
-        .y_labels(5)
-        .x_label_formatter(&|x| format!("{}", x.round() as u64 + 1))
-        .y_label_formatter(&|y| crate::analyze::fmt_duration(*y))
-        .draw()
-        .map_err(err)?;
-    let bars = rows.iter().enumerate().filter_map(|(i, r)| {
-        let g = r.gap_s?.max(1.0);
-        let color = if r.expired() { palette::MISS } else { palette::MUTED };
-        Some(Rectangle::new([(i as f64 + 0.1, 1.0), (i as f64 + 0.9, g)], color.filled()))
-    });
-    chart.draw_series(bars).map_err(err)?;
-    for (ttl, label) in [(300.0, "5m TTL"), (3600.0, "1h TTL")] {
-        let line = PathElement::new(vec![(0.0, ttl), (n, ttl)], palette::AXIS.stroke_width(1));
-        chart.draw_series(std::iter::once(line)).map_err(err)?;
-        let t = Text::new(label, (0.2, ttl * 1.15), text(11));
-        chart.draw_series(std::iter::once(t)).map_err(err)?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -343,38 +331,35 @@ mod tests {
         assert!(s.contains("<rect"));
         assert!(!s.contains("<script>"));
         assert!(!s.contains("style="));
+        assert!(s.contains("<title>&lt;script&gt;x&lt;/script&gt;: $3.00 (a $1.00, b $2.00)</title>"), "{s}");
+        assert!(s.contains("<title>b: $0.50</title>"), "{s}");
     }
 
     #[test]
-    fn timeline_marks_misses_and_expired_gaps() {
-        use crate::analyze::CacheClass;
-        use chrono::{TimeZone, Utc};
-        let t = Utc.with_ymd_and_hms(2026, 11, 1, 9, 0, 0).single().unwrap_or_default();
-        let row = |class, gap_s: Option<f64>, read: u64, write: u64| TimelineRow {
-            time: t,
-            thread: "main".into(),
-            model: "m".into(),
-            version: "1".into(),
-            read_tokens: read,
-            write_5m_tokens: write,
-            write_1h_tokens: 0,
-            input_tokens: 3,
-            output_tokens: 100,
-            class,
-            rewind: false,
-            gap_s,
-            ttl_s: 300,
-            rebuilt_tokens: 0,
-            miss_cost_usd: 0.0,
-            cost_usd: 0.0,
-        };
-        let rows = [row(CacheClass::First, None, 0, 20_000), row(CacheClass::Ttl5m, Some(900.0), 2_000, 19_000)];
-        let refs: Vec<&TimelineRow> = rows.iter().collect();
-        let s = timeline(&refs, 800);
-        assert!(s.starts_with("<svg") && s.trim_end().ends_with("</svg>"), "{s}");
-        assert!(s.contains("5m TTL") && s.contains("1h TTL"));
-        assert!(s.contains("#D62728"), "the expired gap and the miss are red");
-        assert!(s.contains("<polygon"), "the miss marker");
+    fn chart_text_is_at_least_12_px() {
+        let labels: Vec<String> = (1..=40).map(|d| format!("2026-01-{:02}", d.min(28))).collect();
+        let values = vec![vec![1.0]; labels.len()];
+        let s = stacked_bars(&Stacked::cost_per_day(&labels, &[("cache read", palette::READ)], &values, 900));
+        let sizes: Vec<f64> =
+            s.split("font-size=\"").skip(1).filter_map(|t| t.split('"').next().and_then(|v| v.parse().ok())).collect();
+        assert!(!sizes.is_empty(), "{s}");
+        assert!(sizes.iter().all(|px| *px >= MIN_TEXT_PX), "{sizes:?}");
+        let texts: Vec<&str> = s
+            .split("<text")
+            .skip(1)
+            .filter_map(|t| t.split('>').nth(1))
+            .map(|t| t.split('<').next().unwrap_or(""))
+            .collect();
+        assert!(texts.iter().any(|t| t.trim().starts_with("01-")), "the axis names the days: {texts:?}");
+        assert!(!texts.iter().any(|t| t.contains("2026-")), "days of one year drop the year: {texts:?}");
+    }
+
+    #[test]
+    fn days_of_several_years_keep_the_year() {
+        let l = vec!["2025-12-31".to_owned(), "2026-01-01".to_owned()];
+        assert_eq!(axis_labels(&l), l);
+        let one = vec!["2026-12-30".to_owned(), "2026-12-31".to_owned()];
+        assert_eq!(axis_labels(&one), vec!["12-30".to_owned(), "12-31".to_owned()]);
     }
 
     #[test]
@@ -383,5 +368,7 @@ mod tests {
         let s = hbars(&items, Unit::Usd, palette::READ, 600);
         assert!(s.contains("&lt;b&gt;p&lt;/b&gt;"), "{s}");
         assert!(s.matches("<rect").count() >= 2);
+        assert_eq!(s.matches("<title>").count(), 2, "{s}");
+        assert!(s.contains("<title>q: $1.00</title>"));
     }
 }

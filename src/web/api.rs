@@ -1,6 +1,7 @@
-//! The JSON API: the CLI's shapes from the same functions. `/api/daily` and
-//! `/api/sessions` are `report daily|session --json` (`since`, `until`,
-//! `project`, `user`, `breakdown`); `/api/cache` is `cache --json`;
+//! The JSON API: the CLI's shapes from the same functions. `/api/daily`,
+//! `/api/sessions`, `/api/projects` and `/api/models` are `report
+//! daily|session|project|model --json` (`since`, `until`, `project`,
+//! `user`, `breakdown`; `/api/daily` also `by=week|month`); `/api/cache` is `cache --json`;
 //! `/api/team` is `report team --json`; `/api/advise/{id}` is `advise ID
 //! --json` (`turns`); `/api/session/{id}` a session's usage row, cache
 //! figures and timeline.
@@ -8,6 +9,7 @@
 use super::error::{ApiError, WebError};
 use super::pages::blocking;
 use super::params::{ApiParams, Params};
+use super::range::By;
 use super::snapshot::Snapshot;
 use super::state::AppState;
 use crate::report::cache::{CacheQuery, CacheReport};
@@ -40,9 +42,21 @@ async fn usage(state: AppState, g: Grouping, p: ApiParams) -> Result<Response, A
     Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
-/// `GET /api/daily`: `cachewise report daily --json`.
+/// `GET /api/daily`: `cachewise report daily --json`; with `by=week` or
+/// `by=month`, `report weekly|monthly --json` (what `/days?by=` shows).
 pub async fn daily(State(state): State<AppState>, p: ApiParams) -> Result<Response, ApiError> {
-    usage(state, Grouping::Daily, p).await
+    let by = By::parse(Params::text(&p.0.by).as_deref())?;
+    usage(state, by.grouping(), p).await
+}
+
+/// `GET /api/projects`: `cachewise report project --json`.
+pub async fn projects(State(state): State<AppState>, p: ApiParams) -> Result<Response, ApiError> {
+    usage(state, Grouping::Project, p).await
+}
+
+/// `GET /api/models`: `cachewise report model --json`.
+pub async fn models(State(state): State<AppState>, p: ApiParams) -> Result<Response, ApiError> {
+    usage(state, Grouping::Model, p).await
 }
 
 /// `GET /api/sessions`: `cachewise report session --json`.

@@ -1,31 +1,33 @@
 //! What every page shares: the `Chrome` (navigation, banners, asset paths,
-//! data version and freshness, and in a team data directory the person
-//! selector) handed to `base.html`, the error page, and `render`, which
-//! turns a typed askama page into an HTML response.
+//! data version and freshness, the date range and its presets, and in a
+//! team data directory the person selector) handed to `base.html`, the
+//! error page, and `render`, which turns a typed askama page into an HTML
+//! response. Every link the chrome builds keeps the page's person and days.
 
 use super::assets::{SCRIPT, STYLESHEET};
 use super::error::WebError;
-use super::params::{encode, Params};
+use super::params::Params;
+use super::range::{with_pairs, By, Range};
 use super::snapshot::Snapshot;
 use super::state::AppState;
 use super::view::Formats;
 use crate::pricing::Estimate;
 use askama::Template;
 use axum::response::Html;
+use chrono::NaiveDate;
 use chrono_tz::Tz;
 
 /// The navigation: route and label.
-pub const NAV: [(&str, &str); 7] = [
+pub const NAV: [(&str, &str); 6] = [
     ("/", "Overview"),
     ("/sessions", "Sessions"),
     ("/days", "Days"),
     ("/cache", "Cache"),
     ("/projects", "Projects"),
     ("/models", "Models"),
-    ("/api/daily", "JSON"),
 ];
 
-/// The Team page's entry, before "JSON" when the store holds several people.
+/// The Team page's entry, last when the store holds several people.
 pub const TEAM_NAV: (&str, &str) = ("/team", "Team");
 
 /// The page frame's data.
@@ -48,6 +50,15 @@ pub struct Chrome {
     pub keep: Vec<(&'static str, String)>,
     /// Models in the store priced as their family's newest version.
     pub estimated: Vec<Estimate>,
+    /// The page's days.
+    pub range: Range,
+    /// Whether the page offers the range form (a session's page does not:
+    /// it shows the whole session).
+    pub show_range: bool,
+    /// This page's JSON (its API route), with the page's filters.
+    pub json: Option<String>,
+    /// Project directory -> the path its transcripts ran in.
+    paths: std::sync::Arc<std::collections::HashMap<String, String>>,
 }
 
 impl Chrome {
@@ -55,6 +66,8 @@ impl Chrome {
     pub fn new(state: &AppState, snap: &Snapshot, active: &'static str, params: &Params) -> Chrome {
         let users = if snap.is_team() { snap.users().to_vec() } else { Vec::new() };
         let user = Params::text(&params.user);
+        let today = snap.now().with_timezone(&snap.tz).date_naive();
+        let range = Range::of(params, today).unwrap_or(Range { since: None, until: None, by: By::Day, today });
         Chrome {
             css: STYLESHEET.href(),
             js: SCRIPT.href(),
@@ -68,7 +81,28 @@ impl Chrome {
             user,
             keep: params.pairs().into_iter().filter(|(k, _)| !matches!(*k, "user" | "page")).collect(),
             estimated: snap.estimated_models().to_vec(),
+            range,
+            show_range: true,
+            json: None,
+            paths: snap.project_paths(),
         }
+    }
+
+    /// The frame without the range form.
+    pub fn without_range(self) -> Chrome {
+        Chrome { show_range: false, ..self }
+    }
+
+    /// The frame whose JSON link is `route` (with the page's filters).
+    pub fn with_json(self, route: &str) -> Chrome {
+        let json = Some(self.link(route));
+        Chrome { json, ..self }
+    }
+
+    /// The path a project directory's transcripts ran in (its `cwd`), or
+    /// the directory name when the store has none.
+    pub fn path<'a>(&'a self, project: &'a str) -> &'a str {
+        self.paths.get(project).map_or(project, String::as_str)
     }
 
     /// A frame with no data behind it (error pages).
@@ -86,17 +120,61 @@ impl Chrome {
             unknown_user: false,
             keep: Vec::new(),
             estimated: Vec::new(),
+            range: Range { since: None, until: None, by: By::Day, today: NaiveDate::default() },
+            show_range: false,
+            json: None,
+            paths: Default::default(),
         }
     }
 
     /// The navigation links, with "Team" in a team data directory, each
-    /// keeping the page's person filter.
+    /// keeping the page's person and days.
     pub fn nav(&self) -> Vec<(String, &'static str)> {
         let mut entries = NAV.to_vec();
         if !self.users.is_empty() {
-            entries.insert(NAV.len() - 1, TEAM_NAV);
+            entries.push(TEAM_NAV);
         }
-        entries.into_iter().map(|(href, label)| (self.with_user(href), label)).collect()
+        entries.into_iter().map(|(href, label)| (self.link(href), label)).collect()
+    }
+
+    /// The page's other parameters (not its days), which the range form
+    /// keeps as hidden fields.
+    pub fn keep_for_range(&self) -> Vec<(&'static str, String)> {
+        let mut v: Vec<(&'static str, String)> =
+            self.keep.iter().filter(|(k, _)| !matches!(*k, "since" | "until" | "by")).cloned().collect();
+        if let Some(u) = &self.user {
+            v.push(("user", u.clone()));
+        }
+        v
+    }
+
+    /// The presets as links to this page: words, href, whether shown now.
+    pub fn presets(&self) -> Vec<(&'static str, String, bool)> {
+        self.range
+            .presets()
+            .into_iter()
+            .map(|p| {
+                let r = Range { since: p.since, until: p.until, ..self.range.clone() };
+                let mut pairs = self.keep_for_range();
+                pairs.extend(r.pairs());
+                let href = if pairs.is_empty() { "?".to_owned() } else { with_pairs("", &pairs) };
+                (p.words, href, self.range.is(&p))
+            })
+            .collect()
+    }
+
+    /// The groupings the form offers: grouping, `by` value, words.
+    pub fn by_options(&self) -> Vec<(By, &'static str, &'static str)> {
+        By::ALL.to_vec()
+    }
+
+    /// `since`, `until` as the form shows them.
+    pub fn since_text(&self) -> String {
+        self.range.since.map(|d| d.to_string()).unwrap_or_default()
+    }
+
+    pub fn until_text(&self) -> String {
+        self.range.until.map(|d| d.to_string()).unwrap_or_default()
     }
 
     /// The estimated-prices banner, when some model's prices are estimated.
@@ -109,15 +187,12 @@ impl Chrome {
         self.active == label
     }
 
-    /// `href` with the page's `user` filter added.
-    pub fn with_user(&self, href: &str) -> String {
-        match &self.user {
-            None => href.to_owned(),
-            Some(u) => {
-                let sep = if href.contains('?') { '&' } else { '?' };
-                format!("{href}{sep}user={}", encode(u))
-            }
-        }
+    /// `href` with the page's person and days added: every link between
+    /// pages keeps them.
+    pub fn link(&self, href: &str) -> String {
+        let mut pairs: Vec<(&str, String)> = self.user.iter().map(|u| ("user", u.clone())).collect();
+        pairs.extend(self.range.pairs());
+        with_pairs(href, &pairs)
     }
 }
 

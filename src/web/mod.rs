@@ -16,6 +16,7 @@ pub mod layout;
 pub mod pages;
 pub mod params;
 pub mod push;
+pub mod range;
 pub mod refresh;
 pub mod security;
 pub mod snapshot;
@@ -43,6 +44,8 @@ pub fn app(state: AppState) -> Router {
         .route("/team", get(pages::team::page))
         .route("/api/daily", get(api::daily))
         .route("/api/sessions", get(api::sessions))
+        .route("/api/projects", get(api::projects))
+        .route("/api/models", get(api::models))
         .route("/api/session/{id}", get(api::session))
         .route("/api/cache", get(api::cache_api))
         .route("/api/team", get(api::team))

@@ -1,8 +1,8 @@
 //! Query parameters: the raw strings of a URL become typed filters once, or
 //! a 400 naming the parameter. The same names as the CLI flags (`since`,
 //! `until`, `project`, `user`, `breakdown`, `turns`), plus the table's `q`, `model`,
-//! `sort`, `order`, `page`, the timeline's `thread` and the cache report's
-//! `session`.
+//! `sort`, `order`, `page`, the timeline's `thread`, the cache report's
+//! `session` and the pages' `by` (day, week, month).
 
 use super::error::{ApiError, WebError};
 use crate::report::query::Query;
@@ -42,6 +42,8 @@ pub struct Params {
     pub session: Option<String>,
     /// A person of a team data directory (exact match).
     pub user: Option<String>,
+    /// How a page groups its days: `day`, `week` or `month`.
+    pub by: Option<String>,
 }
 
 fn given(v: &Option<String>) -> Option<&str> {
@@ -78,7 +80,8 @@ impl Params {
         given(v).map(|s| parse_date(name, s)).transpose()
     }
 
-    fn range(&self) -> Result<(Option<NaiveDate>, Option<NaiveDate>), WebError> {
+    /// `since` and `until`, checked.
+    pub fn range(&self) -> Result<(Option<NaiveDate>, Option<NaiveDate>), WebError> {
         let (since, until) = (self.date("since")?, self.date("until")?);
         if let (Some(s), Some(u)) = (since, until) {
             if s > u {
@@ -175,6 +178,7 @@ impl Params {
             ("thread", &self.thread),
             ("session", &self.session),
             ("user", &self.user),
+            ("by", &self.by),
         ];
         fields.into_iter().filter_map(|(k, v)| given(v).map(|v| (k, v.to_owned()))).collect()
     }

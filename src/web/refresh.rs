@@ -51,7 +51,12 @@ pub async fn keep_fresh(state: AppState, roots: Option<Vec<PathBuf>>) {
 /// answers from memory.
 async fn warm(state: &AppState) {
     let snap = state.snapshot();
-    if let Ok(Err(e)) = tokio::task::spawn_blocking(move || snap.all().map(|_| ())).await {
+    if let Ok(Err(e)) = tokio::task::spawn_blocking(move || {
+        snap.project_paths();
+        snap.all().map(|_| ())
+    })
+    .await
+    {
         tracing::warn!("the dashboard's reports: {e}");
     }
 }

@@ -29,11 +29,15 @@ use crate::report::ReportError;
 use crate::store::view::StoreView;
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
+use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 /// The stand-in for every `?user=` name the store does not hold (a name
 /// no bundle can carry: it starts with a NUL).
 const NOBODY: &str = "\u{0}nobody";
+
+/// How many filtered report sets (a person, some days) a snapshot remembers.
+const REPORT_SETS_REMEMBERED: usize = 24;
 
 /// How many sessions' rows a snapshot remembers.
 const SESSIONS_REMEMBERED: usize = 16;
@@ -58,7 +62,8 @@ pub struct Snapshot {
     estimated: OnceLock<Vec<Estimate>>,
     medians: OnceLock<MedianTable>,
     all: Memo<(), Reports>,
-    people: Memo<String, Reports>,
+    people: Memo<Query, Reports>,
+    paths: OnceLock<Arc<HashMap<String, String>>>,
     usage: Memo<(Grouping, Query), UsageReport>,
     usage_json: Memo<(Grouping, Query), axum::body::Bytes>,
     sessions: Memo<String, StoredRows>,
@@ -80,7 +85,8 @@ impl Snapshot {
             estimated: OnceLock::new(),
             medians: OnceLock::new(),
             all: Memo::default(),
-            people: Memo::default(),
+            people: Memo::with_limit(REPORT_SETS_REMEMBERED),
+            paths: OnceLock::new(),
             usage: Memo::default(),
             usage_json: Memo::default(),
             sessions: Memo::with_limit(SESSIONS_REMEMBERED),
@@ -203,14 +209,32 @@ impl Snapshot {
     /// The report set of one person (`None`: everyone), remembered per
     /// snapshot. Blocking the first time for a person.
     pub fn reports(&self, user: Option<&str>) -> Result<Arc<Reports>, ReportError> {
-        let Some(user) = user else { return self.all() };
+        self.reports_for(&Query { user: user.map(str::to_owned), ..Query::new(self.tz) })
+    }
+
+    /// The report set of the requests `q` selects (a person, some days, a
+    /// project), remembered per snapshot. Blocking the first time.
+    pub fn reports_for(&self, q: &Query) -> Result<Arc<Reports>, ReportError> {
+        if q.user.is_none() && q.whole_history() {
+            return self.all();
+        }
         // Every name nobody has shares one (empty) report set, so made-up
         // names cost one build per snapshot, not one each.
-        let user = if self.users().iter().any(|u| u == user) { user } else { NOBODY };
-        self.people.get_or(user.to_owned(), || {
-            let q = Query { user: Some(user.to_owned()), ..Query::new(self.tz) };
-            Reports::build(self, &q)
-        })
+        let q = Query { breakdown: false, tz: self.tz, ..self.known(q) };
+        self.people.get_or(q.clone(), || Reports::build(self, &q))
+    }
+
+    /// Project directory -> the path its transcripts ran in (empty when the
+    /// store cannot say). Blocking the first time.
+    pub fn project_paths(&self) -> Arc<HashMap<String, String>> {
+        if let Some(p) = self.paths.get() {
+            return Arc::clone(p);
+        }
+        let paths = crate::report::project_paths::project_paths(&self.view).unwrap_or_else(|e| {
+            tracing::warn!("the projects' paths: {e}");
+            HashMap::new()
+        });
+        Arc::clone(self.paths.get_or_init(|| Arc::new(paths)))
     }
 
     /// A page of the cache report as JSON bytes (`/api/cache`), made by

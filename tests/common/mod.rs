@@ -13,6 +13,7 @@ use std::process::{Command, Output};
 
 pub mod reference;
 pub mod stepwise;
+pub mod words;
 
 /// Runs the `cachewise` binary on the transcripts under `root` and the data
 /// directory `data`, with the user's own settings left out of its

@@ -2,7 +2,10 @@
 // by value, text alphabetically); click again to reverse. The Now panel's
 // countdowns tick every second (on the server's clock), and the page swaps
 // in its new content when the server's data changes (server-sent events
-// from /events; reconnects quietly when the server goes away).
+// from /events; reconnects quietly when the server goes away). With the
+// fragment #text-size the page writes the size of its smallest visible text,
+// in screen pixels (SVG text scaled as drawn), on <html data-min-text-px>:
+// what the browser test checks at a narrow window.
 "use strict";
 (function () {
   function value(cell) {
@@ -77,7 +80,28 @@
       });
     });
   }
+  function textSize() {
+    if (window.location.hash !== "#text-size") { return; }
+    var min = Infinity, at = "";
+    var walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    var node;
+    while ((node = walk.nextNode())) {
+      var el = node.parentElement;
+      if (!el || !node.textContent.trim() || el.closest("title")) { continue; }
+      var style = window.getComputedStyle(el);
+      if (style.display === "none" || style.visibility === "hidden" || el.getClientRects().length === 0) { continue; }
+      var px = parseFloat(style.fontSize);
+      if (el.ownerSVGElement && el.getScreenCTM) {
+        var m = el.getScreenCTM();
+        if (m) { px *= Math.sqrt(m.a * m.a + m.b * m.b); }
+      }
+      if (px < min) { min = px; at = node.textContent.trim().slice(0, 60); }
+    }
+    document.documentElement.setAttribute("data-min-text-px", min === Infinity ? "none" : min.toFixed(2));
+    document.documentElement.setAttribute("data-min-text-at", at);
+  }
   document.addEventListener("DOMContentLoaded", function () {
+    textSize();
     sortable();
     tick();
     setInterval(tick, 1000);

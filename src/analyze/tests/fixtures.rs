@@ -130,7 +130,7 @@ pub fn microcompact(session: &str, secs: f64) -> Compaction {
 }
 
 /// With another user (team rows).
-pub fn with_user(mut r: Request, user: &str) -> Request {
+pub fn link(mut r: Request, user: &str) -> Request {
     r.user = user.into();
     r
 }

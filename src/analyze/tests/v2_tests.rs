@@ -166,9 +166,9 @@ fn thread_identity_includes_the_user() {
     // 120 s, bob at 60 s. Interleaved, bob's first request would be a
     // full rebuild after alice's and alice's second would follow bob's.
     let reqs = [
-        with_user(main("s", 0.0, [0, 10_000, 0, 0, 10]), "alice"),
-        with_user(main("s", 60.0, [0, 30_000, 0, 0, 10]), "bob"),
-        with_user(main("s", 120.0, [0, 10, 0, 10_000, 10]), "alice"),
+        link(main("s", 0.0, [0, 10_000, 0, 0, 10]), "alice"),
+        link(main("s", 60.0, [0, 30_000, 0, 0, 10]), "bob"),
+        link(main("s", 120.0, [0, 10, 0, 10_000, 10]), "alice"),
     ];
     let c = run(&reqs, &[]);
     assert_eq!((c[1].class, c[1].prev), (CacheClass::First, None));

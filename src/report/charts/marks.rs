@@ -10,7 +10,7 @@ use plotters::style::RGBColor;
 /// Marks over a bar: TTL and version misses, each cause of a miss within
 /// the TTL (cache model v2), and rewinds, each in its own colour.
 pub(super) const MARKS: [(RGBColor, &str); 5] = [
-    (palette::MISS, "miss (expired / upgrade)"),
+    (palette::MISS, "miss (expired or upgrade)"),
     (palette::MICROCOMPACT, "microcompact"),
     (palette::CONTEXT_EDIT, "context edit"),
     (palette::FULL_REBUILD, "full rebuild"),

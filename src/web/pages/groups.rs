@@ -1,5 +1,6 @@
 //! `/projects` and `/models`: the CLI's `report project` and `report model`
-//! rows with a bar chart of the largest.
+//! rows over the page's days, with a bar chart of the largest; projects by
+//! the path their transcripts ran in.
 
 use crate::report::charts::{self, palette, Unit};
 use crate::report::usage::UsageReport;
@@ -22,7 +23,7 @@ pub const MAX_ROWS: usize = 1000;
 pub struct GroupsPage {
     pub chrome: Chrome,
     pub empty: bool,
-    pub heading: &'static str,
+    pub heading: String,
     /// `project` or `model`: the sessions filter each row links to.
     pub filter: &'static str,
     pub report: Arc<UsageReport>,
@@ -37,20 +38,32 @@ impl Formats for GroupsPage {
 
 impl GroupsPage {
     pub fn sessions_href(&self, key: &str) -> String {
-        self.chrome.with_user(&format!("/sessions?{}={}", self.filter, encode(key)))
+        self.chrome.link(&format!("/sessions?{}={}", self.filter, encode(key)))
+    }
+
+    /// A row's name: a project's path, a model's id.
+    pub fn name<'a>(&'a self, key: &'a str) -> &'a str {
+        if self.filter == "project" {
+            self.chrome.path(key)
+        } else {
+            key
+        }
     }
 }
 
 async fn build(state: &AppState, which: &'static str, params: &Params) -> Result<Html<String>, WebError> {
     let (snap, view) = super::reports(state, params).await?;
-    let (report, heading, active) = match which {
-        "model" => (Arc::clone(&view.models), "Cost per model", "Models"),
-        _ => (Arc::clone(&view.projects), "Cost per project", "Projects"),
+    let (report, heading, active, json) = match which {
+        "model" => (Arc::clone(&view.models), "Cost per model", "Models", "/api/models"),
+        _ => (Arc::clone(&view.projects), "Cost per project", "Projects", "/api/projects"),
     };
-    let items: Vec<(String, f64)> = report.rows.iter().take(20).map(|r| (r.key.clone(), r.totals.cost_usd)).collect();
+    let chrome = Chrome::new(state, &snap, active, params).with_json(json);
+    let name = |k: &str| if which == "project" { chrome.path(k).to_owned() } else { k.to_owned() };
+    let items: Vec<(String, f64)> = report.rows.iter().take(20).map(|r| (name(&r.key), r.totals.cost_usd)).collect();
     let color = if which == "model" { palette::WRITE_1H } else { palette::READ };
+    let heading = format!("{heading}, {}", chrome.range.words());
     render(&GroupsPage {
-        chrome: Chrome::new(state, &snap, active, params),
+        chrome,
         empty: snap.is_empty(),
         heading,
         filter: which,

@@ -7,14 +7,17 @@ pub mod cache;
 pub mod days;
 pub mod groups;
 pub mod overview;
+pub mod periods;
 pub mod session;
 pub mod sessions;
 pub mod team;
 
 use super::error::WebError;
 use super::params::Params;
+use super::range::Range;
 use super::snapshot::{Reports, Snapshot};
 use super::state::AppState;
+use crate::report::query::Query;
 use std::sync::Arc;
 
 /// Permits to run a request's CPU-bound work: one per core. Twenty
@@ -40,14 +43,19 @@ pub fn session_href(id: &str) -> String {
     format!("/session/{}", super::params::encode(id))
 }
 
-/// The current snapshot and its reports for the page's `user` filter
-/// (built off the async threads the first time they are asked for).
+/// The current snapshot and its reports for the page's person, days and
+/// project (built off the async threads the first time they are asked for).
 pub async fn reports(state: &AppState, params: &Params) -> Result<(Arc<Snapshot>, Arc<Reports>), WebError> {
     let snap = state.snapshot();
-    let user = Params::text(&params.user);
+    let q = Query { breakdown: false, ..params.usage_query(snap.tz)? };
     let s = Arc::clone(&snap);
-    let r = blocking(move || Ok(s.reports(user.as_deref())?)).await?;
+    let r = blocking(move || Ok(s.reports_for(&q)?)).await?;
     Ok((snap, r))
+}
+
+/// The page's days, checked, as of the snapshot's clock.
+pub fn range(snap: &Snapshot, params: &Params) -> Result<Range, WebError> {
+    Range::of(params, snap.now().with_timezone(&snap.tz).date_naive())
 }
 
 /// The snapshot's reports over everyone (the lists of models and

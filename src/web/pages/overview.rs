@@ -4,7 +4,9 @@
 //! "Now" panel (`report::now`: active sessions with a countdown the page's
 //! script ticks, the current 5-hour block, plan-limit use).
 
-use crate::analyze::{StaleSession, WhatIf, WriteMix};
+use super::periods::chart_periods;
+use crate::analyze::{StaleSession, WhatIf};
+use crate::report::cache_words::what_if_caption;
 use crate::report::calls::CallTotals;
 use crate::report::charts::{self, palette, Stacked};
 use crate::report::class_cost::DayClassCost;
@@ -14,6 +16,7 @@ use crate::report::usage::{Totals, UsageRow};
 use crate::web::error::WebError;
 use crate::web::layout::{render, Chrome};
 use crate::web::params::Params;
+use crate::web::range::Range;
 use crate::web::snapshot::{Reports, Snapshot};
 use crate::web::state::AppState;
 use crate::web::view::Formats;
@@ -42,15 +45,16 @@ pub struct OverviewPage {
     /// Miss cost within the TTL (cache model v2: microcompact, context edit, full rebuild).
     pub edit_cost_usd: f64,
     pub what_if: WhatIf,
-    pub write_mix: WriteMix,
+    /// The what-if's verdict in words.
+    pub what_if_caption: String,
     pub models: Vec<String>,
     pub model: Option<String>,
     pub chart: String,
-    /// Last day of the chart: today, or the last day with data when
-    /// nothing happened in the last 30 days.
-    pub chart_end: NaiveDate,
+    /// What the chart plots, over which days.
+    pub chart_heading: String,
     pub top_sessions: Vec<UsageRow>,
-    /// Whether `top_sessions` is all-time (nothing in the last 30 days).
+    /// Whether `top_sessions` is all-time (no range asked, nothing in the
+    /// last 30 days).
     pub top_all_time: bool,
     pub stale: Vec<StaleSession>,
     pub stale_count: usize,
@@ -85,6 +89,16 @@ impl OverviewPage {
         }
     }
 
+    /// How many rises in plan-limit use the estimate rests on.
+    pub fn intervals_text(&self) -> String {
+        crate::report::labels::plural(self.now.estimate.intervals as u64, "rise in use", "rises in use")
+    }
+
+    /// `3 stale sessions`.
+    pub fn stale_text(&self) -> String {
+        crate::report::labels::plural(self.stale_count as u64, "stale session", "stale sessions")
+    }
+
     /// Milliseconds since the epoch, for the script.
     pub fn ms(&self, t: &chrono::DateTime<chrono::Utc>) -> i64 {
         t.timestamp_millis()
@@ -107,28 +121,19 @@ pub const CLASS_SERIES: [(&str, plotters::style::RGBColor); 6] = [
     ("web search", palette::WEB),
 ];
 
-/// Cost per day by token class for `days` (missing days are zero), over
-/// `model` or every model.
-pub fn class_chart(costs: &[DayClassCost], days: &[NaiveDate], model: Option<&str>, width: u32) -> String {
-    let labels: Vec<String> = days.iter().map(|d| d.format("%m-%d").to_string()).collect();
-    let values: Vec<Vec<f64>> = days
+/// Cost per period of `range` by token class (every period drawn, missing
+/// ones zero), over `model` or every model: the chart and its bar labels.
+pub fn class_chart(costs: &[DayClassCost], range: &Range, model: Option<&str>, width: u32) -> (String, Vec<String>) {
+    let rows: Vec<(NaiveDate, Vec<f64>)> = costs
         .iter()
-        .map(|d| {
-            let key = d.format("%Y-%m-%d").to_string();
-            let c = costs
-                .binary_search_by(|x| x.day.as_str().cmp(&key))
-                .ok()
-                .map(|i| costs[i].sum(|m| model.is_none_or(|want| want == m)))
-                .unwrap_or_default();
-            vec![c.read, c.write_5m, c.write_1h, c.input, c.output, c.web_search]
+        .filter_map(|x| {
+            let day = NaiveDate::parse_from_str(&x.day, "%Y-%m-%d").ok()?;
+            let c = x.sum(|m| model.is_none_or(|want| want == m));
+            Some((day, vec![c.read, c.write_5m, c.write_1h, c.input, c.output, c.web_search]))
         })
         .collect();
-    charts::stacked_bars(&Stacked::cost_per_day(&labels, &CLASS_SERIES, &values, width))
-}
-
-/// The `n` days ending on `last`.
-pub fn days_ending(last: NaiveDate, n: u64) -> Vec<NaiveDate> {
-    (0..n).rev().filter_map(|k| last.checked_sub_days(Days::new(k))).collect()
+    let (labels, values) = chart_periods(range, rows);
+    (charts::stacked_bars(&Stacked::cost_per_day(&labels, &CLASS_SERIES, &values, width)), labels)
 }
 
 fn build(state: &AppState, snap: &Snapshot, view: &Reports, params: &Params) -> Result<OverviewPage, WebError> {
@@ -141,19 +146,34 @@ fn build(state: &AppState, snap: &Snapshot, view: &Reports, params: &Params) -> 
     let priced = priced(&snap.view)?;
     let model = Params::text(&params.model);
     let s = &view.summary;
-    let today = snap.now().with_timezone(&snap.tz).date_naive();
-    let last_data = view.daily.rows.last().and_then(|r| NaiveDate::parse_from_str(&r.key, "%Y-%m-%d").ok());
-    let chart_end = match (last_data, today.checked_sub_days(Days::new(CHART_DAYS - 1))) {
-        (Some(last), Some(from)) if last < from => last,
-        _ => today,
+    let range = super::range(snap, params)?;
+    // Without a range the chart shows the last 30 days (or the 30 up to
+    // the last day with data, when nothing happened in them).
+    let chart_range = if range.is_all() {
+        let last_data = view.daily.rows.last().and_then(|r| NaiveDate::parse_from_str(&r.key, "%Y-%m-%d").ok());
+        let from = range.today.checked_sub_days(Days::new(CHART_DAYS - 1));
+        let end = match (last_data, from) {
+            (Some(last), Some(from)) if last < from => last,
+            _ => range.today,
+        };
+        Range { since: end.checked_sub_days(Days::new(CHART_DAYS - 1)), until: Some(end), ..range.clone() }
+    } else {
+        range.clone()
     };
-    let days = days_ending(chart_end, CHART_DAYS);
-    let top_all_time = s.top_sessions.is_empty();
-    let top_sessions =
-        if top_all_time { view.sessions.rows.iter().take(5).cloned().collect() } else { s.top_sessions.clone() };
+    let (chart, labels) = class_chart(&view.class_costs, &chart_range, model.as_deref(), 1100);
+    let mut chart_heading = super::periods::period_heading("Cost", &chart_range, &labels);
+    if let Some(m) = &model {
+        chart_heading += &format!(", model {m}");
+    }
+    let top_all_time = range.is_all() && s.top_sessions.is_empty();
+    let top_sessions = if range.is_all() && !top_all_time {
+        s.top_sessions.clone()
+    } else {
+        view.sessions.rows.iter().take(5).cloned().collect()
+    };
     let total = &view.cache.total;
     Ok(OverviewPage {
-        chrome: Chrome::new(state, snap, "Overview", params),
+        chrome: Chrome::new(state, snap, "Overview", params).with_json("/api/daily"),
         empty: snap.is_empty(),
         today: s.today,
         last_7: s.last_7,
@@ -163,12 +183,12 @@ fn build(state: &AppState, snap: &Snapshot, view: &Reports, params: &Params) -> 
         hit_ratio: total.hit_ratio_tokens,
         idle_cost_usd: total.idle_cost_usd,
         edit_cost_usd: total.classes.edit_cost_usd(),
+        what_if_caption: what_if_caption(&total.what_if, &total.write_mix),
         what_if: total.what_if,
-        write_mix: total.write_mix,
         models: all.models.rows.iter().map(|r| r.key.clone()).collect(),
-        chart: class_chart(&view.class_costs, &days, model.as_deref(), 1100),
+        chart,
+        chart_heading,
         model,
-        chart_end,
         top_sessions,
         top_all_time,
         stale: view.cache.stale.iter().take(10).cloned().collect(),

@@ -6,7 +6,9 @@
 
 use crate::analyze::{self, Advice, ClassTable};
 use crate::model::{Compaction, Refusal, MAIN_THREAD};
+use crate::report::cache_words::{advice_words, AdviceWords};
 use crate::report::charts;
+use crate::report::labels;
 use crate::report::session_table::SessionRow;
 use crate::report::timeline::{session_timeline, ThreadSummary, TimelineRow};
 use crate::web::error::WebError;
@@ -62,8 +64,34 @@ impl SessionPage {
         format!("{}&page={}", self.thread_href(&self.thread), page.value() as usize)
     }
 
-    pub fn class_rows(&self) -> Vec<(&'static str, analyze::ClassStats)> {
-        analyze::CacheClass::ALL.iter().map(|&c| (c.as_str(), *self.classes.get(c))).collect()
+    pub fn class_rows(&self) -> Vec<(&'static str, &'static str, analyze::ClassStats)> {
+        analyze::CacheClass::ALL.iter().map(|&c| (c.as_str(), labels::class(c), *self.classes.get(c))).collect()
+    }
+
+    /// A request's cache class in words.
+    pub fn class_words(&self, r: &TimelineRow) -> &'static str {
+        labels::class(r.class)
+    }
+
+    pub fn boundary(&self, c: &Compaction) -> &'static str {
+        labels::boundary(c.boundary)
+    }
+
+    pub fn trigger(&self, c: &Compaction) -> String {
+        labels::trigger(&c.trigger)
+    }
+
+    /// The advice in words: decision, why, the price of starting over.
+    pub fn words(&self, a: &Advice) -> AdviceWords {
+        advice_words(a)
+    }
+
+    pub fn turns_text(&self, a: &Advice) -> String {
+        labels::plural(u64::from(a.turns), "turn", "turns")
+    }
+
+    pub fn is_compact(&self, a: &Advice) -> bool {
+        a.recommendation == analyze::Recommendation::Compact
     }
 
     pub fn number(&self, i: impl Num) -> usize {
@@ -124,7 +152,9 @@ fn build(state: &AppState, snap: &Arc<Snapshot>, id: &str, p: &Params, turns: u3
         .cloned()
         .collect();
     Ok(SessionPage {
-        chrome: Chrome::new(state, snap, "Sessions", p),
+        chrome: Chrome::new(state, snap, "Sessions", p)
+            .without_range()
+            .with_json(&format!("/api/session/{}", crate::web::params::encode(id))),
         chart: charts::timeline(&shown, 1100),
         rows: shown.into_iter().cloned().collect(),
         first_number: (page - 1) * PER_PAGE + 1,

@@ -4,7 +4,7 @@
 //! `user` asked for.
 
 use crate::report::charts::{self, palette, Unit};
-use crate::report::session_table::{session_page, SessionPage, SessionSort};
+use crate::report::session_table::{session_page, SessionPage, SessionRow, SessionSort};
 use crate::web::error::WebError;
 use crate::web::layout::{render, Chrome};
 use crate::web::params::Params;
@@ -30,6 +30,8 @@ pub struct SessionsPage {
     pub ascending: bool,
     pub models: Vec<String>,
     pub chart: String,
+    /// What the chart plots.
+    pub chart_heading: String,
 }
 
 impl Formats for SessionsPage {
@@ -67,6 +69,16 @@ impl SessionsPage {
     pub fn text(&self, v: &Option<String>) -> String {
         v.clone().unwrap_or_default()
     }
+
+    /// `12 sessions match`.
+    pub fn matching_text(&self) -> String {
+        let n = self.table.matching as u64;
+        format!(
+            "{} {}",
+            crate::report::labels::plural(n, "session", "sessions"),
+            if n == 1 { "matches" } else { "match" }
+        )
+    }
 }
 
 /// `GET /sessions`.
@@ -81,16 +93,28 @@ pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<
         Ok((table, super::everyone(&s)?))
     })
     .await?;
+    // The bars show the column the rows are sorted by.
+    let (what, unit, value): (&str, Unit, fn(&SessionRow) -> f64) = match sort {
+        SessionSort::Requests => ("Requests", Unit::Count, |r| r.requests as f64),
+        SessionSort::Peak => ("Peak prompt", Unit::Tokens, |r| r.peak_prompt as f64),
+        SessionSort::Misses => ("Cache misses", Unit::Count, |r| r.misses as f64),
+        SessionSort::Idle => ("Lost to expired caches", Unit::Usd, |r| r.idle_cost_usd),
+        SessionSort::Stale => ("Extra to resume now", Unit::Usd, |r| r.stale_premium_usd.unwrap_or(0.0)),
+        SessionSort::Cost | SessionSort::Last => ("Cost", Unit::Usd, |r| r.cost_usd),
+    };
     let items: Vec<(String, f64)> = table
         .rows
         .iter()
         .take(15)
-        .map(|r| (if r.title.is_empty() { r.session_id.clone() } else { r.title.clone() }, r.cost_usd))
+        .map(|r| (if r.title.is_empty() { r.session_id.clone() } else { r.title.clone() }, value(r)))
         .collect();
+    let chrome = Chrome::new(&state, &snap, "Sessions", &params).with_json("/api/sessions");
+    let chart_heading = format!("{what} of the first {} sessions below, {}", items.len(), chrome.range.words());
     render(&SessionsPage {
-        chrome: Chrome::new(&state, &snap, "Sessions", &params),
+        chrome,
         empty: snap.is_empty(),
-        chart: charts::hbars(&items, Unit::Usd, palette::READ, 1100),
+        chart_heading,
+        chart: charts::hbars(&items, unit, palette::READ, 1100),
         models: all.models.rows.iter().map(|r| r.key.clone()).collect(),
         params,
         table,

@@ -64,6 +64,11 @@ impl TeamPage {
     pub fn text(&self, v: &Option<String>) -> String {
         v.clone().unwrap_or_default()
     }
+
+    /// `1 person`, `3 people`.
+    pub fn people(&self, n: impl crate::web::view::Num) -> String {
+        crate::report::labels::plural(n.value() as u64, "person", "people")
+    }
 }
 
 /// Cost per day stacked by person, one bar per day from the first active
@@ -87,7 +92,7 @@ pub fn person_day_chart(r: &TeamReport, width: u32) -> String {
         }
     }
     let series: Vec<(&str, _)> = names.iter().enumerate().map(|(i, n)| (*n, palette::nth(i))).collect();
-    let labels: Vec<String> = shown.iter().map(|d| d.format("%m-%d").to_string()).collect();
+    let labels: Vec<String> = shown.iter().map(|d| d.format("%Y-%m-%d").to_string()).collect();
     charts::stacked_bars(&Stacked::cost_per_day(&labels, &series, &values, width))
 }
 
@@ -102,7 +107,7 @@ pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<
         None
     };
     render(&TeamPage {
-        chrome: Chrome::new(&state, &snap, "Team", &params),
+        chrome: Chrome::new(&state, &snap, "Team", &params).with_json("/api/team"),
         chart: report.as_deref().map(|r| person_day_chart(r, 700)).unwrap_or_default(),
         report,
         params,

@@ -1,0 +1,150 @@
+//! Every key a user could meet, in words: the cache classes, the idle-gap
+//! buckets, the compaction triggers and boundaries, and the advice's
+//! decisions, one table (`LABELS`) with each key's group and its label. The
+//! terminal reports, the pages and the charts say these words; JSON keeps
+//! the keys (they are the stable names). Also `plural`, the one way a
+//! count is written beside its noun.
+
+use crate::analyze::{CacheClass, GapBucket, Recommendation};
+use crate::model::Boundary;
+
+/// What kind of key a label names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group {
+    /// What the cache did at a request (`CacheClass`).
+    Class,
+    /// How long the request before it rested (`GapBucket`).
+    IdleGap,
+    /// Why a conversation was compacted.
+    Trigger,
+    /// What kind of compaction boundary a transcript wrote.
+    Boundary,
+    /// What the advice recommends.
+    Decision,
+}
+
+/// One key, its group and its words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Label {
+    pub key: &'static str,
+    pub group: Group,
+    /// Short, for a table cell or a chart legend.
+    pub words: &'static str,
+}
+
+const fn l(group: Group, key: &'static str, words: &'static str) -> Label {
+    Label { key, group, words }
+}
+
+/// The table.
+pub const LABELS: [Label; 22] = [
+    l(Group::Class, "hit", "read from cache"),
+    l(Group::Class, "first", "first request of a conversation"),
+    l(Group::Class, "compaction", "first request after a compaction"),
+    l(Group::Class, "model_switch", "model changed"),
+    l(Group::Class, "ttl_5m", "expired after 5 minutes idle"),
+    l(Group::Class, "ttl_1h", "expired after an hour idle"),
+    l(Group::Class, "version_change", "Claude Code upgraded"),
+    l(Group::Class, "microcompact", "old tool results cleared"),
+    l(Group::Class, "context_edit", "prompt edited (its start still cached)"),
+    l(Group::Class, "full_rebuild", "rebuilt although still warm"),
+    l(Group::IdleGap, "le_5m", "5 minutes or less"),
+    l(Group::IdleGap, "5m_1h", "5 minutes to an hour"),
+    l(Group::IdleGap, "gt_1h", "over an hour"),
+    l(Group::Trigger, "manual", "you ran /compact"),
+    l(Group::Trigger, "auto", "automatic (context full)"),
+    l(Group::Trigger, "idle", "idle compaction (before the cache expired)"),
+    l(Group::Trigger, "", "not recorded"),
+    l(Group::Boundary, "compact", "compaction"),
+    l(Group::Boundary, "microcompact", "old tool results cleared"),
+    l(Group::Decision, "resume", "resume the conversation as it is"),
+    l(Group::Decision, "compact", "compact first, then continue"),
+    l(Group::Decision, "restart", "start a new session"),
+];
+
+/// The words of `key` in `group`, if the table has them.
+pub fn words(group: Group, key: &str) -> Option<&'static str> {
+    LABELS.iter().find(|x| x.group == group && x.key == key).map(|x| x.words)
+}
+
+fn known(group: Group, key: &str) -> &'static str {
+    // Every enum's key is in the table (test `every_key_has_words`).
+    words(group, key).unwrap_or("other")
+}
+
+/// A cache class in words.
+pub fn class(c: CacheClass) -> &'static str {
+    known(Group::Class, c.as_str())
+}
+
+/// An idle-gap bucket in words.
+pub fn bucket(b: GapBucket) -> &'static str {
+    known(Group::IdleGap, b.as_str())
+}
+
+/// A compaction trigger in words; a trigger the table does not know is
+/// shown as written (it is transcript text: the page escapes it).
+pub fn trigger(t: &str) -> String {
+    words(Group::Trigger, t).map_or_else(|| t.to_owned(), str::to_owned)
+}
+
+/// A compaction boundary in words.
+pub fn boundary(b: Boundary) -> &'static str {
+    known(Group::Boundary, b.as_str())
+}
+
+/// A recommendation in words.
+pub fn decision(r: Recommendation) -> &'static str {
+    match r {
+        Recommendation::Resume => known(Group::Decision, "resume"),
+        Recommendation::Compact => known(Group::Decision, "compact"),
+    }
+}
+
+/// `1 person`, `2 people`, `0 turns`: a count and its noun, with
+/// thousands separators.
+pub fn plural(n: u64, one: &str, many: &str) -> String {
+    let count = super::render::thousands(n);
+    if n == 1 {
+        format!("{count} {one}")
+    } else {
+        format!("{count} {many}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_key_has_words() {
+        for c in CacheClass::ALL {
+            assert!(words(Group::Class, c.as_str()).is_some(), "{c:?}");
+        }
+        for b in [GapBucket::Le5m, GapBucket::From5mTo1h, GapBucket::Gt1h] {
+            assert!(words(Group::IdleGap, b.as_str()).is_some(), "{b:?}");
+        }
+        for b in [Boundary::Compact, Boundary::Microcompact] {
+            assert!(words(Group::Boundary, b.as_str()).is_some(), "{b:?}");
+        }
+        assert_eq!(decision(Recommendation::Compact), "compact first, then continue");
+        assert_eq!(trigger("manual"), "you ran /compact");
+        assert_eq!(trigger("<x>"), "<x>");
+    }
+
+    #[test]
+    fn no_label_is_a_key() {
+        for x in LABELS {
+            assert!(!x.words.contains('_'), "{x:?}");
+            assert!(!x.words.is_empty());
+        }
+    }
+
+    #[test]
+    fn counts_are_pluralised() {
+        assert_eq!(plural(1, "person", "people"), "1 person");
+        assert_eq!(plural(2, "person", "people"), "2 people");
+        assert_eq!(plural(0, "turn", "turns"), "0 turns");
+        assert_eq!(plural(1234, "turn", "turns"), "1,234 turns");
+    }
+}

@@ -1,0 +1,55 @@
+//! Project names in words: a project is stored under the directory name
+//! Claude Code gave it (`-home-ana-src-shop`, its starting `cwd` with every
+//! character other than a letter or a digit made `-`); people know it by
+//! that path. `project_paths` reads each project's `cwd`s from the requests
+//! table and picks the one the directory name encodes (else the shortest,
+//! the one the others are under); a project whose rows carry no cwd keeps
+//! its directory name.
+
+use super::ReportError;
+use crate::model::columns as c;
+use crate::store::frames::Cols;
+use crate::store::view::StoreView;
+use polars::prelude::*;
+use std::collections::HashMap;
+
+/// Claude Code's directory name of a path.
+pub fn encoded(path: &str) -> String {
+    path.chars().map(|ch| if ch.is_ascii_alphanumeric() { ch } else { '-' }).collect()
+}
+
+/// The path to show for a project among the `cwds` its requests ran in.
+pub fn pick<'a>(project: &str, cwds: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let cwds: Vec<&str> = cwds.into_iter().filter(|p| !p.is_empty()).collect();
+    cwds.iter().find(|p| encoded(p) == project).or_else(|| cwds.iter().min_by_key(|p| (p.len(), **p))).copied()
+}
+
+/// Project directory -> the path to show, for every project with a cwd.
+pub fn project_paths(view: &StoreView) -> Result<HashMap<String, String>, ReportError> {
+    let Some(requests) = view.requests() else { return Ok(HashMap::new()) };
+    let df = requests.select([col(c::PROJECT), col(c::CWD)]).unique(None, UniqueKeepStrategy::Any).collect()?;
+    let k = Cols(&df);
+    let (projects, cwds) = (k.str(c::PROJECT)?, k.str(c::CWD)?);
+    let mut by: HashMap<&str, Vec<&str>> = HashMap::new();
+    for (p, w) in projects.iter().zip(cwds.iter()) {
+        by.entry(*p).or_default().push(*w);
+    }
+    Ok(by
+        .into_iter()
+        .filter_map(|(p, ws)| pick(p, ws.iter().copied()).map(|w| (p.to_owned(), crate::model::one_line(w, 300))))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn picks_the_path_the_directory_encodes() {
+        assert_eq!(encoded("/home/ana/src/my.shop"), "-home-ana-src-my-shop");
+        let cwds = ["/home/ana/src/shop/web", "/home/ana/src/shop", ""];
+        assert_eq!(pick("-home-ana-src-shop", cwds), Some("/home/ana/src/shop"));
+        assert_eq!(pick("-elsewhere", ["/b/longer", "/a/x"]), Some("/a/x"));
+        assert_eq!(pick("-p", [""]), None);
+    }
+}
