@@ -16,6 +16,8 @@ pub mod now;
 pub mod prices;
 pub mod query;
 pub mod render;
+pub mod fit;
+pub mod session_models;
 pub mod session_table;
 pub mod slices;
 pub mod stored_rows;
@@ -24,6 +26,7 @@ pub mod team;
 pub mod term;
 pub mod timeline;
 pub mod usage;
+pub mod usage_table;
 
 use crate::store::StoreError;
 

@@ -134,7 +134,7 @@ pub fn days_ending(last: NaiveDate, n: u64) -> Vec<NaiveDate> {
 fn build(state: &AppState, snap: &Snapshot, view: &Reports, params: &Params) -> Result<OverviewPage, WebError> {
     let all = super::everyone(snap)?;
     if let Some(m) = Params::text(&params.model) {
-        if !all.models.rows.iter().any(|r| r.key == m) {
+        if !all.models.model_ids().iter().any(|k| *k == m) {
             return Err(WebError::bad("model", format!("no requests used model {m:?}")));
         }
     }
@@ -165,7 +165,7 @@ fn build(state: &AppState, snap: &Snapshot, view: &Reports, params: &Params) -> 
         edit_cost_usd: total.classes.edit_cost_usd(),
         what_if: total.what_if,
         write_mix: total.write_mix,
-        models: all.models.rows.iter().map(|r| r.key.clone()).collect(),
+        models: all.models.model_ids(),
         chart: class_chart(&view.class_costs, &days, model.as_deref(), 1100),
         model,
         chart_end,

@@ -91,7 +91,7 @@ pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<
         chrome: Chrome::new(&state, &snap, "Sessions", &params),
         empty: snap.is_empty(),
         chart: charts::hbars(&items, Unit::Usd, palette::READ, 1100),
-        models: all.models.rows.iter().map(|r| r.key.clone()).collect(),
+        models: all.models.model_ids(),
         params,
         table,
         sort,
