@@ -278,8 +278,10 @@ pub fn run_team_report(plan: &Plan, a: &ReportOpts) -> anyhow::Result<()> {
 
 /// `--md` and `--csv-summary` belong to `report team`.
 pub fn check_usage_flags(a: &ReportOpts) -> Result<(), UsageError> {
-    if a.team.md || a.team.csv_summary {
-        return Err(UsageError("--md and --csv-summary are only for `cachewise report team`".into()));
+    for (given, flag) in [(a.team.md, "--md"), (a.team.csv_summary, "--csv-summary")] {
+        if given {
+            return Err(UsageError(format!("{flag} is only for `cachewise report team`")));
+        }
     }
     Ok(())
 }

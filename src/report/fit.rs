@@ -88,17 +88,20 @@ fn width_of(widths: impl Iterator<Item = usize>) -> usize {
 }
 
 /// Which columns stay: without a width all (a compact layout: ranks up to
-/// `COMPACT_RANK`); with one, the highest rank goes first (the rightmost
-/// of equal ranks) until the rest fit or only rank 0 is left.
+/// `COMPACT_RANK`); with one, rank 0, then each other column by rank (the
+/// leftmost of equal ranks first) while it still fits, so a wide column
+/// that does not fit leaves room for narrower ones after it.
 fn shown(cols: &[Col], widths: &[usize], layout: Layout) -> Vec<bool> {
-    let mut keep: Vec<bool> = cols.iter().map(|c| !layout.compact || c.rank <= COMPACT_RANK).collect();
-    let Some(limit) = layout.width else { return keep };
+    let allowed: Vec<bool> = cols.iter().map(|c| !layout.compact || c.rank <= COMPACT_RANK).collect();
+    let Some(limit) = layout.width else { return allowed };
+    let mut keep: Vec<bool> = cols.iter().map(|c| c.rank == 0).collect();
     let fits = |keep: &[bool]| width_of(widths.iter().zip(keep).filter(|(_, k)| **k).map(|(w, _)| *w)) <= limit;
-    while !fits(&keep) {
-        let drop = (0..cols.len()).filter(|&i| keep[i] && cols[i].rank > 0).max_by_key(|&i| (cols[i].rank, i));
-        match drop {
-            Some(i) => keep[i] = false,
-            None => break,
+    let mut order: Vec<usize> = (0..cols.len()).filter(|&i| allowed[i] && cols[i].rank > 0).collect();
+    order.sort_by_key(|&i| (cols[i].rank, i));
+    for i in order {
+        keep[i] = true;
+        if !fits(&keep) {
+            keep[i] = false;
         }
     }
     keep

@@ -14,6 +14,8 @@ use crate::pricing::Estimate;
 const SHORT_ID: usize = 8;
 /// Characters of a title shown.
 const TITLE: usize = 40;
+/// Characters of a project shown: its end, where the name is.
+const PROJECT: usize = 30;
 
 /// The token and cost columns, as `numbers` fills them.
 const NUMBERS: [Col; 7] = [
@@ -118,7 +120,7 @@ fn row_cells(shape: &Shape, row: &UsageRow, layout: Layout) -> Vec<String> {
     let mut cells = vec![key];
     if shape.session {
         let used = row.used.clone().unwrap_or_default();
-        cells.extend([row.title.chars().take(TITLE).collect(), row.project.clone(), used.names.join(", ")]);
+        cells.extend([row.title.chars().take(TITLE).collect(), tail(&row.project), used.names.join(", ")]);
         if shape.fast {
             cells.push(if used.fast_requests > 0 { thousands(used.fast_requests) } else { String::new() });
         }
@@ -132,6 +134,16 @@ fn row_cells(shape: &Shape, row: &UsageRow, layout: Layout) -> Vec<String> {
         cells.extend(call_cells(&row.calls.unwrap_or_default()));
     }
     cells
+}
+
+/// The last `PROJECT` characters of a project, `…` before them when cut.
+fn tail(project: &str) -> String {
+    let n = project.chars().count();
+    if n <= PROJECT {
+        return project.to_owned();
+    }
+    let end: String = project.chars().skip(n - (PROJECT - 1)).collect();
+    format!("…{end}")
 }
 
 /// A sub-row or the total row: a label, blank text columns, the numbers,
