@@ -183,7 +183,8 @@ fn every_csv_has_the_columns_and_values_of_its_json_rows() {
         }
     }
     // With --breakdown a `model` column follows the key; the model rows sum to the row.
-    let csv = ok(&run(root.path(), data.path(), None, &["--no-ingest", "--tz", "UTC", "report", "daily", "--csv", "-b"]));
+    let csv =
+        ok(&run(root.path(), data.path(), None, &["--no-ingest", "--tz", "UTC", "report", "daily", "--csv", "-b"]));
     let mut r = csv::Reader::from_reader(csv.as_bytes());
     let header = r.headers().unwrap().clone();
     assert_eq!((&header[0], &header[1]), ("period", "model"));
@@ -215,7 +216,12 @@ fn fast_mode_is_its_own_model_row() {
 fn dates_order_weeks_and_offline() {
     let (root, data) = ingested();
     let daily = |extra: &[&str]| {
-        let v = json(&run(root.path(), data.path(), None, &[&["--no-ingest", "-z", "UTC", "daily", "-j"][..], extra].concat()));
+        let v = json(&run(
+            root.path(),
+            data.path(),
+            None,
+            &[&["--no-ingest", "-z", "UTC", "daily", "-j"][..], extra].concat(),
+        ));
         v["rows"].as_array().unwrap().iter().map(|r| r["period"].as_str().unwrap().to_owned()).collect::<Vec<_>>()
     };
     assert_eq!(daily(&[]), ["2026-02-11", "2026-02-12", "2026-02-13"]);

@@ -269,7 +269,9 @@ pub fn run_team_report(plan: &Plan, a: &ReportOpts) -> anyhow::Result<()> {
         _ => TeamFormat::Table,
     };
     // The table and the Markdown carry the warning among their notes.
-    if let (false, Some(w)) = (plan.quiet || matches!(format, TeamFormat::Table | TeamFormat::Markdown), window_warning(&r)) {
+    if let (false, Some(w)) =
+        (plan.quiet || matches!(format, TeamFormat::Table | TeamFormat::Markdown), window_warning(&r))
+    {
         super::note(&format!("warning: {w}"));
     }
     super::out(&team_report::render(&r, format));

@@ -11,9 +11,9 @@
 use super::fit::{self, Col, Layout};
 use super::query::Query;
 use super::render::{dollars, thousands, totals_json};
-use crate::analyze::fmt_duration;
 use super::usage::Totals;
 use super::ReportError;
+use crate::analyze::fmt_duration;
 use crate::model::columns as c;
 use crate::model::Request;
 use crate::store::frames::requests_from;

@@ -328,7 +328,8 @@ fn total(
     let people = rows.len();
     let seats = |cost: f64| if people == 0 { 0.0 } else { cost / people as f64 };
     let active = rows.iter().filter(|r| r.figures.active_days > 0);
-    let under = active.clone().filter(|r| r.figures.cost_per_active_day_mean_usd < BASELINE.p90_users_per_active_day_usd);
+    let under =
+        active.clone().filter(|r| r.figures.cost_per_active_day_mean_usd < BASELINE.p90_users_per_active_day_usd);
     TeamTotal {
         people,
         people_active: active.count(),

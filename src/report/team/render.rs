@@ -312,14 +312,8 @@ fn person_days_csv(r: &TeamReport) -> String {
 
 /// The columns of the person-day CSV: the JSON's `person_days` keys, then
 /// the baseline.
-pub const PERSON_DAY_COLUMNS: [&str; 6] = [
-    "user",
-    "day",
-    "requests",
-    "cost_usd",
-    "baseline_mean_per_active_day_usd",
-    "baseline_p90_per_active_day_usd",
-];
+pub const PERSON_DAY_COLUMNS: [&str; 6] =
+    ["user", "day", "requests", "cost_usd", "baseline_mean_per_active_day_usd", "baseline_p90_per_active_day_usd"];
 
 fn table(r: &TeamReport) -> String {
     let mut t = Table::new();

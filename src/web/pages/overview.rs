@@ -134,7 +134,7 @@ pub fn days_ending(last: NaiveDate, n: u64) -> Vec<NaiveDate> {
 fn build(state: &AppState, snap: &Snapshot, view: &Reports, params: &Params) -> Result<OverviewPage, WebError> {
     let all = super::everyone(snap)?;
     if let Some(m) = Params::text(&params.model) {
-        if !all.models.model_ids().iter().any(|k| *k == m) {
+        if !all.models.model_ids().contains(&m) {
             return Err(WebError::bad("model", format!("no requests used model {m:?}")));
         }
     }
