@@ -6,7 +6,7 @@ use super::plan::Plan;
 use super::run::refresh;
 use super::ReportOpts;
 use crate::report::blocks::{blocks_of, to_json, to_table};
-use crate::report::usage::Order;
+use crate::report::order::Order;
 
 pub fn run_blocks(plan: &Plan, a: &ReportOpts) -> anyhow::Result<()> {
     if a.output.csv || a.breakdown {

@@ -15,8 +15,8 @@ pub use plan::{Plan, UsageError};
 pub use run::run;
 
 use crate::report::fit::Layout;
+use crate::report::order::Order;
 use crate::report::query::Query;
-use crate::report::usage::Order;
 use chrono_tz::Tz;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;

@@ -126,10 +126,14 @@ mod tests {
         assert!(all.contains("1,234,567") && all.contains("and on and on"));
         let max = |s: &str| s.lines().map(|l| l.chars().count()).max().unwrap_or(0);
         assert_eq!(max(&all), width_of([4, 46, 9, 2, 6].into_iter()), "the width formula is comfy-table's");
-        let narrow = table(&cols(), &rows(), Layout { width: Some(60), ..Layout::WIDE });
-        assert!(max(&narrow) <= 60, "{narrow}");
-        assert!(!narrow.contains("1,234,567"), "rank 3 goes first: {narrow}");
-        assert!(narrow.contains("$12.34") && narrow.contains("s1"));
+        let narrow = table(&cols(), &rows(), Layout { width: Some(75), ..Layout::WIDE });
+        assert!(max(&narrow) <= 75, "{narrow}");
+        assert!(!narrow.contains("1,234,567"), "rank 3 does not fit after ranks 0 to 2: {narrow}");
+        assert!(narrow.contains("and on") && narrow.contains("89") && narrow.contains("$12.34"));
+        let narrower = table(&cols(), &rows(), Layout { width: Some(60), ..Layout::WIDE });
+        assert!(max(&narrower) <= 60, "{narrower}");
+        assert!(!narrower.contains("and on"), "the title does not fit: {narrower}");
+        assert!(narrower.contains("1,234,567") && narrower.contains("89"), "narrower columns take its room");
         let tiny = table(&cols(), &rows(), Layout { width: Some(30), ..Layout::WIDE });
         assert!(max(&tiny) <= 30, "the title goes too: {tiny}");
         assert!(tiny.contains("$12.34"));

@@ -14,6 +14,7 @@ pub mod charts;
 pub mod class_cost;
 pub mod fit;
 pub mod now;
+pub mod order;
 pub mod prices;
 pub mod query;
 pub mod render;

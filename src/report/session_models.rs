@@ -1,9 +1,11 @@
 //! Each session's models as reports name them (`query::model_label`: a
 //! fast-mode request's model with ` (fast)` after it), most requests
 //! first, and how many of its requests ran in fast mode: the models column
-//! of `report session`, over the requests a query selects.
+//! of `report session`, over the requests a query selects; and the model
+//! ids of a by-model report (fast mode folded in), for model filters.
 
-use super::query::{label, Query, FAST};
+use super::query::{label, model_id, Query, FAST};
+use super::usage::UsageReport;
 use super::ReportError;
 use crate::model::columns as c;
 use crate::store::frames::Cols;
@@ -42,4 +44,19 @@ pub fn session_models(requests: LazyFrame, q: &Query) -> Result<HashMap<String, 
             (id.to_owned(), SessionModels { names: v.into_iter().map(|(m, _)| m).collect(), fast_requests })
         })
         .collect())
+}
+
+impl UsageReport {
+    /// The model ids of a by-model report's rows, in its order, fast mode
+    /// folded into its model (`query::model_id`): what a model filter takes.
+    pub fn model_ids(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for r in &self.rows {
+            let id = model_id(&r.key);
+            if !out.iter().any(|m| m == id) {
+                out.push(id.to_owned());
+            }
+        }
+        out
+    }
 }

@@ -12,11 +12,14 @@
 mod cache;
 mod render;
 mod sums;
+mod window;
 
 pub use cache::class_tables;
 pub use render::{adoption_line, notes, render, who, window_line, window_warning, TeamFormat, PERSON_DAY_COLUMNS};
 
 use cache::{Cache, UserCache};
+use window::window;
+pub use window::{Window, PILOT_DAYS};
 
 use super::query::{Grouping, Query};
 use super::ReportError;
@@ -26,7 +29,6 @@ use crate::model::{money, TokenCounts};
 use crate::pricing::Estimate;
 use crate::store::frames::Cols;
 use crate::store::view::StoreView;
-use chrono::NaiveDate;
 use polars::prelude::*;
 use polars::sql::SQLContext;
 use serde::Serialize;
@@ -165,20 +167,6 @@ pub struct TeamTotal {
     /// People whose mean spend per active day is under the baseline's 90% line.
     pub people_under_baseline_p90: usize,
 }
-
-/// The days the report covers (from --since/--until, else the data).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Window {
-    pub first_day: Option<NaiveDate>,
-    pub last_day: Option<NaiveDate>,
-    pub days: u64,
-    /// True when --since or --until set it (else it is the data's span).
-    pub given: bool,
-}
-
-/// A window longer than this without --since/--until gets a warning: a
-/// pilot is usually weeks, and all history is rarely what a lead means.
-pub const PILOT_DAYS: u64 = 31;
 
 /// Rows that need a second look.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -375,17 +363,6 @@ pub fn quantile(values: &[f64], q: f64) -> f64 {
     let h = last as f64 * q.clamp(0.0, 1.0);
     let (lo, hi) = (h.floor() as usize, h.ceil() as usize);
     v[lo] + (h - lo as f64) * (v[hi] - v[lo])
-}
-
-fn window(q: &Query, days: &[PersonDay]) -> Window {
-    let parse = |s: &str| NaiveDate::parse_from_str(s, "%Y-%m-%d").ok();
-    let first = q.since.or_else(|| days.iter().filter_map(|d| parse(&d.day)).min());
-    let last = q.until.or_else(|| days.iter().filter_map(|d| parse(&d.day)).max());
-    let days = match (first, last) {
-        (Some(f), Some(l)) if l >= f => (l - f).num_days() as u64 + 1,
-        _ => 0,
-    };
-    Window { first_day: first, last_day: last, days, given: q.since.is_some() || q.until.is_some() }
 }
 
 fn person_days_from(df: &DataFrame) -> PolarsResult<Vec<PersonDay>> {

@@ -121,44 +121,6 @@ impl UsageReport {
     }
 }
 
-/// Which rows come first when a report is ordered by time (`--order`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Order {
-    /// Oldest first.
-    Asc,
-    /// Newest first.
-    Desc,
-}
-
-impl UsageReport {
-    /// The model ids of a by-model report's rows, in its order, fast mode
-    /// folded into its model (`query::model_id`): what a model filter takes.
-    pub fn model_ids(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for r in &self.rows {
-            let id = super::query::model_id(&r.key);
-            if !out.iter().any(|m| m == id) {
-                out.push(id.to_owned());
-            }
-        }
-        out
-    }
-
-    /// Rows by time: periods by their start, other rows by their last
-    /// request (ties by key), oldest or newest first.
-    pub fn order_by_time(&mut self, order: Order) {
-        let period = self.grouping.is_period();
-        self.rows.sort_by(|a, b| {
-            let o = if period { a.key.cmp(&b.key) } else { a.last.cmp(&b.last).then_with(|| a.key.cmp(&b.key)) };
-            if order == Order::Desc {
-                o.reverse()
-            } else {
-                o
-            }
-        });
-    }
-}
-
 /// Runs a usage report over a view's requests.
 pub fn usage(view: &StoreView, grouping: Grouping, q: &Query) -> Result<UsageReport, ReportError> {
     let Some(lf) = view.requests() else {
