@@ -8,6 +8,23 @@ use std::path::{Path, PathBuf};
 pub const ENV_CLAUDE_CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
 /// Where cachewise keeps its tables.
 pub const ENV_DATA_DIR: &str = "CACHEWISE_DATA_DIR";
+/// The terminal's width in characters (set by shells; tables fit it).
+pub const ENV_COLUMNS: &str = "COLUMNS";
+
+/// The width terminal tables fit: `COLUMNS` when it is a number (at least
+/// 20), else the terminal's width when stdout is one, else none (a pipe
+/// or file gets every column).
+pub fn table_width(env: Option<&str>) -> Option<usize> {
+    match env.and_then(|v| v.trim().parse::<usize>().ok()) {
+        Some(w) => Some(w.max(20)),
+        None => comfy_table::Table::new().width().map(usize::from),
+    }
+}
+
+/// Parses a day of the week (`monday`, `mon`, ... any case).
+pub fn parse_weekday(s: &str) -> Result<chrono::Weekday, String> {
+    s.trim().parse::<chrono::Weekday>().map_err(|_| format!("invalid day {s:?}: use monday, tuesday, ... sunday"))
+}
 
 /// Transcript roots: `--claude-dir` flags, else `CLAUDE_CONFIG_DIR` (comma
 /// separated), else `~/.config/claude` and `~/.claude`.

@@ -93,8 +93,10 @@ fn csv_and_table_outputs() {
     let o = cachewise(root.path(), data.path(), &["report", "daily", "--csv", "--tz", "UTC"]);
     let text = String::from_utf8(o.stdout).unwrap();
     let mut lines = text.lines();
-    assert_eq!(lines.next().unwrap(), "period,model,requests,input_tokens,output_tokens,cache_write_5m_tokens,cache_write_1h_tokens,cache_read_tokens,cost_usd");
-    assert!(lines.next().unwrap().starts_with(&format!("2026-02-11,,1,{},{}", a.input, a.out)));
+    assert_eq!(lines.next().unwrap(), "period,first,last,requests,input_tokens,output_tokens,cache_write_5m_tokens,cache_write_1h_tokens,cache_read_tokens,cost_usd");
+    let first = lines.next().unwrap();
+    let stamp = "2026-02-11T23:50:00+00:00";
+    assert!(first.starts_with(&format!("2026-02-11,{stamp},{stamp},1,{},{}", a.input, a.out)), "{first}");
     let o = cachewise(root.path(), data.path(), &["report", "daily", "--tz", "UTC"]);
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(text.contains("2026-02-11") && text.contains("Total"), "{text}");
@@ -108,6 +110,24 @@ fn summary_without_subcommand() {
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(o.status.success());
     assert!(text.contains("all time") && text.contains("Data last changed"), "{text}");
+}
+
+#[test]
+fn summary_says_when_claude_code_was_last_used_and_when_data_changed_to_the_second() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    fixture(root.path());
+    let o = cachewise(root.path(), data.path(), &["--tz", "UTC", "--now", "2026-06-01T12:00:00Z"]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        text.contains("Nothing in the last 30 days: Claude Code was last used on 2026-02-12 (109 days ago)"),
+        "{text}"
+    );
+    assert!(text.contains("report daily --since 20260114"), "{text}");
+    let line = text.lines().find(|l| l.starts_with("Data last changed ")).unwrap();
+    let stamp = line.trim_start_matches("Data last changed ").split(". ").next().unwrap();
+    assert!(chrono::NaiveDateTime::parse_from_str(&stamp.replace(" UTC", ""), "%Y-%m-%d %H:%M:%S").is_ok(), "{line}");
+    let recent = cachewise(root.path(), data.path(), &["--tz", "UTC", "--now", "2026-02-13T12:00:00Z"]);
+    assert!(!String::from_utf8(recent.stdout).unwrap().contains("Nothing in the last 30 days"));
 }
 
 #[test]

@@ -76,7 +76,14 @@ fn bundle_with_token_above_bound_is_refused() {
     write(root.path(), "-p/s1.jsonl", &lines);
     let store = Store::open(data.path()).unwrap();
     ingest(&[root.path().to_path_buf()], &store, &prices(), &Silent, chrono::Utc::now()).unwrap();
-    let spec = ExportSpec { user: "mallory".into(), machine: "m".into(), since: None, hasher: None, created: t0() };
+    let spec = ExportSpec {
+        user: "mallory".into(),
+        machine: "m".into(),
+        since: None,
+        until: None,
+        hasher: None,
+        created: t0(),
+    };
     let mut bundle = export(&store, &spec).unwrap();
     assert!(read_bundle(&bundle_bytes(&bundle).unwrap(), "ok.parquet").is_ok());
     // Two rows of 2^63 would sum to 0 (mod 2^64): the checksum is right, the values are not.

@@ -170,6 +170,7 @@ fn bundles_carry_the_calls_and_older_bundles_still_import() {
         user: "alice".into(),
         machine: "m1".into(),
         since: None,
+        until: None,
         hasher: Some(PathHasher::from_key("team-key")),
         created: common::t0(),
     };
@@ -349,8 +350,14 @@ fn a_pushed_bundle_s_calls_belong_to_the_token_s_user() {
     use cachewise::team::{bundle_bytes, export, ExportSpec};
     use cachewise::update::{accept as accept_bundle, PushState as TeamState, DEFAULT_MAX_BYTES};
     let (_root, data) = one_file(&[advisor("s1", 1, 0)]);
-    let spec =
-        ExportSpec { user: "mallory".into(), machine: "m".into(), since: None, hasher: None, created: common::t0() };
+    let spec = ExportSpec {
+        user: "mallory".into(),
+        machine: "m".into(),
+        since: None,
+        until: None,
+        hasher: None,
+        created: common::t0(),
+    };
     let bytes = bundle_bytes(&export(&Store::open(data.path()).unwrap(), &spec).unwrap()).unwrap();
     let team = tempfile::tempdir().unwrap();
     let token = "push-token-0123456789-abcdef-alice";

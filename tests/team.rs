@@ -8,7 +8,8 @@
 //! as two people in `team/engines_real.rs`); cache figures
 //! at the window's edge (`team/window.rs`); the analysis and side tables of
 //! new people as a refresh computes them (`team/sides.rs`); files checked on
-//! columns refused as typed rows are (`team/checks.rs`). The push server's tests live in
+//! columns refused as typed rows are (`team/checks.rs`); the pilot report's
+//! people, adoption, window and CSV (`team/pilot.rs`). The push server's tests live in
 //! `team/server.rs`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -23,6 +24,8 @@ mod engines;
 mod engines_real;
 #[path = "team/identity.rs"]
 mod identity;
+#[path = "team/pilot.rs"]
+mod pilot;
 #[path = "team/server.rs"]
 mod server;
 #[path = "team/sides.rs"]

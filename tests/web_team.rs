@@ -297,3 +297,31 @@ async fn person_names_are_escaped() {
     assert!(team_page.contains("eve&#60;img") || team_page.contains("eve&lt;img"), "the name is shown, escaped");
     assert!(team_page.contains("/?user=eve%3Cimg%20src%3Dx"), "the link encodes it");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn team_downloads_are_the_reports_csv_and_markdown() {
+    use cachewise::report::team::{render, TeamFormat};
+    let Team { _dir, store, st, .. } = alice_and_bob();
+    // 2026-02-12: alice's second day; bob is idle.
+    let range = "?since=2026-02-12&until=2026-02-12";
+    let body = page(&st, &format!("/team{range}")).await;
+    assert!(body.contains("/api/team.csv?since=2026-02-12"), "a CSV link with the range");
+    assert!(body.contains("/api/team.md?since=2026-02-12"), "a Markdown link");
+    assert!(body.contains("Adoption: 1 of 2 people active (50%)"), "{body}");
+    let day = chrono::NaiveDate::from_ymd_opt(2026, 2, 12);
+    let q = Query { since: day, until: day, ..Query::new(chrono_tz::UTC) };
+    let opts = TeamOptions { top_stale: DEFAULT_TOP_STALE };
+    let r = team(&common::view(&store, &PriceTable::embedded().unwrap(), now()), &q, &opts).unwrap();
+    let req = Request::builder().uri(format!("/api/team.csv{range}")).body(Body::empty()).unwrap();
+    let res = app(st.clone()).oneshot(req).await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(res.headers()["content-type"], "text/csv; charset=utf-8");
+    assert!(res.headers()["content-disposition"].to_str().unwrap().contains("cachewise-team.csv"));
+    let csv = String::from_utf8(res.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
+    assert_eq!(csv, render(&r, TeamFormat::Csv));
+    assert_eq!(csv.lines().count(), 2, "one person-day: alice on 2026-02-12:\n{csv}");
+    let (status, md) = get(&st, &format!("/api/team.md{range}")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(md, render(&r, TeamFormat::Markdown));
+    assert!(md.contains("| bob | 0 |"), "{md}");
+}

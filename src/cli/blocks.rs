@@ -1,21 +1,26 @@
-//! `cachewise report blocks`: ingest if asked, `report::blocks` over the
-//! run's view (the requests the filters select, at its clock), print.
+//! `cachewise report blocks` (and `cachewise blocks`): ingest if asked,
+//! `report::blocks` over the run's view (the requests the filters select,
+//! at its clock), print.
 
 use super::plan::Plan;
 use super::run::refresh;
-use super::ReportArgs;
+use super::ReportOpts;
 use crate::report::blocks::{blocks_of, to_json, to_table};
+use crate::report::order::Order;
 
-pub fn run_blocks(plan: &Plan, a: &ReportArgs) -> anyhow::Result<()> {
+pub fn run_blocks(plan: &Plan, a: &ReportOpts) -> anyhow::Result<()> {
     if a.output.csv || a.breakdown {
         return Err(super::UsageError("report blocks takes --json, not --csv or --breakdown".into()).into());
     }
     refresh(plan)?;
-    let rows = blocks_of(&plan.view()?, &a.filter.query(plan.tz, false))?;
+    let mut rows = blocks_of(&plan.view()?, &a.filter.query(plan.tz, false))?;
+    if a.order == Some(Order::Desc) {
+        rows.reverse();
+    }
     if a.output.json {
-        println!("{:#}", to_json(&rows));
+        super::out(&format!("{:#}\n", to_json(&rows)));
     } else {
-        print!("{}", to_table(&rows, plan.tz));
+        super::out(&to_table(&rows, a.layout(plan)));
     }
     Ok(())
 }

@@ -15,6 +15,8 @@ mod team;
 pub use plan::{Plan, UsageError};
 pub use run::run;
 
+use crate::report::fit::Layout;
+use crate::report::order::Order;
 use crate::report::query::Query;
 use chrono_tz::Tz;
 use clap::{Args, Parser, Subcommand};
@@ -54,9 +56,15 @@ pub const EXIT_USAGE: i32 = 2;
 (~/.claude/projects/**.jsonl), keeps it as Parquet tables, and reports what you spent, \
 what the prompt cache saved, and what expired caches cost you.\n\n\
 Run without a command for a short summary. Every report first ingests what changed \
-since the last run (use --no-ingest to skip). Message content is never read into the store.",
+since the last run (use --no-ingest to skip). Message content is never read into the store. \
+cachewise never goes online: prices are built in (--pricing FILE adds your own), so \
+--offline is accepted and changes nothing.\n\n\
+ccusage habits work: `cachewise daily|weekly|monthly|session|blocks` are `cachewise report ...`, \
+with -s/--since, -u/--until, -j/--json, -z/--tz, -b/--breakdown, -o/--order, --compact, \
+--start-of-week and dates as YYYYMMDD or YYYY-MM-DD.",
     after_help = "Examples:\n  cachewise                          summary: today, 7 and 30 days, top sessions\n  \
-cachewise report daily --since 2026-11-01\n  cachewise report session --json\n  \
+cachewise report daily --since 2026-11-01\n  cachewise daily -s 20261101 -o desc    the same report, ccusage style\n  \
+cachewise report session --json\n  \
 cachewise report model --breakdown --csv\n  cachewise prices --json\n  \
 cachewise --claude-dir ~/backup/.claude report monthly"
 )]
@@ -79,8 +87,12 @@ pub struct Global {
     #[arg(long, value_name = "DIR", global = true)]
     pub data_dir: Option<PathBuf>,
     /// Time zone for days, weeks and months (IANA name). Default: local.
-    #[arg(long, value_name = "IANA", global = true)]
+    #[arg(long, short = 'z', value_name = "IANA", global = true)]
     pub tz: Option<String>,
+    /// Accepted for ccusage's habit: cachewise never goes online (its
+    /// prices are built in), so this changes nothing.
+    #[arg(long, global = true)]
+    pub offline: bool,
     /// Report on the stored tables without reading transcripts first.
     #[arg(long, global = true)]
     pub no_ingest: bool,
@@ -108,6 +120,16 @@ pub enum Command {
     /// Usage and cost per day, week, month, session, project or model, or
     /// per person and active day (`report team`, for team pilots).
     Report(ReportArgs),
+    /// Same as `report daily` (ccusage's name).
+    Daily(ReportOpts),
+    /// Same as `report weekly` (ccusage's name).
+    Weekly(ReportOpts),
+    /// Same as `report monthly` (ccusage's name).
+    Monthly(ReportOpts),
+    /// Same as `report session` (ccusage's name).
+    Session(ReportOpts),
+    /// Same as `report blocks` (ccusage's name).
+    Blocks(ReportOpts),
     /// Read new transcript lines into the store, and print what was read.
     Ingest(policy::IngestArgs),
     /// Serve the dashboard (cost per day and session, cache timelines, stale
@@ -142,21 +164,33 @@ pub struct PricesArgs {
 #[derive(Debug, Args, Clone, Copy)]
 pub struct OutputArgs {
     /// Print JSON (keys documented in the README).
-    #[arg(long, conflicts_with = "csv")]
+    #[arg(long, short = 'j', conflicts_with = "csv")]
     pub json: bool,
-    /// Print CSV.
+    /// Print CSV: the JSON rows' columns, one row per JSON row.
     #[arg(long)]
     pub csv: bool,
+}
+
+/// How terminal tables are laid out.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct LayoutArgs {
+    /// Every column, whatever the terminal's width (tables otherwise fit
+    /// $COLUMNS or the terminal, leaving out the less used columns).
+    #[arg(long, conflicts_with = "compact")]
+    pub wide: bool,
+    /// Only the essential columns (ccusage's --compact).
+    #[arg(long)]
+    pub compact: bool,
 }
 
 /// Filters shared by reports.
 #[derive(Debug, Args, Clone)]
 pub struct FilterArgs {
     /// First day included (YYYY-MM-DD or YYYYMMDD, in --tz).
-    #[arg(long, value_name = "DATE", value_parser = crate::config::parse_date)]
+    #[arg(long, short = 's', value_name = "DATE", value_parser = crate::config::parse_date)]
     pub since: Option<chrono::NaiveDate>,
     /// Last day included (YYYY-MM-DD or YYYYMMDD, in --tz).
-    #[arg(long, value_name = "DATE", value_parser = crate::config::parse_date)]
+    #[arg(long, short = 'u', value_name = "DATE", value_parser = crate::config::parse_date)]
     pub until: Option<chrono::NaiveDate>,
     /// Only projects whose directory or cwd contains this text.
     #[arg(long, value_name = "TEXT")]
@@ -176,6 +210,7 @@ impl FilterArgs {
             project: self.project.clone(),
             breakdown,
             user: self.user.clone(),
+            week_start: chrono::Weekday::Mon,
         }
     }
 }
@@ -186,12 +221,43 @@ pub struct ReportArgs {
     #[arg(value_enum)]
     pub kind: team::ReportKind,
     #[command(flatten)]
+    pub opts: ReportOpts,
+}
+
+/// The flags of `report` (and of its aliases `daily`, `weekly`, ...).
+#[derive(Debug, Args)]
+pub struct ReportOpts {
+    #[command(flatten)]
     pub filter: FilterArgs,
-    /// One sub-row per model.
-    #[arg(long)]
+    /// One sub-row per model (fast mode apart: `claude-opus-4-8 (fast)`).
+    #[arg(long, short = 'b')]
     pub breakdown: bool,
+    /// Rows by time: asc (oldest first, the default for days, weeks,
+    /// months and blocks) or desc (newest first). Sessions, projects and
+    /// models are by cost, highest first, unless --order is given; then by
+    /// their last request.
+    #[arg(long, short = 'o', value_enum, value_name = "ORDER")]
+    pub order: Option<Order>,
+    /// The day weeks start on (weekly).
+    #[arg(long, value_name = "DAY", default_value = "monday", value_parser = crate::config::parse_weekday)]
+    pub start_of_week: chrono::Weekday,
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
+    pub layout: LayoutArgs,
+    #[command(flatten)]
     pub team: team::TeamReportFlags,
+}
+
+impl ReportOpts {
+    /// The report query these flags select, days in `tz`.
+    pub fn query(&self, tz: Tz) -> Query {
+        Query { week_start: self.start_of_week, ..self.filter.query(tz, self.breakdown) }
+    }
+
+    /// The table layout: the plan's width unless --wide; --compact.
+    pub fn layout(&self, plan: &Plan) -> Layout {
+        let width = if self.layout.wide { None } else { plan.width };
+        Layout { width, compact: self.layout.compact, tz: plan.tz }
+    }
 }

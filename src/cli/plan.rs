@@ -23,6 +23,8 @@ pub struct Plan {
     pub prices: PriceTable,
     /// The run's clock: read once, when the plan is resolved.
     pub now: DateTime<Utc>,
+    /// The width terminal tables fit (`config::table_width`); None: no limit.
+    pub width: Option<usize>,
 }
 
 /// A usage error: exit code 2.
@@ -41,7 +43,8 @@ impl Plan {
         let store =
             Store::open(&data_dir).with_context(|| format!("cannot use data directory {}", data_dir.display()))?;
         let now = g.now.unwrap_or_else(Utc::now);
-        Ok(Plan { roots, store, tz, ingest: !g.no_ingest, quiet: g.quiet, prices, now })
+        let width = config::table_width(std::env::var(config::ENV_COLUMNS).ok().as_deref());
+        Ok(Plan { roots, store, tz, ingest: !g.no_ingest, quiet: g.quiet, prices, now, width })
     }
 
     /// The store as this run reads it, at the run's clock.

@@ -5,7 +5,8 @@ use super::plan::Plan;
 use super::policy::{local_ingest, Asked, IngestArgs};
 use super::progress::Bar;
 use super::team;
-use super::{Cli, Command, OutputArgs, PricesArgs, ReportArgs};
+use super::team::ReportKind;
+use super::{Cli, Command, OutputArgs, PricesArgs, ReportOpts};
 use crate::ingest::{IngestError, Outcome};
 use crate::pricing::Estimate;
 use crate::report::cache_rows::annotate_sessions;
@@ -22,7 +23,12 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     let plan = Plan::resolve(&cli.global)?;
     match cli.command {
         None => run_summary(&plan),
-        Some(Command::Report(a)) => run_report(&plan, &a),
+        Some(Command::Report(a)) => run_report(&plan, a.kind, &a.opts),
+        Some(Command::Daily(o)) => run_report(&plan, ReportKind::Usage(Grouping::Daily), &o),
+        Some(Command::Weekly(o)) => run_report(&plan, ReportKind::Usage(Grouping::Weekly), &o),
+        Some(Command::Monthly(o)) => run_report(&plan, ReportKind::Usage(Grouping::Monthly), &o),
+        Some(Command::Session(o)) => run_report(&plan, ReportKind::Usage(Grouping::Session), &o),
+        Some(Command::Blocks(o)) => run_report(&plan, ReportKind::Blocks, &o),
         Some(Command::Ingest(a)) => run_ingest(&plan, a),
         Some(Command::Cache(a)) => super::cache::run_cache(&plan, &a),
         Some(Command::Advise(a)) => super::cache::run_advise(&plan, &a),
@@ -117,22 +123,26 @@ fn format(o: OutputArgs) -> Format {
     }
 }
 
-fn run_report(plan: &Plan, a: &ReportArgs) -> anyhow::Result<()> {
-    let kind = match a.kind {
-        team::ReportKind::Team => return team::run_team_report(plan, a),
-        team::ReportKind::Blocks => return super::blocks::run_blocks(plan, a),
-        team::ReportKind::Usage(g) => g,
+/// `cachewise report KIND` and its aliases (`cachewise daily`, ...).
+fn run_report(plan: &Plan, kind: ReportKind, a: &ReportOpts) -> anyhow::Result<()> {
+    let kind = match kind {
+        ReportKind::Team => return team::run_team_report(plan, a),
+        ReportKind::Blocks => return super::blocks::run_blocks(plan, a),
+        ReportKind::Usage(g) => g,
     };
     team::check_usage_flags(a)?;
     refresh(plan)?;
-    let q = a.filter.query(plan.tz, a.breakdown);
+    let q = a.query(plan.tz);
     let view = plan.view()?;
     let mut r = usage::usage(&view, kind, &q)?;
     if kind == Grouping::Session {
         annotate_sessions(&mut r, &view, q.user.as_deref())?;
     }
+    if let Some(order) = a.order {
+        r.order_by_time(order);
+    }
     warn_estimates(plan, &r.estimated_models);
-    super::out(&render::usage(&r, format(a.output)));
+    super::out(&render::usage(&r, format(a.output), a.layout(plan)));
     Ok(())
 }
 

@@ -7,10 +7,10 @@
 
 use super::plan::Plan;
 use super::run::refresh;
-use super::{ReportArgs, UsageError};
+use super::{ReportOpts, UsageError};
 use crate::report::cell::term;
 use crate::report::query::Grouping;
-use crate::report::team::{self as team_report, TeamFormat, TeamOptions};
+use crate::report::team::{self as team_report, window_warning, TeamFormat, TeamOptions};
 use crate::team::export::{default_machine, write_file};
 use crate::team::file::Written;
 use crate::team::hash::PathHasher;
@@ -62,6 +62,10 @@ pub struct TeamReportFlags {
     /// Print Markdown fit to paste into a pilot write-up (report team only).
     #[arg(long, conflicts_with_all = ["json", "csv"])]
     pub md: bool,
+    /// With --csv: one row per person (and a total row) instead of one row
+    /// per person per active day (report team only).
+    #[arg(long, requires = "csv")]
+    pub csv_summary: bool,
     /// Stale sessions listed per person (report team only).
     #[arg(long, value_name = "N", default_value_t = team_report::DEFAULT_TOP_STALE)]
     pub top_stale: usize,
@@ -93,9 +97,12 @@ pub struct ExportArgs {
     /// This machine's name. Default: the host name.
     #[arg(long, value_name = "NAME")]
     pub machine: Option<String>,
-    /// Only requests on or after this day (YYYY-MM-DD, in --tz).
-    #[arg(long, value_name = "DATE", value_parser = crate::config::parse_date)]
+    /// Only requests on or after this day (YYYY-MM-DD or YYYYMMDD, in --tz).
+    #[arg(long, short = 's', value_name = "DATE", value_parser = crate::config::parse_date)]
     pub since: Option<NaiveDate>,
+    /// Only requests on or before this day (YYYY-MM-DD or YYYYMMDD, in --tz).
+    #[arg(long, short = 'u', value_name = "DATE", value_parser = crate::config::parse_date)]
+    pub until: Option<NaiveDate>,
     #[command(flatten)]
     pub hash: HashArgs,
     /// The bundle to write (one Parquet file; see docs/bundle-schema.md).
@@ -182,13 +189,10 @@ fn check_name(flag: &str, name: &str) -> Result<(), UsageError> {
     }
 }
 
-fn spec(
-    plan: &Plan,
-    user: String,
-    machine: Option<&str>,
-    since: Option<NaiveDate>,
-    h: &HashArgs,
-) -> anyhow::Result<ExportSpec> {
+/// The days an export covers: first and last, local days in the plan's zone.
+type Days = (Option<NaiveDate>, Option<NaiveDate>);
+
+fn spec(plan: &Plan, user: String, machine: Option<&str>, days: Days, h: &HashArgs) -> anyhow::Result<ExportSpec> {
     let machine = machine.map_or_else(default_machine, str::to_owned);
     check_name("--user", &user)?;
     check_name("--machine", &machine)?;
@@ -197,8 +201,10 @@ fn spec(
         (true, Some(k)) => Some(PathHasher::from_key(k)),
         (true, None) => Some(PathHasher::from_data_dir(plan.store.dir())?),
     };
-    let since = since.map(|d| start_of_day(plan, d));
-    Ok(ExportSpec { user, machine, since, hasher, created: Utc::now() })
+    let since = days.0.map(|d| start_of_day(plan, d));
+    // Before the start of the day after the last: the whole last day.
+    let until = days.1.map(|d| d.succ_opt().map_or(DateTime::<Utc>::MAX_UTC, |next| start_of_day(plan, next)));
+    Ok(ExportSpec { user, machine, since, until, hasher, created: Utc::now() })
 }
 
 fn start_of_day(plan: &Plan, d: NaiveDate) -> DateTime<Utc> {
@@ -213,7 +219,7 @@ pub fn run_export(plan: &Plan, a: &ExportArgs) -> anyhow::Result<()> {
     }
     let Some(out) = &a.out else { return Err(UsageError("give --out FILE or --otlp URL".into()).into()) };
     refresh(plan)?;
-    let spec = spec(plan, a.user.clone(), a.machine.as_deref(), a.since, &a.hash)?;
+    let spec = spec(plan, a.user.clone(), a.machine.as_deref(), (a.since, a.until), &a.hash)?;
     let bundle = team::export::export_with_analysis(&plan.store, &spec, &plan.prices)?;
     let written = write_file(&bundle, out)?;
     let hashed = if spec.hasher.is_some() { ", paths hashed" } else { "" };
@@ -286,7 +292,7 @@ pub fn run_push(plan: &Plan, a: &PushArgs) -> anyhow::Result<()> {
         }
     }
     let user = a.user.clone().or_else(|| std::env::var("USER").ok()).unwrap_or_else(|| "unknown".to_owned());
-    let spec = spec(plan, user, a.machine.as_deref(), None, &a.hash)?;
+    let spec = spec(plan, user, a.machine.as_deref(), (None, None), &a.hash)?;
     let o = push::push(&plan.store, &a.server, &a.token, spec, a.all)?;
     match &o.server {
         None => println!("nothing new to push to {}", a.server),
@@ -299,26 +305,35 @@ pub fn run_push(plan: &Plan, a: &PushArgs) -> anyhow::Result<()> {
 }
 
 /// `cachewise report team`.
-pub fn run_team_report(plan: &Plan, a: &ReportArgs) -> anyhow::Result<()> {
+pub fn run_team_report(plan: &Plan, a: &ReportOpts) -> anyhow::Result<()> {
     refresh(plan)?;
     let q = a.filter.query(plan.tz, false);
     let opts = TeamOptions { top_stale: a.team.top_stale };
     let r = team_report::team(&plan.view()?, &q, &opts)?;
     super::run::warn_estimates(plan, &r.estimated_models);
-    let format = match (a.team.md, a.output.json, a.output.csv) {
-        (true, _, _) => TeamFormat::Markdown,
-        (_, true, _) => TeamFormat::Json,
-        (_, _, true) => TeamFormat::Csv,
+    let format = match (a.team.md, a.output.json, a.output.csv, a.team.csv_summary) {
+        (true, ..) => TeamFormat::Markdown,
+        (_, true, ..) => TeamFormat::Json,
+        (_, _, true, true) => TeamFormat::CsvSummary,
+        (_, _, true, false) => TeamFormat::Csv,
         _ => TeamFormat::Table,
     };
+    // The table and the Markdown carry the warning among their notes.
+    if let (false, Some(w)) =
+        (plan.quiet || matches!(format, TeamFormat::Table | TeamFormat::Markdown), window_warning(&r))
+    {
+        super::note(&format!("warning: {w}"));
+    }
     super::out(&team_report::render(&r, format));
     Ok(())
 }
 
-/// `--md` belongs to `report team`.
-pub fn check_usage_flags(a: &ReportArgs) -> Result<(), UsageError> {
-    if a.team.md {
-        return Err(UsageError("--md is only for `cachewise report team`".into()));
+/// `--md` and `--csv-summary` belong to `report team`.
+pub fn check_usage_flags(a: &ReportOpts) -> Result<(), UsageError> {
+    for (given, flag) in [(a.team.md, "--md"), (a.team.csv_summary, "--csv-summary")] {
+        if given {
+            return Err(UsageError(format!("{flag} is only for `cachewise report team`")));
+        }
     }
     Ok(())
 }

@@ -8,16 +8,17 @@
 //! than 5 h ago and its end ahead), the cost projected to its end at that
 //! burn rate. Pure: the clock comes in as an argument.
 
+use super::fit::{self, Col, Layout};
 use super::query::Query;
 use super::render::{dollars, thousands, totals_json};
 use super::usage::Totals;
 use super::ReportError;
+use crate::analyze::fmt_duration;
 use crate::model::columns as c;
 use crate::model::Request;
 use crate::store::frames::requests_from;
 use crate::store::view::StoreView;
 use chrono::{DateTime, Duration, DurationRound, Utc};
-use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use polars::prelude::*;
 use serde_json::{json, Map, Value};
 
@@ -40,6 +41,8 @@ pub struct Block {
     pub burn_rate_usd_per_h: Option<f64>,
     /// Active block only: cost + burn rate x hours left to `end`.
     pub projected_usd: Option<f64>,
+    /// Active block only: seconds from the clock to `end`.
+    pub left_s: Option<i64>,
 }
 
 impl Block {
@@ -55,6 +58,7 @@ impl Block {
             totals: Totals::default(),
             burn_rate_usd_per_h: None,
             projected_usd: None,
+            left_s: None,
         }
     }
 
@@ -71,6 +75,7 @@ impl Block {
         if self.active {
             let left = (self.end - now).as_seconds_f64() / 3600.0;
             self.projected_usd = Some(self.totals.cost_usd + self.burn_rate_usd_per_h.unwrap_or(0.0) * left);
+            self.left_s = Some((self.end - now).num_seconds());
         }
     }
 }
@@ -119,6 +124,7 @@ fn gap(start: DateTime<Utc>, end: DateTime<Utc>) -> Block {
         totals: Totals::default(),
         burn_rate_usd_per_h: None,
         projected_usd: None,
+        left_s: None,
     }
 }
 
@@ -128,7 +134,8 @@ pub fn active(blocks: &[Block]) -> Option<&Block> {
 }
 
 /// `{"rows":[{start, end, active, gap, requests, token keys, cost_usd,
-/// burn_rate_usd_per_h, projected_usd}]}`.
+/// burn_rate_usd_per_h, projected_usd, left_s}], "total": {requests, token
+/// keys, cost_usd}}`.
 pub fn to_json(blocks: &[Block]) -> Value {
     let rows: Vec<Value> = blocks
         .iter()
@@ -143,40 +150,61 @@ pub fn to_json(blocks: &[Block]) -> Value {
             m.extend(totals_json(&b.totals));
             m.insert("burn_rate_usd_per_h".into(), json!(b.burn_rate_usd_per_h));
             m.insert("projected_usd".into(), json!(b.projected_usd));
+            m.insert("left_s".into(), json!(b.left_s));
             Value::Object(m)
         })
         .collect();
-    json!({ "rows": rows })
+    json!({ "rows": rows, "total": Value::Object(totals_json(&total(blocks))) })
 }
 
-/// A terminal table, times in `tz`.
-pub fn to_table(blocks: &[Block], tz: chrono_tz::Tz) -> String {
-    let mut t = Table::new();
-    t.load_preset(UTF8_BORDERS_ONLY);
-    t.set_header(["block start", "end", "", "requests", "tokens", "cost", "$/h", "projected"]);
+/// The requests, tokens and cost of every block.
+pub fn total(blocks: &[Block]) -> Totals {
+    blocks.iter().map(|b| b.totals).sum()
+}
+
+/// The columns of the terminal table.
+const COLUMNS: [Col; 8] = [
+    Col::text("Block start", 0),
+    Col::text("End", 3),
+    Col::text("State", 1),
+    Col::num("Requests", 2),
+    Col::num("Tokens", 2),
+    Col::num("Cost", 0),
+    Col::num("$/h", 1),
+    Col::num("Projected", 1),
+];
+
+/// A terminal table in `layout` (times in its zone), with a total row.
+pub fn to_table(blocks: &[Block], layout: Layout) -> String {
+    let fmt = |d: DateTime<Utc>| d.with_timezone(&layout.tz).format("%Y-%m-%d %H:%M").to_string();
+    let mut rows: Vec<Vec<String>> = Vec::new();
     for b in blocks {
-        let fmt = |d: DateTime<Utc>| d.with_timezone(&tz).format("%Y-%m-%d %H:%M").to_string();
-        let state = if b.gap {
-            "gap"
-        } else if b.active {
-            "ACTIVE"
-        } else {
-            ""
+        let state = match (b.gap, b.left_s) {
+            (true, _) => "gap".to_owned(),
+            (false, Some(left)) => format!("active, {} left", fmt_duration(left as f64)),
+            (false, None) => String::new(),
         };
         let k = &b.totals.tokens;
-        let num = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
-        t.add_row(vec![
-            Cell::new(fmt(b.start)),
-            Cell::new(fmt(b.end)),
-            Cell::new(state),
-            num(if b.gap { String::new() } else { thousands(b.totals.requests) }),
-            num(if b.gap { String::new() } else { thousands(k.prompt() + k.output) }),
-            num(if b.gap { String::new() } else { dollars(b.totals.cost_usd) }),
-            num(b.burn_rate_usd_per_h.map(dollars).unwrap_or_default()),
-            num(b.projected_usd.map(dollars).unwrap_or_default()),
+        let figure = |s: String| if b.gap { String::new() } else { s };
+        rows.push(vec![
+            fmt(b.start),
+            fmt(b.end),
+            state,
+            figure(thousands(b.totals.requests)),
+            figure(thousands(k.prompt() + k.output)),
+            figure(dollars(b.totals.cost_usd)),
+            b.burn_rate_usd_per_h.map(dollars).unwrap_or_default(),
+            b.projected_usd.map(dollars).unwrap_or_default(),
         ]);
     }
-    format!("{t}\n")
+    let t = total(blocks);
+    let blocks_n = blocks.iter().filter(|b| !b.gap).count();
+    let label = format!("Total ({blocks_n} {})", if blocks_n == 1 { "block" } else { "blocks" });
+    let tokens = thousands(t.tokens.prompt() + t.tokens.output);
+    let mut last = vec![label, String::new(), String::new(), thousands(t.requests), tokens, dollars(t.cost_usd)];
+    last.extend([String::new(), String::new()]);
+    rows.push(last);
+    format!("{}\n", fit::table(&COLUMNS, &rows, layout))
 }
 
 #[cfg(test)]
@@ -241,6 +269,13 @@ mod tests {
         assert_eq!((last.start, last.end, last.active), (at(29, 22, 0, 0), at(30, 3, 0, 0), true));
         assert_eq!(last.burn_rate_usd_per_h, Some(2.0), "$3 over 1.5 h");
         assert_eq!(last.projected_usd, Some(9.0), "$3 + $2/h x 3 h left");
+        assert_eq!(last.left_s, Some(3 * 3600), "the clock is 3 h before the block's end");
+        assert_eq!(b.iter().filter(|x| x.left_s.is_some()).count(), 1, "only the active block has time left");
+        let table = to_table(&b, Layout::WIDE);
+        assert!(table.contains("active, 3.0 h left"), "{table}");
+        let total_row = table.lines().find(|l| l.contains("Total (3 blocks)")).unwrap_or_default();
+        assert!(total_row.contains("$12.50") && total_row.contains(" 7 "), "{table}");
+        assert_eq!(to_json(&b)["total"]["requests"], 7);
         assert_eq!(active(&b).map(|x| x.start), Some(at(29, 22, 0, 0)));
         assert_eq!(b[0].totals.tokens.prompt() + b[0].totals.tokens.output, 3 * 115);
     }

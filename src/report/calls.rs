@@ -10,6 +10,7 @@ use crate::model::columns as c;
 use crate::model::iterations::calls_range;
 use crate::model::Iteration;
 use crate::pricing::WEB_SEARCH_USD;
+use crate::report::query::label;
 use crate::store::frames::Cols;
 use polars::prelude::*;
 use serde::Serialize;
@@ -85,7 +86,8 @@ pub fn match_rows(df: &DataFrame, calls: &[Iteration]) -> PolarsResult<Vec<(usiz
 
 /// `df` with each request that made several calls replaced by one row per
 /// call: the call's model (also as `key` and/or `sub` when they name the
-/// model), tokens and cost. The request counts once (`counted`), on its
+/// model, then labelled as `query::model_label` does, which needs the
+/// `speed` column), tokens and cost. The request counts once (`counted`), on its
 /// first call on its own model (else its first call), which also carries
 /// its web searches; so every total over the rows is unchanged.
 pub fn split_by_model(
@@ -117,12 +119,17 @@ pub fn split_by_model(
     let u = |name: &str, f: fn(&Iteration) -> u64| {
         Column::new(name.into(), parts.iter().map(|p| f(p.0)).collect::<Vec<u64>>())
     };
-    split.with_column(model.clone())?;
-    if key_is_model {
-        split.with_column(model.clone().with_name(c::KEY.into()))?;
-    }
-    if sub_is_model {
-        split.with_column(model.with_name(c::SUB.into()))?;
+    split.with_column(model)?;
+    if key_is_model || sub_is_model {
+        let speed = Cols(&split).str(c::SPEED)?;
+        let labels: Vec<String> = parts.iter().zip(&speed).map(|(p, s)| label(p.0.model.as_str(), s)).collect();
+        let labels = Column::new(c::KEY.into(), labels);
+        if key_is_model {
+            split.with_column(labels.clone())?;
+        }
+        if sub_is_model {
+            split.with_column(labels.with_name(c::SUB.into()))?;
+        }
     }
     split.with_column(u(c::INPUT, |i| i.tokens.input))?;
     split.with_column(u(c::CACHE_WRITE_5M, |i| i.tokens.cache_write_5m))?;

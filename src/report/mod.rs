@@ -15,11 +15,14 @@ pub mod cell;
 pub mod charts;
 pub mod class_cost;
 pub mod labels;
+pub mod fit;
 pub mod now;
+pub mod order;
 pub mod prices;
 pub mod project_paths;
 pub mod query;
 pub mod render;
+pub mod session_models;
 pub mod session_table;
 pub mod slices;
 pub mod stored_rows;
@@ -28,6 +31,7 @@ pub mod team;
 pub mod term;
 pub mod timeline;
 pub mod usage;
+pub mod usage_table;
 
 use crate::store::StoreError;
 

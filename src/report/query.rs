@@ -6,7 +6,7 @@
 
 use crate::model::columns as c;
 use crate::model::Request;
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, NaiveDate, Utc, Weekday};
 use chrono_tz::Tz;
 use polars::prelude::*;
 
@@ -50,6 +50,32 @@ impl Grouping {
     }
 }
 
+/// What a request's model is called in reports: its id, and ` (fast)`
+/// after it when the request ran in fast mode (`usage.speed`), so fast
+/// and standard spend of one model are told apart.
+pub fn model_label() -> Expr {
+    when(col(c::SPEED).eq(lit(FAST))).then(col(c::MODEL) + lit(FAST_SUFFIX)).otherwise(col(c::MODEL))
+}
+
+/// `model_label` over one row's model and speed.
+pub fn label(model: &str, speed: &str) -> String {
+    if speed == FAST {
+        format!("{model}{FAST_SUFFIX}")
+    } else {
+        model.to_owned()
+    }
+}
+
+/// The model id of a label (`model_label`'s inverse).
+pub fn model_id(label: &str) -> &str {
+    label.strip_suffix(FAST_SUFFIX).unwrap_or(label)
+}
+
+/// The `usage.speed` of fast mode.
+pub const FAST: &str = "fast";
+/// What `model_label` appends to a fast-mode request's model.
+pub const FAST_SUFFIX: &str = " (fast)";
+
 /// Filters shared by every report.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Query {
@@ -64,11 +90,13 @@ pub struct Query {
     pub breakdown: bool,
     /// Exactly this person (the `user` column of imported team bundles).
     pub user: Option<String>,
+    /// The day weeks start on (weekly reports; ccusage's `--start-of-week`).
+    pub week_start: Weekday,
 }
 
 impl Query {
     pub fn new(tz: Tz) -> Query {
-        Query { since: None, until: None, tz, project: None, breakdown: false, user: None }
+        Query { since: None, until: None, tz, project: None, breakdown: false, user: None, week_start: Weekday::Mon }
     }
 
     /// True when the query selects every request of the people it selects
@@ -125,14 +153,23 @@ impl Query {
         let lf = self.filter(requests)?;
         let key = match grouping {
             Grouping::Daily => day,
-            Grouping::Weekly => local.dt().truncate(lit("1w")).dt().date(),
+            Grouping::Weekly => self.week(day.clone()),
             Grouping::Monthly => local.dt().truncate(lit("1mo")).dt().date(),
             Grouping::Session => col(c::SESSION_ID),
             Grouping::Project => col(c::PROJECT),
-            Grouping::Model => col(c::MODEL),
+            Grouping::Model => model_label(),
         };
-        let sub = if self.breakdown { col(c::MODEL) } else { lit("") };
+        let sub = if self.breakdown { model_label() } else { lit("") };
         Ok(lf.with_columns([key.alias(c::KEY), sub.alias(c::SUB)]))
+    }
+
+    /// The first day of the week of a local day, in days since 1970-01-01
+    /// (a Thursday, so a Monday's number plus 3 is a multiple of 7): the
+    /// day less its distance from the week's first day.
+    fn week(&self, day: Expr) -> Expr {
+        let shift = i32::try_from(self.week_start.num_days_from_monday()).unwrap_or(0);
+        let n = day.cast(DataType::Int32);
+        (n.clone() - (n + lit(10 - shift)) % lit(7)).cast(DataType::Date)
     }
 
     /// The requests this query selects (days, project, user).

@@ -1,12 +1,12 @@
-//! Output of usage reports: terminal table, JSON (the documented contract)
-//! and CSV. Formatting only; the numbers come from `report::usage`.
+//! Output of usage reports: JSON (the documented contract), CSV (the JSON
+//! rows' columns) and the terminal table (`usage_table`). Formatting
+//! only; the numbers come from `report::usage`.
 
 use super::calls::CallTotals;
-use super::cell::{self, CsvTable};
+use super::cell::CsvTable;
+use super::fit::Layout;
 use super::query::Grouping;
 use super::usage::{Totals, UsageReport, UsageRow};
-use crate::pricing::Estimate;
-use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use serde_json::{json, Map, Value};
 
 /// How a report is printed.
@@ -36,6 +36,9 @@ fn row_json(g: Grouping, r: &UsageRow) -> Value {
     if g == Grouping::Session {
         m.insert("project".into(), json!(r.project));
         m.insert("title".into(), json!(r.title));
+        let used = r.used.clone().unwrap_or_default();
+        m.insert("model_names".into(), json!(used.names));
+        m.insert("fast_requests".into(), json!(used.fast_requests));
     }
     m.insert("first".into(), json!(r.first.to_rfc3339()));
     m.insert("last".into(), json!(r.last.to_rfc3339()));
@@ -94,51 +97,92 @@ pub fn usage_json(r: &UsageReport) -> Value {
     })
 }
 
-/// Renders a usage report in the chosen format.
-pub fn usage(r: &UsageReport, format: Format) -> String {
+/// Renders a usage report in the chosen format (a table in `layout`).
+pub fn usage(r: &UsageReport, format: Format, layout: Layout) -> String {
     match format {
         Format::Json => super::term::json(&usage_json(r)).unwrap_or_default(),
         Format::Csv => usage_csv(r),
-        Format::Table => usage_table(r),
+        Format::Table => super::usage_table::usage_table(r, layout),
     }
 }
 
+/// The CSV of a report: one row per JSON row, a column per JSON key (in
+/// the JSON's order; a list's items joined by `;`, null empty). With
+/// `--breakdown` (not by model) a `model` column follows the key: each
+/// row, then one row per model with the key columns and that model's
+/// tokens and cost, the other cells empty.
 fn usage_csv(r: &UsageReport) -> String {
+    let rows: Vec<Map<String, Value>> = r
+        .rows
+        .iter()
+        .filter_map(|row| match row_json(r.grouping, row) {
+            Value::Object(m) => Some(m),
+            _ => None,
+        })
+        .collect();
+    let breakdown = r.grouping != Grouping::Model && r.rows.iter().any(|row| !row.models.is_empty());
+    let mut header = csv_header(r, rows.first());
+    if breakdown {
+        header.insert(1, "model".to_owned());
+    }
     let mut w = CsvTable::new();
-    let key = r.grouping.key_name();
-    w.row([
-        key,
-        "model",
-        "requests",
-        "input_tokens",
-        "output_tokens",
-        "cache_write_5m_tokens",
-        "cache_write_1h_tokens",
-        "cache_read_tokens",
-        "cost_usd",
-    ]);
-    let mut rec = |k: &str, model: &str, t: &Totals| {
-        w.row([
-            k.to_owned(),
-            model.to_owned(),
-            t.requests.to_string(),
-            t.tokens.input.to_string(),
-            t.tokens.output.to_string(),
-            t.tokens.cache_write_5m.to_string(),
-            t.tokens.cache_write_1h.to_string(),
-            t.tokens.cache_read.to_string(),
-            format!("{:.6}", t.cost_usd),
-        ]);
-    };
-    for row in &r.rows {
-        if row.models.is_empty() {
-            rec(&row.key, "", &row.totals);
+    w.row(header.iter().cloned());
+    let keys = [r.grouping.key_name(), "project", "title", "model_names", "first", "last"];
+    for (row, m) in r.rows.iter().zip(&rows) {
+        w.row(header.iter().map(|h| m.get(h).map(csv_value).unwrap_or_default()));
+        if !breakdown {
+            continue;
         }
-        for (m, t) in &row.models {
-            rec(&row.key, m, t);
+        for (model, t) in &row.models {
+            let own = totals_json(t);
+            w.row(header.iter().map(|h| match h.as_str() {
+                "model" => model.clone(),
+                k if keys.contains(&k) => m.get(k).map(csv_value).unwrap_or_default(),
+                k => own.get(k).map(csv_value).unwrap_or_default(),
+            }));
         }
     }
     w.finish()
+}
+
+/// The CSV's columns: the key, the session's names and times, the totals,
+/// then every other key of the JSON rows in their order.
+fn csv_header(r: &UsageReport, first: Option<&Map<String, Value>>) -> Vec<String> {
+    let lead = [r.grouping.key_name(), "project", "title", "model_names", "fast_requests", "first", "last"];
+    let Some(m) = first else {
+        return [r.grouping.key_name(), "first", "last"].iter().chain(&TOTAL_KEYS).map(|k| (*k).to_owned()).collect();
+    };
+    let mut out: Vec<String> = Vec::new();
+    for k in lead.iter().chain(&TOTAL_KEYS) {
+        if m.contains_key(*k) && !out.iter().any(|o| o == k) {
+            out.push((*k).to_owned());
+        }
+    }
+    let rest: Vec<String> = m.keys().filter(|k| *k != "models" && !out.contains(*k)).cloned().collect();
+    out.extend(rest);
+    out
+}
+
+/// The keys of `totals_json`, in the order a table shows them.
+const TOTAL_KEYS: [&str; 7] = [
+    "requests",
+    "input_tokens",
+    "output_tokens",
+    "cache_write_5m_tokens",
+    "cache_write_1h_tokens",
+    "cache_read_tokens",
+    "cost_usd",
+];
+
+/// A JSON value as a CSV cell: text as is, numbers as JSON writes them,
+/// null empty, a list's items joined by `;`.
+pub fn csv_value(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items.iter().map(csv_value).collect::<Vec<_>>().join(";"),
+        other => other.to_string(),
+    }
 }
 
 /// `1234567` -> `1,234,567`.
@@ -157,87 +201,6 @@ pub fn thousands(n: u64) -> String {
 /// `$1,234.57`, `-$1.23`: the one dollar format (`model::money::usd`).
 pub use crate::model::money::usd as dollars;
 
-fn usage_table(r: &UsageReport) -> String {
-    let mut t = Table::new();
-    t.load_preset(UTF8_BORDERS_ONLY);
-    let first = match r.grouping {
-        Grouping::Session => "Session",
-        Grouping::Project => "Project",
-        Grouping::Model => "Model",
-        _ => "Period",
-    };
-    let mut header = vec![first];
-    if r.grouping == Grouping::Session {
-        header.push("Title");
-    }
-    header.extend(["Requests", "Input", "Output", "Write 5m", "Write 1h", "Cache read", "Cost"]);
-    let cached = r.rows.iter().any(|row| row.cache.is_some());
-    if cached {
-        header.extend(["Misses", "Idle cost", "Edit cost", "Rewinds", "Peak prompt", "Stale premium"]);
-    }
-    let with_calls = !r.calls.is_empty() && r.rows.iter().any(|row| row.calls.is_some());
-    if with_calls {
-        header.extend(["Advisor calls", "Advisor cost", "Fallbacks", "Refused cost"]);
-    }
-    t.set_header(header);
-    for row in &r.rows {
-        let mut cells = vec![cell::text_cell(&row.key)];
-        if r.grouping == Grouping::Session {
-            cells.push(Cell::new(cell::term(&row.title).chars().take(40).collect::<String>()));
-        }
-        let mut cells = with_numbers(cells, &row.totals);
-        if let Some(c) = &row.cache {
-            let right = |x: String| Cell::new(x).set_alignment(CellAlignment::Right);
-            cells.extend([
-                right(thousands(c.misses)),
-                right(dollars(c.idle_cost_usd)),
-                right(dollars(c.edit_cost_usd)),
-                right(thousands(c.rewinds)),
-                right(thousands(c.peak_prompt)),
-                right(dollars(c.stale_premium_usd)),
-            ]);
-        }
-        if with_calls {
-            cells.extend(call_cells(&row.calls.unwrap_or_default()));
-        }
-        t.add_row(cells);
-        for (m, tot) in &row.models {
-            let mut cells = vec![Cell::new(format!("  └ {}", cell::term(m)))];
-            if r.grouping == Grouping::Session {
-                cells.push(Cell::new(""));
-            }
-            t.add_row(with_numbers(cells, tot));
-        }
-    }
-    let mut cells = vec![Cell::new("Total")];
-    if r.grouping == Grouping::Session {
-        cells.push(Cell::new(""));
-    }
-    t.add_row(with_numbers(cells, &r.total));
-    let mut out = format!("{t}\n");
-    if !r.calls.is_empty() {
-        out.push_str(&format!("Included in the costs: {}", calls_line(&r.calls)));
-    }
-    if !r.unknown_models.is_empty() {
-        let names = cell::term(&r.unknown_models.join(", ")).into_owned();
-        out.push_str(&format!("Unknown models (priced at $0, not guessed): {names}\n"));
-    }
-    if let Some(note) = Estimate::note(&r.estimated_models) {
-        out.push_str(&format!("{}\n", cell::term(&note)));
-    }
-    out
-}
-
-fn call_cells(c: &CallTotals) -> [Cell; 4] {
-    let right = |x: String| Cell::new(x).set_alignment(CellAlignment::Right);
-    [
-        right(thousands(c.advisor_calls)),
-        right(dollars(c.advisor_cost_usd)),
-        right(thousands(c.fallback_calls)),
-        right(dollars(c.refused_cost_usd)),
-    ]
-}
-
 /// One line on advisor calls and refused attempts, costs first and counts
 /// in brackets ("" when there were none).
 pub fn calls_line(c: &CallTotals) -> String {
@@ -253,20 +216,6 @@ pub fn calls_line(c: &CallTotals) -> String {
         dollars(c.fallback_cost_usd),
         thousands(c.fallback_calls),
     )
-}
-
-fn with_numbers(mut cells: Vec<Cell>, t: &Totals) -> Vec<Cell> {
-    let n = |x: u64| Cell::new(thousands(x)).set_alignment(CellAlignment::Right);
-    cells.extend([
-        n(t.requests),
-        n(t.tokens.input),
-        n(t.tokens.output),
-        n(t.tokens.cache_write_5m),
-        n(t.tokens.cache_write_1h),
-        n(t.tokens.cache_read),
-        Cell::new(dollars(t.cost_usd)).set_alignment(CellAlignment::Right),
-    ]);
-    cells
 }
 
 #[cfg(test)]

@@ -7,6 +7,8 @@
 //! already built.
 
 use super::calls::CallTotals;
+use super::query::model_id;
+use super::session_models::SessionModels;
 use super::usage::UsageReport;
 use crate::model::TokenCounts;
 use chrono::{DateTime, NaiveDate, Utc};
@@ -25,7 +27,8 @@ pub struct SessionRow {
     /// Local days of `first` and `last`, for date filters.
     pub first_day: NaiveDate,
     pub last_day: NaiveDate,
-    /// Models used, most requests first.
+    /// Models used, most requests first, fast mode apart (`MODEL (fast)`);
+    /// then models only calls inside responses used (an advisor).
     pub models: Vec<String>,
     pub requests: u64,
     pub tokens: TokenCounts,
@@ -63,7 +66,7 @@ pub fn session_rows(sessions: &UsageReport, models_of: &HashMap<String, Vec<Stri
                 last: u.last,
                 first_day: day(u.first),
                 last_day: day(u.last),
-                models: models_of.get(u.key.as_str()).cloned().unwrap_or_default(),
+                models: models(u.used.as_ref(), models_of.get(u.key.as_str())),
                 requests: u.totals.requests,
                 tokens: u.totals.tokens,
                 cost_usd: u.totals.cost_usd,
@@ -81,6 +84,19 @@ pub fn session_rows(sessions: &UsageReport, models_of: &HashMap<String, Vec<Stri
         .collect()
 }
 
+/// A session's model labels from the report (fast mode apart), then the
+/// stored list's models (with those of calls inside responses) that are
+/// not among them.
+fn models(used: Option<&SessionModels>, stored: Option<&Vec<String>>) -> Vec<String> {
+    let mut out: Vec<String> = used.map(|u| u.names.clone()).unwrap_or_default();
+    for m in stored.into_iter().flatten() {
+        if !out.iter().any(|x| model_id(x) == m) {
+            out.push(m.clone());
+        }
+    }
+    out
+}
+
 /// Which sessions a table shows.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SessionFilter {
@@ -88,7 +104,7 @@ pub struct SessionFilter {
     pub q: Option<String>,
     /// Text in the project directory name.
     pub project: Option<String>,
-    /// Exact model id among the session's models.
+    /// Exact model id among the session's models (fast mode or not).
     pub model: Option<String>,
     /// Sessions active on or after this local day.
     pub since: Option<NaiveDate>,
@@ -104,7 +120,7 @@ impl SessionFilter {
             r.title.to_lowercase().contains(&q) || r.session_id.to_lowercase().contains(&q)
         });
         q_ok && self.project.as_ref().is_none_or(|p| r.project.contains(p.as_str()))
-            && self.model.as_ref().is_none_or(|m| r.models.iter().any(|x| x == m))
+            && self.model.as_ref().is_none_or(|m| r.models.iter().any(|x| x == m || model_id(x) == m))
             && self.since.is_none_or(|s| r.last_day >= s)
             && self.until.is_none_or(|u| r.first_day <= u)
     }

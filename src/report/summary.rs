@@ -8,7 +8,7 @@ use super::usage::{usage, Totals, UsageReport, UsageRow};
 use super::ReportError;
 use crate::pricing::Estimate;
 use crate::store::view::StoreView;
-use chrono::{DateTime, Days, Utc};
+use chrono::{DateTime, Days, NaiveDate, Utc};
 
 /// The summary's figures.
 #[derive(Debug, Clone)]
@@ -20,7 +20,11 @@ pub struct Summary {
     pub top_sessions: Vec<UsageRow>,
     /// Advisor calls and refused attempts of the last 30 days.
     pub calls_30: CallTotals,
+    /// When the store last changed, to the second, in the query's zone.
     pub updated: Option<String>,
+    /// The local day of the newest request, and today.
+    pub last_used: Option<NaiveDate>,
+    pub today_date: NaiveDate,
     pub unknown_models: Vec<String>,
     pub estimated_models: Vec<Estimate>,
 }
@@ -51,9 +55,20 @@ pub fn summary_of(view: &StoreView, daily: &UsageReport, sessions: UsageReport, 
         all_time: daily.total,
         calls_30: sessions.calls,
         top_sessions: sessions.rows.into_iter().take(5).collect(),
-        updated: view.manifest().updated.clone(),
+        updated: view.manifest().updated.as_deref().map(|u| when(u, q.tz)),
+        last_used: daily.rows.iter().map(|r| r.last).max().map(|t| t.with_timezone(&q.tz).date_naive()),
+        today_date: today,
         unknown_models: daily.unknown_models.clone(),
         estimated_models: daily.estimated_models.clone(),
+    }
+}
+
+/// A stored RFC 3339 time as `2026-11-30 14:05:09 CET` (to the second, in
+/// `tz`); text that does not read as a time is kept as it is.
+fn when(stored: &str, tz: chrono_tz::Tz) -> String {
+    match DateTime::parse_from_rfc3339(stored) {
+        Ok(t) => t.with_timezone(&tz).format("%Y-%m-%d %H:%M:%S %Z").to_string(),
+        Err(_) => stored.to_owned(),
     }
 }
 
@@ -77,6 +92,15 @@ pub fn render(s: &Summary) -> String {
             let title: String = super::cell::term(name).chars().take(50).collect();
             out += &format!("  {:>10}  {}  {}\n", dollars(r.totals.cost_usd), r.last.format("%Y-%m-%d"), title);
         }
+    }
+    if let (0, Some(day)) = (s.last_30.requests, s.last_used) {
+        let ago = (s.today_date - day).num_days();
+        out += &format!(
+            "\nNothing in the last 30 days: Claude Code was last used on {day} ({ago} {} ago). \
+`cachewise report daily --since {}` shows that time.\n",
+            if ago == 1 { "day" } else { "days" },
+            day.checked_sub_days(Days::new(29)).unwrap_or(day).format("%Y%m%d")
+        );
     }
     match &s.updated {
         Some(u) => out += &format!("\nData last changed {u}. `cachewise report daily` for more.\n"),

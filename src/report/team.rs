@@ -12,11 +12,14 @@
 mod cache;
 mod render;
 mod sums;
+mod window;
 
 pub use cache::class_tables;
-pub use render::{notes, render, who, window_line, TeamFormat};
+pub use render::{adoption_line, notes, render, who, window_line, window_warning, TeamFormat, PERSON_DAY_COLUMNS};
 
 use cache::{Cache, UserCache};
+use window::window;
+pub use window::{Window, PILOT_DAYS};
 
 use super::query::{Grouping, Query};
 use super::ReportError;
@@ -26,7 +29,6 @@ use crate::model::{money, TokenCounts};
 use crate::pricing::Estimate;
 use crate::store::frames::Cols;
 use crate::store::view::StoreView;
-use chrono::NaiveDate;
 use polars::prelude::*;
 use polars::sql::SQLContext;
 use serde::Serialize;
@@ -151,21 +153,19 @@ pub struct TeamRow {
 /// The whole team.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TeamTotal {
+    /// Everyone in the team data directory (or the one `--user`), idle or not.
     pub people: usize,
+    /// People with at least one request in the window (adoption:
+    /// `people_active / people`).
+    pub people_active: usize,
+    /// The window's spend divided by every person in the team.
+    pub cost_per_seat_usd: f64,
     #[serde(flatten)]
     pub figures: Figures,
     /// Team run-rate per average month, divided by the people in it.
     pub monthly_projection_per_seat_usd: f64,
     /// People whose mean spend per active day is under the baseline's 90% line.
     pub people_under_baseline_p90: usize,
-}
-
-/// The days the report covers (from --since/--until, else the data).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Window {
-    pub first_day: Option<NaiveDate>,
-    pub last_day: Option<NaiveDate>,
-    pub days: u64,
 }
 
 /// Rows that need a second look.
@@ -194,7 +194,10 @@ pub struct TeamReport {
 /// person's whole history, so the window's edges do not turn warm requests
 /// cold (`cache`).
 pub fn team(view: &StoreView, q: &Query, opts: &TeamOptions) -> Result<TeamReport, ReportError> {
-    let Some(lf) = view.requests() else { return Ok(assemble(q, Vec::new(), Vec::new(), Cache::default(), opts)) };
+    let people = people(view, q)?;
+    let Some(lf) = view.requests() else {
+        return Ok(assemble(q, &people, Vec::new(), Vec::new(), Cache::default(), opts));
+    };
     let clock = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("report team: {what} after {:?}", clock.elapsed());
     let calls = view.iterations()?;
@@ -232,11 +235,22 @@ pub fn team(view: &StoreView, q: &Query, opts: &TeamOptions) -> Result<TeamRepor
     };
     let cache = Cache::of(sources)?;
     lap("cache figures");
-    Ok(assemble(q, person_days, mix, cache, opts))
+    Ok(assemble(q, &people, person_days, mix, cache, opts))
+}
+
+/// The people the report lists whether or not they were active in the
+/// window: everyone in the team data directory, or the one `--user`.
+fn people(view: &StoreView, q: &Query) -> Result<Vec<String>, ReportError> {
+    let all = view.users()?;
+    Ok(match &q.user {
+        Some(u) => all.into_iter().filter(|p| p == u).collect(),
+        None => all,
+    })
 }
 
 fn assemble(
     q: &Query,
+    people: &[String],
     days: Vec<PersonDay>,
     mix: Vec<(String, ModelShare)>,
     cache: Cache,
@@ -244,7 +258,7 @@ fn assemble(
 ) -> TeamReport {
     let window = window(q, &days);
     let month = |cost: f64| if window.days == 0 { 0.0 } else { cost / window.days as f64 * DAYS_PER_MONTH };
-    let users: BTreeSet<&str> = days.iter().map(|d| d.user.as_str()).collect();
+    let users: BTreeSet<&str> = days.iter().map(|d| d.user.as_str()).chain(people.iter().map(String::as_str)).collect();
     let empty = UserCache::default();
     let rows: Vec<TeamRow> = users
         .iter()
@@ -300,10 +314,18 @@ fn total(
     let edit = money::sum(cache.by_user.values().map(|u| u.edit_cost_usd));
     let figures = figures(&days.iter().collect::<Vec<_>>(), by_model.into_values().collect(), tokens, (idle, edit));
     let people = rows.len();
-    let per_seat = if people == 0 { 0.0 } else { month(figures.cost_usd) / people as f64 };
+    let seats = |cost: f64| if people == 0 { 0.0 } else { cost / people as f64 };
+    let active = rows.iter().filter(|r| r.figures.active_days > 0);
     let under =
-        rows.iter().filter(|r| r.figures.cost_per_active_day_mean_usd < BASELINE.p90_users_per_active_day_usd).count();
-    TeamTotal { people, figures, monthly_projection_per_seat_usd: per_seat, people_under_baseline_p90: under }
+        active.clone().filter(|r| r.figures.cost_per_active_day_mean_usd < BASELINE.p90_users_per_active_day_usd);
+    TeamTotal {
+        people,
+        people_active: active.count(),
+        cost_per_seat_usd: seats(figures.cost_usd),
+        monthly_projection_per_seat_usd: seats(month(figures.cost_usd)),
+        people_under_baseline_p90: under.count(),
+        figures,
+    }
 }
 
 /// `lost`: the miss cost after an expiry and within the TTL.
@@ -341,17 +363,6 @@ pub fn quantile(values: &[f64], q: f64) -> f64 {
     let h = last as f64 * q.clamp(0.0, 1.0);
     let (lo, hi) = (h.floor() as usize, h.ceil() as usize);
     v[lo] + (h - lo as f64) * (v[hi] - v[lo])
-}
-
-fn window(q: &Query, days: &[PersonDay]) -> Window {
-    let parse = |s: &str| NaiveDate::parse_from_str(s, "%Y-%m-%d").ok();
-    let first = q.since.or_else(|| days.iter().filter_map(|d| parse(&d.day)).min());
-    let last = q.until.or_else(|| days.iter().filter_map(|d| parse(&d.day)).max());
-    let days = match (first, last) {
-        (Some(f), Some(l)) if l >= f => (l - f).num_days() as u64 + 1,
-        _ => 0,
-    };
-    Window { first_day: first, last_day: last, days }
 }
 
 fn person_days_from(df: &DataFrame) -> PolarsResult<Vec<PersonDay>> {

@@ -5,6 +5,7 @@
 
 use super::calls::{self, CallTotals};
 use super::query::{Grouping, Query};
+use super::session_models::{session_models, SessionModels};
 use super::slices::{for_each_slice_of, BATCH_ROWS};
 use super::ReportError;
 use crate::model::columns as c;
@@ -63,6 +64,8 @@ pub struct UsageRow {
     pub cache: Option<SessionCache>,
     /// Advisor and fallback calls of a session row (`report::calls`).
     pub calls: Option<CallTotals>,
+    /// The models of a session row, fast mode told apart.
+    pub used: Option<SessionModels>,
 }
 
 /// The cache columns of the session report, the ones users sort by.
@@ -135,14 +138,16 @@ pub fn usage(view: &StoreView, grouping: Grouping, q: &Query) -> Result<UsageRep
             let by_session = (grouping == Grouping::Session).then(BTreeMap::new);
             (df, models, CallTotals::default(), by_session)
         }
-        false => with_calls(q.prepare(lf, grouping)?.select(cols).collect()?, grouping, q, stored_calls)?,
+        false => with_calls(q.prepare(lf.clone(), grouping)?.select(cols).collect()?, grouping, q, stored_calls)?,
     };
     let mut rows = rows_from(&grouping.key_text(df)?)?;
     if grouping == Grouping::Session {
         let (titles, by_session) = (view.titles()?, by_session.unwrap_or_default());
+        let mut used = session_models(lf, q)?;
         for r in &mut rows {
             r.title = titles.get(&r.key).cloned().unwrap_or_default();
             r.calls = Some(by_session.get(&r.key).copied().unwrap_or_default());
+            r.used = Some(used.remove(&r.key).unwrap_or_default());
         }
     }
     if !grouping.is_period() {
@@ -161,7 +166,8 @@ fn columns(grouping: Grouping, with_calls: bool) -> Vec<Expr> {
     cols.push(if grouping.is_period() { lit("").alias(c::PROJECT) } else { col(c::PROJECT) });
     cols.extend([col(c::COST_USD), col(c::KEY), col(c::SUB), lit(1u64).cast(DataType::UInt64).alias(c::COUNTED)]);
     if with_calls {
-        cols.extend(calls::KEY_COLUMNS.iter().map(|n| col(*n)));
+        // The speed labels a call's model as the request's (`calls::split_by_model`).
+        cols.extend(calls::KEY_COLUMNS.iter().chain([&c::SPEED]).map(|n| col(*n)));
     }
     cols
 }
@@ -292,6 +298,7 @@ fn rows_from(df: &DataFrame) -> PolarsResult<Vec<UsageRow>> {
                 models: if sub[i].is_empty() { Vec::new() } else { vec![(sub[i].to_owned(), totals)] },
                 cache: None,
                 calls: None,
+                used: None,
             }),
         }
     }

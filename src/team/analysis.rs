@@ -63,17 +63,21 @@ pub fn order() -> Vec<&'static str> {
 }
 
 /// A person's analysis rows for a bundle: `user` on every row, only rows at
-/// or after `since`, paths hashed with `hasher`, the what-if columns left out.
+/// or after the window's start and before its end, paths hashed with
+/// `hasher`, the what-if columns left out.
 pub fn for_export(
     analysis: DataFrame,
     user: &str,
-    since: Option<DateTime<Utc>>,
+    (since, until): (Option<DateTime<Utc>>, Option<DateTime<Utc>>),
     hasher: Option<&PathHasher>,
 ) -> PolarsResult<DataFrame> {
     let mut lf = analysis.lazy().select(order().into_iter().map(col).collect::<Vec<_>>());
+    let ms = |t: DateTime<Utc>| lit(t.timestamp_millis());
     if let Some(s) = since {
-        let ms = s.timestamp_millis();
-        lf = lf.filter(col(c::TIME).cast(DataType::Int64).gt_eq(lit(ms)));
+        lf = lf.filter(col(c::TIME).cast(DataType::Int64).gt_eq(ms(s)));
+    }
+    if let Some(u) = until {
+        lf = lf.filter(col(c::TIME).cast(DataType::Int64).lt(ms(u)));
     }
     let mut df = lf.with_column(lit(user.to_owned()).alias(c::USER)).collect()?;
     if let Some(h) = hasher {

@@ -27,6 +27,8 @@ pub struct ExportSpec {
     pub machine: String,
     /// Only rows at or after this instant.
     pub since: Option<DateTime<Utc>>,
+    /// Only rows before this instant.
+    pub until: Option<DateTime<Utc>>,
     /// Hash project paths, cwd, branches and sources.
     pub hasher: Option<PathHasher>,
     /// The export's time (the clock comes in as an argument).
@@ -45,10 +47,9 @@ pub fn export(store: &Store, spec: &ExportSpec) -> Result<Bundle, TeamError> {
     }
     let mut requests = store.load(Table::Requests, frames::requests_from)?;
     let mut compactions = store.load(Table::Compactions, frames::compactions_from)?;
-    if let Some(since) = spec.since {
-        requests.retain(|r| r.time >= since);
-        compactions.retain(|c| c.time >= since);
-    }
+    let within = |t: DateTime<Utc>| spec.since.is_none_or(|s| t >= s) && spec.until.is_none_or(|u| t < u);
+    requests.retain(|r| within(r.time));
+    compactions.retain(|c| within(c.time));
     let mut iterations = store.load(Table::Iterations, frames::iterations_from)?;
     let lines: HashSet<_> = requests.iter().map(request_line_key).collect();
     iterations.retain(|i| lines.contains(&iteration_line_key(i)));
@@ -84,7 +85,8 @@ pub fn export_with_analysis(store: &Store, spec: &ExportSpec, prices: &PriceTabl
     let mut bundle = export(store, spec)?;
     let polars = |source| TeamError::Polars { what: "exporting the analysis", source };
     let rows = materialize::load(store, prices)?;
-    let rows = analysis::for_export(rows, &spec.user, spec.since, spec.hasher.as_ref()).map_err(polars)?;
+    let window = (spec.since, spec.until);
+    let rows = analysis::for_export(rows, &spec.user, window, spec.hasher.as_ref()).map_err(polars)?;
     bundle.analysis = Some(BundleAnalysis { stamp: materialize::stamp(prices), rows });
     Ok(bundle)
 }

@@ -2,7 +2,8 @@
 //! `/api/sessions`, `/api/projects` and `/api/models` are `report
 //! daily|session|project|model --json` (`since`, `until`, `project`,
 //! `user`, `breakdown`; `/api/daily` also `by=week|month`); `/api/cache` is `cache --json`;
-//! `/api/team` is `report team --json`; `/api/advise/{id}` is `advise ID
+//! `/api/team` is `report team --json`, `/api/team.csv` and `/api/team.md`
+//! its `--csv` and `--md` as downloads; `/api/advise/{id}` is `advise ID
 //! --json` (`turns`); `/api/session/{id}` a session's usage row, cache
 //! figures and timeline.
 
@@ -16,6 +17,7 @@ use crate::report::cache::{CacheQuery, CacheReport};
 use crate::report::cache_view::cache_report;
 use crate::report::query::Grouping;
 use crate::report::render::usage_json;
+use crate::report::team::{render as render_team, TeamFormat};
 use crate::report::timeline::session_timeline;
 use crate::report::usage::{UsageReport, UsageRow};
 use axum::body::Bytes;
@@ -99,6 +101,31 @@ pub async fn team(State(state): State<AppState>, p: ApiParams) -> Result<Respons
     })
     .await?;
     Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+}
+
+/// `GET /api/team.csv`: `cachewise report team --csv` (one row per person
+/// per active day, with the vendor baseline), as a download.
+pub async fn team_csv(State(state): State<AppState>, p: ApiParams) -> Result<Response, ApiError> {
+    team_download(state, p, TeamFormat::Csv, "text/csv; charset=utf-8", "cachewise-team.csv").await
+}
+
+/// `GET /api/team.md`: `cachewise report team --md`, as a download.
+pub async fn team_md(State(state): State<AppState>, p: ApiParams) -> Result<Response, ApiError> {
+    team_download(state, p, TeamFormat::Markdown, "text/markdown; charset=utf-8", "cachewise-team.md").await
+}
+
+async fn team_download(
+    state: AppState,
+    p: ApiParams,
+    format: TeamFormat,
+    kind: &'static str,
+    file: &'static str,
+) -> Result<Response, ApiError> {
+    let q = p.0.usage_query(state.settings().tz)?;
+    let snap = state.snapshot();
+    let body = blocking(move || Ok::<String, WebError>(render_team(&*snap.team(&q)?, format))).await?;
+    let disposition = format!("attachment; filename=\"{file}\"");
+    Ok(([(header::CONTENT_TYPE, kind.to_owned()), (header::CONTENT_DISPOSITION, disposition)], body).into_response())
 }
 
 fn usage_row_json(row: &UsageRow) -> Value {

@@ -49,6 +49,8 @@ pub fn app(state: AppState) -> Router {
         .route("/api/session/{id}", get(api::session))
         .route("/api/cache", get(api::cache_api))
         .route("/api/team", get(api::team))
+        .route("/api/team.csv", get(api::team_csv))
+        .route("/api/team.md", get(api::team_md))
         .route("/api/advise/{id}", get(api::advise))
         .route("/events", get(events::events))
         .route("/static/{name}", get(assets::serve))

@@ -109,6 +109,7 @@ impl Params {
             project: Params::text(&self.project),
             breakdown: self.flag()?,
             user: Params::text(&self.user),
+            week_start: chrono::Weekday::Mon,
         })
     }
 

@@ -44,7 +44,14 @@ pub(super) fn bundle(dir: &std::path::Path, user: &str, shift: i64) -> Bundle {
     let store = Store::open(&dir.join(format!("local-{user}"))).unwrap();
     let rows: Vec<Request> = person("", shift).into_iter().map(|r| Request { machine: "".into(), ..r }).collect();
     store_rows(&store, Rows { rows, ..Rows::default() }, &prices()).unwrap();
-    let spec = ExportSpec { user: user.into(), machine: "laptop".into(), since: None, hasher: None, created: t0() };
+    let spec = ExportSpec {
+        user: user.into(),
+        machine: "laptop".into(),
+        since: None,
+        until: None,
+        hasher: None,
+        created: t0(),
+    };
     export_with_analysis(&store, &spec, &prices()).unwrap()
 }
 

@@ -2,7 +2,7 @@
 //! per person and a total row), Markdown fit to paste into a pilot write-up,
 //! and a terminal table. Formatting only; the numbers come from `team`.
 
-use super::{Figures, TeamReport, TeamRow, BASELINE, DAYS_PER_MONTH};
+use super::{Figures, TeamReport, TeamRow, BASELINE, DAYS_PER_MONTH, PILOT_DAYS};
 use crate::analyze::fmt_duration;
 use crate::pricing::Estimate;
 use crate::report::cell::{self, CsvTable};
@@ -15,7 +15,10 @@ use std::fmt::Write;
 pub enum TeamFormat {
     Table,
     Json,
+    /// One row per person per active day, with the vendor's baseline.
     Csv,
+    /// One row per person and a total row (`--csv-summary`).
+    CsvSummary,
     Markdown,
 }
 
@@ -26,7 +29,8 @@ pub fn render(r: &TeamReport, format: TeamFormat) -> String {
             Ok(v) => v,
             Err(e) => format!("{{\"error\":\"{e}\"}}\n"),
         },
-        TeamFormat::Csv => csv(r),
+        TeamFormat::Csv => person_days_csv(r),
+        TeamFormat::CsvSummary => csv(r),
         TeamFormat::Markdown => markdown(r),
         TeamFormat::Table => table(r),
     }
@@ -99,7 +103,7 @@ fn baseline_text(r: &TeamReport) -> String {
     format!(
         "Anthropic's Claude Code documentation puts the average at about ${:.0} per developer per active day, \
 with 90% of users under ${:.0} per active day, and ${:.0}-{:.0} per developer per month ({}: {}). \
-This team: {} per active day on average (median {}, p90 {} over person-days); {} of {} people average under ${:.0} \
+This team: {} per active day on average (median {}, p90 {} over person-days); {} of {} active people average under ${:.0} \
 per active day; the run-rate is {} per seat per month.",
         b.mean_per_active_day_usd,
         b.p90_users_per_active_day_usd,
@@ -111,15 +115,53 @@ per active day; the run-rate is {} per seat per month.",
         dollars(t.figures.cost_per_active_day_median_usd),
         dollars(t.figures.cost_per_active_day_p90_usd),
         t.people_under_baseline_p90,
-        t.people,
+        t.people_active,
         b.p90_users_per_active_day_usd,
         dollars(t.monthly_projection_per_seat_usd),
     )
 }
 
+/// Adoption and the cost of a seat: `2 of 3 people active (67%); per seat
+/// $41.20 over the 30 days, per active day $13.10`.
+pub fn adoption_line(r: &TeamReport) -> String {
+    let t = &r.total;
+    let share = if t.people == 0 { 0.0 } else { t.people_active as f64 / t.people as f64 * 100.0 };
+    let days = r.window.days;
+    format!(
+        "Adoption: {} of {} {} active ({share:.0}%). Cost per seat over the {days} {}: {} (spend / {}); \
+per active day: {}.",
+        t.people_active,
+        t.people,
+        if t.people == 1 { "person" } else { "people" },
+        if days == 1 { "day" } else { "days" },
+        dollars(t.cost_per_seat_usd),
+        if t.people == 1 { "1 person".to_owned() } else { format!("{} people", t.people) },
+        dollars(t.figures.cost_per_active_day_mean_usd),
+    )
+}
+
+/// The warning of a report without --since/--until over more than
+/// `PILOT_DAYS`; None otherwise.
+pub fn window_warning(r: &TeamReport) -> Option<String> {
+    (!r.window.given && r.window.days > PILOT_DAYS).then(|| {
+        format!(
+            "No --since or --until was given, so this covers all {} days of data. A pilot report usually covers the \
+pilot's weeks: add --since and --until (for example --since {} --until {}).",
+            r.window.days,
+            day(r.window.last_day.and_then(|d| d.checked_sub_days(chrono::Days::new(PILOT_DAYS - 2)))),
+            day(r.window.last_day)
+        )
+    })
+}
+
+fn day(d: Option<chrono::NaiveDate>) -> String {
+    d.map(|d| d.format("%Y%m%d").to_string()).unwrap_or_default()
+}
+
 /// What the figures mean, and what needs a second look.
 pub fn notes(r: &TeamReport) -> Vec<String> {
-    let mut out = vec![
+    let mut out: Vec<String> = window_warning(r).into_iter().collect();
+    out.extend([
         format!(
             "List-price estimates from Claude Code transcripts; output tokens can be under-counted, so spend is a lower bound. \
 Run-rate = spend in the window / {} days x {DAYS_PER_MONTH:.2} days per month; the Team row's is per seat.",
@@ -127,7 +169,7 @@ Run-rate = spend in the window / {} days x {DAYS_PER_MONTH:.2} days per month; t
         ),
         "Lost to expired caches: what requests paid to re-write a prompt cache that had expired (5-minute or 1-hour TTL)."
             .to_owned(),
-    ];
+    ]);
     if r.flags.message_ids_under_several_users > 0 {
         out.push(format!(
             "{} message id(s) appear under more than one person; each person's copy is counted (check for shared exports).",
@@ -162,6 +204,7 @@ fn markdown(r: &TeamReport) -> String {
     let mut total = total.map(|c| cell::md(&c));
     total[0] = format!("**{}**", total[0]);
     out += &md_line(&total);
+    out += &format!("\n{}\n", adoption_line(r));
     out += &format!("\n**Against the vendor's baseline.** {}\n", baseline_text(r));
     out += "\n### Model mix\n\n| Person | Model | Requests | Spend | Share of spend |\n|---|---|--:|--:|--:|\n";
     for row in &r.rows {
@@ -253,6 +296,29 @@ fn csv(r: &TeamReport) -> String {
     w.finish()
 }
 
+/// One row per person per active day (the JSON's `person_days`), with the
+/// vendor's published baseline per active day beside each.
+fn person_days_csv(r: &TeamReport) -> String {
+    let mut w = CsvTable::new();
+    w.row(PERSON_DAY_COLUMNS);
+    for d in &r.person_days {
+        w.row([
+            d.user.clone(),
+            d.day.clone(),
+            d.requests.to_string(),
+            d.cost_usd.to_string(),
+            BASELINE.mean_per_active_day_usd.to_string(),
+            BASELINE.p90_users_per_active_day_usd.to_string(),
+        ]);
+    }
+    w.finish()
+}
+
+/// The columns of the person-day CSV: the JSON's `person_days` keys, then
+/// the baseline.
+pub const PERSON_DAY_COLUMNS: [&str; 6] =
+    ["user", "day", "requests", "cost_usd", "baseline_mean_per_active_day_usd", "baseline_p90_per_active_day_usd"];
+
 fn table(r: &TeamReport) -> String {
     let mut t = Table::new();
     t.load_preset(UTF8_BORDERS_ONLY);
@@ -266,7 +332,7 @@ fn table(r: &TeamReport) -> String {
         add(&mut t, cells(who(&row.user), &row.figures, row.monthly_projection_usd));
     }
     add(&mut t, cells(&total_name(r), &r.total.figures, r.total.monthly_projection_per_seat_usd));
-    let mut out = format!("Team pilot, {}\n{t}\n\n{}\n", window_line(r), baseline_text(r));
+    let mut out = format!("Team pilot, {}\n{t}\n{}\n\n{}\n", window_line(r), adoption_line(r), baseline_text(r));
     for n in notes(r) {
         let _ = writeln!(out, "note: {}", cell::term(&n));
     }

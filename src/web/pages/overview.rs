@@ -139,7 +139,7 @@ pub fn class_chart(costs: &[DayClassCost], range: &Range, model: Option<&str>, w
 fn build(state: &AppState, snap: &Snapshot, view: &Reports, params: &Params) -> Result<OverviewPage, WebError> {
     let all = super::everyone(snap)?;
     if let Some(m) = Params::text(&params.model) {
-        if !all.models.rows.iter().any(|r| r.key == m) {
+        if !all.models.model_ids().contains(&m) {
             return Err(WebError::bad("model", format!("no requests used model {m:?}")));
         }
     }
@@ -185,7 +185,7 @@ fn build(state: &AppState, snap: &Snapshot, view: &Reports, params: &Params) -> 
         edit_cost_usd: total.classes.edit_cost_usd(),
         what_if_caption: what_if_caption(&total.what_if, &total.write_mix),
         what_if: total.what_if,
-        models: all.models.rows.iter().map(|r| r.key.clone()).collect(),
+        models: all.models.model_ids(),
         chart,
         chart_heading,
         model,

@@ -115,7 +115,7 @@ pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<
         empty: snap.is_empty(),
         chart_heading,
         chart: charts::hbars(&items, unit, palette::READ, 1100),
-        models: all.models.rows.iter().map(|r| r.key.clone()).collect(),
+        models: all.models.model_ids(),
         params,
         table,
         sort,

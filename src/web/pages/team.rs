@@ -6,7 +6,7 @@
 //! `project` and `user`. With one person or none, how to import bundles.
 
 use crate::report::charts::{self, palette, Stacked};
-use crate::report::team::{notes, who, window_line, TeamReport, TeamRow};
+use crate::report::team::{adoption_line, notes, who, window_line, TeamReport, TeamRow};
 use crate::web::error::WebError;
 use crate::web::layout::{render, Chrome};
 use crate::web::params::{encode, Params};
@@ -55,6 +55,17 @@ impl TeamPage {
 
     pub fn window(&self, r: &TeamReport) -> String {
         window_line(r)
+    }
+
+    /// Adoption and the cost of a seat, as the terminal report says them.
+    pub fn adoption(&self, r: &TeamReport) -> String {
+        adoption_line(r)
+    }
+
+    /// A download of this report (`/api/team.csv`, `/api/team.md`) with the
+    /// page's range and person.
+    pub fn download(&self, what: &str) -> String {
+        format!("/api/team.{what}{}", self.params.with("page", ""))
     }
 
     pub fn notes(&self, r: &TeamReport) -> Vec<String> {

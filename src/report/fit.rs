@@ -1,0 +1,144 @@
+//! Terminal tables that fit a width. A report names its columns with a
+//! rank (0: always shown; higher: given up sooner when the terminal is
+//! narrow); `table` leaves out the highest ranks until the rest fit, then
+//! lets the table wrap long text (a title) into the width that is left.
+//! The width comes in as an argument (`Layout`): the CLI reads it from
+//! `COLUMNS` or the terminal, `--wide` shows every column.
+
+use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, ColumnConstraint, ContentArrangement, Table};
+
+/// How a terminal table is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    /// Characters per line; None: no limit (every column).
+    pub width: Option<usize>,
+    /// Only the essential columns (ccusage's `--compact`).
+    pub compact: bool,
+    /// The zone times are shown in.
+    pub tz: chrono_tz::Tz,
+}
+
+impl Layout {
+    /// Every column, no width limit, times in UTC.
+    pub const WIDE: Layout = Layout { width: None, compact: false, tz: chrono_tz::UTC };
+}
+
+/// Columns of rank above this are left out of a compact table.
+pub const COMPACT_RANK: u8 = 2;
+
+/// One column of a fitted table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Col {
+    pub header: &'static str,
+    /// 0: always shown; higher ranks are left out first.
+    pub rank: u8,
+    /// Numbers align right.
+    pub right: bool,
+}
+
+impl Col {
+    /// A text column.
+    pub const fn text(header: &'static str, rank: u8) -> Col {
+        Col { header, rank, right: false }
+    }
+
+    /// A number column.
+    pub const fn num(header: &'static str, rank: u8) -> Col {
+        Col { header, rank, right: true }
+    }
+}
+
+/// The table of `rows` (one cell per column of `cols`) in `layout`.
+pub fn table(cols: &[Col], rows: &[Vec<String>], layout: Layout) -> String {
+    let mut t = Table::new();
+    t.load_preset(UTF8_BORDERS_ONLY);
+    t.set_header(cols.iter().map(|c| c.header));
+    for row in rows {
+        let cells = row.iter().zip(cols).map(|(v, c)| {
+            // Every cell's text is made one harmless line (`report::cell`).
+            let cell = Cell::new(super::cell::term(v));
+            if c.right {
+                cell.set_alignment(CellAlignment::Right)
+            } else {
+                cell
+            }
+        });
+        t.add_row(cells);
+    }
+    let widths: Vec<usize> = t.column_max_content_widths().into_iter().map(usize::from).collect();
+    let shown = shown(cols, &widths, layout);
+    for (i, keep) in shown.iter().enumerate() {
+        if !keep {
+            if let Some(c) = t.column_mut(i) {
+                c.set_constraint(ColumnConstraint::Hidden);
+            }
+        }
+    }
+    if let Some(w) = layout.width {
+        t.set_width(u16::try_from(w).unwrap_or(u16::MAX));
+        t.set_content_arrangement(ContentArrangement::Dynamic);
+    }
+    t.to_string()
+}
+
+/// The width of a table of columns this wide: two borders, one space of
+/// padding on each side of a cell, and one between columns.
+fn width_of(widths: impl Iterator<Item = usize>) -> usize {
+    let (n, sum): (usize, usize) = widths.fold((0, 0), |(n, s), w| (n + 1, s + w + 2));
+    2 + sum + n.saturating_sub(1)
+}
+
+/// Which columns stay: without a width all (a compact layout: ranks up to
+/// `COMPACT_RANK`); with one, rank 0, then each other column by rank (the
+/// leftmost of equal ranks first) while it still fits, so a wide column
+/// that does not fit leaves room for narrower ones after it.
+fn shown(cols: &[Col], widths: &[usize], layout: Layout) -> Vec<bool> {
+    let allowed: Vec<bool> = cols.iter().map(|c| !layout.compact || c.rank <= COMPACT_RANK).collect();
+    let Some(limit) = layout.width else { return allowed };
+    let mut keep: Vec<bool> = cols.iter().map(|c| c.rank == 0).collect();
+    let fits = |keep: &[bool]| width_of(widths.iter().zip(keep).filter(|(_, k)| **k).map(|(w, _)| *w)) <= limit;
+    let mut order: Vec<usize> = (0..cols.len()).filter(|&i| allowed[i] && cols[i].rank > 0).collect();
+    order.sort_by_key(|&i| (cols[i].rank, i));
+    for i in order {
+        keep[i] = true;
+        if !fits(&keep) {
+            keep[i] = false;
+        }
+    }
+    keep
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cols() -> Vec<Col> {
+        vec![Col::text("Name", 0), Col::text("Title", 1), Col::num("A", 3), Col::num("B", 2), Col::num("Cost", 0)]
+    }
+
+    fn rows() -> Vec<Vec<String>> {
+        let title = "a long title that goes on and on and on and on";
+        vec![vec!["s1".into(), title.into(), "1,234,567".into(), "89".into(), "$12.34".into()]]
+    }
+
+    #[test]
+    fn columns_go_by_rank_until_the_table_fits() {
+        let all = table(&cols(), &rows(), Layout::WIDE);
+        assert!(all.contains("1,234,567") && all.contains("and on and on"));
+        let max = |s: &str| s.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+        assert_eq!(max(&all), width_of([4, 46, 9, 2, 6].into_iter()), "the width formula is comfy-table's");
+        let narrow = table(&cols(), &rows(), Layout { width: Some(75), ..Layout::WIDE });
+        assert!(max(&narrow) <= 75, "{narrow}");
+        assert!(!narrow.contains("1,234,567"), "rank 3 does not fit after ranks 0 to 2: {narrow}");
+        assert!(narrow.contains("and on") && narrow.contains("89") && narrow.contains("$12.34"));
+        let narrower = table(&cols(), &rows(), Layout { width: Some(60), ..Layout::WIDE });
+        assert!(max(&narrower) <= 60, "{narrower}");
+        assert!(!narrower.contains("and on"), "the title does not fit: {narrower}");
+        assert!(narrower.contains("1,234,567") && narrower.contains("89"), "narrower columns take its room");
+        let tiny = table(&cols(), &rows(), Layout { width: Some(30), ..Layout::WIDE });
+        assert!(max(&tiny) <= 30, "the title goes too: {tiny}");
+        assert!(tiny.contains("$12.34"));
+        let compact = table(&cols(), &rows(), Layout { compact: true, ..Layout::WIDE });
+        assert!(!compact.contains("1,234,567") && compact.contains("89"));
+    }
+}
