@@ -9,6 +9,7 @@ use super::render::{dollars, thousands};
 use crate::analyze::{fmt_duration, Advice, CacheClass, ClassStats, DIALOG_COMPACT, DIALOG_RESUME};
 use crate::pricing::Estimate;
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 const CLASSES: [(CacheClass, &str); 10] = [
@@ -71,6 +72,9 @@ pub fn render_cache(r: &CacheReport) -> String {
     let s = &r.total;
     let mut out = String::new();
     let misses = s.classes.ttl_5m.count + s.classes.ttl_1h.count;
+    for w in &r.warnings {
+        let _ = writeln!(out, "Warning: {w}");
+    }
     let _ = writeln!(out, "Prompt cache over {} requests", thousands(s.requests));
     if let Some(u) = &r.usage {
         out.push_str(&reconcile_line(u));
@@ -120,6 +124,19 @@ pub fn render_cache(r: &CacheReport) -> String {
         }
         let _ = writeln!(out, "  `cachewise advise <session>` compares resuming, compacting first and restarting.\n");
     }
+    if !r.not_resumable.is_empty() {
+        let mut why: BTreeMap<&str, usize> = BTreeMap::new();
+        for n in &r.not_resumable {
+            *why.entry(n.why.as_str()).or_default() += 1;
+        }
+        let why: Vec<String> = why.into_iter().map(|(w, n)| format!("{n} {w}")).collect();
+        let _ = writeln!(
+            out,
+            "Not resumable (history kept, never stale): {} sessions: {}.\n",
+            r.not_resumable.len(),
+            why.join(", ")
+        );
+    }
     let rows: Vec<(&str, &ClassStats)> = CLASSES.iter().map(|(c, n)| (*n, s.classes.get(*c))).collect();
     out += &stats_table(["Requests by cache outcome", "Count", "Rebuilt tokens", "Miss cost"], &rows);
     let b = &s.idle_buckets;
@@ -128,6 +145,7 @@ pub fn render_cache(r: &CacheReport) -> String {
         &[("<= 5 min", &b.le_5m), ("5 min - 1 h", &b.from_5m_to_1h), ("> 1 h", &b.gt_1h)],
     );
     out += &v2_lines(r);
+    out += &v3_lines(r);
     let comps: usize = r.compaction.iter().map(|c| c.compactions.len()).sum();
     if comps > 0 {
         let cost: f64 = r.compaction.iter().map(|c| c.total_usd).sum();
@@ -139,6 +157,42 @@ pub fn render_cache(r: &CacheReport) -> String {
     }
     if let Some(note) = Estimate::note(&r.estimated_models) {
         let _ = writeln!(out, "{note}");
+    }
+    out
+}
+
+/// The keep-warm what-if and the backtest of the resume premium (cache-model v3).
+fn v3_lines(r: &CacheReport) -> String {
+    let mut out = String::new();
+    let k = &r.total.keep_warm;
+    if k.misses_avoided > 0 {
+        let verdict = if k.saving_usd > 0.0 { "saved" } else { "lost" };
+        let _ = writeln!(
+            out,
+            "Keep-warm: pinging the cache before it expired through {} breaks ({} pings) would have cost {} and {verdict} {} net{}.",
+            thousands(k.misses_avoided),
+            thousands(k.pings),
+            dollars(k.cost_usd),
+            dollars(k.saving_usd.abs()),
+            match k.left_out_gaps {
+                0 => String::new(),
+                n => format!("; {} breaks over 8 h left out", thousands(n)),
+            }
+        );
+    }
+    let b = &r.total.backtest;
+    if b.misses > 0 {
+        let _ = writeln!(
+            out,
+            "How well cachewise priced the {} resumes that really happened: {} paid, predicted {} (off by {}; \
+rewriting everything, as before, predicted {}, off by {}).",
+            thousands(b.misses),
+            dollars(b.observed_usd),
+            dollars(b.predicted_usd),
+            pct(b.mae_pct.map(|p| p / 100.0)),
+            dollars(b.v2_predicted_usd),
+            pct(b.v2_mae_pct.map(|p| p / 100.0))
+        );
     }
     out
 }

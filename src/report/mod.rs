@@ -16,6 +16,7 @@ pub mod now;
 pub mod prices;
 pub mod query;
 pub mod render;
+pub mod resume;
 pub mod session_table;
 pub mod slices;
 pub mod stored_rows;

@@ -54,6 +54,7 @@ pub fn own_columns() -> Vec<(&'static str, DataType)> {
         (c::RESUME_PREMIUM_USD, Float64),
         (c::IDLE_COMPACT_FIXED_USD, Float64),
         (c::IDLE_COMPACT_PER_TOKEN_USD, Float64),
+        (c::KEEP_WARM_PING_USD, Float64),
     ]
 }
 
@@ -132,6 +133,7 @@ pub fn check(df: &DataFrame, user: &str) -> Result<(), String> {
         c::RESUME_PREMIUM_USD,
         c::IDLE_COMPACT_FIXED_USD,
         c::IDLE_COMPACT_PER_TOKEN_USD,
+        c::KEEP_WARM_PING_USD,
     ];
     for name in money {
         let values = df.column(name).and_then(|c| c.f64().cloned()).map_err(|e| e.to_string())?;

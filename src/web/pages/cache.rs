@@ -1,7 +1,8 @@
-//! `/cache`: the cache model's report (v2): the class table with one plain
+//! `/cache`: the cache model's report (v3): the class table with one plain
 //! sentence per class, rewinds, compactions by trigger, the idle-compaction
-//! what-if, idle-gap buckets, the what-if comparison of the two TTLs and the
-//! 5m/1h write mix per day.
+//! what-if, idle-gap buckets, the what-if comparison of the two TTLs, the
+//! keep-warm what-if, how well the resume premium priced the resumes that
+//! happened, and the 5m/1h write mix per day.
 
 use crate::analyze::{CacheClass, CacheStats, ClassStats, GapBucket, IdleCompaction};
 use crate::report::charts::{self, palette, Stacked, Unit};
@@ -29,6 +30,29 @@ pub struct CachePage {
     pub idle: IdleCompaction,
     /// How these figures relate to the usage pages', in words.
     pub reconcile: Option<String>,
+    /// Sessions that cannot be resumed (transcript deleted, past cleanup,
+    /// no main conversation).
+    pub not_resumable: usize,
+    /// What Claude Code's settings and transcripts warn about.
+    pub warnings: Vec<String>,
+}
+
+impl CachePage {
+    /// The break-even gaps of the keep-warm what-if, in words.
+    pub fn break_even(&self) -> Vec<(&'static str, String)> {
+        let b = &self.total.keep_warm.break_even_gap_s;
+        [("5-minute", b.ttl_5m), ("1-hour", b.ttl_1h)]
+            .into_iter()
+            .filter_map(|(name, s)| Some((name, crate::analyze::fmt_duration(s?))))
+            .collect()
+    }
+
+    /// The backtest's error, v3 then v2, as percentages of what was paid.
+    pub fn backtest_error(&self) -> (String, String) {
+        let b = &self.total.backtest;
+        let pct = |x: Option<f64>| crate::web::view::pct(x.map(|p| p / 100.0));
+        (pct(b.mae_pct), pct(b.v2_mae_pct))
+    }
 }
 
 impl Formats for CachePage {
@@ -83,5 +107,7 @@ pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<
         by_trigger: c.compactions_by_trigger.iter().map(|(k, n)| (k.clone(), *n)).collect(),
         idle: c.idle_compaction,
         reconcile: c.usage.as_ref().map(|u| crate::report::cache_render::reconcile_line(u).trim().to_owned()),
+        not_resumable: c.not_resumable.len(),
+        warnings: c.warnings.clone(),
     })
 }
