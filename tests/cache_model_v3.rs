@@ -55,7 +55,8 @@ fn the_backtest_prices_real_resumes_better_than_v2_on_real3() {
             assert!(v3 < v2, "real3: v3 MAE {v3}% is not below v2's {v2}%");
         }
         // Every session and day carries the keep-warm what-if; the totals add up.
-        let pings: u64 = v["by_session"].as_array().unwrap().iter().map(|s| s["keep_warm"]["pings"].as_u64().unwrap()).sum();
+        let pings: u64 =
+            v["by_session"].as_array().unwrap().iter().map(|s| s["keep_warm"]["pings"].as_u64().unwrap()).sum();
         assert_eq!(pings, k["pings"].as_u64().unwrap(), "{name}: sessions' pings");
         let days: u64 = v["by_day"].as_array().unwrap().iter().map(|d| d["keep_warm"]["pings"].as_u64().unwrap()).sum();
         assert_eq!(days, k["pings"].as_u64().unwrap(), "{name}: days' pings");
@@ -128,7 +129,8 @@ fn only_resumable_sessions_are_stale_and_the_others_say_why() {
     let no_ingest = ["--no-ingest", "--now", &now, "cache", "--json"];
     let v = json(&cachewise(root.path(), data.path(), &no_ingest));
     assert_eq!(ids(&v, "stale"), ["s-new"]);
-    let want = [("s-gone".to_owned(), "transcript_deleted".to_owned()), ("s-old".to_owned(), "past_cleanup".to_owned())];
+    let want =
+        [("s-gone".to_owned(), "transcript_deleted".to_owned()), ("s-old".to_owned(), "past_cleanup".to_owned())];
     assert_eq!(reasons(&v), want);
     // Their history stays.
     assert_eq!(ids(&v, "by_session"), ["s-gone", "s-new", "s-old"]);
@@ -178,7 +180,11 @@ fn transcripts_not_yet_read_and_due_for_deletion_are_warned_about() {
     let unread = session(root.path(), "s-unread", 60, 20_000);
     let five_days_ago = std::time::SystemTime::from(now - Duration::days(5));
     std::fs::File::options().write(true).open(&unread).unwrap().set_modified(five_days_ago).unwrap();
-    let v = json(&cachewise_in(Some(root.path()), data.path(), &["--no-ingest", "--now", &now.to_rfc3339(), "cache", "--json"]));
+    let v = json(&cachewise_in(
+        Some(root.path()),
+        data.path(),
+        &["--no-ingest", "--now", &now.to_rfc3339(), "cache", "--json"],
+    ));
     let w = v["warnings"][0].as_str().unwrap();
     assert!(w.starts_with("1 transcript(s) not yet read will be deleted by Claude Code within 3 days"), "{w}");
 }

@@ -5,8 +5,8 @@
 //! the clock and prices are arguments. Hands on a serialisable `Advice`
 //! carrying the inputs it used and a plain-language explanation.
 
-use super::advice_options::{break_even, option_starts, totals, Turns};
 pub(crate) use super::advice_options::Prices;
+use super::advice_options::{break_even, option_starts, totals, Turns};
 use super::advice_text::explain;
 use super::classify::{CacheClass, RequestCache};
 use super::claude_code::{claude_code, ClaudeCode};
@@ -335,7 +335,13 @@ fn last_break(main: &[usize], requests: &[Request], caches: &[RequestCache]) -> 
     let gap_s = c.gap_s.filter(|g| *g <= KEEP_WARM_MAX_GAP_S)?;
     let n = pings(gap_s, c.ttl_s);
     let cost_usd = n as f64 * ping_usd(caches[main[j - 1]].rates.as_ref(), c.expected_prefix);
-    Some(LastBreak { gap_s, pings: n, cost_usd, miss_cost_usd: c.miss_cost_usd, saving_usd: c.miss_cost_usd - cost_usd })
+    Some(LastBreak {
+        gap_s,
+        pings: n,
+        cost_usd,
+        miss_cost_usd: c.miss_cost_usd,
+        saving_usd: c.miss_cost_usd - cost_usd,
+    })
 }
 
 /// `advise_with` with the project medians given (`medians` of the last

@@ -49,8 +49,7 @@ pub(crate) fn option_starts(p_last: f64, bc: f64, s: f64, warm: bool, rs: f64, p
     let rs = rs.min(p_last);
     let resume_f = if warm { 0.0 } else { rewrite_premium(p.rates.as_ref(), p_last - rs, p.ttl_s) };
     // Cold, the compaction request writes the prompt but the warm prefix.
-    let compaction_read =
-        if warm { p_last * p.rm * p.pin } else { (p_last - rs) * p.m * p.pin + rs * p.rm * p.pin };
+    let compaction_read = if warm { p_last * p.rm * p.pin } else { (p_last - rs) * p.m * p.pin + rs * p.rm * p.pin };
     let compact_f = compaction_read + s * p.pout + rewrite_premium(p.rates.as_ref(), s, p.ttl_s);
     // A new session writes its base context but the part that is warm.
     let restart_f = rewrite_premium(p.rates.as_ref(), bc - bc.min(rs), p.ttl_s);
@@ -73,4 +72,3 @@ pub(crate) fn break_even(st: Starts, t: Turns, p: Prices) -> Option<u32> {
         o.compact_usd < o.resume_usd
     })
 }
-

@@ -58,7 +58,10 @@ fn cache_state(a: &Advice) -> String {
 fn shared_prefix_text(a: &Advice) -> String {
     match a.shared_prefix_tokens {
         0 => String::new(),
-        rs => format!(" The first {} tokens (system prompt and tools) are still cached from recent use.", fmt_tokens(rs as f64)),
+        rs => format!(
+            " The first {} tokens (system prompt and tools) are still cached from recent use.",
+            fmt_tokens(rs as f64)
+        ),
     }
 }
 

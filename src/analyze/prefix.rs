@@ -43,8 +43,11 @@ impl WarmPrefixes {
     /// From the (model, version, time) of requests; those that do not
     /// warm `at` are skipped.
     pub fn of<'a>(rows: impl IntoIterator<Item = (&'a str, &'a str, DateTime<Utc>)>, at: DateTime<Utc>) -> Self {
-        let pairs =
-            rows.into_iter().filter(|(_, _, t)| warms_at(*t, at)).map(|(m, v, _)| (m.to_owned(), v.to_owned())).collect();
+        let pairs = rows
+            .into_iter()
+            .filter(|(_, _, t)| warms_at(*t, at))
+            .map(|(m, v, _)| (m.to_owned(), v.to_owned()))
+            .collect();
         WarmPrefixes { at, pairs }
     }
 

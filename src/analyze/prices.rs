@@ -9,9 +9,7 @@ use crate::model::Request;
 use crate::pricing::{PriceTable, Rates};
 use chrono::{DateTime, Utc};
 
-pub use crate::pricing::{
-    cost as request_cost, rewrite_premium, write_multiplier, Basis, TTL_1H_S, TTL_5M_S,
-};
+pub use crate::pricing::{cost as request_cost, rewrite_premium, write_multiplier, Basis, TTL_1H_S, TTL_5M_S};
 
 /// The prices the analysis needs; `None` means an unknown model, whose money
 /// figures are then 0.

@@ -92,9 +92,8 @@ pub fn reports_frame(
         .collect::<PolarsResult<_>>()?;
     let s = |name: &str, f: fn(&Request) -> &str| str_column(name, rows.iter().map(|(_, r, _)| f(r)));
     let t = |name: &str, f: fn(&TokenCounts) -> u64| u64_column(name, rows.iter().map(|(_, r, _)| f(&r.tokens)));
-    let rate = |name: &str, f: fn(&Rates) -> f64| {
-        opt_f64_column(name, rows.iter().map(|(_, _, k)| k.rates.as_ref().map(f)))
-    };
+    let rate =
+        |name: &str, f: fn(&Rates) -> f64| opt_f64_column(name, rows.iter().map(|(_, _, k)| k.rates.as_ref().map(f)));
     let columns = vec![
         s(c::USER, |r| &r.user),
         s(c::SESSION_ID, |r| &r.session_id),

@@ -9,9 +9,9 @@
 //! people, models).
 
 use super::analysis_cols::{AnalysisCols, LocalDays, FIGURES};
-pub use super::resume::{resume_states, resume_states_of, stale, stale_in, stale_of, STALE};
 use super::cache::{find_session, CacheQuery, CacheReport, Reconcile};
 use super::cache_medians::idle_compaction;
+pub use super::resume::{resume_states, resume_states_of, stale, stale_in, stale_of, STALE};
 use super::slices::for_each_slice;
 use super::ReportError;
 use crate::analyze::{

@@ -13,11 +13,11 @@ use crate::analyze::{
 use crate::model::columns as c;
 use crate::pricing::Rates;
 use crate::store::claude::ClaudeState;
-use serde::Serialize;
 use crate::store::frames::Cols;
 use crate::store::view::StoreView;
 use chrono::{DateTime, TimeDelta, Utc};
 use polars::prelude::*;
+use serde::Serialize;
 use std::collections::HashMap;
 
 /// The columns `stale_of` reads: a session's last main-thread request.
@@ -43,7 +43,9 @@ pub const STALE: [&str; 16] = [
 /// The (model, version) pairs whose shared prefix is warm at `now`: those
 /// of the analysis rows (`rows`) made within the hour before it.
 pub fn warm_prefixes_in(rows: LazyFrame, now: DateTime<Utc>) -> PolarsResult<WarmPrefixes> {
-    let ms = |t: DateTime<Utc>| lit(t.timestamp_millis()).cast(DataType::Datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC)));
+    let ms = |t: DateTime<Utc>| {
+        lit(t.timestamp_millis()).cast(DataType::Datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC)))
+    };
     let from = now - TimeDelta::seconds(SHARED_PREFIX_WINDOW_S);
     let df = rows
         .filter(col(c::TIME).gt_eq(ms(from)).and(col(c::TIME).lt(ms(now))))
@@ -101,9 +103,9 @@ pub fn resume_states_of(
             let rs = shared_prefix(first_read[i], tokens[i], warm.warm(model[i], version[i]));
             let rates = Rates::stored(pin[i], pout[i], prm[i]);
             let p = ResumePremium::of(rates.as_ref(), tokens[i], rs, ttl_s);
-            let not_resumable = claude.filter(|_| user[i].is_empty()).and_then(|k| {
-                resumability(time[i], now, k.settings.cleanup_days(), k.deleted.contains(sid[i]))
-            });
+            let not_resumable = claude
+                .filter(|_| user[i].is_empty())
+                .and_then(|k| resumability(time[i], now, k.settings.cleanup_days(), k.deleted.contains(sid[i])));
             StaleSession {
                 session_id: sid[i].to_owned(),
                 user: user[i].to_owned(),

@@ -17,9 +17,9 @@
 //! memory what is not stored current (an analysis of other prices, costs
 //! of another price table); reports take `&StoreView` and never open a file.
 
+use super::claude::ClaudeState;
 use super::files;
 use super::frames;
-use super::claude::ClaudeState;
 use super::manifest::Manifest;
 use super::{samples, Store, StoreError, Table};
 use crate::model::limits::Sample;

@@ -11,10 +11,10 @@ use cachewise::analyze::{
     thread_requests, CompactionParams, IdleCompaction, IdleGap, RequestCache, SummaryOptions, IDLE, MODEL_VERSION,
 };
 use cachewise::config::DEFAULT_CLEANUP_DAYS;
-use cachewise::report::resume::not_resumable;
 use cachewise::model::{Compaction, Request};
 use cachewise::pricing::{Estimate, PriceTable};
 use cachewise::report::cache::{find_session, CacheQuery, CacheReport};
+use cachewise::report::resume::not_resumable;
 use cachewise::store::{frames, Store, Table};
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeSet, HashMap};

@@ -63,7 +63,8 @@ fn the_advice_prices_resume_and_restart_with_the_warm_prefix() {
     assert_close(a.cold_resume_v2_usd, 100_000.0 * 1.15);
     // The resume option's one-off cost is the stale premium (same rates).
     let t = a.inputs.growth_tokens;
-    let per_turn = |c0: f64, n: f64| (n * c0 + t * n * (n - 1.0) / 2.0) * 0.1 + n * (t * 1.25 + a.inputs.output_tokens * 2.0);
+    let per_turn =
+        |c0: f64, n: f64| (n * c0 + t * n * (n - 1.0) / 2.0) * 0.1 + n * (t * 1.25 + a.inputs.output_tokens * 2.0);
     assert_close(a.options.resume_usd, a.cold_resume_usd + per_turn(100_000.0, 10.0));
     // Bc, the median first prompt of the project (25,010 and 20,110), is above Rs.
     let bc = a.inputs.base_context_tokens;
