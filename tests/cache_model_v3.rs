@@ -145,6 +145,10 @@ fn only_resumable_sessions_are_stale_and_the_others_say_why() {
     assert!(text.starts_with("This session cannot be resumed: its transcript was deleted"), "{text}");
     assert!(!text.contains("Resume full session as-is"), "{text}");
     assert_eq!(a["claude_code"]["resume_dialog"], false);
+    let text = cachewise(root.path(), data.path(), &["--no-ingest", "--now", &now, "advise", "s-gone"]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("Cannot be resumed (transcript deleted)"), "{text}");
+    assert!(!text.contains("as-is"), "{text}");
     let ok = json(&cachewise(root.path(), data.path(), &["--no-ingest", "--now", &now, "advise", "s-new", "--json"]));
     assert!(ok["not_resumable"].is_null());
 

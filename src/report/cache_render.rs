@@ -232,6 +232,9 @@ pub fn render_advice(a: &Advice) -> String {
         format!("cold since {}", a.expires_at.format("%Y-%m-%d %H:%M UTC"))
     };
     let _ = writeln!(out, "Session {} ({state})", a.session_id);
+    if let Some(why) = a.not_resumable {
+        let _ = writeln!(out, "Cannot be resumed ({}): the figures below are its history.", why.label());
+    }
     let _ = writeln!(out, "Over the next {} turns:", a.turns);
     let (resume, compact) = if a.claude_code.resume_dialog {
         (format!("resume: \"{DIALOG_RESUME}\""), format!("compact: \"{DIALOG_COMPACT}\""))
