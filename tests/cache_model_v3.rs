@@ -80,6 +80,27 @@ fn the_demo_data_has_a_backtest_and_a_keep_warm_what_if() {
     assert!(r.total.backtest.misses > 0);
     assert!(r.total.backtest.predicted_usd <= r.total.backtest.v2_predicted_usd);
     assert!(r.total.keep_warm.misses_avoided + r.total.keep_warm.left_out_gaps == r.total.backtest.misses);
+
+    // /cache says both in words, with the report's figures.
+    let page = cache_page(&common::web_state(&store, end + Duration::hours(1)));
+    assert!(page.contains("Keeping the cache warm: what if"), "{page}");
+    assert!(page.contains(&format!("through {} breaks", r.total.keep_warm.misses_avoided)), "{page}");
+    assert!(page.contains("How well cachewise priced the resumes that really happened"), "{page}");
+    assert!(page.contains(&format!("{} resumes after the cache expired", r.total.backtest.misses)), "{page}");
+}
+
+/// `GET /cache` of the dashboard, in process.
+fn cache_page(state: &cachewise::web::AppState) -> String {
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    rt.block_on(async {
+        let req = axum::http::Request::builder().uri("/cache").header("host", "127.0.0.1");
+        let res =
+            cachewise::web::app(state.clone()).oneshot(req.body(axum::body::Body::empty()).unwrap()).await.unwrap();
+        assert_eq!(res.status(), 200);
+        String::from_utf8(res.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap()
+    })
 }
 
 /// Two responses of `session` starting `minutes` after `t0`, 10 minutes
