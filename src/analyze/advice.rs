@@ -10,7 +10,8 @@ use super::advice_options::{break_even, option_starts, totals, Turns};
 use super::advice_text::explain;
 use super::classify::{CacheClass, RequestCache};
 use super::claude_code::{claude_code, ClaudeCode};
-use super::keep_warm::{is_expiry, ping_usd, pings, KEEP_WARM_MAX_GAP_S};
+use super::keep_warm::last_break;
+pub use super::keep_warm::LastBreak;
 use super::prefix::{shared_prefix, ResumePremium, WarmPrefixes};
 use super::prices::{rates_for, write_multiplier, Basis, RateSource};
 use super::stale::NotResumable;
@@ -144,19 +145,6 @@ impl Advice {
         self.explanation = super::advice_text::not_resumable_text(reason, cleanup_days) + &explain(&self);
         self
     }
-}
-
-/// The keep-warm what-if of a session's last main-thread expiry.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct LastBreak {
-    pub gap_s: f64,
-    pub pings: u64,
-    /// What the pings would have cost.
-    pub cost_usd: f64,
-    /// The miss cost they would have avoided.
-    pub miss_cost_usd: f64,
-    /// `miss_cost_usd - cost_usd` (negative: keeping warm costs more).
-    pub saving_usd: f64,
 }
 
 /// The session's main-thread requests in time order. A session id two
@@ -325,23 +313,6 @@ pub fn advise_with(
     let medians = |project: &str| ProjectMedians::of(project, requests, caches);
     let prefixes = WarmPrefixes::of(requests.iter().map(|r| (r.model.as_str(), r.version.as_str(), r.time)), now);
     advise_in(session_id, requests, caches, compactions, rates, now, turns, &medians, &prefixes)
-}
-
-/// The keep-warm what-if of the last main-thread expiry among `main`
-/// (time order), when its gap is 8 hours or less (§8.4 v3).
-fn last_break(main: &[usize], requests: &[Request], caches: &[RequestCache]) -> Option<LastBreak> {
-    let j = (1..main.len()).rev().find(|&j| is_expiry(caches[main[j]].class, &requests[main[j]].thread))?;
-    let c = &caches[main[j]];
-    let gap_s = c.gap_s.filter(|g| *g <= KEEP_WARM_MAX_GAP_S)?;
-    let n = pings(gap_s, c.ttl_s);
-    let cost_usd = n as f64 * ping_usd(caches[main[j - 1]].rates.as_ref(), c.expected_prefix);
-    Some(LastBreak {
-        gap_s,
-        pings: n,
-        cost_usd,
-        miss_cost_usd: c.miss_cost_usd,
-        saving_usd: c.miss_cost_usd - cost_usd,
-    })
 }
 
 /// `advise_with` with the project medians given (`medians` of the last

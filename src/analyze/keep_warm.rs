@@ -201,3 +201,33 @@ fn break_even(costs: Vec<(f64, f64)>, ttl_s: u32) -> Option<f64> {
     let k = ((miss / ping).ceil() - 1.0).max(0.0);
     Some((k + 1.0) * f64::from(ttl_s.saturating_sub(PING_LEAD_S)))
 }
+
+/// The keep-warm what-if of a session's last main-thread expiry.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct LastBreak {
+    pub gap_s: f64,
+    pub pings: u64,
+    /// What the pings would have cost.
+    pub cost_usd: f64,
+    /// The miss cost they would have avoided.
+    pub miss_cost_usd: f64,
+    /// `miss_cost_usd - cost_usd` (negative: keeping warm costs more).
+    pub saving_usd: f64,
+}
+
+/// The keep-warm what-if of the last main-thread expiry among `main`
+/// (time order), when its gap is 8 hours or less (§8.4 v3).
+pub(crate) fn last_break(main: &[usize], requests: &[Request], caches: &[RequestCache]) -> Option<LastBreak> {
+    let j = (1..main.len()).rev().find(|&j| is_expiry(caches[main[j]].class, &requests[main[j]].thread))?;
+    let c = &caches[main[j]];
+    let gap_s = c.gap_s.filter(|g| *g <= KEEP_WARM_MAX_GAP_S)?;
+    let n = pings(gap_s, c.ttl_s);
+    let cost_usd = n as f64 * ping_usd(caches[main[j - 1]].rates.as_ref(), c.expected_prefix);
+    Some(LastBreak {
+        gap_s,
+        pings: n,
+        cost_usd,
+        miss_cost_usd: c.miss_cost_usd,
+        saving_usd: c.miss_cost_usd - cost_usd,
+    })
+}
