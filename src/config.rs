@@ -72,6 +72,66 @@ pub fn parse_date(s: &str) -> Result<chrono::NaiveDate, String> {
         .map_err(|_| format!("invalid date {s:?}: use YYYY-MM-DD"))
 }
 
+/// Claude Code's settings file in its config directory.
+pub const CLAUDE_SETTINGS_FILE: &str = "settings.json";
+/// A settings file larger than this is not read.
+pub const MAX_SETTINGS_BYTES: u64 = 1 << 20;
+/// `cleanupPeriodDays` when unset: Claude Code deletes transcripts older
+/// than this many days.
+pub const DEFAULT_CLEANUP_DAYS: u64 = 30;
+
+/// What cachewise reads of Claude Code's `settings.json`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClaudeSettings {
+    /// `cleanupPeriodDays` as written (None: unset, or unreadable).
+    pub cleanup_period_days: Option<u64>,
+    /// Why the file could not be used, for a warning (never a failure).
+    pub warning: Option<String>,
+}
+
+impl ClaudeSettings {
+    /// The days Claude Code keeps transcripts (30 when unset).
+    pub fn cleanup_days(&self) -> u64 {
+        self.cleanup_period_days.unwrap_or(DEFAULT_CLEANUP_DAYS)
+    }
+}
+
+/// Reads `settings.json` of the first of `roots` (Claude Code's config
+/// directories, `CLAUDE_CONFIG_DIR` honoured by `roots`) that has one: at
+/// most `MAX_SETTINGS_BYTES`; bad JSON or a bad value is a warning.
+pub fn claude_settings(roots: &[PathBuf]) -> ClaudeSettings {
+    use std::io::Read;
+    let Some(path) = roots.iter().map(|r| r.join(CLAUDE_SETTINGS_FILE)).find(|p| p.is_file()) else {
+        return ClaudeSettings::default();
+    };
+    let shown: String = path.display().to_string().chars().filter(|c| !crate::model::is_unsafe(*c)).collect();
+    let warn = |why: &str| ClaudeSettings { cleanup_period_days: None, warning: Some(format!("{shown}: {why}")) };
+    let mut bytes = Vec::new();
+    let read = std::fs::File::open(&path).and_then(|f| f.take(MAX_SETTINGS_BYTES + 1).read_to_end(&mut bytes));
+    if let Err(e) = read {
+        return warn(&format!("cannot be read ({e})"));
+    }
+    if bytes.len() as u64 > MAX_SETTINGS_BYTES {
+        return warn("larger than 1 MiB, not read");
+    }
+    parse_settings(&bytes).unwrap_or_else(|why| warn(&why))
+}
+
+/// `cleanupPeriodDays` of a settings file's bytes.
+fn parse_settings(bytes: &[u8]) -> Result<ClaudeSettings, String> {
+    let v: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| format!("not valid JSON ({e})"))?;
+    let days = match v.get("cleanupPeriodDays") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(d) => Some(
+            d.as_f64()
+                .filter(|d| d.is_finite() && *d >= 0.0)
+                .map(|d| d.floor().min(1e9) as u64)
+                .ok_or("cleanupPeriodDays is not a number of days")?,
+        ),
+    };
+    Ok(ClaudeSettings { cleanup_period_days: days, warning: None })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,6 +142,29 @@ mod tests {
         assert_eq!(roots(&[PathBuf::from("/x")], Some("/e"), Some(home)), vec![PathBuf::from("/x")]);
         assert_eq!(roots(&[], Some("/a, /b"), Some(home)), vec![PathBuf::from("/a"), PathBuf::from("/b")]);
         assert_eq!(roots(&[], None, Some(home)), vec![PathBuf::from("/h/.config/claude"), PathBuf::from("/h/.claude")]);
+    }
+
+    #[test]
+    fn cleanup_period_days_read_unset_zero_seven_and_bad() {
+        let dir = tempfile::tempdir().unwrap();
+        let roots = vec![dir.path().join("none"), dir.path().to_path_buf()];
+        assert_eq!(claude_settings(&roots), ClaudeSettings::default());
+        assert_eq!(claude_settings(&roots).cleanup_days(), 30);
+        let write = |s: &str| std::fs::write(dir.path().join(CLAUDE_SETTINGS_FILE), s).unwrap();
+        write(r#"{"model": "opus"}"#);
+        assert_eq!(claude_settings(&roots).cleanup_days(), 30);
+        write(r#"{"cleanupPeriodDays": 0}"#);
+        assert_eq!(claude_settings(&roots).cleanup_period_days, Some(0));
+        write(r#"{"cleanupPeriodDays": 7, "hooks": {}}"#);
+        assert_eq!(claude_settings(&roots).cleanup_days(), 7);
+        write("{not json");
+        let bad = claude_settings(&roots);
+        assert_eq!(bad.cleanup_days(), 30);
+        assert!(bad.warning.unwrap().contains("not valid JSON"));
+        write(r#"{"cleanupPeriodDays": "soon"}"#);
+        assert!(claude_settings(&roots).warning.unwrap().contains("not a number"));
+        write(&" ".repeat(2 << 20));
+        assert!(claude_settings(&roots).warning.unwrap().contains("larger than 1 MiB"));
     }
 
     #[test]

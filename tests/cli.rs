@@ -194,12 +194,21 @@ fn cache_json_classifies_the_expired_cache() {
     assert_eq!(stale["ttl_s"], 300);
     assert_eq!(stale["prompt_tokens"], 31_006);
     // The session report carries the same figures as sortable columns.
-    let v = json(&cachewise(root.path(), data.path(), &["report", "session", "--json", "--no-ingest"]));
+    let now = ["report", "session", "--json", "--no-ingest", "--now", "2026-02-12T00:00:00Z"];
+    let v = json(&cachewise(root.path(), data.path(), &now));
     let row = &v["rows"][0];
     assert_eq!(row["misses"], 1);
     assert_eq!(row["peak_prompt"], 31_008);
     assert!((row["idle_cost_usd"].as_f64().unwrap() - cost).abs() < 1e-12);
     assert!(row["stale_premium_usd"].as_f64().unwrap() > 0.0);
+    assert!(row.get("not_resumable").is_none());
+    // Months later the session is past Claude Code's cleanup (30 days by
+    // default): its history stays, it is no longer stale.
+    let later = ["report", "session", "--json", "--no-ingest", "--now", "2026-04-01T00:00:00Z"];
+    let v = json(&cachewise(root.path(), data.path(), &later));
+    let row = &v["rows"][0];
+    assert_eq!((row["not_resumable"].as_str(), row["stale_premium_usd"].as_f64()), (Some("past_cleanup"), Some(0.0)));
+    assert_eq!(row["misses"], 1);
 }
 
 #[test]

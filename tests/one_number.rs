@@ -32,11 +32,13 @@ struct Figures {
     last_main: Option<String>,
 }
 
-fn cw(data: &Path, root: Option<&Path>, now: &str, args: &[&str]) -> Value {
+/// `cachewise` over `data` with Claude Code's config directory `root`
+/// (its settings and transcripts say which sessions can be resumed);
+/// `ingest` false: the store as it is.
+fn cw(data: &Path, root: &Path, ingest: bool, now: &str, args: &[&str]) -> Value {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_cachewise"));
-    if let Some(r) = root {
-        cmd.arg("--claude-dir").arg(r);
-    } else {
+    cmd.arg("--claude-dir").arg(root).env_remove("CLAUDE_CONFIG_DIR");
+    if !ingest {
         cmd.arg("--no-ingest");
     }
     let out =
@@ -132,29 +134,39 @@ fn check_corpus(name: &str) {
     let data = tempfile::tempdir().unwrap();
     // One clock: 20 minutes after the corpus's last request, so its latest
     // sessions are in the Now panel (warm or cold by their TTL).
-    let first = cw(data.path(), Some(&root), "2030-01-01T00:00:00Z", &["report", "session", "--json"]);
+    let first = cw(data.path(), &root, true, "2030-01-01T00:00:00Z", &["report", "session", "--json"]);
     let last = first["rows"].as_array().unwrap().iter().filter_map(|r| iso(&r["last"])).max().unwrap();
     let now_t = DateTime::parse_from_rfc3339(&last).unwrap().to_utc() + Duration::minutes(20);
     let now = now_t.to_rfc3339();
-    let report = from_report(&cw(data.path(), None, &now, &["report", "session", "--json"]));
+    let report = from_report(&cw(data.path(), &root, false, &now, &["report", "session", "--json"]));
     assert!(report.len() > 10, "{name}: {} sessions", report.len());
 
     // cache --json: the stale list and every session's last activity.
-    let cache = cw(data.path(), None, &now, &["cache", "--json"]);
+    // Only resumable sessions are stale (cache-model v3 §8.3); the others
+    // are listed apart with why, a session without a main thread among them.
+    let cache = cw(data.path(), &root, false, &now, &["cache", "--json"]);
     let stale: BTreeMap<&str, &Value> =
         cache["stale"].as_array().unwrap().iter().map(|s| (s["session_id"].as_str().unwrap(), s)).collect();
+    let not_resumable: BTreeMap<&str, &str> = cache["not_resumable"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["session_id"].as_str().unwrap(), s["reason"].as_str().unwrap()))
+        .collect();
     for (id, f) in &report {
-        match (f.warm, stale.get(id.as_str())) {
-            (Some(false), Some(s)) => same_usd(s["premium_usd"].as_f64().unwrap(), f.premium_usd.unwrap(), id),
-            (Some(false), None) => panic!("{name} {id}: cold in report session, not in cache's stale list"),
-            (_, Some(_)) => panic!("{name} {id}: {:?} in report session, stale in cache --json", f.warm),
-            (_, None) => {}
+        match (f.warm, stale.get(id.as_str()), not_resumable.get(id.as_str())) {
+            (Some(false), Some(s), None) => same_usd(s["premium_usd"].as_f64().unwrap(), f.premium_usd.unwrap(), id),
+            (Some(_), None, Some(&why)) => assert_eq!(why, "past_cleanup", "{name} {id}"),
+            (None, None, Some(&why)) => assert_eq!(why, "no_main_thread", "{name} {id}"),
+            (Some(true), None, None) => {}
+            other => panic!("{name} {id}: {:?} in report session, {other:?} in cache --json", f.warm),
         }
     }
+    let resumable_cold = |id: &str, f: &Figures| f.warm == Some(false) && !not_resumable.contains_key(id);
 
     // The cache report reconciles with `report daily`: the same requests
     // and dollars, and the difference from its thread requests named.
-    let daily = cw(data.path(), None, &now, &["report", "daily", "--json"]);
+    let daily = cw(data.path(), &root, false, &now, &["report", "daily", "--json"]);
     let u = &cache["usage"];
     assert_eq!(u["requests"], daily["total"]["requests"], "{name}: requests");
     same_usd(u["cost_usd"].as_f64().unwrap(), daily["total"]["cost_usd"].as_f64().unwrap(), name);
@@ -180,7 +192,7 @@ fn check_corpus(name: &str) {
         same_usd(row.cost_usd, f.cost_usd, id);
         assert_eq!(row.requests, f.requests, "{name} {id}: /sessions requests");
         assert_eq!(row.warm, f.warm, "{name} {id}: /sessions warm");
-        let stale_premium = if f.warm == Some(false) { f.premium_usd } else { None };
+        let stale_premium = if resumable_cold(id, f) { f.premium_usd } else { None };
         assert_eq!(row.stale_premium_usd.map(cents), stale_premium.map(cents), "{name} {id}: /sessions premium");
         match advise(&view, id, 10) {
             Ok((a, _)) => {
@@ -198,7 +210,7 @@ fn check_corpus(name: &str) {
         assert_eq!(api["usage"]["requests"].as_u64(), Some(f.requests), "{name} {id}: /api/session requests");
         assert_eq!(api["usage"]["warm"].as_bool(), f.warm, "{name} {id}: /api/session warm");
         assert_eq!(api["usage"]["cold_resume_usd"].as_f64().map(cents), f.premium_usd.map(cents), "{name} {id}");
-        assert_eq!(api["stale"].is_null(), f.warm != Some(false), "{name} {id}: /api/session stale");
+        assert_eq!(api["stale"].is_null(), !resumable_cold(id, f), "{name} {id}: /api/session stale");
         if let Some(s) = panel.sessions.iter().find(|s| s.session_id == *id) {
             in_panel += 1;
             assert_eq!(Some(s.warm), f.warm, "{name} {id}: Now panel warm");

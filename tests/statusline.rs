@@ -62,9 +62,12 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-12
 }
 
-/// Premium of a Sonnet 4.5 request with a 5-minute TTL: prompt x (1.25 - 0.1) x $3/M.
-fn premium_5m(r: &Resp) -> f64 {
-    (r.input + r.w5 + r.w1h + r.read) as f64 * 1.15 * 3e-6
+/// The premium of a Sonnet 4.5 request with a 5-minute TTL, cache model v3
+/// (§6, §8.2): the shared prefix its lineage's first request `first` read
+/// stays warm within the hour, so only the rest of the prompt is written
+/// again: (prompt - first read) x (1.25 - 0.1) x $3/M.
+fn premium_5m_v3(r: &Resp, first: &Resp) -> f64 {
+    (r.input + r.w5 + r.w1h + r.read - first.read) as f64 * 1.15 * 3e-6
 }
 
 #[test]
@@ -81,7 +84,7 @@ fn json_with_and_without_rate_limits() {
     assert_eq!(v["expires_at"], rfc3339(b.time + Duration::seconds(300)));
     assert!(close(v["session_cost_usd"].as_f64().unwrap(), a.sonnet_cost() + b.sonnet_cost()));
     assert!(close(v["today_cost_usd"].as_f64().unwrap(), a.sonnet_cost() + b.sonnet_cost()));
-    assert!(close(v["cold_resume_usd"].as_f64().unwrap(), premium_5m(&b)));
+    assert!(close(v["cold_resume_usd"].as_f64().unwrap(), premium_5m_v3(&b, &a)));
     assert_eq!(v["session_requests"], 2);
     assert_eq!(v["five_hour_used_pct"], Value::Null);
     assert_eq!(v["cold_resume_five_hour_pct"], Value::Null);
@@ -101,7 +104,7 @@ fn json_with_and_without_rate_limits() {
     let line = String::from_utf8(out.stdout).unwrap();
     let expected = format!(
         "○ cold 7:00 (since 20:07) · next message +${:.2} · session ${:.2} · today ${:.2} · 5h 42% (resets 00:00)\n",
-        premium_5m(&b),
+        premium_5m_v3(&b, &a),
         a.sonnet_cost() + b.sonnet_cost(),
         a.sonnet_cost() + b.sonnet_cost()
     );
@@ -256,7 +259,7 @@ fn a_first_call_starts_from_the_store_and_counts_each_response_once() {
     assert!(close(v["session_cost_usd"].as_f64().unwrap(), total), "{v}");
     assert_eq!(v["session_requests"], 4);
     assert_eq!(v["last_request_at"], rfc3339(rs[3].time));
-    assert!(close(v["cold_resume_usd"].as_f64().unwrap(), premium_5m(&rs[3])));
+    assert!(close(v["cold_resume_usd"].as_f64().unwrap(), premium_5m_v3(&rs[3], &rs[0])));
     // Today: the store's three (one a placeholder) plus what it has not read.
     assert!(close(v["today_cost_usd"].as_f64().unwrap(), total), "{v}");
     // The state was seeded from the store: responses 1 and 2 came from the

@@ -65,10 +65,12 @@ async fn the_now_panel_shows_countdowns_premiums_and_what_claude_code_will_do() 
     // s1 expires at t0 + 1 h: 50 minutes left; s2 expired at t0 - 57 min.
     assert!(panel.contains(r#"class="countdown warm" data-expires="1770843600000">50:00 left<"#), "{panel}");
     assert!(panel.contains(r#"class="countdown cold" data-expires="1770836580000">cold 1:07:00<"#), "{panel}");
-    // Premiums: s1's prompt is over 200k, so Sonnet 4.5 paid the long-context
-    // rates ($6 input): 250,004 x ($12 - $0.60)/M = $2.85; s2: 151,005 x
-    // ($3.75 - $0.30)/M = $0.52.
-    assert!(panel.contains("$2.85") && panel.contains("$0.52"), "{panel}");
+    // Premiums (cache model v3): the shared prefix each read at its start
+    // stays warm, since s1 (same model and version) ran 10 minutes ago.
+    // s1's prompt is over 200k, so Sonnet 4.5 paid the long-context rates
+    // ($6 input): (250,004 - 240,000) x ($12 - $0.60)/M = $0.11; s2:
+    // (151,005 - 150,000) x ($3.75 - $0.30)/M = $0.0035.
+    assert!(panel.contains(">$0.11<") && panel.contains("&#60;$0.01"), "{panel}");
     assert!(panel.contains("compacts it by itself at 20:54:00"), "{panel}");
     assert!(panel.contains("Resume from summary"), "s2 is over 100k and idle over an hour: {panel}");
     assert_eq!(panel.matches("Resume from summary").count(), 1, "s1 was idle 10 minutes: {panel}");

@@ -5,10 +5,16 @@
 //! the clock and prices are arguments. Hands on a serialisable `Advice`
 //! carrying the inputs it used and a plain-language explanation.
 
+pub(crate) use super::advice_options::Prices;
+use super::advice_options::{break_even, option_starts, totals, Turns};
 use super::advice_text::explain;
 use super::classify::{CacheClass, RequestCache};
 use super::claude_code::{claude_code, ClaudeCode};
-use super::prices::{rates_for, rewrite_premium, write_multiplier, Basis, RateSource};
+use super::keep_warm::last_break;
+pub use super::keep_warm::LastBreak;
+use super::prefix::{shared_prefix, ResumePremium, WarmPrefixes};
+use super::prices::{rates_for, write_multiplier, Basis, RateSource};
+use super::stale::NotResumable;
 use super::stats::median;
 use super::threads::time_order;
 use crate::model::{Compaction, Request, MAIN_THREAD};
@@ -112,68 +118,33 @@ pub struct Advice {
     /// request paid: the stale premium of §6, the same figure every view
     /// shows for the session.
     pub cold_resume_usd: f64,
+    /// The same premium as cache model v2 priced it (`P` written again).
+    pub cold_resume_v2_usd: f64,
+    /// `Rs`, the shared prefix warm at `now` (§8.2 v3): a cold resume and a
+    /// cold compaction read it; a restart reads up to `Bc` of it.
+    pub shared_prefix_tokens: u64,
+    /// What keeping the cache warm through the session's last expiry would
+    /// have cost and saved (§8.4 v3; None without one of 8 hours or less).
+    pub keep_warm: Option<LastBreak>,
     /// What Claude Code itself will do (§7 v2).
     pub claude_code: ClaudeCode,
+    /// Why the session cannot be resumed (§8.3 v3; None: it can). The
+    /// figures stay, for its history; the explanation says so first.
+    pub not_resumable: Option<NotResumable>,
     pub explanation: String,
 }
 
-/// Per-token prices and multipliers of the advice (§7: base prices).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Prices {
-    pub pin: f64,
-    pub pout: f64,
-    pub rm: f64,
-    pub m: f64,
-    /// The base rates these come from (None: unpriced) and `T_last`.
-    pub rates: Option<Rates>,
-    pub ttl_s: u32,
-}
-
-/// The per-turn shape shared by the three options.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Turns {
-    pub g: f64,
-    pub o: f64,
-}
-
-/// `F + sum over k=1..n of [(c0 + (k-1) G) rm pin + G m pin + O pout]`.
-pub(crate) fn option_total(c0: f64, f: f64, n: u32, t: Turns, p: Prices) -> f64 {
-    let n = f64::from(n);
-    let reads = n * c0 + t.g * n * (n - 1.0) / 2.0;
-    f + reads * p.rm * p.pin + n * (t.g * p.m * p.pin + t.o * p.pout)
-}
-
-/// The context and one-off cost of the three options.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Starts {
-    pub resume: (f64, f64),
-    pub compact: (f64, f64),
-    pub restart: (f64, f64),
-}
-
-/// `C0` and `F` of each option (§7).
-pub(crate) fn option_starts(p_last: f64, bc: f64, s: f64, warm: bool, p: Prices) -> Starts {
-    let resume_f = if warm { 0.0 } else { rewrite_premium(p.rates.as_ref(), p_last, p.ttl_s) };
-    let compaction_read = if warm { p.rm } else { p.m };
-    let compact_f = p_last * compaction_read * p.pin + s * p.pout + rewrite_premium(p.rates.as_ref(), s, p.ttl_s);
-    Starts { resume: (p_last, resume_f), compact: (bc + s, compact_f), restart: (bc, 0.0) }
-}
-
-/// Totals of the three options over `n` turns.
-pub(crate) fn totals(st: Starts, n: u32, t: Turns, p: Prices) -> AdviceOptions {
-    AdviceOptions {
-        resume_usd: option_total(st.resume.0, st.resume.1, n, t, p),
-        compact_usd: option_total(st.compact.0, st.compact.1, n, t, p),
-        restart_usd: option_total(st.restart.0, st.restart.1, n, t, p),
+impl Advice {
+    /// The advice of a session that cannot be resumed: Claude Code will
+    /// show no resume dialog and compact nothing, and the explanation says
+    /// first, plainly, that it cannot be resumed and why.
+    pub fn not_resumable(mut self, reason: NotResumable, cleanup_days: u64) -> Advice {
+        self.not_resumable = Some(reason);
+        self.claude_code.resume_dialog = false;
+        self.claude_code.idle_compaction_at = None;
+        self.explanation = super::advice_text::not_resumable_text(reason, cleanup_days) + &explain(&self);
+        self
     }
-}
-
-/// Smallest `N` in 1..=200 where compact < resume.
-pub(crate) fn break_even(st: Starts, t: Turns, p: Prices) -> Option<u32> {
-    (1..=MAX_BREAK_EVEN_TURNS).find(|&n| {
-        let o = totals(st, n, t, p);
-        o.compact_usd < o.resume_usd
-    })
 }
 
 /// The session's main-thread requests in time order. A session id two
@@ -326,9 +297,10 @@ pub fn advise(
 }
 
 /// Advice for `session_id` at `now` over `turns` future turns; None when
-/// the session has no main-thread request. Prices are the base rates of the
-/// last request's model at `now` (`Basis::Base`); `compactions` tell what
-/// Claude Code already did.
+/// the session has no main-thread request. Prices are the list rates of the
+/// last request's model at `now` times its fast-mode and data-residency
+/// multipliers (`Basis::Session`, §7 v3); `compactions` tell what Claude
+/// Code already did.
 pub fn advise_with(
     session_id: &str,
     requests: &[Request],
@@ -339,11 +311,13 @@ pub fn advise_with(
     turns: u32,
 ) -> Option<Advice> {
     let medians = |project: &str| ProjectMedians::of(project, requests, caches);
-    advise_in(session_id, requests, caches, compactions, rates, now, turns, &medians)
+    let prefixes = WarmPrefixes::of(requests.iter().map(|r| (r.model.as_str(), r.version.as_str(), r.time)), now);
+    advise_in(session_id, requests, caches, compactions, rates, now, turns, &medians, &prefixes)
 }
 
 /// `advise_with` with the project medians given (`medians` of the last
-/// request's project): `requests` may then hold only the session's rows.
+/// request's project) and the shared prefixes warm at `now` (`prefixes`):
+/// `requests` may then hold only the session's rows.
 #[allow(clippy::too_many_arguments)]
 pub fn advise_in(
     session_id: &str,
@@ -354,6 +328,7 @@ pub fn advise_in(
     now: DateTime<Utc>,
     turns: u32,
     medians: &dyn Fn(&str) -> ProjectMedians,
+    prefixes: &WarmPrefixes,
 ) -> Option<Advice> {
     let main = main_thread(session_id, requests);
     let &last_i = main.last()?;
@@ -362,10 +337,13 @@ pub fn advise_in(
     let ttl_s = caches[last_i].ttl_after_s;
     let idle_s = (now - last.time).as_seconds_f64();
     let warm = idle_s <= f64::from(ttl_s);
-    let base = rates_for(rates, last, Basis::Base(now));
-    let (inputs, prices, t) = advice_inputs(&main, requests, caches, base, ttl_s, &medians);
+    let session_rates = rates_for(rates, last, Basis::Session(now));
+    let (inputs, prices, t) = advice_inputs(&main, requests, caches, session_rates, ttl_s, &medians);
     let (p, bc, s) = (inputs.prompt_tokens as f64, inputs.base_context_tokens, inputs.summary_tokens);
-    let st = option_starts(p, bc, s, warm, prices);
+    let c_last = &caches[last_i];
+    let rs = shared_prefix(c_last.lineage_first_read, inputs.prompt_tokens, prefixes.warm(&last.model, &last.version));
+    let premium = ResumePremium::of(c_last.rates.as_ref(), inputs.prompt_tokens, rs, ttl_s);
+    let st = option_starts(p, bc, s, warm, rs as f64, prices);
     let options = totals(st, turns, t, prices);
     let (recommendation, chosen) = if options.compact_usd < options.resume_usd {
         (Recommendation::Compact, options.compact_usd)
@@ -385,7 +363,11 @@ pub fn advise_in(
         recommendation,
         break_even_turns: break_even(st, t, prices),
         history_premium_usd: chosen - options.restart_usd,
-        cold_resume_usd: super::stale::cold_resume_premium(last, &caches[last_i], ttl_s),
+        cold_resume_usd: premium.premium_usd,
+        cold_resume_v2_usd: premium.premium_v2_usd,
+        shared_prefix_tokens: rs,
+        keep_warm: last_break(&main, requests, caches),
+        not_resumable: None,
         claude_code: claude_code(last, ttl_s, compactions, now),
         inputs,
         explanation: String::new(),

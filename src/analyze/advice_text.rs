@@ -4,6 +4,7 @@
 //! or costs, the break-even and the history premium. Hands on a `String` for `Advice::explanation`.
 
 use super::advice::{Advice, Recommendation, MAX_BREAK_EVEN_TURNS};
+use super::stale::NotResumable;
 
 /// Dollars, sign-correct: the one dollar format (`model::money::usd`).
 pub use crate::model::money::usd as fmt_usd;
@@ -47,9 +48,32 @@ fn cache_state(a: &Advice) -> String {
         format!(
             "The cache expired {} ago ({ttl} TTL); resuming re-writes {} tokens ({} more than a warm read).",
             fmt_duration(a.idle_s - f64::from(a.ttl_s)),
-            fmt_tokens(p),
+            fmt_tokens(p - a.shared_prefix_tokens as f64),
             fmt_usd(a.cold_resume_usd)
-        )
+        ) + &shared_prefix_text(a)
+    }
+}
+
+/// The shared prefix a cold resume still reads (cache-model §8.2 v3).
+fn shared_prefix_text(a: &Advice) -> String {
+    match a.shared_prefix_tokens {
+        0 => String::new(),
+        rs => format!(
+            " The first {} tokens (system prompt and tools) are still cached from recent use.",
+            fmt_tokens(rs as f64)
+        ),
+    }
+}
+
+/// The keep-warm what-if of the last break (cache-model §8.4 v3).
+fn keep_warm_text(a: &Advice) -> String {
+    match &a.keep_warm {
+        Some(k) => format!(
+            " Keeping this session warm through its last break would have cost {} and saved {}.",
+            fmt_usd(k.cost_usd),
+            fmt_usd(k.miss_cost_usd)
+        ),
+        None => String::new(),
     }
 }
 
@@ -116,6 +140,18 @@ fn capitalise(s: &str) -> String {
     c.next().map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
 }
 
+/// The opening of the advice of a session that cannot be resumed (§8.3 v3).
+pub fn not_resumable_text(reason: NotResumable, cleanup_days: u64) -> String {
+    let why = match reason {
+        NotResumable::TranscriptDeleted => "its transcript was deleted (Claude Code removes old transcripts)".to_owned(),
+        NotResumable::PastCleanup => format!(
+            "it has been idle {cleanup_days} days or more, so Claude Code deletes its transcript (cleanupPeriodDays {cleanup_days})"
+        ),
+        NotResumable::NoMainThread => "it has no main conversation, only sub-agents".to_owned(),
+    };
+    format!("This session cannot be resumed: {why}. Start a new session; the figures below are its history. ")
+}
+
 /// The explanation paragraph of an advice.
 pub fn explain(a: &Advice) -> String {
     let o = &a.options;
@@ -133,6 +169,7 @@ pub fn explain(a: &Advice) -> String {
         " Keeping the conversation costs {} more than starting fresh; weigh that against re-explaining the work.",
         fmt_usd(a.history_premium_usd)
     ));
+    s.push_str(&keep_warm_text(a));
     if !a.inputs.priced {
         s.push_str(&format!(" No price is known for model {}, so every dollar figure is 0.", a.inputs.model));
     }

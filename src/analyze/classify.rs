@@ -158,6 +158,10 @@ pub struct RequestCache {
     /// Index of the first request of this request's lineage.
     #[serde(skip)]
     pub lineage_first: usize,
+    /// The cache read of that first request: the shared prefix the lineage
+    /// started from (cache-model §5, §8.2; stored as `lineage_first_read`).
+    #[serde(skip)]
+    pub lineage_first_read: u64,
     /// The rates the request paid; None for an unknown model.
     #[serde(skip)]
     pub rates: Option<Rates>,
@@ -186,6 +190,7 @@ pub fn analyze(requests: &[Request], compactions: &[Compaction], rates: &dyn Rat
             miss_cost_usd: 0.0,
             prev: None,
             lineage_first: i,
+            lineage_first_read: requests[i].tokens.cache_read,
             rates,
         })
         .collect();
@@ -293,6 +298,7 @@ fn classify_thread(requests: &[Request], thread: &[usize], comp: &CompactionTime
             c.rebuilt_tokens = own;
         }
         c.lineage_first = lineage_first;
+        c.lineage_first_read = requests[lineage_first].tokens.cache_read;
         c.miss_cost_usd = miss_cost(t, c.rates.as_ref(), c.rebuilt_tokens);
         if let Some(w) = wrote_ttl(t) {
             lineage_ttl = Some(w);

@@ -10,6 +10,7 @@
 //! `cache` / `advise` contracts.
 
 mod advice;
+mod advice_options;
 mod advice_text;
 mod class_table;
 mod classify;
@@ -17,7 +18,9 @@ mod claude_code;
 mod compaction;
 mod gaps;
 mod idle;
+mod keep_warm;
 pub mod limits;
+mod prefix;
 mod prices;
 mod stale;
 mod stats;
@@ -30,7 +33,7 @@ mod what_if;
 mod tests;
 
 /// The cache model these functions implement (`"model"` in `cache --json`).
-pub const MODEL_VERSION: &str = "v2";
+pub const MODEL_VERSION: &str = "v3";
 
 pub use advice::{
     advise, advise_in, advise_with, Advice, AdviceInputs, AdviceOptions, InputSource, ProjectMedians, Recommendation,
@@ -54,10 +57,15 @@ pub use idle::{
     compaction_labels, compactions_by_trigger, count_by_trigger, idle_gaps, trigger_label, CompactionLabel,
     IdleCompaction, IdleGap, IDLE, IDLE_COMPACTION_MAX_GAP_S, IDLE_COMPACTION_MIN_GAP_S, IDLE_WHAT_IF_MIN_PROMPT,
 };
+pub use keep_warm::{
+    is_expiry, ping_usd, pings, predicted, Backtest, BreakEven, Expiry, KeepWarm, KeepWarmTally, KEEP_WARM_MAX_GAP_S,
+    PING_LEAD_S,
+};
+pub use prefix::{shared_prefix, warms_at, ResumePremium, WarmPrefixes, SHARED_PREFIX_WINDOW_S};
 pub use prices::{
     rates_for, request_cost, rewrite_premium, write_multiplier, write_price, Basis, RateSource, TTL_1H_S, TTL_5M_S,
 };
-pub use stale::{cold_resume_premium, stale_sessions, StaleSession};
+pub use stale::{cold_resume_premium, resumability, resume_premium, stale_sessions, NotResumable, StaleSession};
 pub use stats::median;
 pub use summary::{
     summarize, summarize_where, utc_day, CacheStats, CacheSummary, DayStats, Figures, SessionStats, SummaryOptions,

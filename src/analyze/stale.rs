@@ -1,16 +1,66 @@
 //! Stale sessions (cache-model §6): a session's main thread is stale at
 //! `now` when `now - t_last > T_last`; its cold-resume premium is what the
-//! next message pays because the cache expired,
-//! `P_last * (write price at T_last - read price)` at the last request's rates.
-//! Hands on the stale sessions ranked by premium, for the summary.
+//! next message pays because the cache expired, at the last request's
+//! rates: v3 `(P_last - Rs) * (write price at T_last - read price)`, with
+//! `Rs` the shared prefix still warm at `now` (§8.2), beside v2's
+//! `P_last * (...)`. Hands on the stale sessions ranked by premium, for the
+//! summary.
 
 use super::classify::RequestCache;
+use super::prefix::{shared_prefix, ResumePremium, WarmPrefixes};
 use super::prices::rewrite_premium;
 use super::threads::last_main;
 use crate::model::Request;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use std::collections::HashMap;
+
+/// Why a session cannot be resumed (cache-model §8.3 v3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NotResumable {
+    /// Its main transcript file no longer exists.
+    TranscriptDeleted,
+    /// Idle at least `cleanupPeriodDays`: Claude Code deletes it (or has).
+    PastCleanup,
+    /// Sub-agent requests only: no conversation to resume.
+    NoMainThread,
+}
+
+impl NotResumable {
+    /// A short label for a table cell.
+    pub fn label(self) -> &'static str {
+        match self {
+            NotResumable::TranscriptDeleted => "transcript deleted",
+            NotResumable::PastCleanup => "past cleanup",
+            NotResumable::NoMainThread => "no conversation",
+        }
+    }
+
+    /// In words, for pages and the terminal.
+    pub fn words(self, cleanup_days: u64) -> String {
+        match self {
+            NotResumable::TranscriptDeleted => "transcript deleted".to_owned(),
+            NotResumable::PastCleanup => format!("past cleanup ({cleanup_days} days)"),
+            NotResumable::NoMainThread => "no main conversation (sub-agents only)".to_owned(),
+        }
+    }
+}
+
+/// Whether a session whose last main-thread request was at `last` can be
+/// resumed at `now` (§8.3): its transcript still exists (`deleted` false)
+/// and it is idle less than `cleanup_days` days.
+pub fn resumability(last: DateTime<Utc>, now: DateTime<Utc>, cleanup_days: u64, deleted: bool) -> Option<NotResumable> {
+    let days = i64::try_from(cleanup_days).unwrap_or(i64::MAX);
+    let cleanup = chrono::TimeDelta::try_days(days).unwrap_or(chrono::TimeDelta::MAX);
+    if deleted {
+        Some(NotResumable::TranscriptDeleted)
+    } else if now - last >= cleanup {
+        Some(NotResumable::PastCleanup)
+    } else {
+        None
+    }
+}
 
 /// A session whose main-thread cache has expired.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -23,8 +73,14 @@ pub struct StaleSession {
     pub title: String,
     pub project: String,
     pub model: String,
-    /// Cold-resume premium in USD (0 for an unknown model).
+    /// Cold-resume premium in USD (0 for an unknown model), v3: the warm
+    /// shared prefix (`shared_prefix_tokens`) is read, not written.
     pub premium_usd: f64,
+    /// The same premium as cache model v2 priced it (everything written
+    /// again; the stored `resume_premium_usd`).
+    pub premium_v2_usd: f64,
+    /// `Rs`, the shared prefix warm at `now` (cache-model §8.2).
+    pub shared_prefix_tokens: u64,
     /// `P_last`, the prompt the next message re-writes.
     pub prompt_tokens: u64,
     /// Time of the last main-thread request.
@@ -37,6 +93,11 @@ pub struct StaleSession {
     pub expires_at: DateTime<Utc>,
     /// `now <= expires_at`: the next message still reads the cache.
     pub warm: bool,
+    /// Why it cannot be resumed (None: it can). Set by views that know
+    /// Claude Code's settings and transcripts; stale lists hold resumable
+    /// sessions only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_resumable: Option<NotResumable>,
 }
 
 impl StaleSession {
@@ -50,10 +111,20 @@ impl StaleSession {
     }
 }
 
-/// The cold-resume premium of a request with `ttl_s` in force after it, at
-/// the rates it paid (`Basis::Request`, cache-model §4 v2).
+/// The v2 cold-resume premium of a request with `ttl_s` in force after it,
+/// at the rates it paid (`Basis::Request`): everything written again. What
+/// the analysis stores (`resume_premium_usd`); `resume_premium` is v3.
 pub fn cold_resume_premium(r: &Request, c: &RequestCache, ttl_s: u32) -> f64 {
     rewrite_premium(c.rates.as_ref(), r.tokens.prompt() as f64, ttl_s)
+}
+
+/// The cold-resume premium of a request with `ttl_s` in force after it, at
+/// the rates it paid, with the shared prefix `warm` says is warm at the
+/// moment (cache-model §6 v3, §8.2), beside v2's.
+pub fn resume_premium(r: &Request, c: &RequestCache, ttl_s: u32, warm: &WarmPrefixes) -> ResumePremium {
+    let p = r.tokens.prompt();
+    let rs = shared_prefix(c.lineage_first_read, p, warm.warm(&r.model, &r.version));
+    ResumePremium::of(c.rates.as_ref(), p, rs, ttl_s)
 }
 
 /// The stale sessions at `now`, highest premium first (ties by session id).
@@ -63,25 +134,30 @@ pub fn stale_sessions(
     now: DateTime<Utc>,
     titles: &HashMap<String, String>,
 ) -> Vec<StaleSession> {
+    let warm_prefixes = WarmPrefixes::of(requests.iter().map(|r| (r.model.as_str(), r.version.as_str(), r.time)), now);
     let mut out: Vec<StaleSession> = last_main(requests)
         .into_iter()
         .filter_map(|((user, sid), i)| {
             let (r, c) = (&requests[i], &caches[i]);
             let ttl_s = c.ttl_after_s;
             let (idle_s, expires_at, warm) = StaleSession::at(r.time, ttl_s, now);
+            let premium = resume_premium(r, c, ttl_s, &warm_prefixes);
             (!warm).then(|| StaleSession {
                 session_id: sid.to_string(),
                 user: user.to_string(),
                 title: titles.get(sid).cloned().unwrap_or_default(),
                 project: r.project.to_string(),
                 model: r.model.to_string(),
-                premium_usd: cold_resume_premium(r, c, ttl_s),
+                premium_usd: premium.premium_usd,
+                premium_v2_usd: premium.premium_v2_usd,
+                shared_prefix_tokens: premium.shared_prefix_tokens,
                 prompt_tokens: r.tokens.prompt(),
                 last: r.time,
                 ttl_s,
                 idle_s,
                 expires_at,
                 warm,
+                not_resumable: None,
             })
         })
         .collect();

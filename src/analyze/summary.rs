@@ -7,6 +7,7 @@
 use super::class_table::ClassTable;
 use super::classify::{CacheClass, RequestCache};
 use super::gaps::{GapBucket, IdleBuckets};
+use super::keep_warm::{expiry_of, Backtest, Expiry, KeepWarm, KeepWarmTally};
 use super::stale::{stale_sessions, StaleSession};
 use super::threads::SessionKey;
 use super::what_if::{request_what_if, SharedPrefixIndex, WhatIf, WriteMix};
@@ -46,6 +47,12 @@ pub struct CacheStats {
     pub hit_ratio_requests: Option<f64>,
     pub write_mix: WriteMix,
     pub what_if: WhatIf,
+    /// What keeping the cache warm through main-thread expiries would have
+    /// cost and saved (cache-model §8.4 v3).
+    pub keep_warm: KeepWarm,
+    /// How well the resume premium predicted the main-thread expiries that
+    /// happened, v3 beside v2 (§8.5).
+    pub backtest: Backtest,
 }
 
 /// Cache figures of one day.
@@ -99,10 +106,12 @@ pub struct Figures {
     pub rebuilt_tokens: u64,
     pub miss_cost_usd: f64,
     pub what_if: WhatIf,
+    /// A main-thread expiry's keep-warm and backtest figures.
+    pub expiry: Option<Expiry>,
 }
 
 impl Figures {
-    fn of(r: &Request, c: &RequestCache, what_if: WhatIf) -> Figures {
+    fn of(r: &Request, c: &RequestCache, what_if: WhatIf, expiry: Option<Expiry>) -> Figures {
         Figures {
             count: 1,
             tokens: r.tokens,
@@ -112,6 +121,7 @@ impl Figures {
             rebuilt_tokens: c.rebuilt_tokens,
             miss_cost_usd: c.miss_cost_usd,
             what_if,
+            expiry,
         }
     }
 }
@@ -123,11 +133,12 @@ pub struct Tally {
     read: u64,
     write: u64,
     input: u64,
+    expiries: KeepWarmTally,
 }
 
 impl Tally {
-    fn add(&mut self, r: &Request, c: &RequestCache, w: WhatIf) {
-        self.add_figures(&Figures::of(r, c, w));
+    fn add(&mut self, r: &Request, c: &RequestCache, w: WhatIf, e: Option<Expiry>) {
+        self.add_figures(&Figures::of(r, c, w, e));
     }
 
     /// Adds a group of requests.
@@ -144,6 +155,9 @@ impl Tally {
         self.read += f.tokens.cache_read;
         self.write += f.tokens.cache_write();
         self.input += f.tokens.input;
+        if let Some(e) = &f.expiry {
+            self.expiries.add(e);
+        }
     }
 
     /// The figures of the requests added.
@@ -155,6 +169,7 @@ impl Tally {
         let continuing = s.requests - s.classes.starts();
         s.hit_ratio_requests =
             (continuing > 0).then(|| s.classes.get(CacheClass::Hit).count as f64 / continuing as f64);
+        (s.keep_warm, s.backtest) = self.expiries.finish();
         self.stats
     }
 }
@@ -181,16 +196,16 @@ struct Tallies<'a> {
 }
 
 impl<'a> Tallies<'a> {
-    fn add(&mut self, day: String, r: &'a Request, c: &RequestCache, w: WhatIf) {
-        self.total.add(r, c, w);
-        self.days.entry(day).or_default().add(r, c, w);
+    fn add(&mut self, day: String, r: &'a Request, c: &RequestCache, w: WhatIf, e: Option<Expiry>) {
+        self.total.add(r, c, w, e);
+        self.days.entry(day).or_default().add(r, c, w, e);
         let s = self.sessions.entry((r.user.as_str(), r.session_id.as_str())).or_insert_with(|| SessionTally {
             tally: Tally::default(),
             project: &r.project,
             first: r.time,
             last: r.time,
         });
-        s.tally.add(r, c, w);
+        s.tally.add(r, c, w, e);
         s.first = s.first.min(r.time);
         s.last = s.last.max(r.time);
     }
@@ -236,7 +251,8 @@ pub fn summarize_where(
     let mut t = Tallies::default();
     for (i, (r, c)) in requests.iter().zip(caches).enumerate() {
         if include(r) {
-            t.add((opts.day_of)(r.time), r, c, request_what_if(requests, caches, &shared, i));
+            let e = expiry_of(requests, caches, &shared, i);
+            t.add((opts.day_of)(r.time), r, c, request_what_if(requests, caches, &shared, i), e);
         }
     }
     let by_session = Tallies::by_session(t.sessions, opts.titles);

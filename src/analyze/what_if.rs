@@ -8,10 +8,9 @@
 //! policies alike, so they never change a saving.
 
 use super::classify::RequestCache;
-use super::prices::{request_cost, write_multiplier, TTL_1H_S, TTL_5M_S};
+use super::prices::{request_cost, TTL_1H_S, TTL_5M_S};
 use crate::model::{Request, TokenCounts};
 use crate::pricing::Rates;
-use crate::pricing::WEB_SEARCH_USD;
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -142,11 +141,10 @@ impl PolicyRow<'_> {
         let k = t.cache_write() + t.cache_read;
         let read = self.read(ttl_s);
         let write = k.saturating_sub(read);
-        t.input as f64 * p.input
-            + read as f64 * p.read()
-            + write as f64 * p.input * write_multiplier(ttl_s)
-            + t.output as f64 * p.output
-            + self.web_search as f64 * WEB_SEARCH_USD
+        let (w5, w1h) = if ttl_s >= TTL_1H_S { (0, write) } else { (write, 0) };
+        let policy =
+            TokenCounts { input: t.input, cache_write_5m: w5, cache_write_1h: w1h, cache_read: read, output: t.output };
+        p.cost(&policy, self.web_search)
     }
 
     /// Actual and what-if costs.

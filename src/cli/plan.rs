@@ -5,6 +5,7 @@
 use super::Global;
 use crate::config;
 use crate::pricing::PriceTable;
+use crate::store::claude::ClaudeState;
 use crate::store::view::StoreView;
 use crate::store::Store;
 use anyhow::Context;
@@ -47,8 +48,18 @@ impl Plan {
         Ok(Plan { roots, store, tz, ingest: !g.no_ingest, quiet: g.quiet, prices, now, width })
     }
 
-    /// The store as this run reads it, at the run's clock.
+    /// The store as this run reads it, at the run's clock, with what
+    /// Claude Code's settings and transcripts say (a team directory reads
+    /// no local transcript, so it has none to judge).
     pub fn view(&self) -> anyhow::Result<StoreView> {
-        Ok(crate::materialize::view(&self.store, &self.prices, self.now)?)
+        let view = crate::materialize::view(&self.store, &self.prices, self.now)?;
+        Ok(match self.store.holds_bundles() {
+            true => view,
+            false => {
+                let settings = config::claude_settings(&self.roots);
+                let state = ClaudeState::gather(view.manifest(), &self.roots, settings, self.now);
+                view.with_claude(state)
+            }
+        })
     }
 }

@@ -118,6 +118,7 @@ pub fn run_serve(plan: &Plan, a: &ServeArgs) -> anyhow::Result<()> {
         tz: plan.tz,
         banner: source.banner.clone(),
         clock: Clock::System,
+        claude_roots: plan.roots.clone(),
     })?;
     super::run::warn_estimates(plan, state.snapshot().estimated_models());
     let team = match (&a.team, &a.tokens) {

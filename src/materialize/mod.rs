@@ -34,7 +34,7 @@ use polars::prelude::*;
 use std::collections::HashSet;
 
 /// The analysis table's layout; bump when its columns change.
-const LAYOUT: u32 = 4;
+const LAYOUT: u32 = 5;
 
 pub use crate::ingest::Changed;
 

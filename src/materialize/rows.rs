@@ -6,8 +6,8 @@
 
 use super::warm::warm_flags;
 use crate::analyze::{
-    last_main, rates_for, request_cost, rewrite_premium, write_price, Basis, CacheClass, PolicyRow, RequestCache,
-    IDLE_WHAT_IF_MIN_PROMPT, TTL_1H_S,
+    is_expiry, last_main, ping_usd, predicted, rates_for, request_cost, rewrite_premium, write_price, Basis,
+    CacheClass, PolicyRow, RequestCache, IDLE_WHAT_IF_MIN_PROMPT, TTL_1H_S,
 };
 use crate::model::columns as c;
 use crate::model::{Request, TokenCounts, MAIN_THREAD};
@@ -45,6 +45,11 @@ pub fn analysis_rows(thread: &[Request], caches: &[RequestCache], prices: &Price
         last[i] = true;
     }
     let idle: Vec<Option<(f64, f64)>> = rows.iter().map(|(r, k)| idle_compact_parts(thread, k, r, prices)).collect();
+    // A main-thread expiry's keep-warm ping, at the rates before the gap (§8.4).
+    let ping = rows.iter().map(|(r, k)| {
+        let prev = k.prev.filter(|_| is_expiry(k.class, &r.thread))?;
+        Some(ping_usd(caches[prev].rates.as_ref(), k.expected_prefix))
+    });
     let columns = vec![
         s(c::USER, |r| &r.user),
         s(c::SESSION_ID, |r| &r.session_id),
@@ -85,12 +90,14 @@ pub fn analysis_rows(thread: &[Request], caches: &[RequestCache], prices: &Price
         ),
         opt_f64_column(c::IDLE_COMPACT_FIXED_USD, idle.iter().map(|x| x.map(|(f, _)| f))),
         opt_f64_column(c::IDLE_COMPACT_PER_TOKEN_USD, idle.iter().map(|x| x.map(|(_, p)| p))),
+        opt_f64_column(c::KEEP_WARM_PING_USD, ping),
     ];
     DataFrame::new(rows.len(), columns)
 }
 
 /// The columns `finish` adds (over the whole table).
-pub const WHAT_IF: [&str; 4] = [c::WARM_5M, c::WARM_1H, c::POLICY_5M_USD, c::POLICY_1H_USD];
+pub const WHAT_IF: [&str; 6] =
+    [c::WARM_5M, c::WARM_1H, c::POLICY_5M_USD, c::POLICY_1H_USD, c::BACKTEST_USD, c::BACKTEST_V2_USD];
 
 /// Analysis rows without the columns `finish` adds (as `analysis_rows`
 /// makes them, so kept rows stack onto new ones).
@@ -123,8 +130,10 @@ pub fn finish_with(df: DataFrame, w5: Vec<bool>, w1: Vec<bool>) -> PolarsResult<
     let (prev, first_read) = (k.u64(c::EXPECTED_PREFIX)?, k.u64(c::LINEAGE_FIRST_READ)?);
     let opt = |name: &str| -> PolarsResult<Vec<Option<f64>>> { Ok(df.column(name)?.f64()?.iter().collect()) };
     let (pin, pout, prm) = (opt(c::RATE_INPUT)?, opt(c::RATE_OUTPUT)?, opt(c::RATE_READ_MULTIPLIER)?);
+    let expiry: Vec<bool> = df.column(c::KEEP_WARM_PING_USD)?.f64()?.iter().map(|v| v.is_some()).collect();
     let mut p5 = Vec::with_capacity(df.height());
     let mut p1 = Vec::with_capacity(df.height());
+    let mut backtest = Vec::with_capacity(df.height());
     for i in 0..df.height() {
         let rates = Rates::stored(pin[i], pout[i], prm[i]);
         let class = CacheClass::parse(classes[i]).unwrap_or(CacheClass::First);
@@ -141,11 +150,15 @@ pub fn finish_with(df: DataFrame, w5: Vec<bool>, w1: Vec<bool>) -> PolarsResult<
         };
         p5.push(row.cost(crate::analyze::TTL_5M_S));
         p1.push(row.cost(TTL_1H_S));
+        let w1h = tokens[i].cache_write_1h;
+        backtest.push(expiry[i].then(|| predicted(rates.as_ref(), prev[i], first_read[i], w1[i], w1h)));
     }
     let mut df = df;
     df.with_column(bool_column(c::WARM_5M, w5.into_iter()))?;
     df.with_column(bool_column(c::WARM_1H, w1.into_iter()))?;
     df.with_column(f64_column(c::POLICY_5M_USD, p5.into_iter()))?;
     df.with_column(f64_column(c::POLICY_1H_USD, p1.into_iter()))?;
+    df.with_column(opt_f64_column(c::BACKTEST_USD, backtest.iter().map(|b| b.map(|(v3, _)| v3))))?;
+    df.with_column(opt_f64_column(c::BACKTEST_V2_USD, backtest.iter().map(|b| b.map(|(_, v2)| v2))))?;
     Ok(df)
 }

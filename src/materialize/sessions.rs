@@ -12,7 +12,8 @@ use crate::analyze::{
 };
 use crate::model::columns as c;
 use crate::model::{Compaction, Iteration, Request, TokenCounts};
-use crate::store::frames::{f64_column, str_column, time_column, u64_column};
+use crate::pricing::Rates;
+use crate::store::frames::{f64_column, opt_f64_column, str_column, time_column, u64_column};
 use polars::prelude::*;
 use std::collections::HashMap;
 
@@ -47,7 +48,9 @@ fn to_json(v: &impl serde::Serialize) -> PolarsResult<String> {
 
 /// The session table: one row per `(user, session)` with a main thread:
 /// its last main-thread request (what a stale session's cold resume costs,
-/// cache-model §6) and its compaction report.
+/// cache-model §6: its prompt, TTL, rates, model, version and lineage's
+/// first read, from which a view computes the v3 premium at its clock) and
+/// its compaction report.
 pub fn reports_frame(
     thread: &[Request],
     caches: &[RequestCache],
@@ -89,11 +92,14 @@ pub fn reports_frame(
         .collect::<PolarsResult<_>>()?;
     let s = |name: &str, f: fn(&Request) -> &str| str_column(name, rows.iter().map(|(_, r, _)| f(r)));
     let t = |name: &str, f: fn(&TokenCounts) -> u64| u64_column(name, rows.iter().map(|(_, r, _)| f(&r.tokens)));
+    let rate =
+        |name: &str, f: fn(&Rates) -> f64| opt_f64_column(name, rows.iter().map(|(_, _, k)| k.rates.as_ref().map(f)));
     let columns = vec![
         s(c::USER, |r| &r.user),
         s(c::SESSION_ID, |r| &r.session_id),
         s(c::PROJECT, |r| &r.project),
         s(c::MODEL, |r| &r.model),
+        s(c::VERSION, |r| &r.version),
         time_column(c::TIME, rows.iter().map(|(_, r, _)| r.time)),
         u64_column(c::TTL_AFTER_S, rows.iter().map(|(_, _, k)| u64::from(k.ttl_after_s))),
         f64_column(c::RESUME_PREMIUM_USD, rows.iter().map(|(_, r, k)| cold_resume_premium(r, k, k.ttl_after_s))),
@@ -101,6 +107,10 @@ pub fn reports_frame(
         t(c::CACHE_WRITE_5M, |k| k.cache_write_5m),
         t(c::CACHE_WRITE_1H, |k| k.cache_write_1h),
         t(c::CACHE_READ, |k| k.cache_read),
+        u64_column(c::LINEAGE_FIRST_READ, rows.iter().map(|(_, _, k)| k.lineage_first_read)),
+        rate(c::RATE_INPUT, |p| p.input),
+        rate(c::RATE_OUTPUT, |p| p.output),
+        rate(c::RATE_READ_MULTIPLIER, |p| p.read_multiplier),
         str_column(c::COMPACTION_REPORT, json.iter().map(String::as_str)),
         str_column(c::MODELS, model_lists.iter().map(String::as_str)),
     ];

@@ -103,6 +103,15 @@ pub const RESUME_PREMIUM_USD: &str = "resume_premium_usd";
 pub const IDLE_COMPACT_FIXED_USD: &str = "idle_compact_fixed_usd";
 pub const IDLE_COMPACT_PER_TOKEN_USD: &str = "idle_compact_per_token_usd";
 
+/// On a main-thread expiry (`ttl_5m`/`ttl_1h`, cache-model v3 §8.4): one
+/// keep-warm ping's cost at the rates of the request before the gap (null
+/// on other rows).
+pub const KEEP_WARM_PING_USD: &str = "keep_warm_ping_usd";
+/// On the same rows: the backtest's predictions of the miss cost (§8.5),
+/// v3 (the warm shared prefix read) and v2 (everything written).
+pub const BACKTEST_USD: &str = "backtest_usd";
+pub const BACKTEST_V2_USD: &str = "backtest_v2_usd";
+
 // The analysis side tables (`materialize`): per compaction boundary, its
 // label and anchor request; per (user, session), the compaction report.
 
@@ -143,7 +152,7 @@ pub const ANALYSIS_REQUEST: [&str; 18] = [
 
 /// The analysis columns of a thread request's stored verdict
 /// (`report::stored_rows::verdicts_of`).
-pub const VERDICT: [&str; 12] = [
+pub const VERDICT: [&str; 13] = [
     CLASS,
     REWIND,
     GAP_S,
@@ -153,6 +162,7 @@ pub const VERDICT: [&str; 12] = [
     LOST_TOKENS,
     REBUILT_TOKENS,
     MISS_COST_USD,
+    LINEAGE_FIRST_READ,
     RATE_INPUT,
     RATE_OUTPUT,
     RATE_READ_MULTIPLIER,

@@ -1,5 +1,6 @@
 //! Prices per model (an embedded TOML table, overridable with `--pricing`),
-//! model-id resolution, and the one place money is computed: `cost`.
+//! model-id resolution, the rates a request pays, and money (`money`: the
+//! one place tokens become dollars).
 //!
 //! API CONTRACT (other modules code against these signatures):
 //! - `PriceTable::load(Option<&Path>) -> Result<PriceTable, PricingError>`
@@ -28,12 +29,16 @@
 
 mod calls;
 mod estimate;
+mod money;
 mod resolve;
 mod table;
 #[cfg(test)]
 mod tests;
 
 pub use estimate::Estimate;
+pub use money::{
+    cost, rewrite_premium, split, write_multiplier, Basis, ClassCost, Rates, TTL_1H_S, TTL_5M_S, WEB_SEARCH_USD,
+};
 pub use resolve::normalize;
 pub use table::{DatedValue, LongContext, ModelPrice};
 
@@ -42,46 +47,11 @@ use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-/// Web search price per request ($10 per 1000).
-pub const WEB_SEARCH_USD: f64 = 0.01;
-
 /// Multiplier of `inference_geo == "us"` on models with data-residency pricing.
 pub const GEO_US_MULTIPLIER: f64 = 1.1;
 
 /// Tokens per price unit (prices are USD per million tokens).
 const PER_MTOK: f64 = 1_000_000.0;
-
-/// Per-token USD rates one request pays, after every multiplier.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Rates {
-    /// Base input price per token.
-    pub input: f64,
-    /// Output price per token.
-    pub output: f64,
-    /// Cache read price as a fraction of `input` (0.1 for most models).
-    pub read_multiplier: f64,
-}
-
-impl Rates {
-    /// The rates stored on an analysis row's three rate columns (None for
-    /// an unknown model, whose columns are null).
-    pub fn stored(input: Option<f64>, output: Option<f64>, read_multiplier: Option<f64>) -> Option<Rates> {
-        Some(Rates { input: input?, output: output?, read_multiplier: read_multiplier? })
-    }
-
-    /// 5-minute cache write price per token.
-    pub fn write_5m(&self) -> f64 {
-        self.input * 1.25
-    }
-    /// 1-hour cache write price per token.
-    pub fn write_1h(&self) -> f64 {
-        self.input * 2.0
-    }
-    /// Cache read price per token.
-    pub fn read(&self) -> f64 {
-        self.input * self.read_multiplier
-    }
-}
 
 /// Models that had no price, with how many requests used them.
 pub type UnknownModels = BTreeMap<String, u64>;
@@ -220,6 +190,16 @@ impl PriceTable {
         self.resolve(&req.model).map(|m| m.request_rates(req))
     }
 
+    /// The rates of `req` on `basis` (`Basis`); None for an unknown model.
+    pub fn rates(&self, req: &Request, basis: Basis) -> Option<Rates> {
+        let m = self.resolve(&req.model)?;
+        Some(match basis {
+            Basis::Request => m.request_rates(req),
+            Basis::Base(at) => m.base_rates(at),
+            Basis::Session(at) => m.session_rates(at, &req.speed, &req.inference_geo),
+        })
+    }
+
     /// `request_rates` of each of `requests`, each model name resolved once.
     pub fn request_rates_each(&self, requests: &[Request]) -> Vec<Option<Rates>> {
         let mut resolver = CachedLookup::new(self);
@@ -302,37 +282,49 @@ impl ModelPrice {
         }
     }
 
+    /// The fast-mode multiplier `speed` gets on this model (None: not fast,
+    /// or the model has no fast pricing).
+    fn fast(&self, speed: &str) -> Option<f64> {
+        match self.fast_multiplier {
+            Some(f) if speed.eq_ignore_ascii_case("fast") => Some(f),
+            _ => None,
+        }
+    }
+
+    /// Fast mode times data residency: what multiplies every token price.
+    fn multiplier(&self, speed: &str, geo: &str) -> f64 {
+        let mut m = self.fast(speed).unwrap_or(1.0);
+        if self.geo_us && geo.eq_ignore_ascii_case("us") {
+            m *= GEO_US_MULTIPLIER;
+        }
+        m
+    }
+
     /// Per-token rates `req` paid on this model.
     pub fn request_rates(&self, req: &Request) -> Rates {
         let base = self.base_rates(req.time);
-        let fast = match self.fast_multiplier {
-            Some(f) if req.speed.eq_ignore_ascii_case("fast") => Some(f),
-            _ => None,
-        };
         let (mut input, mut output) = (base.input, base.output);
         // Fast mode never carries the long-context charge (reference 3.3).
-        if fast.is_none() {
+        if self.fast(&req.speed).is_none() {
             if let Some(lc) = self.premium_at(req.time, req.tokens.prompt()) {
                 input *= lc.input_mult;
                 output *= lc.output_mult;
             }
         }
-        let mut m = fast.unwrap_or(1.0);
-        if self.geo_us && req.inference_geo.eq_ignore_ascii_case("us") {
-            m *= GEO_US_MULTIPLIER;
-        }
+        let m = self.multiplier(&req.speed, &req.inference_geo);
         Rates { input: m * input, output: m * output, read_multiplier: base.read_multiplier }
+    }
+
+    /// List rates at `at` times the fast-mode (`speed`) and data-residency
+    /// (`geo`) multipliers, no long-context premium (`Basis::Session`).
+    pub fn session_rates(&self, at: DateTime<Utc>, speed: &str, geo: &str) -> Rates {
+        let base = self.base_rates(at);
+        let m = self.multiplier(speed, geo);
+        Rates { input: m * base.input, output: m * base.output, read_multiplier: base.read_multiplier }
     }
 
     /// Cost of `req` in USD on this model, web searches included.
     pub fn cost(&self, req: &Request) -> f64 {
-        let r = self.request_rates(req);
-        let t = &req.tokens;
-        t.input as f64 * r.input
-            + t.cache_write_5m as f64 * r.write_5m()
-            + t.cache_write_1h as f64 * r.write_1h()
-            + t.cache_read as f64 * r.read()
-            + t.output as f64 * r.output
-            + req.web_search as f64 * WEB_SEARCH_USD
+        self.request_rates(req).cost(&req.tokens, req.web_search)
     }
 }

@@ -3,7 +3,7 @@
 //! summary's `Figures` (`figures`), with the what-if costs the materialize
 //! stage stored. `LocalDays` turns a row's time into its local day.
 
-use crate::analyze::{CacheClass, Figures, GapBucket, WhatIf};
+use crate::analyze::{CacheClass, Expiry, Figures, GapBucket, WhatIf};
 use crate::model::columns as c;
 use crate::model::TokenCounts;
 use crate::store::frames::Cols;
@@ -12,7 +12,7 @@ use chrono_tz::Tz;
 use polars::prelude::*;
 
 /// The columns `AnalysisCols::of` reads.
-pub const FIGURES: [&str; 17] = [
+pub const FIGURES: [&str; 21] = [
     c::USER,
     c::SESSION_ID,
     c::PROJECT,
@@ -30,6 +30,10 @@ pub const FIGURES: [&str; 17] = [
     c::ACTUAL_USD,
     c::POLICY_5M_USD,
     c::POLICY_1H_USD,
+    c::TTL_S,
+    c::KEEP_WARM_PING_USD,
+    c::BACKTEST_USD,
+    c::BACKTEST_V2_USD,
 ];
 
 fn u64s<'a>(df: &'a DataFrame, name: &str) -> PolarsResult<&'a [u64]> {
@@ -60,6 +64,10 @@ pub struct AnalysisCols<'a> {
     actual: &'a [f64],
     policy_5m: &'a [f64],
     policy_1h: &'a [f64],
+    ttl_s: &'a [u64],
+    ping: Vec<Option<f64>>,
+    backtest: Vec<Option<f64>>,
+    backtest_v2: Vec<Option<f64>>,
 }
 
 impl<'a> AnalysisCols<'a> {
@@ -93,6 +101,10 @@ impl<'a> AnalysisCols<'a> {
             actual: f64s(df, c::ACTUAL_USD)?,
             policy_5m: f64s(df, c::POLICY_5M_USD)?,
             policy_1h: f64s(df, c::POLICY_1H_USD)?,
+            ttl_s: u64s(df, c::TTL_S)?,
+            ping: df.column(c::KEEP_WARM_PING_USD)?.f64()?.iter().collect(),
+            backtest: df.column(c::BACKTEST_USD)?.f64()?.iter().collect(),
+            backtest_v2: df.column(c::BACKTEST_V2_USD)?.f64()?.iter().collect(),
         })
     }
 
@@ -113,7 +125,20 @@ impl<'a> AnalysisCols<'a> {
             rebuilt_tokens: self.rebuilt[i],
             miss_cost_usd: self.miss_cost[i],
             what_if: WhatIf::of(self.actual[i], self.policy_5m[i], self.policy_1h[i]),
+            expiry: self.expiry(i),
         }
+    }
+
+    /// Row `i`'s keep-warm and backtest figures, on a main-thread expiry.
+    fn expiry(&self, i: usize) -> Option<Expiry> {
+        Some(Expiry {
+            gap_s: self.gap_s[i]?,
+            ttl_s: u32::try_from(self.ttl_s[i]).unwrap_or(u32::MAX),
+            miss_cost_usd: self.miss_cost[i],
+            ping_usd: self.ping[i]?,
+            predicted_usd: self.backtest[i].unwrap_or(0.0),
+            predicted_v2_usd: self.backtest_v2[i].unwrap_or(0.0),
+        })
     }
 }
 

@@ -4,6 +4,7 @@
 //! tests hold it equal to an in-memory reference in `tests/common`).
 
 use super::query::Query;
+use super::resume::NotResumableSession;
 use super::ReportError;
 use crate::analyze::{CacheClass, CacheStats, DayStats, IdleCompaction, SessionCompaction, SessionStats, StaleSession};
 use crate::model::Request;
@@ -52,7 +53,7 @@ pub struct CacheQuery {
 /// and compactions.
 #[derive(Debug, Clone, Serialize)]
 pub struct CacheReport {
-    /// The cache model the figures follow (`v2`).
+    /// The cache model the figures follow (`v3`).
     pub model: &'static str,
     #[serde(flatten)]
     pub total: CacheStats,
@@ -60,7 +61,14 @@ pub struct CacheReport {
     pub compactions_by_trigger: BTreeMap<String, u64>,
     /// What idle compaction would have cost against the 1-hour gaps it prevents.
     pub idle_compaction: IdleCompaction,
+    /// Resumable sessions whose cache expired, highest premium first.
     pub stale: Vec<StaleSession>,
+    /// Sessions that cannot be resumed, with why (cache-model §8.3 v3).
+    pub not_resumable: Vec<NotResumableSession>,
+    /// What Claude Code's settings and transcripts warn about
+    /// (`cleanupPeriodDays` 0, transcripts about to be deleted unread).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     pub by_day: Vec<DayStats>,
     pub by_session: Vec<SessionStats>,
     pub compaction: Vec<SessionCompaction>,
@@ -107,6 +115,7 @@ pub struct ListPage {
     pub page: usize,
     pub per_page: usize,
     pub stale_total: usize,
+    pub not_resumable_total: usize,
     pub by_session_total: usize,
     pub compaction_total: usize,
 }
@@ -123,12 +132,14 @@ impl CacheReport {
         }
         CacheReport {
             stale: cut(&self.stale, page, per_page),
+            not_resumable: cut(&self.not_resumable, page, per_page),
             by_session: cut(&self.by_session, page, per_page),
             compaction: cut(&self.compaction, page, per_page),
             lists: Some(ListPage {
                 page,
                 per_page,
                 stale_total: self.stale.len(),
+                not_resumable_total: self.not_resumable.len(),
                 by_session_total: self.by_session.len(),
                 compaction_total: self.compaction.len(),
             }),
@@ -144,6 +155,8 @@ impl CacheReport {
             compactions_by_trigger: self.compactions_by_trigger.clone(),
             idle_compaction: self.idle_compaction,
             stale: Vec::new(),
+            not_resumable: Vec::new(),
+            warnings: self.warnings.clone(),
             by_day: self.by_day.clone(),
             by_session: Vec::new(),
             compaction: Vec::new(),

@@ -12,6 +12,7 @@ use super::render::{dollars, thousands};
 use crate::analyze::{fmt_duration, Advice, CacheClass, ClassStats, GapBucket, DIALOG_COMPACT, DIALOG_RESUME};
 use crate::pricing::Estimate;
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 fn pct(x: Option<f64>) -> String {
@@ -61,6 +62,9 @@ pub fn render_cache(r: &CacheReport) -> String {
     let s = &r.total;
     let mut out = String::new();
     let misses = s.classes.ttl_5m.count + s.classes.ttl_1h.count;
+    for w in &r.warnings {
+        let _ = writeln!(out, "Warning: {w}");
+    }
     let _ = writeln!(out, "Prompt cache over {} requests", thousands(s.requests));
     if let Some(u) = &r.usage {
         out.push_str(&reconcile_line(u));
@@ -108,6 +112,19 @@ pub fn render_cache(r: &CacheReport) -> String {
         }
         let _ = writeln!(out, "  `cachewise advise <session>` compares resuming, compacting first and restarting.\n");
     }
+    if !r.not_resumable.is_empty() {
+        let mut why: BTreeMap<&str, usize> = BTreeMap::new();
+        for n in &r.not_resumable {
+            *why.entry(n.why.as_str()).or_default() += 1;
+        }
+        let why: Vec<String> = why.into_iter().map(|(w, n)| format!("{n} {w}")).collect();
+        let _ = writeln!(
+            out,
+            "Not resumable (history kept, never stale): {}: {}.\n",
+            plural(r.not_resumable.len() as u64, "session", "sessions"),
+            why.join(", ")
+        );
+    }
     let rows: Vec<(&str, &ClassStats)> =
         CacheClass::ALL.iter().map(|c| (labels::class(*c), s.classes.get(*c))).collect();
     out += &stats_table(["Requests by cache outcome", "Count", "Rebuilt tokens", "Miss cost"], &rows);
@@ -121,6 +138,7 @@ pub fn render_cache(r: &CacheReport) -> String {
         ],
     );
     out += &v2_lines(r);
+    out += &v3_lines(r);
     let comps: usize = r.compaction.iter().map(|c| c.compactions.len()).sum();
     if comps > 0 {
         let cost: f64 = r.compaction.iter().map(|c| c.total_usd).sum();
@@ -132,6 +150,42 @@ pub fn render_cache(r: &CacheReport) -> String {
     }
     if let Some(note) = Estimate::note(&r.estimated_models) {
         let _ = writeln!(out, "{}", cell::term(&note));
+    }
+    out
+}
+
+/// The keep-warm what-if and the backtest of the resume premium (cache-model v3).
+fn v3_lines(r: &CacheReport) -> String {
+    let mut out = String::new();
+    let k = &r.total.keep_warm;
+    if k.misses_avoided > 0 {
+        let verdict = if k.saving_usd > 0.0 { "saved" } else { "lost" };
+        let _ = writeln!(
+            out,
+            "Keep-warm: pinging the cache before it expired through {} breaks ({} pings) would have cost {} and {verdict} {} net{}.",
+            thousands(k.misses_avoided),
+            thousands(k.pings),
+            dollars(k.cost_usd),
+            dollars(k.saving_usd.abs()),
+            match k.left_out_gaps {
+                0 => String::new(),
+                n => format!("; {} breaks over 8 h left out", thousands(n)),
+            }
+        );
+    }
+    let b = &r.total.backtest;
+    if b.misses > 0 {
+        let _ = writeln!(
+            out,
+            "How well cachewise priced the {} resumes that really happened: {} paid, predicted {} (off by {}; \
+rewriting everything, as before, predicted {}, off by {}).",
+            thousands(b.misses),
+            dollars(b.observed_usd),
+            dollars(b.predicted_usd),
+            pct(b.mae_pct.map(|p| p / 100.0)),
+            dollars(b.v2_predicted_usd),
+            pct(b.v2_mae_pct.map(|p| p / 100.0))
+        );
     }
     out
 }
@@ -172,6 +226,9 @@ pub fn render_advice(a: &Advice) -> String {
         format!("cold since {}", a.expires_at.format("%Y-%m-%d %H:%M UTC"))
     };
     let _ = writeln!(out, "Session {} ({state})", cell::term(&a.session_id));
+    if let Some(why) = a.not_resumable {
+        let _ = writeln!(out, "Cannot be resumed ({}): the figures below are its history.", why.label());
+    }
     let words = advice_words(a);
     let _ = writeln!(out, "Do this: {}", words.decision);
     let _ = writeln!(out, "{}\n", words.why);

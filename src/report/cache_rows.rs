@@ -58,7 +58,8 @@ pub fn annotate_sessions(report: &mut UsageReport, view: &StoreView, user: Optio
     }
     for st in resume_states(view, user)? {
         if let Some(e) = by.get_mut(st.session_id.as_str()) {
-            e.stale_premium_usd = if st.warm { 0.0 } else { st.premium_usd };
+            e.stale_premium_usd = if st.warm || st.not_resumable.is_some() { 0.0 } else { st.premium_usd };
+            e.not_resumable = st.not_resumable;
             e.warm = Some(st.warm);
             e.cold_resume_usd = Some(st.premium_usd);
             e.last_main = Some(st.last);
@@ -142,7 +143,7 @@ pub fn daily_class_costs(view: &StoreView, q: &CacheQuery) -> Result<Vec<DayClas
         let (pin, pout, prm) = (rate(c::RATE_INPUT)?, rate(c::RATE_OUTPUT)?, rate(c::RATE_READ_MULTIPLIER)?);
         for i in 0..df.height() {
             let rates = Rates::stored(pin[i], pout[i], prm[i]);
-            let cost = ClassCost::of(rates.as_ref(), &tokens[i], web[i]);
+            let cost = crate::pricing::split(rates.as_ref(), &tokens[i], web[i]);
             let models = by.entry(days.day(time[i].timestamp_millis())).or_default();
             match models.get_mut(model[i]) {
                 Some(sum) => *sum += cost,

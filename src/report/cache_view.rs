@@ -11,10 +11,11 @@
 use super::analysis_cols::{AnalysisCols, LocalDays, FIGURES};
 use super::cache::{find_session, CacheQuery, CacheReport, Reconcile};
 use super::cache_medians::idle_compaction;
+pub use super::resume::{resume_states, resume_states_of, stale, stale_in, stale_of, STALE};
 use super::slices::for_each_slice;
 use super::ReportError;
 use crate::analyze::{
-    count_by_trigger, CacheStats, DayStats, SessionCompaction, SessionStats, StaleSession, Tally, IDLE, MODEL_VERSION,
+    count_by_trigger, CacheStats, DayStats, SessionCompaction, SessionStats, Tally, IDLE, MODEL_VERSION,
 };
 use crate::model::columns as c;
 use crate::model::Compaction;
@@ -189,10 +190,21 @@ pub fn cache_report(view: &StoreView, q: &CacheQuery) -> Result<CacheReport, Rep
     let total = total.finish();
     let by_day = day_stats(by_day);
     let by_session = session_stats(sessions, titles);
-    let stale = stale(view)?
-        .into_iter()
-        .filter(|st| by_session.binary_search_by(|s| (&s.session_id, &s.user).cmp(&(&st.session_id, &st.user))).is_ok())
-        .collect();
+    let selected = |session_id: &str, user: &str| {
+        by_session.binary_search_by(|s| (s.session_id.as_str(), s.user.as_str()).cmp(&(session_id, user))).is_ok()
+    };
+    let states: Vec<_> =
+        resume_states(view, None)?.into_iter().filter(|st| selected(&st.session_id, &st.user)).collect();
+    let mut stale: Vec<_> = states.iter().filter(|s| !s.warm && s.not_resumable.is_none()).cloned().collect();
+    stale.sort_by(|a, b| {
+        b.premium_usd.total_cmp(&a.premium_usd).then_with(|| (&a.session_id, &a.user).cmp(&(&b.session_id, &b.user)))
+    });
+    let with_main: HashSet<(&str, &str)> = states.iter().map(|s| (s.session_id.as_str(), s.user.as_str())).collect();
+    let without_main = by_session
+        .iter()
+        .filter(|s| !with_main.contains(&(s.session_id.as_str(), s.user.as_str())))
+        .map(|s| (s.user.clone(), s.session_id.clone(), s.title.clone(), s.project.clone()));
+    let not_resumable = super::resume::not_resumable(&states, without_main, view.claude().settings.cleanup_days());
     let ids: HashSet<&str> = by_session.iter().map(|s| s.session_id.as_str()).collect();
     let compaction = compaction_reports(view, &ids)?;
     let by_trigger = by_trigger(view, q)?;
@@ -204,6 +216,8 @@ pub fn cache_report(view: &StoreView, q: &CacheQuery) -> Result<CacheReport, Rep
         compactions_by_trigger: by_trigger,
         idle_compaction: idle_compaction(view, q, idle)?,
         stale,
+        not_resumable,
+        warnings: view.claude().warnings(),
         by_day,
         by_session,
         compaction,
@@ -261,96 +275,6 @@ fn session_stats(
         .collect();
     v.sort_by(|a, b| (&a.session_id, &a.user).cmp(&(&b.session_id, &b.user)));
     v
-}
-
-/// The columns `stale_of` reads: a session's last main-thread request.
-pub const STALE: [&str; 11] = [
-    c::USER,
-    c::SESSION_ID,
-    c::PROJECT,
-    c::MODEL,
-    c::TIME,
-    c::TTL_AFTER_S,
-    c::RESUME_PREMIUM_USD,
-    c::INPUT,
-    c::CACHE_WRITE_5M,
-    c::CACHE_WRITE_1H,
-    c::CACHE_READ,
-];
-
-/// The stale sessions among last main-thread requests (`STALE` columns,
-/// one row per session): idle at `now` past the TTL in force after them.
-pub fn stale_of(
-    df: &DataFrame,
-    now: DateTime<Utc>,
-    titles: &HashMap<String, String>,
-) -> PolarsResult<Vec<StaleSession>> {
-    Ok(resume_states_of(df, now, titles)?.into_iter().filter(|s| !s.warm).collect())
-}
-
-/// The resume state at `now` of every session of the last main-thread
-/// requests (`STALE` columns, one row per session), warm or cold: the one
-/// place a session's warm/cold verdict and cold-resume premium are read.
-pub fn resume_states_of(
-    df: &DataFrame,
-    now: DateTime<Utc>,
-    titles: &HashMap<String, String>,
-) -> PolarsResult<Vec<StaleSession>> {
-    let k = Cols(df);
-    let (user, sid, project, model) = (k.str(c::USER)?, k.str(c::SESSION_ID)?, k.str(c::PROJECT)?, k.str(c::MODEL)?);
-    let (time, ttl, premium, tokens) =
-        (k.time(c::TIME)?, k.u64(c::TTL_AFTER_S)?, k.f64(c::RESUME_PREMIUM_USD)?, k.prompts()?);
-    Ok((0..df.height())
-        .map(|i| {
-            let ttl_s = u32::try_from(ttl[i]).unwrap_or(u32::MAX);
-            let (idle_s, expires_at, warm) = StaleSession::at(time[i], ttl_s, now);
-            StaleSession {
-                session_id: sid[i].to_owned(),
-                user: user[i].to_owned(),
-                title: titles.get(sid[i]).cloned().unwrap_or_default(),
-                project: project[i].to_owned(),
-                model: model[i].to_owned(),
-                premium_usd: premium[i],
-                prompt_tokens: tokens[i],
-                last: time[i],
-                ttl_s,
-                idle_s,
-                expires_at,
-                warm,
-            }
-        })
-        .collect())
-}
-
-/// Every session's resume state at the view's clock, by `(user, session)`.
-pub fn resume_states(view: &StoreView, user: Option<&str>) -> Result<Vec<StaleSession>, ReportError> {
-    let mut table = view.session_table()?;
-    if let Some(u) = user {
-        table = table.filter(col(c::USER).eq(lit(u.to_owned())));
-    }
-    let df = table.select(STALE.map(col)).collect()?;
-    Ok(resume_states_of(&df, view.now(), view.titles()?)?)
-}
-
-/// Every stale session at the view's clock (cache-model §6), highest
-/// premium first, from each session's last main-thread request (the
-/// session table).
-pub fn stale(view: &StoreView) -> Result<Vec<StaleSession>, ReportError> {
-    Ok(stale_in(view.session_table()?, view.now(), view.titles()?)?)
-}
-
-/// `stale` over some rows of the session table.
-pub fn stale_in(
-    reports: LazyFrame,
-    now: DateTime<Utc>,
-    titles: &HashMap<String, String>,
-) -> PolarsResult<Vec<StaleSession>> {
-    let df = reports.select(STALE.map(col)).collect()?;
-    let mut out = stale_of(&df, now, titles)?;
-    out.sort_by(|a, b| {
-        b.premium_usd.total_cmp(&a.premium_usd).then_with(|| (&a.session_id, &a.user).cmp(&(&b.session_id, &b.user)))
-    });
-    Ok(out)
 }
 
 /// The compaction reports of the sessions `ids` names, by user and session.

@@ -5,66 +5,11 @@
 //! `analyze::request_cost`, the same reference cost the usage reports sum.
 
 use crate::analyze::RequestCache;
-use crate::model::{Request, TokenCounts};
-use crate::pricing::{Rates, WEB_SEARCH_USD};
+use crate::model::Request;
+pub use crate::pricing::ClassCost;
 use chrono_tz::Tz;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::ops::AddAssign;
-
-/// USD per token class; merges with `+=`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct ClassCost {
-    pub input: f64,
-    pub write_5m: f64,
-    pub write_1h: f64,
-    pub read: f64,
-    pub output: f64,
-    pub web_search: f64,
-}
-
-impl ClassCost {
-    /// The split of one request's cost (all zero for an unknown model).
-    pub fn of(rates: Option<&Rates>, t: &TokenCounts, web_search: u64) -> ClassCost {
-        let Some(p) = rates else { return ClassCost::default() };
-        ClassCost {
-            input: t.input as f64 * p.input,
-            write_5m: t.cache_write_5m as f64 * p.write_5m(),
-            write_1h: t.cache_write_1h as f64 * p.write_1h(),
-            read: t.cache_read as f64 * p.read(),
-            output: t.output as f64 * p.output,
-            web_search: web_search as f64 * WEB_SEARCH_USD,
-        }
-    }
-
-    /// The sum of the parts.
-    pub fn total(&self) -> f64 {
-        self.input + self.write_5m + self.write_1h + self.read + self.output + self.web_search
-    }
-
-    /// The parts in chart order, with their names.
-    pub fn parts(&self) -> [(&'static str, f64); 6] {
-        [
-            ("input", self.input),
-            ("write 5m", self.write_5m),
-            ("write 1h", self.write_1h),
-            ("cache read", self.read),
-            ("output", self.output),
-            ("web search", self.web_search),
-        ]
-    }
-}
-
-impl AddAssign for ClassCost {
-    fn add_assign(&mut self, o: ClassCost) {
-        self.input += o.input;
-        self.write_5m += o.write_5m;
-        self.write_1h += o.write_1h;
-        self.read += o.read;
-        self.output += o.output;
-        self.web_search += o.web_search;
-    }
-}
 
 /// One local day's split, per model.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -97,7 +42,7 @@ pub fn daily_class_costs<'a>(
     for (r, c) in rows {
         let day = r.time.with_timezone(&tz).format("%Y-%m-%d").to_string();
         let models = days.entry(day).or_default();
-        let cost = ClassCost::of(c.rates.as_ref(), &r.tokens, r.web_search);
+        let cost = crate::pricing::split(c.rates.as_ref(), &r.tokens, r.web_search);
         match models.get_mut(r.model.as_str()) {
             Some(sum) => *sum += cost,
             None => {
@@ -110,15 +55,17 @@ pub fn daily_class_costs<'a>(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::model::TokenCounts;
+    use crate::pricing::{cost, split, ClassCost, Rates};
 
     #[test]
     fn parts_add_up_to_the_reference_cost() {
         let p = Rates { input: 3e-6, output: 15e-6, read_multiplier: 0.1 };
         let t = TokenCounts { input: 10, cache_write_5m: 1000, cache_write_1h: 500, cache_read: 20_000, output: 300 };
-        let c = ClassCost::of(Some(&p), &t, 2);
-        let reference = crate::analyze::request_cost(Some(&p), &t, 2);
+        let c = split(Some(&p), &t, 2);
+        let reference = 10.0 * 3e-6 + 1000.0 * 3.75e-6 + 500.0 * 6e-6 + 20_000.0 * 0.3e-6 + 300.0 * 15e-6 + 0.02;
         assert!((c.total() - reference).abs() < 1e-12);
-        assert_eq!(ClassCost::of(None, &t, 2), ClassCost::default());
+        assert_eq!(c.total(), cost(Some(&p), &t, 2));
+        assert_eq!(split(None, &t, 2), ClassCost::default());
     }
 }

@@ -23,6 +23,7 @@ pub mod project_paths;
 pub mod query;
 pub mod render;
 pub mod session_models;
+pub mod resume;
 pub mod session_table;
 pub mod slices;
 pub mod stored_rows;

@@ -9,7 +9,7 @@
 use super::blocks::{self, Block};
 use super::stored_rows::StoredRows;
 use crate::analyze::limits::{self, LimitEstimate, Priced};
-use crate::analyze::{claude_code, cold_resume_premium, fmt_usd, ClaudeCode, StaleSession};
+use crate::analyze::{claude_code, fmt_usd, resume_premium, ClaudeCode, StaleSession};
 use crate::model::limits::{Sample, WindowKind};
 use crate::model::MAIN_THREAD;
 use chrono::{DateTime, Duration, Utc};
@@ -70,7 +70,7 @@ pub fn now_panel(data: &StoredRows, priced: &[Priced], samples: &[Sample], now: 
                 warm,
                 expires_at,
                 prompt_tokens: r.tokens.prompt(),
-                premium_usd: cold_resume_premium(r, c, c.ttl_after_s),
+                premium_usd: resume_premium(r, c, c.ttl_after_s, &data.prefixes).premium_usd,
                 claude_code: claude_code(r, c.ttl_after_s, &data.compactions, now),
             }
         })
@@ -82,13 +82,13 @@ pub fn now_panel(data: &StoredRows, priced: &[Priced], samples: &[Sample], now: 
     NowPanel { now, sessions, block, five_hour, estimate: limits::estimate(samples, priced, WindowKind::FiveHour) }
 }
 
-/// The cold-resume premium of a session's last main-thread request.
+/// The cold-resume premium (v3) of a session's last main-thread request.
 pub fn cold_resume_usd(data: &StoredRows, session_id: &str) -> Option<f64> {
     let i = (0..data.requests.len())
         .filter(|&i| data.requests[i].session_id == *session_id && data.requests[i].thread.as_str() == MAIN_THREAD)
         .max_by_key(|&i| data.requests[i].time)?;
     let c = &data.caches[i];
-    Some(cold_resume_premium(&data.requests[i], c, c.ttl_after_s))
+    Some(resume_premium(&data.requests[i], c, c.ttl_after_s, &data.prefixes).premium_usd)
 }
 
 /// The plan-limit lines of `advise`.

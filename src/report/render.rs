@@ -53,6 +53,9 @@ fn row_json(g: Grouping, r: &UsageRow) -> Value {
         m.insert("warm".into(), json!(c.warm));
         m.insert("cold_resume_usd".into(), json!(c.cold_resume_usd));
         m.insert("last_main".into(), json!(c.last_main.map(|t| t.to_rfc3339())));
+        if let Some(why) = c.not_resumable {
+            m.insert("not_resumable".into(), json!(why));
+        }
     }
     if let Some(c) = &r.calls {
         m.extend(calls_json(c));

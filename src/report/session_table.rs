@@ -44,6 +44,8 @@ pub struct SessionRow {
     /// The main conversation's cache is warm now; None for a session with
     /// sub-agent requests only.
     pub warm: Option<bool>,
+    /// Why it cannot be resumed (None: it can, or has no main conversation).
+    pub not_resumable: Option<crate::analyze::NotResumable>,
     /// Advisor calls, fallback calls and refused attempts (count and cost).
     pub calls: CallTotals,
 }
@@ -73,11 +75,12 @@ pub fn session_rows(sessions: &UsageReport, models_of: &HashMap<String, Vec<Stri
                 peak_prompt: c.peak_prompt,
                 misses: c.misses,
                 idle_cost_usd: c.idle_cost_usd,
-                stale_premium_usd: match c.warm {
-                    Some(false) => c.cold_resume_usd,
+                stale_premium_usd: match (c.warm, c.not_resumable) {
+                    (Some(false), None) => c.cold_resume_usd,
                     _ => None,
                 },
                 warm: c.warm,
+                not_resumable: c.not_resumable,
                 calls: u.calls.unwrap_or_default(),
             }
         })
@@ -245,6 +248,7 @@ mod tests {
             misses: 0,
             idle_cost_usd: 0.0,
             stale_premium_usd: None,
+            not_resumable: None,
             warm: Some(true),
             calls: CallTotals::default(),
         }

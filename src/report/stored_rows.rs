@@ -7,7 +7,7 @@
 use super::cache_medians::MedianTable;
 use super::ReportError;
 use crate::analyze::limits::Priced;
-use crate::analyze::{advise_in, Advice, CacheClass, RequestCache};
+use crate::analyze::{advise_in, resumability, Advice, CacheClass, RequestCache, WarmPrefixes};
 use crate::model::columns::{self as c, ANALYSIS_REQUEST, VERDICT};
 use crate::model::{Compaction, Request};
 use crate::pricing::Rates;
@@ -28,10 +28,14 @@ pub struct StoredRows {
     pub compactions: Vec<Compaction>,
     /// Session id -> title, for these sessions.
     pub titles: HashMap<String, String>,
+    /// The shared prefixes warm at the view's clock (any session's
+    /// requests): the v3 cold-resume premium's `Rs`.
+    pub prefixes: WarmPrefixes,
 }
 
 /// The stored verdicts of analysis rows (the `VERDICT` columns), in order.
-/// `prev` and `lineage_first` are not stored; they are left empty.
+/// `prev` and `lineage_first` are not stored; they are left empty
+/// (`lineage_first_read` is).
 pub fn verdicts_of(df: &DataFrame) -> PolarsResult<Vec<RequestCache>> {
     let k = Cols(df);
     let class = k.str(c::CLASS)?;
@@ -40,6 +44,7 @@ pub fn verdicts_of(df: &DataFrame) -> PolarsResult<Vec<RequestCache>> {
     let (ttl, after) = (k.u64(c::TTL_S)?, k.u64(c::TTL_AFTER_S)?);
     let (prefix, lost, rebuilt) = (k.u64(c::EXPECTED_PREFIX)?, k.u64(c::LOST_TOKENS)?, k.u64(c::REBUILT_TOKENS)?);
     let miss = k.f64(c::MISS_COST_USD)?;
+    let first_read = k.u64(c::LINEAGE_FIRST_READ)?;
     let rate = |name: &str| -> PolarsResult<Vec<Option<f64>>> { Ok(df.column(name)?.f64()?.iter().collect()) };
     let (pin, pout, prm) = (rate(c::RATE_INPUT)?, rate(c::RATE_OUTPUT)?, rate(c::RATE_READ_MULTIPLIER)?);
     let secs = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
@@ -60,6 +65,7 @@ pub fn verdicts_of(df: &DataFrame) -> PolarsResult<Vec<RequestCache>> {
                 miss_cost_usd: miss[i],
                 prev: None,
                 lineage_first: i,
+                lineage_first_read: first_read[i],
                 rates: Rates::stored(pin[i], pout[i], prm[i]),
             })
         })
@@ -75,7 +81,7 @@ fn rows_of(view: &StoreView, df: DataFrame) -> Result<StoredRows, ReportError> {
     let compactions = view.compactions()?.iter().filter(|k| ids.contains(k.session_id.as_str())).cloned().collect();
     let titles = view.titles()?;
     let titles = ids.iter().filter_map(|id| Some(((*id).to_owned(), titles.get(*id)?.clone()))).collect();
-    Ok(StoredRows { requests, caches, compactions, titles })
+    Ok(StoredRows { requests, caches, compactions, titles, prefixes: view.warm_prefixes()? })
 }
 
 /// The columns a session's rows are read with.
@@ -123,8 +129,16 @@ pub fn advise_rows(
 ) -> Result<Advice, ReportError> {
     let of = |project: &str| medians.project(project);
     let (requests, caches, compactions) = (&rows.requests, &rows.caches, &rows.compactions);
-    advise_in(id, requests, caches, compactions, view.prices(), view.now(), turns, &of)
-        .ok_or_else(|| ReportError::NoMainThread(id.to_owned()))
+    let advice = advise_in(id, requests, caches, compactions, view.prices(), view.now(), turns, &of, &rows.prefixes)
+        .ok_or_else(|| ReportError::NoMainThread(id.to_owned()))?;
+    // A local session (no person named) is judged resumable (§8.3 v3).
+    let local = requests.iter().any(|r| r.session_id == *id && r.user.is_empty());
+    let k = view.claude();
+    let days = k.settings.cleanup_days();
+    Ok(match resumability(advice.last, view.now(), days, k.deleted.contains(id)).filter(|_| local) {
+        Some(reason) => advice.not_resumable(reason, days),
+        None => advice,
+    })
 }
 
 /// What each stored request cost and used, over the windows of the status

@@ -27,6 +27,9 @@ pub struct Summary {
     pub today_date: NaiveDate,
     pub unknown_models: Vec<String>,
     pub estimated_models: Vec<Estimate>,
+    /// What Claude Code's settings and transcripts warn about
+    /// (`cleanupPeriodDays` 0, transcripts about to be deleted unread).
+    pub warnings: Vec<String>,
 }
 
 /// Builds the summary as of the view's clock, with days in `q.tz`.
@@ -60,6 +63,7 @@ pub fn summary_of(view: &StoreView, daily: &UsageReport, sessions: UsageReport, 
         today_date: today,
         unknown_models: daily.unknown_models.clone(),
         estimated_models: daily.estimated_models.clone(),
+        warnings: view.claude().warnings(),
     }
 }
 
@@ -77,7 +81,11 @@ pub fn render(s: &Summary) -> String {
     let line = |label: &str, t: &Totals| {
         format!("{label:<10} {:>12}  {:>8} requests\n", dollars(t.cost_usd), thousands(t.requests))
     };
-    let mut out = String::from("Claude Code spend (list prices, from transcripts)\n");
+    let mut out = String::new();
+    for w in &s.warnings {
+        out += &format!("Warning: {w}\n");
+    }
+    out += "Claude Code spend (list prices, from transcripts)\n";
     out += &line("today", &s.today);
     out += &line("7 days", &s.last_7);
     out += &line("30 days", &s.last_30);

@@ -232,6 +232,7 @@ pub fn team(view: &StoreView, q: &Query, opts: &TeamOptions) -> Result<TeamRepor
         now: view.now(),
         top_stale: opts.top_stale,
         titles: view.titles()?,
+        warm: view.warm_prefixes()?,
     };
     let cache = Cache::of(sources)?;
     lap("cache figures");

@@ -92,6 +92,10 @@ pub struct SessionCache {
     pub cold_resume_usd: Option<f64>,
     /// The last main-conversation request; None without one.
     pub last_main: Option<DateTime<Utc>>,
+    /// Why the session cannot be resumed (cache-model §8.3 v3; None: it
+    /// can, or it has no main conversation, which `warm: null` says).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_resumable: Option<crate::analyze::NotResumable>,
 }
 
 /// A usage report: rows, their total, the models that had no price and

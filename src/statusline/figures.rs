@@ -32,6 +32,19 @@ pub struct StoreFigures {
     pub today_usd: f64,
     pub five_hour: LimitEstimate,
     pub seven_day: LimitEstimate,
+    /// Per model and Claude Code version, the latest stored request (UTC
+    /// milliseconds): whether the shared prefix is still warm (the v3
+    /// cold-resume premium's `Rs`, cache-model §8.2).
+    #[serde(default)]
+    pub prefixes: Vec<(String, String, i64)>,
+}
+
+impl StoreFigures {
+    /// The latest stored request of `model` and `version`, if any.
+    pub fn latest(&self, model: &str, version: &str) -> Option<DateTime<Utc>> {
+        let (_, _, ms) = self.prefixes.iter().find(|(m, v, _)| m == model && v == version)?;
+        DateTime::from_timestamp_millis(*ms)
+    }
 }
 
 /// Errors reading the store (the status line then shows less).
@@ -61,7 +74,7 @@ pub fn figures(
     let samples_path = files::rate_limits(store.dir());
     let samples_len = std::fs::metadata(&samples_path).map(|m| m.len()).unwrap_or(0);
     let key = format!(
-        "{}|{}|{}|{}|{samples_len}|{:016x}",
+        "prefixes|{}|{}|{}|{}|{samples_len}|{:016x}",
         manifest.updated.as_deref().unwrap_or("-"),
         manifest.files.len(),
         tz.name(),
@@ -85,6 +98,7 @@ pub fn figures(
         today_usd: priced.iter().filter(|p| p.time >= today && p.time <= now).map(|p| p.cost_usd).sum(),
         five_hour: limits::estimate(&samples, &priced, WindowKind::FiveHour),
         seven_day: limits::estimate(&samples, &priced, WindowKind::SevenDay),
+        prefixes: latest_prefixes(store, prices)?,
     };
     if let Ok(bytes) = serde_json::to_vec(&f) {
         let _ = write_atomic(&cache, &bytes);
@@ -100,6 +114,15 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     tmp.write_all(bytes)?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// The latest stored request per model and version.
+fn latest_prefixes(store: &Store, prices: &PriceTable) -> Result<Vec<(String, String, i64)>, FiguresError> {
+    let Some(lf) = store.requests_priced(prices)? else { return Ok(Vec::new()) };
+    let df = lf.group_by([col(c::MODEL), col(c::VERSION)]).agg([col(c::TIME).max()]).collect()?;
+    let k = Cols(&df);
+    let (model, version, time) = (k.str(c::MODEL)?, k.str(c::VERSION)?, k.time(c::TIME)?);
+    Ok((0..df.height()).map(|i| (model[i].to_owned(), version[i].to_owned(), time[i].timestamp_millis())).collect())
 }
 
 /// Time and cost at `prices` (and tokens, when asked; else 0) of every

@@ -124,7 +124,6 @@ fn fill_session(st: &mut Status, state: &session::SessionState, now: DateTime<Ut
     st.last_request_at = Some(last.time);
     st.ttl_s = Some(state.ttl_s);
     st.prompt_tokens = Some(last.tokens.prompt());
-    st.cold_resume_usd = Some(state.premium_usd);
 }
 
 /// Today's spend and the plan-limit estimate from the store, read only.
@@ -143,6 +142,13 @@ fn fill_store(st: &mut Status, state: &session::SessionState, ctx: &Context) {
         .as_ref()
         .filter(|_| !manifest.files.is_empty())
         .map(|s| figures::figures(s, &manifest, &ctx.prices, ctx.tz, ctx.now));
+    let latest = match &stored {
+        Some(Ok(f)) => state.last_main.as_ref().and_then(|l| f.latest(&l.model, &l.version)),
+        _ => None,
+    };
+    if state.last_main.is_some() {
+        st.cold_resume_usd = Some(state.premium_at(&ctx.prices, latest, ctx.now));
+    }
     match stored {
         Some(Ok(f)) => {
             st.today_cost_usd = Some(f.today_usd + unstored);

@@ -53,6 +53,7 @@ pub fn seed(
     let main_state = manifest.files.get(transcript.to_str()?)?;
     let session_id = transcript.file_stem()?.to_str()?;
     let (cost_usd, requests) = stored_session(&store, session_id)?;
+    let lineage_read = stored_lineage_read(&store, session_id);
     let mut state = SessionState {
         version: STATE_VERSION,
         transcript: transcript.to_string_lossy().into_owned(),
@@ -62,6 +63,10 @@ pub fn seed(
     let main = window(transcript, main_state, None, prices, now)?;
     fold_main(&mut state, main.1, &[], prices);
     state.last_main.as_ref()?;
+    // The window may start inside the last lineage: the store knows its first read.
+    if let Some(r) = lineage_read {
+        state.lineage_read = r;
+    }
     let mut tail = main.0;
     (tail.cost_usd, tail.requests) = (cost_usd, requests);
     state.files.insert(state.transcript.clone(), tail);
@@ -82,6 +87,17 @@ fn stored_session(store: &Store, session_id: &str) -> Option<(f64, u64)> {
     let ids = cols.str(c::SESSION_ID).ok()?;
     let i = ids.iter().position(|s| *s == session_id)?;
     Some((cols.f64(c::COST_USD).ok()?[i], cols.u64(c::REQUESTS).ok()?[i]))
+}
+
+/// The stored first read of the last main-thread lineage of a local
+/// session (the analysis session table), when it holds one.
+fn stored_lineage_read(store: &Store, session_id: &str) -> Option<u64> {
+    let cols = [c::USER, c::SESSION_ID, c::LINEAGE_FIRST_READ];
+    let df = store.read_file(Table::AnalysisSessions, Some(&cols)).ok()??;
+    let k = Cols(&df);
+    let (user, ids, read) = (k.str(c::USER).ok()?, k.str(c::SESSION_ID).ok()?, k.u64(c::LINEAGE_FIRST_READ).ok()?);
+    let i = (0..df.height()).find(|&i| ids[i] == session_id && user[i].is_empty())?;
+    Some(read[i])
 }
 
 /// The file's tail at the stored position, its recent responses and main

@@ -8,7 +8,7 @@
 //! cold-resume premium (the cache model's own functions) and the cost.
 
 use super::tail::{read_gain, FileTail, Reading, READ_BUDGET};
-use crate::analyze::{analyze, cold_resume_premium, TTL_5M_S};
+use crate::analyze::{analyze, cold_resume_premium, shared_prefix, warms_at, ResumePremium, TTL_5M_S};
 use crate::ingest::discover::SourceFile;
 use crate::model::{Compaction, Request};
 use crate::pricing::PriceTable;
@@ -36,8 +36,13 @@ pub struct SessionState {
     pub last_main: Option<Request>,
     /// TTL in force after `last_main`.
     pub ttl_s: u32,
-    /// Cold-resume premium of `last_main` at `ttl_s`.
+    /// Cold-resume premium of `last_main` at `ttl_s`, v2 (everything
+    /// written again; the status line shows `premium_at`, v3).
     pub premium_usd: f64,
+    /// The cache read of the first request of `last_main`'s lineage: its
+    /// shared prefix (cache-model §8.2).
+    #[serde(default)]
+    pub lineage_read: u64,
     /// Bytes of the files the last call's budget left unread.
     #[serde(default)]
     pub unread_bytes: u64,
@@ -144,14 +149,33 @@ pub(super) fn fold_main(state: &mut SessionState, main: Vec<Request>, compaction
     if main.is_empty() {
         return;
     }
+    let had_last = state.last_main.is_some();
     let mut thread: Vec<Request> = state.last_main.take().into_iter().collect();
     thread.extend(main);
     let caches = analyze(&thread, compactions, prices);
     let (Some(last), Some(c)) = (thread.last(), caches.last()) else { return };
+    // A lineage that began before the kept request keeps its first read.
+    if !(had_last && c.lineage_first == 0) {
+        state.lineage_read = c.lineage_first_read;
+    }
     let wrote = thread.iter().skip(1).any(|r| r.tokens.cache_write() > 0) || thread.len() == 1;
     state.ttl_s = if wrote { c.ttl_after_s } else { state.ttl_s };
     state.premium_usd = cold_resume_premium(last, c, state.ttl_s);
     state.last_main = Some(last.clone());
+}
+
+impl SessionState {
+    /// The v3 cold-resume premium of `last_main` at `now`: its shared
+    /// prefix is read, not written, while a request of its model and
+    /// version came within the hour before (`latest`: the store's latest
+    /// such request; the transcript's own last request counts too).
+    pub fn premium_at(&self, prices: &PriceTable, latest: Option<DateTime<Utc>>, now: DateTime<Utc>) -> f64 {
+        let Some(last) = &self.last_main else { return 0.0 };
+        let warm = warms_at(last.time, now) || latest.is_some_and(|t| warms_at(t, now));
+        let p = last.tokens.prompt();
+        let rs = shared_prefix(self.lineage_read, p, warm);
+        ResumePremium::of(prices.request_rates(last).as_ref(), p, rs, self.ttl_s).premium_usd
+    }
 }
 
 /// A transcript file as the ingest parser expects it.

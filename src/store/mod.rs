@@ -11,6 +11,7 @@
 //! trusts the store; the derived tables are rebuilt on the spot).
 
 pub mod analysis;
+pub mod claude;
 mod concat;
 pub mod files;
 pub mod frames;

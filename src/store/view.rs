@@ -8,14 +8,16 @@
 //! - the small tables (titles, iterations, compactions, refusals, sessions,
 //!   the analysis side tables), each opened with the others and decoded at
 //!   most once, when first asked for;
-//! - the manifest, the plan-limit samples, the price table of this run and
-//!   `now`.
+//! - the manifest, the plan-limit samples, the price table of this run,
+//!   `now`, and what Claude Code's settings and transcripts said
+//!   (`ClaudeState`, for which sessions can still be resumed).
 //!
 //! A view is cheap to clone (its tables are shared), and `at` gives the
 //! same data at another clock. `materialize::view` opens one, computing in
 //! memory what is not stored current (an analysis of other prices, costs
 //! of another price table); reports take `&StoreView` and never open a file.
 
+use super::claude::ClaudeState;
 use super::files;
 use super::frames;
 use super::manifest::Manifest;
@@ -198,6 +200,7 @@ struct Inner {
 pub struct StoreView {
     inner: Arc<Inner>,
     now: DateTime<Utc>,
+    claude: Arc<ClaudeState>,
 }
 
 impl StoreView {
@@ -236,12 +239,25 @@ impl StoreView {
         if let Some(calls) = sources.calls {
             let _ = inner.iterations.value.set(calls);
         }
-        Ok(StoreView { inner: Arc::new(inner), now })
+        Ok(StoreView { inner: Arc::new(inner), now, claude: Arc::default() })
     }
 
     /// The same data as of `now`.
     pub fn at(&self, now: DateTime<Utc>) -> StoreView {
-        StoreView { inner: Arc::clone(&self.inner), now }
+        StoreView { inner: Arc::clone(&self.inner), now, claude: Arc::clone(&self.claude) }
+    }
+
+    /// The same view, knowing what Claude Code's side says (`ClaudeState`:
+    /// its cleanup period, which transcripts are gone); without it, a view
+    /// assumes the default cleanup period and no transcript deleted.
+    pub fn with_claude(mut self, claude: ClaudeState) -> StoreView {
+        self.claude = Arc::new(claude);
+        self
+    }
+
+    /// What Claude Code's side said when the view was opened.
+    pub fn claude(&self) -> &ClaudeState {
+        &self.claude
     }
 
     /// The clock every figure of this view is computed at.

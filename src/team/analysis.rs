@@ -54,6 +54,7 @@ pub fn own_columns() -> Vec<(&'static str, DataType)> {
         (c::RESUME_PREMIUM_USD, Float64),
         (c::IDLE_COMPACT_FIXED_USD, Float64),
         (c::IDLE_COMPACT_PER_TOKEN_USD, Float64),
+        (c::KEEP_WARM_PING_USD, Float64),
     ]
 }
 
@@ -136,6 +137,7 @@ pub fn check(df: &DataFrame, user: &str) -> Result<(), String> {
         c::RESUME_PREMIUM_USD,
         c::IDLE_COMPACT_FIXED_USD,
         c::IDLE_COMPACT_PER_TOKEN_USD,
+        c::KEEP_WARM_PING_USD,
     ];
     for name in money {
         let values = df.column(name).and_then(|c| c.f64().cloned()).map_err(|e| e.to_string())?;
@@ -179,7 +181,35 @@ pub(super) fn rows_of(df: &DataFrame) -> PolarsResult<Option<DataFrame>> {
     if rows.height() == 0 {
         return Ok(None);
     }
+    // A bundle written before a column was added lacks it: null (its stamp
+    // names the older analysis, so an import classifies its rows again).
+    let mut rows = rows;
+    for (name, dtype) in own_columns() {
+        if rows.column(name).is_err() {
+            let n = rows.height();
+            rows.with_column(Column::full_null(name.into(), n, &dtype))?;
+        }
+    }
     let mut rows = rows.select(order())?;
     rows.rechunk_mut();
     Ok(Some(rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn analysis_rows_of_an_older_bundle_get_the_new_columns_as_nulls() {
+        let mut columns: Vec<Column> =
+            SHARED.iter().map(|n| Column::full_null((*n).into(), 1, &DataType::String)).collect();
+        for (name, dtype) in own_columns().into_iter().filter(|(n, _)| *n != c::KEEP_WARM_PING_USD) {
+            columns.push(Column::full_null(name.into(), 1, &dtype));
+        }
+        columns.push(Column::new(c::KIND.into(), [super::super::bundle::KIND_ANALYSIS]));
+        let df = DataFrame::new(1, columns).unwrap();
+        let rows = rows_of(&df).unwrap().unwrap();
+        assert_eq!(rows.get_column_names().iter().map(|n| n.as_str()).collect::<Vec<_>>(), order());
+        assert_eq!(rows.column(c::KEEP_WARM_PING_USD).unwrap().null_count(), 1);
+    }
 }

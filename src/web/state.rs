@@ -6,6 +6,7 @@
 use super::snapshot::Snapshot;
 use crate::pricing::PriceTable;
 use crate::report::ReportError;
+use crate::store::claude::ClaudeState;
 use crate::store::Store;
 use arc_swap::ArcSwap;
 use chrono::{DateTime, Utc};
@@ -37,6 +38,9 @@ pub struct Settings {
     /// A notice shown on every page (e.g. "demo data").
     pub banner: Option<String>,
     pub clock: Clock,
+    /// Claude Code's config directories: its settings and transcripts say
+    /// which sessions can still be resumed (empty: the defaults).
+    pub claude_roots: Vec<std::path::PathBuf>,
 }
 
 /// Shared by every handler; cheap to clone.
@@ -53,7 +57,13 @@ struct Inner {
 
 /// A snapshot of the store as it is now.
 fn open(s: &Settings, version: u64) -> Result<Snapshot, ReportError> {
-    let view = crate::materialize::view(&s.store, &s.prices, s.clock.now())?;
+    let now = s.clock.now();
+    let mut view = crate::materialize::view(&s.store, &s.prices, now)?;
+    if !s.store.holds_bundles() {
+        let settings = crate::config::claude_settings(&s.claude_roots);
+        let state = ClaudeState::gather(view.manifest(), &s.claude_roots, settings, now);
+        view = view.with_claude(state);
+    }
     Ok(Snapshot::new(view, s.tz, version))
 }
 

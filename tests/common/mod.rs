@@ -172,6 +172,7 @@ pub fn web_state(store: &Store, now: DateTime<Utc>) -> AppState {
         tz: chrono_tz::UTC,
         banner: None,
         clock: Clock::Fixed(now),
+        claude_roots: Vec::new(),
     })
     .unwrap()
 }

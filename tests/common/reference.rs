@@ -7,12 +7,14 @@
 #![allow(dead_code)]
 
 use cachewise::analyze::{
-    analyze, compaction_report, compactions_by_trigger, idle_gaps, summarize_where, thread_requests, CompactionParams,
-    IdleCompaction, IdleGap, RequestCache, SummaryOptions, IDLE, MODEL_VERSION,
+    analyze, compaction_report, compactions_by_trigger, idle_gaps, last_main, resumability, summarize_where,
+    thread_requests, CompactionParams, IdleCompaction, IdleGap, RequestCache, SummaryOptions, IDLE, MODEL_VERSION,
 };
+use cachewise::config::DEFAULT_CLEANUP_DAYS;
 use cachewise::model::{Compaction, Request};
 use cachewise::pricing::{Estimate, PriceTable};
 use cachewise::report::cache::{find_session, CacheQuery, CacheReport};
+use cachewise::report::resume::not_resumable;
 use cachewise::store::{frames, Store, Table};
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeSet, HashMap};
@@ -97,12 +99,28 @@ pub fn cache_report(data: &CacheData, q: &CacheQuery, now: DateTime<Utc>) -> Cac
     let by_trigger = compactions_by_trigger(&data.requests, &data.compactions, &include);
     let idle = by_trigger.get(IDLE).copied().unwrap_or(0);
     let idle_compaction = IdleCompaction::sum(&data.idle_gaps, &data.requests, &include, idle);
+    // Resumable (cache-model §8.3) at the default cleanup period, no
+    // transcript known deleted: what a view without Claude Code's state says.
+    let mut states = s.stale;
+    for st in states.iter_mut().filter(|st| st.user.is_empty()) {
+        st.not_resumable = resumability(st.last, now, DEFAULT_CLEANUP_DAYS, false);
+    }
+    let with_main = last_main(&data.requests);
+    let without_main = s
+        .by_session
+        .iter()
+        .filter(|x| !with_main.contains_key(&(x.user.as_str(), x.session_id.as_str())))
+        .map(|x| (x.user.clone(), x.session_id.clone(), x.title.clone(), x.project.clone()));
+    let not_resumable = not_resumable(&states, without_main, DEFAULT_CLEANUP_DAYS);
+    let stale = states.into_iter().filter(|st| st.not_resumable.is_none()).collect();
     CacheReport {
         model: MODEL_VERSION,
         total: s.total,
         compactions_by_trigger: by_trigger,
         idle_compaction,
-        stale: s.stale,
+        stale,
+        not_resumable,
+        warnings: Vec::new(),
         by_day: s.by_day,
         by_session: s.by_session,
         compaction,

@@ -42,10 +42,13 @@ fn warm_at_exactly_the_ttl() {
     assert_eq!((i.write_multiplier, i.read_multiplier), (2.0, 0.1));
     assert_close(a.options.resume_usd, 80_250.0);
     assert_close(a.options.compact_usd, 99_250.0);
-    assert_close(a.options.restart_usd, 73_250.0);
+    // v3: a restart writes its base context (nothing of it is warm: s1's
+    // lineage read nothing when it started).
+    assert_eq!(a.shared_prefix_tokens, 0);
+    assert_close(a.options.restart_usd, 73_250.0 + 8000.0 * 1.9);
     assert_eq!(a.recommendation, Recommendation::Resume);
     assert_eq!(a.break_even_turns, Some(106));
-    assert_close(a.history_premium_usd, 7000.0);
+    assert_close(a.history_premium_usd, 80_250.0 - 88_450.0);
     assert!(a.explanation.contains("warm"), "{}", a.explanation);
 }
 
@@ -56,10 +59,10 @@ fn cold_just_after_the_ttl() {
     assert!(!a.warm);
     assert_close(a.options.resume_usd, 80_250.0 + 15_000.0 * 1.9);
     assert_close(a.options.compact_usd, 78_250.0 + 30_000.0 + 10_000.0 + 9500.0);
-    assert_close(a.options.restart_usd, 73_250.0);
+    assert_close(a.options.restart_usd, 73_250.0 + 8000.0 * 1.9);
     assert_eq!(a.recommendation, Recommendation::Resume);
     assert_eq!(a.break_even_turns, Some(106));
-    assert_close(a.history_premium_usd, 35_500.0);
+    assert_close(a.history_premium_usd, 35_500.0 - 8000.0 * 1.9);
     assert!(a.explanation.contains("expired"), "{}", a.explanation);
 }
 
@@ -86,10 +89,10 @@ fn compact_recommended_with_break_even_and_default_growth() {
     assert_eq!((a.inputs.base_context_tokens, a.inputs.summary_tokens), (7500.0, 5500.0));
     assert_close(a.options.resume_usd, 153_000.0);
     assert_close(a.options.compact_usd, 97_450.0);
-    assert_close(a.options.restart_usd, 60_500.0);
+    assert_close(a.options.restart_usd, 60_500.0 + 7500.0 * 1.9);
     assert_eq!(a.recommendation, Recommendation::Compact);
     assert_eq!(a.break_even_turns, Some(4));
-    assert_close(a.history_premium_usd, 36_950.0);
+    assert_close(a.history_premium_usd, 36_950.0 - 7500.0 * 1.9);
     // At the break-even horizon compact wins; one turn earlier it does not.
     assert_eq!(advice(&reqs, &comps, 100.0, 4).recommendation, Recommendation::Compact);
     assert_eq!(advice(&reqs, &comps, 100.0, 3).recommendation, Recommendation::Resume);

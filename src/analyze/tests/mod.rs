@@ -13,4 +13,5 @@ mod stale_tests;
 mod summary_tests;
 mod thread_requests;
 mod v2_tests;
+mod v3_tests;
 mod what_if_tests;

@@ -37,7 +37,11 @@ fn ttl_carried_over_and_default() {
     assert!(stale(&never, 300.0).is_empty());
     let s = stale(&never, 300.5);
     assert_eq!(s[0].ttl_s, 300);
-    assert_close(s[0].premium_usd, 20_005.0 * 1.15);
+    // v3: its own request within the hour keeps the 20,000-token prefix
+    // it read warm; v2 re-wrote everything.
+    assert_eq!(s[0].shared_prefix_tokens, 20_000);
+    assert_close(s[0].premium_usd, 5.0 * 1.15);
+    assert_close(s[0].premium_v2_usd, 20_005.0 * 1.15);
 }
 
 #[test]

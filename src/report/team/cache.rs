@@ -13,8 +13,8 @@ use crate::analyze::{CacheClass, ClassStats, ClassTable, StaleSession};
 use crate::model::columns as c;
 use crate::model::TokenCounts;
 use crate::pricing::{Estimate, PriceTable};
-use crate::report::cache_view::{stale_of, STALE};
 use crate::report::query::{Grouping, Query};
+use crate::report::resume::{stale_of, STALE};
 use crate::report::ReportError;
 use crate::store::frames::Cols;
 use crate::store::view::StoreView;
@@ -72,6 +72,8 @@ pub(super) struct Sources<'a> {
     pub now: DateTime<Utc>,
     pub top_stale: usize,
     pub titles: &'a HashMap<String, String>,
+    /// The shared prefixes warm at `now` (the v3 premium's `Rs`).
+    pub warm: crate::analyze::WarmPrefixes,
 }
 
 impl Cache {
@@ -162,7 +164,7 @@ fn stale_sessions(s: &Sources<'_>) -> PolarsResult<BTreeMap<String, Vec<StaleSes
     }
     let last = last.collect()?;
     let mut out: BTreeMap<String, Vec<StaleSession>> = BTreeMap::new();
-    for st in stale_of(&last, s.now, s.titles)? {
+    for st in stale_of(&last, s.now, s.titles, &s.warm, None)? {
         out.entry(st.user.clone()).or_default().push(st);
     }
     for v in out.values_mut() {

@@ -1,9 +1,10 @@
-//! `/cache`: the cache model's report over the page's days (what `cachewise
-//! cache --since --until --json` gives): the class table in words with one
-//! plain sentence per class, rewinds, compactions by trigger, the
+//! `/cache`: the cache model's report (v3) over the page's days (what
+//! `cachewise cache --since --until --json` gives): the class table in words
+//! with one plain sentence per class, rewinds, compactions by trigger, the
 //! idle-compaction what-if, idle-gap buckets (and how they relate to the
-//! "lost" headline), the comparison of the two cache lifetimes and the
-//! write mix per period.
+//! "lost" headline), the comparison of the two cache lifetimes, the
+//! keep-warm what-if, how well the resume premium priced the resumes that
+//! happened, and the write mix per period.
 
 use super::periods::{chart_periods, period_heading};
 use crate::analyze::{CacheClass, CacheStats, ClassStats, GapBucket, IdleCompaction};
@@ -38,6 +39,29 @@ pub struct CachePage {
     /// How these figures relate to the usage pages', in words.
     pub reconcile: Option<String>,
     pub what_if_caption: String,
+    /// Sessions that cannot be resumed (transcript deleted, past cleanup,
+    /// no main conversation).
+    pub not_resumable: usize,
+    /// What Claude Code's settings and transcripts warn about.
+    pub warnings: Vec<String>,
+}
+
+impl CachePage {
+    /// The break-even gaps of the keep-warm what-if, in words.
+    pub fn break_even(&self) -> Vec<(&'static str, String)> {
+        let b = &self.total.keep_warm.break_even_gap_s;
+        [("5-minute", b.ttl_5m), ("1-hour", b.ttl_1h)]
+            .into_iter()
+            .filter_map(|(name, s)| Some((name, crate::analyze::fmt_duration(s?))))
+            .collect()
+    }
+
+    /// The backtest's error, v3 then v2, as percentages of what was paid.
+    pub fn backtest_error(&self) -> (String, String) {
+        let b = &self.total.backtest;
+        let pct = |x: Option<f64>| crate::web::view::pct(x.map(|p| p / 100.0));
+        (pct(b.mae_pct), pct(b.v2_mae_pct))
+    }
 }
 
 impl Formats for CachePage {
@@ -148,5 +172,7 @@ pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<
         idle: c.idle_compaction,
         reconcile: c.usage.as_ref().map(|u| crate::report::cache_render::reconcile_line(u).trim().to_owned()),
         what_if_caption: what_if_caption(&c.total.what_if, &c.total.write_mix),
+        not_resumable: c.not_resumable.len(),
+        warnings: c.warnings.clone(),
     })
 }

@@ -58,6 +58,9 @@ pub struct OverviewPage {
     pub top_all_time: bool,
     pub stale: Vec<StaleSession>,
     pub stale_count: usize,
+    /// What Claude Code's settings and transcripts warn about
+    /// (`cleanupPeriodDays` 0, transcripts about to be deleted unread).
+    pub warnings: Vec<String>,
     pub unknown_models: Vec<String>,
     pub now: NowPanel,
 }
@@ -193,6 +196,7 @@ fn build(state: &AppState, snap: &Snapshot, view: &Reports, params: &Params) -> 
         top_all_time,
         stale: view.cache.stale.iter().take(10).cloned().collect(),
         stale_count: view.cache.stale.len(),
+        warnings: view.cache.warnings.clone(),
         unknown_models: s.unknown_models.clone(),
         now: now_panel(&*snap.recent()?, &priced, snap.view.samples(), snap.now()),
     })

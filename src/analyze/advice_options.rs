@@ -1,0 +1,74 @@
+//! The arithmetic of the advice's three options (cache-model §7): each
+//! starts from a context `C0` with a one-off cost `F` (v3: the shared
+//! prefix `Rs` warm at `now` is read, not written), then runs `N` turns that
+//! read the growing context, write the growth and produce output. Hands
+//! `advice` the totals and the break-even.
+
+use super::advice::{AdviceOptions, MAX_BREAK_EVEN_TURNS};
+use super::prices::rewrite_premium;
+use crate::pricing::Rates;
+
+/// Per-token prices and multipliers of the advice (§7 v3: list prices at
+/// `now` times the session's fast-mode and data-residency multipliers).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Prices {
+    pub pin: f64,
+    pub pout: f64,
+    pub rm: f64,
+    pub m: f64,
+    /// The base rates these come from (None: unpriced) and `T_last`.
+    pub rates: Option<Rates>,
+    pub ttl_s: u32,
+}
+
+/// The per-turn shape shared by the three options.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Turns {
+    pub g: f64,
+    pub o: f64,
+}
+
+/// `F + sum over k=1..n of [(c0 + (k-1) G) rm pin + G m pin + O pout]`.
+pub(crate) fn option_total(c0: f64, f: f64, n: u32, t: Turns, p: Prices) -> f64 {
+    let n = f64::from(n);
+    let reads = n * c0 + t.g * n * (n - 1.0) / 2.0;
+    f + reads * p.rm * p.pin + n * (t.g * p.m * p.pin + t.o * p.pout)
+}
+
+/// The context and one-off cost of the three options.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Starts {
+    pub resume: (f64, f64),
+    pub compact: (f64, f64),
+    pub restart: (f64, f64),
+}
+
+/// `C0` and `F` of each option (§7), with `rs` the shared prefix warm at
+/// `now` (§8.2 v3; 0 gives v2's figures).
+pub(crate) fn option_starts(p_last: f64, bc: f64, s: f64, warm: bool, rs: f64, p: Prices) -> Starts {
+    let rs = rs.min(p_last);
+    let resume_f = if warm { 0.0 } else { rewrite_premium(p.rates.as_ref(), p_last - rs, p.ttl_s) };
+    // Cold, the compaction request writes the prompt but the warm prefix.
+    let compaction_read = if warm { p_last * p.rm * p.pin } else { (p_last - rs) * p.m * p.pin + rs * p.rm * p.pin };
+    let compact_f = compaction_read + s * p.pout + rewrite_premium(p.rates.as_ref(), s, p.ttl_s);
+    // A new session writes its base context but the part that is warm.
+    let restart_f = rewrite_premium(p.rates.as_ref(), bc - bc.min(rs), p.ttl_s);
+    Starts { resume: (p_last, resume_f), compact: (bc + s, compact_f), restart: (bc, restart_f) }
+}
+
+/// Totals of the three options over `n` turns.
+pub(crate) fn totals(st: Starts, n: u32, t: Turns, p: Prices) -> AdviceOptions {
+    AdviceOptions {
+        resume_usd: option_total(st.resume.0, st.resume.1, n, t, p),
+        compact_usd: option_total(st.compact.0, st.compact.1, n, t, p),
+        restart_usd: option_total(st.restart.0, st.restart.1, n, t, p),
+    }
+}
+
+/// Smallest `N` in 1..=200 where compact < resume.
+pub(crate) fn break_even(st: Starts, t: Turns, p: Prices) -> Option<u32> {
+    (1..=MAX_BREAK_EVEN_TURNS).find(|&n| {
+        let o = totals(st, n, t, p);
+        o.compact_usd < o.resume_usd
+    })
+}

@@ -1,0 +1,118 @@
+//! What Claude Code's side says when a view is opened (cache-model §8.3
+//! v3): its `cleanupPeriodDays`, which local sessions' main transcripts the
+//! store read and that no longer exist, and how many transcripts the store
+//! has not read will be deleted within 3 days. Gathered once, at the edge
+//! (the CLI's plan, the dashboard's refresh), with the run's clock; a view
+//! carries it and reports judge resumability from it without a file.
+
+use super::manifest::Manifest;
+use crate::config::ClaudeSettings;
+use chrono::{DateTime, TimeDelta, Utc};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// Transcripts due for deletion within this long are warned about.
+pub const DELETION_WARNING_DAYS: i64 = 3;
+/// Transcript files looked at per run at most (a bound on the walk).
+const MAX_TRANSCRIPTS: usize = 200_000;
+
+/// Claude Code's settings and transcripts as of a view's opening.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ClaudeState {
+    pub settings: ClaudeSettings,
+    /// Local sessions whose main transcript the store read and that no
+    /// longer exists.
+    pub deleted: HashSet<String>,
+    /// Transcripts under the config directories not fully read by the
+    /// store whose cleanup comes within `DELETION_WARNING_DAYS`.
+    pub unread_expiring: u64,
+}
+
+/// The session a main transcript path names (`<project>/<session>.jsonl`;
+/// sub-agent files name none).
+fn main_session(path: &Path) -> Option<&str> {
+    let stem = path.file_stem()?.to_str()?;
+    let parent = path.parent()?.file_name()?.to_str()?;
+    (path.extension()? == "jsonl" && !stem.starts_with("agent-") && parent != "subagents").then_some(stem)
+}
+
+impl ClaudeState {
+    /// Gathers the state at `now`: the settings, a `stat` of each main
+    /// transcript the manifest names, and a walk of `roots/projects/*/`.
+    pub fn gather(manifest: &Manifest, roots: &[PathBuf], settings: ClaudeSettings, now: DateTime<Utc>) -> Self {
+        let mut present: HashSet<&str> = HashSet::new();
+        let mut gone: HashSet<&str> = HashSet::new();
+        for path in manifest.files.keys() {
+            let p = Path::new(path);
+            if let Some(s) = main_session(p) {
+                if p.is_file() {
+                    present.insert(s);
+                } else {
+                    gone.insert(s);
+                }
+            }
+        }
+        // A session copied under two roots is deleted only when every copy is.
+        let deleted = gone.difference(&present).map(|s| (*s).to_owned()).collect();
+        let days = i64::try_from(settings.cleanup_days()).unwrap_or(i64::MAX);
+        let keep = TimeDelta::try_days(days).unwrap_or(TimeDelta::MAX);
+        let soon = now + TimeDelta::days(DELETION_WARNING_DAYS);
+        let mut unread_expiring = 0;
+        for path in transcripts(roots) {
+            let Ok(meta) = std::fs::metadata(&path) else { continue };
+            let read = path.to_str().and_then(|p| manifest.files.get(p)).is_some_and(|f| f.offset >= meta.len());
+            let modified: Option<DateTime<Utc>> = meta.modified().ok().map(DateTime::from);
+            let due = modified.and_then(|m| m.checked_add_signed(keep));
+            if !read && due.is_some_and(|d| d <= soon) {
+                unread_expiring += 1;
+            }
+        }
+        ClaudeState { settings, deleted, unread_expiring }
+    }
+
+    /// The warnings a summary shows: no transcripts at all, transcripts
+    /// about to be deleted unread, a settings file that could not be used.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.settings.cleanup_period_days == Some(0) {
+            out.push(
+                "Claude Code's cleanupPeriodDays is 0: it writes no transcripts, so there is nothing new to read \
+and no session can be resumed."
+                    .to_owned(),
+            );
+        }
+        if self.unread_expiring > 0 {
+            out.push(format!(
+                "{} transcript(s) not yet read will be deleted by Claude Code within {DELETION_WARNING_DAYS} days \
+(cleanupPeriodDays {}): run `cachewise ingest` to keep their history.",
+                self.unread_expiring,
+                self.settings.cleanup_days()
+            ));
+        }
+        if let Some(w) = &self.settings.warning {
+            out.push(format!("Claude Code's settings could not be used ({w}); assuming cleanupPeriodDays 30."));
+        }
+        out
+    }
+}
+
+/// `<root>/projects/<project>/<session>.jsonl` under each root, bounded.
+fn transcripts(roots: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for root in roots {
+        let Ok(projects) = std::fs::read_dir(root.join("projects")) else { continue };
+        for project in projects.flatten() {
+            let Ok(files) = std::fs::read_dir(project.path()) else { continue };
+            for f in files.flatten() {
+                let p = f.path();
+                if main_session(&p).is_some() {
+                    out.push(p);
+                }
+                if out.len() >= MAX_TRANSCRIPTS {
+                    return out;
+                }
+            }
+        }
+    }
+    out
+}
