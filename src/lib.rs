@@ -7,7 +7,8 @@
 //! `analyze` (the cache model, pure), `materialize` (the cache model as the
 //! stage after a merge, stored as columns), `team` (bundles: export, import),
 //! `update` (every write, stage after stage), `report` (figures and their
-//! output, over a `StoreView`), `statusline`, `web` (the dashboard and the
+//! output, over a `StoreView`), `settings_file` (Claude Code's settings.json,
+//! read and written in one place), `statusline`, `web` (the dashboard and the
 //! push server) and `cli`. Data flows down this list, never back up.
 //! `docs/architecture.md` has the whole design.
 
@@ -20,6 +21,7 @@ pub mod materialize;
 pub mod model;
 pub mod pricing;
 pub mod report;
+pub mod settings_file;
 pub mod statusline;
 pub mod store;
 pub mod synth;
