@@ -19,6 +19,7 @@ mod gaps;
 mod idle;
 pub mod limits;
 mod prices;
+mod server_reasons;
 mod stale;
 mod stats;
 mod summary;
@@ -57,6 +58,7 @@ pub use idle::{
 pub use prices::{
     rates_for, request_cost, rewrite_premium, write_multiplier, write_price, Basis, RateSource, TTL_1H_S, TTL_5M_S,
 };
+pub use server_reasons::{reason_words, Agreement, ReasonTally, ServerReasons};
 pub use stale::{cold_resume_premium, stale_sessions, StaleSession};
 pub use stats::median;
 pub use summary::{

@@ -33,8 +33,9 @@ use crate::store::{Store, StoreError, Table};
 use polars::prelude::*;
 use std::collections::HashSet;
 
-/// The analysis table's layout; bump when its columns change.
-const LAYOUT: u32 = 4;
+/// The analysis table's layout; bump when its columns change. 5: the
+/// server's miss reason columns (`columns::REASON_COLUMNS`).
+const LAYOUT: u32 = 5;
 
 pub use crate::ingest::Changed;
 

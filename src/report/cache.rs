@@ -5,7 +5,7 @@
 
 use super::query::Query;
 use super::ReportError;
-use crate::analyze::{CacheClass, CacheStats, DayStats, IdleCompaction, SessionCompaction, SessionStats, StaleSession};
+use crate::analyze::{CacheClass, CacheStats, ServerReasons, DayStats, IdleCompaction, SessionCompaction, SessionStats, StaleSession};
 use crate::model::Request;
 use crate::pricing::Estimate;
 use chrono::{DateTime, Utc};
@@ -60,6 +60,10 @@ pub struct CacheReport {
     pub compactions_by_trigger: BTreeMap<String, u64>,
     /// What idle compaction would have cost against the 1-hour gaps it prevents.
     pub idle_compaction: IdleCompaction,
+    /// The server's own miss reasons per class, and their agreement with
+    /// the classes (`server_reasons`, `agreement`).
+    #[serde(flatten)]
+    pub server: ServerReasons,
     pub stale: Vec<StaleSession>,
     pub by_day: Vec<DayStats>,
     pub by_session: Vec<SessionStats>,
@@ -143,6 +147,7 @@ impl CacheReport {
             total: self.total.clone(),
             compactions_by_trigger: self.compactions_by_trigger.clone(),
             idle_compaction: self.idle_compaction,
+            server: self.server.clone(),
             stale: Vec::new(),
             by_day: self.by_day.clone(),
             by_session: Vec::new(),
@@ -181,4 +186,8 @@ pub struct MissRow {
     pub cache_read: u64,
     pub rebuilt_tokens: u64,
     pub miss_cost_usd: f64,
+    /// The server's miss reason (cache-model v3 section 8.1); empty: none.
+    pub server_reason: String,
+    /// Its `cache_missed_input_tokens`, when given (beside `rebuilt_tokens`).
+    pub server_missed_tokens: Option<u64>,
 }

@@ -203,6 +203,7 @@ pub fn cache_report(view: &StoreView, q: &CacheQuery) -> Result<CacheReport, Rep
         total,
         compactions_by_trigger: by_trigger,
         idle_compaction: idle_compaction(view, q, idle)?,
+        server: super::cache_rows::server_reasons(view, q)?,
         stale,
         by_day,
         by_session,

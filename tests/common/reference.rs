@@ -97,11 +97,16 @@ pub fn cache_report(data: &CacheData, q: &CacheQuery, now: DateTime<Utc>) -> Cac
     let by_trigger = compactions_by_trigger(&data.requests, &data.compactions, &include);
     let idle = by_trigger.get(IDLE).copied().unwrap_or(0);
     let idle_compaction = IdleCompaction::sum(&data.idle_gaps, &data.requests, &include, idle);
+    let mut server = cachewise::analyze::ServerReasons::default();
+    for (r, k) in data.requests.iter().zip(&data.caches).filter(|(r, _)| include(r)) {
+        server.add(k.class, &r.server_reason);
+    }
     CacheReport {
         model: MODEL_VERSION,
         total: s.total,
         compactions_by_trigger: by_trigger,
         idle_compaction,
+        server,
         stale: s.stale,
         by_day: s.by_day,
         by_session: s.by_session,

@@ -29,6 +29,8 @@ pub struct CachePage {
     pub idle: IdleCompaction,
     /// How these figures relate to the usage pages', in words.
     pub reconcile: Option<String>,
+    /// Claude Code's own miss reasons beside the classes, in words.
+    pub server: Vec<String>,
 }
 
 impl Formats for CachePage {
@@ -83,5 +85,6 @@ pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<
         by_trigger: c.compactions_by_trigger.iter().map(|(k, n)| (k.clone(), *n)).collect(),
         idle: c.idle_compaction,
         reconcile: c.usage.as_ref().map(|u| crate::report::cache_render::reconcile_line(u).trim().to_owned()),
+        server: crate::report::cache_render::server_lines(c),
     })
 }
