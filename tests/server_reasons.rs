@@ -26,7 +26,10 @@ fn resp(n: u64, minutes: i64, read: u64, write: u64) -> Resp {
 /// resume, a model switch and a miss with an unknown reason type.
 fn tree(root: &Path) {
     let mut lines = resp(1, 0, 0, 20_000).to_lines();
-    lines.extend(with_reason(&resp(2, 1, 20_003, 500), &json!({"type": "messages_changed", "cache_missed_input_tokens": 12})));
+    lines.extend(with_reason(
+        &resp(2, 1, 20_003, 500),
+        &json!({"type": "messages_changed", "cache_missed_input_tokens": 12}),
+    ));
     lines.extend(with_reason(
         &resp(3, 2, 5_000, 15_600),
         &json!({"type": "tools_changed", "cache_missed_input_tokens": 15_506}),
@@ -67,7 +70,10 @@ fn reasons_are_counted_per_class_with_their_agreement() {
 
     let misses = json_of(cachewise(&root, &data, &["cache", "--misses", "--json"]));
     let tool = misses.as_array().unwrap().iter().find(|m| m["class"] == "context_edit").unwrap();
-    assert_eq!((tool["server_reason"].as_str(), tool["server_missed_tokens"].as_u64()), (Some("tools_changed"), Some(15_506)));
+    assert_eq!(
+        (tool["server_reason"].as_str(), tool["server_missed_tokens"].as_u64()),
+        (Some("tools_changed"), Some(15_506))
+    );
 
     let out = cachewise(&root, &data, &["--no-ingest", "cache", "--misses"]);
     let text = String::from_utf8_lossy(&out.stdout);

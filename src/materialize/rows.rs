@@ -12,7 +12,9 @@ use crate::analyze::{
 use crate::model::columns as c;
 use crate::model::{Request, TokenCounts, MAIN_THREAD};
 use crate::pricing::{PriceTable, Rates};
-use crate::store::frames::{bool_column, f64_column, opt_f64_column, opt_u64_column, str_column, time_column, u64_column, Cols};
+use crate::store::frames::{
+    bool_column, f64_column, opt_f64_column, opt_u64_column, str_column, time_column, u64_column, Cols,
+};
 use polars::prelude::*;
 
 /// The idle-compaction what-if's price of one gap (§5 v2), split so the

@@ -156,8 +156,7 @@ fn check_text(df: &DataFrame, user: &str) -> Result<(), String> {
     if let Some(i) = classes.iter().position(|k| k.and_then(CacheClass::parse).is_none()) {
         return Err(format!("analysis row {}: unknown cache class", i + 1));
     }
-    for name in
-    [
+    for name in [
         c::SESSION_ID,
         c::THREAD,
         c::PROJECT,
