@@ -58,7 +58,7 @@ pub use idle::{
 pub use prices::{
     rates_for, request_cost, rewrite_premium, write_multiplier, write_price, Basis, RateSource, TTL_1H_S, TTL_5M_S,
 };
-pub use server_reasons::{reason_words, Agreement, ReasonTally, ServerReasons};
+pub use server_reasons::{cause_words, reason_words, Agreement, LiveAgreement, ReasonTally, ServerReasons};
 pub use stale::{cold_resume_premium, stale_sessions, StaleSession};
 pub use stats::median;
 pub use summary::{

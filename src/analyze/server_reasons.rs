@@ -2,9 +2,11 @@
 //! infers: the server's own miss reasons against the cache model's classes
 //! (cache-model v3 section 8.1: per class, how many requests carry a reason
 //! and of which type, and how often the reason agrees with the class; a
-//! reason never changes a class).
+//! reason never changes a class), and the status line's `prompt_cache`
+//! verdicts against cachewise's own (`LiveAgreement`).
 
 use super::CacheClass;
+use crate::model::limits::LiveCache;
 use crate::model::reason as r;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -110,6 +112,48 @@ pub fn reason_words(reason: &str) -> String {
     }
 }
 
+/// How often Claude Code's `prompt_cache.warm` matched cachewise's own
+/// warm/cold verdict from the transcript, over the status-line readings
+/// recorded (`samples`: those where cachewise had a verdict).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct LiveAgreement {
+    pub samples: u64,
+    pub warm_agree: u64,
+    pub warm_disagree: u64,
+}
+
+impl LiveAgreement {
+    /// The agreement of `readings` (of `session` alone when given).
+    pub fn of(readings: &[LiveCache], session: Option<&str>) -> LiveAgreement {
+        let mut out = LiveAgreement::default();
+        for l in readings.iter().filter(|l| session.is_none_or(|s| l.session_id == s)) {
+            let Some(ours) = l.cachewise_warm else { continue };
+            out.samples += 1;
+            match ours == l.warm {
+                true => out.warm_agree += 1,
+                false => out.warm_disagree += 1,
+            }
+        }
+        out
+    }
+}
+
+/// One of Claude Code's `prompt_cache.last_miss_cause.causes` in words
+/// (the status line's "last miss"); an unknown cause is named as written.
+pub fn cause_words(cause: &str) -> String {
+    match cause {
+        "tools_changed" => "the tools changed".into(),
+        "system_prompt_changed" => "the system prompt changed".into(),
+        "model_changed" => "the model changed".into(),
+        "messages_rewritten" => "earlier messages were rewritten".into(),
+        "ttl_expired_5m" => "the 5-minute cache expired".into(),
+        "ttl_expired_1h" => "the 1-hour cache expired".into(),
+        "likely_server_side" => "likely on the server's side".into(),
+        "unknown" => "cause unknown".into(),
+        other => format!("cause \"{other}\""),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,8 +171,29 @@ mod tests {
         s.add(CacheClass::Hit, "");
         assert_eq!(s.agreement, Agreement { agree: 3, disagree: 2, hits_with_reason: 1 });
         assert_eq!(s.by_class["hit"].carrying, 1);
-        assert_eq!(s.by_class["full_rebuild"].by_type, BTreeMap::from([("beta_changed".into(), 1), ("unavailable".into(), 1)]));
+        assert_eq!(
+            s.by_class["full_rebuild"].by_type,
+            BTreeMap::from([("beta_changed".into(), 1), ("unavailable".into(), 1)])
+        );
         assert_eq!(s.by_class["first"], ReasonTally::default(), "every class is listed");
+    }
+
+    #[test]
+    fn live_agreement_counts_readings_with_a_verdict_of_ours() {
+        let at = chrono::DateTime::from_timestamp(1_788_612_495, 0).unwrap_or_default();
+        let l = |session: &str, warm, ours| LiveCache {
+            time: at,
+            session_id: session.into(),
+            warm,
+            cachewise_warm: ours,
+            ttl_s: None,
+            expires_at: None,
+            recache_tokens: None,
+        };
+        let all =
+            [l("a", true, Some(true)), l("a", false, Some(true)), l("b", false, None), l("b", false, Some(false))];
+        assert_eq!(LiveAgreement::of(&all, None), LiveAgreement { samples: 3, warm_agree: 2, warm_disagree: 1 });
+        assert_eq!(LiveAgreement::of(&all, Some("a")), LiveAgreement { samples: 2, warm_agree: 1, warm_disagree: 1 });
     }
 
     #[test]

@@ -5,7 +5,10 @@
 
 use super::query::Query;
 use super::ReportError;
-use crate::analyze::{CacheClass, CacheStats, ServerReasons, DayStats, IdleCompaction, SessionCompaction, SessionStats, StaleSession};
+use crate::analyze::{
+    CacheClass, CacheStats, DayStats, IdleCompaction, LiveAgreement, ServerReasons, SessionCompaction, SessionStats,
+    StaleSession,
+};
 use crate::model::Request;
 use crate::pricing::Estimate;
 use chrono::{DateTime, Utc};
@@ -64,6 +67,9 @@ pub struct CacheReport {
     /// the classes (`server_reasons`, `agreement`).
     #[serde(flatten)]
     pub server: ServerReasons,
+    /// How often Claude Code's status-line `prompt_cache.warm` matched
+    /// cachewise's verdict (every recorded reading, or the session's).
+    pub live_agreement: LiveAgreement,
     pub stale: Vec<StaleSession>,
     pub by_day: Vec<DayStats>,
     pub by_session: Vec<SessionStats>,
@@ -148,6 +154,7 @@ impl CacheReport {
             compactions_by_trigger: self.compactions_by_trigger.clone(),
             idle_compaction: self.idle_compaction,
             server: self.server.clone(),
+            live_agreement: self.live_agreement,
             stale: Vec::new(),
             by_day: self.by_day.clone(),
             by_session: Vec::new(),

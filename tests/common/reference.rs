@@ -107,6 +107,7 @@ pub fn cache_report(data: &CacheData, q: &CacheQuery, now: DateTime<Utc>) -> Cac
         compactions_by_trigger: by_trigger,
         idle_compaction,
         server,
+        live_agreement: Default::default(),
         stale: s.stale,
         by_day: s.by_day,
         by_session: s.by_session,
