@@ -8,13 +8,15 @@
 //! stage after a merge, stored as columns), `team` (bundles: export, import),
 //! `update` (every write, stage after stage), `report` (figures and their
 //! output, over a `StoreView`), `settings_file` (Claude Code's settings.json,
-//! read and written in one place), `statusline`, `web` (the dashboard and the
+//! read and written in one place), `statusline`, `hook` (Claude Code's
+//! hooks), `web` (the dashboard and the
 //! push server) and `cli`. Data flows down this list, never back up.
 //! `docs/architecture.md` has the whole design.
 
 pub mod analyze;
 pub mod cli;
 pub mod config;
+pub mod hook;
 pub mod ingest;
 mod lanes;
 pub mod materialize;
