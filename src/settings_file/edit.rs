@@ -62,9 +62,17 @@ fn span_in(outer: &str, inner: &str) -> Range<usize> {
     start..start + inner.len()
 }
 
-/// The span of the value at `path` (object keys) in `text`, or how far the
-/// path got: `Err((span of the deepest object found, depth reached))`.
-fn find(text: &str, path: &[&str]) -> Option<Result<Range<usize>, (Range<usize>, usize)>> {
+/// Where a path's value is in a text.
+enum Found {
+    /// The value's span.
+    At(Range<usize>),
+    /// The path stops at `depth`: the span of the deepest object found.
+    Missing { object: Range<usize>, depth: usize },
+}
+
+/// Where the value at `path` (object keys) is in `text`; None when the
+/// text does not read as objects along the path.
+fn find(text: &str, path: &[&str]) -> Option<Found> {
     let trimmed = text.trim();
     let mut span = span_in(text, trimmed);
     for (depth, key) in path.iter().enumerate() {
@@ -75,10 +83,10 @@ fn find(text: &str, path: &[&str]) -> Option<Result<Range<usize>, (Range<usize>,
                 let inner = span_in(obj, v.get());
                 span = span.start + inner.start..span.start + inner.end;
             }
-            None => return Some(Err((span, depth))),
+            None => return Some(Found::Missing { object: span, depth }),
         }
     }
-    Some(Ok(span))
+    Some(Found::At(span))
 }
 
 /// `value` as pretty JSON whose later lines are indented by `indent`.
@@ -164,13 +172,13 @@ pub fn set(text: &str, path: &[&str], value: &Value) -> Result<String, NotObject
     }
     let base = if text.trim().is_empty() { "{}\n" } else { text };
     let edited = match find(base, path) {
-        Some(Ok(span)) => {
+        Some(Found::At(span)) => {
             let indent = line_indent(base, span.start);
             pretty_at(value, &indent).map(|v| format!("{}{v}{}", &base[..span.start], &base[span.end..]))
         }
-        Some(Err((span, depth))) => {
+        Some(Found::Missing { object, depth }) => {
             let inner = nested(&path[depth + 1..], value.clone());
-            insert_member(base, span, path[depth], &inner)
+            insert_member(base, object, path[depth], &inner)
         }
         None => None,
     };
@@ -195,7 +203,7 @@ pub fn push(text: &str, path: &[&str], value: &Value) -> Result<String, NotObjec
     grown.push(value.clone());
     set_in(&mut expected, path, Value::Array(grown));
     let edited = match find(text, path) {
-        Some(Ok(span)) => append_element(text, span, value),
+        Some(Found::At(span)) => append_element(text, span, value),
         _ => None,
     };
     Ok(checked(edited, &expected))
