@@ -8,13 +8,16 @@
 //! stage after a merge, stored as columns), `team` (bundles: export, import),
 //! `update` (every write, stage after stage), `report` (figures and their
 //! output, over a `StoreView`), `otlp` (a store's figures sent to an
-//! OpenTelemetry collector), `statusline`, `web` (the dashboard and the
+//! OpenTelemetry collector), `settings_file` (Claude Code's settings.json,
+//! read and written in one place), `statusline`, `hook` (Claude Code's
+//! hooks), `web` (the dashboard and the
 //! push server) and `cli`. Data flows down this list, never back up.
 //! `docs/architecture.md` has the whole design.
 
 pub mod analyze;
 pub mod cli;
 pub mod config;
+pub mod hook;
 pub mod ingest;
 mod lanes;
 pub mod materialize;
@@ -22,6 +25,7 @@ pub mod model;
 pub mod otlp;
 pub mod pricing;
 pub mod report;
+pub mod settings_file;
 pub mod statusline;
 pub mod store;
 pub mod synth;

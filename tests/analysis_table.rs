@@ -378,21 +378,25 @@ fn a_rebuild_and_the_recovery_of_a_damaged_store_write_the_analysis_table() {
 }
 
 #[test]
-fn an_upgrade_from_the_previous_layout_writes_the_analysis_table() {
-    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    small_tree(root.path());
-    ingest_tree(root.path(), data.path());
-    let good = stored(data.path());
-    // Layout 3 had no analysis table.
-    let store = Store::open(data.path()).unwrap();
-    store.remove(Table::Analysis).unwrap();
-    let manifest = data.path().join("manifest.json");
-    let text = fs::read_to_string(&manifest).unwrap();
-    fs::write(&manifest, text.replacen("\"schema\":4", "\"schema\":3", 1)).unwrap();
-    assert!(ingest(&[root.path().to_path_buf()], &store, &prices(), &Silent, chrono::Utc::now()).unwrap().changed);
-    assert!(fs::read_to_string(&manifest).unwrap().contains("\"schema\":4"));
-    same_rows(&stored(data.path()), &good).unwrap();
-    check(data.path()).unwrap();
+fn an_upgrade_from_the_previous_layouts_writes_the_analysis_table() {
+    use cachewise::store::manifest::{STORE_SCHEMA, UPGRADABLE_SCHEMAS};
+    for old in UPGRADABLE_SCHEMAS {
+        let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        small_tree(root.path());
+        ingest_tree(root.path(), data.path());
+        let good = stored(data.path());
+        // Layout 3 had no analysis table; layout 4's lacks the reason columns.
+        let store = Store::open(data.path()).unwrap();
+        store.remove(Table::Analysis).unwrap();
+        let manifest = data.path().join("manifest.json");
+        let text = fs::read_to_string(&manifest).unwrap();
+        let current = format!("\"schema\":{STORE_SCHEMA}");
+        fs::write(&manifest, text.replacen(&current, &format!("\"schema\":{old}"), 1)).unwrap();
+        assert!(ingest(&[root.path().to_path_buf()], &store, &prices(), &Silent, chrono::Utc::now()).unwrap().changed);
+        assert!(fs::read_to_string(&manifest).unwrap().contains(&current), "layout {old}");
+        same_rows(&stored(data.path()), &good).unwrap();
+        check(data.path()).unwrap();
+    }
 }
 
 #[test]

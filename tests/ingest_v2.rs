@@ -131,7 +131,8 @@ fn a_store_of_the_previous_layout_is_upgraded_without_losing_deleted_transcripts
     // defaulted trigger, and a compaction of a transcript since deleted.
     let manifest = data.path().join("manifest.json");
     let text = fs::read_to_string(&manifest).unwrap();
-    fs::write(&manifest, text.replacen("\"schema\":4", "\"schema\":3", 1)).unwrap();
+    let current = format!("\"schema\":{}", cachewise::store::manifest::STORE_SCHEMA);
+    fs::write(&manifest, text.replacen(&current, "\"schema\":3", 1)).unwrap();
     let s1 = root.path().join("projects/-home-u-app/s1.jsonl").to_string_lossy().into_owned();
     let s9 = root.path().join("projects/-home-u-app/s9.jsonl").to_string_lossy().into_owned();
     let mut df = old_layout(&[("s1", 10, "manual", &s1), ("s9", 6, "unknown", &s9)]);
@@ -145,7 +146,7 @@ fn a_store_of_the_previous_layout_is_upgraded_without_losing_deleted_transcripts
     assert_eq!((kept.trigger.as_str(), kept.trigger_written, kept.uuid.as_str()), ("auto", false, ""));
     let after = Store::open(data.path()).unwrap().read(Table::Requests).unwrap().unwrap().height();
     assert_eq!(after, requests_before, "s9's request outlives its file");
-    assert!(fs::read_to_string(&manifest).unwrap().contains("\"schema\":4"));
+    assert!(fs::read_to_string(&manifest).unwrap().contains(&current));
 }
 
 #[test]

@@ -144,8 +144,9 @@ fn a_store_of_the_previous_layout_reads_again_only_files_that_logged_calls() {
     // As layout 3 left it: no iterations table, an older manifest.
     let manifest = data.path().join("manifest.json");
     let text = std::fs::read_to_string(&manifest).unwrap();
-    assert!(text.contains("\"schema\":4"), "{text:.80}");
-    std::fs::write(&manifest, text.replacen("\"schema\":4", "\"schema\":3", 1)).unwrap();
+    let current = format!("\"schema\":{}", cachewise::store::manifest::STORE_SCHEMA);
+    assert!(text.contains(&current), "{text:.80}");
+    std::fs::write(&manifest, text.replacen(&current, "\"schema\":3", 1)).unwrap();
     std::fs::remove_file(data.path().join("iterations.parquet")).unwrap();
     std::fs::remove_file(root.path().join("projects/-p/b.jsonl")).unwrap();
     let o = run(root.path(), data.path());
@@ -155,7 +156,7 @@ fn a_store_of_the_previous_layout_reads_again_only_files_that_logged_calls() {
     close(after.cost_usd, before.cost_usd);
     let models = report(data.path(), Grouping::Model, false);
     close(model_row(&models, FABLE).cost_usd, ADVISOR_CALL_COST);
-    assert!(std::fs::read_to_string(&manifest).unwrap().contains("\"schema\":4"));
+    assert!(std::fs::read_to_string(&manifest).unwrap().contains(&current));
     let again = run(root.path(), data.path());
     assert_eq!((again.files_read, again.changed), (0, false), "upgraded once");
 }
@@ -175,7 +176,7 @@ fn bundles_carry_the_calls_and_older_bundles_still_import() {
         created: common::t0(),
     };
     let bundle = export(&Store::open(data.path()).unwrap(), &spec).unwrap();
-    assert_eq!((bundle.meta.schema, bundle.iterations.len()), (3, 7));
+    assert_eq!((bundle.meta.schema, bundle.iterations.len()), (cachewise::team::BUNDLE_SCHEMA, 7));
     let read = read_bundle(&bundle_bytes(&bundle).unwrap(), "alice").unwrap();
     assert_eq!(read, bundle, "round trip");
     let team = tempfile::tempdir().unwrap();

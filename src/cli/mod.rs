@@ -3,6 +3,7 @@
 
 mod blocks;
 mod cache;
+mod hook;
 mod otlp;
 mod plan;
 mod policy;
@@ -148,6 +149,13 @@ pub enum Command {
     /// line (cache warm or cold, cold-resume premium, session and today's
     /// spend, 5-hour limit use); --install adds it to Claude Code's settings.
     Statusline(statusline::StatuslineArgs),
+    /// For Claude Code's hooks: `hook session-start` answers a resume or
+    /// fork with the advice for you (never for the model).
+    Hook(hook::HookArgs),
+    /// Add cachewise's hooks to Claude Code's settings.json (--install) or
+    /// print them (--print-config): the advice on resume, and a quiet ingest
+    /// when a session ends so its history outlives Claude Code's cleanup.
+    Hooks(hook::HooksArgs),
     /// List the price table this run uses (built in, plus --pricing FILE):
     /// prices, fast and read multipliers, long-context rule, source and date.
     Prices(PricesArgs),

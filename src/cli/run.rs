@@ -17,8 +17,12 @@ use crate::report::{prices, summary, usage};
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     // The status line must never fail on the plan (data directory, zone, prices).
-    if let Some(Command::Statusline(a)) = &cli.command {
-        return super::statusline::run_statusline(&cli.global, a);
+    // Nor may Claude Code's hooks, and an install needs no plan.
+    match &cli.command {
+        Some(Command::Statusline(a)) => return super::statusline::run_statusline(&cli.global, a),
+        Some(Command::Hook(a)) => return super::hook::run_hook(&cli.global, a),
+        Some(Command::Hooks(a)) => return super::hook::run_hooks(a),
+        _ => {}
     }
     let plan = Plan::resolve(&cli.global)?;
     match cli.command {
@@ -38,6 +42,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Push(a)) => team::run_push(&plan, &a),
         Some(Command::Prices(a)) => run_prices(&plan, &a, cli.global.pricing.as_deref()),
         Some(Command::Statusline(a)) => super::statusline::run_statusline(&cli.global, &a),
+        Some(Command::Hook(a)) => super::hook::run_hook(&cli.global, &a),
+        Some(Command::Hooks(a)) => super::hook::run_hooks(&a),
     }
 }
 

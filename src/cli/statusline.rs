@@ -73,7 +73,9 @@ pub fn run_statusline(g: &Global, a: &StatuslineArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn run_install(a: &StatuslineArgs) -> anyhow::Result<()> {
+/// This binary's path, quoted for a shell when it needs to be, followed by
+/// `args`: the command Claude Code's settings run.
+pub(super) fn self_command(args: &str) -> anyhow::Result<String> {
     let exe = std::env::current_exe()?;
     let exe = exe.to_string_lossy();
     let quoted = if exe.chars().any(|c| !(c.is_ascii_alphanumeric() || "/._-+".contains(c))) {
@@ -81,14 +83,23 @@ fn run_install(a: &StatuslineArgs) -> anyhow::Result<()> {
     } else {
         exe.into_owned()
     };
-    let command = format!("{quoted} statusline");
+    Ok(format!("{quoted} {args}"))
+}
+
+/// The settings file `--install` writes (`CLAUDE_CONFIG_DIR` honoured).
+pub(super) fn settings_path() -> anyhow::Result<std::path::PathBuf> {
+    let env = std::env::var(config::ENV_CLAUDE_CONFIG_DIR).ok();
+    install::settings_path(env.as_deref(), dirs::home_dir().as_deref())
+        .ok_or_else(|| anyhow::anyhow!("no home directory; set CLAUDE_CONFIG_DIR"))
+}
+
+fn run_install(a: &StatuslineArgs) -> anyhow::Result<()> {
+    let command = self_command("statusline")?;
     if a.print_config {
         println!("{}", install::snippet(&command));
         return Ok(());
     }
-    let env = std::env::var(config::ENV_CLAUDE_CONFIG_DIR).ok();
-    let path = install::settings_path(env.as_deref(), dirs::home_dir().as_deref())
-        .ok_or_else(|| anyhow::anyhow!("no home directory; set CLAUDE_CONFIG_DIR"))?;
+    let path = settings_path()?;
     match install::install(&path, &command, a.force)? {
         install::Outcome::Created => println!("wrote {} with the status line", path.display()),
         install::Outcome::Added { backup } => {

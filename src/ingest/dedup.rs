@@ -230,6 +230,8 @@ mod tests {
             web_search: 0,
             speed: Default::default(),
             inference_geo: Default::default(),
+            server_reason: Default::default(),
+            server_missed_tokens: None,
             is_sidechain: sidechain,
             cost_usd: 0.0,
             source: source.into(),

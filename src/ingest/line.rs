@@ -155,6 +155,62 @@ pub struct Message<'a> {
     pub model: Text<'a>,
     #[serde(borrow)]
     pub usage: Option<Usage<'a>>,
+    /// `diagnostics` (2.1.280+): the server's miss reason, when given.
+    #[serde(borrow)]
+    pub diagnostics: Lenient<Diagnostics<'a>>,
+}
+
+/// `message.diagnostics`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Diagnostics<'a> {
+    #[serde(borrow)]
+    pub cache_miss_reason: Lenient<MissReason<'a>>,
+}
+
+/// `message.diagnostics.cache_miss_reason` (cache-model v3 section 8.1).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct MissReason<'a> {
+    #[serde(rename = "type", borrow)]
+    pub kind: Text<'a>,
+    pub cache_missed_input_tokens: Count,
+}
+
+/// An object that reads as absent when it is anything else (metadata:
+/// a bad value must not fail the line).
+#[derive(Debug)]
+pub struct Lenient<T>(pub Option<T>);
+
+impl<T> Default for Lenient<T> {
+    fn default() -> Self {
+        Lenient(None)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Lenient<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match IgnoredOr::<T>::deserialize(d)? {
+            IgnoredOr::Value(v) => Lenient(Some(v)),
+            IgnoredOr::Other(_) => Lenient(None),
+        })
+    }
+}
+
+impl Line<'_> {
+    /// The server's miss reason as written (empty when none).
+    pub fn reason_kind(&self) -> &str {
+        self.miss_reason().map_or("", |r| r.kind.as_str())
+    }
+
+    /// Its `cache_missed_input_tokens`, when given.
+    pub fn reason_tokens(&self) -> Option<u64> {
+        self.miss_reason().and_then(|r| r.cache_missed_input_tokens.0)
+    }
+
+    fn miss_reason(&self) -> Option<&MissReason<'_>> {
+        self.message.as_ref()?.diagnostics.0.as_ref()?.cache_miss_reason.0.as_ref()
+    }
 }
 
 /// `message.usage`: token counts must be non-negative integers.
@@ -252,6 +308,26 @@ mod tests {
         let m = l.message.unwrap();
         assert_eq!(m.id.as_str(), "m1");
         assert_eq!(m.usage.unwrap().cache_creation.unwrap().ephemeral_1h_input_tokens, Some(8));
+    }
+
+    #[test]
+    fn the_servers_miss_reason_is_read_and_odd_shapes_read_as_none() {
+        let l: Line = serde_json::from_str(
+            r#"{"type":"assistant","message":{"id":"m","usage":{"input_tokens":3},
+            "diagnostics":{"cache_miss_reason":{"type":"tools_changed","cache_missed_input_tokens":17778}}}}"#,
+        )
+        .unwrap();
+        assert_eq!((l.reason_kind(), l.reason_tokens()), ("tools_changed", Some(17778)));
+        for odd in [r#""diagnostics":"x""#, r#""diagnostics":{"cache_miss_reason":7}"#, r#""diagnostics":null"#] {
+            let text = format!(r#"{{"type":"assistant","message":{{"usage":{{"input_tokens":3}},{odd}}}}}"#);
+            let l: Line = serde_json::from_str(&text).unwrap();
+            assert_eq!((l.reason_kind(), l.reason_tokens()), ("", None), "{odd}");
+        }
+        let l: Line = serde_json::from_str(
+            r#"{"message":{"diagnostics":{"cache_miss_reason":{"type":"previous_message_not_found","cache_missed_input_tokens":-1}}}}"#,
+        )
+        .unwrap();
+        assert_eq!((l.reason_kind(), l.reason_tokens()), ("previous_message_not_found", None));
     }
 
     #[test]

@@ -255,6 +255,11 @@ impl Target {
         if base != Base::Touched {
             return whole((base == Base::All).then(|| store.read(Table::Requests)).transpose()?.flatten());
         }
+        // A base of an older layout (without the newest columns) is
+        // rewritten whole, its rows keeping their figures.
+        if !store.requests_base_has(c::SERVER_REASON)? {
+            return whole(store.read(Table::Requests)?);
+        }
         let parts = store.request_parts()?;
         // The base's sources matter only when a file is read again whole.
         let columns: &[&str] = match replaced.is_empty() {

@@ -24,7 +24,7 @@ mod usage;
 
 use crate::model::{Compaction, Iteration, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};
-use crate::store::manifest::{Manifest, PREVIOUS_SCHEMA, STORE_SCHEMA};
+use crate::store::manifest::{Manifest, STORE_SCHEMA, UPGRADABLE_SCHEMAS};
 use crate::store::{Store, StoreError, Table};
 use chrono::{DateTime, Utc};
 pub use derive::{Changed, Derive, Nothing};
@@ -107,7 +107,7 @@ pub fn ingest(
     }
     let upgraded = upgrade::forget_files_with_calls(&mut manifest);
     if upgraded > 0 {
-        tracing::info!("upgrading the store: reading {upgraded} files with API calls inside responses again");
+        tracing::info!("upgrading the store: reading {upgraded} files with fields it did not keep again");
     }
     let mut todo: Vec<&SourceFile> =
         found.files.iter().filter(|f| !unchanged(f, manifest.files.get(&key(f)))).collect();
@@ -201,7 +201,9 @@ fn apply(
     derive: &dyn Derive,
     out: &mut Outcome,
 ) -> Result<(), IngestError> {
-    let layout_ok = manifest.schema == STORE_SCHEMA || manifest.schema == PREVIOUS_SCHEMA;
+    // An older layout's rows keep their figures (its requests base is
+    // rewritten whole with the new columns: `merge::Target::choose`).
+    let layout_ok = manifest.schema == STORE_SCHEMA || UPGRADABLE_SCHEMAS.contains(&manifest.schema);
     let base = if layout_ok && manifest.pricing == pricing_fingerprint(prices) { Base::Touched } else { Base::All };
     let mut delta = Delta { rows: Chunks(Vec::with_capacity(reads.len())), ..Delta::default() };
     for r in reads {

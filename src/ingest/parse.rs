@@ -314,9 +314,19 @@ impl FileParser<'_, '_> {
                 let first = self.rows.requests[i].time.min(time);
                 if tokens.output > self.rows.requests[i].tokens.output {
                     let key = (message_id.to_owned(), request_id.to_owned());
-                    let better = self.request(l, usage, tokens, model, key, line_no, first);
+                    let mut better = self.request(l, usage, tokens, model, key, line_no, first);
+                    let kept = &self.rows.requests[i];
+                    if better.server_reason.is_empty() {
+                        (better.server_reason, better.server_missed_tokens) =
+                            (kept.server_reason.clone(), kept.server_missed_tokens);
+                    }
                     self.rows.requests[i] = better;
                     self.keep_calls(i, calls);
+                } else if self.rows.requests[i].server_reason.is_empty() && !l.reason_kind().is_empty() {
+                    // The kept line lacks the reason another line of the response carries.
+                    let reason = self.names.get(&crate::model::server_reason(l.reason_kind()));
+                    self.rows.requests[i].server_reason = reason;
+                    self.rows.requests[i].server_missed_tokens = l.reason_tokens();
                 }
                 self.rows.requests[i].time = first;
             }
@@ -364,6 +374,8 @@ impl FileParser<'_, '_> {
             web_search: usage.server_tool_use.as_ref().and_then(|s| s.web_search_requests).unwrap_or(0),
             speed: n.get(usage.speed.as_str()),
             inference_geo: n.get(usage.inference_geo.as_str()),
+            server_reason: n.get(&crate::model::server_reason(l.reason_kind())),
+            server_missed_tokens: l.reason_tokens(),
             is_sidechain: l.is_sidechain.0,
             cost_usd: 0.0,
             source: self.same.source.clone(),

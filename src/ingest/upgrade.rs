@@ -1,4 +1,7 @@
-//! Upgrading a store of the previous layout (3) in place on the next ingest.
+//! Upgrading a store of an older layout (3 or 4) in place on the next ingest.
+//! Layout 5 adds the server's miss reason to the requests table: files that
+//! logged one (`cache_miss_reason`) are read again; every other row reads
+//! as carrying none, and the ingest rewrites the requests table whole.
 //! Layout 4 adds the `iterations` table and prices a response by its calls,
 //! and keeps what cache model v2 needs of compaction lines (written trigger,
 //! uuid, microcompacts); the requests table is unchanged. So only the files
@@ -9,21 +12,22 @@
 //! deleted transcript cannot be read again, so its requests keep their
 //! top-level figures and its compactions read as defaulted `auto`).
 
-use crate::store::manifest::{Manifest, PREVIOUS_SCHEMA};
+use crate::store::manifest::{Manifest, PREVIOUS_SCHEMA, STORE_SCHEMA};
 use memchr::memmem;
 use std::io::Read;
 use std::path::Path;
 
-/// Forgets the files of a layout-3 manifest that logged calls or
-/// boundaries; returns how
-/// many. A file that cannot be read is forgotten too (it is read again, or
-/// its rows stay when it is gone).
+/// Forgets the files of an older manifest whose lines hold what the older
+/// layout did not keep (layout 3: calls or boundaries; 3 and 4: miss
+/// reasons); returns how many. A file that cannot be read is forgotten too
+/// (it is read again, or its rows stay when it is gone).
 pub fn forget_files_with_calls(manifest: &mut Manifest) -> usize {
-    if manifest.schema != PREVIOUS_SCHEMA {
+    if manifest.schema == STORE_SCHEMA || manifest.files.is_empty() {
         return 0;
     }
+    let layout3 = manifest.schema == PREVIOUS_SCHEMA;
     let before = manifest.files.len();
-    manifest.files.retain(|path, state| match file_logs_calls(Path::new(path), state.offset) {
+    manifest.files.retain(|path, state| match file_logs_calls(Path::new(path), state.offset, layout3) {
         Ok(calls) => !calls,
         Err(e) => e.kind() == std::io::ErrorKind::NotFound,
     });
@@ -38,7 +42,7 @@ const CARRY: usize = 64;
 
 /// True when the first `limit` bytes of the file log calls, read a chunk
 /// at a time so a large transcript never sits in memory whole.
-fn file_logs_calls(path: &Path, limit: u64) -> std::io::Result<bool> {
+fn file_logs_calls(path: &Path, limit: u64, layout3: bool) -> std::io::Result<bool> {
     let mut f = std::fs::File::open(path)?.take(limit);
     let mut buf = vec![0u8; CHUNK];
     let mut window: Vec<u8> = Vec::with_capacity(CHUNK + CARRY);
@@ -48,7 +52,7 @@ fn file_logs_calls(path: &Path, limit: u64) -> std::io::Result<bool> {
             return Ok(false);
         }
         window.extend_from_slice(&buf[..n]);
-        if logs_calls(&window) || logs_boundaries(&window) {
+        if logs_reasons(&window) || (layout3 && (logs_calls(&window) || logs_boundaries(&window))) {
             return Ok(true);
         }
         window.drain(..window.len().saturating_sub(CARRY));
@@ -62,6 +66,11 @@ const BOUNDARY_MARKERS: [&[u8]; 3] = [b"compact_boundary", b"\"isCompactSummary\
 /// root summary); `compact_boundary` also matches `microcompact_boundary`.
 pub fn logs_boundaries(bytes: &[u8]) -> bool {
     BOUNDARY_MARKERS.iter().any(|m| memmem::find(bytes, m).is_some())
+}
+
+/// True when `bytes` hold the server's miss reason (layout 5).
+pub fn logs_reasons(bytes: &[u8]) -> bool {
+    memmem::find(bytes, b"\"cache_miss_reason\"").is_some()
 }
 
 /// True when `bytes` hold a non-empty `"iterations":[...]` list.
@@ -85,8 +94,9 @@ mod tests {
         let mut body = vec![b'x'; CHUNK - 10];
         body.extend_from_slice(br#""iterations":[{"type":"message"}]"#);
         std::fs::write(&path, &body).unwrap();
-        assert!(file_logs_calls(&path, body.len() as u64).unwrap());
-        assert!(!file_logs_calls(&path, (CHUNK - 10) as u64).unwrap(), "only the bytes already read count");
+        assert!(file_logs_calls(&path, body.len() as u64, true).unwrap());
+        assert!(!file_logs_calls(&path, body.len() as u64, false).unwrap(), "layout 4 kept calls");
+        assert!(!file_logs_calls(&path, (CHUNK - 10) as u64, true).unwrap(), "only the bytes already read count");
     }
 
     #[test]
@@ -96,6 +106,23 @@ mod tests {
         assert!(logs_calls(br#"{"usage":{"iterations":[{"type":"message"}]}}"#));
         assert!(logs_calls(br#"{"usage":{"iterations": [ {"type":"message"}]}}"#));
         assert!(!logs_calls(b"no usage here"));
+    }
+
+    #[test]
+    fn a_layout_4_store_reads_again_only_files_with_miss_reasons() {
+        let dir = tempfile::tempdir().unwrap();
+        let (with, without) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+        std::fs::write(&with, br#"{"message":{"diagnostics":{"cache_miss_reason":{"type":"unavailable"}}}}"#).unwrap();
+        std::fs::write(&without, br#"{"message":{"usage":{"iterations":[{"type":"message"}]}}}"#).unwrap();
+        let mut m = Manifest { schema: 4, ..Manifest::default() };
+        for p in [&with, &without] {
+            let state = crate::store::manifest::FileState { offset: 200, ..Default::default() };
+            m.files.insert(p.to_string_lossy().into_owned(), state);
+        }
+        assert_eq!(forget_files_with_calls(&mut m), 1);
+        assert!(m.files.contains_key(without.to_string_lossy().as_ref()), "layout 4 kept the calls");
+        m.schema = STORE_SCHEMA;
+        assert_eq!(forget_files_with_calls(&mut m), 0, "the current layout forgets nothing");
     }
 
     #[test]

@@ -33,8 +33,10 @@ use crate::store::{Store, StoreError, Table};
 use polars::prelude::*;
 use std::collections::HashSet;
 
-/// The analysis table's layout; bump when its columns change.
-const LAYOUT: u32 = 5;
+/// The analysis table's layout; bump when its columns change. 5: the
+/// v3 columns (backtest, keep-warm ping); 6: with the server's miss
+/// reason columns (`columns::REASON_COLUMNS`).
+const LAYOUT: u32 = 6;
 
 pub use crate::ingest::Changed;
 

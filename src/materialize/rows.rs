@@ -12,7 +12,9 @@ use crate::analyze::{
 use crate::model::columns as c;
 use crate::model::{Request, TokenCounts, MAIN_THREAD};
 use crate::pricing::{PriceTable, Rates};
-use crate::store::frames::{bool_column, f64_column, opt_f64_column, str_column, time_column, u64_column, Cols};
+use crate::store::frames::{
+    bool_column, f64_column, opt_f64_column, opt_u64_column, str_column, time_column, u64_column, Cols,
+};
 use polars::prelude::*;
 
 /// The idle-compaction what-if's price of one gap (§5 v2), split so the
@@ -69,6 +71,8 @@ pub fn analysis_rows(thread: &[Request], caches: &[RequestCache], prices: &Price
         f64_column(c::COST_USD, rows.iter().map(|(r, _)| r.cost_usd)),
         s(c::SPEED, |r| &r.speed),
         s(c::INFERENCE_GEO, |r| &r.inference_geo),
+        s(c::SERVER_REASON, |r| &r.server_reason),
+        opt_u64_column(c::SERVER_MISSED_TOKENS, rows.iter().map(|(r, _)| r.server_missed_tokens)),
         str_column(c::CLASS, rows.iter().map(|(_, k)| k.class.as_str())),
         bool_column(c::REWIND, rows.iter().map(|(_, k)| k.rewind)),
         opt_f64_column(c::GAP_S, rows.iter().map(|(_, k)| k.gap_s)),

@@ -19,6 +19,13 @@ pub const TOKENS: [&str; 5] = [INPUT, CACHE_WRITE_5M, CACHE_WRITE_1H, CACHE_READ
 pub const WEB_SEARCH: &str = "web_search";
 pub const SPEED: &str = "speed";
 pub const INFERENCE_GEO: &str = "inference_geo";
+/// The server's miss reason type (`model::reason`; empty: none) and its
+/// `cache_missed_input_tokens` (null: not given). Store layout 5, bundle
+/// schema 4; older tables and bundles read without them.
+pub const SERVER_REASON: &str = "server_reason";
+pub const SERVER_MISSED_TOKENS: &str = "server_missed_tokens";
+/// The reason columns, which older stores and bundles lack.
+pub const REASON_COLUMNS: [&str; 2] = [SERVER_REASON, SERVER_MISSED_TOKENS];
 pub const IS_SIDECHAIN: &str = "is_sidechain";
 pub const COST_USD: &str = "cost_usd";
 pub const SOURCE: &str = "source";
@@ -129,7 +136,7 @@ pub const MODELS: &str = "models";
 
 /// The analysis columns a thread request is rebuilt from
 /// (`store::frames::requests_of`).
-pub const ANALYSIS_REQUEST: [&str; 18] = [
+pub const ANALYSIS_REQUEST: [&str; 20] = [
     USER,
     SESSION_ID,
     THREAD,
@@ -148,6 +155,8 @@ pub const ANALYSIS_REQUEST: [&str; 18] = [
     COST_USD,
     SPEED,
     INFERENCE_GEO,
+    SERVER_REASON,
+    SERVER_MISSED_TOKENS,
 ];
 
 /// The analysis columns of a thread request's stored verdict

@@ -22,6 +22,8 @@ pub(crate) fn request(model: &str, tokens: TokenCounts) -> Request {
         web_search: 0,
         speed: Default::default(),
         inference_geo: Default::default(),
+        server_reason: Default::default(),
+        server_missed_tokens: None,
         is_sidechain: false,
         cost_usd: 0.0,
         source: "f.jsonl".into(),

@@ -42,3 +42,23 @@ impl WindowKind {
         }
     }
 }
+
+/// One status-line call's `prompt_cache` (Claude Code's own verdict on the
+/// session's cache) beside cachewise's verdict from the transcript: what
+/// `cache --json`'s `live_agreement` counts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LiveCache {
+    pub time: DateTime<Utc>,
+    pub session_id: String,
+    /// `prompt_cache.warm`.
+    pub warm: bool,
+    /// cachewise's own warm/cold verdict from the transcript (None: it had
+    /// no request to judge by).
+    pub cachewise_warm: Option<bool>,
+    /// `prompt_cache.ttl` in seconds.
+    pub ttl_s: Option<u32>,
+    /// `prompt_cache.expires_at`, epoch seconds.
+    pub expires_at: Option<i64>,
+    /// `prompt_cache.recache_tokens_if_cold`.
+    pub recache_tokens: Option<u64>,
+}

@@ -6,11 +6,13 @@ pub mod columns;
 pub mod iterations;
 pub mod limits;
 pub mod money;
+pub mod reason;
 mod rows;
 mod text;
 mod tokens;
 
 pub use iterations::{Iteration, Refusal};
+pub use reason::server_reason;
 pub use rows::{Boundary, Compaction, Request, SessionTitle, TitleKind, DEFAULT_TRIGGER, MAIN_THREAD};
 pub use text::{is_unsafe, one_line, Interner, Text};
 pub use tokens::{TokenCounts, MAX_TOKENS};

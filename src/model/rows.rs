@@ -33,6 +33,11 @@ pub struct Request {
     pub speed: Text,
     /// `usage.inference_geo` (`us`, `global`, ... or empty).
     pub inference_geo: Text,
+    /// The server's miss reason (`message.diagnostics.cache_miss_reason.type`,
+    /// `model::reason`): empty when the line carried none.
+    pub server_reason: Text,
+    /// Its `cache_missed_input_tokens`, when given.
+    pub server_missed_tokens: Option<u64>,
     pub is_sidechain: bool,
     /// Cost in USD from `pricing::cost`; 0 for unknown models.
     pub cost_usd: f64,

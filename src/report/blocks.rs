@@ -231,6 +231,8 @@ mod tests {
             web_search: 0,
             speed: Default::default(),
             inference_geo: Default::default(),
+            server_reason: Default::default(),
+            server_missed_tokens: None,
             is_sidechain: false,
             cost_usd,
             source: "f.jsonl".into(),

@@ -6,7 +6,10 @@
 use super::query::Query;
 use super::resume::NotResumableSession;
 use super::ReportError;
-use crate::analyze::{CacheClass, CacheStats, DayStats, IdleCompaction, SessionCompaction, SessionStats, StaleSession};
+use crate::analyze::{
+    CacheClass, CacheStats, DayStats, IdleCompaction, LiveAgreement, ServerReasons, SessionCompaction, SessionStats,
+    StaleSession,
+};
 use crate::model::Request;
 use crate::pricing::Estimate;
 use chrono::{DateTime, Utc};
@@ -61,6 +64,13 @@ pub struct CacheReport {
     pub compactions_by_trigger: BTreeMap<String, u64>,
     /// What idle compaction would have cost against the 1-hour gaps it prevents.
     pub idle_compaction: IdleCompaction,
+    /// The server's own miss reasons per class, and their agreement with
+    /// the classes (`server_reasons`, `agreement`).
+    #[serde(flatten)]
+    pub server: ServerReasons,
+    /// How often Claude Code's status-line `prompt_cache.warm` matched
+    /// cachewise's verdict (every recorded reading, or the session's).
+    pub live_agreement: LiveAgreement,
     /// Resumable sessions whose cache expired, highest premium first.
     pub stale: Vec<StaleSession>,
     /// Sessions that cannot be resumed, with why (cache-model §8.3 v3).
@@ -154,6 +164,8 @@ impl CacheReport {
             total: self.total.clone(),
             compactions_by_trigger: self.compactions_by_trigger.clone(),
             idle_compaction: self.idle_compaction,
+            server: self.server.clone(),
+            live_agreement: self.live_agreement,
             stale: Vec::new(),
             not_resumable: Vec::new(),
             warnings: self.warnings.clone(),
@@ -194,4 +206,8 @@ pub struct MissRow {
     pub cache_read: u64,
     pub rebuilt_tokens: u64,
     pub miss_cost_usd: f64,
+    /// The server's miss reason (cache-model v3 section 8.1); empty: none.
+    pub server_reason: String,
+    /// Its `cache_missed_input_tokens`, when given (beside `rebuilt_tokens`).
+    pub server_missed_tokens: Option<u64>,
 }

@@ -9,7 +9,9 @@ use super::cache_words::{advice_words, what_if_caption};
 use super::cell;
 use super::labels::{self, plural};
 use super::render::{dollars, thousands};
-use crate::analyze::{fmt_duration, Advice, CacheClass, ClassStats, GapBucket, DIALOG_COMPACT, DIALOG_RESUME};
+use crate::analyze::{
+    fmt_duration, reason_words, Advice, CacheClass, ClassStats, GapBucket, DIALOG_COMPACT, DIALOG_RESUME,
+};
 use crate::pricing::Estimate;
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use std::collections::BTreeMap;
@@ -190,6 +192,41 @@ rewriting everything, as before, predicted {}, off by {}).",
     out
 }
 
+/// The server's reason of one request in words, with the tokens it says
+/// were missed when given; empty when it gave none.
+pub fn server_reason_text(reason: &str, missed: Option<u64>) -> String {
+    match (reason, missed) {
+        ("", _) => String::new(),
+        (r, Some(n)) => format!("{} ({} tokens)", reason_words(r), thousands(n)),
+        (r, None) => reason_words(r),
+    }
+}
+
+/// What the server said about its misses, beside the classes (cache-model
+/// v3 section 8.1), as lines of words: the terminal and `/cache` show them.
+pub fn server_lines(r: &CacheReport) -> Vec<String> {
+    let a = &r.server.agreement;
+    let carrying: u64 = r.server.by_class.values().map(|t| t.carrying).sum();
+    if carrying == 0 {
+        return vec!["Claude Code's own miss reasons: none in these transcripts (written by Claude Code 2.1.280 and later, Claude API only).".into()];
+    }
+    let mut out = vec![format!(
+        "Claude Code's own miss reasons: {} requests carry one; {} agree with cachewise's cause, {} disagree ({} on requests cachewise counts as hits).",
+        thousands(carrying),
+        thousands(a.agree),
+        thousands(a.disagree),
+        thousands(a.hits_with_reason)
+    )];
+    for class in CacheClass::ALL {
+        let name = labels::class(class);
+        let Some(t) = r.server.by_class.get(class.as_str()).filter(|t| t.carrying > 0) else { continue };
+        let types: Vec<String> =
+            t.by_type.iter().map(|(k, n)| format!("{} {}", reason_words(k), thousands(*n))).collect();
+        out.push(format!("{name}: {}", types.join(", ")));
+    }
+    out
+}
+
 /// Rewinds, compactions by trigger and the idle-compaction what-if (cache-model v2).
 fn v2_lines(r: &CacheReport) -> String {
     let mut out = String::new();
@@ -198,8 +235,11 @@ fn v2_lines(r: &CacheReport) -> String {
         "Rewinds: {} (hits after the prompt shrank: Esc Esc, or a cut back to a cached point)",
         thousands(r.total.rewinds)
     );
-    let by: Vec<String> =
-        r.compactions_by_trigger.iter().map(|(k, n)| format!("{} {}", cell::term(&labels::trigger(k)), thousands(*n))).collect();
+    let by: Vec<String> = r
+        .compactions_by_trigger
+        .iter()
+        .map(|(k, n)| format!("{} {}", cell::term(&labels::trigger(k)), thousands(*n)))
+        .collect();
     let _ = writeln!(out, "Compactions by trigger: {}", by.join(", "));
     let i = &r.idle_compaction;
     if i.gaps > 0 {
@@ -213,7 +253,11 @@ fn v2_lines(r: &CacheReport) -> String {
     } else {
         out += "Idle compaction: no rest over 1 h after a prompt of 200k+ tokens, so nothing for it to save.\n";
     }
-    let _ = writeln!(out, "Idle compactions Claude Code already ran: {}\n", thousands(i.idle_compactions));
+    let _ = writeln!(out, "Idle compactions Claude Code already ran: {}", thousands(i.idle_compactions));
+    for (i, line) in server_lines(r).iter().enumerate() {
+        let _ = writeln!(out, "{}{line}", if i == 0 { "" } else { "  " });
+    }
+    out.push('\n');
     out
 }
 
@@ -250,7 +294,19 @@ pub fn render_advice(a: &Advice) -> String {
 pub fn render_misses(rows: &[super::cache::MissRow]) -> String {
     let mut t = Table::new();
     t.load_preset(UTF8_BORDERS_ONLY);
-    t.set_header(["Time (UTC)", "Session", "Thread", "Cause", "Gap", "TTL", "Expected", "Read", "Rebuilt", "Cost"]);
+    t.set_header([
+        "Time (UTC)",
+        "Session",
+        "Thread",
+        "Cause",
+        "Server's reason",
+        "Gap",
+        "TTL",
+        "Expected",
+        "Read",
+        "Rebuilt",
+        "Cost",
+    ]);
     for m in rows {
         let right = |x: String| Cell::new(x).set_alignment(CellAlignment::Right);
         t.add_row(vec![
@@ -258,6 +314,7 @@ pub fn render_misses(rows: &[super::cache::MissRow]) -> String {
             cell::text_cell(m.session_id.get(..8).unwrap_or(&m.session_id)),
             cell::text_cell(&m.thread),
             Cell::new(labels::class(m.class)),
+            Cell::new(server_reason_text(&m.server_reason, m.server_missed_tokens)),
             right(m.gap_s.map_or_else(String::new, fmt_duration)),
             right(fmt_duration(f64::from(m.ttl_s))),
             right(thousands(m.expected_prefix)),

@@ -1,7 +1,8 @@
 //! Per-session and per-miss views of the stored analysis columns: the
 //! cache columns of `report session` (misses, idle and edit cost, rewinds,
 //! peak prompt, stale premium), `cache --misses`, and cost by token class
-//! per day and model (the dashboard's daily bars).
+//! per day and model (the dashboard's daily bars), and the server's miss
+//! reasons per class.
 
 use super::analysis_cols::LocalDays;
 use super::cache::{CacheQuery, MissRow};
@@ -9,7 +10,7 @@ use super::cache_view::resume_states;
 use super::class_cost::{ClassCost, DayClassCost};
 use super::usage::{SessionCache, UsageReport};
 use super::ReportError;
-use crate::analyze::CacheClass;
+use crate::analyze::{CacheClass, ServerReasons};
 use crate::model::columns as c;
 use crate::pricing::Rates;
 use crate::store::frames::Cols;
@@ -87,6 +88,8 @@ pub fn misses(view: &StoreView, q: &CacheQuery) -> Result<Vec<MissRow>, ReportEr
         c::CACHE_READ,
         c::REBUILT_TOKENS,
         c::MISS_COST_USD,
+        c::SERVER_REASON,
+        c::SERVER_MISSED_TOKENS,
     ];
     let df = view.selected(q, &cols)?;
     let k = Cols(&df);
@@ -95,6 +98,7 @@ pub fn misses(view: &StoreView, q: &CacheQuery) -> Result<Vec<MissRow>, ReportEr
     let (class, gap, ttl) = (k.str(c::CLASS)?, df.column(c::GAP_S)?.f64()?.clone(), k.u64(c::TTL_S)?);
     let (prefix, read, rebuilt, miss) =
         (k.u64(c::EXPECTED_PREFIX)?, k.u64(c::CACHE_READ)?, k.u64(c::REBUILT_TOKENS)?, k.f64(c::MISS_COST_USD)?);
+    let (reason, missed) = (k.str(c::SERVER_REASON)?, k.opt_u64(c::SERVER_MISSED_TOKENS)?);
     let mut out: Vec<MissRow> = (0..df.height())
         .filter_map(|i| {
             let class = CacheClass::parse(class[i])?;
@@ -111,10 +115,27 @@ pub fn misses(view: &StoreView, q: &CacheQuery) -> Result<Vec<MissRow>, ReportEr
                 cache_read: read[i],
                 rebuilt_tokens: rebuilt[i],
                 miss_cost_usd: miss[i],
+                server_reason: reason[i].to_owned(),
+                server_missed_tokens: missed[i],
             })
         })
         .collect();
     out.sort_by(|a, b| b.miss_cost_usd.total_cmp(&a.miss_cost_usd).then_with(|| a.time.cmp(&b.time)));
+    Ok(out)
+}
+
+/// The server's miss reasons of the rows `q` selects, per class, and their
+/// agreement with the classes (cache-model v3 section 8.1).
+pub fn server_reasons(view: &StoreView, q: &CacheQuery) -> Result<ServerReasons, ReportError> {
+    let df = view.selected(q, &[c::CLASS, c::SERVER_REASON])?;
+    let k = Cols(&df);
+    let (class, reason) = (k.str(c::CLASS)?, k.str(c::SERVER_REASON)?);
+    let mut out = ServerReasons::default();
+    for (class, reason) in class.iter().zip(&reason).filter(|(_, r)| !r.is_empty()) {
+        if let Some(class) = CacheClass::parse(class) {
+            out.add(class, reason);
+        }
+    }
     Ok(out)
 }
 

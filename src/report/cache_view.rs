@@ -215,6 +215,8 @@ pub fn cache_report(view: &StoreView, q: &CacheQuery) -> Result<CacheReport, Rep
         total,
         compactions_by_trigger: by_trigger,
         idle_compaction: idle_compaction(view, q, idle)?,
+        server: super::cache_rows::server_reasons(view, q)?,
+        live_agreement: crate::analyze::LiveAgreement::of(view.live_cache(), q.session.as_deref()),
         stale,
         not_resumable,
         warnings: view.claude().warnings(),

@@ -34,9 +34,19 @@ pub struct TimelineRow {
     pub rebuilt_tokens: u64,
     pub miss_cost_usd: f64,
     pub cost_usd: f64,
+    /// The server's miss reason (cache-model v3 section 8.1); empty: none.
+    pub server_reason: String,
+    /// Its `cache_missed_input_tokens`, when given.
+    pub server_missed_tokens: Option<u64>,
 }
 
 impl TimelineRow {
+    /// The server's reason in words ("the tools changed (17,778 tokens)"),
+    /// empty when it gave none.
+    pub fn server_reason_text(&self) -> String {
+        super::cache_render::server_reason_text(&self.server_reason, self.server_missed_tokens)
+    }
+
     /// Prompt size `in + w + r`.
     pub fn prompt(&self) -> u64 {
         self.read_tokens + self.write_5m_tokens + self.write_1h_tokens + self.input_tokens
@@ -105,6 +115,8 @@ fn row(r: &Request, c: &RequestCache) -> TimelineRow {
         rebuilt_tokens: c.rebuilt_tokens,
         miss_cost_usd: c.miss_cost_usd,
         cost_usd: r.cost_usd,
+        server_reason: r.server_reason.to_string(),
+        server_missed_tokens: r.server_missed_tokens,
     }
 }
 

@@ -23,7 +23,32 @@ pub struct StatusInput {
     pub cost_usd: Option<f64>,
     pub five_hour: Option<Window>,
     pub seven_day: Option<Window>,
+    /// `rate_limits.spend_limit` (may exceed 100%).
+    pub spend_limit: Option<Window>,
+    /// `prompt_cache` (2.1.251+): Claude Code's own view of the cache.
+    pub prompt_cache: Option<PromptCache>,
 }
+
+/// The fields of `prompt_cache` the status line believes first.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PromptCache {
+    /// The prefix is within its TTL.
+    pub warm: bool,
+    /// `ttl`: `"5m"` -> 300, `"1h"` -> 3600.
+    pub ttl_s: Option<u32>,
+    /// Epoch seconds.
+    pub expires_at: Option<i64>,
+    /// What the next request re-caches if cold.
+    pub recache_tokens_if_cold: Option<u64>,
+    /// `last_miss_cause.causes`, each reduced to plain characters (at most
+    /// `MAX_CAUSES`).
+    pub last_miss_causes: Vec<String>,
+}
+
+/// Causes of the last miss kept at most.
+const MAX_CAUSES: usize = 8;
+/// The latest expiry believed (year 2100): a later one is read as absent.
+const MAX_EPOCH_S: i64 = 4_102_444_800;
 
 /// Why the input could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -55,6 +80,36 @@ pub fn parse(bytes: &[u8]) -> Result<StatusInput, InputError> {
         cost_usd: number(&v["cost"]["total_cost_usd"]).filter(|c| *c >= 0.0),
         five_hour: window(&v["rate_limits"]["five_hour"]),
         seven_day: window(&v["rate_limits"]["seven_day"]),
+        spend_limit: window(&v["rate_limits"]["spend_limit"]),
+        prompt_cache: prompt_cache(&v["prompt_cache"]),
+    })
+}
+
+/// `prompt_cache`, when it is an object with a boolean `warm`.
+fn prompt_cache(v: &Value) -> Option<PromptCache> {
+    let warm = v["warm"].as_bool()?;
+    let ttl_s = match v["ttl"].as_str() {
+        Some("5m") => Some(300),
+        Some("1h") => Some(3600),
+        _ => None,
+    };
+    let last_miss_causes = v["last_miss_cause"]["causes"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(crate::model::server_reason)
+                .filter(|c| !c.is_empty())
+                .take(MAX_CAUSES)
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(PromptCache {
+        warm,
+        ttl_s,
+        expires_at: v["expires_at"].as_i64().filter(|t| (0..=MAX_EPOCH_S).contains(t)),
+        recache_tokens_if_cold: v["recache_tokens_if_cold"].as_u64().filter(|n| *n <= crate::model::MAX_TOKENS),
+        last_miss_causes,
     })
 }
 
@@ -97,6 +152,26 @@ mod tests {
         assert_eq!(i.cost_usd, Some(1.5));
         assert_eq!(i.five_hour, Some(Window { used_pct: 42.5, resets_at: Some(1_764_540_000) }));
         assert_eq!(i.seven_day, Some(Window { used_pct: 7.0, resets_at: None }));
+    }
+
+    #[test]
+    fn prompt_cache_and_spend_limit_are_read() {
+        let i = parse(
+            br#"{"prompt_cache":{"warm":false,"ttl":"1h","expires_at":1788612495,"recache_tokens_if_cold":250000,
+            "last_miss_cause":{"causes":["tools_changed","x\u001b[31m"],"tools_added":2}},
+            "rate_limits":{"spend_limit":{"used_percentage":104,"resets_at":1789160400}}}"#,
+        )
+        .unwrap();
+        let pc = i.prompt_cache.unwrap();
+        assert_eq!((pc.warm, pc.ttl_s, pc.expires_at), (false, Some(3600), Some(1_788_612_495)));
+        assert_eq!(pc.recache_tokens_if_cold, Some(250_000));
+        assert_eq!(pc.last_miss_causes, ["tools_changed", "x31m"]);
+        assert_eq!(i.spend_limit, Some(Window { used_pct: 104.0, resets_at: Some(1_789_160_400) }));
+        let odd = parse(br#"{"prompt_cache":{"warm":"yes","ttl":"1h"}}"#).unwrap();
+        assert_eq!(odd.prompt_cache, None, "no boolean warm: no prompt_cache");
+        let odd =
+            parse(br#"{"prompt_cache":{"warm":true,"ttl":7,"expires_at":-5,"recache_tokens_if_cold":-1}}"#).unwrap();
+        assert_eq!(odd.prompt_cache, Some(PromptCache { warm: true, ..PromptCache::default() }));
     }
 
     #[test]

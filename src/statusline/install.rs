@@ -1,11 +1,13 @@
 //! `cachewise statusline --install`: adds the `statusLine` entry to Claude
-//! Code's settings file (`$CLAUDE_CONFIG_DIR/settings.json`, else
-//! `~/.claude/settings.json`). The old file is copied to a backup first; a
-//! different status line is never replaced without `force`; the rest of the
-//! file is kept as written (the entry is inserted as text when it is new).
+//! Code's settings file through `settings_file` (which keeps links, modes
+//! and a backup). A different status line is never replaced without
+//! `force`; the rest of the file is kept as written.
 
-use serde_json::{json, Map, Value};
+use crate::settings_file::{Saved, SettingsError, SettingsFile};
+use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
+
+pub use crate::settings_file::settings_path;
 
 /// What `install` did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,20 +27,8 @@ pub enum Outcome {
 pub enum InstallError {
     #[error("{path} already has a different status line ({existing}); use --force to replace it (a backup is kept)")]
     Different { path: PathBuf, existing: String },
-    #[error("{path}: not a JSON object; fix or move it first")]
-    NotObject { path: PathBuf },
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
-}
-
-/// Claude Code's settings file: under the first `CLAUDE_CONFIG_DIR` entry,
-/// else `~/.claude`.
-pub fn settings_path(config_dir: Option<&str>, home: Option<&Path>) -> Option<PathBuf> {
-    let first = config_dir.and_then(|v| v.split(',').map(str::trim).find(|s| !s.is_empty()));
-    match first {
-        Some(dir) => Some(Path::new(dir).join("settings.json")),
-        None => home.map(|h| h.join(".claude").join("settings.json")),
-    }
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
 }
 
 /// The `statusLine` value for `command`.
@@ -54,79 +44,29 @@ pub fn snippet(command: &str) -> String {
 
 /// Installs `command` as the status line in `path`.
 pub fn install(path: &Path, command: &str, force: bool) -> Result<Outcome, InstallError> {
-    let io = |source| InstallError::Io { path: path.to_path_buf(), source };
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            write(path, &format!("{}\n", snippet(command))).map_err(io)?;
-            return Ok(Outcome::Created);
-        }
-        Err(e) => return Err(io(e)),
-    };
-    let not_object = || InstallError::NotObject { path: path.to_path_buf() };
-    let mut doc: Map<String, Value> = match serde_json::from_str::<Value>(&text) {
-        Ok(Value::Object(m)) => m,
-        _ if text.trim().is_empty() => Map::new(),
-        _ => return Err(not_object()),
-    };
-    let previous = doc.get("statusLine").map(|v| v["command"].as_str().unwrap_or("(not a command)").to_owned());
-    let new_text = match &previous {
+    let mut file = SettingsFile::open(path)?;
+    let previous = file
+        .doc()
+        .get("statusLine")
+        .map(|v| v.get("command").and_then(Value::as_str).unwrap_or("(not a command)").to_owned());
+    match &previous {
         Some(p) if p == command => return Ok(Outcome::Unchanged),
         Some(p) if !force && !is_ours(p) => {
             return Err(InstallError::Different { path: path.to_path_buf(), existing: p.clone() })
         }
-        Some(_) => {
-            doc.insert("statusLine".into(), entry(command));
-            format!("{}\n", serde_json::to_string_pretty(&Value::Object(doc)).unwrap_or_default())
-        }
-        None => insert_entry(&text, command).ok_or_else(not_object)?,
-    };
-    let backup = backup(path).map_err(io)?;
-    write(path, &new_text).map_err(io)?;
-    Ok(match previous {
-        Some(previous) => Outcome::Replaced { backup, previous },
-        None => Outcome::Added { backup },
+        _ => file.set(&["statusLine"], &entry(command))?,
+    }
+    Ok(match (file.save()?, previous) {
+        (Saved::Created, _) => Outcome::Created,
+        (Saved::Unchanged, _) => Outcome::Unchanged,
+        (Saved::Written { backup }, Some(previous)) => Outcome::Replaced { backup, previous },
+        (Saved::Written { backup }, None) => Outcome::Added { backup },
     })
 }
 
 /// A status line cachewise wrote before (another path to the binary).
 fn is_ours(command: &str) -> bool {
     command.trim_end().ends_with("cachewise statusline")
-}
-
-/// The file with the entry inserted after its opening brace, so the rest
-/// keeps its order and formatting; None when that does not give JSON.
-fn insert_entry(text: &str, command: &str) -> Option<String> {
-    let open = text.find('{')?;
-    let (head, rest) = text.split_at(open + 1);
-    let empty = rest.trim_start().starts_with('}');
-    let value = serde_json::to_string(&entry(command)).ok()?;
-    let out = format!("{head}\n  \"statusLine\": {value}{}{rest}", if empty { "" } else { "," });
-    serde_json::from_str::<Value>(&out).ok()?.is_object().then_some(out)
-}
-
-/// Copies `path` to the first free `settings.json.bak`, `.bak.1`, ...
-fn backup(path: &Path) -> std::io::Result<PathBuf> {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    for i in 0..1000 {
-        let suffix = if i == 0 { ".bak".to_owned() } else { format!(".bak.{i}") };
-        let b = path.with_file_name(format!("{name}{suffix}"));
-        if !b.exists() {
-            std::fs::copy(path, &b)?;
-            return Ok(b);
-        }
-    }
-    Err(std::io::Error::other("too many backups"))
-}
-
-fn write(path: &Path, text: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(text.as_bytes())?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
 }
 
 #[cfg(test)]
@@ -139,17 +79,5 @@ mod tests {
         assert_eq!(settings_path(None, Some(home)), Some(PathBuf::from("/h/.claude/settings.json")));
         assert_eq!(settings_path(Some(" /c, /d"), Some(home)), Some(PathBuf::from("/c/settings.json")));
         assert_eq!(settings_path(None, None), None);
-    }
-
-    #[test]
-    fn insertion_keeps_the_rest_of_the_file() {
-        let text = "{\n  \"model\": \"opus\",\n  \"env\": {\"A\": \"1\"}\n}\n";
-        let out = insert_entry(text, "/bin/cachewise statusline").unwrap();
-        assert!(out.ends_with("\"model\": \"opus\",\n  \"env\": {\"A\": \"1\"}\n}\n"), "{out}");
-        let v: Value = serde_json::from_str(&out).unwrap();
-        assert_eq!(v["statusLine"]["command"], "/bin/cachewise statusline");
-        assert_eq!(v["model"], "opus");
-        let v: Value = serde_json::from_str(&insert_entry("{}", "x").unwrap()).unwrap();
-        assert_eq!(v["statusLine"]["type"], "command");
     }
 }

@@ -5,8 +5,13 @@
 //! becomes a short note on the line. It reads only what the transcript
 //! gained since the last call (`tail`, `session`), never ingests, never
 //! takes the store's lock (`figures` reads stored tables as they are), and
-//! records the plan-limit samples it sees (`limits`). `install` writes the
-//! `statusLine` entry of Claude Code's settings; `render` prints.
+//! records the plan-limit samples it sees (`limits`). When Claude Code's
+//! stdin carries `prompt_cache` (2.1.251+), its `warm`, `ttl`, `expires_at`
+//! and `recache_tokens_if_cold` decide the line (the premium is those
+//! tokens at the session's rates, through the cache money function), and
+//! each reading is recorded beside cachewise's own verdict
+//! (`store::samples`). `install` writes the `statusLine` entry of Claude
+//! Code's settings; `render` prints.
 
 pub mod figures;
 pub mod input;
@@ -57,6 +62,17 @@ pub struct Status {
     pub five_hour_used_pct: Option<f64>,
     pub five_hour_resets_at: Option<DateTime<Utc>>,
     pub seven_day_used_pct: Option<f64>,
+    /// `rate_limits.spend_limit` (may exceed 100%).
+    pub spend_limit_used_pct: Option<f64>,
+    pub spend_limit_resets_at: Option<DateTime<Utc>>,
+    /// Who decided `warm`, `ttl_s`, `expires_at` and `prompt_tokens`:
+    /// `claude_code` (stdin's `prompt_cache`) or `transcript`.
+    pub verdict_from: Option<&'static str>,
+    /// cachewise's own verdict from the transcript when Claude Code's
+    /// decided the line (None: no request to judge by).
+    pub transcript_warm: Option<bool>,
+    /// Claude Code's `last_miss_cause`, in words.
+    pub last_miss_cause: Option<String>,
     /// Estimated list-price dollars per 1% of the 5-hour window.
     pub usd_per_five_hour_pct: Option<f64>,
     /// The cold-resume premium as a share of the 5-hour window (percentage points).
@@ -76,6 +92,8 @@ pub fn status(ctx: &Context, stdin: &[u8]) -> Status {
         five_hour_used_pct: input.five_hour.map(|w| w.used_pct),
         five_hour_resets_at: input.five_hour.and_then(|w| DateTime::from_timestamp(w.resets_at?, 0)),
         seven_day_used_pct: input.seven_day.map(|w| w.used_pct),
+        spend_limit_used_pct: input.spend_limit.map(|w| w.used_pct),
+        spend_limit_resets_at: input.spend_limit.and_then(|w| DateTime::from_timestamp(w.resets_at?, 0)),
         ..Status::default()
     };
     let sample = crate::model::limits::Sample {
@@ -85,9 +103,35 @@ pub fn status(ctx: &Context, stdin: &[u8]) -> Status {
         seven_day: input.seven_day,
     };
     let _ = crate::store::samples::append(&crate::store::files::rate_limits(&ctx.data_dir), &sample);
-    let Some(transcript) = input.transcript_path.as_deref() else {
+    let state = read_session(&mut st, input.transcript_path.as_deref(), ctx);
+    if let Some(state) = &state {
+        fill_session(&mut st, state, ctx.now);
+    }
+    if let Some(pc) = &input.prompt_cache {
+        believe_claude_code(&mut st, pc, state.as_ref(), input.model.as_deref(), ctx);
+        let live = crate::model::limits::LiveCache {
+            time: ctx.now,
+            session_id: input.session_id.clone().unwrap_or_default(),
+            warm: pc.warm,
+            cachewise_warm: st.transcript_warm,
+            ttl_s: pc.ttl_s,
+            expires_at: pc.expires_at,
+            recache_tokens: pc.recache_tokens_if_cold,
+        };
+        let _ = crate::store::samples::append_live(&crate::store::files::prompt_cache(&ctx.data_dir), &live);
+    }
+    if let Some(state) = &state {
+        fill_store(&mut st, state, ctx);
+    }
+    st
+}
+
+/// The session's state after reading what its transcript gained; None
+/// (with a note) when there is no transcript to read.
+fn read_session(st: &mut Status, transcript: Option<&std::path::Path>, ctx: &Context) -> Option<session::SessionState> {
+    let Some(transcript) = transcript else {
         st.note = Some("no transcript_path in the input".into());
-        return st;
+        return None;
     };
     let state_path = session::state_path(&ctx.data_dir, transcript);
     let mut state = session::load(&state_path, transcript);
@@ -98,12 +142,41 @@ pub fn status(ctx: &Context, stdin: &[u8]) -> Status {
         Ok(false) => {}
         Err(_) => {
             st.note = Some("transcript not readable".into());
-            return st;
+            return None;
         }
     }
-    fill_session(&mut st, &state, ctx.now);
-    fill_store(&mut st, &state, ctx);
-    st
+    Some(state)
+}
+
+/// Claude Code's `prompt_cache` decides warm, TTL, expiry and the tokens a
+/// cold message re-caches; the premium is those tokens at the session's
+/// rates (the last main-thread request's, else the model's list rates).
+fn believe_claude_code(
+    st: &mut Status,
+    pc: &input::PromptCache,
+    state: Option<&session::SessionState>,
+    model: Option<&str>,
+    ctx: &Context,
+) {
+    use crate::analyze::{rates_for, rewrite_premium, Basis};
+    st.transcript_warm = st.expires_at.map(|_| st.warm);
+    st.verdict_from = Some("claude_code");
+    st.warm = pc.warm;
+    st.expires_at = pc.expires_at.and_then(|t| DateTime::from_timestamp(t, 0));
+    st.ttl_s = pc.ttl_s.or(st.ttl_s).or(Some(crate::analyze::TTL_5M_S));
+    if !pc.last_miss_causes.is_empty() {
+        let words: Vec<String> = pc.last_miss_causes.iter().map(|c| crate::analyze::cause_words(c)).collect();
+        st.last_miss_cause = Some(words.join(" and "));
+    }
+    let Some(tokens) = pc.recache_tokens_if_cold else { return };
+    let last = state.and_then(|s| s.last_main.as_ref());
+    let rates = match last {
+        Some(r) => rates_for(&ctx.prices, r, Basis::Request),
+        None => model.and_then(|m| ctx.prices.base_rates(m, ctx.now)),
+    };
+    st.prompt_tokens = Some(tokens);
+    let ttl = st.ttl_s.unwrap_or(crate::analyze::TTL_5M_S);
+    st.cold_resume_usd = rates.map(|r| rewrite_premium(Some(&r), tokens as f64, ttl));
 }
 
 fn fill_session(st: &mut Status, state: &session::SessionState, now: DateTime<Utc>) {
@@ -119,6 +192,7 @@ fn fill_session(st: &mut Status, state: &session::SessionState, now: DateTime<Ut
         return;
     };
     let expires = last.time + Duration::seconds(i64::from(state.ttl_s));
+    st.verdict_from = Some("transcript");
     st.warm = now <= expires;
     st.expires_at = Some(expires);
     st.last_request_at = Some(last.time);

@@ -50,25 +50,34 @@ fn ttl_label(ttl_s: u32) -> &'static str {
 pub fn line(st: &Status, now: DateTime<Utc>, tz: Tz, colour: bool) -> String {
     let p = Paint(colour);
     let mut parts: Vec<String> = Vec::new();
+    let from_claude_code = st.verdict_from == Some("claude_code");
     match (st.expires_at, st.ttl_s) {
-        (Some(exp), Some(ttl)) if st.warm => {
-            parts.push(
-                p.on(GREEN, &format!("● warm {} left ({} TTL)", clock_span((exp - now).num_seconds()), ttl_label(ttl))),
-            );
+        (exp, Some(ttl)) if st.warm && (exp.is_some() || from_claude_code) => {
+            let left = exp.map(|e| format!(" {} left", clock_span((e - now).num_seconds()))).unwrap_or_default();
+            parts.push(p.on(GREEN, &format!("● warm{left} ({} TTL)", ttl_label(ttl))));
             if let Some(usd) = st.cold_resume_usd {
                 parts.push(format!("cold resume +{}{}", fmt_usd(usd), limit_share(st)));
             }
         }
-        (Some(exp), Some(_)) => {
-            let local = exp.with_timezone(&tz);
-            let since =
-                if now - exp < chrono::Duration::hours(24) { local.format("%H:%M") } else { local.format("%b %-d") };
-            parts.push(p.on(YELLOW, &format!("○ cold {} (since {since})", clock_span((now - exp).num_seconds()))));
+        (exp, Some(_)) if exp.is_some() || from_claude_code => {
+            let since = exp.map(|exp| {
+                let local = exp.with_timezone(&tz);
+                let at = if now - exp < chrono::Duration::hours(24) {
+                    local.format("%H:%M")
+                } else {
+                    local.format("%b %-d")
+                };
+                format!(" {} (since {at})", clock_span((now - exp).num_seconds()))
+            });
+            parts.push(p.on(YELLOW, &format!("○ cold{}", since.unwrap_or_default())));
             if let Some(usd) = st.cold_resume_usd {
                 parts.push(p.on(RED, &format!("next message +{}{}", fmt_usd(usd), limit_share(st))));
             }
         }
         _ => parts.push(p.on(DIM, &format!("cachewise: {}", st.note.as_deref().unwrap_or("no data")))),
+    }
+    if let Some(cause) = &st.last_miss_cause {
+        parts.push(format!("last miss: {cause}"));
     }
     if let Some(c) = st.session_cost_usd.filter(|_| st.expires_at.is_some()) {
         parts.push(format!("session {}", fmt_usd(c)));
@@ -77,18 +86,19 @@ pub fn line(st: &Status, now: DateTime<Utc>, tz: Tz, colour: bool) -> String {
         parts.push(format!("today {}", fmt_usd(c)));
     }
     if let Some(pct) = st.five_hour_used_pct {
-        let colour = if pct >= 80.0 {
-            RED
-        } else if pct >= 50.0 {
-            YELLOW
-        } else {
-            GREEN
-        };
+        let colour = usage_colour(pct);
         let resets = st
             .five_hour_resets_at
             .map(|t| format!(" (resets {})", t.with_timezone(&tz).format("%H:%M")))
             .unwrap_or_default();
         parts.push(p.on(colour, &format!("5h {pct:.0}%{resets}")));
+    }
+    if let Some(pct) = st.spend_limit_used_pct {
+        let resets = st
+            .spend_limit_resets_at
+            .map(|t| format!(" (resets {})", t.with_timezone(&tz).format("%b %-d %H:%M")))
+            .unwrap_or_default();
+        parts.push(p.on(usage_colour(pct), &format!("spend {pct:.0}%{resets}")));
     }
     let text = parts.join(" · ");
     // Only the escape sequences added above survive.
@@ -98,6 +108,17 @@ pub fn line(st: &Status, now: DateTime<Utc>, tz: Tz, colour: bool) -> String {
         .map(|(i, s)| if i == 0 { strip_controls(s) } else { format!("\x1b{}", strip_controls(s)) })
         .collect();
     clean.replace(['\n', '\r'], " ")
+}
+
+/// Green under half a window, yellow from half, red from 80%.
+fn usage_colour(pct: f64) -> &'static str {
+    if pct >= 80.0 {
+        RED
+    } else if pct >= 50.0 {
+        YELLOW
+    } else {
+        GREEN
+    }
 }
 
 fn limit_share(st: &Status) -> String {
@@ -154,6 +175,27 @@ mod tests {
         );
         let coloured = line(&cold, at(14, 30, 0), chrono_tz::UTC, true);
         assert!(coloured.contains("\x1b[33m○ cold") && coloured.contains("\x1b[0m"));
+    }
+
+    #[test]
+    fn claude_codes_verdict_with_a_miss_cause_and_a_spend_limit() {
+        let cold = Status {
+            warm: false,
+            expires_at: None,
+            ttl_s: Some(3600),
+            cold_resume_usd: Some(0.75),
+            verdict_from: Some("claude_code"),
+            last_miss_cause: Some("the tools changed".into()),
+            spend_limit_used_pct: Some(104.0),
+            spend_limit_resets_at: Some(at(18, 0, 0)),
+            ..Status::default()
+        };
+        assert_eq!(
+            line(&cold, at(14, 30, 0), chrono_tz::UTC, false),
+            "○ cold · next message +$0.75 · last miss: the tools changed · spend 104% (resets Nov 30 18:00)"
+        );
+        let warm = Status { warm: true, ..cold };
+        assert!(line(&warm, at(14, 30, 0), chrono_tz::UTC, false).starts_with("● warm (1h TTL) · cold resume +$0.75"));
     }
 
     #[test]

@@ -31,6 +31,12 @@ pub fn rate_limits(dir: &Path) -> PathBuf {
     dir.join(STATUSLINE).join("rate_limits.jsonl")
 }
 
+/// Claude Code's `prompt_cache` readings the status line records beside
+/// its own verdict (`store::samples`).
+pub fn prompt_cache(dir: &Path) -> PathBuf {
+    dir.join(STATUSLINE).join("prompt_cache.jsonl")
+}
+
 /// The status line's state of one transcript, named by `key` (a hash of
 /// the transcript's path).
 pub fn statusline_state(dir: &Path, key: u64) -> PathBuf {

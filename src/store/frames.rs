@@ -50,7 +50,7 @@ pub fn requests_frame<R: Borrow<Request> + Sync>(rows: &[R]) -> PolarsResult<Dat
     let s = |name: &'static str, f: fn(&Request) -> &str| move || str_column(name, rows.iter().map(|r| f(r)));
     let t =
         |name: &'static str, f: fn(&TokenCounts) -> u64| move || u64_column(name, rows.iter().map(|r| f(&r.tokens)));
-    let builders: [&(dyn Fn() -> Column + Sync); 24] = [
+    let builders: [&(dyn Fn() -> Column + Sync); 26] = [
         &|| time_column(c::TIME, rows.iter().map(|r| r.time)),
         &s(c::SESSION_ID, |r| &r.session_id),
         &s(c::THREAD, |r| &r.thread),
@@ -67,6 +67,8 @@ pub fn requests_frame<R: Borrow<Request> + Sync>(rows: &[R]) -> PolarsResult<Dat
         &|| u64_column(c::WEB_SEARCH, rows.iter().map(|r| r.web_search)),
         &s(c::SPEED, |r| &r.speed),
         &s(c::INFERENCE_GEO, |r| &r.inference_geo),
+        &s(c::SERVER_REASON, |r| &r.server_reason),
+        &|| opt_u64_column(c::SERVER_MISSED_TOKENS, rows.iter().map(|r| r.server_missed_tokens)),
         &|| bool_column(c::IS_SIDECHAIN, rows.iter().map(|r| r.is_sidechain)),
         &|| f64_column(c::COST_USD, rows.iter().map(|r| r.cost_usd)),
         &s(c::SOURCE, |r| &r.source),
@@ -99,6 +101,20 @@ impl<'a> Cols<'a> {
     pub fn f64(&self, name: &str) -> PolarsResult<Vec<f64>> {
         let col = self.0.column(name)?.cast(&DataType::Float64)?;
         Ok(col.f64()?.iter().map(|v| v.unwrap_or(0.0)).collect())
+    }
+    /// A text column that older layouts lack: empty strings when absent.
+    pub fn str_or_empty(&self, name: &str) -> PolarsResult<Vec<&'a str>> {
+        match self.0.column(name) {
+            Ok(_) => self.str(name),
+            Err(_) => Ok(vec![""; self.0.height()]),
+        }
+    }
+    /// A count column that older layouts lack: nulls when absent.
+    pub fn opt_u64_or_none(&self, name: &str) -> PolarsResult<Vec<Option<u64>>> {
+        match self.0.column(name) {
+            Ok(_) => self.opt_u64(name),
+            Err(_) => Ok(vec![None; self.0.height()]),
+        }
     }
     pub fn bool(&self, name: &str) -> PolarsResult<Vec<bool>> {
         Ok(self.0.column(name)?.bool()?.iter().map(|v| v.unwrap_or(false)).collect())
@@ -146,6 +162,7 @@ pub fn requests_from(df: &DataFrame) -> PolarsResult<Vec<Request>> {
     );
     let (source, line, msg, req) = (k.str(c::SOURCE)?, k.u64(c::LINE)?, k.str(c::MESSAGE_ID)?, k.str(c::REQUEST_ID)?);
     let (user, machine) = (k.str(c::USER)?, k.str(c::MACHINE)?);
+    let (reason, missed) = (k.str_or_empty(c::SERVER_REASON)?, k.opt_u64_or_none(c::SERVER_MISSED_TOKENS)?);
     let mut n = Interner::default();
     Ok((0..df.height())
         .map(|i| Request {
@@ -161,6 +178,8 @@ pub fn requests_from(df: &DataFrame) -> PolarsResult<Vec<Request>> {
             web_search: web[i],
             speed: n.get(speed[i]),
             inference_geo: n.get(geo[i]),
+            server_reason: n.get(&crate::model::server_reason(reason[i])),
+            server_missed_tokens: missed[i],
             is_sidechain: side[i],
             cost_usd: cost[i],
             source: n.get(source[i]),
@@ -357,6 +376,7 @@ pub fn requests_of(df: &DataFrame) -> PolarsResult<Vec<Request>> {
         (k.time(c::TIME)?, k.str(c::MODEL)?, k.str(c::VERSION)?, k.str(c::MESSAGE_ID)?);
     let (tokens, web, cost) = (k.tokens()?, k.u64(c::WEB_SEARCH)?, k.f64(c::COST_USD)?);
     let (speed, geo) = (k.str(c::SPEED)?, k.str(c::INFERENCE_GEO)?);
+    let (reason, missed) = (k.str_or_empty(c::SERVER_REASON)?, k.opt_u64_or_none(c::SERVER_MISSED_TOKENS)?);
     // Repeated values (a session's id, its project, the models) share one
     // allocation, as the stored requests' do.
     let mut n = Interner::default();
@@ -374,6 +394,8 @@ pub fn requests_of(df: &DataFrame) -> PolarsResult<Vec<Request>> {
             web_search: web[i],
             speed: n.get(speed[i]),
             inference_geo: n.get(geo[i]),
+            server_reason: n.get(&crate::model::server_reason(reason[i])),
+            server_missed_tokens: missed[i],
             is_sidechain: false,
             cost_usd: cost[i],
             source: n.get(""),

@@ -8,16 +8,21 @@ use std::collections::BTreeMap;
 
 /// Version of the store layout; a store of another version is rebuilt
 /// (every transcript read again, rows of deleted transcripts kept from the
-/// old tables), except one of `PREVIOUS_SCHEMA`, which is upgraded in place
-/// (`ingest::upgrade`). 4: the `iterations` and `refusals` tables, a
+/// old tables), except one of `UPGRADABLE_SCHEMAS`, which is upgraded in
+/// place (`ingest::upgrade`). 4: the `iterations` and `refusals` tables, a
 /// response priced by its calls; and (cache model v2) the compactions table
 /// holds microcompacts too, with `user`, `uuid`, `boundary`,
 /// `trigger_written` and `tokens_saved`; a defaulted trigger is `auto`, no
-/// longer `unknown`.
-pub const STORE_SCHEMA: u32 = 4;
+/// longer `unknown`. 5: the requests table's `server_reason` and
+/// `server_missed_tokens` (cache model v3 section 8.1); a table without
+/// them reads as carrying no reason.
+pub const STORE_SCHEMA: u32 = 5;
 
-/// The layout before: the same requests table.
+/// Layout 3: the requests table of layout 4 without its v2 neighbours.
 pub const PREVIOUS_SCHEMA: u32 = 3;
+
+/// The layouts upgraded in place (every other one is rebuilt).
+pub const UPGRADABLE_SCHEMAS: [u32; 2] = [3, 4];
 
 /// How many leading bytes identify a file across appends.
 pub const HEAD_LEN: u64 = 4096;

@@ -25,7 +25,7 @@ pub mod view;
 
 pub use health::TableProblem;
 
-use manifest::{Manifest, PREVIOUS_SCHEMA, STORE_SCHEMA};
+use manifest::{Manifest, STORE_SCHEMA, UPGRADABLE_SCHEMAS};
 use polars::prelude::*;
 use std::fs::{self, File};
 use std::io::{BufReader, BufWriter, Write};
@@ -207,7 +207,7 @@ impl Store {
             Err(source) => return Err(StoreError::Io { path, source }),
         };
         let m: Manifest = serde_json::from_slice(&bytes).map_err(|source| StoreError::Manifest { path, source })?;
-        Ok(if m.schema == STORE_SCHEMA || m.schema == PREVIOUS_SCHEMA { m } else { Manifest::default() })
+        Ok(if m.schema == STORE_SCHEMA || UPGRADABLE_SCHEMAS.contains(&m.schema) { m } else { Manifest::default() })
     }
 
     pub fn save_manifest(&self, m: &Manifest) -> Result<(), StoreError> {

@@ -60,6 +60,20 @@ impl Store {
         scan_files(self, files)
     }
 
+    /// True when the requests base holds `column` (read from its footer
+    /// alone); an older layout's base lacks the columns added since. False
+    /// when there is no base.
+    pub fn requests_base_has(&self, column: &str) -> Result<bool, StoreError> {
+        let path = self.path(Table::Requests);
+        let file = match File::open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+            Err(source) => return Err(StoreError::Io { path, source }),
+        };
+        let schema = ParquetReader::new(BufReader::new(file)).schema().map_err(|e| StoreError::damaged(path, &e))?;
+        Ok(schema.get(column).is_some())
+    }
+
     /// Which requests files `open_requests` would read.
     pub fn request_parts(&self) -> Result<Vec<Table>, StoreError> {
         Ok(self.open_requests()?.into_iter().map(|(t, _)| t).collect())

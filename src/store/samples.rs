@@ -1,15 +1,22 @@
-//! The plan-limit samples file of a data directory
-//! (`statusline/rate_limits.jsonl`, `files::rate_limits`): one JSON object
-//! per line, a line appended only when a figure changed, read back
-//! bounded (the last `MAX_TABLE_BYTES`, unreadable lines skipped). The
-//! status line appends; views read it through a `StoreView`.
+//! The status line's sample files of a data directory: the plan-limit
+//! samples (`statusline/rate_limits.jsonl`, `files::rate_limits`) and
+//! Claude Code's `prompt_cache` readings beside cachewise's own verdict
+//! (`statusline/prompt_cache.jsonl`, `files::prompt_cache`). One JSON
+//! object per line, a line appended only when a figure changed, read back
+//! bounded (the last `MAX_TABLE_BYTES`, unreadable lines skipped). A file
+//! grown past `MAX_FILE_BYTES` keeps its newer half (rewritten atomically).
+//! The status line appends; views read them through a `StoreView`.
 
-use crate::model::limits::Sample;
+use crate::model::limits::{LiveCache, Sample};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 /// Largest samples file read (the oldest samples beyond it are ignored).
 const MAX_TABLE_BYTES: u64 = 8 << 20;
+/// A file past this size keeps its newer half.
+const MAX_FILE_BYTES: u64 = 16 << 20;
 
 /// Appends `s` unless the last sample holds the same figures; true when
 /// written. One `write` of one line to a file opened for appending.
@@ -17,10 +24,18 @@ pub fn append(path: &Path, s: &Sample) -> std::io::Result<bool> {
     if s.five_hour.is_none() && s.seven_day.is_none() {
         return Ok(false);
     }
-    if let Some(last) = last_sample(path) {
-        if last.five_hour == s.five_hour && last.seven_day == s.seven_day {
-            return Ok(false);
-        }
+    append_if(path, s, |last: &Sample| last.five_hour == s.five_hour && last.seven_day == s.seven_day)
+}
+
+/// Appends a `prompt_cache` reading unless the last one of the file says
+/// the same (time aside); true when written.
+pub fn append_live(path: &Path, s: &LiveCache) -> std::io::Result<bool> {
+    append_if(path, s, |last: &LiveCache| LiveCache { time: s.time, ..last.clone() } == *s)
+}
+
+fn append_if<T: Serialize + DeserializeOwned>(path: &Path, s: &T, same: impl Fn(&T) -> bool) -> std::io::Result<bool> {
+    if last_line::<T>(path).is_some_and(|last| same(&last)) {
+        return Ok(false);
     }
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
@@ -29,10 +44,28 @@ pub fn append(path: &Path, s: &Sample) -> std::io::Result<bool> {
     line.push(b'\n');
     let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
     f.write_all(&line)?;
+    if f.metadata()?.len() > MAX_FILE_BYTES {
+        keep_newer_half(path)?;
+    }
     Ok(true)
 }
 
-fn last_sample(path: &Path) -> Option<Sample> {
+/// Rewrites `path` with the complete lines of its newer half.
+fn keep_newer_half(path: &Path) -> std::io::Result<()> {
+    let mut f = std::fs::File::open(path)?;
+    let len = f.metadata()?.len();
+    f.seek(SeekFrom::Start(len / 2))?;
+    let mut buf = Vec::new();
+    f.read_to_end(&mut buf)?;
+    let start = memchr::memchr(b'\n', &buf).map_or(buf.len(), |i| i + 1);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(&buf[start..])?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+fn last_line<T: DeserializeOwned>(path: &Path) -> Option<T> {
     let mut f = std::fs::File::open(path).ok()?;
     let len = f.metadata().ok()?.len();
     f.seek(SeekFrom::Start(len.saturating_sub(4096))).ok()?;
@@ -45,6 +78,15 @@ fn last_sample(path: &Path) -> Option<Sample> {
 
 /// Every sample in the file (the last `MAX_TABLE_BYTES`), unreadable lines skipped.
 pub fn read(path: &Path) -> Vec<Sample> {
+    read_lines(path)
+}
+
+/// Every `prompt_cache` reading in the file (as `read`).
+pub fn read_live(path: &Path) -> Vec<LiveCache> {
+    read_lines(path)
+}
+
+fn read_lines<T: DeserializeOwned>(path: &Path) -> Vec<T> {
     let Ok(mut f) = std::fs::File::open(path) else { return Vec::new() };
     let len = f.metadata().map(|m| m.len()).unwrap_or(0);
     let mut buf = Vec::new();
@@ -81,5 +123,30 @@ mod tests {
         let all = read(&path);
         assert_eq!(all.len(), 2);
         assert_eq!(all[1], sample(2, 11.0, 5));
+    }
+
+    #[test]
+    fn prompt_cache_readings_append_only_changes_and_stay_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = crate::store::files::prompt_cache(dir.path());
+        let live = |min: i64, warm: bool| LiveCache {
+            time: t(min),
+            session_id: "s".into(),
+            warm,
+            cachewise_warm: Some(true),
+            ttl_s: Some(3600),
+            expires_at: Some(1_788_612_495),
+            recache_tokens: Some(125_604),
+        };
+        assert!(append_live(&path, &live(0, true)).unwrap());
+        assert!(!append_live(&path, &live(1, true)).unwrap(), "the same reading later: not appended");
+        assert!(append_live(&path, &live(2, false)).unwrap());
+        assert_eq!(read_live(&path), vec![live(0, true), live(2, false)]);
+        let line = serde_json::to_vec(&live(0, true)).unwrap().len() as u64 + 1;
+        let big = vec![b'x'; MAX_FILE_BYTES as usize];
+        std::fs::write(&path, [&big[..], b"\n"].concat()).unwrap();
+        assert!(append_live(&path, &live(3, true)).unwrap());
+        assert!(std::fs::metadata(&path).unwrap().len() < MAX_FILE_BYTES / 2 + line, "the newer half is kept");
+        assert_eq!(read_live(&path), vec![live(3, true)]);
     }
 }

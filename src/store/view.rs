@@ -22,7 +22,7 @@ use super::files;
 use super::frames;
 use super::manifest::Manifest;
 use super::{samples, Store, StoreError, Table};
-use crate::model::limits::Sample;
+use crate::model::limits::{LiveCache, Sample};
 use crate::model::{Compaction, Iteration, Refusal};
 use crate::pricing::PriceTable;
 use chrono::{DateTime, Utc};
@@ -192,6 +192,7 @@ struct Inner {
     refusals: Decoded<Vec<Refusal>>,
     sessions: Decoded<DataFrame>,
     samples: OnceLock<Vec<Sample>>,
+    live: OnceLock<Vec<LiveCache>>,
 }
 
 /// One version of a data directory as every view reads it; see the module
@@ -235,6 +236,7 @@ impl StoreView {
             refusals: Decoded::open(store, Table::Refusals)?,
             sessions: Decoded::open(store, Table::Sessions)?,
             samples: OnceLock::new(),
+            live: OnceLock::new(),
         };
         if let Some(calls) = sources.calls {
             let _ = inner.iterations.value.set(calls);
@@ -365,6 +367,11 @@ impl StoreView {
     /// The plan-limit samples the status line recorded.
     pub fn samples(&self) -> &[Sample] {
         self.inner.samples.get_or_init(|| samples::read(&files::rate_limits(self.inner.store.dir())))
+    }
+
+    /// Claude Code's `prompt_cache` readings the status line recorded.
+    pub fn live_cache(&self) -> &[LiveCache] {
+        self.inner.live.get_or_init(|| samples::read_live(&files::prompt_cache(self.inner.store.dir())))
     }
 }
 

@@ -222,6 +222,8 @@ fn request_row(s: &plan::Schedule, n: &RowNames, p: &plan::Script, o: &cache::Ou
         web_search: p.web_search,
         speed: "standard".into(),
         inference_geo: Text::default(),
+        server_reason: Default::default(),
+        server_missed_tokens: None,
         is_sidechain: p.thread != MAIN_THREAD,
         cost_usd: 0.0,
         source: "synthetic".into(),

@@ -30,7 +30,7 @@ impl PartialEq for BundleAnalysis {
 }
 
 /// Analysis columns shared with request rows (same names and types).
-pub const SHARED: [&str; 18] = crate::model::columns::ANALYSIS_REQUEST;
+pub const SHARED: [&str; 20] = crate::model::columns::ANALYSIS_REQUEST;
 
 /// Columns of analysis rows only, with their types.
 pub fn own_columns() -> Vec<(&'static str, DataType)> {
@@ -162,9 +162,18 @@ fn check_text(df: &DataFrame, user: &str) -> Result<(), String> {
     if let Some(i) = classes.iter().position(|k| k.and_then(CacheClass::parse).is_none()) {
         return Err(format!("analysis row {}: unknown cache class", i + 1));
     }
-    for name in
-        [c::SESSION_ID, c::THREAD, c::PROJECT, c::CWD, c::MODEL, c::VERSION, c::MESSAGE_ID, c::SPEED, c::INFERENCE_GEO]
-    {
+    for name in [
+        c::SESSION_ID,
+        c::THREAD,
+        c::PROJECT,
+        c::CWD,
+        c::MODEL,
+        c::VERSION,
+        c::MESSAGE_ID,
+        c::SPEED,
+        c::INFERENCE_GEO,
+        c::SERVER_REASON,
+    ] {
         let bad = |s: &str| s.len() > MAX_TEXT || s.chars().any(is_unsafe);
         if let Some(i) = text(name)?.iter().position(|v| v.is_some_and(bad)) {
             return Err(format!("analysis row {}: {name} holds control characters or is too long", i + 1));

@@ -28,8 +28,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 /// `microcompact`), `trigger_written` and `tokens_saved` (cache model v2),
 /// and a request's API calls are rows of kind `iteration`. 3: the cache
 /// model's verdicts travel as rows of kind `analysis` (`team::analysis`).
-/// Bundles of schema 1 and 2 (without those columns and rows) are still read.
-pub const BUNDLE_SCHEMA: u32 = 3;
+/// 4: request and analysis rows carry the server's miss reason
+/// (`columns::REASON_COLUMNS`). Bundles of schema 1 to 3 (without those
+/// columns and rows) are still read; a missing reason column reads as none.
+pub const BUNDLE_SCHEMA: u32 = 4;
 
 /// Compaction columns added by bundle schema 2 (absent from schema 1).
 pub(super) const V2_COLUMNS: [&str; 4] = [c::UUID, c::BOUNDARY, c::TRIGGER_WRITTEN, c::TOKENS_SAVED];
@@ -94,7 +96,7 @@ pub fn bundle_bytes(b: &Bundle) -> Result<Vec<u8>, TeamError> {
     let mut df = bundle_frame(b).map_err(polars)?;
     let mut pairs = meta_pairs(b);
     if b.meta.schema >= 3 {
-        let sum = frame_checksum(&df, &column_order()).map_err(polars)?;
+        let sum = frame_checksum(&df, &checksum_columns(b.meta.schema)).map_err(polars)?;
         pairs.retain(|(k, _)| k != META_CHECKSUM);
         pairs.push((META_CHECKSUM.to_owned(), sum));
     }
@@ -162,7 +164,7 @@ fn rows_of(decoded: Decoded, origin: &str, verify: bool) -> Result<Bundle, TeamE
     let Decoded { meta, pairs, df } = decoded;
     let expected = get(&pairs, META_CHECKSUM).unwrap_or_default();
     if verify && meta.schema >= 3 {
-        verify_checksum(&df, expected).map_err(damaged)?;
+        verify_checksum(&df, expected, meta.schema).map_err(damaged)?;
     }
     let (requests, compactions, iterations) = guarded(|| split(&df)).map_err(damaged)?;
     let rows = guarded(|| analysis::rows_of(&df)).map_err(damaged)?;
@@ -210,7 +212,7 @@ pub(super) fn check_limited(bytes: &[u8], origin: &str, limits: &BundleLimits) -
         return Ok(Checked { requests: b.requests.len(), compactions: b.compactions.len(), meta: b.meta });
     }
     let Decoded { meta, pairs, df } = decoded;
-    verify_checksum(&df, get(&pairs, META_CHECKSUM).unwrap_or_default()).map_err(damaged)?;
+    verify_checksum(&df, get(&pairs, META_CHECKSUM).unwrap_or_default(), meta.schema).map_err(damaged)?;
     let (requests, compactions) =
         guarded(|| frame_checks::check(&df, &meta.user)).map_err(damaged)?.map_err(|e| match e {
             frame_checks::Failed::Damaged(why) => damaged(why),
@@ -269,14 +271,35 @@ fn footer<'b>(bytes: &'b [u8], origin: &str, limits: &BundleLimits) -> Result<Fo
 fn decode(bytes: &[u8], origin: &str, limits: &BundleLimits) -> Result<Decoded, TeamError> {
     let damaged = |why: String| TeamError::Damaged { origin: origin.to_owned(), why };
     let (reader, meta, pairs) = footer(bytes, origin, limits)?;
-    let df = guarded(move || reader.finish()).map_err(damaged)?;
+    let mut df = guarded(move || reader.finish()).map_err(damaged)?;
     check_columns(&df).map_err(damaged)?;
+    add_missing_reasons(&mut df).map_err(|e| damaged(e.to_string()))?;
     Ok(Decoded { meta, pairs, df })
 }
 
-/// A schema-3 bundle's rows against the checksum it carries.
-fn verify_checksum(df: &DataFrame, expected: &str) -> Result<(), String> {
-    match frame_checksum(df, &column_order()).map_err(|e| e.to_string())? == expected {
+/// The columns a bundle of `schema` checksums (schema 3 had no reasons).
+fn checksum_columns(schema: u32) -> Vec<&'static str> {
+    let all = column_order();
+    match schema {
+        3 => all.into_iter().filter(|n| !c::REASON_COLUMNS.contains(n)).collect(),
+        _ => all,
+    }
+}
+
+/// An older bundle's frame with the reason columns it lacks, null.
+fn add_missing_reasons(df: &mut DataFrame) -> PolarsResult<()> {
+    let n = df.height();
+    for (name, dtype) in c::REASON_COLUMNS.iter().zip([DataType::String, DataType::UInt64]) {
+        if df.column(name).is_err() {
+            df.with_column(Column::full_null((*name).into(), n, &dtype))?;
+        }
+    }
+    Ok(())
+}
+
+/// A schema-3 (or later) bundle's rows against the checksum it carries.
+fn verify_checksum(df: &DataFrame, expected: &str, schema: u32) -> Result<(), String> {
+    match frame_checksum(df, &checksum_columns(schema)).map_err(|e| e.to_string())? == expected {
         true => Ok(()),
         false => Err("the rows do not match the bundle's checksum".into()),
     }
@@ -346,6 +369,7 @@ fn check_columns(df: &DataFrame) -> Result<(), String> {
         match df.column(col.name().as_str()) {
             Err(_) if ITERATION_COLUMNS.contains(&col.name().as_str()) => {}
             Err(_) if V2_COLUMNS.contains(&col.name().as_str()) => {}
+            Err(_) if c::REASON_COLUMNS.contains(&col.name().as_str()) => {}
             Err(_) if analysis::own_columns().iter().any(|(n, _)| *n == col.name().as_str()) => {}
             Err(_) => return Err(format!("column {} is missing", col.name())),
             Ok(got) if got.dtype() != col.dtype() => {

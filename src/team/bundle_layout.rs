@@ -30,6 +30,8 @@ pub(super) fn column_order() -> Vec<&'static str> {
         c::WEB_SEARCH,
         c::SPEED,
         c::INFERENCE_GEO,
+        c::SERVER_REASON,
+        c::SERVER_MISSED_TOKENS,
         c::IS_SIDECHAIN,
         c::COST_USD,
         c::SOURCE,

@@ -161,6 +161,9 @@ pub(super) fn check_bounds(
                 i + 1
             ));
         }
+        if r.server_missed_tokens.is_some_and(|n| n > MAX_TOKENS) {
+            return Err(format!("request row {}: server_missed_tokens is above the bound of {MAX_TOKENS}", i + 1));
+        }
         if r.web_search > MAX_WEB_SEARCHES {
             return Err(format!(
                 "request row {}: {} web searches is above the bound of {MAX_WEB_SEARCHES}",

@@ -113,6 +113,10 @@ pub fn cache_report(data: &CacheData, q: &CacheQuery, now: DateTime<Utc>) -> Cac
         .map(|x| (x.user.clone(), x.session_id.clone(), x.title.clone(), x.project.clone()));
     let not_resumable = not_resumable(&states, without_main, DEFAULT_CLEANUP_DAYS);
     let stale = states.into_iter().filter(|st| st.not_resumable.is_none()).collect();
+    let mut server = cachewise::analyze::ServerReasons::default();
+    for (r, k) in data.requests.iter().zip(&data.caches).filter(|(r, _)| include(r)) {
+        server.add(k.class, &r.server_reason);
+    }
     CacheReport {
         model: MODEL_VERSION,
         total: s.total,
@@ -121,6 +125,8 @@ pub fn cache_report(data: &CacheData, q: &CacheQuery, now: DateTime<Utc>) -> Cac
         stale,
         not_resumable,
         warnings: Vec::new(),
+        server,
+        live_agreement: Default::default(),
         by_day: s.by_day,
         by_session: s.by_session,
         compaction,

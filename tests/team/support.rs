@@ -85,6 +85,8 @@ pub fn row(user: &str, session: &str, k: u64, minutes: i64) -> Request {
         web_search: 0,
         speed: Default::default(),
         inference_geo: Default::default(),
+        server_reason: Default::default(),
+        server_missed_tokens: None,
         is_sidechain: false,
         cost_usd: 0.0,
         source: format!("/home/{user}/.claude/projects/-home-{user}-app/{session}.jsonl").into(),

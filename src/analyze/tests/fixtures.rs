@@ -61,6 +61,8 @@ pub fn req(session: &str, thread: &str, secs: f64, t: [u64; 5]) -> Request {
         web_search: 0,
         speed: Default::default(),
         inference_geo: Default::default(),
+        server_reason: Default::default(),
+        server_missed_tokens: None,
         is_sidechain: thread != MAIN_THREAD,
         cost_usd: 0.0,
         source: "test".into(),

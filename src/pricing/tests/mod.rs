@@ -34,6 +34,8 @@ fn req(model: &str, time: &str, tokens: TokenCounts) -> Request {
         web_search: 0,
         speed: Default::default(),
         inference_geo: Default::default(),
+        server_reason: Default::default(),
+        server_missed_tokens: None,
         is_sidechain: false,
         cost_usd: 0.0,
         source: "f.jsonl".into(),

@@ -182,6 +182,8 @@ mod tests {
             rebuilt_tokens: 0,
             miss_cost_usd: 0.0,
             cost_usd: 0.0,
+            server_reason: String::new(),
+            server_missed_tokens: None,
         };
         let rows = [row(CacheClass::First, None, 0, 20_000), row(CacheClass::Ttl5m, Some(900.0), 2_000, 19_000)];
         let refs: Vec<&TimelineRow> = rows.iter().collect();

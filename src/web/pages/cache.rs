@@ -38,6 +38,8 @@ pub struct CachePage {
     pub idle: IdleCompaction,
     /// How these figures relate to the usage pages', in words.
     pub reconcile: Option<String>,
+    /// Claude Code's own miss reasons beside the classes, in words.
+    pub server: Vec<String>,
     pub what_if_caption: String,
     /// Sessions that cannot be resumed (transcript deleted, past cleanup,
     /// no main conversation).
@@ -174,5 +176,6 @@ pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<
         what_if_caption: what_if_caption(&c.total.what_if, &c.total.write_mix),
         not_resumable: c.not_resumable.len(),
         warnings: c.warnings.clone(),
+        server: crate::report::cache_render::server_lines(c),
     })
 }
