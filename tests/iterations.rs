@@ -248,7 +248,7 @@ async fn the_session_page_the_overview_and_the_api_show_advisor_and_refused_call
     assert!(filtered.contains("/session/s1"), "{filtered}");
     assert!(session.contains("12:01: claude-fable-5 → claude-opus-4-8 (refusal)"), "{session}");
     let overview = get("/").await;
-    assert!(overview.contains("Advisor and refused calls, 30 days"), "{overview}");
+    assert!(overview.contains("Advisor and refused calls, last 30 days"), "{overview}");
     assert!(overview.contains("advisor: <strong>$2.20</strong>"), "{overview}");
     let api: serde_json::Value = serde_json::from_str(&get("/api/sessions").await).unwrap();
     let row = &api["rows"][0];

@@ -220,7 +220,10 @@ fn fill_store(st: &mut Status, state: &session::SessionState, ctx: &Context) {
         Some(Ok(f)) => state.last_main.as_ref().and_then(|l| f.latest(&l.model, &l.version)),
         _ => None,
     };
-    if state.last_main.is_some() {
+    // Claude Code's own `recache_tokens_if_cold` priced the premium
+    // already (`believe_claude_code`); the transcript's figure is the rest.
+    let from_claude_code = st.verdict_from == Some("claude_code") && st.cold_resume_usd.is_some();
+    if state.last_main.is_some() && !from_claude_code {
         st.cold_resume_usd = Some(state.premium_at(&ctx.prices, latest, ctx.now));
     }
     match stored {
