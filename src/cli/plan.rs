@@ -57,7 +57,7 @@ impl Plan {
             true => view,
             false => {
                 let settings = config::claude_settings(&self.roots);
-                let state = ClaudeState::gather(view.manifest(), &self.roots, settings, self.now);
+                let state = ClaudeState::gather(view.manifest(), &self.roots, settings, self.now, self.ingest);
                 view.with_claude(state)
             }
         })

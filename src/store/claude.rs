@@ -38,8 +38,17 @@ fn main_session(path: &Path) -> Option<&str> {
 
 impl ClaudeState {
     /// Gathers the state at `now`: the settings, a `stat` of each main
-    /// transcript the manifest names, and a walk of `roots/projects/*/`.
-    pub fn gather(manifest: &Manifest, roots: &[PathBuf], settings: ClaudeSettings, now: DateTime<Utc>) -> Self {
+    /// transcript the manifest names, and a walk of `roots/projects/*/`
+    /// for transcripts not yet read. `just_read`: this run's ingest has
+    /// just read every transcript there is, so none is unread and the walk
+    /// (a second listing of the tree) is skipped.
+    pub fn gather(
+        manifest: &Manifest,
+        roots: &[PathBuf],
+        settings: ClaudeSettings,
+        now: DateTime<Utc>,
+        just_read: bool,
+    ) -> Self {
         let mut present: HashSet<&str> = HashSet::new();
         let mut gone: HashSet<&str> = HashSet::new();
         for path in manifest.files.keys() {
@@ -58,7 +67,8 @@ impl ClaudeState {
         let keep = TimeDelta::try_days(days).unwrap_or(TimeDelta::MAX);
         let soon = now + TimeDelta::days(DELETION_WARNING_DAYS);
         let mut unread_expiring = 0;
-        for path in transcripts(roots) {
+        let unread = if just_read { Vec::new() } else { transcripts(roots) };
+        for path in unread {
             let Ok(meta) = std::fs::metadata(&path) else { continue };
             let read = path.to_str().and_then(|p| manifest.files.get(p)).is_some_and(|f| f.offset >= meta.len());
             let modified: Option<DateTime<Utc>> = meta.modified().ok().map(DateTime::from);
