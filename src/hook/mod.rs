@@ -13,9 +13,10 @@
 pub mod install;
 
 use crate::analyze::{fmt_duration, fmt_usd, option_names, Advice, Recommendation};
+use crate::model::stdin::{json_object, StdinError};
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
-use serde_json::{json, Value};
+use serde_json::json;
 
 /// Largest hook input accepted (Claude Code sends well under a kilobyte).
 pub const MAX_INPUT: usize = 64 << 10;
@@ -47,28 +48,15 @@ impl SessionStart {
 /// Why the input was not read (said on stderr, never on stdout).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum HookInputError {
-    #[error("no input on stdin")]
-    Empty,
-    #[error("input larger than {MAX_INPUT} bytes")]
-    TooLarge,
-    #[error("input is not a JSON object")]
-    NotJson,
+    #[error(transparent)]
+    Input(#[from] StdinError),
     #[error("input has no session_id")]
     NoSession,
 }
 
 /// Parses the hook's JSON.
 pub fn parse(bytes: &[u8]) -> Result<SessionStart, HookInputError> {
-    if bytes.len() > MAX_INPUT {
-        return Err(HookInputError::TooLarge);
-    }
-    if bytes.trim_ascii().is_empty() {
-        return Err(HookInputError::Empty);
-    }
-    let v: Value = serde_json::from_slice(bytes).map_err(|_| HookInputError::NotJson)?;
-    if !v.is_object() {
-        return Err(HookInputError::NotJson);
-    }
+    let v = json_object(bytes, MAX_INPUT)?;
     let text = |k: &str| v[k].as_str().filter(|s| s.len() <= MAX_ID).map(|s| crate::model::one_line(s, MAX_ID));
     let session_id = text("session_id").filter(|s| !s.is_empty()).ok_or(HookInputError::NoSession)?;
     let estimate =

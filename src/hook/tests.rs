@@ -2,6 +2,7 @@
 //! an answer.
 
 use super::*;
+use serde_json::Value;
 
 #[test]
 fn a_resume_is_read_with_claude_codes_estimate() {
@@ -25,12 +26,12 @@ fn a_resume_is_read_with_claude_codes_estimate() {
 
 #[test]
 fn bad_input_is_refused_with_a_reason() {
-    assert_eq!(parse(b""), Err(HookInputError::Empty));
-    assert_eq!(parse(b" \n"), Err(HookInputError::Empty));
-    assert_eq!(parse(b"\x1b[2J garbage {"), Err(HookInputError::NotJson));
-    assert_eq!(parse(b"[1,2]"), Err(HookInputError::NotJson));
+    assert_eq!(parse(b""), Err(HookInputError::Input(StdinError::Empty)));
+    assert_eq!(parse(b" \n"), Err(HookInputError::Input(StdinError::Empty)));
+    assert_eq!(parse(b"\x1b[2J garbage {"), Err(HookInputError::Input(StdinError::NotJson)));
+    assert_eq!(parse(b"[1,2]"), Err(HookInputError::Input(StdinError::NotJson)));
     assert_eq!(parse(br#"{"source":"resume"}"#), Err(HookInputError::NoSession));
-    assert_eq!(parse(&vec![b' '; MAX_INPUT + 1]), Err(HookInputError::TooLarge));
+    assert_eq!(parse(&vec![b' '; MAX_INPUT + 1]), Err(HookInputError::Input(StdinError::TooLarge(MAX_INPUT))));
     let odd = parse(br#"{"session_id":"a\u001b[31mb","source":"resume","estimated_cache_write_usd":-3}"#).unwrap();
     assert_eq!((odd.session_id.as_str(), odd.estimated_cache_write_usd), ("a[31mb", None));
 }

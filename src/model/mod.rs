@@ -8,6 +8,7 @@ pub mod limits;
 pub mod money;
 pub mod reason;
 mod rows;
+pub mod stdin;
 mod text;
 mod tokens;
 

@@ -51,28 +51,11 @@ const MAX_CAUSES: usize = 8;
 const MAX_EPOCH_S: i64 = 4_102_444_800;
 
 /// Why the input could not be read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum InputError {
-    #[error("no input on stdin")]
-    Empty,
-    #[error("input larger than {MAX_INPUT} bytes")]
-    TooLarge,
-    #[error("input is not a JSON object")]
-    NotJson,
-}
+pub use crate::model::stdin::StdinError as InputError;
 
 /// Parses the status-line JSON.
 pub fn parse(bytes: &[u8]) -> Result<StatusInput, InputError> {
-    if bytes.len() > MAX_INPUT {
-        return Err(InputError::TooLarge);
-    }
-    if bytes.trim_ascii().is_empty() {
-        return Err(InputError::Empty);
-    }
-    let v: Value = serde_json::from_slice(bytes).map_err(|_| InputError::NotJson)?;
-    if !v.is_object() {
-        return Err(InputError::NotJson);
-    }
+    let v = crate::model::stdin::json_object(bytes, MAX_INPUT)?;
     Ok(StatusInput {
         session_id: text(&v["session_id"]),
         transcript_path: text(&v["transcript_path"]).map(PathBuf::from),
@@ -183,7 +166,7 @@ mod tests {
         assert_eq!(parse(b"  \n"), Err(InputError::Empty));
         assert_eq!(parse(b"not json"), Err(InputError::NotJson));
         assert_eq!(parse(b"[1]"), Err(InputError::NotJson));
-        assert_eq!(parse(&vec![b' '; MAX_INPUT + 1]), Err(InputError::TooLarge));
+        assert_eq!(parse(&vec![b' '; MAX_INPUT + 1]), Err(InputError::TooLarge(MAX_INPUT)));
     }
 
     #[test]
