@@ -99,17 +99,7 @@ fn read_lines<T: DeserializeOwned>(path: &Path) -> Vec<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::limits::Window;
-    use chrono::{DateTime, Duration, TimeZone, Utc};
-
-    fn t(min: i64) -> DateTime<Utc> {
-        Utc.with_ymd_and_hms(2026, 11, 30, 10, 0, 0).unwrap() + Duration::minutes(min)
-    }
-
-    fn sample(min: i64, pct: f64, reset: i64) -> Sample {
-        let w = Window { used_pct: pct, resets_at: Some(reset) };
-        Sample { time: t(min), session_id: "s".into(), five_hour: Some(w), seven_day: None }
-    }
+    use crate::model::limits::fixtures::{sample, t};
 
     #[test]
     fn the_table_appends_only_changes() {
