@@ -26,6 +26,9 @@ pub struct Plan {
     pub now: DateTime<Utc>,
     /// The width terminal tables fit (`config::table_width`); None: no limit.
     pub width: Option<usize>,
+    /// Set once this run's ingest has read every transcript there is
+    /// (`run::ingest_now`): no transcript is then unread.
+    pub ingested: std::cell::Cell<bool>,
 }
 
 /// A usage error: exit code 2.
@@ -45,7 +48,17 @@ impl Plan {
             Store::open(&data_dir).with_context(|| format!("cannot use data directory {}", data_dir.display()))?;
         let now = g.now.unwrap_or_else(Utc::now);
         let width = config::table_width(std::env::var(config::ENV_COLUMNS).ok().as_deref());
-        Ok(Plan { roots, store, tz, ingest: !g.no_ingest, quiet: g.quiet, prices, now, width })
+        Ok(Plan {
+            roots,
+            store,
+            tz,
+            ingest: !g.no_ingest,
+            quiet: g.quiet,
+            prices,
+            now,
+            width,
+            ingested: Default::default(),
+        })
     }
 
     /// The store as this run reads it, at the run's clock, with what
@@ -57,7 +70,7 @@ impl Plan {
             true => view,
             false => {
                 let settings = config::claude_settings(&self.roots);
-                let state = ClaudeState::gather(view.manifest(), &self.roots, settings, self.now, self.ingest);
+                let state = ClaudeState::gather(view.manifest(), &self.roots, settings, self.now, self.ingested.get());
                 view.with_claude(state)
             }
         })

@@ -81,6 +81,7 @@ fn ingest_now(plan: &Plan) -> anyhow::Result<Option<Outcome>> {
     match crate::update::ingest(&plan.roots, &plan.store, &plan.prices, &bar, plan.now) {
         Ok(o) => {
             warn(plan, &o);
+            plan.ingested.set(true);
             Ok(Some(o))
         }
         Err(IngestError::NoRoots { looked }) if plan.store.path(crate::store::Table::Requests).exists() => {
