@@ -250,14 +250,7 @@ fn advice_inputs(
 ) -> (AdviceInputs, Prices, Turns) {
     let last = &requests[main[main.len() - 1]];
     let p_last = last.tokens.prompt();
-    let prices = Prices {
-        pin: base.map_or(0.0, |b| b.input),
-        pout: base.map_or(0.0, |b| b.output),
-        rm: base.map_or(0.0, |b| b.read_multiplier),
-        m: write_multiplier(ttl_s),
-        rates: base,
-        ttl_s,
-    };
+    let prices = Prices { rates: base, ttl_s };
     let g = growth(main, requests, caches);
     let outs: Vec<f64> = main.iter().map(|&i| requests[i].tokens.output as f64).collect();
     let t = Turns { g: g.unwrap_or(DEFAULT_GROWTH_TOKENS), o: median(outs).unwrap_or(0.0) };
@@ -273,10 +266,10 @@ fn advice_inputs(
         base_context_source: bc_src,
         summary_tokens: s,
         summary_source: s_src,
-        write_multiplier: prices.m,
-        read_multiplier: prices.rm,
-        input_usd_per_mtok: prices.pin * 1e6,
-        output_usd_per_mtok: prices.pout * 1e6,
+        write_multiplier: write_multiplier(ttl_s),
+        read_multiplier: base.map_or(0.0, |b| b.read_multiplier),
+        input_usd_per_mtok: base.map_or(0.0, |b| b.input) * 1e6,
+        output_usd_per_mtok: base.map_or(0.0, |b| b.output) * 1e6,
         priced: base.is_some(),
     };
     (inputs, prices, t)

@@ -5,18 +5,15 @@
 //! `advice` the totals and the break-even.
 
 use super::advice::{AdviceOptions, MAX_BREAK_EVEN_TURNS};
-use super::prices::rewrite_premium;
 use crate::pricing::Rates;
+use crate::pricing::{projected, rewrite_premium};
 
-/// Per-token prices and multipliers of the advice (§7 v3: list prices at
-/// `now` times the session's fast-mode and data-residency multipliers).
+/// The rates of the advice (§7 v3: list prices at `now` times the
+/// session's fast-mode and data-residency multipliers; None: unpriced) and
+/// the TTL its writes use, `T_last`. Every dollar below is a
+/// `pricing::money` function of these.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Prices {
-    pub pin: f64,
-    pub pout: f64,
-    pub rm: f64,
-    pub m: f64,
-    /// The base rates these come from (None: unpriced) and `T_last`.
     pub rates: Option<Rates>,
     pub ttl_s: u32,
 }
@@ -28,11 +25,13 @@ pub(crate) struct Turns {
     pub o: f64,
 }
 
-/// `F + sum over k=1..n of [(c0 + (k-1) G) rm pin + G m pin + O pout]`.
+/// `F + sum over k=1..n of [(c0 + (k-1) G) rm pin + G m pin + O pout]`:
+/// the `n` turns read `n c0 + G n (n-1) / 2` tokens, write `n G` and
+/// produce `n O`.
 pub(crate) fn option_total(c0: f64, f: f64, n: u32, t: Turns, p: Prices) -> f64 {
     let n = f64::from(n);
     let reads = n * c0 + t.g * n * (n - 1.0) / 2.0;
-    f + reads * p.rm * p.pin + n * (t.g * p.m * p.pin + t.o * p.pout)
+    f + projected(p.rates.as_ref(), reads, n * t.g, p.ttl_s, n * t.o)
 }
 
 /// The context and one-off cost of the three options.
@@ -47,12 +46,14 @@ pub(crate) struct Starts {
 /// `now` (§8.2 v3; 0 gives v2's figures).
 pub(crate) fn option_starts(p_last: f64, bc: f64, s: f64, warm: bool, rs: f64, p: Prices) -> Starts {
     let rs = rs.min(p_last);
-    let resume_f = if warm { 0.0 } else { rewrite_premium(p.rates.as_ref(), p_last - rs, p.ttl_s) };
-    // Cold, the compaction request writes the prompt but the warm prefix.
-    let compaction_read = if warm { p_last * p.rm * p.pin } else { (p_last - rs) * p.m * p.pin + rs * p.rm * p.pin };
-    let compact_f = compaction_read + s * p.pout + rewrite_premium(p.rates.as_ref(), s, p.ttl_s);
+    let r = p.rates.as_ref();
+    let resume_f = if warm { 0.0 } else { rewrite_premium(r, p_last - rs, p.ttl_s) };
+    // The compaction request reads the prompt (cold: writes it but the warm
+    // prefix) and produces the summary; the summary is then written.
+    let (read, write) = if warm { (p_last, 0.0) } else { (rs, p_last - rs) };
+    let compact_f = projected(r, read, write, p.ttl_s, s) + rewrite_premium(r, s, p.ttl_s);
     // A new session writes its base context but the part that is warm.
-    let restart_f = rewrite_premium(p.rates.as_ref(), bc - bc.min(rs), p.ttl_s);
+    let restart_f = rewrite_premium(r, bc - bc.min(rs), p.ttl_s);
     Starts { resume: (p_last, resume_f), compact: (bc + s, compact_f), restart: (bc, restart_f) }
 }
 

@@ -37,7 +37,8 @@ mod tests;
 
 pub use estimate::Estimate;
 pub use money::{
-    cost, rewrite_premium, split, write_multiplier, Basis, ClassCost, Rates, TTL_1H_S, TTL_5M_S, WEB_SEARCH_USD,
+    cost, projected, rewrite_premium, split, write_multiplier, Basis, ClassCost, Rates, TTL_1H_S, TTL_5M_S,
+    WEB_SEARCH_USD,
 };
 pub use resolve::normalize;
 pub use table::{DatedValue, LongContext, ModelPrice};

@@ -108,6 +108,14 @@ impl Rates {
         }
         tokens * (self.write(ttl_s) - self.read())
     }
+
+    /// What projected tokens cost at these rates: `read` tokens read from
+    /// the cache, `write` written into a `ttl_s` cache and `output`
+    /// produced. The advice's future turns (§7) are averages, so the
+    /// counts are fractional; `cost` is the same sum over whole counts.
+    pub fn projected(&self, read: f64, write: f64, ttl_s: u32, output: f64) -> f64 {
+        read * self.read() + write * self.write(ttl_s) + output * self.output
+    }
 }
 
 /// `Rates::cost`, 0 for an unknown model (None rates).
@@ -118,6 +126,11 @@ pub fn cost(rates: Option<&Rates>, t: &TokenCounts, web_search: u64) -> f64 {
 /// `Rates::split`, all zero for an unknown model (None rates).
 pub fn split(rates: Option<&Rates>, t: &TokenCounts, web_search: u64) -> ClassCost {
     rates.map_or_else(ClassCost::default, |p| p.split(t, web_search))
+}
+
+/// `Rates::projected`, 0 for an unknown model (None rates).
+pub fn projected(rates: Option<&Rates>, read: f64, write: f64, ttl_s: u32, output: f64) -> f64 {
+    rates.map_or(0.0, |p| p.projected(read, write, ttl_s, output))
 }
 
 /// `Rates::rewrite_premium`, 0 for an unknown model (None rates).

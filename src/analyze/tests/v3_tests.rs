@@ -74,7 +74,7 @@ fn the_advice_prices_resume_and_restart_with_the_warm_prefix() {
 
 #[test]
 fn a_restart_whose_warm_prefix_exceeds_its_base_context_writes_nothing() {
-    let p = Prices { pin: 1.0, pout: 2.0, rm: 0.1, m: 1.25, rates: Some(RATES), ttl_s: 300 };
+    let p = Prices { rates: Some(RATES), ttl_s: 300 };
     let over = option_starts(100_000.0, 15_000.0, 5_000.0, false, 20_000.0, p);
     assert_eq!(over.restart, (15_000.0, 0.0));
     let under = option_starts(100_000.0, 15_000.0, 5_000.0, false, 10_000.0, p);
