@@ -306,7 +306,8 @@ fn a_hole_inside_a_line_is_one_bad_line_and_the_lines_around_it_are_read() {
     let bad = &o.problems.samples[0];
     assert_eq!((bad.path.as_path(), bad.line), (path.as_path(), 4));
     let len = started.len() as u64 + hole + 1;
-    let want = format!("a line of {len} bytes at byte offset {} is longer than the bound of 67108864 bytes", before.len());
+    let want =
+        format!("a line of {len} bytes at byte offset {} is longer than the bound of 67108864 bytes", before.len());
     assert!(bad.reason.starts_with(&want), "{bad}");
     assert_eq!(o.bytes_read, size, "the file is covered once, to its end");
     let t = daily_total(data.path());

@@ -68,7 +68,8 @@ mod tests {
     #[test]
     fn a_hole_is_skipped_to_the_data_after_it_and_a_final_hole_to_the_end() {
         let dir = tempfile::tempdir().unwrap();
-        let mut f = File::options().read(true).write(true).create(true).truncate(true).open(dir.path().join("s")).unwrap();
+        let mut f =
+            File::options().read(true).write(true).create(true).truncate(true).open(dir.path().join("s")).unwrap();
         // 1 MiB of hole, a line, then a hole to 3 MiB.
         f.seek(SeekFrom::Start(MIB)).unwrap();
         f.write_all(b"{\"x\":1}\n").unwrap();
