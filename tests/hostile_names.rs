@@ -42,8 +42,9 @@ const CTRL_USER: &str = "-mallory NLHEAD\n# NLTAIL\u{202e}\x1b[2J";
 
 /// Three sessions under the hostile project, one model each, the first
 /// titled; responses 10 minutes apart so the cache expires between some.
-/// `tame`: without ESC, tab and bidi controls, which a bundle's analysis rows
-/// may not hold (import refuses them), so the tree can be exported.
+/// `tame`: without ESC, tab and bidi controls, so the team's tables show
+/// the names as written (an export writes those characters as U+FFFD:
+/// `an_export_of_names_with_control_characters_is_imported_whole`).
 fn hostile_tree(root: &Path, tame: bool) {
     let tamed = |s: &str| {
         if tame {
@@ -218,8 +219,10 @@ fn export_refuses_control_characters_in_user_and_machine() {
     let root = tmp.path().join("claude");
     write(&root, "-home-u-app/s1.jsonl", &Resp::new("s1", 1, 0).to_lines());
     let out = tmp.path().join("b.parquet");
+    let long = "a".repeat(5000);
     for (flag, name, shown) in [
         ("--user", "alice\n# heading", "--user \"alice\\n# heading\" holds the control character U+000A"),
+        ("--user", &long, "--user is 5000 bytes long, over the bound of 4096 bytes"),
         ("--user", "bob\u{202e}", "holds the control character U+202E"),
         ("--machine", "m\x1b[5m1", "--machine \"m\\u{1b}[5m1\" holds the control character U+001B"),
     ] {
@@ -291,4 +294,62 @@ fn every_report_over_hostile_names_has_safe_cells() {
             _ => check_lines(&format!("team {args:?}"), &out),
         }
     }
+}
+
+/// The report's `total` of a run's `--json` output: (requests, dollars).
+fn totals(o: &Output, what: &str) -> (u64, f64) {
+    let json: serde_json::Value = serde_json::from_str(&text(o, what)).unwrap();
+    (json["total"]["requests"].as_u64().unwrap(), json["total"]["cost_usd"].as_f64().unwrap())
+}
+
+/// A person's tree whose project directory, cwd, session id, message ids
+/// and version hold ESC, tab and U+202E, and whose cwd is longer than a
+/// bundle's names may be: the export writes them as names (`model::name`),
+/// so the lead's import takes the bundle with its analysis rows, every
+/// request and dollar arrives, and no report of the team prints one raw.
+#[test]
+fn an_export_of_names_with_control_characters_is_imported_whole() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (root, local, team) = (tmp.path().join("claude"), tmp.path().join("local"), tmp.path().join("team"));
+    let project = "-home-u-\x1b[31mred\tapp\u{202e}txt";
+    let cwd = format!(r"/home/u/\u001b[31mred\tapp\u202etxt/{}", "d".repeat(5000));
+    let mut want = 0.0;
+    for (k, session) in [r"s1\u001b[5m", r"s2\t\u202e"].into_iter().enumerate() {
+        let mut lines = Vec::new();
+        for n in 1..=3 {
+            let mut r = Resp::new(session, n, k as i64 * 60 + n as i64 * 10);
+            r.version = r"2.1.\u001b[2J1".into();
+            want += r.sonnet_cost();
+            lines.extend(
+                r.to_lines().into_iter().map(|l| l.replace(r#""cwd":"/home/u/app""#, &format!(r#""cwd":"{cwd}""#))),
+            );
+        }
+        write(&root, &format!("{project}/s{k}.jsonl"), &lines);
+    }
+    let local_totals = totals(&cachewise(Some(&root), &local, &["report", "daily", "--json"]), "local daily");
+    assert_eq!(local_totals.0, 6);
+    assert!((local_totals.1 - want).abs() < 1e-9, "{local_totals:?} against {want}");
+    let bundle = tmp.path().join("b.parquet");
+    let o = cachewise(Some(&root), &local, &["export", "--user", "ana", "--out", bundle.to_str().unwrap()]);
+    let note = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "{note}");
+    check_lines("export", &note);
+    assert!(note.contains("name(s) held control or bidi characters or were over 4096 bytes"), "{note}");
+    let b = cachewise::team::read_bundle(&std::fs::read(&bundle).unwrap(), "b").unwrap();
+    let r = &b.requests[0];
+    assert_eq!(r.project.as_str(), "-home-u-\u{fffd}[31mred\u{fffd}app\u{fffd}txt", "each character replaced");
+    assert_eq!(r.cwd.len(), 4096, "cut to the bound");
+    assert!(r.cwd.starts_with("/home/u/\u{fffd}[31mred\u{fffd}app\u{fffd}txt/ddd"));
+    assert_eq!(b.analysis.as_ref().map(|a| a.rows.height()), Some(6), "the analysis rows travel too");
+    let o = cachewise(None, &team, &["import", bundle.to_str().unwrap()]);
+    text(&o, "import");
+    assert_eq!(totals(&cachewise(None, &team, &["report", "daily", "--json"]), "team daily"), local_totals);
+    for args in [&["report", "team"][..], &["report", "team", "--csv"], &["report", "team", "--md"]] {
+        let out = text(&cachewise(None, &team, args), &format!("{args:?}"));
+        check_lines(&format!("{args:?}"), &out);
+        assert!(out.contains("ana"), "{args:?}: {out}");
+    }
+    let out = text(&cachewise(None, &team, &["report", "session"]), "team sessions");
+    check_lines("team sessions", &out);
+    assert!(out.contains("-home-u-\u{fffd}[31mred\u{fffd}app\u{fffd}txt"), "{out}");
 }

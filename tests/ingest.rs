@@ -279,6 +279,46 @@ fn a_2_gb_sparse_file_is_one_bad_line_and_read_once() {
     assert!(String::from_utf8_lossy(&again.stdout).starts_with("2 files, 0 read"), "not read again");
 }
 
+/// A 3 GiB hole inside a line, between two good responses: the hole is
+/// seeked over (`ingest::holes`), not read, so the ingest takes well under
+/// a second and little memory (measured by hand, not asserted here); the
+/// line is named with its offset and length, the responses on both sides
+/// are stored, and a later append is read from after it.
+#[test]
+fn a_hole_inside_a_line_is_one_bad_line_and_the_lines_around_it_are_read() {
+    use std::io::{Seek, SeekFrom, Write};
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (a, b, c) = (Resp::new("s9", 1, 0), Resp::new("s9", 2, 1), Resp::new("s9", 3, 2));
+    let before = a.to_lines().join("\n") + "\n";
+    let started = r#"{"type":"user","message":{"content":"x"#;
+    let after = b.to_lines().join("\n") + "\n";
+    let path = root.path().join("projects/-p/s9.jsonl");
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let mut f = fs::File::create(&path).unwrap();
+    f.write_all(format!("{before}{started}").as_bytes()).unwrap();
+    let hole = 3u64 << 30;
+    f.set_len((before.len() + started.len()) as u64 + hole).unwrap();
+    f.seek(SeekFrom::End(0)).unwrap();
+    f.write_all(format!("\n{after}").as_bytes()).unwrap();
+    let size = f.metadata().unwrap().len();
+    let o = run(root.path(), data.path());
+    assert_eq!((o.problems.bad, o.problems.lines), (1, 7), "{:?}", o.problems.samples);
+    let bad = &o.problems.samples[0];
+    assert_eq!((bad.path.as_path(), bad.line), (path.as_path(), 4));
+    let len = started.len() as u64 + hole + 1;
+    let want =
+        format!("a line of {len} bytes at byte offset {} is longer than the bound of 67108864 bytes", before.len());
+    assert!(bad.reason.starts_with(&want), "{bad}");
+    assert_eq!(o.bytes_read, size, "the file is covered once, to its end");
+    let t = daily_total(data.path());
+    assert_eq!((t.requests, t.tokens.output), (2, a.out + b.out), "the responses on both sides");
+    f.write_all((c.to_lines().join("\n") + "\n").as_bytes()).unwrap();
+    let o = run(root.path(), data.path());
+    assert_eq!((o.problems.bad, o.bytes_read), (0, f.metadata().unwrap().len() - size), "only the append is read");
+    let t = daily_total(data.path());
+    assert_eq!((t.requests, t.tokens.output), (3, a.out + b.out + c.out));
+}
+
 #[test]
 fn a_line_stamped_more_than_a_day_ahead_is_a_bad_line() {
     let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());

@@ -25,12 +25,14 @@ impl Progress for Bar {
         if total < MIN_BYTES {
             self.0.set_draw_target(ProgressDrawTarget::hidden());
         }
-        self.0.set_length(total);
+        // The style first: a length set before it draws the default bar
+        // once, with a raw byte count ("0/2147720372").
         if let Ok(style) =
             ProgressStyle::with_template("reading transcripts {bar:30} {binary_bytes}/{binary_total_bytes} ({eta})")
         {
             self.0.set_style(style);
         }
+        self.0.set_length(total);
     }
     fn advance(&self, bytes: u64) {
         self.0.inc(bytes);

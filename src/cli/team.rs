@@ -8,6 +8,7 @@
 use super::plan::Plan;
 use super::run::refresh;
 use super::{ReportOpts, UsageError};
+use crate::model::NameFault;
 use crate::report::cell::term;
 use crate::report::query::Grouping;
 use crate::report::team::{self as team_report, window_warning, TeamFormat, TeamOptions};
@@ -176,16 +177,17 @@ fn non_empty(s: &str) -> Result<String, String> {
     }
 }
 
-/// A user or machine name for a bundle: shown in every team table, so no
-/// control character (a newline would end a Markdown row) or bidi control.
+/// A user or machine name for a bundle: a name (`model::name`, the rule
+/// import holds a bundle's names to) on one line, as it starts every row of
+/// the team tables (a newline would end a Markdown row).
 fn check_name(flag: &str, name: &str) -> Result<(), UsageError> {
-    match name.chars().find(|&c| c.is_control() || crate::model::is_unsafe(c)) {
+    match crate::model::line_name_fault(name) {
         None => Ok(()),
-        Some(c) => Err(UsageError(format!(
-            "{flag} \"{}\" holds the control character U+{:04X}; the name is shown in team reports, so use printable characters only",
-            name.escape_debug(),
-            u32::from(c)
+        Some(f @ NameFault::Char(_)) => Err(UsageError(format!(
+            "{flag} \"{}\" {f}; the name is shown in team reports, so use printable characters only",
+            name.escape_debug()
         ))),
+        Some(f @ NameFault::TooLong(_)) => Err(UsageError(format!("{flag} {f}"))),
     }
 }
 
@@ -220,7 +222,11 @@ pub fn run_export(plan: &Plan, a: &ExportArgs) -> anyhow::Result<()> {
     let Some(out) = &a.out else { return Err(UsageError("give --out FILE or --otlp URL".into()).into()) };
     refresh(plan)?;
     let spec = spec(plan, a.user.clone(), a.machine.as_deref(), (a.since, a.until), &a.hash)?;
-    let bundle = team::export::export_with_analysis(&plan.store, &spec, &plan.prices)?;
+    let team::export::Exported { bundle, renamed } =
+        team::export::export_with_analysis(&plan.store, &spec, &plan.prices)?;
+    if let Some(note) = renamed.describe() {
+        super::note(&format!("export: {note}"));
+    }
     let written = write_file(&bundle, out)?;
     let hashed = if spec.hasher.is_some() { ", paths hashed" } else { "" };
     let line = |to: &str| {

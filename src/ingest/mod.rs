@@ -7,6 +7,7 @@ mod calls;
 pub mod dedup;
 mod derive;
 pub mod discover;
+mod holes;
 mod line;
 pub mod merge;
 pub mod parse;

@@ -3,9 +3,11 @@
 //! rewritten (read from the start), then stream it through the parser in
 //! bounded chunks. A line longer than `MAX_LINE` is a bad line, read past
 //! without being held, so memory is bounded by the longest accepted line,
-//! whatever the file (a 2 GB file of NUL bytes is one bad line).
+//! whatever the file (a 2 GB file of NUL bytes is one bad line); a sparse
+//! file's holes inside it are seeked over, not read (`holes`).
 
 use super::discover::SourceFile;
+use super::holes::{hole_len, skip_hole, Skipped};
 use super::parse::{FileRows, Parser, Start};
 use super::sidechain::Links;
 use super::soft::BadLine;
@@ -20,7 +22,7 @@ const CHUNK: usize = 32 << 20;
 
 /// Longest line read (64 MiB, documented in the README): a longer one is
 /// counted as a bad line (its file, line and byte offset named) and read
-/// past to its newline a block at a time.
+/// past to its newline a block at a time, holes seeked over.
 pub const MAX_LINE: usize = 64 << 20;
 
 /// Least growth of the read buffer when a file holds more than expected.
@@ -168,6 +170,19 @@ fn stream_with(
     let (mut filled, mut eof) = (0, false);
     loop {
         if !eof {
+            let hole = hole_len(f)?;
+            let unfinished = || memchr::memchr(b'\n', &buf[..filled]).is_none();
+            if hole > 0 && filled as u64 + hole > MAX_LINE as u64 && unfinished() {
+                // A hole carries the unfinished line (all of `buf`) over the
+                // bound: it is seeked over, not read (the head is read
+                // again at the end).
+                f.seek(SeekFrom::Current(i64::try_from(hole).unwrap_or(i64::MAX)))?;
+                let (len, left, end) = skip_line(f, buf, filled as u64 + hole)?;
+                parser.skip_long_line(len, MAX_LINE);
+                (filled, eof) = (left, end);
+                first.get_or_insert_with(Vec::new);
+                continue;
+            }
             let room = MAX_LINE + 1 - filled;
             let (n, end) = read_block(f, buf, filled, CHUNK.max(filled).min(room), expect)?;
             (filled, eof) = (filled + n, end);
@@ -181,7 +196,7 @@ fn stream_with(
         filled -= used;
         if filled > MAX_LINE {
             // No newline in the bound: the line is read past, not kept.
-            let (len, left, end) = if eof { (filled as u64, 0, true) } else { skip_line(f, buf, filled)? };
+            let (len, left, end) = if eof { (filled as u64, 0, true) } else { skip_line(f, buf, filled as u64)? };
             parser.skip_long_line(len, MAX_LINE);
             (filled, eof) = (left, end);
             continue;
@@ -196,13 +211,19 @@ fn stream_with(
     Ok((out, first))
 }
 
-/// Reads past the rest of a line whose first `filled` bytes (no newline)
-/// were read, a block at a time into `buf`, to its newline or the end of
-/// the file. Returns the line's length (with its newline), how many bytes
-/// after it are left at the start of `buf`, and whether the file ended.
-fn skip_line(f: &mut File, buf: &mut Vec<u8>, filled: usize) -> std::io::Result<(u64, usize, bool)> {
-    let mut len = filled as u64;
+/// Reads past the rest of a line whose first `len` bytes (no newline) were
+/// read or seeked over, to its newline or the end of the file: a sparse
+/// file's holes (zeros, so no newline) are seeked over (`holes`), stored
+/// data is read a block at a time into `buf` and looked through for the
+/// newline.
+/// Returns the line's length (with its newline), how many bytes after it
+/// are left at the start of `buf`, and whether the file ended.
+fn skip_line(f: &mut File, buf: &mut Vec<u8>, mut len: u64) -> std::io::Result<(u64, usize, bool)> {
     loop {
+        match skip_hole(f)? {
+            Skipped::ToData(n) => len += n,
+            Skipped::ToEnd(n) => return Ok((len + n, 0, true)),
+        }
         let (n, eof) = read_block(f, buf, 0, CHUNK, CHUNK)?;
         if let Some(i) = memchr::memchr(b'\n', &buf[..n]) {
             buf.copy_within(i + 1..n, 0);

@@ -6,6 +6,7 @@ pub mod columns;
 pub mod iterations;
 pub mod limits;
 pub mod money;
+pub mod name;
 pub mod reason;
 mod rows;
 pub mod stdin;
@@ -13,6 +14,7 @@ mod text;
 mod tokens;
 
 pub use iterations::{Iteration, Refusal};
+pub use name::{line_name_fault, name_fault, safe_name, NameFault, MAX_NAME};
 pub use reason::server_reason;
 pub use rows::{Boundary, Compaction, Request, SessionTitle, TitleKind, DEFAULT_TRIGGER, MAIN_THREAD};
 pub use text::{is_unsafe, one_line, Interner, Text};

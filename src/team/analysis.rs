@@ -11,7 +11,7 @@ use super::hash::PathHasher;
 use crate::analyze::CacheClass;
 use crate::ingest::parse::MAX_WEB_SEARCHES;
 use crate::model::columns as c;
-use crate::model::{is_unsafe, MAX_TOKENS};
+use crate::model::{is_unsafe, name_fault, MAX_TOKENS};
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
 
@@ -97,8 +97,6 @@ const MAX_PROMPT: u64 = 4 * MAX_TOKENS;
 const MAX_TTL_S: u64 = 86_400;
 /// Largest dollar figure of one request (far above any price table's).
 const MAX_USD: f64 = 10_000_000.0;
-/// Longest text value.
-const MAX_TEXT: usize = 4096;
 
 /// Checks analysis rows against the bundle's `user` and the bounds real
 /// transcripts keep; the first failure, naming the row and column.
@@ -150,8 +148,9 @@ pub fn check(df: &DataFrame, user: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The text columns: the bundle's user on every row, a known class, no
-/// control characters, bounded length.
+/// The text columns: the bundle's user on every row, a known class, and
+/// names (`model::name_fault`: no control characters, bounded length; the
+/// rule export keeps, `team::names`).
 fn check_text(df: &DataFrame, user: &str) -> Result<(), String> {
     let text = |name: &str| df.column(name).and_then(|c| c.str().cloned()).map_err(|e| e.to_string());
     if let Some((i, other)) = text(c::USER)?.iter().enumerate().find(|(_, u)| *u != Some(user)) {
@@ -174,9 +173,9 @@ fn check_text(df: &DataFrame, user: &str) -> Result<(), String> {
         c::INFERENCE_GEO,
         c::SERVER_REASON,
     ] {
-        let bad = |s: &str| s.len() > MAX_TEXT || s.chars().any(is_unsafe);
-        if let Some(i) = text(name)?.iter().position(|v| v.is_some_and(bad)) {
-            return Err(format!("analysis row {}: {name} holds control characters or is too long", i + 1));
+        let fault = text(name)?.iter().enumerate().find_map(|(i, v)| v.and_then(name_fault).map(|f| (i, f)));
+        if let Some((i, fault)) = fault {
+            return Err(format!("analysis row {}: {name} holds control characters or is too long ({fault})", i + 1));
         }
     }
     Ok(())

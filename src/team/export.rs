@@ -4,12 +4,14 @@
 //! user and machine, and written atomically to a file; with the cache
 //! model's rows of the same requests (`export_with_analysis`). Nothing but
 //! the stored usage rows and their verdicts leaves: no titles, no message
-//! content.
+//! content. Every name in a bundle keeps the rule import holds it to
+//! (`team::names`), so a person's own export is never refused.
 
 use super::analysis;
 use super::bundle::{bundle_bytes, Bundle, BundleAnalysis, BundleMeta, BUNDLE_SCHEMA};
 use super::hash::PathHasher;
 use super::import::holds_bundles;
+use super::names::{self, Renamed};
 use super::TeamError;
 use crate::materialize;
 use crate::model::iterations::{iteration_line_key, request_line_key};
@@ -40,8 +42,24 @@ pub fn default_machine() -> String {
     gethostname::gethostname().to_string_lossy().into_owned()
 }
 
-/// Reads the store's requests and compactions into a bundle.
+/// A bundle an export made, and the names it changed to make it one
+/// import accepts (`team::names`).
+#[derive(Debug, Clone)]
+pub struct Exported {
+    pub bundle: Bundle,
+    pub renamed: Renamed,
+}
+
+/// Reads the store's requests and compactions into a bundle, every name
+/// in it one import accepts (`team::names`).
 pub fn export(store: &Store, spec: &ExportSpec) -> Result<Bundle, TeamError> {
+    let mut bundle = rows(store, spec)?;
+    names::neutralise(&mut bundle).map_err(|source| TeamError::Polars { what: "exporting", source })?;
+    Ok(bundle)
+}
+
+/// The store's rows in the window, labelled and hashed as `spec` says.
+fn rows(store: &Store, spec: &ExportSpec) -> Result<Bundle, TeamError> {
     if holds_bundles(store) {
         return Err(TeamError::TeamStore { dir: store.dir().to_path_buf() });
     }
@@ -80,15 +98,17 @@ pub fn export(store: &Store, spec: &ExportSpec) -> Result<Bundle, TeamError> {
 }
 
 /// `export` with the person's analysis rows (`team::analysis`), computed
-/// here with `prices` so the team's import need not classify them again.
-pub fn export_with_analysis(store: &Store, spec: &ExportSpec, prices: &PriceTable) -> Result<Bundle, TeamError> {
-    let mut bundle = export(store, spec)?;
+/// here with `prices` so the team's import need not classify them again;
+/// the names changed on the way are counted, for a note.
+pub fn export_with_analysis(store: &Store, spec: &ExportSpec, prices: &PriceTable) -> Result<Exported, TeamError> {
+    let mut bundle = rows(store, spec)?;
     let polars = |source| TeamError::Polars { what: "exporting the analysis", source };
-    let rows = materialize::load(store, prices)?;
+    let analysed = materialize::load(store, prices)?;
     let window = (spec.since, spec.until);
-    let rows = analysis::for_export(rows, &spec.user, window, spec.hasher.as_ref()).map_err(polars)?;
-    bundle.analysis = Some(BundleAnalysis { stamp: materialize::stamp(prices), rows });
-    Ok(bundle)
+    let analysed = analysis::for_export(analysed, &spec.user, window, spec.hasher.as_ref()).map_err(polars)?;
+    bundle.analysis = Some(BundleAnalysis { stamp: materialize::stamp(prices), rows: analysed });
+    let renamed = names::neutralise(&mut bundle).map_err(polars)?;
+    Ok(Exported { bundle, renamed })
 }
 
 /// Writes the bundle to `path` (`-`: stdout) as `file::write` does: a

@@ -19,6 +19,7 @@ pub mod hash;
 pub mod import;
 pub mod integrity;
 pub mod limits;
+pub mod names;
 mod pending;
 pub mod push;
 mod shared;

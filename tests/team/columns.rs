@@ -52,7 +52,7 @@ pub(super) fn bundle(dir: &std::path::Path, user: &str, shift: i64) -> Bundle {
         hasher: None,
         created: t0(),
     };
-    export_with_analysis(&store, &spec, &prices()).unwrap()
+    export_with_analysis(&store, &spec, &prices()).unwrap().bundle
 }
 
 fn incoming(b: &Bundle, origin: &str) -> Incoming {
