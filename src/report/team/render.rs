@@ -172,8 +172,11 @@ Run-rate = spend in the window / {} days x {DAYS_PER_MONTH:.2} days per month; t
     ]);
     if r.flags.message_ids_under_several_users > 0 {
         out.push(format!(
-            "{} message id(s) appear under more than one person; each person's copy is counted (check for shared exports).",
-            r.flags.message_ids_under_several_users
+            "{} under more than one person; each person's copy is counted (check for shared exports).",
+            match r.flags.message_ids_under_several_users {
+                1 => "1 message id appears".to_owned(),
+                n => format!("{} message ids appear", thousands(n as u64)),
+            }
         ));
     }
     if !r.unknown_models.is_empty() {

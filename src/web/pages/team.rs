@@ -109,7 +109,7 @@ pub fn person_day_chart(r: &TeamReport, width: u32) -> String {
 
 /// `GET /team?since=&until=&project=&user=`.
 pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<String>, WebError> {
-    let q = params.usage_query(state.settings().tz)?;
+    let q = params.usage_query(state.settings().tz, state.settings().week_start)?;
     let snap = state.snapshot();
     let report = if snap.is_team() {
         let s = Arc::clone(&snap);
