@@ -3,6 +3,8 @@
 -- or bundles deduplicated by sql/team_requests.sql) with a derived column
 -- `counted` (1 per request; a request split into its API calls by model
 -- counts on one of its rows, so each call's cost lands under its model).
+-- `model` is the report's label: the model id, with " (fast)" after it
+-- for fast-mode requests (report::query::model_label).
 SELECT
   "user",
   model,

@@ -15,13 +15,16 @@ mod sums;
 mod window;
 
 pub use cache::class_tables;
-pub use render::{adoption_line, notes, render, who, window_line, window_warning, TeamFormat, PERSON_DAY_COLUMNS};
+pub use render::{
+    adoption_line, mix_cells, notes, person_cells, render, total_cells, who, window_line, window_warning, TeamFormat,
+    HEADER, MIX_HEADER, PERSON_DAY_COLUMNS,
+};
 
 use cache::{Cache, UserCache};
 use window::window;
 pub use window::{Window, PILOT_DAYS};
 
-use super::query::{Grouping, Query};
+use super::query::{model_label, Grouping, Query};
 use super::ReportError;
 use crate::analyze::StaleSession;
 use crate::model::columns as c;
@@ -211,8 +214,10 @@ pub fn team(view: &StoreView, q: &Query, opts: &TeamOptions) -> Result<TeamRepor
         true => rows.clone(),
         false => sums::split(selected.clone(), calls)?,
     };
+    // The model mix names fast mode apart (`MODEL (fast)`), as `report
+    // model` does.
     let mut ctx = SQLContext::new();
-    ctx.register("requests", by_call);
+    ctx.register("requests", by_call.with_column(model_label().alias(c::MODEL)));
     let person_days = person_days_from(&Grouping::Daily.key_text(ctx.execute(PERSON_DAYS_SQL)?.collect()?)?)?;
     lap("person days");
     let mix = model_mix_from(&ctx.execute(MODEL_MIX_SQL)?.collect()?)?;
