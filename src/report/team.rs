@@ -24,7 +24,7 @@ use cache::{Cache, UserCache};
 use window::window;
 pub use window::{Window, PILOT_DAYS};
 
-use super::query::{model_label, Grouping, Query};
+use super::query::{Grouping, Query};
 use super::ReportError;
 use crate::analyze::StaleSession;
 use crate::model::columns as c;
@@ -214,10 +214,8 @@ pub fn team(view: &StoreView, q: &Query, opts: &TeamOptions) -> Result<TeamRepor
         true => rows.clone(),
         false => sums::split(selected.clone(), calls)?,
     };
-    // The model mix names fast mode apart (`MODEL (fast)`), as `report
-    // model` does.
     let mut ctx = SQLContext::new();
-    ctx.register("requests", by_call.with_column(model_label().alias(c::MODEL)));
+    ctx.register("requests", by_call);
     let person_days = person_days_from(&Grouping::Daily.key_text(ctx.execute(PERSON_DAYS_SQL)?.collect()?)?)?;
     lap("person days");
     let mix = model_mix_from(&ctx.execute(MODEL_MIX_SQL)?.collect()?)?;
@@ -395,6 +393,13 @@ fn model_mix_from(df: &DataFrame) -> PolarsResult<Vec<(String, ModelShare)>> {
 #[cfg(test)]
 mod tests {
     use super::quantile;
+    use crate::report::query::{FAST, FAST_SUFFIX};
+
+    #[test]
+    fn the_model_mix_names_fast_mode_as_every_report_does() {
+        let label = format!("CASE WHEN speed = '{FAST}' THEN model || '{FAST_SUFFIX}' ELSE model END");
+        assert!(super::MODEL_MIX_SQL.contains(&label), "sql/team_model_mix.sql labels as query::model_label");
+    }
 
     #[test]
     fn quantiles_interpolate() {
