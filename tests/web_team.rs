@@ -360,7 +360,10 @@ async fn team_page_has_the_terminal_columns_and_the_cli_figures_with_fast_mode_a
     for h in HEADER {
         assert!(text.contains(h), "the terminal's column {h:?} is on the page");
     }
-    assert!(body.contains("<div class=\"table-scroll\">\n<table class=\"sortable team\">"), "the table scrolls in its column");
+    assert!(
+        body.contains("<div class=\"table-scroll\">\n<table class=\"sortable team\">"),
+        "the table scrolls in its column"
+    );
     let bob = &cli["rows"][1];
     assert_eq!(bob["user"], "bob");
     assert!(bob["edit_cost_usd"].as_f64().unwrap() > 0.001, "bob lost money to a prompt edit: {bob}");
@@ -393,7 +396,8 @@ async fn team_page_has_the_terminal_columns_and_the_cli_figures_with_fast_mode_a
     assert!(models.contains(&("claude-sonnet-4-5-20250929", 4)), "{models:?}");
     let by_model = json(&cw(None, store.dir(), &["--no-ingest", "report", "model", "--json", "--user", "alice"]));
     let fast = by_model["rows"].as_array().unwrap().iter().find(|r| r["model"] == "claude-opus-4-6 (fast)");
-    let fast_share = cli["rows"][0]["models"].as_array().unwrap().iter().find(|m| m["model"] == "claude-opus-4-6 (fast)");
+    let fast_share =
+        cli["rows"][0]["models"].as_array().unwrap().iter().find(|m| m["model"] == "claude-opus-4-6 (fast)");
     assert_eq!(fast.map(|r| &r["cost_usd"]), fast_share.map(|m| &m["cost_usd"]), "the same split as report model");
     let md = cw(None, store.dir(), &["--no-ingest", "report", "team", "--md"]);
     let md = String::from_utf8_lossy(&md.stdout);

@@ -150,7 +150,9 @@ fn capitalise(s: &str) -> String {
 /// The opening of the advice of a session that cannot be resumed (§8.3 v3).
 pub fn not_resumable_text(reason: NotResumable, cleanup_days: u64) -> String {
     let why = match reason {
-        NotResumable::TranscriptDeleted => "its transcript was deleted (Claude Code removes old transcripts)".to_owned(),
+        NotResumable::TranscriptDeleted => {
+            "its transcript was deleted (Claude Code removes old transcripts)".to_owned()
+        }
         NotResumable::PastCleanup => format!(
             "it has been idle {} or more, so Claude Code deletes its transcript (cleanupPeriodDays {cleanup_days})",
             plural(cleanup_days, "day", "days")

@@ -10,8 +10,8 @@ use super::{Cli, Command, OutputArgs, PricesArgs, ReportOpts};
 use crate::ingest::{IngestError, Outcome};
 use crate::pricing::Estimate;
 use crate::report::cache_rows::annotate_sessions;
-use crate::report::query::{Grouping, Query};
 use crate::report::labels::plural;
+use crate::report::query::{Grouping, Query};
 use crate::report::render::{self, Format};
 use crate::report::{prices, summary, usage};
 
@@ -109,7 +109,7 @@ fn warn(plan: &Plan, o: &Outcome) {
     if o.problems.bad > 0 {
         super::note(&format!(
             "warning: skipped {} of {} read; first:",
-            plural(o.problems.bad as u64, "malformed line", "malformed lines"),
+            plural(o.problems.bad, "malformed line", "malformed lines"),
             o.problems.lines
         ));
         for s in &o.problems.samples {
@@ -166,9 +166,12 @@ fn run_ingest(plan: &Plan, a: IngestArgs) -> anyhow::Result<()> {
             plural(o.files as u64, "file", "files"),
             o.files_read,
             o.bytes_read as f64 / 1e6,
-            plural(o.problems.lines as u64, "line", "lines"),
+            plural(o.problems.lines, "line", "lines"),
             o.problems.bad,
-            o.requests.map_or_else(|| "requests unchanged".to_owned(), |n| plural(n as u64, "request", "requests") + " stored")
+            o.requests.map_or_else(
+                || "requests unchanged".to_owned(),
+                |n| plural(n as u64, "request", "requests") + " stored"
+            )
         );
     }
     Ok(())
@@ -185,7 +188,7 @@ fn run_rebuild(plan: &Plan, a: IngestArgs) -> anyhow::Result<()> {
         "rebuilt the store from {} ({:.1} MB, {}): {} stored\n",
         plural(o.files as u64, "transcript", "transcripts"),
         o.bytes_read as f64 / 1e6,
-        plural(o.problems.bad as u64, "malformed line", "malformed lines"),
+        plural(o.problems.bad, "malformed line", "malformed lines"),
         plural(o.requests.unwrap_or(0) as u64, "request", "requests")
     ));
     if let Some(r) = &o.rebuilt {

@@ -141,8 +141,12 @@ impl Chrome {
     /// The page's other parameters (not its days), which the range form
     /// keeps as hidden fields.
     pub fn keep_for_range(&self) -> Vec<(&'static str, String)> {
-        let mut v: Vec<(&'static str, String)> =
-            self.keep.iter().filter(|(k, _)| !matches!(*k, "since" | "until" | "by" | "start_of_week")).cloned().collect();
+        let mut v: Vec<(&'static str, String)> = self
+            .keep
+            .iter()
+            .filter(|(k, _)| !matches!(*k, "since" | "until" | "by" | "start_of_week"))
+            .cloned()
+            .collect();
         if let Some(u) = &self.user {
             v.push(("user", u.clone()));
         }
