@@ -11,6 +11,7 @@ use super::{ReportOpts, UsageError};
 use crate::report::cell::term;
 use crate::report::labels::plural;
 use crate::report::query::Grouping;
+use crate::report::render::thousands;
 use crate::report::team::{self as team_report, window_warning, TeamFormat, TeamOptions};
 use crate::team::export::{default_machine, write_file};
 use crate::team::file::Written;
@@ -257,8 +258,8 @@ fn describe_import(o: &ImportOutcome, dir: &str) -> String {
         "imported {} into {dir}: {}, {} new, {} already present; {} stored\n",
         plural(o.bundles.len() as u64, "bundle", "bundles"),
         plural(o.received as u64, "request row", "request rows"),
-        o.added,
-        o.already_present,
+        thousands(o.added as u64),
+        thousands(o.already_present as u64),
         plural(o.requests_after as u64, "request", "requests")
     );
     for b in &o.bundles {
@@ -267,7 +268,7 @@ fn describe_import(o: &ImportOutcome, dir: &str) -> String {
             term(&b.user),
             term(&b.machine),
             plural(b.requests as u64, "request", "requests"),
-            b.added,
+            thousands(b.added as u64),
             plural(b.compactions as u64, "compaction", "compactions"),
             term(&b.origin)
         );
