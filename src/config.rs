@@ -26,6 +26,20 @@ pub fn parse_weekday(s: &str) -> Result<chrono::Weekday, String> {
     s.trim().parse::<chrono::Weekday>().map_err(|_| format!("invalid day {s:?}: use monday, tuesday, ... sunday"))
 }
 
+/// A day of the week in words (`Sunday`), as pages say it.
+pub fn weekday_name(d: chrono::Weekday) -> &'static str {
+    use chrono::Weekday::*;
+    match d {
+        Mon => "Monday",
+        Tue => "Tuesday",
+        Wed => "Wednesday",
+        Thu => "Thursday",
+        Fri => "Friday",
+        Sat => "Saturday",
+        Sun => "Sunday",
+    }
+}
+
 /// Transcript roots: `--claude-dir` flags, else `CLAUDE_CONFIG_DIR` (comma
 /// separated), else `~/.config/claude` and `~/.claude`.
 pub fn roots(flags: &[PathBuf], env: Option<&str>, home: Option<&Path>) -> Vec<PathBuf> {

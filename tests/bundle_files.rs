@@ -161,7 +161,7 @@ fn export_out_dash_writes_stdout_and_reports_a_failed_write() {
     assert!(o.stdout.starts_with(b"PAR1") && o.stdout.ends_with(b"PAR1"), "the bundle alone on stdout");
     let b = cachewise::team::read_bundle(&o.stdout, "stdout").unwrap();
     assert_eq!(b.requests.len(), 1);
-    assert!(err(&o).contains("wrote 1 requests and 0 compactions of alice@"), "{}", err(&o));
+    assert!(err(&o).contains("wrote 1 request and 0 compactions of alice@"), "{}", err(&o));
     assert!(err(&o).contains(" to stdout"), "{}", err(&o));
     // stdout on /dev/full: ENOSPC is an error, not a success.
     let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();

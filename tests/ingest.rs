@@ -270,7 +270,7 @@ fn a_2_gb_sparse_file_is_one_bad_line_and_read_once() {
     let o = cachewise(root.path(), data.path(), &["ingest"]);
     let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
     assert!(o.status.success(), "{err}");
-    assert!(out.starts_with("2 files, 2 read (2147.5 MB), 4 lines, 1 malformed; 1 requests stored"), "{out}");
+    assert!(out.starts_with("2 files, 2 read (2147.5 MB), 4 lines, 1 malformed; 1 request stored"), "{out}");
     let named =
         format!("{}:1: a line of {} bytes at byte offset 0 is longer than the bound", sparse.display(), 2u64 << 30);
     assert!(err.contains(&named), "{err}");

@@ -239,9 +239,10 @@ async fn the_session_page_the_overview_and_the_api_show_advisor_and_refused_call
     let session = get("/session/s1").await;
     assert!(session.contains("Advisor and fallback calls"), "{session}");
     // $2.19877 advisor, $0.470348 refused, $0.047081 fallback.
-    assert!(session.contains("<strong>$2.20</strong> (1 calls)"), "{session}");
-    assert!(session.contains("refused attempts: <strong>$0.47</strong> (1)"), "{session}");
-    assert!(session.contains("fallbacks: $0.05 (1)"), "{session}");
+    assert!(session.contains("<strong>$2.20</strong> (1 call)"), "one call, in the singular: {session}");
+    assert!(session.contains("refused attempts: <strong>$0.47</strong> (1 call)"), "{session}");
+    assert!(session.contains("fallbacks: $0.05 (1 call)"), "{session}");
+    assert!(!session.contains("1 calls") && !session.contains("1 requests"), "{session}");
     assert!(session.contains("Refusal fallbacks"), "{session}");
     assert!(session.contains("claude-opus-4-8, claude-fable-5"), "models, the advisor's last: {session}");
     let filtered = get("/sessions?model=claude-fable-5").await;
@@ -249,7 +250,10 @@ async fn the_session_page_the_overview_and_the_api_show_advisor_and_refused_call
     assert!(session.contains("12:01: claude-fable-5 → claude-opus-4-8 (refusal)"), "{session}");
     let overview = get("/").await;
     assert!(overview.contains("Advisor and refused calls, last 30 days"), "{overview}");
-    assert!(overview.contains("advisor: <strong>$2.20</strong>"), "{overview}");
+    assert!(overview.contains("advisor: <strong>$2.20</strong> (1 call)<br>"), "one advisor call: {overview}");
+    assert!(overview.contains("refused attempts: <strong>$0.47</strong> (1 call)"), "{overview}");
+    assert!(overview.contains("fallbacks: $0.05 (1 call)"), "{overview}");
+    assert!(!overview.contains("1 calls"), "{overview}");
     let api: serde_json::Value = serde_json::from_str(&get("/api/sessions").await).unwrap();
     let row = &api["rows"][0];
     assert_eq!((row["advisor_calls"].as_u64(), row["refused_calls"].as_u64()), (Some(1), Some(1)));

@@ -143,7 +143,7 @@ fn same_message_id_under_two_users_is_kept_for_both_and_flagged() {
     export(&root, &local, "carol", &[], &c);
     let team = tmp.path().join("team");
     let out = ok(&cw(None, &team, &["import", a.to_str().unwrap(), c.to_str().unwrap()]));
-    assert!(out.contains("warning: 3 message id(s) appear under more than one user"), "{out}");
+    assert!(out.contains("warning: 3 message ids appear under more than one user"), "{out}");
     assert!(out.contains("(alice, carol)"), "{out}");
     let v = json(&cw(None, &team, &["report", "team", "--json"]));
     assert_eq!(total(&v).0, 6);

@@ -271,3 +271,47 @@ async fn real3_pages_speak_words_and_a_range_equals_the_cli() {
     let projects = text_of(&page(&st, "/projects").await);
     assert!(projects.contains('/'), "real3: projects shown by path");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn weeks_from_sunday_equal_the_cli_weekly_report_from_sunday() {
+    let (_d, store) = fixture();
+    let cli = cli_json(&store, &["report", "weekly", "--json", "--start-of-week", "sunday"]);
+    let mondays = cli_json(&store, &["report", "weekly", "--json"]);
+    assert_ne!(cli["rows"], mondays["rows"], "weeks from Sunday are other weeks");
+    let periods: Vec<&str> = cli["rows"].as_array().unwrap().iter().map(|r| r["period"].as_str().unwrap()).collect();
+    assert!(periods.len() >= 2, "{periods:?}");
+    for p in &periods {
+        let d = chrono::NaiveDate::parse_from_str(p, "%Y-%m-%d").unwrap();
+        assert_eq!(chrono::Datelike::weekday(&d), chrono::Weekday::Sun, "{p} starts a week");
+    }
+    let check = |text: &str, how: &str| {
+        for row in cli["rows"].as_array().unwrap().iter().rev().take(3) {
+            assert!(text.contains(row["period"].as_str().unwrap()), "{how}: {row}");
+            assert!(text.contains(&dollars(row["cost_usd"].as_f64().unwrap())), "{how}: {row}");
+        }
+        assert!(text.contains("per week (from Sunday)"), "{how}: the page says when weeks start");
+    };
+    // A page asks (`start_of_week`), and its links keep it.
+    let st = common::web_state(&store, now());
+    let api: Value = serde_json::from_str(&page(&st, "/api/daily?by=week&start_of_week=sunday").await).unwrap();
+    assert_eq!(api, cli, "the page's parameter");
+    let html = page(&st, "/days?by=week&start_of_week=sunday").await;
+    check(&text_of(&html), "parameter");
+    assert!(html.contains("href=\"/cache?by=week&#38;start_of_week=sunday\""), "the links keep the week start");
+    assert!(html.contains("<option value=\"sunday\" selected>Sunday</option>"), "the form shows it");
+    let (status, body) = get(&st, "/api/daily?by=week&start_of_week=someday").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    // The server's setting (`serve --start-of-week sunday`): no parameter
+    // needed, and the links need not name it.
+    let sunday = common::web_state_weeks(&store, now(), chrono::Weekday::Sun);
+    let api: Value = serde_json::from_str(&page(&sunday, "/api/daily?by=week").await).unwrap();
+    assert_eq!(api, cli, "the server's setting");
+    let html = page(&sunday, "/days?by=week").await;
+    check(&text_of(&html), "setting");
+    assert!(html.contains("href=\"/cache?by=week\""), "the server's own week start is not repeated in links");
+    let mondays_api: Value =
+        serde_json::from_str(&page(&sunday, "/api/daily?by=week&start_of_week=monday").await).unwrap();
+    assert_eq!(mondays_api, mondays, "a page can ask for Mondays on a Sunday server");
+    let help = Command::new(env!("CARGO_BIN_EXE_cachewise")).args(["serve", "--help"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&help.stdout).contains("--start-of-week <DAY>"), "serve takes the CLI's flag");
+}

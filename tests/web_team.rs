@@ -325,3 +325,86 @@ async fn team_downloads_are_the_reports_csv_and_markdown() {
     assert_eq!(md, render(&r, TeamFormat::Markdown));
     assert!(md.contains("| bob | 0 |"), "{md}");
 }
+
+/// The texts of the cells of the Team table's row of `user`.
+fn row_texts(body: &str, user: &str) -> Vec<String> {
+    let at = body.find(&format!("<tr><td><a href=\"/?user={user}\">")).expect("the person's row");
+    let row = &body[at..at + body[at..].find("</tr>").unwrap()];
+    row.split("<td").skip(1).map(|c| common::words::text_of(&format!("<td{c}")).trim().to_owned()).collect()
+}
+
+/// Alice: four Sonnet turns and one fast-mode Opus turn. Bob: five turns,
+/// the fourth a rebuild of the whole prompt three minutes after the third
+/// (the cache was warm: money lost to a prompt edit, not to expiry).
+fn fast_and_edits() -> Vec<(&'static str, Vec<Row>)> {
+    let mut alice = session("alice", "alice-s1", 0, 4);
+    let mut fast = row("alice", "alice-s1", 5, 15);
+    fast.model = "claude-opus-4-6".into();
+    fast.speed = "fast".into();
+    alice.push(fast);
+    let mut bob = session("bob", "bob-s1", 60, 5);
+    bob[3].tokens.cache_read = 0;
+    bob[3].tokens.cache_write_5m = 30_000;
+    vec![("alice", alice), ("bob", bob)]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn team_page_has_the_terminal_columns_and_the_cli_figures_with_fast_mode_apart() {
+    use cachewise::report::team::HEADER;
+    let people = fast_and_edits();
+    let (_dir, store) = team_dir(&people);
+    let st = state(&store);
+    let cli = json(&cw(None, store.dir(), &["--no-ingest", "report", "team", "--json"]));
+    let body = page(&st, "/team").await;
+    let text = common::words::text_of(&body);
+    for h in HEADER {
+        assert!(text.contains(h), "the terminal's column {h:?} is on the page");
+    }
+    assert!(
+        body.contains("<div class=\"table-scroll\">\n<table class=\"sortable team\">"),
+        "the table scrolls in its column"
+    );
+    let bob = &cli["rows"][1];
+    assert_eq!(bob["user"], "bob");
+    assert!(bob["edit_cost_usd"].as_f64().unwrap() > 0.001, "bob lost money to a prompt edit: {bob}");
+    for (i, person) in cli["rows"].as_array().unwrap().iter().enumerate() {
+        let user = person["user"].as_str().unwrap();
+        let cells = row_texts(&body, user);
+        let usd = |k: &str| dollars(person[k].as_f64().unwrap());
+        // Person, Machines, then the terminal's columns after Person, then Top model.
+        assert_eq!(cells[0], user);
+        assert_eq!(cells[2], person["active_days"].to_string(), "{user}");
+        assert_eq!(cells[3], person["requests"].to_string(), "{user}");
+        assert_eq!(cells[4], usd("cost_usd"), "{user}");
+        assert_eq!(cells[5], usd("cost_per_active_day_mean_usd"), "{user}");
+        assert_eq!(cells[9], usd("idle_cost_usd"), "{user}: lost to expired caches");
+        assert_eq!(cells[10], usd("edit_cost_usd"), "{user}: lost to prompt edits");
+        assert_eq!(cells[11], usd("monthly_projection_usd"), "{user}");
+        assert_eq!(cells.len(), HEADER.len() + 2, "{user}: {cells:?}");
+        assert_eq!(cells[cells.len() - 1], person["models"][0]["model"].as_str().unwrap(), "{user}: top model");
+        assert_eq!(i == 1, user == "bob");
+    }
+    // Fast mode apart in the model mix: JSON, Markdown, terminal and page.
+    let models: Vec<(&str, u64)> = cli["rows"][0]["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["model"].as_str().unwrap(), m["requests"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(models.len(), 2, "{models:?}");
+    assert!(models.contains(&("claude-opus-4-6 (fast)", 1)), "{models:?}");
+    assert!(models.contains(&("claude-sonnet-4-5-20250929", 4)), "{models:?}");
+    let by_model = json(&cw(None, store.dir(), &["--no-ingest", "report", "model", "--json", "--user", "alice"]));
+    let fast = by_model["rows"].as_array().unwrap().iter().find(|r| r["model"] == "claude-opus-4-6 (fast)");
+    let fast_share =
+        cli["rows"][0]["models"].as_array().unwrap().iter().find(|m| m["model"] == "claude-opus-4-6 (fast)");
+    assert_eq!(fast.map(|r| &r["cost_usd"]), fast_share.map(|m| &m["cost_usd"]), "the same split as report model");
+    let md = cw(None, store.dir(), &["--no-ingest", "report", "team", "--md"]);
+    let md = String::from_utf8_lossy(&md.stdout);
+    assert!(md.contains("| alice | claude-opus-4-6 (fast) | 1 |"), "{md}");
+    let term = cw(None, store.dir(), &["--no-ingest", "report", "team"]);
+    let term = String::from_utf8_lossy(&term.stdout);
+    assert!(term.contains("Model mix") && term.contains("claude-opus-4-6 (fast)"), "{term}");
+    assert!(text.contains("Model mix") && text.contains("claude-opus-4-6 (fast)"), "the page's model mix");
+    assert_eq!(without_stale(api(&st, "/api/team").await), without_stale(cli), "/api/team");
+}

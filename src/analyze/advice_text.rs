@@ -5,6 +5,7 @@
 
 use super::advice::{Advice, Recommendation, MAX_BREAK_EVEN_TURNS};
 use super::stale::NotResumable;
+use crate::model::count::plural;
 
 /// Dollars, sign-correct: the one dollar format (`model::money::usd`).
 pub use crate::model::money::usd as fmt_usd;
@@ -117,22 +118,28 @@ pub fn claude_code_text(a: &Advice) -> String {
 fn comparison(a: &Advice) -> String {
     let o = &a.options;
     let n = a.turns;
+    let over = turns(n);
     let diff = (o.resume_usd - o.compact_usd).abs();
     let (resume, compact) = option_names(a);
     let verdict = match a.recommendation {
         Recommendation::Compact => {
-            format!("{} saves {} over {n} turns.", capitalise(&compact), fmt_usd(diff))
+            format!("{} saves {} over {over}.", capitalise(&compact), fmt_usd(diff))
         }
         Recommendation::Resume => {
-            format!("{} is {} cheaper than {compact} over {n} turns.", capitalise(&resume), fmt_usd(diff))
+            format!("{} is {} cheaper than {compact} over {over}.", capitalise(&resume), fmt_usd(diff))
         }
     };
     let be = match a.break_even_turns {
-        Some(b) if b <= n => format!(" Compacting pays off from {b} turns on."),
-        Some(b) => format!(" Compacting would pay off only after {b} turns."),
+        Some(b) if b <= n => format!(" Compacting pays off from {} on.", turns(b)),
+        Some(b) => format!(" Compacting would pay off only after {}.", turns(b)),
         None => format!(" Compacting does not pay off within {MAX_BREAK_EVEN_TURNS} turns."),
     };
     verdict + &be
+}
+
+/// `1 turn`, `10 turns`.
+fn turns(n: u32) -> String {
+    plural(u64::from(n), "turn", "turns")
 }
 
 fn capitalise(s: &str) -> String {
@@ -143,9 +150,12 @@ fn capitalise(s: &str) -> String {
 /// The opening of the advice of a session that cannot be resumed (§8.3 v3).
 pub fn not_resumable_text(reason: NotResumable, cleanup_days: u64) -> String {
     let why = match reason {
-        NotResumable::TranscriptDeleted => "its transcript was deleted (Claude Code removes old transcripts)".to_owned(),
+        NotResumable::TranscriptDeleted => {
+            "its transcript was deleted (Claude Code removes old transcripts)".to_owned()
+        }
         NotResumable::PastCleanup => format!(
-            "it has been idle {cleanup_days} days or more, so Claude Code deletes its transcript (cleanupPeriodDays {cleanup_days})"
+            "it has been idle {} or more, so Claude Code deletes its transcript (cleanupPeriodDays {cleanup_days})",
+            plural(cleanup_days, "day", "days")
         ),
         NotResumable::NoMainThread => "it has no main conversation, only sub-agents".to_owned(),
     };
@@ -158,8 +168,8 @@ pub fn explain(a: &Advice) -> String {
     let mut s = cache_state(a);
     s.push_str(&claude_code_text(a));
     s.push_str(&format!(
-        " Over {} turns: resume {}, compact then continue {}, start fresh {}. ",
-        a.turns,
+        " Over {}: resume {}, compact then continue {}, start fresh {}. ",
+        turns(a.turns),
         fmt_usd(o.resume_usd),
         fmt_usd(o.compact_usd),
         fmt_usd(o.restart_usd)

@@ -41,7 +41,9 @@ impl NotResumable {
     pub fn words(self, cleanup_days: u64) -> String {
         match self {
             NotResumable::TranscriptDeleted => "transcript deleted".to_owned(),
-            NotResumable::PastCleanup => format!("past cleanup ({cleanup_days} days)"),
+            NotResumable::PastCleanup => {
+                format!("past cleanup ({})", crate::model::count::plural(cleanup_days, "day", "days"))
+            }
             NotResumable::NoMainThread => "no main conversation (sub-agents only)".to_owned(),
         }
     }

@@ -232,6 +232,15 @@ pub struct ReportArgs {
     pub opts: ReportOpts,
 }
 
+/// `--start-of-week`, one flag for `report` and `serve`.
+#[derive(Debug, Args)]
+pub struct WeekArgs {
+    /// The day weeks start on (monday, tuesday, ... sunday): the weekly
+    /// report's weeks, and the dashboard's "per week" unless a page asks.
+    #[arg(long, value_name = "DAY", default_value = "monday", value_parser = crate::config::parse_weekday)]
+    pub start_of_week: chrono::Weekday,
+}
+
 /// The flags of `report` (and of its aliases `daily`, `weekly`, ...).
 #[derive(Debug, Args)]
 pub struct ReportOpts {
@@ -246,9 +255,8 @@ pub struct ReportOpts {
     /// their last request.
     #[arg(long, short = 'o', value_enum, value_name = "ORDER")]
     pub order: Option<Order>,
-    /// The day weeks start on (weekly).
-    #[arg(long, value_name = "DAY", default_value = "monday", value_parser = crate::config::parse_weekday)]
-    pub start_of_week: chrono::Weekday,
+    #[command(flatten)]
+    pub week: WeekArgs,
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
@@ -260,7 +268,7 @@ pub struct ReportOpts {
 impl ReportOpts {
     /// The report query these flags select, days in `tz`.
     pub fn query(&self, tz: Tz) -> Query {
-        Query { week_start: self.start_of_week, ..self.filter.query(tz, self.breakdown) }
+        Query { week_start: self.week.start_of_week, ..self.filter.query(tz, self.breakdown) }
     }
 
     /// The table layout: the plan's width unless --wide; --compact.

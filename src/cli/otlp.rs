@@ -70,8 +70,16 @@ pub fn run_otlp(plan: &Plan, a: &ExportArgs, endpoint: &str) -> anyhow::Result<(
     super::out(&match o.sent {
         0 => format!("nothing new to send to {} ({} already sent{waiting})\n", o.logs_url, o.already_sent),
         n => format!(
-            "sent {n} requests of {} ({} bytes in {} batch(es), {} data points, {} retries) to {} and {}; {} sent before{waiting}\n",
-            config.user, o.bytes, o.batches, o.data_points, o.retries, o.logs_url, o.metrics_url, o.already_sent
+            "sent {} of {} ({} bytes in {}, {} data points, {}) to {} and {}; {} sent before{waiting}\n",
+            crate::report::labels::plural(n as u64, "request", "requests"),
+            config.user,
+            o.bytes,
+            crate::report::labels::plural(o.batches as u64, "batch", "batches"),
+            o.data_points,
+            crate::report::labels::plural(o.retries as u64, "retry", "retries"),
+            o.logs_url,
+            o.metrics_url,
+            o.already_sent
         ),
     });
     Ok(())

@@ -10,6 +10,7 @@ use super::{Cli, Command, OutputArgs, PricesArgs, ReportOpts};
 use crate::ingest::{IngestError, Outcome};
 use crate::pricing::Estimate;
 use crate::report::cache_rows::annotate_sessions;
+use crate::report::labels::plural;
 use crate::report::query::{Grouping, Query};
 use crate::report::render::{self, Format};
 use crate::report::{prices, summary, usage};
@@ -107,8 +108,9 @@ fn warn(plan: &Plan, o: &Outcome) {
     }
     if o.problems.bad > 0 {
         super::note(&format!(
-            "warning: skipped {} malformed line(s) of {} read; first:",
-            o.problems.bad, o.problems.lines
+            "warning: skipped {} of {} read; first:",
+            plural(o.problems.bad, "malformed line", "malformed lines"),
+            o.problems.lines
         ));
         for s in &o.problems.samples {
             super::note(&format!("  {s}"));
@@ -160,13 +162,16 @@ fn run_ingest(plan: &Plan, a: IngestArgs) -> anyhow::Result<()> {
     local_ingest(plan, Asked::ByName(a))?;
     if let Some(o) = ingest_now(plan)? {
         println!(
-            "{} files, {} read ({:.1} MB), {} lines, {} malformed; {} requests stored",
-            o.files,
+            "{}, {} read ({:.1} MB), {}, {} malformed; {}",
+            plural(o.files as u64, "file", "files"),
             o.files_read,
             o.bytes_read as f64 / 1e6,
-            o.problems.lines,
+            plural(o.problems.lines, "line", "lines"),
             o.problems.bad,
-            o.requests.map_or_else(|| "unchanged".to_owned(), |n| n.to_string())
+            o.requests.map_or_else(
+                || "requests unchanged".to_owned(),
+                |n| plural(n as u64, "request", "requests") + " stored"
+            )
         );
     }
     Ok(())
@@ -180,11 +185,11 @@ fn run_rebuild(plan: &Plan, a: IngestArgs) -> anyhow::Result<()> {
     let roots = if local { plan.roots.clone() } else { Vec::new() };
     let o = crate::update::rebuild(&roots, &plan.store, &plan.prices, &Bar::new(plan.quiet), plan.now)?;
     super::out(&format!(
-        "rebuilt the store from {} transcript(s) ({:.1} MB, {} malformed line(s)): {} requests stored\n",
-        o.files,
+        "rebuilt the store from {} ({:.1} MB, {}): {} stored\n",
+        plural(o.files as u64, "transcript", "transcripts"),
         o.bytes_read as f64 / 1e6,
-        o.problems.bad,
-        o.requests.unwrap_or(0)
+        plural(o.problems.bad, "malformed line", "malformed lines"),
+        plural(o.requests.unwrap_or(0) as u64, "request", "requests")
     ));
     if let Some(r) = &o.rebuilt {
         super::out(&r.describe());

@@ -55,6 +55,8 @@ pub struct ServeArgs {
     #[arg(long = "allow-host", value_name = "NAME")]
     pub allow_host: Vec<String>,
     #[command(flatten)]
+    pub week: super::WeekArgs,
+    #[command(flatten)]
     pub limits: LimitArgs,
 }
 
@@ -116,6 +118,7 @@ pub fn run_serve(plan: &Plan, a: &ServeArgs) -> anyhow::Result<()> {
         store: source.store.clone(),
         prices: plan.prices.clone(),
         tz: plan.tz,
+        week_start: a.week.start_of_week,
         banner: source.banner.clone(),
         clock: Clock::System,
         claude_roots: plan.roots.clone(),

@@ -10,7 +10,9 @@ use super::run::refresh;
 use super::{ReportOpts, UsageError};
 use crate::model::NameFault;
 use crate::report::cell::term;
+use crate::report::labels::plural;
 use crate::report::query::Grouping;
+use crate::report::render::thousands;
 use crate::report::team::{self as team_report, window_warning, TeamFormat, TeamOptions};
 use crate::team::export::{default_machine, write_file};
 use crate::team::file::Written;
@@ -230,10 +232,13 @@ pub fn run_export(plan: &Plan, a: &ExportArgs) -> anyhow::Result<()> {
     let written = write_file(&bundle, out)?;
     let hashed = if spec.hasher.is_some() { ", paths hashed" } else { "" };
     let line = |to: &str| {
-        let (requests, compactions) = (bundle.requests.len(), bundle.compactions.len());
+        let (requests, compactions) = (bundle.requests.len() as u64, bundle.compactions.len() as u64);
         format!(
-            "wrote {requests} requests and {compactions} compactions of {}@{} to {to}{hashed}",
-            spec.user, spec.machine
+            "wrote {} and {} of {}@{} to {to}{hashed}",
+            plural(requests, "request", "requests"),
+            plural(compactions, "compaction", "compactions"),
+            spec.user,
+            spec.machine
         )
     };
     match written {
@@ -256,21 +261,21 @@ pub fn run_import(plan: &Plan, a: &ImportArgs) -> anyhow::Result<()> {
 
 fn describe_import(o: &ImportOutcome, dir: &str) -> String {
     let mut out = format!(
-        "imported {} bundle(s) into {dir}: {} request rows, {} new, {} already present; {} requests stored\n",
-        o.bundles.len(),
-        o.received,
-        o.added,
-        o.already_present,
-        o.requests_after
+        "imported {} into {dir}: {}, {} new, {} already present; {} stored\n",
+        plural(o.bundles.len() as u64, "bundle", "bundles"),
+        plural(o.received as u64, "request row", "request rows"),
+        thousands(o.added as u64),
+        thousands(o.already_present as u64),
+        plural(o.requests_after as u64, "request", "requests")
     );
     for b in &o.bundles {
         out += &format!(
-            "  {}@{}: {} requests ({} new), {} compactions ({})\n",
+            "  {}@{}: {} ({} new), {} ({})\n",
             term(&b.user),
             term(&b.machine),
-            b.requests,
-            b.added,
-            b.compactions,
+            plural(b.requests as u64, "request", "requests"),
+            thousands(b.added as u64),
+            plural(b.compactions as u64, "compaction", "compactions"),
             term(&b.origin)
         );
     }
@@ -278,8 +283,11 @@ fn describe_import(o: &ImportOutcome, dir: &str) -> String {
         let ex: Vec<String> =
             o.shared_examples.iter().map(|s| format!("{} ({})", s.message_id, s.users.join(", "))).collect();
         out += &format!(
-            "warning: {} message id(s) appear under more than one user; kept for each: {}\n",
-            o.shared_message_ids,
+            "warning: {} under more than one user; kept for each: {}\n",
+            match o.shared_message_ids {
+                1 => "1 message id appears".to_owned(),
+                n => format!("{n} message ids appear"),
+            },
             ex.join("; ")
         );
     }
@@ -303,8 +311,14 @@ pub fn run_push(plan: &Plan, a: &PushArgs) -> anyhow::Result<()> {
     match &o.server {
         None => println!("nothing new to push to {}", a.server),
         Some(s) => println!(
-            "pushed {} requests and {} compactions ({} bytes) to {}: {} new, {} already there; the team store holds {} requests",
-            o.requests, o.compactions, o.bytes, a.server, s.added, s.already_present, s.requests_after
+            "pushed {} and {} ({} bytes) to {}: {} new, {} already there; the team store holds {}",
+            plural(o.requests as u64, "request", "requests"),
+            plural(o.compactions as u64, "compaction", "compactions"),
+            o.bytes,
+            a.server,
+            s.added,
+            s.already_present,
+            plural(s.requests_after as u64, "request", "requests")
         ),
     }
     Ok(())

@@ -3,6 +3,7 @@
 //! and the column names that store them (defined once, in `columns`).
 
 pub mod columns;
+pub mod count;
 pub mod iterations;
 pub mod limits;
 pub mod money;

@@ -30,13 +30,7 @@ pub fn usd(x: f64) -> String {
     // Below 2^53 cents every whole number of cents is exact.
     let cents = cents.min(9_007_199_254_740_992.0) as u64;
     let mut out = format!("{sign}$");
-    let whole = (cents / 100).to_string();
-    for (i, ch) in whole.chars().enumerate() {
-        if i > 0 && (whole.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
+    out.push_str(&super::count::thousands(cents / 100));
     let _ = write!(out, ".{:02}", cents % 100);
     out
 }

@@ -40,16 +40,16 @@ fn stats_table(header: [&str; 4], rows: &[(&str, &ClassStats)]) -> String {
 /// How the cache figures relate to `report daily`'s, in words.
 pub fn reconcile_line(u: &crate::report::cache::Reconcile) -> String {
     let mut line = format!(
-        "  {} requests, {} as `report daily` counts them; the cache model counts {} requests of conversation threads ({})",
-        thousands(u.requests),
+        "  {}, {} as `report daily` counts them; the cache model counts {} of conversation threads ({})",
+        plural(u.requests, "request", "requests"),
         dollars(u.cost_usd),
-        thousands(u.thread_requests),
+        plural(u.thread_requests, "request", "requests"),
         dollars(u.thread_cost_usd)
     );
     if u.advisor_calls > 0 {
         line += &format!(
-            ": {} advisor calls ({}) belong to no thread",
-            thousands(u.advisor_calls),
+            ": {} ({}) belong to no thread",
+            plural(u.advisor_calls, "advisor call", "advisor calls"),
             dollars(u.advisor_cost_usd)
         );
     }
@@ -67,15 +67,15 @@ pub fn render_cache(r: &CacheReport) -> String {
     for w in &r.warnings {
         let _ = writeln!(out, "Warning: {w}");
     }
-    let _ = writeln!(out, "Prompt cache over {} requests", thousands(s.requests));
+    let _ = writeln!(out, "Prompt cache over {}", plural(s.requests, "request", "requests"));
     if let Some(u) = &r.usage {
         out.push_str(&reconcile_line(u));
     }
     let _ = writeln!(
         out,
-        "  Lost to expired caches: {} ({} rebuilds after idle gaps)",
+        "  Lost to expired caches: {} ({} after idle gaps)",
         dollars(s.idle_cost_usd),
-        thousands(misses)
+        plural(misses, "rebuild", "rebuilds")
     );
     let w = &s.what_if;
     let _ = writeln!(
@@ -164,14 +164,14 @@ fn v3_lines(r: &CacheReport) -> String {
         let verdict = if k.saving_usd > 0.0 { "saved" } else { "lost" };
         let _ = writeln!(
             out,
-            "Keep-warm: pinging the cache before it expired through {} breaks ({} pings) would have cost {} and {verdict} {} net{}.",
-            thousands(k.misses_avoided),
-            thousands(k.pings),
+            "Keep-warm: pinging the cache before it expired through {} ({}) would have cost {} and {verdict} {} net{}.",
+            plural(k.misses_avoided, "break", "breaks"),
+            plural(k.pings, "ping", "pings"),
             dollars(k.cost_usd),
             dollars(k.saving_usd.abs()),
             match k.left_out_gaps {
                 0 => String::new(),
-                n => format!("; {} breaks over 8 h left out", thousands(n)),
+                n => format!("; {} over 8 h left out", plural(n, "break", "breaks")),
             }
         );
     }
@@ -179,9 +179,9 @@ fn v3_lines(r: &CacheReport) -> String {
     if b.misses > 0 {
         let _ = writeln!(
             out,
-            "How well cachewise priced the {} resumes that really happened: {} paid, predicted {} (off by {}; \
+            "How well cachewise priced the {} that really happened: {} paid, predicted {} (off by {}; \
 rewriting everything, as before, predicted {}, off by {}).",
-            thousands(b.misses),
+            plural(b.misses, "resume", "resumes"),
             dollars(b.observed_usd),
             dollars(b.predicted_usd),
             pct(b.mae_pct.map(|p| p / 100.0)),
@@ -211,8 +211,9 @@ pub fn server_lines(r: &CacheReport) -> Vec<String> {
         return vec!["Claude Code's own miss reasons: none in these transcripts (written by Claude Code 2.1.280 and later, Claude API only).".into()];
     }
     let mut out = vec![format!(
-        "Claude Code's own miss reasons: {} requests carry one; {} agree with cachewise's cause, {} disagree ({} on requests cachewise counts as hits).",
-        thousands(carrying),
+        "Claude Code's own miss reasons: {} {} one; {} agree with cachewise's cause, {} disagree ({} on requests cachewise counts as hits).",
+        plural(carrying, "request", "requests"),
+        if carrying == 1 { "carries" } else { "carry" },
         thousands(a.agree),
         thousands(a.disagree),
         thousands(a.hits_with_reason)

@@ -101,16 +101,8 @@ pub fn decision(r: Recommendation) -> &'static str {
     }
 }
 
-/// `1 person`, `2 people`, `0 turns`: a count and its noun, with
-/// thousands separators.
-pub fn plural(n: u64, one: &str, many: &str) -> String {
-    let count = super::render::thousands(n);
-    if n == 1 {
-        format!("{count} {one}")
-    } else {
-        format!("{count} {many}")
-    }
-}
+/// `1 person`, `2 people`: a count and its noun (`model::count::plural`).
+pub use crate::model::count::plural;
 
 #[cfg(test)]
 mod tests {

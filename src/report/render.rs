@@ -188,18 +188,8 @@ pub fn csv_value(v: &Value) -> String {
     }
 }
 
-/// `1234567` -> `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
+/// `1234567` -> `1,234,567` (`model::count::thousands`).
+pub use crate::model::count::thousands;
 
 /// `$1,234.57`, `-$1.23`: the one dollar format (`model::money::usd`).
 pub use crate::model::money::usd as dollars;

@@ -15,7 +15,10 @@ mod sums;
 mod window;
 
 pub use cache::class_tables;
-pub use render::{adoption_line, notes, render, who, window_line, window_warning, TeamFormat, PERSON_DAY_COLUMNS};
+pub use render::{
+    adoption_line, mix_cells, notes, person_cells, render, total_cells, who, window_line, window_warning, TeamFormat,
+    HEADER, MIX_HEADER, PERSON_DAY_COLUMNS,
+};
 
 use cache::{Cache, UserCache};
 use window::window;
@@ -390,6 +393,13 @@ fn model_mix_from(df: &DataFrame) -> PolarsResult<Vec<(String, ModelShare)>> {
 #[cfg(test)]
 mod tests {
     use super::quantile;
+    use crate::report::query::{FAST, FAST_SUFFIX};
+
+    #[test]
+    fn the_model_mix_names_fast_mode_as_every_report_does() {
+        let label = format!("CASE WHEN speed = '{FAST}' THEN model || '{FAST_SUFFIX}' ELSE model END");
+        assert!(super::MODEL_MIX_SQL.contains(&label), "sql/team_model_mix.sql labels as query::model_label");
+    }
 
     #[test]
     fn quantiles_interpolate() {

@@ -32,7 +32,7 @@ type Api = Result<Json<Value>, ApiError>;
 
 /// A usage report as JSON bytes, serialised once per snapshot and query.
 async fn usage(state: AppState, g: Grouping, p: ApiParams) -> Result<Response, ApiError> {
-    let q = p.0.usage_query(state.settings().tz)?;
+    let q = p.0.usage_query(state.settings().tz, state.settings().week_start)?;
     let snap = state.snapshot();
     let body = blocking(move || {
         let json = snap.usage_json(g, &q, |r| {
@@ -71,7 +71,7 @@ pub async fn sessions(State(state): State<AppState>, p: ApiParams) -> Result<Res
 /// 500 rows of each per-session list unless asked, at most 5,000), as of
 /// the snapshot's clock. Each answer is serialised once per snapshot.
 pub async fn cache_api(State(state): State<AppState>, p: ApiParams) -> Result<Response, ApiError> {
-    let q = p.0.usage_query(state.settings().tz)?;
+    let q = p.0.usage_query(state.settings().tz, state.settings().week_start)?;
     let (page, per_page) = (p.0.page()?, p.0.cache_per_page()?);
     let session = Params::text(&p.0.session);
     let snap = state.snapshot();
@@ -94,7 +94,7 @@ pub async fn cache_api(State(state): State<AppState>, p: ApiParams) -> Result<Re
 /// `GET /api/team`: `cachewise report team --json` (`since`, `until`,
 /// `project`, `user`), stale sessions as of the snapshot's clock.
 pub async fn team(State(state): State<AppState>, p: ApiParams) -> Result<Response, ApiError> {
-    let q = p.0.usage_query(state.settings().tz)?;
+    let q = p.0.usage_query(state.settings().tz, state.settings().week_start)?;
     let snap = state.snapshot();
     let body = blocking(move || {
         snap.team_json(&q, |r| serde_json::to_vec(r).map(Bytes::from).map_err(|e| WebError::Internal(e.to_string())))
@@ -121,7 +121,7 @@ async fn team_download(
     kind: &'static str,
     file: &'static str,
 ) -> Result<Response, ApiError> {
-    let q = p.0.usage_query(state.settings().tz)?;
+    let q = p.0.usage_query(state.settings().tz, state.settings().week_start)?;
     let snap = state.snapshot();
     let body = blocking(move || Ok::<String, WebError>(render_team(&*snap.team(&q)?, format))).await?;
     let disposition = format!("attachment; filename=\"{file}\"");

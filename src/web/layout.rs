@@ -14,7 +14,7 @@ use super::view::Formats;
 use crate::pricing::Estimate;
 use askama::Template;
 use axum::response::Html;
-use chrono::NaiveDate;
+use chrono::{NaiveDate, Weekday};
 use chrono_tz::Tz;
 
 /// The navigation: route and label.
@@ -67,7 +67,8 @@ impl Chrome {
         let users = if snap.is_team() { snap.users().to_vec() } else { Vec::new() };
         let user = Params::text(&params.user);
         let today = snap.now().with_timezone(&snap.tz).date_naive();
-        let range = Range::of(params, today).unwrap_or(Range { since: None, until: None, by: By::Day, today });
+        let week = state.settings().week_start;
+        let range = Range::of(params, today, week).unwrap_or(Range::all(today, week));
         Chrome {
             css: STYLESHEET.href(),
             js: SCRIPT.href(),
@@ -120,7 +121,7 @@ impl Chrome {
             unknown_user: false,
             keep: Vec::new(),
             estimated: Vec::new(),
-            range: Range { since: None, until: None, by: By::Day, today: NaiveDate::default() },
+            range: Range::all(NaiveDate::default(), Weekday::Mon),
             show_range: false,
             json: None,
             paths: Default::default(),
@@ -140,8 +141,12 @@ impl Chrome {
     /// The page's other parameters (not its days), which the range form
     /// keeps as hidden fields.
     pub fn keep_for_range(&self) -> Vec<(&'static str, String)> {
-        let mut v: Vec<(&'static str, String)> =
-            self.keep.iter().filter(|(k, _)| !matches!(*k, "since" | "until" | "by")).cloned().collect();
+        let mut v: Vec<(&'static str, String)> = self
+            .keep
+            .iter()
+            .filter(|(k, _)| !matches!(*k, "since" | "until" | "by" | "start_of_week"))
+            .cloned()
+            .collect();
         if let Some(u) = &self.user {
             v.push(("user", u.clone()));
         }
@@ -164,8 +169,19 @@ impl Chrome {
     }
 
     /// The groupings the form offers: grouping, `by` value, words.
-    pub fn by_options(&self) -> Vec<(By, &'static str, &'static str)> {
-        By::ALL.to_vec()
+    pub fn by_options(&self) -> Vec<(By, &'static str, String)> {
+        By::ALL.iter().map(|(b, name, _)| (*b, *name, self.range.by_words(*b))).collect()
+    }
+
+    /// The days a week can start on, as the form offers them: the
+    /// `start_of_week` value, the day's name, whether chosen now.
+    pub fn week_options(&self) -> Vec<(String, &'static str, bool)> {
+        let days = std::iter::successors(Some(Weekday::Mon), |d| Some(d.succ())).take(7);
+        days.map(|d| {
+            let name = crate::config::weekday_name(d);
+            (name.to_lowercase(), name, d == self.range.week_start)
+        })
+        .collect()
     }
 
     /// `since`, `until` as the form shows them.

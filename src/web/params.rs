@@ -2,14 +2,15 @@
 //! a 400 naming the parameter. The same names as the CLI flags (`since`,
 //! `until`, `project`, `user`, `breakdown`, `turns`), plus the table's `q`, `model`,
 //! `sort`, `order`, `page`, the timeline's `thread`, the cache report's
-//! `session` and the pages' `by` (day, week, month).
+//! `session`, the pages' `by` (day, week, month) and `start_of_week` (the
+//! CLI's `--start-of-week`: monday ... sunday).
 
 use super::error::{ApiError, WebError};
 use crate::report::query::Query;
 use crate::report::session_table::{SessionFilter, SessionSort};
 use axum::extract::{FromRequestParts, Query as UrlQuery};
 use axum::http::request::Parts;
-use chrono::NaiveDate;
+use chrono::{NaiveDate, Weekday};
 use chrono_tz::Tz;
 use serde::Deserialize;
 
@@ -44,6 +45,8 @@ pub struct Params {
     pub user: Option<String>,
     /// How a page groups its days: `day`, `week` or `month`.
     pub by: Option<String>,
+    /// The day weeks start on (`monday` ... `sunday`), else the server's.
+    pub start_of_week: Option<String>,
 }
 
 fn given(v: &Option<String>) -> Option<&str> {
@@ -99,8 +102,18 @@ impl Params {
         }
     }
 
-    /// The CLI's report query: `since`, `until`, `project`, `breakdown`, `user`.
-    pub fn usage_query(&self, tz: Tz) -> Result<Query, WebError> {
+    /// The day weeks start on: `start_of_week` when given (the CLI flag's
+    /// words), else `default` (the server's).
+    pub fn week_start(&self, default: Weekday) -> Result<Weekday, WebError> {
+        match given(&self.start_of_week) {
+            None => Ok(default),
+            Some(s) => crate::config::parse_weekday(s).map_err(|e| WebError::bad("start_of_week", e)),
+        }
+    }
+
+    /// The CLI's report query: `since`, `until`, `project`, `breakdown`,
+    /// `user`, `start_of_week` (else `week_start`, the server's).
+    pub fn usage_query(&self, tz: Tz, week_start: Weekday) -> Result<Query, WebError> {
         let (since, until) = self.range()?;
         Ok(Query {
             since,
@@ -109,7 +122,7 @@ impl Params {
             project: Params::text(&self.project),
             breakdown: self.flag()?,
             user: Params::text(&self.user),
-            week_start: chrono::Weekday::Mon,
+            week_start: self.week_start(week_start)?,
         })
     }
 
@@ -180,6 +193,7 @@ impl Params {
             ("session", &self.session),
             ("user", &self.user),
             ("by", &self.by),
+            ("start_of_week", &self.start_of_week),
         ];
         fields.into_iter().filter_map(|(k, v)| given(v).map(|v| (k, v.to_owned()))).collect()
     }
@@ -249,9 +263,15 @@ mod tests {
     #[test]
     fn dates_and_numbers() {
         let p = Params { since: Some("2026-13-01".into()), ..Params::default() };
-        assert!(matches!(p.usage_query(Tz::UTC), Err(WebError::BadParam { name: "since", .. })));
+        assert!(matches!(p.usage_query(Tz::UTC, Weekday::Mon), Err(WebError::BadParam { name: "since", .. })));
         let p = Params { since: Some("20260102".into()), until: Some("".into()), ..Params::default() };
-        assert_eq!(p.usage_query(Tz::UTC).map(|q| q.since).ok().flatten(), NaiveDate::from_ymd_opt(2026, 1, 2));
+        let q = p.usage_query(Tz::UTC, Weekday::Sun);
+        assert_eq!(q.as_ref().map(|q| q.since).ok().flatten(), NaiveDate::from_ymd_opt(2026, 1, 2));
+        assert_eq!(q.map(|q| q.week_start).ok(), Some(Weekday::Sun), "the server's week start");
+        let p = Params { start_of_week: Some("Sunday".into()), ..Params::default() };
+        assert_eq!(p.week_start(Weekday::Mon).ok(), Some(Weekday::Sun));
+        let p = Params { start_of_week: Some("someday".into()), ..Params::default() };
+        assert!(matches!(p.week_start(Weekday::Mon), Err(WebError::BadParam { name: "start_of_week", .. })));
         let p = Params { page: Some("0".into()), ..Params::default() };
         assert!(p.page().is_err());
         let p = Params { q: Some("a b&c".into()), page: Some("3".into()), ..Params::default() };

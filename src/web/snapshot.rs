@@ -220,7 +220,8 @@ impl Snapshot {
         }
         // Every name nobody has shares one (empty) report set, so made-up
         // names cost one build per snapshot, not one each.
-        let q = Query { breakdown: false, tz: self.tz, ..self.known(q) };
+        // The report set has no weeks: every week start shares one.
+        let q = Query { breakdown: false, tz: self.tz, week_start: chrono::Weekday::Mon, ..self.known(q) };
         self.people.get_or(q.clone(), || Reports::build(self, &q))
     }
 

@@ -35,6 +35,9 @@ pub struct Settings {
     pub store: Store,
     pub prices: PriceTable,
     pub tz: Tz,
+    /// The day the pages' weeks start on unless a page asks
+    /// (`serve --start-of-week`).
+    pub week_start: chrono::Weekday,
     /// A notice shown on every page (e.g. "demo data").
     pub banner: Option<String>,
     pub clock: Clock,

@@ -112,6 +112,10 @@ pub trait Formats {
     fn tokens(&self, x: impl Num) -> String {
         tokens(x)
     }
+    /// `1 call`, `2 calls`: a count and its noun (`report::labels::plural`).
+    fn count(&self, x: impl Num, one: &str, many: &str) -> String {
+        crate::report::labels::plural(x.value().max(0.0).round() as u64, one, many)
+    }
     fn pct(&self, x: &Option<f64>) -> String {
         pct(*x)
     }

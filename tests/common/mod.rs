@@ -166,10 +166,16 @@ pub fn real_corpus() -> Option<PathBuf> {
 /// The dashboard's state over `store`: built-in prices, days in UTC, the
 /// clock stopped at `now`.
 pub fn web_state(store: &Store, now: DateTime<Utc>) -> AppState {
+    web_state_weeks(store, now, chrono::Weekday::Mon)
+}
+
+/// `web_state` with weeks starting on `week_start` (`serve --start-of-week`).
+pub fn web_state_weeks(store: &Store, now: DateTime<Utc>, week_start: chrono::Weekday) -> AppState {
     AppState::new(Settings {
         store: store.clone(),
         prices: PriceTable::embedded().unwrap(),
         tz: chrono_tz::UTC,
+        week_start,
         banner: None,
         clock: Clock::Fixed(now),
         claude_roots: Vec::new(),

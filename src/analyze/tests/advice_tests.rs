@@ -164,3 +164,14 @@ fn no_main_thread_no_advice_and_json_keys() {
     assert_eq!(v["break_even_turns"], 106);
     assert!(v["history_premium_usd"].is_number());
 }
+
+#[test]
+fn one_turn_is_said_in_the_singular() {
+    let (reqs, comps) = scenario_a();
+    let a = advice(&reqs, &comps, 120.0 + 3600.0, 1);
+    let e = &a.explanation;
+    assert!(e.contains(" Over 1 turn: resume "), "{e}");
+    assert!(e.contains(" over 1 turn."), "{e}");
+    assert!(!e.contains("1 turns"), "{e}");
+    assert!(e.contains("only after 106 turns."), "{e}");
+}

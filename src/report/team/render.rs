@@ -49,10 +49,11 @@ fn percent(x: Option<f64>) -> String {
     x.map_or_else(|| "-".to_owned(), |v| format!("{:.1}%", v * 100.0))
 }
 
-/// The main columns: person, active days, requests, spend, per active day
-/// (mean, median, p90), cache hit ratio, lost to expired caches, lost to
-/// prompt edits within the TTL (cache model v2), run-rate.
-fn cells(name: &str, f: &Figures, monthly: f64) -> [String; 11] {
+/// The main columns (`HEADER`): person, active days, requests, spend, per
+/// active day (mean, median, p90), cache hit ratio, lost to expired caches,
+/// lost to prompt edits within the TTL (cache model v2), run-rate. The
+/// terminal, Markdown and the Team page show these.
+pub fn cells(name: &str, f: &Figures, monthly: f64) -> [String; 11] {
     [
         name.to_owned(),
         thousands(f.active_days),
@@ -68,7 +69,8 @@ fn cells(name: &str, f: &Figures, monthly: f64) -> [String; 11] {
     ]
 }
 
-const HEADER: [&str; 11] = [
+/// The main columns' headings.
+pub const HEADER: [&str; 11] = [
     "Person",
     "Active days",
     "Requests",
@@ -82,7 +84,33 @@ const HEADER: [&str; 11] = [
     "Monthly run-rate",
 ];
 
-/// The total row: its run-rate is per seat.
+/// A person's main columns.
+pub fn person_cells(row: &TeamRow) -> [String; 11] {
+    cells(who(&row.user), &row.figures, row.monthly_projection_usd)
+}
+
+/// The total row's main columns: its run-rate is per seat.
+pub fn total_cells(r: &TeamReport) -> [String; 11] {
+    cells(&total_name(r), &r.total.figures, r.total.monthly_projection_per_seat_usd)
+}
+
+/// The model mix's headings.
+pub const MIX_HEADER: [&str; 5] = ["Person", "Model", "Requests", "Spend", "Share of spend"];
+
+/// The model mix: a row per person and model (fast mode apart, `MODEL
+/// (fast)`), most spend first within each person.
+pub fn mix_cells(r: &TeamReport) -> Vec<[String; 5]> {
+    let mut out = Vec::new();
+    for row in &r.rows {
+        for m in &row.figures.models {
+            let share = format!("{:.1}%", m.cost_share * 100.0);
+            out.push([who(&row.user).to_owned(), m.model.clone(), thousands(m.requests), dollars(m.cost_usd), share]);
+        }
+    }
+    out
+}
+
+/// The total row's name: `Team (2 people)`.
 fn total_name(r: &TeamReport) -> String {
     let n = r.total.people;
     format!("Team ({n} {})", if n == 1 { "person" } else { "people" })
@@ -172,8 +200,11 @@ Run-rate = spend in the window / {} days x {DAYS_PER_MONTH:.2} days per month; t
     ]);
     if r.flags.message_ids_under_several_users > 0 {
         out.push(format!(
-            "{} message id(s) appear under more than one person; each person's copy is counted (check for shared exports).",
-            r.flags.message_ids_under_several_users
+            "{} under more than one person; each person's copy is counted (check for shared exports).",
+            match r.flags.message_ids_under_several_users {
+                1 => "1 message id appears".to_owned(),
+                n => format!("{} message ids appear", thousands(n as u64)),
+            }
         ));
     }
     if !r.unknown_models.is_empty() {
@@ -198,26 +229,18 @@ fn markdown(r: &TeamReport) -> String {
     out += &md_row(&HEADER.map(str::to_owned));
     out += &format!("|---|{}\n", "--:|".repeat(HEADER.len() - 1));
     for row in &r.rows {
-        out += &md_row(&cells(who(&row.user), &row.figures, row.monthly_projection_usd));
+        out += &md_row(&person_cells(row));
     }
-    let total = cells(&total_name(r), &r.total.figures, r.total.monthly_projection_per_seat_usd);
-    let mut total = total.map(|c| cell::md(&c));
+    let mut total = total_cells(r).map(|c| cell::md(&c));
     total[0] = format!("**{}**", total[0]);
     out += &md_line(&total);
     out += &format!("\n{}\n", adoption_line(r));
     out += &format!("\n**Against the vendor's baseline.** {}\n", baseline_text(r));
-    out += "\n### Model mix\n\n| Person | Model | Requests | Spend | Share of spend |\n|---|---|--:|--:|--:|\n";
-    for row in &r.rows {
-        for m in &row.figures.models {
-            let share = format!("{:.1}%", m.cost_share * 100.0);
-            out += &md_row(&[
-                who(&row.user).to_owned(),
-                m.model.clone(),
-                thousands(m.requests),
-                dollars(m.cost_usd),
-                share,
-            ]);
-        }
+    out += "\n### Model mix\n\n";
+    out += &md_row(&MIX_HEADER.map(str::to_owned));
+    out += "|---|---|--:|--:|--:|\n";
+    for m in mix_cells(r) {
+        out += &md_row(&m);
     }
     out += &stale_markdown(&r.rows);
     out += "\n";
@@ -319,6 +342,22 @@ fn person_days_csv(r: &TeamReport) -> String {
 pub const PERSON_DAY_COLUMNS: [&str; 6] =
     ["user", "day", "requests", "cost_usd", "baseline_mean_per_active_day_usd", "baseline_p90_per_active_day_usd"];
 
+/// The model mix as a terminal table, after a blank line (none without rows).
+fn mix_table(r: &TeamReport) -> String {
+    let rows = mix_cells(r);
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut t = Table::new();
+    t.load_preset(UTF8_BORDERS_ONLY);
+    t.set_header(MIX_HEADER);
+    for [person, model, rest @ ..] in rows {
+        let right = rest.into_iter().map(|v| Cell::new(v).set_alignment(CellAlignment::Right));
+        t.add_row([cell::text_cell(&person), cell::text_cell(&model)].into_iter().chain(right));
+    }
+    format!("\nModel mix\n{t}\n")
+}
+
 fn table(r: &TeamReport) -> String {
     let mut t = Table::new();
     t.load_preset(UTF8_BORDERS_ONLY);
@@ -329,10 +368,11 @@ fn table(r: &TeamReport) -> String {
         t.add_row(first.into_iter().chain(it.map(|v| Cell::new(v).set_alignment(CellAlignment::Right))));
     };
     for row in &r.rows {
-        add(&mut t, cells(who(&row.user), &row.figures, row.monthly_projection_usd));
+        add(&mut t, person_cells(row));
     }
-    add(&mut t, cells(&total_name(r), &r.total.figures, r.total.monthly_projection_per_seat_usd));
+    add(&mut t, total_cells(r));
     let mut out = format!("Team pilot, {}\n{t}\n{}\n\n{}\n", window_line(r), adoption_line(r), baseline_text(r));
+    out += &mix_table(r);
     for n in notes(r) {
         let _ = writeln!(out, "note: {}", cell::term(&n));
     }

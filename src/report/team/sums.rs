@@ -1,5 +1,5 @@
 //! The team report's sums: the selected requests summed per person, local
-//! day, model and machine, and the analysis rows' miss cost per person and
+//! day, model, speed and machine, and the analysis rows' miss cost per person and
 //! class (a few thousand rows). Every query of the person days, model mix,
 //! tokens and lost cost (`sql/team_*.sql`) is a sum over `requests` and
 //! `analysis`, so over these sums it gives the figures it gives over the
@@ -19,9 +19,9 @@ use polars::prelude::*;
 const SUMMED: [&str; 2] = [c::COUNTED, c::COST_USD];
 
 /// `lf` (requests with `key` and `counted`) summed per person, local day,
-/// model and machine.
+/// model, speed (fast mode apart) and machine.
 fn group(lf: LazyFrame) -> LazyFrame {
-    let keys = [c::USER, c::KEY, c::MODEL, c::MACHINE].map(col);
+    let keys = [c::USER, c::KEY, c::MODEL, c::SPEED, c::MACHINE].map(col);
     lf.group_by(keys).agg(SUMMED.iter().chain(&c::TOKENS).map(|n| col(*n).sum()).collect::<Vec<_>>())
 }
 
@@ -65,7 +65,7 @@ fn batched(
 /// then puts each call's cost under its own model, as `report model` does,
 /// and every other total is unchanged.
 pub(super) fn split(lf: LazyFrame, stored: &[Iteration]) -> PolarsResult<LazyFrame> {
-    let keys = [c::KEY, c::MODEL, c::MACHINE];
+    let keys = [c::KEY, c::MODEL, c::SPEED, c::MACHINE];
     let cols: Vec<Expr> =
         keys.iter().chain(&SUMMED).chain(&c::TOKENS).chain(&calls::KEY_COLUMNS).map(|n| col(*n)).collect();
     let df = counted(lf).select(cols).collect()?;

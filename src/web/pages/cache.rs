@@ -138,7 +138,7 @@ as Claude Code's idle compaction does, would have cost {}.",
 /// `GET /cache?since=&until=&by=&user=&project=`.
 pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<String>, WebError> {
     let (snap, view) = super::reports(&state, &params).await?;
-    let range = super::range(&snap, &params)?;
+    let range = super::range(&state, &snap, &params)?;
     let c = &view.cache;
     let day = |s: &str| NaiveDate::parse_from_str(s, "%Y-%m-%d").ok();
     let rows: Vec<(NaiveDate, Vec<f64>)> = c

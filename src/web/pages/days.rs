@@ -11,7 +11,7 @@ use crate::report::usage::{UsageReport, UsageRow};
 use crate::web::error::WebError;
 use crate::web::layout::{render, Chrome};
 use crate::web::params::{parse_date, Params};
-use crate::web::range::{with_pairs, By};
+use crate::web::range::{with_pairs, By, Range};
 use crate::web::state::AppState;
 use crate::web::view::{Formats, Num};
 use askama::Template;
@@ -64,8 +64,9 @@ impl DaysPage {
             }),
         };
         let Some((from, to)) = span else { return self.chrome.link("/days") };
+        let days = Range { since: Some(from), until: Some(to), by: By::Day, ..self.chrome.range.clone() };
         let mut pairs: Vec<(&str, String)> = self.chrome.user.iter().map(|u| ("user", u.clone())).collect();
-        pairs.extend([("since", from.to_string()), ("until", to.to_string())]);
+        pairs.extend(days.pairs());
         with_pairs("/days", &pairs)
     }
 
@@ -92,11 +93,11 @@ impl DaysPage {
 pub async fn days(State(state): State<AppState>, params: Params) -> Result<Html<String>, WebError> {
     let page = params.page()?;
     let (snap, view) = super::reports(&state, &params).await?;
-    let range = super::range(&snap, &params)?;
+    let range = super::range(&state, &snap, &params)?;
     let report = if range.by == By::Day {
         Arc::clone(&view.daily)
     } else {
-        let q = Query { breakdown: false, ..params.usage_query(snap.tz)? };
+        let q = Query { breakdown: false, ..params.usage_query(snap.tz, range.week_default)? };
         let s = Arc::clone(&snap);
         let g = range.by.grouping();
         super::blocking(move || Ok(s.usage(g, &q)?)).await?

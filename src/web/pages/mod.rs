@@ -47,15 +47,15 @@ pub fn session_href(id: &str) -> String {
 /// project (built off the async threads the first time they are asked for).
 pub async fn reports(state: &AppState, params: &Params) -> Result<(Arc<Snapshot>, Arc<Reports>), WebError> {
     let snap = state.snapshot();
-    let q = Query { breakdown: false, ..params.usage_query(snap.tz)? };
+    let q = Query { breakdown: false, ..params.usage_query(snap.tz, state.settings().week_start)? };
     let s = Arc::clone(&snap);
     let r = blocking(move || Ok(s.reports_for(&q)?)).await?;
     Ok((snap, r))
 }
 
 /// The page's days, checked, as of the snapshot's clock.
-pub fn range(snap: &Snapshot, params: &Params) -> Result<Range, WebError> {
-    Range::of(params, snap.now().with_timezone(&snap.tz).date_naive())
+pub fn range(state: &AppState, snap: &Snapshot, params: &Params) -> Result<Range, WebError> {
+    Range::of(params, snap.now().with_timezone(&snap.tz).date_naive(), state.settings().week_start)
 }
 
 /// The snapshot's reports over everyone (the lists of models and

@@ -149,7 +149,7 @@ fn build(state: &AppState, snap: &Snapshot, view: &Reports, params: &Params) -> 
     let priced = priced(&snap.view)?;
     let model = Params::text(&params.model);
     let s = &view.summary;
-    let range = super::range(snap, params)?;
+    let range = super::range(state, snap, params)?;
     // Without a range the chart shows the last 30 days (or the 30 up to
     // the last day with data, when nothing happened in them).
     let chart_range = if range.is_all() {

@@ -3,7 +3,7 @@
 //! drawn, so the time axis is to scale; and the chart's heading, which says
 //! what it plots over which days.
 
-use crate::web::range::{by_period, By, Range};
+use crate::web::range::{by_period, Range};
 use chrono::NaiveDate;
 
 /// Bar labels and values of `rows` (a day and its values) over the range.
@@ -14,18 +14,14 @@ pub fn chart_periods(range: &Range, rows: Vec<(NaiveDate, Vec<f64>)>) -> (Vec<St
         return (Vec::new(), Vec::new());
     };
     let periods = range.periods(first, last);
-    let values = by_period(range.by, &periods, rows);
+    let values = by_period(range, &periods, rows);
     (periods, values)
 }
 
-/// `Cost per week, the last 30 days (2026-11-01 to 2026-11-30)`; for all
+/// `Cost per week (from Monday), the last 30 days (2026-11-01 to 2026-11-30)`; for all
 /// time, the first and last period drawn.
 pub fn period_heading(what: &str, range: &Range, labels: &[String]) -> String {
-    let per = match range.by {
-        By::Day => "per day",
-        By::Week => "per week",
-        By::Month => "per month",
-    };
+    let per = range.by_words(range.by);
     let span = if range.is_all() {
         match (labels.first(), labels.last()) {
             (Some(a), Some(b)) if a != b => format!("all time ({a} to {b})"),

@@ -109,7 +109,8 @@ pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<
         .map(|r| (if r.title.is_empty() { r.session_id.clone() } else { r.title.clone() }, value(r)))
         .collect();
     let chrome = Chrome::new(&state, &snap, "Sessions", &params).with_json("/api/sessions");
-    let chart_heading = format!("{what} of the first {} sessions below, {}", items.len(), chrome.range.words());
+    let first = crate::report::labels::plural(items.len() as u64, "session", "sessions");
+    let chart_heading = format!("{what} of the first {first} below, {}", chrome.range.words());
     render(&SessionsPage {
         chrome,
         empty: snap.is_empty(),

@@ -1,12 +1,16 @@
 //! `/team`: the team report (`report::team`, what `cachewise report team`
 //! prints) of a data directory holding several people's imported bundles:
 //! per person spend, spend per active day beside the vendor's published
-//! baseline, cache hit ratio, money lost to expired caches, run-rate and
-//! top model; cost per day stacked by person. Takes `since`, `until`,
+//! baseline, cache hit ratio, money lost to expired caches and to prompt
+//! edits, run-rate (the terminal report's columns), machines and top
+//! model; the model mix; cost per day stacked by person. Takes `since`, `until`,
 //! `project` and `user`. With one person or none, how to import bundles.
 
 use crate::report::charts::{self, palette, Stacked};
-use crate::report::team::{adoption_line, notes, who, window_line, TeamReport, TeamRow};
+use crate::report::team::{
+    adoption_line, mix_cells, notes, person_cells, total_cells, who, window_line, TeamReport, TeamRow, HEADER,
+    MIX_HEADER,
+};
 use crate::web::error::WebError;
 use crate::web::layout::{render, Chrome};
 use crate::web::params::{encode, Params};
@@ -46,6 +50,30 @@ impl TeamPage {
 
     pub fn who<'a>(&self, user: &'a str) -> &'a str {
         who(user)
+    }
+
+    /// The columns of the terminal report (`report team`), in its order.
+    pub fn header(&self) -> [&'static str; 11] {
+        HEADER
+    }
+
+    /// A person's figures as the terminal report prints them.
+    pub fn cells(&self, row: &TeamRow) -> [String; 11] {
+        person_cells(row)
+    }
+
+    /// The team row as the terminal report prints it.
+    pub fn total(&self, r: &TeamReport) -> [String; 11] {
+        total_cells(r)
+    }
+
+    pub fn mix_header(&self) -> [&'static str; 5] {
+        MIX_HEADER
+    }
+
+    /// The model mix (fast mode apart), as the terminal report prints it.
+    pub fn mix(&self, r: &TeamReport) -> Vec<[String; 5]> {
+        mix_cells(r)
     }
 
     /// The model with the most spend.
@@ -109,7 +137,7 @@ pub fn person_day_chart(r: &TeamReport, width: u32) -> String {
 
 /// `GET /team?since=&until=&project=&user=`.
 pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<String>, WebError> {
-    let q = params.usage_query(state.settings().tz)?;
+    let q = params.usage_query(state.settings().tz, state.settings().week_start)?;
     let snap = state.snapshot();
     let report = if snap.is_team() {
         let s = Arc::clone(&snap);
