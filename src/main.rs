@@ -8,7 +8,9 @@ use std::process::ExitCode;
 
 /// jemalloc returns freed memory to the system (glibc's per-thread arenas
 /// kept a long-running dashboard near its peak after every large query).
-#[cfg(not(target_env = "msvc"))]
+/// `--features system-alloc` uses the system's allocator instead, for
+/// heap profilers that watch malloc (heaptrack).
+#[cfg(not(any(target_env = "msvc", feature = "system-alloc")))]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
