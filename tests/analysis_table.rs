@@ -119,7 +119,7 @@ type Verdict = ((String, String, String, String, i64, String, [u64; 5]), (String
 fn oracle(data: &Path) -> (Vec<Verdict>, Vec<f64>) {
     let store = Store::open(data).unwrap();
     let requests = frames::requests_from(&store.read(Table::Requests).unwrap().unwrap()).unwrap();
-    let calls = store.load(Table::Iterations, frames::iterations_from).unwrap();
+    let calls = store.load(Table::Calls, frames::calls_from).unwrap();
     let compactions = store.load(Table::Compactions, frames::compactions_from).unwrap();
     let p = prices();
     let thread = cachewise::analyze::thread_requests(&p, requests, &calls);

@@ -68,7 +68,7 @@ fn team_store(dir: &std::path::Path) -> (Store, PriceTable, chrono::DateTime<Utc
     let store = Store::open(dir).unwrap();
     cachewise::update::store_rows(
         &store,
-        cachewise::ingest::Rows { rows: requests, iterations: calls, compactions, ..Default::default() },
+        cachewise::ingest::Rows { rows: requests, calls, compactions, ..Default::default() },
         &prices,
     )
     .unwrap();
@@ -151,7 +151,7 @@ fn an_analysis_written_in_slices_is_the_analysis_computed_whole() {
         &store,
         cachewise::ingest::Rows {
             rows: data.requests,
-            iterations: calls,
+            calls,
             compactions: data.compactions,
             ..Default::default()
         },

@@ -39,7 +39,7 @@ fn store(dir: &Path) {
     let calls = add_calls(&data.requests, 7);
     let rows = cachewise::ingest::Rows {
         rows: data.requests,
-        iterations: calls,
+        calls,
         compactions: data.compactions,
         ..Default::default()
     };

@@ -15,7 +15,7 @@ use super::side_tables::side_tables;
 use super::touched::{split, Touched};
 use super::IngestError;
 use crate::model::columns as c;
-use crate::model::{Compaction, Iteration, Refusal, Request, SessionTitle};
+use crate::model::{Compaction, Call, Refusal, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::frames::{self, Cols};
 use crate::store::{Store, StoreError, Table};
@@ -44,8 +44,8 @@ pub struct Delta {
     pub replaced: HashSet<String>,
     pub compactions: Vec<Compaction>,
     pub titles: Vec<SessionTitle>,
-    /// New iteration rows (the calls of the new rows' lines).
-    pub iterations: Vec<Iteration>,
+    /// New call rows (the calls of the new rows' lines).
+    pub calls: Vec<Call>,
     /// New `model_refusal_fallback` lines.
     pub refusals: Vec<Refusal>,
 }
@@ -103,8 +103,8 @@ fn merge_tables_analysed(
     let classify_sessions = derive.is_some();
     let clock = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("merge: {what} after {:?}", clock.elapsed());
-    let Delta { rows, replaced, compactions, titles, iterations, refusals: new_refusals } = delta;
-    let mut calls = Calls::gather(store, base, iterations, &replaced)?;
+    let Delta { rows, replaced, compactions, titles, calls, refusals: new_refusals } = delta;
+    let mut calls = Calls::gather(store, base, calls, &replaced)?;
     let refusals = refusals(store, base, new_refusals, &replaced)?;
     let spares = match base {
         Base::Empty => None,

@@ -187,7 +187,7 @@ mod tests {
             project: project.into(),
             time: Utc.with_ymd_and_hms(2026, 3, 1, 10, minute, 0).unwrap(),
             cost_usd: cost,
-            ..crate::model::iterations::tests::request("m", tokens)
+            ..crate::model::calls::tests::request("m", tokens)
         }
     }
 

@@ -8,7 +8,7 @@
 use super::rows::analysis_rows;
 use super::sessions;
 use crate::analyze::analyze;
-use crate::model::{Compaction, Iteration, Request, Text};
+use crate::model::{Compaction, Call, Request, Text};
 use crate::pricing::PriceTable;
 use polars::prelude::*;
 use rayon::prelude::*;
@@ -35,7 +35,7 @@ pub fn sort_by_session<R: Borrow<Request>>(requests: &mut [R]) {
 /// are written.
 pub fn classify_sessions(
     requests: &[Request],
-    calls: &[Iteration],
+    calls: &[Call],
     compactions: &[Compaction],
     prices: &PriceTable,
     sides: bool,
@@ -72,7 +72,7 @@ pub fn classify_sessions(
 /// One chunk: whole sessions and their compactions.
 fn one(
     requests: &[Request],
-    calls: &[Iteration],
+    calls: &[Call],
     compactions: &[Compaction],
     prices: &PriceTable,
     sides: bool,
@@ -114,7 +114,7 @@ mod tests {
     use super::*;
 
     fn req(user: &str, session: &str) -> Request {
-        let r = crate::model::iterations::tests::request("claude-sonnet-4-5", Default::default());
+        let r = crate::model::calls::tests::request("claude-sonnet-4-5", Default::default());
         Request { user: user.into(), session_id: session.into(), ..r }
     }
 

@@ -189,7 +189,7 @@ fn analysed(
         None => Vec::new(),
     };
     sort_by_session(&mut requests);
-    let calls = store.load(Table::Iterations, frames::iterations_from)?;
+    let calls = store.load(Table::Calls, frames::calls_from)?;
     let mut compactions = store.load(Table::Compactions, frames::compactions_from)?;
     if let Some(s) = only {
         compactions.retain(|k| s.contains(&k.session_id));
@@ -239,7 +239,7 @@ impl crate::ingest::Derive for Stage<'_> {
         &self,
         store: &Store,
         mut rows: Vec<&crate::model::Request>,
-        calls: &[crate::model::Iteration],
+        calls: &[crate::model::Call],
         boundaries: &[crate::model::Compaction],
     ) -> Result<bool, crate::ingest::IngestError> {
         // Sorted as `classify_sessions` takes them while they are references, then

@@ -11,7 +11,7 @@ use crate::analyze::{
     SessionCompaction,
 };
 use crate::model::columns as c;
-use crate::model::{Compaction, Iteration, Request, TokenCounts};
+use crate::model::{Compaction, Call, Request, TokenCounts};
 use crate::pricing::Rates;
 use crate::store::frames::{f64_column, opt_f64_column, str_column, time_column, u64_column};
 use polars::prelude::*;
@@ -55,7 +55,7 @@ pub fn reports_frame(
     thread: &[Request],
     caches: &[RequestCache],
     compactions: &[Compaction],
-    calls: &[Iteration],
+    calls: &[Call],
 ) -> PolarsResult<DataFrame> {
     let reports = compaction_report(thread, caches, compactions, &CompactionParams::default());
     let last = last_main(thread);

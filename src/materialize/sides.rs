@@ -12,7 +12,7 @@ use super::Changed;
 use crate::analyze::analyze;
 use crate::model::columns as c;
 use crate::model::columns::ANALYSIS_REQUEST as REQUEST;
-use crate::model::{Compaction, Iteration};
+use crate::model::{Compaction, Call};
 use crate::pricing::PriceTable;
 use crate::store::analysis::{collect_sessions, without};
 use crate::store::frames::requests_of;
@@ -25,7 +25,7 @@ use std::collections::HashSet;
 pub(super) fn side_frames(
     rows: &DataFrame,
     compactions: &[Compaction],
-    calls: &[Iteration],
+    calls: &[Call],
     prices: &PriceTable,
 ) -> PolarsResult<[DataFrame; 2]> {
     let thread = requests_of(rows)?;
@@ -48,7 +48,7 @@ pub fn refresh_sides(store: &Store, prices: &PriceTable, changed: &Changed) -> R
     let at = |source| StoreError::Polars { path: path.clone(), source };
     let scan = super::scan(store, prices)?;
     let compactions = store.load(Table::Compactions, frames::compactions_from)?;
-    let calls = store.load(Table::Iterations, frames::iterations_from)?;
+    let calls = store.load(Table::Calls, frames::calls_from)?;
     let old = match changed {
         Changed::Sessions(s) => stored(store)?.map(|t| (t, s)),
         Changed::All => None,
@@ -83,7 +83,7 @@ pub fn refresh_sides(store: &Store, prices: &PriceTable, changed: &Changed) -> R
 pub fn sides_of(store: &Store, rows: &DataFrame, prices: &PriceTable) -> Result<[DataFrame; 2], StoreError> {
     let at = |source| StoreError::Polars { path: store.path(Table::AnalysisSessions), source };
     let compactions = store.load(Table::Compactions, frames::compactions_from)?;
-    let calls = store.load(Table::Iterations, frames::iterations_from)?;
+    let calls = store.load(Table::Calls, frames::calls_from)?;
     side_frames(rows, &compactions, &calls, prices).map_err(at)
 }
 

@@ -46,7 +46,7 @@ fn computed_later(store: &Store, prices: &PriceTable) -> AnalysisSource {
         let at = |source| StoreError::Polars { path: store.path(Table::Analysis), source };
         let rows = computed(&store, &prices)?;
         let compactions = store.load(Table::Compactions, frames::compactions_from)?;
-        let calls = store.load(Table::Iterations, frames::iterations_from)?;
+        let calls = store.load(Table::Calls, frames::calls_from)?;
         let [labels, sessions] = side_frames(&rows, &compactions, &calls, &prices).map_err(at)?;
         Ok(AnalysisFrames { rows: rows.lazy(), labels, sessions })
     }))

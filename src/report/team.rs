@@ -203,7 +203,7 @@ pub fn team(view: &StoreView, q: &Query, opts: &TeamOptions) -> Result<TeamRepor
     };
     let clock = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("report team: {what} after {:?}", clock.elapsed());
-    let calls = view.iterations()?;
+    let calls = view.calls()?;
     let selected = q.prepare(lf.clone(), Grouping::Daily)?;
     // The person days, model mix, tokens, machines and models are sums
     // over the selected requests: summed once per person, day, model and

@@ -14,7 +14,7 @@ use crate::analyze::TTL_5M_S;
 use crate::ingest::parse::{parse_bytes, Start};
 use crate::ingest::sidechain::Links;
 use crate::model::columns as c;
-use crate::model::iterations::sort_calls;
+use crate::model::calls::sort_calls;
 use crate::model::MAIN_THREAD;
 use crate::pricing::PriceTable;
 use crate::store::frames::Cols;
@@ -142,7 +142,7 @@ fn window(
         ..FileTail::default()
     };
     let mut main = Vec::new();
-    let mut calls = rows.iterations;
+    let mut calls = rows.calls;
     sort_calls(&mut calls);
     for r in rows.requests {
         fold_known(&mut tail, &r, prices.response_cost(&r, &calls));

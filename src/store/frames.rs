@@ -3,7 +3,7 @@
 
 use crate::model::columns as c;
 use crate::model::{
-    Boundary, Compaction, Interner, Iteration, Refusal, Request, SessionTitle, TitleKind, TokenCounts, DEFAULT_TRIGGER,
+    Boundary, Compaction, Interner, Call, Refusal, Request, SessionTitle, TitleKind, TokenCounts, DEFAULT_TRIGGER,
 };
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
@@ -192,9 +192,9 @@ pub fn requests_from(df: &DataFrame) -> PolarsResult<Vec<Request>> {
         .collect())
 }
 
-/// The `iterations` table.
-pub fn iterations_frame(rows: &[Iteration]) -> PolarsResult<DataFrame> {
-    let s = |name: &str, f: fn(&Iteration) -> &str| str_column(name, rows.iter().map(f));
+/// The calls table (stored as `iterations`, after the transcript's field).
+pub fn calls_frame(rows: &[Call]) -> PolarsResult<DataFrame> {
+    let s = |name: &str, f: fn(&Call) -> &str| str_column(name, rows.iter().map(f));
     let t = |name: &str, f: fn(&TokenCounts) -> u64| u64_column(name, rows.iter().map(|r| f(&r.tokens)));
     DataFrame::new(
         rows.len(),
@@ -217,8 +217,8 @@ pub fn iterations_frame(rows: &[Iteration]) -> PolarsResult<DataFrame> {
     )
 }
 
-/// Reads the `iterations` table back into rows.
-pub fn iterations_from(df: &DataFrame) -> PolarsResult<Vec<Iteration>> {
+/// Reads the calls table back into rows.
+pub fn calls_from(df: &DataFrame) -> PolarsResult<Vec<Call>> {
     let k = Cols(df);
     let (user, msg, req, source) = (k.str(c::USER)?, k.str(c::MESSAGE_ID)?, k.str(c::REQUEST_ID)?, k.str(c::SOURCE)?);
     let (line, index, kind, model) =
@@ -226,7 +226,7 @@ pub fn iterations_from(df: &DataFrame) -> PolarsResult<Vec<Iteration>> {
     let (tokens, cost) = (k.tokens()?, k.f64(c::COST_USD)?);
     let mut n = Interner::default();
     Ok((0..df.height())
-        .map(|i| Iteration {
+        .map(|i| Call {
             user: n.get(user[i]),
             message_id: msg[i].to_owned(),
             request_id: req[i].to_owned(),

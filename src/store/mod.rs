@@ -45,9 +45,9 @@ pub enum Table {
     RecentRequests,
     Compactions,
     Titles,
-    /// The API calls inside responses (`model::Iteration`), keyed by the
+    /// The API calls inside responses (`model::Call`), keyed by the
     /// line they came from; a request's kept line selects its own.
-    Iterations,
+    Calls,
     /// `model_refusal_fallback` lines (`model::Refusal`), per source file.
     Refusals,
     /// Derived: one row per session (first, last, title, totals).
@@ -72,7 +72,7 @@ impl Table {
         Table::RecentRequests,
         Table::Compactions,
         Table::Titles,
-        Table::Iterations,
+        Table::Calls,
         Table::Refusals,
         Table::Sessions,
         Table::Analysis,
@@ -88,7 +88,7 @@ impl Table {
             Table::RecentRequests => "requests-recent.parquet",
             Table::Compactions => "compactions.parquet",
             Table::Titles => "titles.parquet",
-            Table::Iterations => "iterations.parquet",
+            Table::Calls => "iterations.parquet",
             Table::Refusals => "refusals.parquet",
             Table::Sessions => "sessions.parquet",
             Table::Analysis => "analysis.parquet",

@@ -5,7 +5,7 @@
 //! - scans of the two-part tables (requests and analysis, `store::parts`),
 //!   over the files opened when the view was opened, so a writer that
 //!   replaces them meanwhile changes nothing the view reads;
-//! - the small tables (titles, iterations, compactions, refusals, sessions,
+//! - the small tables (titles, calls, compactions, refusals, sessions,
 //!   the analysis side tables), each opened with the others and decoded at
 //!   most once, when first asked for;
 //! - the manifest, the plan-limit samples, the price table of this run,
@@ -23,7 +23,7 @@ use super::frames;
 use super::manifest::Manifest;
 use super::{samples, Store, StoreError, Table};
 use crate::model::limits::{LiveCache, Sample};
-use crate::model::{Compaction, Iteration, Refusal};
+use crate::model::{Compaction, Call, Refusal};
 use crate::pricing::PriceTable;
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
@@ -87,7 +87,7 @@ pub struct Sources {
     pub requests: Option<LazyFrame>,
     /// The calls inside responses when they were priced again in memory
     /// (None: the stored table, read when first asked for).
-    pub calls: Option<Vec<Iteration>>,
+    pub calls: Option<Vec<Call>>,
     pub analysis: AnalysisSource,
 }
 
@@ -187,7 +187,7 @@ struct Inner {
     analysis_source: Source,
     analysis: OnceLock<AnalysisFrames>,
     titles: OnceLock<HashMap<String, String>>,
-    iterations: Decoded<Vec<Iteration>>,
+    calls: Decoded<Vec<Call>>,
     compactions: Decoded<Vec<Compaction>>,
     refusals: Decoded<Vec<Refusal>>,
     sessions: Decoded<DataFrame>,
@@ -231,7 +231,7 @@ impl StoreView {
             },
             analysis: OnceLock::new(),
             titles: OnceLock::new(),
-            iterations: Decoded::open(store, Table::Iterations)?,
+            calls: Decoded::open(store, Table::Calls)?,
             compactions: Decoded::open(store, Table::Compactions)?,
             refusals: Decoded::open(store, Table::Refusals)?,
             sessions: Decoded::open(store, Table::Sessions)?,
@@ -239,7 +239,7 @@ impl StoreView {
             live: OnceLock::new(),
         };
         if let Some(calls) = sources.calls {
-            let _ = inner.iterations.value.set(calls);
+            let _ = inner.calls.value.set(calls);
         }
         Ok(StoreView { inner: Arc::new(inner), now, claude: Arc::default() })
     }
@@ -341,9 +341,9 @@ impl StoreView {
     }
 
     /// The API calls inside responses, in stored order.
-    pub fn iterations(&self) -> Result<&[Iteration], StoreError> {
+    pub fn calls(&self) -> Result<&[Call], StoreError> {
         let i = &self.inner;
-        i.iterations.get(&i.store, Table::Iterations, frames::iterations_from, Vec::new).map(Vec::as_slice)
+        i.calls.get(&i.store, Table::Calls, frames::calls_from, Vec::new).map(Vec::as_slice)
     }
 
     /// Compaction and microcompact boundaries, in stored order.

@@ -20,7 +20,7 @@ use crate::ingest::sessions;
 use crate::ingest::side_tables::compaction_order;
 use crate::materialize::{self, WHAT_IF};
 use crate::model::columns as c;
-use crate::model::iterations::sort_calls;
+use crate::model::calls::sort_calls;
 use crate::model::{Compaction, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::frames::{self, Cols};
@@ -56,16 +56,16 @@ pub(super) fn scratch(
     let store = Store::open_scratch(dir.path())?;
     let own = own_analysis(&bundles, prices);
     let mut rows: Vec<Request> = Vec::new();
-    let (mut compactions, mut iterations) = (Vec::new(), Vec::new());
+    let (mut compactions, mut calls) = (Vec::new(), Vec::new());
     // A bundle decoded for this merge gives its rows up; an upload's are copied.
     for b in bundles.into_iter().map(Cow::into_owned) {
         rows.extend(b.requests);
         // A bundle's compactions are its user's (cache threads are per user).
         let user = b.meta.user;
         compactions.extend(b.compactions.into_iter().map(|c| Compaction { user: user.clone(), ..c }));
-        iterations.extend(b.iterations);
+        calls.extend(b.calls);
     }
-    let delta = Delta { rows: Chunks(vec![rows]), compactions, iterations, ..Delta::default() };
+    let delta = Delta { rows: Chunks(vec![rows]), compactions, calls, ..Delta::default() };
     let (merged, _) = merge_tables(&store, Base::Empty, delta, prices)?;
     tracing::debug!("scratch: merged after {:?}", clock.elapsed());
     let mut analysis = match own {
@@ -235,7 +235,7 @@ fn append_small_tables(team: &Store, scratches: &[Scratch]) -> Result<(), TeamEr
     let mut spares: Option<DataFrame> = None;
     for s in &stores {
         compactions.extend(s.load(Table::Compactions, frames::compactions_from)?);
-        calls.extend(s.load(Table::Iterations, frames::iterations_from)?);
+        calls.extend(s.load(Table::Calls, frames::calls_from)?);
         if let Some(df) = s.read(Table::Spares)? {
             match &mut spares {
                 None => spares = Some(df),
@@ -258,8 +258,8 @@ fn append_small_tables(team: &Store, scratches: &[Scratch]) -> Result<(), TeamEr
     sort_calls(&mut calls);
     let mut df = frames::compactions_frame(&compactions).map_err(polars(team, Table::Compactions))?;
     team.write(Table::Compactions, &mut df)?;
-    let mut df = frames::iterations_frame(&calls).map_err(polars(team, Table::Iterations))?;
-    team.write(Table::Iterations, &mut df)?;
+    let mut df = frames::calls_frame(&calls).map_err(polars(team, Table::Calls))?;
+    team.write(Table::Calls, &mut df)?;
     if let Some(mut df) = spares {
         let order = [c::USER, c::MESSAGE_ID, c::REQUEST_ID, c::SOURCE, c::LINE];
         df = df.sort(order, SortMultipleOptions::default()).map_err(polars(team, Table::Spares))?;

@@ -16,7 +16,7 @@ pub use super::integrity::{checksum, checksum_all, frame_checksum, hex};
 use super::limits::{self, BundleLimits, Chunk, Group, Verdict};
 use super::TeamError;
 use crate::model::columns as c;
-use crate::model::{Compaction, Iteration, Request};
+use crate::model::{Compaction, Call, Request};
 use crate::store::frames;
 use polars::io::parquet::read::FileMetadata;
 use polars::prelude::*;
@@ -40,8 +40,9 @@ pub(super) const V2_COLUMNS: [&str; 4] = [c::UUID, c::BOUNDARY, c::TRIGGER_WRITT
 pub const KIND_REQUEST: &str = "request";
 /// `kind` of a compaction row.
 pub const KIND_COMPACTION: &str = "compaction";
-/// `kind` of an iteration row (one API call inside a request, schema 2).
-pub const KIND_ITERATION: &str = "iteration";
+/// `kind` of a call row (one API call inside a request, schema 2), after
+/// the transcript's `usage.iterations`.
+pub const KIND_CALL: &str = "iteration";
 /// `kind` of an analysis row (one thread request's cache verdict, schema 3).
 pub const KIND_ANALYSIS: &str = "analysis";
 
@@ -54,7 +55,7 @@ pub const META_CREATED: &str = "cachewise.created";
 pub const META_HASHED: &str = "cachewise.hashed_paths";
 pub const META_REQUESTS: &str = "cachewise.requests";
 pub const META_COMPACTIONS: &str = "cachewise.compactions";
-pub const META_ITERATIONS: &str = "cachewise.iterations";
+pub const META_CALLS: &str = "cachewise.iterations";
 pub const META_CHECKSUM: &str = "cachewise.checksum";
 /// Analysis rows (schema 3): how many, and the stamp of the cache model
 /// and prices that computed them (`materialize::stamp`).
@@ -75,16 +76,16 @@ pub struct BundleMeta {
     pub hashed_paths: bool,
 }
 
-/// A bundle's rows. Requests and iterations carry `user` (and requests
+/// A bundle's rows. Requests and calls carry `user` (and requests
 /// `machine`); compactions belong to the bundle's user.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bundle {
     pub meta: BundleMeta,
     pub requests: Vec<Request>,
     pub compactions: Vec<Compaction>,
-    /// The calls of the requests' lines (`model::iterations`); empty in
+    /// The calls of the requests' lines (`model::calls`); empty in
     /// schema 1 bundles.
-    pub iterations: Vec<Iteration>,
+    pub calls: Vec<Call>,
     /// The cache model's rows (schema 3; None in older bundles and when
     /// the exporter had no analysis).
     pub analysis: Option<BundleAnalysis>,
@@ -121,12 +122,12 @@ fn meta_pairs(b: &Bundle) -> Vec<(String, String)> {
         (META_HASHED, m.hashed_paths.to_string()),
         (META_REQUESTS, b.requests.len().to_string()),
         (META_COMPACTIONS, b.compactions.len().to_string()),
-        (META_ITERATIONS, b.iterations.len().to_string()),
+        (META_CALLS, b.calls.len().to_string()),
         (
             META_CHECKSUM,
             match m.schema >= 3 {
                 true => String::new(),
-                false => checksum_all(&b.requests, &b.compactions, &b.iterations),
+                false => checksum_all(&b.requests, &b.compactions, &b.calls),
             },
         ),
     ]
@@ -166,18 +167,18 @@ fn rows_of(decoded: Decoded, origin: &str, verify: bool) -> Result<Bundle, TeamE
     if verify && meta.schema >= 3 {
         verify_checksum(&df, expected, meta.schema).map_err(damaged)?;
     }
-    let (requests, compactions, iterations) = guarded(|| split(&df)).map_err(damaged)?;
+    let (requests, compactions, calls) = guarded(|| split(&df)).map_err(damaged)?;
     let rows = guarded(|| analysis::rows_of(&df)).map_err(damaged)?;
     let analysed = rows.as_ref().map_or(0, DataFrame::height);
-    let unknown = df.height() - requests.len() - compactions.len() - iterations.len() - analysed;
+    let unknown = df.height() - requests.len() - compactions.len() - calls.len() - analysed;
     if unknown > 0 {
         return Err(damaged(format!("{unknown} row(s) of unknown kind")));
     }
-    if verify && meta.schema < 3 && expected != checksum_all(&requests, &compactions, &iterations) {
+    if verify && meta.schema < 3 && expected != checksum_all(&requests, &compactions, &calls) {
         return Err(damaged("the rows do not match the bundle's checksum".into()));
     }
     if verify {
-        check_bounds(&requests, &compactions, &iterations).map_err(damaged)?;
+        check_bounds(&requests, &compactions, &calls).map_err(damaged)?;
     }
     let analysis = match rows {
         None => None,
@@ -188,7 +189,7 @@ fn rows_of(decoded: Decoded, origin: &str, verify: bool) -> Result<Bundle, TeamE
             Some(BundleAnalysis { stamp: get(&pairs, META_ANALYSIS_STAMP).unwrap_or_default().to_owned(), rows })
         }
     };
-    Ok(Bundle { meta, requests, compactions, iterations, analysis })
+    Ok(Bundle { meta, requests, compactions, calls, analysis })
 }
 
 /// What a bundle says about itself and what it holds, counted.
@@ -354,14 +355,14 @@ fn parse_meta(pairs: &[(String, String)], origin: &str) -> Result<BundleMeta, Te
     })
 }
 
-/// Every bundle column is present with its type (the iteration columns
-/// only when there are iteration rows: schema 1 bundles lack them).
+/// Every bundle column is present with its type (the call columns
+/// only when there are call rows: schema 1 bundles lack them).
 fn check_columns(df: &DataFrame) -> Result<(), String> {
     let empty = Bundle {
         meta: empty_meta(),
         requests: Vec::new(),
         compactions: Vec::new(),
-        iterations: Vec::new(),
+        calls: Vec::new(),
         analysis: None,
     };
     let expected = bundle_frame(&empty).map_err(|e| e.to_string())?;
@@ -393,16 +394,16 @@ fn empty_meta() -> BundleMeta {
 }
 
 /// A bundle's rows by kind.
-type Rows = (Vec<Request>, Vec<Compaction>, Vec<Iteration>);
+type Rows = (Vec<Request>, Vec<Compaction>, Vec<Call>);
 
 fn split(df: &DataFrame) -> PolarsResult<Rows> {
     let kind = df.column(c::KIND)?.str()?;
     let requests = frames::requests_from(&df.filter(&kind.equal(KIND_REQUEST))?)?;
     let compactions = frames::compactions_from(&df.filter(&kind.equal(KIND_COMPACTION))?)?;
-    let calls = df.filter(&kind.equal(KIND_ITERATION))?;
-    let iterations = match calls.height() {
+    let call_rows = df.filter(&kind.equal(KIND_CALL))?;
+    let calls = match call_rows.height() {
         0 => Vec::new(),
-        _ => frames::iterations_from(&calls)?,
+        _ => frames::calls_from(&call_rows)?,
     };
-    Ok((requests, compactions, iterations))
+    Ok((requests, compactions, calls))
 }

@@ -266,7 +266,7 @@ fn delta_of(bundles: &[Cow<'_, Bundle>]) -> Delta {
         rows.extend(b.requests.iter().cloned());
         // A bundle's compactions are its user's (cache threads are per user).
         delta.compactions.extend(b.compactions.iter().map(|c| Compaction { user: b.meta.user.clone(), ..c.clone() }));
-        delta.iterations.extend(b.iterations.iter().cloned());
+        delta.calls.extend(b.calls.iter().cloned());
     }
     delta.rows = Chunks(vec![rows]);
     delta

@@ -40,7 +40,7 @@ impl CacheData {
             Some(df) => frames::requests_from(&df).unwrap(),
             None => Vec::new(),
         };
-        let calls = store.load(Table::Iterations, frames::iterations_from).unwrap();
+        let calls = store.load(Table::Calls, frames::calls_from).unwrap();
         let requests = thread_requests(prices, requests, &calls);
         let compactions = store.load(Table::Compactions, frames::compactions_from).unwrap();
         let titles = match store.read(Table::Sessions).unwrap() {
