@@ -10,7 +10,7 @@
 use super::calls::{refusals, Calls};
 use super::dedup::{full_plan, Chunks};
 use super::derive::{Changed, Derive};
-use super::sessions;
+use super::session_totals;
 use super::side_tables::side_tables;
 use super::touched::{split, Touched};
 use super::IngestError;
@@ -189,10 +189,10 @@ fn merge_tables_analysed(
                     let sessions = match sessions {
                         Some(df) => df,
                         None => {
-                            sessions::frame(&sessions::derive(&fresh, &titles)).map_err(at(store, Table::Sessions))?
+                            session_totals::frame(&session_totals::derive(&fresh, &titles)).map_err(at(store, Table::SessionTotals))?
                         }
                     };
-                    write(store, Table::Sessions, sessions)
+                    write(store, Table::SessionTotals, sessions)
                 },
             )
         },
@@ -300,7 +300,7 @@ const REQUEST_ORDER: [&str; 4] = [c::TIME, c::MESSAGE_ID, c::USER, c::REQUEST_ID
 /// Row order of the `spares` table (unique per row).
 const SPARE_ORDER: [&str; 5] = [c::USER, c::MESSAGE_ID, c::REQUEST_ID, c::SOURCE, c::LINE];
 
-/// The `sessions` table: stored rows of unchanged sessions, derived rows of
+/// The session totals: stored rows of unchanged sessions, derived rows of
 /// the others (from the rewritten requests, plus the base's rows of those
 /// sessions when only the recent part was rewritten).
 fn sessions_table(
@@ -314,25 +314,25 @@ fn sessions_table(
         let ids = Cols(df).str(c::SESSION_ID)?;
         Ok(BooleanChunked::from_iter_values("changed".into(), ids.iter().map(|s| changed.contains(*s))))
     };
-    let stored = store.read(Table::Sessions)?;
+    let stored = store.read(Table::SessionTotals)?;
     let base = match target.whole {
         true => None,
-        false => store.read_file(Table::Requests, Some(&sessions::INPUT_COLUMNS))?,
+        false => store.read_file(Table::Requests, Some(&session_totals::INPUT_COLUMNS))?,
     };
     let build = || -> PolarsResult<DataFrame> {
-        let mut input = requests.select(sessions::INPUT_COLUMNS)?;
+        let mut input = requests.select(session_totals::INPUT_COLUMNS)?;
         input = input.filter(&in_changed(&input)?)?;
         if let Some(base) = base {
             input.vstack_mut_owned(base.filter(&in_changed(&base)?)?)?;
         }
         let titles: Vec<SessionTitle> = titles.iter().filter(|t| changed.contains(&t.session_id)).cloned().collect();
-        let derived = sessions::frame(&sessions::derive_frame(&input, &titles)?)?;
+        let derived = session_totals::frame(&session_totals::derive_frame(&input, &titles)?)?;
         let Some(stored) = stored else { return Ok(derived) };
         let mut out = stored.filter(&!&in_changed(&stored)?)?;
         out.vstack_mut_owned(derived)?;
         out.sort([c::SESSION_ID], SortMultipleOptions::default())
     };
-    build().map_err(at(store, Table::Sessions))
+    build().map_err(at(store, Table::SessionTotals))
 }
 
 /// Stored rows kept plus new rows, in the table's order.

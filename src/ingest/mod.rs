@@ -14,7 +14,7 @@ pub mod parse;
 mod prefilter;
 pub mod read;
 mod rebuild;
-pub mod sessions;
+pub mod session_totals;
 pub mod side_tables;
 pub mod sidechain;
 mod skip;

@@ -6,7 +6,7 @@
 //! out in the compaction table's order, as one pass over all rows gives.
 
 use super::rows::analysis_rows;
-use super::sessions;
+use super::side_rows;
 use crate::analyze::analyze;
 use crate::model::{Compaction, Call, Request, Text};
 use crate::pricing::PriceTable;
@@ -82,8 +82,8 @@ fn one(
     let rows = analysis_rows(&thread, &caches, prices)?;
     let sides = match sides {
         true => Some([
-            sessions::labels_frame(&thread, compactions)?,
-            sessions::reports_frame(&thread, &caches, compactions, calls)?,
+            side_rows::labels_frame(&thread, compactions)?,
+            side_rows::session_analysis_frame(&thread, &caches, compactions, calls)?,
         ]),
         false => None,
     };

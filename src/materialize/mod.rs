@@ -14,7 +14,7 @@ mod classify;
 mod incremental;
 mod joined;
 mod rows;
-mod sessions;
+mod side_rows;
 mod sides;
 mod view;
 mod warm;

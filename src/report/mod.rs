@@ -24,7 +24,7 @@ pub mod query;
 pub mod render;
 pub mod resume;
 pub mod session_models;
-pub mod session_table;
+pub mod session_list;
 pub mod slices;
 pub mod stored_rows;
 pub mod summary;

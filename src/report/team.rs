@@ -222,8 +222,8 @@ pub fn team(view: &StoreView, q: &Query, opts: &TeamOptions) -> Result<TeamRepor
     lap("model mix");
     drop(ctx);
     let sessions = match &q.user {
-        Some(u) => view.session_table()?.filter(col(c::USER).eq(lit(u.clone()))),
-        None => view.session_table()?,
+        Some(u) => view.session_analysis()?.filter(col(c::USER).eq(lit(u.clone()))),
+        None => view.session_analysis()?,
     };
     let sources = cache::Sources {
         requests: rows,

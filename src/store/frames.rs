@@ -331,7 +331,7 @@ pub fn compactions_from(df: &DataFrame) -> PolarsResult<Vec<Compaction>> {
         .collect())
 }
 
-/// The `titles` table (every title line seen; `sessions` picks one).
+/// The `titles` table (every title line seen; the session totals pick one).
 pub fn titles_frame(rows: &[SessionTitle]) -> PolarsResult<DataFrame> {
     DataFrame::new(
         rows.len(),

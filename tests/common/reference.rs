@@ -43,7 +43,7 @@ impl CacheData {
         let calls = store.load(Table::Calls, frames::calls_from).unwrap();
         let requests = thread_requests(prices, requests, &calls);
         let compactions = store.load(Table::Compactions, frames::compactions_from).unwrap();
-        let titles = match store.read(Table::Sessions).unwrap() {
+        let titles = match store.read(Table::SessionTotals).unwrap() {
             Some(df) => {
                 let k = frames::Cols(&df);
                 let (ids, titles) = (k.str("session_id").unwrap(), k.str("title").unwrap());
