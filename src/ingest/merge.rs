@@ -68,7 +68,7 @@ pub fn merge(
     prices: &PriceTable,
     derive: &dyn Derive,
 ) -> Result<Merged, IngestError> {
-    let (merged, scope, stored) = merge_tables_analysed(store, base, delta, prices, Some(derive))?;
+    let (merged, scope, stored) = merge_tables_analyzed(store, base, delta, prices, Some(derive))?;
     // A rebuilt store's derived tables were computed from memory and stored
     // while the tables were written.
     if !stored {
@@ -85,7 +85,7 @@ pub fn merge_tables(
     delta: Delta,
     prices: &PriceTable,
 ) -> Result<(Merged, Changed), IngestError> {
-    let (merged, scope, _) = merge_tables_analysed(store, base, delta, prices, None)?;
+    let (merged, scope, _) = merge_tables_analyzed(store, base, delta, prices, None)?;
     Ok((merged, scope))
 }
 
@@ -93,7 +93,7 @@ pub fn merge_tables(
 /// `derive` is given, the derived tables are computed from the rows
 /// (`Derive::whole`) while the tables are written; the last value says
 /// whether they were stored so.
-fn merge_tables_analysed(
+fn merge_tables_analyzed(
     store: &Store,
     base: Base,
     delta: Delta,

@@ -169,8 +169,8 @@ fn rows_of(decoded: Decoded, origin: &str, verify: bool) -> Result<Bundle, TeamE
     }
     let (requests, compactions, calls) = guarded(|| split(&df)).map_err(damaged)?;
     let rows = guarded(|| analysis::rows_of(&df)).map_err(damaged)?;
-    let analysed = rows.as_ref().map_or(0, DataFrame::height);
-    let unknown = df.height() - requests.len() - compactions.len() - calls.len() - analysed;
+    let analyzed = rows.as_ref().map_or(0, DataFrame::height);
+    let unknown = df.height() - requests.len() - compactions.len() - calls.len() - analyzed;
     if unknown > 0 {
         return Err(damaged(format!("{unknown} row(s) of unknown kind")));
     }

@@ -103,10 +103,10 @@ fn rows(store: &Store, spec: &ExportSpec) -> Result<Bundle, TeamError> {
 pub fn export_with_analysis(store: &Store, spec: &ExportSpec, prices: &PriceTable) -> Result<Exported, TeamError> {
     let mut bundle = rows(store, spec)?;
     let polars = |source| TeamError::Polars { what: "exporting the analysis", source };
-    let analysed = materialize::load(store, prices)?;
+    let analyzed = materialize::load(store, prices)?;
     let window = (spec.since, spec.until);
-    let analysed = analysis::for_export(analysed, &spec.user, window, spec.hasher.as_ref()).map_err(polars)?;
-    bundle.analysis = Some(BundleAnalysis { stamp: materialize::stamp(prices), rows: analysed });
+    let analyzed = analysis::for_export(analyzed, &spec.user, window, spec.hasher.as_ref()).map_err(polars)?;
+    bundle.analysis = Some(BundleAnalysis { stamp: materialize::stamp(prices), rows: analyzed });
     let renamed = names::neutralise(&mut bundle).map_err(polars)?;
     Ok(Exported { bundle, renamed })
 }

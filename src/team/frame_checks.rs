@@ -36,8 +36,8 @@ pub(super) fn check(df: &DataFrame, user: &str) -> PolarsResult<Result<(usize, u
     let requests = rows_of(KIND_REQUEST, &with(&[c::USER, c::WEB_SEARCH, c::MESSAGE_ID]))?;
     let compactions = rows_of(KIND_COMPACTION, &[c::PRE_TOKENS])?;
     let analysis = analysis::rows_of(df)?;
-    let analysed = analysis.as_ref().map_or(0, DataFrame::height);
-    let unknown = df.height() - requests.height() - compactions.height() - calls.height() - analysed;
+    let analyzed = analysis.as_ref().map_or(0, DataFrame::height);
+    let unknown = df.height() - requests.height() - compactions.height() - calls.height() - analyzed;
     if unknown > 0 {
         return Ok(Err(Failed::Damaged(format!("{unknown} row(s) of unknown kind"))));
     }

@@ -189,7 +189,7 @@ pub fn import_files(
 /// People new to the store take the fast path (`append`: their bundles
 /// merged apart, the bundle's analysis rows reused, the tables appended);
 /// bundles of people the store already holds are merged with their stored
-/// rows (`ingest::merge::merge`), which analyses their sessions again.
+/// rows (`ingest::merge::merge`), which analyzes their sessions again.
 fn import_pending(
     store: &Store,
     pending: &mut [Pending<'_>],
