@@ -7,7 +7,7 @@
 //! and compaction modules and for the web UI's timeline columns.
 
 use super::prices::{rewrite_premium, RateSource, TTL_1H_S, TTL_5M_S};
-use super::threads::{thread_calls, ThreadCall, CompactionTimes, SessionTimes, ThreadIndex};
+use super::threads::{thread_calls, CompactionTimes, SessionTimes, ThreadCall, ThreadIndex};
 use crate::model::{Compaction, Request, TokenCounts, MAIN_THREAD};
 use crate::pricing::Rates;
 use serde::Serialize;

@@ -46,12 +46,7 @@ pub(super) struct Calls(pub Vec<Call>);
 impl Calls {
     /// The stored rows (none when the tables are rebuilt from the delta)
     /// without those of `replaced` files, plus `new`.
-    pub fn gather(
-        store: &Store,
-        base: Base,
-        new: Vec<Call>,
-        replaced: &HashSet<String>,
-    ) -> Result<Calls, IngestError> {
+    pub fn gather(store: &Store, base: Base, new: Vec<Call>, replaced: &HashSet<String>) -> Result<Calls, IngestError> {
         let mut rows = new;
         if base != Base::Empty {
             let mut old = store.load(Table::Calls, frames::calls_from)?;

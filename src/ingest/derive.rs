@@ -6,7 +6,7 @@
 //! once), and after them otherwise. `update` joins the two stages.
 
 use super::IngestError;
-use crate::model::{Compaction, Call, Request};
+use crate::model::{Call, Compaction, Request};
 use crate::store::Store;
 use std::collections::HashSet;
 

@@ -15,7 +15,7 @@ use super::side_tables::side_tables;
 use super::touched::{split, Touched};
 use super::IngestError;
 use crate::model::columns as c;
-use crate::model::{Compaction, Call, Refusal, Request, SessionTitle};
+use crate::model::{Call, Compaction, Refusal, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::frames::{self, Cols};
 use crate::store::{Store, StoreError, Table};
@@ -188,9 +188,8 @@ fn merge_tables_analyzed(
                     }
                     let sessions = match sessions {
                         Some(df) => df,
-                        None => {
-                            session_totals::frame(&session_totals::derive(&fresh, &titles)).map_err(at(store, Table::SessionTotals))?
-                        }
+                        None => session_totals::frame(&session_totals::derive(&fresh, &titles))
+                            .map_err(at(store, Table::SessionTotals))?,
                     };
                     write(store, Table::SessionTotals, sessions)
                 },

@@ -23,7 +23,7 @@ mod touched;
 pub mod upgrade;
 mod usage;
 
-use crate::model::{Compaction, Call, Request, SessionTitle};
+use crate::model::{Call, Compaction, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::manifest::{Manifest, STORE_SCHEMA, UPGRADABLE_SCHEMAS};
 use crate::store::{Store, StoreError, Table};
@@ -263,14 +263,8 @@ pub fn store_rows_with_calls(
     derive: &dyn Derive,
 ) -> Result<(usize, UnknownModels), IngestError> {
     let Rows { rows, calls, compactions, titles } = given;
-    let delta = Delta {
-        rows: Chunks(vec![rows]),
-        replaced: HashSet::new(),
-        compactions,
-        titles,
-        calls,
-        ..Delta::default()
-    };
+    let delta =
+        Delta { rows: Chunks(vec![rows]), replaced: HashSet::new(), compactions, titles, calls, ..Delta::default() };
     let merged = merge(store, Base::Empty, delta, prices, derive)?;
     Ok((merged.requests, merged.unknown))
 }

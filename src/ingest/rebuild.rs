@@ -12,7 +12,7 @@ use super::discover::{discover, SourceFile};
 use super::merge::{merge, Base, Delta};
 use super::read::{read_file, FileRead};
 use super::{key, pricing_fingerprint, IngestError, Outcome, Progress};
-use crate::model::{Compaction, Call, Refusal, Request, SessionTitle};
+use crate::model::{Call, Compaction, Refusal, Request, SessionTitle};
 use crate::pricing::PriceTable;
 use crate::store::frames;
 use crate::store::manifest::{Manifest, STORE_SCHEMA};

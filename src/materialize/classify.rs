@@ -8,7 +8,7 @@
 use super::rows::analysis_rows;
 use super::side_rows;
 use crate::analyze::analyze;
-use crate::model::{Compaction, Call, Request, Text};
+use crate::model::{Call, Compaction, Request, Text};
 use crate::pricing::PriceTable;
 use polars::prelude::*;
 use rayon::prelude::*;

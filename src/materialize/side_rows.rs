@@ -13,7 +13,7 @@ use crate::analyze::{
     SessionCompaction,
 };
 use crate::model::columns as c;
-use crate::model::{Compaction, Call, Request, TokenCounts};
+use crate::model::{Call, Compaction, Request, TokenCounts};
 use crate::pricing::Rates;
 use crate::store::frames::{f64_column, opt_f64_column, str_column, time_column, u64_column};
 use polars::prelude::*;

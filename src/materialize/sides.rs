@@ -12,7 +12,7 @@ use super::Changed;
 use crate::analyze::analyze;
 use crate::model::columns as c;
 use crate::model::columns::ANALYSIS_REQUEST as REQUEST;
-use crate::model::{Compaction, Call};
+use crate::model::{Call, Compaction};
 use crate::pricing::PriceTable;
 use crate::store::analysis::{collect_sessions, without};
 use crate::store::frames::requests_of;

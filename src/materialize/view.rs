@@ -32,7 +32,8 @@ pub fn view(store: &Store, prices: &PriceTable, now: DateTime<Utc>) -> Result<St
 /// tables opened.
 fn stored(store: &Store, prices: &PriceTable) -> Result<Option<AnalysisSource>, StoreError> {
     let open = |t: Table| File::open(store.path(t)).ok();
-    let (Some(labels), Some(session_analysis)) = (open(Table::AnalysisCompactions), open(Table::SessionAnalysis)) else {
+    let (Some(labels), Some(session_analysis)) = (open(Table::AnalysisCompactions), open(Table::SessionAnalysis))
+    else {
         return Ok(None);
     };
     let Some(parts) = store.open_analysis(&stamp(prices))? else { return Ok(None) };

@@ -2,9 +2,9 @@
 //! (`calls`), compactions, session titles,
 //! and the column names that store them (defined once, in `columns`).
 
+pub mod calls;
 pub mod columns;
 pub mod count;
-pub mod calls;
 pub mod limits;
 pub mod money;
 pub mod name;

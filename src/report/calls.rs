@@ -6,8 +6,8 @@
 //! and refused attempts of any selection (count and cost). Hands
 //! `report::usage` a split frame and `CallTotals`.
 
-use crate::model::columns as c;
 use crate::model::calls::calls_range;
+use crate::model::columns as c;
 use crate::model::Call;
 use crate::pricing::WEB_SEARCH_USD;
 use crate::report::query::label;
@@ -116,9 +116,8 @@ pub fn split_by_model(
     }
     let mut split = df.take(&IdxCa::from_vec("take".into(), take))?;
     let model = Column::new(c::MODEL.into(), parts.iter().map(|p| p.0.model.as_str()).collect::<Vec<_>>());
-    let u = |name: &str, f: fn(&Call) -> u64| {
-        Column::new(name.into(), parts.iter().map(|p| f(p.0)).collect::<Vec<u64>>())
-    };
+    let u =
+        |name: &str, f: fn(&Call) -> u64| Column::new(name.into(), parts.iter().map(|p| f(p.0)).collect::<Vec<u64>>());
     split.with_column(model)?;
     if key_is_model || sub_is_model {
         let speed = Cols(&split).str(c::SPEED)?;

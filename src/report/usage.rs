@@ -225,12 +225,7 @@ fn distinct_models(rows: &DataFrame) -> PolarsResult<Vec<String>> {
 /// each session's, of the selected rows (`selected`, with the calls' key
 /// columns), each request made of several calls split by model when the
 /// report is by model or broken down by model.
-fn with_calls(
-    mut selected: DataFrame,
-    grouping: Grouping,
-    q: &Query,
-    stored_calls: &[Call],
-) -> PolarsResult<Grouped> {
+fn with_calls(mut selected: DataFrame, grouping: Grouping, q: &Query, stored_calls: &[Call]) -> PolarsResult<Grouped> {
     let matched = calls::match_rows(&selected, stored_calls)?;
     let per_request = |i: usize| CallTotals::of(&stored_calls[matched[i].1.clone()]);
     let total_calls = (0..matched.len()).map(per_request).fold(CallTotals::default(), |a, b| a + b);

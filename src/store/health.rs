@@ -10,7 +10,8 @@ use std::fs::File;
 use std::io::BufReader;
 
 /// Every table a written store holds (the recent part comes and goes).
-pub const REQUIRED: [Table; 5] = [Table::Requests, Table::Spares, Table::Compactions, Table::Titles, Table::SessionTotals];
+pub const REQUIRED: [Table; 5] =
+    [Table::Requests, Table::Spares, Table::Compactions, Table::Titles, Table::SessionTotals];
 
 /// One table that cannot be trusted.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -47,10 +47,7 @@ impl Store {
     /// `calls_priced` give them, priced once: the stored scan and no calls
     /// (read from their file when asked for) when the stored costs are
     /// `prices`'s, else both priced in memory.
-    pub fn priced_sources(
-        &self,
-        prices: &PriceTable,
-    ) -> Result<(Option<LazyFrame>, Option<Vec<Call>>), StoreError> {
+    pub fn priced_sources(&self, prices: &PriceTable) -> Result<(Option<LazyFrame>, Option<Vec<Call>>), StoreError> {
         if self.priced_with(prices)? {
             return Ok((self.scan_requests()?, None));
         }

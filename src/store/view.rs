@@ -23,7 +23,7 @@ use super::frames;
 use super::manifest::Manifest;
 use super::{samples, Store, StoreError, Table};
 use crate::model::limits::{LiveCache, Sample};
-use crate::model::{Compaction, Call, Refusal};
+use crate::model::{Call, Compaction, Refusal};
 use crate::pricing::PriceTable;
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
@@ -337,8 +337,8 @@ impl StoreView {
         if let Some(t) = self.inner.titles.get() {
             return Ok(t);
         }
-        let titles =
-            titles_of(self.session_totals()?).map_err(|e| StoreError::damaged(self.inner.store.path(Table::SessionTotals), &e))?;
+        let titles = titles_of(self.session_totals()?)
+            .map_err(|e| StoreError::damaged(self.inner.store.path(Table::SessionTotals), &e))?;
         Ok(self.inner.titles.get_or_init(|| titles))
     }
 

@@ -4,7 +4,7 @@
 //! and the reader's column check share.
 
 use super::analysis;
-use super::bundle::{Bundle, BundleMeta, KIND_ANALYSIS, KIND_COMPACTION, KIND_CALL, KIND_REQUEST, V2_COLUMNS};
+use super::bundle::{Bundle, BundleMeta, KIND_ANALYSIS, KIND_CALL, KIND_COMPACTION, KIND_REQUEST, V2_COLUMNS};
 use crate::model::columns as c;
 use crate::store::frames;
 use polars::prelude::*;
@@ -41,13 +41,13 @@ pub(super) fn column_order() -> Vec<&'static str> {
     ]);
     names.extend([c::TRIGGER, c::PRE_TOKENS]);
     names.extend(V2_COLUMNS);
-    names.extend(ITERATION_COLUMNS);
+    names.extend(CALL_COLUMNS);
     names.extend(analysis::own_columns().into_iter().map(|(n, _)| n));
     names
 }
 
 /// Columns of call rows only; schema 1 bundles lack them.
-pub(super) const ITERATION_COLUMNS: [&str; 2] = [c::ITERATION, c::ITERATION_TYPE];
+pub(super) const CALL_COLUMNS: [&str; 2] = [c::ITERATION, c::ITERATION_TYPE];
 
 /// Requests rows, then compaction rows and call rows, each with the
 /// columns of the other kinds null.

@@ -7,7 +7,7 @@
 //! of requests and compactions.
 
 use super::analysis;
-use super::bundle::{Bundle, KIND_COMPACTION, KIND_CALL, KIND_REQUEST};
+use super::bundle::{Bundle, KIND_CALL, KIND_COMPACTION, KIND_REQUEST};
 use super::TeamError;
 use crate::ingest::parse::MAX_WEB_SEARCHES;
 use crate::model::columns as c;

@@ -8,7 +8,7 @@
 
 use super::bundle::hex;
 use super::TeamError;
-use crate::model::{Compaction, Call, Request};
+use crate::model::{Call, Compaction, Request};
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 use std::fs;

@@ -6,7 +6,7 @@
 //! checksum and calls both when it reads.
 
 use crate::ingest::parse::MAX_WEB_SEARCHES;
-use crate::model::{Boundary, Compaction, Call, Request, MAX_TOKENS};
+use crate::model::{Boundary, Call, Compaction, Request, MAX_TOKENS};
 use polars::prelude::*;
 use sha2::{Digest, Sha256};
 use std::io::Write;
@@ -145,11 +145,7 @@ pub fn hex(bytes: &[u8]) -> String {
 
 /// Every token count is within `MAX_TOKENS` (10^9 per field per request),
 /// as the transcript parser requires, so no sum over imported rows can wrap.
-pub(super) fn check_bounds(
-    requests: &[Request],
-    compactions: &[Compaction],
-    calls: &[Call],
-) -> Result<(), String> {
+pub(super) fn check_bounds(requests: &[Request], compactions: &[Compaction], calls: &[Call]) -> Result<(), String> {
     if let Some((i, (field, v))) = calls.iter().enumerate().find_map(|(i, c)| c.tokens.above_bound().map(|b| (i, b))) {
         return Err(format!("call row {}: {field} {v} is above the bound of {MAX_TOKENS} tokens per request", i + 1));
     }

@@ -16,8 +16,8 @@
 use super::support::{bundle_of, bytes_of, cw, json as json_of, prices, row};
 use super::team_sql::{compare_figures, compare_queries, sql_files, team_sql};
 use cachewise::analyze::CacheClass;
-use cachewise::model::columns as c;
 use cachewise::model::calls::{ADVISOR, MESSAGE};
+use cachewise::model::columns as c;
 use cachewise::model::{Call, Request, TokenCounts};
 use cachewise::report::calls;
 use cachewise::report::query::{Grouping, Query};

@@ -2,7 +2,7 @@
 //! read and bounded per line, kept for the line that wins its request, and
 //! handed out as call rows when the file is done.
 
-use super::{LineCall, FileParser, FileRows};
+use super::{FileParser, FileRows, LineCall};
 use crate::ingest::line::Usage;
 use crate::ingest::usage::counts;
 use crate::model::calls::{self, Call};
