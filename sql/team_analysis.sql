@@ -1,7 +1,7 @@
 -- One row per thread request's cache verdict from any set of bundles: the
 -- rows of kind 'analysis' (bundle schema 3, computed on each person's
 -- machine), copies of one row (a bundle imported twice) counted once.
--- Overlapping exports of one person are analysed again by cachewise's
+-- Overlapping exports of one person are analyzed again by cachewise's
 -- import; over such bundles this keeps the copy with the most output.
 -- Input: table `bundles`: bundle files read as one table (docs/bundle-schema.md).
 -- Output: the columns of the stored analysis table, without the what-if ones.

@@ -119,7 +119,7 @@ type Verdict = ((String, String, String, String, i64, String, [u64; 5]), (String
 fn oracle(data: &Path) -> (Vec<Verdict>, Vec<f64>) {
     let store = Store::open(data).unwrap();
     let requests = frames::requests_from(&store.read(Table::Requests).unwrap().unwrap()).unwrap();
-    let calls = store.load(Table::Iterations, frames::iterations_from).unwrap();
+    let calls = store.load(Table::Calls, frames::calls_from).unwrap();
     let compactions = store.load(Table::Compactions, frames::compactions_from).unwrap();
     let p = prices();
     let thread = cachewise::analyze::thread_requests(&p, requests, &calls);
@@ -212,12 +212,12 @@ fn warm_by_search(df: &DataFrame) -> Vec<(bool, bool)> {
 }
 
 /// Every check of one store: as from scratch, as the cache model, warm flags.
-/// The side tables (compaction labels, the session table) as sorted text
+/// The side tables (compaction labels, the session analysis) as sorted text
 /// rows, to compare an incremental store with a fresh one.
 fn sides(data: &Path) -> Vec<Vec<String>> {
     let store = Store::open(data).unwrap();
     let mut out = Vec::new();
-    for t in [Table::AnalysisCompactions, Table::AnalysisSessions] {
+    for t in [Table::AnalysisCompactions, Table::SessionAnalysis] {
         let df = store.read_file(t, None).unwrap().expect("a side table");
         let mut rows: Vec<String> = (0..df.height())
             .map(|i| df.columns().iter().map(|c| format!("{:?}", c.get(i).unwrap())).collect::<Vec<_>>().join("|"))
@@ -369,7 +369,7 @@ fn a_rebuild_and_the_recovery_of_a_damaged_store_write_the_analysis_table() {
     rebuild(&[root.path().to_path_buf()], &store, &prices(), &Silent, chrono::Utc::now()).unwrap();
     same_rows(&stored(data.path()), &good).unwrap();
     // A damaged derived table makes the next ingest rebuild the store.
-    fs::write(store.path(Table::Sessions), b"damaged").unwrap();
+    fs::write(store.path(Table::SessionTotals), b"damaged").unwrap();
     store.remove(Table::Analysis).unwrap();
     let o = ingest(&[root.path().to_path_buf()], &store, &prices(), &Silent, chrono::Utc::now()).unwrap();
     assert!(o.rebuilt.is_some());

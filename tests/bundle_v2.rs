@@ -51,7 +51,7 @@ fn rows() -> Vec<Compaction> {
 #[test]
 fn microcompacts_and_v2_fields_travel_in_a_bundle() {
     assert_eq!(BUNDLE_SCHEMA, 4);
-    let b = Bundle { meta: meta(), requests: Vec::new(), compactions: rows(), iterations: Vec::new(), analysis: None };
+    let b = Bundle { meta: meta(), requests: Vec::new(), compactions: rows(), calls: Vec::new(), analysis: None };
     let back = read_bundle(&bundle_bytes(&b).unwrap(), "test").unwrap();
     assert_eq!(back.compactions, rows());
 }
@@ -86,7 +86,7 @@ fn a_schema_1_bundle_still_reads_and_its_checksum_holds() {
         meta: BundleMeta { schema: 1, ..meta() },
         requests: Vec::new(),
         compactions: plain.clone(),
-        iterations: Vec::new(),
+        calls: Vec::new(),
         analysis: None,
     };
     let old = as_schema_1(&bundle_bytes(&b).unwrap());

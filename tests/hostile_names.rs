@@ -107,7 +107,7 @@ fn fixture() -> Fixture {
     for c in &mut b.compactions {
         c.user = CTRL_USER.into();
     }
-    for i in &mut b.iterations {
+    for i in &mut b.calls {
         i.user = CTRL_USER.into();
     }
     b.analysis = None;

@@ -105,14 +105,14 @@ fn one_call_equal_to_the_usage_changes_nothing() {
     );
     close(t.cost_usd, SINGLE_COST);
     let store = Store::open(data.path()).unwrap();
-    assert!(store.load(Table::Iterations, frames::iterations_from).unwrap().is_empty(), "nothing worth a row");
+    assert!(store.load(Table::Calls, frames::calls_from).unwrap().is_empty(), "nothing worth a row");
 }
 
 #[test]
 fn stored_calls_keep_type_model_and_tokens_but_no_content() {
     let (_root, data) = one_file(&[advisor("s1", 1, 0), refusal("s1", 2, 1)]);
     let store = Store::open(data.path()).unwrap();
-    let calls = store.load(Table::Iterations, frames::iterations_from).unwrap();
+    let calls = store.load(Table::Calls, frames::calls_from).unwrap();
     let shape: Vec<(&str, u32, &str, &str)> =
         calls.iter().map(|i| (i.message_id.as_str(), i.index, i.kind.as_str(), i.model.as_str())).collect();
     assert_eq!(
@@ -176,7 +176,7 @@ fn bundles_carry_the_calls_and_older_bundles_still_import() {
         created: common::t0(),
     };
     let bundle = export(&Store::open(data.path()).unwrap(), &spec).unwrap();
-    assert_eq!((bundle.meta.schema, bundle.iterations.len()), (cachewise::team::BUNDLE_SCHEMA, 7));
+    assert_eq!((bundle.meta.schema, bundle.calls.len()), (cachewise::team::BUNDLE_SCHEMA, 7));
     let read = read_bundle(&bundle_bytes(&bundle).unwrap(), "alice").unwrap();
     assert_eq!(read, bundle, "round trip");
     let team = tempfile::tempdir().unwrap();
@@ -192,11 +192,11 @@ fn bundles_carry_the_calls_and_older_bundles_still_import() {
     // A schema 1 bundle (no iteration columns) of another person imports.
     let mut old = export(&Store::open(data.path()).unwrap(), &ExportSpec { user: "bob".into(), hasher: None, ..spec });
     let old = old.as_mut().unwrap();
-    old.iterations.clear();
+    old.calls.clear();
     old.meta.schema = 1;
     let bytes = schema_1_bytes(old);
     let old = read_bundle(&bytes, "bob").unwrap();
-    assert!(old.iterations.is_empty());
+    assert!(old.calls.is_empty());
     import(&store, &[Incoming { origin: "bob".into(), bundle: old }], &prices(), common::t0()).unwrap();
     assert_eq!(report(team.path(), Grouping::Daily, false).total.requests, 6);
 }
@@ -310,7 +310,7 @@ fn hostile_calls_are_bounded_and_cleaned() {
     let o = run(root.path(), data.path());
     assert_eq!(o.problems.bad, 1, "65 calls on one line fail that line only");
     assert!(o.problems.samples[0].reason.contains("usage.iterations has 65 entries (at most 64)"));
-    let calls = Store::open(data.path()).unwrap().load(Table::Iterations, frames::iterations_from).unwrap();
+    let calls = Store::open(data.path()).unwrap().load(Table::Calls, frames::calls_from).unwrap();
     assert_eq!(calls.len(), 2);
     assert_eq!(calls[1].kind, "advisor_message[31m", "control characters dropped");
     assert_eq!((calls[1].model.chars().count(), calls[1].model.starts_with("claude-x")), (100, true));
@@ -373,7 +373,7 @@ fn a_pushed_bundle_s_calls_belong_to_the_token_s_user() {
         DEFAULT_MAX_BYTES,
     );
     accept_bundle(&state, Some(&format!("Bearer {token}")), &bytes, common::t0()).unwrap();
-    let calls = Store::open(team.path()).unwrap().load(Table::Iterations, frames::iterations_from).unwrap();
+    let calls = Store::open(team.path()).unwrap().load(Table::Calls, frames::calls_from).unwrap();
     assert_eq!(calls.len(), 3);
     assert!(calls.iter().all(|c| c.user == "alice"), "{calls:?}");
     let models = report(team.path(), Grouping::Model, false);

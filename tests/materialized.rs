@@ -68,7 +68,7 @@ fn team_store(dir: &std::path::Path) -> (Store, PriceTable, chrono::DateTime<Utc
     let store = Store::open(dir).unwrap();
     cachewise::update::store_rows(
         &store,
-        cachewise::ingest::Rows { rows: requests, iterations: calls, compactions, ..Default::default() },
+        cachewise::ingest::Rows { rows: requests, calls, compactions, ..Default::default() },
         &prices,
     )
     .unwrap();
@@ -149,12 +149,7 @@ fn an_analysis_written_in_slices_is_the_analysis_computed_whole() {
     let store = Store::open(dir.path()).unwrap();
     cachewise::update::store_rows(
         &store,
-        cachewise::ingest::Rows {
-            rows: data.requests,
-            iterations: calls,
-            compactions: data.compactions,
-            ..Default::default()
-        },
+        cachewise::ingest::Rows { rows: data.requests, calls, compactions: data.compactions, ..Default::default() },
         &prices,
     )
     .unwrap();

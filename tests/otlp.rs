@@ -37,12 +37,8 @@ fn end() -> DateTime<Utc> {
 fn store(dir: &Path) {
     let data = generate(5, &SynthSpec::demo(end()));
     let calls = add_calls(&data.requests, 7);
-    let rows = cachewise::ingest::Rows {
-        rows: data.requests,
-        iterations: calls,
-        compactions: data.compactions,
-        ..Default::default()
-    };
+    let rows =
+        cachewise::ingest::Rows { rows: data.requests, calls, compactions: data.compactions, ..Default::default() };
     cachewise::update::store_rows(&Store::open(dir).unwrap(), rows, &PriceTable::embedded().unwrap()).unwrap();
 }
 

@@ -43,6 +43,6 @@ fn real_corpus_matches_reference_figures() {
     // No transcript of the corpus logs a non-empty `usage.iterations`: no
     // calls are stored, and the figures above are the top-level usage's.
     assert!(daily.calls.is_empty());
-    let calls = store.load(cachewise::store::Table::Iterations, cachewise::store::frames::iterations_from).unwrap();
+    let calls = store.load(cachewise::store::Table::Calls, cachewise::store::frames::calls_from).unwrap();
     assert!(calls.is_empty());
 }

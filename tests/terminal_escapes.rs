@@ -95,7 +95,7 @@ fn user_name_with_escape_is_sanitised_in_import_and_report_team() {
     (b.meta.user, b.meta.machine, b.analysis) = (user.into(), "m\x1b[5m1".into(), None);
     b.requests.iter_mut().for_each(|r| (r.user, r.machine) = (user.into(), "m\x1b[5m1".into()));
     b.compactions.iter_mut().for_each(|c| c.user = user.into());
-    b.iterations.iter_mut().for_each(|i| i.user = user.into());
+    b.calls.iter_mut().for_each(|i| i.user = user.into());
     std::fs::write(&bundle, cachewise::team::bundle_bytes(&b).unwrap()).unwrap();
     let out = clean_output(&cachewise(None, &team, &["import", bundle.to_str().unwrap()]), "import");
     assert!(out.contains("[2J]8;;http://evil.examplemallory]8;;@m[5m1: 1 requests"), "{out}");

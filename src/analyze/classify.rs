@@ -7,7 +7,7 @@
 //! and compaction modules and for the web UI's timeline columns.
 
 use super::prices::{rewrite_premium, RateSource, TTL_1H_S, TTL_5M_S};
-use super::threads::{thread_calls, Call, CompactionTimes, SessionTimes, ThreadIndex};
+use super::threads::{thread_calls, CompactionTimes, SessionTimes, ThreadCall, ThreadIndex};
 use crate::model::{Compaction, Request, TokenCounts, MAIN_THREAD};
 use crate::pricing::Rates;
 use serde::Serialize;
@@ -264,7 +264,7 @@ fn miss_cost(t: &TokenCounts, rates: Option<&Rates>, b: u64) -> f64 {
 fn classify_thread(requests: &[Request], thread: &[usize], comp: &CompactionTimes<'_>, out: &mut [RequestCache]) {
     let Some(&first) = thread.first() else { return };
     let comp = comp.of_session(&requests[first]);
-    let mut prev: Option<Call<'_>> = None;
+    let mut prev: Option<ThreadCall<'_>> = None;
     let mut lineage_ttl: Option<u32> = None;
     let mut lineage_first = first;
     for call in thread_calls(requests, thread) {

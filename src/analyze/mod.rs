@@ -74,5 +74,5 @@ pub use summary::{
     Tally,
 };
 pub use thread_rows::{thread_requests, thread_rows};
-pub use threads::{last_main, thread_calls, time_order, Call};
+pub use threads::{last_main, thread_calls, time_order, ThreadCall};
 pub use what_if::{policy_cost, policy_row, request_what_if, PolicyRow, SharedPrefixIndex, WhatIf, WriteMix};

@@ -3,8 +3,8 @@
 //! of its thread per `message`/`fallback_message` call, priced at its own
 //! model. Hands `materialize` the rows it classifies.
 
-use crate::model::iterations::{cache_calls, calls_of};
-use crate::model::{Iteration, Request};
+use crate::model::calls::{cache_calls, calls_of};
+use crate::model::{Call, Request};
 use crate::pricing::PriceTable;
 use std::borrow::Cow;
 
@@ -14,8 +14,8 @@ use std::borrow::Cow;
 /// order (consecutive, so the thread order keeps them), each with its own
 /// model, tokens and cost; its web searches go with the first. Advisor
 /// calls belong to no thread, so their cost is not in these rows.
-/// `calls` is the stored iterations table, sorted as stored.
-pub fn thread_requests(prices: &PriceTable, requests: Vec<Request>, calls: &[Iteration]) -> Vec<Request> {
+/// `calls` is the stored calls table, sorted as stored.
+pub fn thread_requests(prices: &PriceTable, requests: Vec<Request>, calls: &[Call]) -> Vec<Request> {
     match thread_rows(prices, &requests, calls) {
         Cow::Borrowed(_) => requests,
         Cow::Owned(rows) => rows,
@@ -24,7 +24,7 @@ pub fn thread_requests(prices: &PriceTable, requests: Vec<Request>, calls: &[Ite
 
 /// `thread_requests` over borrowed rows: the rows themselves when none
 /// of them has calls of its own (nothing is copied), else new rows.
-pub fn thread_rows<'a>(prices: &PriceTable, requests: &'a [Request], calls: &[Iteration]) -> Cow<'a, [Request]> {
+pub fn thread_rows<'a>(prices: &PriceTable, requests: &'a [Request], calls: &[Call]) -> Cow<'a, [Request]> {
     let Some(first) = requests.iter().position(|r| !calls_of(calls, r).is_empty()) else {
         return Cow::Borrowed(requests);
     };

@@ -90,7 +90,7 @@ fn thread_ranks(requests: &[Request]) -> Vec<u32> {
 
 /// One API call of a thread, as the classifier sees it (cache-model §1).
 #[derive(Debug, Clone, Copy)]
-pub struct Call<'a> {
+pub struct ThreadCall<'a> {
     /// Index of the request the call belongs to.
     pub request: usize,
     pub tokens: &'a TokenCounts,
@@ -100,12 +100,12 @@ pub struct Call<'a> {
 /// The calls of one thread, in order: the one place a thread's sequence of
 /// calls is built. Today one call per request; a request made of several
 /// API calls (`usage.iterations`, cache-model §1 v2) becomes several calls
-/// here, in list order, when the iterations table is merged in (the
+/// here, in list order, when the calls table is merged in (the
 /// classifier already takes tokens, model and the previous prompt from the
-/// calls; it still writes one `RequestCache` per `Call::request`, so calls
+/// calls; it still writes one `RequestCache` per `ThreadCall::request`, so calls
 /// sharing a request need their own output slot then).
-pub fn thread_calls<'a>(requests: &'a [Request], thread: &'a [usize]) -> impl Iterator<Item = Call<'a>> + 'a {
-    thread.iter().map(move |&i| Call { request: i, tokens: &requests[i].tokens, model: &requests[i].model })
+pub fn thread_calls<'a>(requests: &'a [Request], thread: &'a [usize]) -> impl Iterator<Item = ThreadCall<'a>> + 'a {
+    thread.iter().map(move |&i| ThreadCall { request: i, tokens: &requests[i].tokens, model: &requests[i].model })
 }
 
 /// Boundary times of one `(user, session)`, sorted.

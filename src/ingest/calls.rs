@@ -1,4 +1,4 @@
-//! The `iterations` table in a merge. Its rows are keyed by the line they
+//! The calls table (`Table::Calls`) in a merge. Its rows are keyed by the line they
 //! came from (`user`, `message_id`, `request_id`, `source`, `line`, index),
 //! so they need no deduplication of their own: whichever line deduplication
 //! keeps for a request, its calls are the rows with that line's key. A merge
@@ -10,8 +10,8 @@
 
 use super::merge::Base;
 use super::IngestError;
-use crate::model::iterations::{iteration_line_key, sort_calls};
-use crate::model::{Iteration, Refusal, Request};
+use crate::model::calls::{call_line_key, sort_calls};
+use crate::model::{Call, Refusal, Request};
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::{frames, Store, Table};
 use std::collections::HashSet;
@@ -39,28 +39,23 @@ pub(super) fn refusals(
     Ok(Some(df))
 }
 
-/// Every iteration row after a merge, sorted by line key and index.
+/// Every call row after a merge, sorted by line key and index.
 #[derive(Debug, Default)]
-pub(super) struct Calls(pub Vec<Iteration>);
+pub(super) struct Calls(pub Vec<Call>);
 
 impl Calls {
     /// The stored rows (none when the tables are rebuilt from the delta)
     /// without those of `replaced` files, plus `new`.
-    pub fn gather(
-        store: &Store,
-        base: Base,
-        new: Vec<Iteration>,
-        replaced: &HashSet<String>,
-    ) -> Result<Calls, IngestError> {
+    pub fn gather(store: &Store, base: Base, new: Vec<Call>, replaced: &HashSet<String>) -> Result<Calls, IngestError> {
         let mut rows = new;
         if base != Base::Empty {
-            let mut old = store.load(Table::Iterations, frames::iterations_from)?;
+            let mut old = store.load(Table::Calls, frames::calls_from)?;
             old.retain(|i| !replaced.contains(i.source.as_str()));
             rows.extend(old);
         }
         // Stable: of two copies of one row, the new one (first) stays.
         sort_calls(&mut rows);
-        rows.dedup_by(|a, b| a.index == b.index && iteration_line_key(a) == iteration_line_key(b));
+        rows.dedup_by(|a, b| a.index == b.index && call_line_key(a) == call_line_key(b));
         Ok(Calls(rows))
     }
 
@@ -74,10 +69,10 @@ impl Calls {
 
     /// Writes the table.
     pub fn write(&self, store: &Store) -> Result<(), IngestError> {
-        let mut df = frames::iterations_frame(&self.0)
-            .map_err(|source| crate::store::StoreError::Polars { path: store.path(Table::Iterations), source })?;
+        let mut df = frames::calls_frame(&self.0)
+            .map_err(|source| crate::store::StoreError::Polars { path: store.path(Table::Calls), source })?;
         df.rechunk_mut();
-        store.write(Table::Iterations, &mut df)?;
+        store.write(Table::Calls, &mut df)?;
         Ok(())
     }
 }

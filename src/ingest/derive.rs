@@ -6,7 +6,7 @@
 //! once), and after them otherwise. `update` joins the two stages.
 
 use super::IngestError;
-use crate::model::{Compaction, Iteration, Request};
+use crate::model::{Call, Compaction, Request};
 use crate::store::Store;
 use std::collections::HashSet;
 
@@ -28,7 +28,7 @@ pub trait Derive: Sync {
         &self,
         store: &Store,
         rows: Vec<&Request>,
-        calls: &[Iteration],
+        calls: &[Call],
         boundaries: &[Compaction],
     ) -> Result<bool, IngestError>;
 
@@ -44,7 +44,7 @@ pub trait Derive: Sync {
 pub struct Nothing;
 
 impl Derive for Nothing {
-    fn whole(&self, _: &Store, _: Vec<&Request>, _: &[Iteration], _: &[Compaction]) -> Result<bool, IngestError> {
+    fn whole(&self, _: &Store, _: Vec<&Request>, _: &[Call], _: &[Compaction]) -> Result<bool, IngestError> {
         Ok(false)
     }
 

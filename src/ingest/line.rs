@@ -229,13 +229,13 @@ pub struct Usage<'a> {
     pub inference_geo: Text<'a>,
     /// One entry per API call inside the response (2.1.x), when logged.
     #[serde(borrow)]
-    pub iterations: Option<Vec<IterationUsage<'a>>>,
+    pub iterations: Option<Vec<CallUsage<'a>>>,
 }
 
 /// One entry of `usage.iterations`: its type, model and token fields.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct IterationUsage<'a> {
+pub struct CallUsage<'a> {
     #[serde(rename = "type", borrow)]
     pub kind: Text<'a>,
     #[serde(borrow)]

@@ -10,12 +10,12 @@
 use super::calls::{refusals, Calls};
 use super::dedup::{full_plan, Chunks};
 use super::derive::{Changed, Derive};
-use super::sessions;
+use super::session_totals;
 use super::side_tables::side_tables;
 use super::touched::{split, Touched};
 use super::IngestError;
 use crate::model::columns as c;
-use crate::model::{Compaction, Iteration, Refusal, Request, SessionTitle};
+use crate::model::{Call, Compaction, Refusal, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::frames::{self, Cols};
 use crate::store::{Store, StoreError, Table};
@@ -44,8 +44,8 @@ pub struct Delta {
     pub replaced: HashSet<String>,
     pub compactions: Vec<Compaction>,
     pub titles: Vec<SessionTitle>,
-    /// New iteration rows (the calls of the new rows' lines).
-    pub iterations: Vec<Iteration>,
+    /// New call rows (the calls of the new rows' lines).
+    pub calls: Vec<Call>,
     /// New `model_refusal_fallback` lines.
     pub refusals: Vec<Refusal>,
 }
@@ -68,7 +68,7 @@ pub fn merge(
     prices: &PriceTable,
     derive: &dyn Derive,
 ) -> Result<Merged, IngestError> {
-    let (merged, scope, stored) = merge_tables_analysed(store, base, delta, prices, Some(derive))?;
+    let (merged, scope, stored) = merge_tables_analyzed(store, base, delta, prices, Some(derive))?;
     // A rebuilt store's derived tables were computed from memory and stored
     // while the tables were written.
     if !stored {
@@ -85,7 +85,7 @@ pub fn merge_tables(
     delta: Delta,
     prices: &PriceTable,
 ) -> Result<(Merged, Changed), IngestError> {
-    let (merged, scope, _) = merge_tables_analysed(store, base, delta, prices, None)?;
+    let (merged, scope, _) = merge_tables_analyzed(store, base, delta, prices, None)?;
     Ok((merged, scope))
 }
 
@@ -93,7 +93,7 @@ pub fn merge_tables(
 /// `derive` is given, the derived tables are computed from the rows
 /// (`Derive::whole`) while the tables are written; the last value says
 /// whether they were stored so.
-fn merge_tables_analysed(
+fn merge_tables_analyzed(
     store: &Store,
     base: Base,
     delta: Delta,
@@ -103,8 +103,8 @@ fn merge_tables_analysed(
     let classify_sessions = derive.is_some();
     let clock = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("merge: {what} after {:?}", clock.elapsed());
-    let Delta { rows, replaced, compactions, titles, iterations, refusals: new_refusals } = delta;
-    let mut calls = Calls::gather(store, base, iterations, &replaced)?;
+    let Delta { rows, replaced, compactions, titles, calls, refusals: new_refusals } = delta;
+    let mut calls = Calls::gather(store, base, calls, &replaced)?;
     let refusals = refusals(store, base, new_refusals, &replaced)?;
     let spares = match base {
         Base::Empty => None,
@@ -188,11 +188,10 @@ fn merge_tables_analysed(
                     }
                     let sessions = match sessions {
                         Some(df) => df,
-                        None => {
-                            sessions::frame(&sessions::derive(&fresh, &titles)).map_err(at(store, Table::Sessions))?
-                        }
+                        None => session_totals::frame(&session_totals::derive(&fresh, &titles))
+                            .map_err(at(store, Table::SessionTotals))?,
                     };
-                    write(store, Table::Sessions, sessions)
+                    write(store, Table::SessionTotals, sessions)
                 },
             )
         },
@@ -300,7 +299,7 @@ const REQUEST_ORDER: [&str; 4] = [c::TIME, c::MESSAGE_ID, c::USER, c::REQUEST_ID
 /// Row order of the `spares` table (unique per row).
 const SPARE_ORDER: [&str; 5] = [c::USER, c::MESSAGE_ID, c::REQUEST_ID, c::SOURCE, c::LINE];
 
-/// The `sessions` table: stored rows of unchanged sessions, derived rows of
+/// The session totals: stored rows of unchanged sessions, derived rows of
 /// the others (from the rewritten requests, plus the base's rows of those
 /// sessions when only the recent part was rewritten).
 fn sessions_table(
@@ -314,25 +313,25 @@ fn sessions_table(
         let ids = Cols(df).str(c::SESSION_ID)?;
         Ok(BooleanChunked::from_iter_values("changed".into(), ids.iter().map(|s| changed.contains(*s))))
     };
-    let stored = store.read(Table::Sessions)?;
+    let stored = store.read(Table::SessionTotals)?;
     let base = match target.whole {
         true => None,
-        false => store.read_file(Table::Requests, Some(&sessions::INPUT_COLUMNS))?,
+        false => store.read_file(Table::Requests, Some(&session_totals::INPUT_COLUMNS))?,
     };
     let build = || -> PolarsResult<DataFrame> {
-        let mut input = requests.select(sessions::INPUT_COLUMNS)?;
+        let mut input = requests.select(session_totals::INPUT_COLUMNS)?;
         input = input.filter(&in_changed(&input)?)?;
         if let Some(base) = base {
             input.vstack_mut_owned(base.filter(&in_changed(&base)?)?)?;
         }
         let titles: Vec<SessionTitle> = titles.iter().filter(|t| changed.contains(&t.session_id)).cloned().collect();
-        let derived = sessions::frame(&sessions::derive_frame(&input, &titles)?)?;
+        let derived = session_totals::frame(&session_totals::derive_frame(&input, &titles)?)?;
         let Some(stored) = stored else { return Ok(derived) };
         let mut out = stored.filter(&!&in_changed(&stored)?)?;
         out.vstack_mut_owned(derived)?;
         out.sort([c::SESSION_ID], SortMultipleOptions::default())
     };
-    build().map_err(at(store, Table::Sessions))
+    build().map_err(at(store, Table::SessionTotals))
 }
 
 /// Stored rows kept plus new rows, in the table's order.

@@ -14,7 +14,7 @@ pub mod parse;
 mod prefilter;
 pub mod read;
 mod rebuild;
-pub mod sessions;
+pub mod session_totals;
 pub mod side_tables;
 pub mod sidechain;
 mod skip;
@@ -23,7 +23,7 @@ mod touched;
 pub mod upgrade;
 mod usage;
 
-use crate::model::{Compaction, Iteration, Request, SessionTitle};
+use crate::model::{Call, Compaction, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::manifest::{Manifest, STORE_SCHEMA, UPGRADABLE_SCHEMAS};
 use crate::store::{Store, StoreError, Table};
@@ -217,7 +217,7 @@ fn apply(
         delta.rows.0.push(r.rows.requests);
         delta.compactions.extend(r.rows.compactions);
         delta.titles.extend(r.rows.titles);
-        delta.iterations.extend(r.rows.iterations);
+        delta.calls.extend(r.rows.calls);
         delta.refusals.extend(r.rows.refusals);
         manifest.files.insert(k, r.state);
     }
@@ -242,35 +242,29 @@ pub fn store_rows(
     prices: &PriceTable,
     derive: &dyn Derive,
 ) -> Result<(usize, UnknownModels), IngestError> {
-    store_rows_with_calls(store, Rows { rows, iterations: Vec::new(), compactions, titles }, prices, derive)
+    store_rows_with_calls(store, Rows { rows, calls: Vec::new(), compactions, titles }, prices, derive)
 }
 
 /// Candidate rows of some source, with what goes with them.
 #[derive(Debug, Default)]
 pub struct Rows {
     pub rows: Vec<Request>,
-    /// The iteration rows of the candidate rows' lines.
-    pub iterations: Vec<Iteration>,
+    /// The call rows of the candidate rows' lines.
+    pub calls: Vec<Call>,
     pub compactions: Vec<Compaction>,
     pub titles: Vec<SessionTitle>,
 }
 
-/// `store_rows`, with the iteration rows of the candidate rows' lines.
+/// `store_rows`, with the call rows of the candidate rows' lines.
 pub fn store_rows_with_calls(
     store: &Store,
     given: Rows,
     prices: &PriceTable,
     derive: &dyn Derive,
 ) -> Result<(usize, UnknownModels), IngestError> {
-    let Rows { rows, iterations, compactions, titles } = given;
-    let delta = Delta {
-        rows: Chunks(vec![rows]),
-        replaced: HashSet::new(),
-        compactions,
-        titles,
-        iterations,
-        ..Delta::default()
-    };
+    let Rows { rows, calls, compactions, titles } = given;
+    let delta =
+        Delta { rows: Chunks(vec![rows]), replaced: HashSet::new(), compactions, titles, calls, ..Delta::default() };
     let merged = merge(store, Base::Empty, delta, prices, derive)?;
     Ok((merged.requests, merged.unknown))
 }

@@ -12,7 +12,7 @@ use super::sidechain::Links;
 use super::soft::{BadLine, Problems};
 pub use super::usage::MAX_WEB_SEARCHES;
 use super::usage::{out_of_bounds, tokens_of};
-use crate::model::iterations::{self, Iteration, Refusal};
+use crate::model::calls::{redundant, Call, Refusal};
 use crate::model::{Boundary, Compaction, Interner, Request, SessionTitle, Text, TitleKind, TokenCounts, MAIN_THREAD};
 use chrono::{DateTime, TimeDelta, Utc};
 use rustc_hash::FxHashMap as HashMap;
@@ -40,8 +40,8 @@ pub struct FileRows {
     pub compactions: Vec<Compaction>,
     pub titles: Vec<SessionTitle>,
     /// The API calls of the kept lines that logged more than the request
-    /// row says (`model::iterations`).
-    pub iterations: Vec<Iteration>,
+    /// row says (`model::calls`).
+    pub calls: Vec<Call>,
     /// `model_refusal_fallback` lines.
     pub refusals: Vec<Refusal>,
     pub problems: Problems,
@@ -60,7 +60,7 @@ struct FileParser<'f, 'l> {
     /// One `Text` per value the file repeats.
     names: Interner,
     /// The calls of `rows.requests[i]`'s kept line, by `i`.
-    calls: HashMap<usize, Vec<Call>>,
+    calls: HashMap<usize, Vec<LineCall>>,
     /// A line with its content cut out (`skip`), reused.
     cut: Vec<u8>,
     /// The values every request of the file shares, interned once.
@@ -85,7 +85,7 @@ struct Same {
 }
 
 /// One entry of a line's `usage.iterations`: type, model, tokens.
-type Call = (Text, Text, TokenCounts);
+type LineCall = (Text, Text, TokenCounts);
 
 /// Parses the complete lines of `data`, which starts at `start` in `file`;
 /// `links` holds the sidechain links of the lines before `start`, and is
@@ -296,7 +296,7 @@ impl FileParser<'_, '_> {
         let top = tokens_of(usage);
         // A request's tokens are the sum over its calls (reference §2.4).
         let tokens = if calls.is_empty() { top } else { calls.iter().map(|c| c.2).sum() };
-        let calls = if iterations::redundant(&calls, model, &top) { Vec::new() } else { calls };
+        let calls = if redundant(&calls, model, &top) { Vec::new() } else { calls };
         let request_id = l.request_id.as_str();
         // A response's lines follow each other: the request last seen is
         // tried before the key is built and looked up.

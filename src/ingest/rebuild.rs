@@ -2,7 +2,7 @@
 //! damaged derived tables): every transcript that exists is read again from
 //! the start; the rows of transcripts deleted since are kept from whatever
 //! table still reads (requests base, recent part, spares, titles,
-//! compactions, iterations, refusals); then every table and the manifest
+//! compactions, calls, refusals); then every table and the manifest
 //! are written anew. Hands on an `Outcome` whose `rebuilt` says plainly
 //! which tables could not be read and which deleted transcripts' rows went
 //! with them.
@@ -12,7 +12,7 @@ use super::discover::{discover, SourceFile};
 use super::merge::{merge, Base, Delta};
 use super::read::{read_file, FileRead};
 use super::{key, pricing_fingerprint, IngestError, Outcome, Progress};
-use crate::model::{Compaction, Iteration, Refusal, Request, SessionTitle};
+use crate::model::{Call, Compaction, Refusal, Request, SessionTitle};
 use crate::pricing::PriceTable;
 use crate::store::frames;
 use crate::store::manifest::{Manifest, STORE_SCHEMA};
@@ -116,7 +116,7 @@ pub(super) fn rebuild_locked(
     let mut delta = Delta {
         compactions: salvaged.compactions,
         titles: salvaged.titles,
-        iterations: salvaged.iterations,
+        calls: salvaged.calls,
         refusals: salvaged.refusals,
         ..Delta::default()
     };
@@ -127,7 +127,7 @@ pub(super) fn rebuild_locked(
         delta.rows.0.push(r.rows.requests);
         delta.compactions.extend(r.rows.compactions);
         delta.titles.extend(r.rows.titles);
-        delta.iterations.extend(r.rows.iterations);
+        delta.calls.extend(r.rows.calls);
         delta.refusals.extend(r.rows.refusals);
         manifest.files.insert(key(&r.file), r.state);
     }
@@ -188,7 +188,7 @@ struct Salvaged {
     compactions: Vec<Compaction>,
     titles: Vec<SessionTitle>,
     /// The calls of their lines, and their refusal lines.
-    iterations: Vec<Iteration>,
+    calls: Vec<Call>,
     refusals: Vec<Refusal>,
     /// Whether every table that held requests was read.
     requests_complete: bool,
@@ -227,13 +227,13 @@ fn salvage(store: &Store, exists: &HashSet<String>, written: bool, notes: &mut R
     };
     let titles = side(Table::Titles).and_then(|df| frames::titles_from(&df).ok()).unwrap_or_default();
     let compactions = side(Table::Compactions).and_then(|df| frames::compactions_from(&df).ok()).unwrap_or_default();
-    let iterations = side(Table::Iterations).and_then(|df| frames::iterations_from(&df).ok()).unwrap_or_default();
+    let calls = side(Table::Calls).and_then(|df| frames::calls_from(&df).ok()).unwrap_or_default();
     let refusals = side(Table::Refusals).and_then(|df| frames::refusals_from(&df).ok()).unwrap_or_default();
     Salvaged {
         requests: requests.into_iter().map(|r| Request { cost_usd: 0.0, ..r }).collect(),
         titles: titles.into_iter().filter(|t| gone(&t.source)).collect(),
         compactions: compactions.into_iter().filter(|c| gone(&c.source)).collect(),
-        iterations: iterations.into_iter().filter(|i| gone(&i.source)).collect(),
+        calls: calls.into_iter().filter(|i| gone(&i.source)).collect(),
         refusals: refusals.into_iter().filter(|r| gone(&r.source)).collect(),
         requests_complete: complete,
     }

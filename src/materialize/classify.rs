@@ -6,9 +6,9 @@
 //! out in the compaction table's order, as one pass over all rows gives.
 
 use super::rows::analysis_rows;
-use super::sessions;
+use super::side_rows;
 use crate::analyze::analyze;
-use crate::model::{Compaction, Iteration, Request, Text};
+use crate::model::{Call, Compaction, Request, Text};
 use crate::pricing::PriceTable;
 use polars::prelude::*;
 use rayon::prelude::*;
@@ -35,7 +35,7 @@ pub fn sort_by_session<R: Borrow<Request>>(requests: &mut [R]) {
 /// are written.
 pub fn classify_sessions(
     requests: &[Request],
-    calls: &[Iteration],
+    calls: &[Call],
     compactions: &[Compaction],
     prices: &PriceTable,
     sides: bool,
@@ -72,7 +72,7 @@ pub fn classify_sessions(
 /// One chunk: whole sessions and their compactions.
 fn one(
     requests: &[Request],
-    calls: &[Iteration],
+    calls: &[Call],
     compactions: &[Compaction],
     prices: &PriceTable,
     sides: bool,
@@ -82,8 +82,8 @@ fn one(
     let rows = analysis_rows(&thread, &caches, prices)?;
     let sides = match sides {
         true => Some([
-            sessions::labels_frame(&thread, compactions)?,
-            sessions::reports_frame(&thread, &caches, compactions, calls)?,
+            side_rows::labels_frame(&thread, compactions)?,
+            side_rows::session_analysis_frame(&thread, &caches, compactions, calls)?,
         ]),
         false => None,
     };
@@ -114,7 +114,7 @@ mod tests {
     use super::*;
 
     fn req(user: &str, session: &str) -> Request {
-        let r = crate::model::iterations::tests::request("claude-sonnet-4-5", Default::default());
+        let r = crate::model::calls::tests::request("claude-sonnet-4-5", Default::default());
         Request { user: user.into(), session_id: session.into(), ..r }
     }
 

@@ -14,7 +14,7 @@ mod classify;
 mod incremental;
 mod joined;
 mod rows;
-mod sessions;
+mod side_rows;
 mod sides;
 mod view;
 mod warm;
@@ -98,7 +98,7 @@ pub fn write(store: &Store, prices: &PriceTable, df: DataFrame) -> Result<usize,
 }
 
 /// The analysis rows (without the what-if columns) of every stored
-/// session, computed now (team import analyses one person's bundles so).
+/// session, computed now (team import analyzes one person's bundles so).
 pub fn rows(store: &Store, prices: &PriceTable) -> Result<DataFrame, StoreError> {
     compute(store, prices, None)
 }
@@ -147,7 +147,7 @@ pub fn load(store: &Store, prices: &PriceTable) -> Result<DataFrame, StoreError>
 /// their costs `prices`'s (`Store::requests_priced`): a reader's fallback.
 pub(crate) fn computed(store: &Store, prices: &PriceTable) -> Result<DataFrame, StoreError> {
     let path = store.path(Table::Analysis);
-    let df = analysed(store, store.requests_priced(prices)?, prices, None, false)?.0;
+    let df = analyzed(store, store.requests_priced(prices)?, prices, None, false)?.0;
     finish(df).map_err(|source| StoreError::Polars { path, source })
 }
 
@@ -155,7 +155,7 @@ pub(crate) fn computed(store: &Store, prices: &PriceTable) -> Result<DataFrame, 
 /// `only` these session ids. The writers' path: the stored costs are the
 /// ones the merge just computed with `prices`.
 fn compute(store: &Store, prices: &PriceTable, only: Option<&HashSet<String>>) -> Result<DataFrame, StoreError> {
-    Ok(analysed(store, store.scan_requests()?, prices, only, false)?.0)
+    Ok(analyzed(store, store.scan_requests()?, prices, only, false)?.0)
 }
 
 /// `compute`, with the side tables of the same sessions.
@@ -164,13 +164,13 @@ fn compute_with_sides(
     prices: &PriceTable,
     only: Option<&HashSet<String>>,
 ) -> Result<(DataFrame, [DataFrame; 2]), StoreError> {
-    let (rows, sides) = analysed(store, store.scan_requests()?, prices, only, true)?;
+    let (rows, sides) = analyzed(store, store.scan_requests()?, prices, only, true)?;
     Ok((rows, sides.unwrap_or_else(sides::empty_sides)))
 }
 
 /// The analysis rows of every session of `requests` (the stored requests),
 /// or of `only` these, and (`sides`) their side tables.
-fn analysed(
+fn analyzed(
     store: &Store,
     requests: Option<LazyFrame>,
     prices: &PriceTable,
@@ -189,7 +189,7 @@ fn analysed(
         None => Vec::new(),
     };
     sort_by_session(&mut requests);
-    let calls = store.load(Table::Iterations, frames::iterations_from)?;
+    let calls = store.load(Table::Calls, frames::calls_from)?;
     let mut compactions = store.load(Table::Compactions, frames::compactions_from)?;
     if let Some(s) = only {
         compactions.retain(|k| s.contains(&k.session_id));
@@ -239,7 +239,7 @@ impl crate::ingest::Derive for Stage<'_> {
         &self,
         store: &Store,
         mut rows: Vec<&crate::model::Request>,
-        calls: &[crate::model::Iteration],
+        calls: &[crate::model::Call],
         boundaries: &[crate::model::Compaction],
     ) -> Result<bool, crate::ingest::IngestError> {
         // Sorted as `classify_sessions` takes them while they are references, then

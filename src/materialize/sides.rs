@@ -7,12 +7,12 @@
 //! made (an ingest, a bundle's own analysis) the side tables follow them.
 //! `frames` hands views the three tables.
 
-use super::sessions::{labels_frame, reports_frame};
+use super::side_rows::{labels_frame, session_analysis_frame};
 use super::Changed;
 use crate::analyze::analyze;
 use crate::model::columns as c;
 use crate::model::columns::ANALYSIS_REQUEST as REQUEST;
-use crate::model::{Compaction, Iteration};
+use crate::model::{Call, Compaction};
 use crate::pricing::PriceTable;
 use crate::store::analysis::{collect_sessions, without};
 use crate::store::frames::requests_of;
@@ -25,7 +25,7 @@ use std::collections::HashSet;
 pub(super) fn side_frames(
     rows: &DataFrame,
     compactions: &[Compaction],
-    calls: &[Iteration],
+    calls: &[Call],
     prices: &PriceTable,
 ) -> PolarsResult<[DataFrame; 2]> {
     let thread = requests_of(rows)?;
@@ -33,7 +33,7 @@ pub(super) fn side_frames(
     let comps: Vec<Compaction> =
         compactions.iter().filter(|k| ids.contains(&(k.user.as_str(), k.session_id.as_str()))).cloned().collect();
     let caches = analyze(&thread, &comps, prices);
-    Ok([labels_frame(&thread, &comps)?, reports_frame(&thread, &caches, &comps, calls)?])
+    Ok([labels_frame(&thread, &comps)?, session_analysis_frame(&thread, &caches, &comps, calls)?])
 }
 
 /// The analysis rows `filter` selects, with the columns a request needs.
@@ -44,11 +44,11 @@ fn rows_where(scan: &LazyFrame, filter: Expr) -> PolarsResult<DataFrame> {
 /// Brings the side tables up to date with the stored analysis rows: the
 /// sessions `changed` names, or every person's, one person at a time.
 pub fn refresh_sides(store: &Store, prices: &PriceTable, changed: &Changed) -> Result<(), StoreError> {
-    let path = store.path(Table::AnalysisSessions);
+    let path = store.path(Table::SessionAnalysis);
     let at = |source| StoreError::Polars { path: path.clone(), source };
     let scan = super::scan(store, prices)?;
     let compactions = store.load(Table::Compactions, frames::compactions_from)?;
-    let calls = store.load(Table::Iterations, frames::iterations_from)?;
+    let calls = store.load(Table::Calls, frames::calls_from)?;
     let old = match changed {
         Changed::Sessions(s) => stored(store)?.map(|t| (t, s)),
         Changed::All => None,
@@ -81,9 +81,9 @@ pub fn refresh_sides(store: &Store, prices: &PriceTable, changed: &Changed) -> R
 /// depend on their own sessions alone (a team import computes them in the
 /// person's scratch store, from rows a fraction of the team's).
 pub fn sides_of(store: &Store, rows: &DataFrame, prices: &PriceTable) -> Result<[DataFrame; 2], StoreError> {
-    let at = |source| StoreError::Polars { path: store.path(Table::AnalysisSessions), source };
+    let at = |source| StoreError::Polars { path: store.path(Table::SessionAnalysis), source };
     let compactions = store.load(Table::Compactions, frames::compactions_from)?;
-    let calls = store.load(Table::Iterations, frames::iterations_from)?;
+    let calls = store.load(Table::Calls, frames::calls_from)?;
     side_frames(rows, &compactions, &calls, prices).map_err(at)
 }
 
@@ -97,7 +97,7 @@ pub fn append_sides(
     new: Vec<[DataFrame; 2]>,
     onto_stored: bool,
 ) -> Result<(), StoreError> {
-    let at = |source| StoreError::Polars { path: store.path(Table::AnalysisSessions), source };
+    let at = |source| StoreError::Polars { path: store.path(Table::SessionAnalysis), source };
     let mut parts = Vec::with_capacity(new.len() + 1);
     if onto_stored {
         match stored(store)? {
@@ -117,7 +117,7 @@ pub(super) fn store_sides(
     new: [DataFrame; 2],
     only: Option<&HashSet<String>>,
 ) -> Result<(), StoreError> {
-    let at = |source| StoreError::Polars { path: store.path(Table::AnalysisSessions), source };
+    let at = |source| StoreError::Polars { path: store.path(Table::SessionAnalysis), source };
     let mut parts = Vec::new();
     if let Some(sessions) = only {
         match stored(store)? {
@@ -139,7 +139,7 @@ pub(super) fn empty_sides() -> [DataFrame; 2] {
 
 /// Writes the side tables (derived: a torn one is computed again).
 fn write_sides(store: &Store, [labels, reports]: [DataFrame; 2]) -> Result<(), StoreError> {
-    for (t, mut df) in [(Table::AnalysisCompactions, labels), (Table::AnalysisSessions, reports)] {
+    for (t, mut df) in [(Table::AnalysisCompactions, labels), (Table::SessionAnalysis, reports)] {
         df.rechunk_mut();
         store.atomic_write_derived(&store.path(t), |w| ParquetWriter::new(w).finish(&mut df).map(|_| ()))?;
     }
@@ -148,7 +148,7 @@ fn write_sides(store: &Store, [labels, reports]: [DataFrame; 2]) -> Result<(), S
 
 /// True when both side tables are there.
 pub(super) fn stored_exist(store: &Store) -> bool {
-    [Table::AnalysisCompactions, Table::AnalysisSessions].iter().all(|t| store.path(*t).exists())
+    [Table::AnalysisCompactions, Table::SessionAnalysis].iter().all(|t| store.path(*t).exists())
 }
 
 /// The stored side tables, when both read.
@@ -158,7 +158,7 @@ fn stored(store: &Store) -> Result<Option<[DataFrame; 2]>, StoreError> {
         Err(StoreError::Damaged { .. }) => Ok(None),
         Err(e) => Err(e),
     };
-    Ok(read(Table::AnalysisCompactions)?.zip(read(Table::AnalysisSessions)?).map(|(l, r)| [l, r]))
+    Ok(read(Table::AnalysisCompactions)?.zip(read(Table::SessionAnalysis)?).map(|(l, r)| [l, r]))
 }
 
 /// The parts stacked, table by table (empty tables when there are none).
@@ -175,6 +175,6 @@ fn stack(parts: Vec<[DataFrame; 2]>) -> PolarsResult<[DataFrame; 2]> {
     }
     match out {
         Some(o) => Ok(o),
-        None => Ok([labels_frame(&[], &[])?, reports_frame(&[], &[], &[], &[])?]),
+        None => Ok([labels_frame(&[], &[])?, session_analysis_frame(&[], &[], &[], &[])?]),
     }
 }

@@ -32,11 +32,12 @@ pub fn view(store: &Store, prices: &PriceTable, now: DateTime<Utc>) -> Result<St
 /// tables opened.
 fn stored(store: &Store, prices: &PriceTable) -> Result<Option<AnalysisSource>, StoreError> {
     let open = |t: Table| File::open(store.path(t)).ok();
-    let (Some(labels), Some(sessions)) = (open(Table::AnalysisCompactions), open(Table::AnalysisSessions)) else {
+    let (Some(labels), Some(session_analysis)) = (open(Table::AnalysisCompactions), open(Table::SessionAnalysis))
+    else {
         return Ok(None);
     };
     let Some(parts) = store.open_analysis(&stamp(prices))? else { return Ok(None) };
-    Ok(Some(AnalysisSource::Stored { rows: Box::new(store.scan_analysis(parts)?), labels, sessions }))
+    Ok(Some(AnalysisSource::Stored { rows: Box::new(store.scan_analysis(parts)?), labels, session_analysis }))
 }
 
 /// The analysis of every stored request, computed when first asked for.
@@ -46,8 +47,8 @@ fn computed_later(store: &Store, prices: &PriceTable) -> AnalysisSource {
         let at = |source| StoreError::Polars { path: store.path(Table::Analysis), source };
         let rows = computed(&store, &prices)?;
         let compactions = store.load(Table::Compactions, frames::compactions_from)?;
-        let calls = store.load(Table::Iterations, frames::iterations_from)?;
-        let [labels, sessions] = side_frames(&rows, &compactions, &calls, &prices).map_err(at)?;
-        Ok(AnalysisFrames { rows: rows.lazy(), labels, sessions })
+        let calls = store.load(Table::Calls, frames::calls_from)?;
+        let [labels, session_analysis] = side_frames(&rows, &compactions, &calls, &prices).map_err(at)?;
+        Ok(AnalysisFrames { rows: rows.lazy(), labels, session_analysis })
     }))
 }

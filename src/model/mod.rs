@@ -1,10 +1,10 @@
-//! Typed rows shared by every stage: requests, the calls inside them
-//! (`iterations`), compactions, session titles,
+//! Typed rows shared by every stage: requests, the API calls inside them
+//! (`calls`), compactions, session titles,
 //! and the column names that store them (defined once, in `columns`).
 
+pub mod calls;
 pub mod columns;
 pub mod count;
-pub mod iterations;
 pub mod limits;
 pub mod money;
 pub mod name;
@@ -14,7 +14,7 @@ pub mod stdin;
 mod text;
 mod tokens;
 
-pub use iterations::{Iteration, Refusal};
+pub use calls::{Call, Refusal};
 pub use name::{line_name_fault, name_fault, safe_name, NameFault, MAX_NAME};
 pub use reason::server_reason;
 pub use rows::{Boundary, Compaction, Request, SessionTitle, TitleKind, DEFAULT_TRIGGER, MAIN_THREAD};

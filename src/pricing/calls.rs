@@ -6,14 +6,14 @@
 //! per thread call, are `analyze::thread_requests`.)
 
 use super::{PriceTable, UnknownModels, WEB_SEARCH_USD};
-use crate::model::iterations::{calls_of, calls_range, request_line_key};
-use crate::model::{Iteration, Request};
+use crate::model::calls::{calls_of, calls_range, request_line_key};
+use crate::model::{Call, Request};
 
 impl PriceTable {
     /// Sets `cost_usd` on every call of `req` and returns the request's cost:
     /// the calls' costs plus its web searches. A call whose model has no
     /// price costs 0 and is counted in `unknown`.
-    pub fn price_calls(&self, req: &Request, calls: &mut [Iteration], unknown: &mut UnknownModels) -> f64 {
+    pub fn price_calls(&self, req: &Request, calls: &mut [Call], unknown: &mut UnknownModels) -> f64 {
         let mut total = req.web_search as f64 * WEB_SEARCH_USD;
         for call in calls {
             // The call as a request of its own: its model and tokens, the
@@ -34,7 +34,7 @@ impl PriceTable {
     /// Prices `r` from its calls in `sorted_calls` (sorted as the store
     /// keeps them) when its line logged any, setting each call's cost;
     /// else leaves the price `price_all` set.
-    pub fn price_from_calls(&self, r: &mut Request, sorted_calls: &mut [Iteration], unknown: &mut UnknownModels) {
+    pub fn price_from_calls(&self, r: &mut Request, sorted_calls: &mut [Call], unknown: &mut UnknownModels) {
         let range = calls_range(sorted_calls, request_line_key(r));
         if !range.is_empty() {
             r.cost_usd = self.price_calls(r, &mut sorted_calls[range], unknown);
@@ -45,7 +45,7 @@ impl PriceTable {
     /// own models when `sorted_calls` (sorted by line key, then index, as
     /// the store keeps them) holds any for its kept line, else the request
     /// at its model; unknown models cost 0.
-    pub fn response_cost(&self, req: &Request, sorted_calls: &[Iteration]) -> f64 {
+    pub fn response_cost(&self, req: &Request, sorted_calls: &[Call]) -> f64 {
         let own = calls_of(sorted_calls, req);
         if own.is_empty() {
             return self.cost(req).unwrap_or(0.0);

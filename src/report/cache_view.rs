@@ -1,7 +1,7 @@
 //! The cache report as queries over the stored analysis columns of a
 //! `StoreView`: the query's rows are selected by polars (days, project,
 //! user, session), then summed in one pass over their columns, overall,
-//! per day and per session. Stale sessions read the session table's last
+//! per day and per session. Stale sessions read the session analysis' last
 //! main-thread rows, the compaction figures the analysis side tables, the
 //! idle-compaction what-if its gap rows and the project medians. Nothing
 //! walks request objects and nothing is classified here. Also the view's
@@ -77,7 +77,7 @@ impl StoreView {
 
     /// The people of a team store, sorted (local rows name nobody).
     pub fn users(&self) -> Result<Vec<String>, ReportError> {
-        let df = self.session_table()?.select([col(c::USER)]).unique(None, UniqueKeepStrategy::Any).collect()?;
+        let df = self.session_analysis()?.select([col(c::USER)]).unique(None, UniqueKeepStrategy::Any).collect()?;
         let mut users: Vec<String> =
             Cols(&df).str(c::USER)?.into_iter().filter(|u| !u.is_empty()).map(str::to_owned).collect();
         users.sort_unstable();
@@ -85,9 +85,9 @@ impl StoreView {
     }
 
     /// Each session's models, most requests first (every person's copy
-    /// counted), from the session table.
+    /// counted), from the session analysis.
     pub fn session_models(&self) -> Result<HashMap<String, Vec<String>>, ReportError> {
-        let df = self.session_table()?.select([col(c::SESSION_ID), col(c::MODELS)]).collect()?;
+        let df = self.session_analysis()?.select([col(c::SESSION_ID), col(c::MODELS)]).collect()?;
         let k = Cols(&df);
         let (sid, models) = (k.str(c::SESSION_ID)?, k.str(c::MODELS)?);
         let mut counts: HashMap<&str, HashMap<String, u64>> = HashMap::new();
@@ -281,7 +281,7 @@ fn session_stats(
 
 /// The compaction reports of the sessions `ids` names, by user and session.
 fn compaction_reports(view: &StoreView, ids: &HashSet<&str>) -> Result<Vec<SessionCompaction>, ReportError> {
-    let df = view.session_table()?.collect()?;
+    let df = view.session_analysis()?.collect()?;
     let k = Cols(&df);
     let (user, sid, json) = (k.str(c::USER)?, k.str(c::SESSION_ID)?, k.str(c::COMPACTION_REPORT)?);
     let mut order: Vec<usize> = (0..df.height()).filter(|&i| ids.contains(sid[i])).collect();

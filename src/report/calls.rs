@@ -6,9 +6,9 @@
 //! and refused attempts of any selection (count and cost). Hands
 //! `report::usage` a split frame and `CallTotals`.
 
+use crate::model::calls::calls_range;
 use crate::model::columns as c;
-use crate::model::iterations::calls_range;
-use crate::model::Iteration;
+use crate::model::Call;
 use crate::pricing::WEB_SEARCH_USD;
 use crate::report::query::label;
 use crate::store::frames::Cols;
@@ -49,8 +49,8 @@ impl Add for CallTotals {
 
 impl CallTotals {
     /// The figures of one response's calls, in list order.
-    pub fn of(calls: &[Iteration]) -> CallTotals {
-        let last_fallback = calls.iter().rposition(Iteration::is_fallback);
+    pub fn of(calls: &[Call]) -> CallTotals {
+        let last_fallback = calls.iter().rposition(Call::is_fallback);
         let mut t = CallTotals::default();
         for (k, i) in calls.iter().enumerate() {
             if i.is_advisor() {
@@ -72,7 +72,7 @@ impl CallTotals {
 
 /// For each row of `df` (which holds `KEY_COLUMNS`), the range of its calls
 /// in `calls`; rows without calls are left out.
-pub fn match_rows(df: &DataFrame, calls: &[Iteration]) -> PolarsResult<Vec<(usize, Range<usize>)>> {
+pub fn match_rows(df: &DataFrame, calls: &[Call]) -> PolarsResult<Vec<(usize, Range<usize>)>> {
     let k = Cols(df);
     let (user, msg, req) = (k.str(c::USER)?, k.str(c::MESSAGE_ID)?, k.str(c::REQUEST_ID)?);
     let (source, line) = (k.str(c::SOURCE)?, k.u64(c::LINE)?);
@@ -92,7 +92,7 @@ pub fn match_rows(df: &DataFrame, calls: &[Iteration]) -> PolarsResult<Vec<(usiz
 /// its web searches; so every total over the rows is unchanged.
 pub fn split_by_model(
     df: DataFrame,
-    calls: &[Iteration],
+    calls: &[Call],
     matched: &[(usize, Range<usize>)],
     key_is_model: bool,
     sub_is_model: bool,
@@ -102,7 +102,7 @@ pub fn split_by_model(
     }
     let (models, web) = (Cols(&df).str(c::MODEL)?, Cols(&df).u64(c::WEB_SEARCH)?);
     let mut take: Vec<IdxSize> = Vec::new();
-    let mut parts: Vec<(&Iteration, bool, f64)> = Vec::new();
+    let mut parts: Vec<(&Call, bool, f64)> = Vec::new();
     let mut mask = vec![false; df.height()];
     for (row, range) in matched {
         mask[*row] = true;
@@ -116,9 +116,8 @@ pub fn split_by_model(
     }
     let mut split = df.take(&IdxCa::from_vec("take".into(), take))?;
     let model = Column::new(c::MODEL.into(), parts.iter().map(|p| p.0.model.as_str()).collect::<Vec<_>>());
-    let u = |name: &str, f: fn(&Iteration) -> u64| {
-        Column::new(name.into(), parts.iter().map(|p| f(p.0)).collect::<Vec<u64>>())
-    };
+    let u =
+        |name: &str, f: fn(&Call) -> u64| Column::new(name.into(), parts.iter().map(|p| f(p.0)).collect::<Vec<u64>>());
     split.with_column(model)?;
     if key_is_model || sub_is_model {
         let speed = Cols(&split).str(c::SPEED)?;
@@ -149,8 +148,8 @@ pub fn split_by_model(
 mod tests {
     use super::*;
 
-    fn call(index: u32, kind: &str, cost: f64) -> Iteration {
-        Iteration {
+    fn call(index: u32, kind: &str, cost: f64) -> Call {
+        Call {
             user: Default::default(),
             message_id: "m".into(),
             request_id: "r".into(),
@@ -166,7 +165,7 @@ mod tests {
 
     #[test]
     fn advisor_fallback_and_refused_calls_are_told_apart() {
-        use crate::model::iterations::{ADVISOR, FALLBACK, MESSAGE};
+        use crate::model::calls::{ADVISOR, FALLBACK, MESSAGE};
         let t = CallTotals::of(&[call(0, MESSAGE, 0.5), call(1, FALLBACK, 0.25), call(2, ADVISOR, 2.0)]);
         assert_eq!(
             t,

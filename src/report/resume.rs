@@ -1,5 +1,5 @@
 //! Every session's resume state at a view's clock, from its last
-//! main-thread request (the session table): warm or cold, when the cache
+//! main-thread request (the session analysis): warm or cold, when the cache
 //! expires, and the cold-resume premium, v3 (the shared prefix `Rs` still
 //! warm at the clock is read, not written: cache-model §6, §8.2) beside the
 //! stored v2 figure. The one place a session's warm/cold verdict and
@@ -130,7 +130,7 @@ pub fn resume_states_of(
 
 /// Every session's resume state at the view's clock, by `(user, session)`.
 pub fn resume_states(view: &StoreView, user: Option<&str>) -> Result<Vec<StaleSession>, ReportError> {
-    let mut table = view.session_table()?;
+    let mut table = view.session_analysis()?;
     if let Some(u) = user {
         table = table.filter(col(c::USER).eq(lit(u.to_owned())));
     }
@@ -140,13 +140,13 @@ pub fn resume_states(view: &StoreView, user: Option<&str>) -> Result<Vec<StaleSe
 
 /// Every stale session at the view's clock (cache-model §6), highest
 /// premium first, from each session's last main-thread request (the
-/// session table).
+/// session analysis).
 pub fn stale(view: &StoreView) -> Result<Vec<StaleSession>, ReportError> {
     let (now, titles, warm) = (view.now(), view.titles()?, view.warm_prefixes()?);
-    Ok(stale_in(view.session_table()?, now, titles, &warm, Some(view.claude()))?)
+    Ok(stale_in(view.session_analysis()?, now, titles, &warm, Some(view.claude()))?)
 }
 
-/// `stale` over some rows of the session table.
+/// `stale` over some rows of the session analysis.
 pub fn stale_in(
     reports: LazyFrame,
     now: DateTime<Utc>,

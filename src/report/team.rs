@@ -203,7 +203,7 @@ pub fn team(view: &StoreView, q: &Query, opts: &TeamOptions) -> Result<TeamRepor
     };
     let clock = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("report team: {what} after {:?}", clock.elapsed());
-    let calls = view.iterations()?;
+    let calls = view.calls()?;
     let selected = q.prepare(lf.clone(), Grouping::Daily)?;
     // The person days, model mix, tokens, machines and models are sums
     // over the selected requests: summed once per person, day, model and
@@ -222,8 +222,8 @@ pub fn team(view: &StoreView, q: &Query, opts: &TeamOptions) -> Result<TeamRepor
     lap("model mix");
     drop(ctx);
     let sessions = match &q.user {
-        Some(u) => view.session_table()?.filter(col(c::USER).eq(lit(u.clone()))),
-        None => view.session_table()?,
+        Some(u) => view.session_analysis()?.filter(col(c::USER).eq(lit(u.clone()))),
+        None => view.session_analysis()?,
     };
     let sources = cache::Sources {
         requests: rows,
@@ -391,22 +391,4 @@ fn model_mix_from(df: &DataFrame) -> PolarsResult<Vec<(String, ModelShare)>> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::quantile;
-    use crate::report::query::{FAST, FAST_SUFFIX};
-
-    #[test]
-    fn the_model_mix_names_fast_mode_as_every_report_does() {
-        let label = format!("CASE WHEN speed = '{FAST}' THEN model || '{FAST_SUFFIX}' ELSE model END");
-        assert!(super::MODEL_MIX_SQL.contains(&label), "sql/team_model_mix.sql labels as query::model_label");
-    }
-
-    #[test]
-    fn quantiles_interpolate() {
-        assert_eq!(quantile(&[], 0.5), 0.0);
-        assert_eq!(quantile(&[4.0, 1.0, 3.0, 2.0], 0.5), 2.5);
-        assert_eq!(quantile(&[7.0], 0.9), 7.0);
-        let ten: Vec<f64> = (1..=10).map(f64::from).collect();
-        assert!((quantile(&ten, 0.9) - 9.1).abs() < 1e-12);
-    }
-}
+mod tests;

@@ -9,7 +9,7 @@ use super::session_models::{session_models, SessionModels};
 use super::slices::{for_each_slice_of, BATCH_ROWS};
 use super::ReportError;
 use crate::model::columns as c;
-use crate::model::{Iteration, TokenCounts};
+use crate::model::{Call, TokenCounts};
 use crate::pricing::{Estimate, PriceTable};
 use crate::store::frames::Cols;
 use crate::store::view::StoreView;
@@ -132,7 +132,7 @@ pub fn usage(view: &StoreView, grouping: Grouping, q: &Query) -> Result<UsageRep
     };
     // The columns the report uses; the calls' keys only when the store
     // holds calls.
-    let stored_calls = view.iterations()?;
+    let stored_calls = view.calls()?;
     let cols = columns(grouping, !stored_calls.is_empty());
     let (df, models, total_calls, by_session) = match stored_calls.is_empty() {
         // No call to match a row with: the SQL runs a slice at a time.
@@ -225,12 +225,7 @@ fn distinct_models(rows: &DataFrame) -> PolarsResult<Vec<String>> {
 /// each session's, of the selected rows (`selected`, with the calls' key
 /// columns), each request made of several calls split by model when the
 /// report is by model or broken down by model.
-fn with_calls(
-    mut selected: DataFrame,
-    grouping: Grouping,
-    q: &Query,
-    stored_calls: &[Iteration],
-) -> PolarsResult<Grouped> {
+fn with_calls(mut selected: DataFrame, grouping: Grouping, q: &Query, stored_calls: &[Call]) -> PolarsResult<Grouped> {
     let matched = calls::match_rows(&selected, stored_calls)?;
     let per_request = |i: usize| CallTotals::of(&stored_calls[matched[i].1.clone()]);
     let total_calls = (0..matched.len()).map(per_request).fold(CallTotals::default(), |a, b| a + b);
@@ -311,7 +306,7 @@ fn rows_from(df: &DataFrame) -> PolarsResult<Vec<UsageRow>> {
 
 /// Models among the selected requests and the stored calls that the price
 /// table does not know, and those it priced as their family's newest version.
-fn model_flags(mut models: Vec<String>, calls: &[Iteration], prices: &PriceTable) -> (Vec<String>, Vec<Estimate>) {
+fn model_flags(mut models: Vec<String>, calls: &[Call], prices: &PriceTable) -> (Vec<String>, Vec<Estimate>) {
     models.extend(calls.iter().map(|i| i.model.to_string()));
     models.sort_unstable();
     models.dedup();
@@ -322,7 +317,7 @@ fn model_flags(mut models: Vec<String>, calls: &[Iteration], prices: &PriceTable
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::iterations::tests::request;
+    use crate::model::calls::tests::request;
     use crate::store::frames;
     use chrono::TimeDelta;
 

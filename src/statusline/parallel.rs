@@ -55,7 +55,7 @@ fn merge(parts: Vec<FileRows>) -> FileRows {
         out.titles.extend(part.titles);
         // Each part's calls are keyed by the line they were read from, so
         // the kept request's line finds its own.
-        out.iterations.extend(part.iterations);
+        out.calls.extend(part.calls);
         out.problems += part.problems;
         for r in part.requests {
             let key = (r.message_id.clone(), r.request_id.clone());

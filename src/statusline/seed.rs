@@ -1,10 +1,10 @@
 //! A first call's state from the store, so a long transcript the last
 //! ingest read is not read again: the session's stored cost and request
-//! count (the derived `sessions` table), and each file's position where the
+//! count (the session totals, `sessions.parquet`), and each file's position where the
 //! ingest stopped (the manifest). The bytes just before that position are
 //! parsed (not counted) for the last main-thread request, the TTL in force
 //! and the responses whose later lines may still come. Used only when the
-//! store is consistent (its manifest written after its sessions table) and
+//! store is consistent (its manifest written after its session totals) and
 //! the file's head is the one the manifest fingerprinted; otherwise `None`
 //! and the transcript is read in full.
 
@@ -13,8 +13,8 @@ use super::tail::{fold_known, tail_print, trim, FileTail};
 use crate::analyze::TTL_5M_S;
 use crate::ingest::parse::{parse_bytes, Start};
 use crate::ingest::sidechain::Links;
+use crate::model::calls::sort_calls;
 use crate::model::columns as c;
-use crate::model::iterations::sort_calls;
 use crate::model::MAIN_THREAD;
 use crate::pricing::PriceTable;
 use crate::store::frames::Cols;
@@ -41,12 +41,12 @@ pub fn seed(
     }
     let store = Store::open(data_dir).ok()?;
     let manifest_time = std::fs::metadata(crate::store::files::manifest(data_dir)).and_then(|m| m.modified()).ok()?;
-    let sessions_time = std::fs::metadata(store.path(Table::Sessions)).and_then(|m| m.modified()).ok()?;
-    if sessions_time > manifest_time {
+    let totals_time = std::fs::metadata(store.path(Table::SessionTotals)).and_then(|m| m.modified()).ok()?;
+    if totals_time > manifest_time {
         return None; // an ingest is between its tables and its manifest
     }
     let manifest = store.manifest().ok()?;
-    // The sessions table's cost is of the table the store was priced with.
+    // The session totals' cost is of the table the store was priced with.
     if manifest.pricing != prices.fingerprint() {
         return None;
     }
@@ -82,7 +82,7 @@ pub fn seed(
 
 /// Stored cost and requests of one session.
 fn stored_session(store: &Store, session_id: &str) -> Option<(f64, u64)> {
-    let df = store.read_file(Table::Sessions, Some(&[c::SESSION_ID, c::COST_USD, c::REQUESTS])).ok()??;
+    let df = store.read_file(Table::SessionTotals, Some(&[c::SESSION_ID, c::COST_USD, c::REQUESTS])).ok()??;
     let cols = Cols(&df);
     let ids = cols.str(c::SESSION_ID).ok()?;
     let i = ids.iter().position(|s| *s == session_id)?;
@@ -90,10 +90,10 @@ fn stored_session(store: &Store, session_id: &str) -> Option<(f64, u64)> {
 }
 
 /// The stored first read of the last main-thread lineage of a local
-/// session (the analysis session table), when it holds one.
+/// session (the session analysis), when it holds one.
 fn stored_lineage_read(store: &Store, session_id: &str) -> Option<u64> {
     let cols = [c::USER, c::SESSION_ID, c::LINEAGE_FIRST_READ];
-    let df = store.read_file(Table::AnalysisSessions, Some(&cols)).ok()??;
+    let df = store.read_file(Table::SessionAnalysis, Some(&cols)).ok()??;
     let k = Cols(&df);
     let (user, ids, read) = (k.str(c::USER).ok()?, k.str(c::SESSION_ID).ok()?, k.u64(c::LINEAGE_FIRST_READ).ok()?);
     let i = (0..df.height()).find(|&i| ids[i] == session_id && user[i].is_empty())?;
@@ -142,7 +142,7 @@ fn window(
         ..FileTail::default()
     };
     let mut main = Vec::new();
-    let mut calls = rows.iterations;
+    let mut calls = rows.calls;
     sort_calls(&mut calls);
     for r in rows.requests {
         fold_known(&mut tail, &r, prices.response_cost(&r, &calls));

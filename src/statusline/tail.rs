@@ -14,7 +14,7 @@
 
 use crate::ingest::discover::SourceFile;
 use crate::ingest::parse::Start;
-use crate::model::iterations::sort_calls;
+use crate::model::calls::sort_calls;
 use crate::model::{Compaction, Request, MAIN_THREAD};
 use crate::pricing::PriceTable;
 use crate::store::manifest::{fingerprint, HEAD_LEN};
@@ -206,7 +206,7 @@ fn read_lines(
     // so only the responses of earlier reads need looking up.
     let earlier: HashMap<u64, usize> = tail.recent.iter().enumerate().map(|(i, s)| (s.0, i)).collect();
     // A response made of several API calls costs its calls at their models.
-    let mut calls = rows.iterations;
+    let mut calls = rows.calls;
     sort_calls(&mut calls);
     let mut main = Vec::new();
     for q in rows.requests {

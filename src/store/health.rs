@@ -10,7 +10,8 @@ use std::fs::File;
 use std::io::BufReader;
 
 /// Every table a written store holds (the recent part comes and goes).
-pub const REQUIRED: [Table; 5] = [Table::Requests, Table::Spares, Table::Compactions, Table::Titles, Table::Sessions];
+pub const REQUIRED: [Table; 5] =
+    [Table::Requests, Table::Spares, Table::Compactions, Table::Titles, Table::SessionTotals];
 
 /// One table that cannot be trusted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,11 +84,11 @@ mod tests {
         }
         assert!(store.problems(true).is_empty());
         fs::write(store.path(Table::Spares), b"not parquet at all").unwrap();
-        fs::remove_file(store.path(Table::Sessions)).unwrap();
+        fs::remove_file(store.path(Table::SessionTotals)).unwrap();
         let p = store.problems(true);
         assert_eq!(p.len(), 2, "{p:?}");
         assert!(matches!(&p[0], TableProblem::Damaged(Table::Spares, cause) if !cause.is_empty()), "{p:?}");
-        assert_eq!(p[1], TableProblem::Missing(Table::Sessions));
+        assert_eq!(p[1], TableProblem::Missing(Table::SessionTotals));
     }
 
     #[test]
@@ -97,13 +98,13 @@ mod tests {
         let mut df =
             DataFrame::new(3, vec![Column::new("x".into(), [1u64, 2, 3]), Column::new("y".into(), ["a", "b", "c"])])
                 .unwrap();
-        store.write(Table::Sessions, &mut df).unwrap();
-        let good = fs::read(store.path(Table::Sessions)).unwrap();
+        store.write(Table::SessionTotals, &mut df).unwrap();
+        let good = fs::read(store.path(Table::SessionTotals)).unwrap();
         for cut in (0..good.len()).step_by(3) {
-            fs::write(store.path(Table::Sessions), &good[..cut]).unwrap();
+            fs::write(store.path(Table::SessionTotals), &good[..cut]).unwrap();
             let p = store.problems(false);
-            assert!(matches!(&p[..], [TableProblem::Damaged(Table::Sessions, _)]), "cut at {cut}: {p:?}");
-            let err = store.read(Table::Sessions).unwrap_err();
+            assert!(matches!(&p[..], [TableProblem::Damaged(Table::SessionTotals, _)]), "cut at {cut}: {p:?}");
+            let err = store.read(Table::SessionTotals).unwrap_err();
             assert!(matches!(err, StoreError::Damaged { .. }), "cut at {cut}: {err}");
         }
     }

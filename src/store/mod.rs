@@ -4,7 +4,7 @@
 //!
 //! The requests live in two parts of one generation (`requests`: the base
 //! and a recent part that appends rewrite, checked together by readers);
-//! `spares`, `compactions`, `titles` and `sessions` are derived from the
+//! `spares`, `compactions`, `titles` and the session totals are derived from the
 //! same rows. A table that does not read, or that the manifest says was
 //! written but is gone, is an error naming the file, the cause and
 //! `cachewise ingest --rebuild` (`health` finds them before an ingest
@@ -45,13 +45,14 @@ pub enum Table {
     RecentRequests,
     Compactions,
     Titles,
-    /// The API calls inside responses (`model::Iteration`), keyed by the
+    /// The API calls inside responses (`model::Call`), keyed by the
     /// line they came from; a request's kept line selects its own.
-    Iterations,
+    Calls,
     /// `model_refusal_fallback` lines (`model::Refusal`), per source file.
     Refusals,
-    /// Derived: one row per session (first, last, title, totals).
-    Sessions,
+    /// Derived: the session totals, one row per session (first, last,
+    /// title, totals; `ingest::session_totals`), in `sessions.parquet`.
+    SessionTotals,
     /// Derived: the cache model's verdict per thread request (`materialize`);
     /// reading it yields the base without the sessions `RecentAnalysis`
     /// replaces, then that part.
@@ -60,8 +61,10 @@ pub enum Table {
     RecentAnalysis,
     /// Derived: each compaction boundary's label and anchor (`materialize`).
     AnalysisCompactions,
-    /// Derived: each session's compaction report (`materialize`).
-    AnalysisSessions,
+    /// Derived: the session analysis, per `(user, session)` its last
+    /// main-thread request and compaction report (`materialize::side_rows`),
+    /// in `analysis-sessions.parquet`.
+    SessionAnalysis,
 }
 
 impl Table {
@@ -72,13 +75,13 @@ impl Table {
         Table::RecentRequests,
         Table::Compactions,
         Table::Titles,
-        Table::Iterations,
+        Table::Calls,
         Table::Refusals,
-        Table::Sessions,
+        Table::SessionTotals,
         Table::Analysis,
         Table::RecentAnalysis,
         Table::AnalysisCompactions,
-        Table::AnalysisSessions,
+        Table::SessionAnalysis,
     ];
 
     pub fn file_name(self) -> &'static str {
@@ -88,13 +91,13 @@ impl Table {
             Table::RecentRequests => "requests-recent.parquet",
             Table::Compactions => "compactions.parquet",
             Table::Titles => "titles.parquet",
-            Table::Iterations => "iterations.parquet",
+            Table::Calls => "iterations.parquet",
             Table::Refusals => "refusals.parquet",
-            Table::Sessions => "sessions.parquet",
+            Table::SessionTotals => "sessions.parquet",
             Table::Analysis => "analysis.parquet",
             Table::RecentAnalysis => "analysis-recent.parquet",
             Table::AnalysisCompactions => "analysis-compactions.parquet",
-            Table::AnalysisSessions => "analysis-sessions.parquet",
+            Table::SessionAnalysis => "analysis-sessions.parquet",
         }
     }
 }

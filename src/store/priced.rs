@@ -11,13 +11,13 @@
 
 use super::manifest::STORE_SCHEMA;
 use super::{frames, Store, StoreError, Table};
-use crate::model::iterations::sort_calls;
-use crate::model::{Iteration, Request};
+use crate::model::calls::sort_calls;
+use crate::model::{Call, Request};
 use crate::pricing::{PriceTable, UnknownModels};
 use polars::prelude::*;
 
 /// Every stored request and call, priced again.
-type Repriced = (Vec<Request>, Vec<Iteration>);
+type Repriced = (Vec<Request>, Vec<Call>);
 
 impl Store {
     /// The requests as a lazy frame whose `cost_usd` is `prices`'s: the
@@ -33,12 +33,12 @@ impl Store {
         Ok(Some(df.lazy()))
     }
 
-    /// The API calls inside responses (`Table::Iterations`, sorted as
+    /// The API calls inside responses (`Table::Calls`, sorted as
     /// stored) with `cost_usd` from `prices`, as `requests_priced` gives
     /// the requests.
-    pub fn calls_priced(&self, prices: &PriceTable) -> Result<Vec<Iteration>, StoreError> {
+    pub fn calls_priced(&self, prices: &PriceTable) -> Result<Vec<Call>, StoreError> {
         if self.priced_with(prices)? {
-            return self.load(Table::Iterations, frames::iterations_from);
+            return self.load(Table::Calls, frames::calls_from);
         }
         Ok(self.repriced(prices)?.map(|(_, calls)| calls).unwrap_or_default())
     }
@@ -47,10 +47,7 @@ impl Store {
     /// `calls_priced` give them, priced once: the stored scan and no calls
     /// (read from their file when asked for) when the stored costs are
     /// `prices`'s, else both priced in memory.
-    pub fn priced_sources(
-        &self,
-        prices: &PriceTable,
-    ) -> Result<(Option<LazyFrame>, Option<Vec<Iteration>>), StoreError> {
+    pub fn priced_sources(&self, prices: &PriceTable) -> Result<(Option<LazyFrame>, Option<Vec<Call>>), StoreError> {
         if self.priced_with(prices)? {
             return Ok((self.scan_requests()?, None));
         }
@@ -70,7 +67,7 @@ impl Store {
         let Some(df) = self.read(Table::Requests)? else { return Ok(None) };
         let mut requests = frames::requests_from(&df).map_err(self.at(Table::Requests))?;
         drop(df);
-        let mut calls = self.load(Table::Iterations, frames::iterations_from)?;
+        let mut calls = self.load(Table::Calls, frames::calls_from)?;
         sort_calls(&mut calls);
         let mut unknown = UnknownModels::new();
         prices.price_all(requests.iter_mut());

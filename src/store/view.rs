@@ -5,7 +5,7 @@
 //! - scans of the two-part tables (requests and analysis, `store::parts`),
 //!   over the files opened when the view was opened, so a writer that
 //!   replaces them meanwhile changes nothing the view reads;
-//! - the small tables (titles, iterations, compactions, refusals, sessions,
+//! - the small tables (titles, calls, compactions, refusals, session totals,
 //!   the analysis side tables), each opened with the others and decoded at
 //!   most once, when first asked for;
 //! - the manifest, the plan-limit samples, the price table of this run,
@@ -23,7 +23,7 @@ use super::frames;
 use super::manifest::Manifest;
 use super::{samples, Store, StoreError, Table};
 use crate::model::limits::{LiveCache, Sample};
-use crate::model::{Compaction, Iteration, Refusal};
+use crate::model::{Call, Compaction, Refusal};
 use crate::pricing::PriceTable;
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
@@ -63,8 +63,9 @@ pub struct AnalysisFrames {
     pub rows: LazyFrame,
     /// Compaction labels (`analysis-compactions.parquet`).
     pub labels: DataFrame,
-    /// The session table (`analysis-sessions.parquet`).
-    pub sessions: DataFrame,
+    /// Per session its last main-thread request and compaction report
+    /// (`Table::SessionAnalysis`, `analysis-sessions.parquet`).
+    pub session_analysis: DataFrame,
 }
 
 /// Computes the analysis tables now (not stored), when a view that has no
@@ -75,7 +76,7 @@ pub type ComputeAnalysis = Box<dyn Fn() -> Result<AnalysisFrames, StoreError> + 
 pub enum AnalysisSource {
     /// The stored tables: a scan of the parts opened, and the side tables'
     /// files, opened, decoded when first asked for.
-    Stored { rows: Box<LazyFrame>, labels: File, sessions: File },
+    Stored { rows: Box<LazyFrame>, labels: File, session_analysis: File },
     // (`StoreView::new` turns the files into `Pinned` ones.)
     /// No current stored analysis (other prices, missing, damaged).
     Computed(ComputeAnalysis),
@@ -87,7 +88,7 @@ pub struct Sources {
     pub requests: Option<LazyFrame>,
     /// The calls inside responses when they were priced again in memory
     /// (None: the stored table, read when first asked for).
-    pub calls: Option<Vec<Iteration>>,
+    pub calls: Option<Vec<Call>>,
     pub analysis: AnalysisSource,
 }
 
@@ -174,7 +175,7 @@ impl<T> Decoded<T> {
 
 /// Where a view's analysis comes from, once opened.
 enum Source {
-    Stored { rows: Box<LazyFrame>, labels: Pinned, sessions: Pinned },
+    Stored { rows: Box<LazyFrame>, labels: Pinned, session_analysis: Pinned },
     Computed(ComputeAnalysis),
 }
 
@@ -187,10 +188,10 @@ struct Inner {
     analysis_source: Source,
     analysis: OnceLock<AnalysisFrames>,
     titles: OnceLock<HashMap<String, String>>,
-    iterations: Decoded<Vec<Iteration>>,
+    calls: Decoded<Vec<Call>>,
     compactions: Decoded<Vec<Compaction>>,
     refusals: Decoded<Vec<Refusal>>,
-    sessions: Decoded<DataFrame>,
+    session_totals: Decoded<DataFrame>,
     samples: OnceLock<Vec<Sample>>,
     live: OnceLock<Vec<LiveCache>>,
 }
@@ -222,24 +223,24 @@ impl StoreView {
             version,
             requests: sources.requests,
             analysis_source: match sources.analysis {
-                AnalysisSource::Stored { rows, labels, sessions } => Source::Stored {
+                AnalysisSource::Stored { rows, labels, session_analysis } => Source::Stored {
                     rows,
                     labels: Pinned { raw: Mutex::new(Raw::File(labels)) },
-                    sessions: Pinned { raw: Mutex::new(Raw::File(sessions)) },
+                    session_analysis: Pinned { raw: Mutex::new(Raw::File(session_analysis)) },
                 },
                 AnalysisSource::Computed(compute) => Source::Computed(compute),
             },
             analysis: OnceLock::new(),
             titles: OnceLock::new(),
-            iterations: Decoded::open(store, Table::Iterations)?,
+            calls: Decoded::open(store, Table::Calls)?,
             compactions: Decoded::open(store, Table::Compactions)?,
             refusals: Decoded::open(store, Table::Refusals)?,
-            sessions: Decoded::open(store, Table::Sessions)?,
+            session_totals: Decoded::open(store, Table::SessionTotals)?,
             samples: OnceLock::new(),
             live: OnceLock::new(),
         };
         if let Some(calls) = sources.calls {
-            let _ = inner.iterations.value.set(calls);
+            let _ = inner.calls.value.set(calls);
         }
         Ok(StoreView { inner: Arc::new(inner), now, claude: Arc::default() })
     }
@@ -301,13 +302,13 @@ impl StoreView {
             return Ok(a);
         }
         let frames = match &i.analysis_source {
-            Source::Stored { rows, labels, sessions } => {
+            Source::Stored { rows, labels, session_analysis } => {
                 let decode = |p: &Pinned, t: Table| {
                     p.frame(&i.store, t)?.ok_or_else(|| StoreError::Missing { path: i.store.path(t), files: 0 })
                 };
                 let labels = decode(labels, Table::AnalysisCompactions)?;
-                let sessions = decode(sessions, Table::AnalysisSessions)?;
-                AnalysisFrames { rows: (**rows).clone(), labels, sessions }
+                let session_analysis = decode(session_analysis, Table::SessionAnalysis)?;
+                AnalysisFrames { rows: (**rows).clone(), labels, session_analysis }
             }
             Source::Computed(compute) => compute()?,
         };
@@ -324,10 +325,11 @@ impl StoreView {
         Ok(self.analysis_frames()?.labels.clone().lazy())
     }
 
-    /// One row per `(user, session)`: its last main-thread request, models
+    /// The session analysis (`Table::SessionAnalysis`): one row per `(user,
+    /// session)`, its last main-thread request, models
     /// and compaction report.
-    pub fn session_table(&self) -> Result<LazyFrame, StoreError> {
-        Ok(self.analysis_frames()?.sessions.clone().lazy())
+    pub fn session_analysis(&self) -> Result<LazyFrame, StoreError> {
+        Ok(self.analysis_frames()?.session_analysis.clone().lazy())
     }
 
     /// Session id -> title (sessions with a title only).
@@ -335,15 +337,15 @@ impl StoreView {
         if let Some(t) = self.inner.titles.get() {
             return Ok(t);
         }
-        let titles =
-            titles_of(self.sessions()?).map_err(|e| StoreError::damaged(self.inner.store.path(Table::Sessions), &e))?;
+        let titles = titles_of(self.session_totals()?)
+            .map_err(|e| StoreError::damaged(self.inner.store.path(Table::SessionTotals), &e))?;
         Ok(self.inner.titles.get_or_init(|| titles))
     }
 
     /// The API calls inside responses, in stored order.
-    pub fn iterations(&self) -> Result<&[Iteration], StoreError> {
+    pub fn calls(&self) -> Result<&[Call], StoreError> {
         let i = &self.inner;
-        i.iterations.get(&i.store, Table::Iterations, frames::iterations_from, Vec::new).map(Vec::as_slice)
+        i.calls.get(&i.store, Table::Calls, frames::calls_from, Vec::new).map(Vec::as_slice)
     }
 
     /// Compaction and microcompact boundaries, in stored order.
@@ -358,10 +360,11 @@ impl StoreView {
         i.refusals.get(&i.store, Table::Refusals, frames::refusals_from, Vec::new).map(Vec::as_slice)
     }
 
-    /// The derived sessions table (first, last, title, totals per session).
-    pub fn sessions(&self) -> Result<&DataFrame, StoreError> {
+    /// The session totals (`Table::SessionTotals`: first, last, title,
+    /// totals per session).
+    pub fn session_totals(&self) -> Result<&DataFrame, StoreError> {
         let i = &self.inner;
-        i.sessions.get(&i.store, Table::Sessions, |df| Ok(df.clone()), DataFrame::empty)
+        i.session_totals.get(&i.store, Table::SessionTotals, |df| Ok(df.clone()), DataFrame::empty)
     }
 
     /// The plan-limit samples the status line recorded.
@@ -375,7 +378,7 @@ impl StoreView {
     }
 }
 
-/// Session id -> title from the sessions table (empty titles left out).
+/// Session id -> title from the session totals (empty titles left out).
 fn titles_of(df: &DataFrame) -> PolarsResult<HashMap<String, String>> {
     use crate::model::columns as c;
     if df.width() == 0 {

@@ -4,19 +4,19 @@
 //! fallback on the response's own model. The calls split the response's
 //! token counts (every token class sums to the request's), so the request
 //! rows, and everything the cache model derives from them, stay as
-//! generated; only prices move. Deterministic. Hands on iteration rows for
+//! generated; only prices move. Deterministic. Hands on call rows for
 //! `ingest::store_rows_with_calls`.
 
-use crate::model::iterations::{ADVISOR, FALLBACK, MESSAGE};
-use crate::model::{Iteration, Request, Text, TokenCounts, MAIN_THREAD};
+use crate::model::calls::{ADVISOR, FALLBACK, MESSAGE};
+use crate::model::{Call, Request, Text, TokenCounts, MAIN_THREAD};
 
 /// The advisor model, and the model that refuses, in the demo.
 pub const ADVISOR_MODEL: &str = "claude-fable-5";
 
-/// Iteration rows for every `every`-th main-thread request (an advisor
+/// Call rows for every `every`-th main-thread request (an advisor
 /// call) and every `3 * every`-th one offset by half a period (a refusal
 /// and its fallback). `every` of 0 adds none.
-pub fn add_calls(requests: &[Request], every: usize) -> Vec<Iteration> {
+pub fn add_calls(requests: &[Request], every: usize) -> Vec<Call> {
     let mut out = Vec::new();
     if every == 0 {
         return out;
@@ -39,7 +39,7 @@ pub fn add_calls(requests: &[Request], every: usize) -> Vec<Iteration> {
         } else {
             continue;
         };
-        out.extend(calls.into_iter().enumerate().map(|(index, (kind, model, tokens))| Iteration {
+        out.extend(calls.into_iter().enumerate().map(|(index, (kind, model, tokens))| Call {
             user: r.user.clone(),
             message_id: r.message_id.clone(),
             request_id: r.request_id.clone(),
@@ -69,7 +69,7 @@ fn minus(a: TokenCounts, b: TokenCounts) -> TokenCounts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::iterations::calls_of;
+    use crate::model::calls::calls_of;
     use crate::synth::{generate, SynthSpec};
     use chrono::{TimeZone, Utc};
 

@@ -76,7 +76,7 @@ pub fn accept_bundle(
     for r in &mut bundle.requests {
         r.user = user.as_str().into();
     }
-    for i in &mut bundle.iterations {
+    for i in &mut bundle.calls {
         i.user = user.as_str().into();
     }
     for c in &mut bundle.compactions {

@@ -1,8 +1,8 @@
 //! Import's fast path: people new to the team store. Bundle rows of one
 //! person never collide with another person's (every key starts with the
 //! user), so each new person's bundles are merged into a scratch store of
-//! their own (`ingest::merge_tables`: deduplicated, priced, with sessions and
-//! calls; only that person's rows are ever `Request`s), their analysis rows
+//! their own (`ingest::merge_tables`: deduplicated, priced, with session
+//! totals and calls; only that person's rows are ever `Request`s), their analysis rows
 //! taken from the bundle (`bundle_analysis`) or computed there, with the
 //! side tables of their sessions (which depend on that person's sessions
 //! alone), and then every table of the scratch stores is appended to the
@@ -16,11 +16,11 @@ use super::bundle::Bundle;
 use super::TeamError;
 use crate::ingest::dedup::Chunks;
 use crate::ingest::merge::{merge_tables, Base, Delta};
-use crate::ingest::sessions;
+use crate::ingest::session_totals;
 use crate::ingest::side_tables::compaction_order;
 use crate::materialize::{self, WHAT_IF};
+use crate::model::calls::sort_calls;
 use crate::model::columns as c;
-use crate::model::iterations::sort_calls;
 use crate::model::{Compaction, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::frames::{self, Cols};
@@ -56,16 +56,16 @@ pub(super) fn scratch(
     let store = Store::open_scratch(dir.path())?;
     let own = own_analysis(&bundles, prices);
     let mut rows: Vec<Request> = Vec::new();
-    let (mut compactions, mut iterations) = (Vec::new(), Vec::new());
+    let (mut compactions, mut calls) = (Vec::new(), Vec::new());
     // A bundle decoded for this merge gives its rows up; an upload's are copied.
     for b in bundles.into_iter().map(Cow::into_owned) {
         rows.extend(b.requests);
         // A bundle's compactions are its user's (cache threads are per user).
         let user = b.meta.user;
         compactions.extend(b.compactions.into_iter().map(|c| Compaction { user: user.clone(), ..c }));
-        iterations.extend(b.iterations);
+        calls.extend(b.calls);
     }
-    let delta = Delta { rows: Chunks(vec![rows]), compactions, iterations, ..Delta::default() };
+    let delta = Delta { rows: Chunks(vec![rows]), compactions, calls, ..Delta::default() };
     let (merged, _) = merge_tables(&store, Base::Empty, delta, prices)?;
     tracing::debug!("scratch: merged after {:?}", clock.elapsed());
     let mut analysis = match own {
@@ -98,8 +98,8 @@ pub(super) fn append(team: &Store, scratches: Vec<Scratch>, prices: &PriceTable)
     };
     let clock = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("append: {what} after {:?}, peak {}", clock.elapsed(), peak());
-    // Into a new team store, the sessions follow the requests (read from the
-    // team's table) while the analysis is written; into one with rows, whose
+    // Into a new team store, the session totals follow the requests (read
+    // from the team's table) while the analysis is written; into one with rows, whose
     // analysis is read whole, after it, so their memory peaks do not meet.
     let tables = || -> Result<usize, TeamError> {
         let requests = append_requests(team, &scratches)?;
@@ -107,14 +107,14 @@ pub(super) fn append(team: &Store, scratches: Vec<Scratch>, prices: &PriceTable)
         append_small_tables(team, &scratches)?;
         lap("small tables");
         if !had_rows {
-            sessions(team, &scratches, lap)?;
+            append_session_totals(team, &scratches, lap)?;
         }
         Ok(requests)
     };
     let requests = match (had_rows, old_analysis) {
         (true, None) => {
             let requests = tables()?;
-            sessions(team, &scratches, lap)?;
+            append_session_totals(team, &scratches, lap)?;
             drop(scratches);
             materialize::refresh(team, prices, &materialize::Changed::All)?;
             requests
@@ -130,7 +130,7 @@ pub(super) fn append(team: &Store, scratches: Vec<Scratch>, prices: &PriceTable)
             let requests = requests?;
             analysis?;
             if had_rows {
-                sessions(team, &scratches, lap)?;
+                append_session_totals(team, &scratches, lap)?;
             }
             // A person's side rows depend on their own sessions alone: the
             // new people's, derived in their scratch stores, follow the
@@ -144,12 +144,12 @@ pub(super) fn append(team: &Store, scratches: Vec<Scratch>, prices: &PriceTable)
     Ok(requests)
 }
 
-/// The sessions of the scratch stores' requests, derived again from the
+/// The session totals of the scratch stores' requests, derived again from the
 /// team's requests (a session id may be several people's).
-fn sessions(team: &Store, scratches: &[Scratch], lap: impl Fn(&str)) -> Result<(), TeamError> {
+fn append_session_totals(team: &Store, scratches: &[Scratch], lap: impl Fn(&str)) -> Result<(), TeamError> {
     let changed = new_sessions(scratches)?;
-    write_sessions(team, &changed)?;
-    lap("sessions");
+    write_session_totals(team, &changed)?;
+    lap("session totals");
     Ok(())
 }
 
@@ -235,7 +235,7 @@ fn append_small_tables(team: &Store, scratches: &[Scratch]) -> Result<(), TeamEr
     let mut spares: Option<DataFrame> = None;
     for s in &stores {
         compactions.extend(s.load(Table::Compactions, frames::compactions_from)?);
-        calls.extend(s.load(Table::Iterations, frames::iterations_from)?);
+        calls.extend(s.load(Table::Calls, frames::calls_from)?);
         if let Some(df) = s.read(Table::Spares)? {
             match &mut spares {
                 None => spares = Some(df),
@@ -258,8 +258,8 @@ fn append_small_tables(team: &Store, scratches: &[Scratch]) -> Result<(), TeamEr
     sort_calls(&mut calls);
     let mut df = frames::compactions_frame(&compactions).map_err(polars(team, Table::Compactions))?;
     team.write(Table::Compactions, &mut df)?;
-    let mut df = frames::iterations_frame(&calls).map_err(polars(team, Table::Iterations))?;
-    team.write(Table::Iterations, &mut df)?;
+    let mut df = frames::calls_frame(&calls).map_err(polars(team, Table::Calls))?;
+    team.write(Table::Calls, &mut df)?;
     if let Some(mut df) = spares {
         let order = [c::USER, c::MESSAGE_ID, c::REQUEST_ID, c::SOURCE, c::LINE];
         df = df.sort(order, SortMultipleOptions::default()).map_err(polars(team, Table::Spares))?;
@@ -291,10 +291,10 @@ const OLD_SLICE: usize = 131_072;
 /// Requests folded into sessions at a time.
 const SESSION_SLICE: u32 = 262_144;
 
-/// The sessions table: stored rows of other sessions, and the `changed`
+/// The session totals: stored rows of other sessions, and the `changed`
 /// sessions derived again from the (whole) requests table.
-fn write_sessions(team: &Store, changed: &HashSet<String>) -> Result<(), TeamError> {
-    let at = polars(team, Table::Sessions);
+fn write_session_totals(team: &Store, changed: &HashSet<String>) -> Result<(), TeamError> {
+    let at = polars(team, Table::SessionTotals);
     let in_changed = |df: &DataFrame| -> PolarsResult<BooleanChunked> {
         let ids = Cols(df).str(c::SESSION_ID)?;
         Ok(BooleanChunked::from_iter_values("changed".into(), ids.iter().map(|s| changed.contains(*s))))
@@ -307,10 +307,10 @@ fn write_sessions(team: &Store, changed: &HashSet<String>) -> Result<(), TeamErr
     let Some(scan) = team.scan_requests()? else { return Ok(()) };
     // Folded a slice of the table at a time: the whole table's columns
     // would meet the analysis being written in memory.
-    let mut fold = sessions::Fold::default();
+    let mut fold = session_totals::Fold::default();
     let mut offset: i64 = 0;
     loop {
-        let input = scan.clone().select(sessions::INPUT_COLUMNS.map(col)).slice(offset, SESSION_SLICE).collect();
+        let input = scan.clone().select(session_totals::INPUT_COLUMNS.map(col)).slice(offset, SESSION_SLICE).collect();
         let input = input.map_err(&at)?;
         if input.height() == 0 {
             break;
@@ -324,14 +324,14 @@ fn write_sessions(team: &Store, changed: &HashSet<String>) -> Result<(), TeamErr
         }
         .map_err(&at)?;
     }
-    let mut derived = sessions::frame(&fold.finish(&titles)).map_err(&at)?;
-    if let Some(stored) = team.read(Table::Sessions)? {
+    let mut derived = session_totals::frame(&fold.finish(&titles)).map_err(&at)?;
+    if let Some(stored) = team.read(Table::SessionTotals)? {
         let mut kept = stored.filter(&!&in_changed(&stored).map_err(&at)?).map_err(&at)?;
         kept.vstack_mut_owned(derived).map_err(&at)?;
         derived = kept.sort([c::SESSION_ID], SortMultipleOptions::default()).map_err(&at)?;
     }
     derived.rechunk_mut();
-    team.write(Table::Sessions, &mut derived)?;
+    team.write(Table::SessionTotals, &mut derived)?;
     Ok(())
 }
 

@@ -6,22 +6,22 @@
 //! checksum of the rows. `docs/bundle-schema.md` documents it for other tools.
 //! `bundle_bytes` writes one; `read_bundle` validates one (not Parquet, not a
 //! bundle, over the `limits`, damaged, newer schema) and hands on typed rows.
+//! The footer's metadata is read and written in `bundle_footer`.
 
 use super::analysis;
 pub use super::analysis::BundleAnalysis;
-use super::bundle_layout::{bundle_frame, column_order, ITERATION_COLUMNS};
+pub(super) use super::bundle_footer::read_meta;
+use super::bundle_footer::{footer, get, guarded, meta_pairs};
+use super::bundle_layout::{bundle_frame, column_order, CALL_COLUMNS};
 use super::frame_checks;
 use super::integrity::check_bounds;
 pub use super::integrity::{checksum, checksum_all, frame_checksum, hex};
-use super::limits::{self, BundleLimits, Chunk, Group, Verdict};
+use super::limits::BundleLimits;
 use super::TeamError;
 use crate::model::columns as c;
-use crate::model::{Compaction, Iteration, Request};
+use crate::model::{Call, Compaction, Request};
 use crate::store::frames;
-use polars::io::parquet::read::FileMetadata;
 use polars::prelude::*;
-use std::io::Cursor;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Version of the bundle layout. Readers refuse bundles of a newer schema.
 /// 2: compaction rows carry `uuid`, `boundary` (`compact` |
@@ -40,8 +40,9 @@ pub(super) const V2_COLUMNS: [&str; 4] = [c::UUID, c::BOUNDARY, c::TRIGGER_WRITT
 pub const KIND_REQUEST: &str = "request";
 /// `kind` of a compaction row.
 pub const KIND_COMPACTION: &str = "compaction";
-/// `kind` of an iteration row (one API call inside a request, schema 2).
-pub const KIND_ITERATION: &str = "iteration";
+/// `kind` of a call row (one API call inside a request, schema 2), after
+/// the transcript's `usage.iterations`.
+pub const KIND_CALL: &str = "iteration";
 /// `kind` of an analysis row (one thread request's cache verdict, schema 3).
 pub const KIND_ANALYSIS: &str = "analysis";
 
@@ -54,7 +55,7 @@ pub const META_CREATED: &str = "cachewise.created";
 pub const META_HASHED: &str = "cachewise.hashed_paths";
 pub const META_REQUESTS: &str = "cachewise.requests";
 pub const META_COMPACTIONS: &str = "cachewise.compactions";
-pub const META_ITERATIONS: &str = "cachewise.iterations";
+pub const META_CALLS: &str = "cachewise.iterations";
 pub const META_CHECKSUM: &str = "cachewise.checksum";
 /// Analysis rows (schema 3): how many, and the stamp of the cache model
 /// and prices that computed them (`materialize::stamp`).
@@ -75,16 +76,16 @@ pub struct BundleMeta {
     pub hashed_paths: bool,
 }
 
-/// A bundle's rows. Requests and iterations carry `user` (and requests
+/// A bundle's rows. Requests and calls carry `user` (and requests
 /// `machine`); compactions belong to the bundle's user.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bundle {
     pub meta: BundleMeta,
     pub requests: Vec<Request>,
     pub compactions: Vec<Compaction>,
-    /// The calls of the requests' lines (`model::iterations`); empty in
+    /// The calls of the requests' lines (`model::calls`); empty in
     /// schema 1 bundles.
-    pub iterations: Vec<Iteration>,
+    pub calls: Vec<Call>,
     /// The cache model's rows (schema 3; None in older bundles and when
     /// the exporter had no analysis).
     pub analysis: Option<BundleAnalysis>,
@@ -108,31 +109,6 @@ pub fn bundle_bytes(b: &Bundle) -> Result<Vec<u8>, TeamError> {
     let mut out = Vec::new();
     ParquetWriter::new(&mut out).with_key_value_metadata(Some(meta)).finish(&mut df).map_err(polars)?;
     Ok(out)
-}
-
-fn meta_pairs(b: &Bundle) -> Vec<(String, String)> {
-    let m = &b.meta;
-    [
-        (META_SCHEMA, m.schema.to_string()),
-        (META_VERSION, m.version.clone()),
-        (META_USER, m.user.clone()),
-        (META_MACHINE, m.machine.clone()),
-        (META_CREATED, m.created.clone()),
-        (META_HASHED, m.hashed_paths.to_string()),
-        (META_REQUESTS, b.requests.len().to_string()),
-        (META_COMPACTIONS, b.compactions.len().to_string()),
-        (META_ITERATIONS, b.iterations.len().to_string()),
-        (
-            META_CHECKSUM,
-            match m.schema >= 3 {
-                true => String::new(),
-                false => checksum_all(&b.requests, &b.compactions, &b.iterations),
-            },
-        ),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_owned(), v))
-    .collect()
 }
 
 /// Validates and reads a bundle under the default `BundleLimits`; `origin`
@@ -166,18 +142,18 @@ fn rows_of(decoded: Decoded, origin: &str, verify: bool) -> Result<Bundle, TeamE
     if verify && meta.schema >= 3 {
         verify_checksum(&df, expected, meta.schema).map_err(damaged)?;
     }
-    let (requests, compactions, iterations) = guarded(|| split(&df)).map_err(damaged)?;
+    let (requests, compactions, calls) = guarded(|| split(&df)).map_err(damaged)?;
     let rows = guarded(|| analysis::rows_of(&df)).map_err(damaged)?;
-    let analysed = rows.as_ref().map_or(0, DataFrame::height);
-    let unknown = df.height() - requests.len() - compactions.len() - iterations.len() - analysed;
+    let analyzed = rows.as_ref().map_or(0, DataFrame::height);
+    let unknown = df.height() - requests.len() - compactions.len() - calls.len() - analyzed;
     if unknown > 0 {
         return Err(damaged(format!("{unknown} row(s) of unknown kind")));
     }
-    if verify && meta.schema < 3 && expected != checksum_all(&requests, &compactions, &iterations) {
+    if verify && meta.schema < 3 && expected != checksum_all(&requests, &compactions, &calls) {
         return Err(damaged("the rows do not match the bundle's checksum".into()));
     }
     if verify {
-        check_bounds(&requests, &compactions, &iterations).map_err(damaged)?;
+        check_bounds(&requests, &compactions, &calls).map_err(damaged)?;
     }
     let analysis = match rows {
         None => None,
@@ -188,7 +164,7 @@ fn rows_of(decoded: Decoded, origin: &str, verify: bool) -> Result<Bundle, TeamE
             Some(BundleAnalysis { stamp: get(&pairs, META_ANALYSIS_STAMP).unwrap_or_default().to_owned(), rows })
         }
     };
-    Ok(Bundle { meta, requests, compactions, iterations, analysis })
+    Ok(Bundle { meta, requests, compactions, calls, analysis })
 }
 
 /// What a bundle says about itself and what it holds, counted.
@@ -226,44 +202,6 @@ struct Decoded {
     meta: BundleMeta,
     pairs: Vec<(String, String)>,
     df: DataFrame,
-}
-
-/// What a bundle says about itself, from its footer alone (no page is
-/// decompressed): refused as `decode` would refuse it for its footer, its
-/// size against `limits` or its metadata. An import groups its files by
-/// person with it before decoding any.
-pub(super) fn read_meta(bytes: &[u8], origin: &str, limits: &BundleLimits) -> Result<BundleMeta, TeamError> {
-    footer(bytes, origin, limits).map(|(_, meta, _)| meta)
-}
-
-type Footer<'b> = (ParquetReader<Cursor<&'b [u8]>>, BundleMeta, Vec<(String, String)>);
-
-/// The bundle's reader, its meta and its footer's pairs, within `limits`.
-fn footer<'b>(bytes: &'b [u8], origin: &str, limits: &BundleLimits) -> Result<Footer<'b>, TeamError> {
-    let damaged = |why: String| TeamError::Damaged { origin: origin.to_owned(), why };
-    if !bytes.starts_with(b"PAR1") {
-        return Err(TeamError::NotParquet { origin: origin.to_owned() });
-    }
-    if bytes.len() < 12 || !bytes.ends_with(b"PAR1") {
-        return Err(damaged("the file is truncated (no Parquet footer)".into()));
-    }
-    let mut reader = ParquetReader::new(Cursor::new(bytes));
-    let (kv, rows, groups) = guarded(|| {
-        let m = reader.get_metadata()?;
-        Ok((m.key_value_metadata.clone(), m.num_rows as u64, groups_of(m)))
-    })
-    .map_err(damaged)?;
-    match limits::check(bytes, rows, &groups, limits) {
-        Ok(()) => {}
-        Err(Verdict::Over { what, found, limit }) => {
-            return Err(TeamError::OverLimit { origin: origin.to_owned(), what, found, limit })
-        }
-        Err(Verdict::Malformed(why)) => return Err(damaged(why)),
-    }
-    let pairs: Vec<(String, String)> =
-        kv.unwrap_or_default().into_iter().map(|p| (p.key, p.value.unwrap_or_default())).collect();
-    let meta = parse_meta(&pairs, origin)?;
-    Ok((reader, meta, pairs))
 }
 
 /// Decodes a bundle within `limits` (refused before a page is
@@ -305,69 +243,15 @@ fn verify_checksum(df: &DataFrame, expected: &str, schema: u32) -> Result<(), St
     }
 }
 
-/// The footer's claims per row group, for `limits::check`.
-fn groups_of(m: &FileMetadata) -> Vec<Group> {
-    m.row_groups
-        .iter()
-        .map(|g| {
-            let chunks = g.parquet_columns().iter().map(|c| {
-                let r = c.byte_range();
-                Chunk { start: r.start, end: r.end, values: c.num_values(), uncompressed: c.uncompressed_size() }
-            });
-            Group { rows: g.num_rows() as u64, chunks: chunks.collect() }
-        })
-        .collect()
-}
-
-/// Runs a decoder step; a decoder that panics on hostile bytes counts as a
-/// damaged file, not a crash of the server.
-fn guarded<T>(f: impl FnOnce() -> PolarsResult<T>) -> Result<T, String> {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(Ok(v)) => Ok(v),
-        Ok(Err(e)) => Err(e.to_string()),
-        Err(_) => Err("the Parquet decoder could not read it".into()),
-    }
-}
-
-fn get<'a>(pairs: &'a [(String, String)], key: &str) -> Option<&'a str> {
-    pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
-}
-
-fn parse_meta(pairs: &[(String, String)], origin: &str) -> Result<BundleMeta, TeamError> {
-    let not = |why: &str| TeamError::NotABundle { origin: origin.to_owned(), why: why.to_owned() };
-    let schema = get(pairs, META_SCHEMA).ok_or_else(|| not("it has no cachewise.bundle_schema metadata"))?;
-    let schema: u32 = schema.trim().parse().map_err(|_| not("its cachewise.bundle_schema is not a number"))?;
-    if schema == 0 {
-        return Err(not("its cachewise.bundle_schema is 0"));
-    }
-    if schema > BUNDLE_SCHEMA {
-        return Err(TeamError::NewerSchema { origin: origin.to_owned(), found: schema, supported: BUNDLE_SCHEMA });
-    }
-    let s = |k: &str| get(pairs, k).unwrap_or_default().to_owned();
-    Ok(BundleMeta {
-        schema,
-        version: s(META_VERSION),
-        user: s(META_USER),
-        machine: s(META_MACHINE),
-        created: s(META_CREATED),
-        hashed_paths: s(META_HASHED) == "true",
-    })
-}
-
-/// Every bundle column is present with its type (the iteration columns
-/// only when there are iteration rows: schema 1 bundles lack them).
+/// Every bundle column is present with its type (the call columns
+/// only when there are call rows: schema 1 bundles lack them).
 fn check_columns(df: &DataFrame) -> Result<(), String> {
-    let empty = Bundle {
-        meta: empty_meta(),
-        requests: Vec::new(),
-        compactions: Vec::new(),
-        iterations: Vec::new(),
-        analysis: None,
-    };
+    let empty =
+        Bundle { meta: empty_meta(), requests: Vec::new(), compactions: Vec::new(), calls: Vec::new(), analysis: None };
     let expected = bundle_frame(&empty).map_err(|e| e.to_string())?;
     for col in expected.columns() {
         match df.column(col.name().as_str()) {
-            Err(_) if ITERATION_COLUMNS.contains(&col.name().as_str()) => {}
+            Err(_) if CALL_COLUMNS.contains(&col.name().as_str()) => {}
             Err(_) if V2_COLUMNS.contains(&col.name().as_str()) => {}
             Err(_) if c::REASON_COLUMNS.contains(&col.name().as_str()) => {}
             Err(_) if analysis::own_columns().iter().any(|(n, _)| *n == col.name().as_str()) => {}
@@ -393,16 +277,16 @@ fn empty_meta() -> BundleMeta {
 }
 
 /// A bundle's rows by kind.
-type Rows = (Vec<Request>, Vec<Compaction>, Vec<Iteration>);
+type Rows = (Vec<Request>, Vec<Compaction>, Vec<Call>);
 
 fn split(df: &DataFrame) -> PolarsResult<Rows> {
     let kind = df.column(c::KIND)?.str()?;
     let requests = frames::requests_from(&df.filter(&kind.equal(KIND_REQUEST))?)?;
     let compactions = frames::compactions_from(&df.filter(&kind.equal(KIND_COMPACTION))?)?;
-    let calls = df.filter(&kind.equal(KIND_ITERATION))?;
-    let iterations = match calls.height() {
+    let call_rows = df.filter(&kind.equal(KIND_CALL))?;
+    let calls = match call_rows.height() {
         0 => Vec::new(),
-        _ => frames::iterations_from(&calls)?,
+        _ => frames::calls_from(&call_rows)?,
     };
-    Ok((requests, compactions, iterations))
+    Ok((requests, compactions, calls))
 }

@@ -1,16 +1,16 @@
 //! The bundle's one table: its column order (kind, who, the requests
-//! table's columns, then the columns of compaction, iteration and analysis
+//! table's columns, then the columns of compaction, call and analysis
 //! rows) and the frame a bundle's rows make, which writing, the checksum
 //! and the reader's column check share.
 
 use super::analysis;
-use super::bundle::{Bundle, BundleMeta, KIND_ANALYSIS, KIND_COMPACTION, KIND_ITERATION, KIND_REQUEST, V2_COLUMNS};
+use super::bundle::{Bundle, BundleMeta, KIND_ANALYSIS, KIND_CALL, KIND_COMPACTION, KIND_REQUEST, V2_COLUMNS};
 use crate::model::columns as c;
 use crate::store::frames;
 use polars::prelude::*;
 
 /// Column order of a bundle: kind, who, then the requests table, then the
-/// compaction-only columns, then the iteration-only ones.
+/// compaction-only columns, then the call-only ones.
 pub(super) fn column_order() -> Vec<&'static str> {
     let mut names = vec![c::KIND, c::USER, c::MACHINE];
     names.extend([
@@ -41,15 +41,15 @@ pub(super) fn column_order() -> Vec<&'static str> {
     ]);
     names.extend([c::TRIGGER, c::PRE_TOKENS]);
     names.extend(V2_COLUMNS);
-    names.extend(ITERATION_COLUMNS);
+    names.extend(CALL_COLUMNS);
     names.extend(analysis::own_columns().into_iter().map(|(n, _)| n));
     names
 }
 
-/// Columns of iteration rows only; schema 1 bundles lack them.
-pub(super) const ITERATION_COLUMNS: [&str; 2] = [c::ITERATION, c::ITERATION_TYPE];
+/// Columns of call rows only; schema 1 bundles lack them.
+pub(super) const CALL_COLUMNS: [&str; 2] = [c::ITERATION, c::ITERATION_TYPE];
 
-/// Requests rows, then compaction rows and iteration rows, each with the
+/// Requests rows, then compaction rows and call rows, each with the
 /// columns of the other kinds null.
 pub(super) fn bundle_frame(b: &Bundle) -> PolarsResult<DataFrame> {
     let mut req = frames::requests_frame(&b.requests)?;
@@ -69,7 +69,7 @@ pub(super) fn bundle_frame(b: &Bundle) -> PolarsResult<DataFrame> {
     }
     let req = req.select(column_order())?;
     let comp = part(&frames::compactions_frame(&b.compactions)?, KIND_COMPACTION, &b.meta, &req)?;
-    let calls = part(&frames::iterations_frame(&b.iterations)?, KIND_ITERATION, &b.meta, &req)?;
+    let calls = part(&frames::calls_frame(&b.calls)?, KIND_CALL, &b.meta, &req)?;
     let mut all = req;
     all.vstack_mut(&comp)?;
     all.vstack_mut(&calls)?;

@@ -1,5 +1,5 @@
 //! Export: a person's store -> a `Bundle` of their requests, the calls
-//! inside them (iteration rows of the requests' kept lines) and compactions
+//! inside them (call rows of the requests' kept lines) and compactions
 //! (optionally since a time, optionally with hashed paths), labelled with
 //! user and machine, and written atomically to a file; with the cache
 //! model's rows of the same requests (`export_with_analysis`). Nothing but
@@ -14,7 +14,7 @@ use super::import::holds_bundles;
 use super::names::{self, Renamed};
 use super::TeamError;
 use crate::materialize;
-use crate::model::iterations::{iteration_line_key, request_line_key};
+use crate::model::calls::{call_line_key, request_line_key};
 use crate::pricing::PriceTable;
 use crate::store::{frames, Store, Table};
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -68,15 +68,15 @@ fn rows(store: &Store, spec: &ExportSpec) -> Result<Bundle, TeamError> {
     let within = |t: DateTime<Utc>| spec.since.is_none_or(|s| t >= s) && spec.until.is_none_or(|u| t < u);
     requests.retain(|r| within(r.time));
     compactions.retain(|c| within(c.time));
-    let mut iterations = store.load(Table::Iterations, frames::iterations_from)?;
+    let mut calls = store.load(Table::Calls, frames::calls_from)?;
     let lines: HashSet<_> = requests.iter().map(request_line_key).collect();
-    iterations.retain(|i| lines.contains(&iteration_line_key(i)));
+    calls.retain(|i| lines.contains(&call_line_key(i)));
     drop(lines);
     for r in &mut requests {
         r.user = spec.user.as_str().into();
         r.machine = spec.machine.as_str().into();
     }
-    for i in &mut iterations {
+    for i in &mut calls {
         i.user = spec.user.as_str().into();
     }
     for c in &mut compactions {
@@ -84,7 +84,7 @@ fn rows(store: &Store, spec: &ExportSpec) -> Result<Bundle, TeamError> {
     }
     if let Some(h) = &spec.hasher {
         h.apply(&mut requests, &mut compactions);
-        h.apply_calls(&mut iterations);
+        h.apply_calls(&mut calls);
     }
     let meta = BundleMeta {
         schema: BUNDLE_SCHEMA,
@@ -94,7 +94,7 @@ fn rows(store: &Store, spec: &ExportSpec) -> Result<Bundle, TeamError> {
         created: spec.created.to_rfc3339_opts(SecondsFormat::Secs, true),
         hashed_paths: spec.hasher.is_some(),
     };
-    Ok(Bundle { meta, requests, compactions, iterations, analysis: None })
+    Ok(Bundle { meta, requests, compactions, calls, analysis: None })
 }
 
 /// `export` with the person's analysis rows (`team::analysis`), computed
@@ -103,10 +103,10 @@ fn rows(store: &Store, spec: &ExportSpec) -> Result<Bundle, TeamError> {
 pub fn export_with_analysis(store: &Store, spec: &ExportSpec, prices: &PriceTable) -> Result<Exported, TeamError> {
     let mut bundle = rows(store, spec)?;
     let polars = |source| TeamError::Polars { what: "exporting the analysis", source };
-    let analysed = materialize::load(store, prices)?;
+    let analyzed = materialize::load(store, prices)?;
     let window = (spec.since, spec.until);
-    let analysed = analysis::for_export(analysed, &spec.user, window, spec.hasher.as_ref()).map_err(polars)?;
-    bundle.analysis = Some(BundleAnalysis { stamp: materialize::stamp(prices), rows: analysed });
+    let analyzed = analysis::for_export(analyzed, &spec.user, window, spec.hasher.as_ref()).map_err(polars)?;
+    bundle.analysis = Some(BundleAnalysis { stamp: materialize::stamp(prices), rows: analyzed });
     let renamed = names::neutralise(&mut bundle).map_err(polars)?;
     Ok(Exported { bundle, renamed })
 }

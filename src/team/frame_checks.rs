@@ -7,7 +7,7 @@
 //! of requests and compactions.
 
 use super::analysis;
-use super::bundle::{Bundle, KIND_COMPACTION, KIND_ITERATION, KIND_REQUEST};
+use super::bundle::{Bundle, KIND_CALL, KIND_COMPACTION, KIND_REQUEST};
 use super::TeamError;
 use crate::ingest::parse::MAX_WEB_SEARCHES;
 use crate::model::columns as c;
@@ -32,12 +32,12 @@ pub(super) fn check(df: &DataFrame, user: &str) -> PolarsResult<Result<(usize, u
         df.select(columns.iter().copied())?.filter(&kind.equal(k))
     };
     let with = |more: &[&'static str]| -> Vec<&'static str> { c::TOKENS.iter().chain(more).copied().collect() };
-    let calls = rows_of(KIND_ITERATION, &with(&[c::USER]))?;
+    let calls = rows_of(KIND_CALL, &with(&[c::USER]))?;
     let requests = rows_of(KIND_REQUEST, &with(&[c::USER, c::WEB_SEARCH, c::MESSAGE_ID]))?;
     let compactions = rows_of(KIND_COMPACTION, &[c::PRE_TOKENS])?;
     let analysis = analysis::rows_of(df)?;
-    let analysed = analysis.as_ref().map_or(0, DataFrame::height);
-    let unknown = df.height() - requests.height() - compactions.height() - calls.height() - analysed;
+    let analyzed = analysis.as_ref().map_or(0, DataFrame::height);
+    let unknown = df.height() - requests.height() - compactions.height() - calls.height() - analyzed;
     if unknown > 0 {
         return Ok(Err(Failed::Damaged(format!("{unknown} row(s) of unknown kind"))));
     }
@@ -98,7 +98,7 @@ fn bounds(requests: &DataFrame, compactions: &DataFrame, calls: &DataFrame) -> P
 /// A bundle is one person's: its meta names a user, and every request and
 /// call row names that user (analysis rows are checked when read).
 pub(super) fn check_owner(b: &Bundle, origin: &str) -> Result<(), TeamError> {
-    let rows = b.requests.iter().map(|r| r.user.as_str()).chain(b.iterations.iter().map(|c| c.user.as_str()));
+    let rows = b.requests.iter().map(|r| r.user.as_str()).chain(b.calls.iter().map(|c| c.user.as_str()));
     owned_by(&b.meta.user, rows).map_err(|why| TeamError::NotABundle { origin: origin.to_owned(), why })
 }
 

@@ -8,7 +8,7 @@
 
 use super::bundle::hex;
 use super::TeamError;
-use crate::model::{Compaction, Iteration, Request};
+use crate::model::{Call, Compaction, Request};
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 use std::fs;
@@ -89,7 +89,7 @@ impl PathHasher {
 
     /// Hashes the calls' `source` as `apply` hashes their requests', so
     /// each still names its request's line.
-    pub fn apply_calls(&self, calls: &mut [Iteration]) {
+    pub fn apply_calls(&self, calls: &mut [Call]) {
         for i in calls {
             i.source = self.hash(&i.source).into();
         }

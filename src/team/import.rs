@@ -189,7 +189,7 @@ pub fn import_files(
 /// People new to the store take the fast path (`append`: their bundles
 /// merged apart, the bundle's analysis rows reused, the tables appended);
 /// bundles of people the store already holds are merged with their stored
-/// rows (`ingest::merge::merge`), which analyses their sessions again.
+/// rows (`ingest::merge::merge`), which analyzes their sessions again.
 fn import_pending(
     store: &Store,
     pending: &mut [Pending<'_>],
@@ -266,7 +266,7 @@ fn delta_of(bundles: &[Cow<'_, Bundle>]) -> Delta {
         rows.extend(b.requests.iter().cloned());
         // A bundle's compactions are its user's (cache threads are per user).
         delta.compactions.extend(b.compactions.iter().map(|c| Compaction { user: b.meta.user.clone(), ..c.clone() }));
-        delta.iterations.extend(b.iterations.iter().cloned());
+        delta.calls.extend(b.calls.iter().cloned());
     }
     delta.rows = Chunks(vec![rows]);
     delta

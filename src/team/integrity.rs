@@ -6,19 +6,19 @@
 //! checksum and calls both when it reads.
 
 use crate::ingest::parse::MAX_WEB_SEARCHES;
-use crate::model::{Boundary, Compaction, Iteration, Request, MAX_TOKENS};
+use crate::model::{Boundary, Call, Compaction, Request, MAX_TOKENS};
 use polars::prelude::*;
 use sha2::{Digest, Sha256};
 use std::io::Write;
 
-/// `checksum` of a bundle that may hold iteration rows: over requests and
+/// `checksum` of a bundle that may hold call rows: over requests and
 /// compactions alone when it holds none (so schema-1 bundles still verify),
 /// else over all three kinds.
-pub fn checksum_all(requests: &[Request], compactions: &[Compaction], iterations: &[Iteration]) -> String {
+pub fn checksum_all(requests: &[Request], compactions: &[Compaction], calls: &[Call]) -> String {
     let rows: Vec<SumRow<'_>> = compactions.iter().map(SumRow::of).collect();
-    match iterations.is_empty() {
+    match calls.is_empty() {
         true => digest(&(requests, rows)),
-        false => digest(&(requests, rows, iterations)),
+        false => digest(&(requests, rows, calls)),
     }
 }
 
@@ -145,11 +145,7 @@ pub fn hex(bytes: &[u8]) -> String {
 
 /// Every token count is within `MAX_TOKENS` (10^9 per field per request),
 /// as the transcript parser requires, so no sum over imported rows can wrap.
-pub(super) fn check_bounds(
-    requests: &[Request],
-    compactions: &[Compaction],
-    calls: &[Iteration],
-) -> Result<(), String> {
+pub(super) fn check_bounds(requests: &[Request], compactions: &[Compaction], calls: &[Call]) -> Result<(), String> {
     if let Some((i, (field, v))) = calls.iter().enumerate().find_map(|(i, c)| c.tokens.above_bound().map(|b| (i, b))) {
         return Err(format!("call row {}: {field} {v} is above the bound of {MAX_TOKENS} tokens per request", i + 1));
     }

@@ -11,6 +11,7 @@ pub mod analysis;
 mod append;
 pub mod batch;
 pub mod bundle;
+mod bundle_footer;
 mod bundle_layout;
 pub mod export;
 pub mod file;

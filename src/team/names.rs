@@ -62,7 +62,7 @@ pub fn neutralise(b: &mut Bundle) -> PolarsResult<Renamed> {
         n.string(&mut r.message_id, "message id", &session);
         n.string(&mut r.request_id, "request id", &session);
     }
-    for i in &mut b.iterations {
+    for i in &mut b.calls {
         for t in [&mut i.source, &mut i.kind, &mut i.model] {
             n.text(t, "call", "");
         }

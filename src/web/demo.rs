@@ -46,7 +46,7 @@ pub fn write_demo(store: &Store, prices: &PriceTable, now: DateTime<Utc>) -> Res
         })
         .collect();
     let calls = crate::synth::calls::add_calls(&data.requests, DEMO_CALLS_EVERY);
-    let rows = Rows { rows: data.requests, iterations: calls, compactions: data.compactions, titles };
+    let rows = Rows { rows: data.requests, calls, compactions: data.compactions, titles };
     let (n, _) = crate::update::store_rows(store, rows, prices)?;
     let manifest = Manifest {
         schema: STORE_SCHEMA,

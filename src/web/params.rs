@@ -7,7 +7,7 @@
 
 use super::error::{ApiError, WebError};
 use crate::report::query::Query;
-use crate::report::session_table::{SessionFilter, SessionSort};
+use crate::report::session_list::{SessionFilter, SessionSort};
 use axum::extract::{FromRequestParts, Query as UrlQuery};
 use axum::http::request::Parts;
 use chrono::{NaiveDate, Weekday};
@@ -126,7 +126,7 @@ impl Params {
         })
     }
 
-    /// The sessions table's filter.
+    /// The session list's filter.
     pub fn session_filter(&self) -> Result<SessionFilter, WebError> {
         let (since, until) = self.range()?;
         Ok(SessionFilter {

@@ -40,10 +40,10 @@ impl CacheData {
             Some(df) => frames::requests_from(&df).unwrap(),
             None => Vec::new(),
         };
-        let calls = store.load(Table::Iterations, frames::iterations_from).unwrap();
+        let calls = store.load(Table::Calls, frames::calls_from).unwrap();
         let requests = thread_requests(prices, requests, &calls);
         let compactions = store.load(Table::Compactions, frames::compactions_from).unwrap();
-        let titles = match store.read(Table::Sessions).unwrap() {
+        let titles = match store.read(Table::SessionTotals).unwrap() {
             Some(df) => {
                 let k = frames::Cols(&df);
                 let (ids, titles) = (k.str("session_id").unwrap(), k.str("title").unwrap());

@@ -60,7 +60,7 @@ proptest! {
         run(root.path(), data.path());
         let store = Store::open(data.path()).unwrap();
         let requests: Vec<Request> = store.load(Table::Requests, frames::requests_from).unwrap();
-        let calls = store.load(Table::Iterations, frames::iterations_from).unwrap();
+        let calls = store.load(Table::Calls, frames::calls_from).unwrap();
         prop_assert_eq!(requests.len(), spec.len());
         let prices = prices();
         for r in &requests {

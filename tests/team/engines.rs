@@ -16,9 +16,9 @@
 use super::support::{bundle_of, bytes_of, cw, json as json_of, prices, row};
 use super::team_sql::{compare_figures, compare_queries, sql_files, team_sql};
 use cachewise::analyze::CacheClass;
+use cachewise::model::calls::{ADVISOR, MESSAGE};
 use cachewise::model::columns as c;
-use cachewise::model::iterations::{ADVISOR, MESSAGE};
-use cachewise::model::{Iteration, Request, TokenCounts};
+use cachewise::model::{Call, Request, TokenCounts};
 use cachewise::report::calls;
 use cachewise::report::query::{Grouping, Query};
 use cachewise::report::team::{class_tables, team, TeamOptions};
@@ -40,12 +40,12 @@ fn priced(mut rows: Vec<Request>) -> Vec<Request> {
 /// The calls of `rows`' request `msg_alice-s2_9`: an advisor call on Opus,
 /// then the response's own call (which carries the request's two web
 /// searches); the request's tokens are their sum and its cost their cost.
-fn with_calls(rows: &mut [Request]) -> Vec<Iteration> {
+fn with_calls(rows: &mut [Request]) -> Vec<Call> {
     let Some(r) = rows.iter_mut().find(|r| r.message_id == "msg_alice-s2_9") else { return Vec::new() };
     r.web_search = 2;
     let advisor = TokenCounts { input: 2, output: 50, ..TokenCounts::default() };
     let own = TokenCounts { input: r.tokens.input - 2, output: r.tokens.output - 50, ..r.tokens };
-    let call = |index: u32, kind: &str, model: &str, tokens: TokenCounts| Iteration {
+    let call = |index: u32, kind: &str, model: &str, tokens: TokenCounts| Call {
         user: r.user.clone(),
         message_id: r.message_id.clone(),
         request_id: r.request_id.clone(),
@@ -94,9 +94,9 @@ fn bundles(dir: &Path) -> Vec<Incoming> {
         ("carol", carol, Vec::new()),
     ];
     sets.into_iter()
-        .map(|(name, rows, iterations)| {
+        .map(|(name, rows, calls)| {
             let user = rows[0].user.clone();
-            let bundle = cachewise::team::Bundle { iterations, ..bundle_of(&user, rows) };
+            let bundle = cachewise::team::Bundle { calls, ..bundle_of(&user, rows) };
             std::fs::write(dir.join(format!("{name}.parquet")), bytes_of(&bundle)).unwrap();
             Incoming { origin: name.into(), bundle }
         })
@@ -157,7 +157,7 @@ fn expected(store: &Store) -> Value {
 /// The stored requests split into their API calls (`report::calls`), as
 /// the team report sums them.
 fn by_call(store: &Store, stored: &[Request]) -> Vec<Value> {
-    let stored_calls = store.load(Table::Iterations, frames::iterations_from).unwrap();
+    let stored_calls = store.load(Table::Calls, frames::calls_from).unwrap();
     assert_eq!(stored_calls.len(), 2, "the two calls, sent twice, are stored once");
     let df = frames::requests_frame(stored).unwrap();
     let df = df.lazy().with_column(lit(1u64).cast(DataType::UInt64).alias(c::COUNTED)).collect().unwrap();

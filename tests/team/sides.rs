@@ -56,7 +56,7 @@ fn tables(dir: &Path) -> [Vec<String>; 3] {
     let store = Store::open(dir).unwrap();
     let rows = materialize::current(&store, &prices()).unwrap().expect("an analysis table");
     let side = |t: Table| text_rows(&store.read_file(t, None).unwrap().expect("a side table"));
-    [text_rows(&rows), side(Table::AnalysisCompactions), side(Table::AnalysisSessions)]
+    [text_rows(&rows), side(Table::AnalysisCompactions), side(Table::SessionAnalysis)]
 }
 
 /// The same tables computed from scratch over a copy of the directory.
@@ -69,7 +69,7 @@ fn from_scratch(dir: &Path) -> [Vec<String>; 3] {
         }
     }
     let store = Store::open(copy.path()).unwrap();
-    for t in [Table::Analysis, Table::RecentAnalysis, Table::AnalysisCompactions, Table::AnalysisSessions] {
+    for t in [Table::Analysis, Table::RecentAnalysis, Table::AnalysisCompactions, Table::SessionAnalysis] {
         store.remove(t).unwrap();
     }
     materialize::refresh(&store, &prices(), &Changed::All).unwrap();

@@ -119,7 +119,7 @@ pub fn bundle_of(user: &str, rows: Vec<Request>) -> Bundle {
         trigger_written: true,
         ..Compaction::default()
     }];
-    Bundle { meta, requests: rows, compactions, iterations: Vec::new(), analysis: None }
+    Bundle { meta, requests: rows, compactions, calls: Vec::new(), analysis: None }
 }
 
 pub fn bytes_of(b: &Bundle) -> Vec<u8> {

@@ -3,8 +3,8 @@
 //! the prompt each call sent (cache-model v2 §1), not their sum.
 
 use crate::analyze::{analyze, thread_requests, thread_rows, CacheClass};
-use crate::model::iterations::tests::call;
-use crate::model::Iteration;
+use crate::model::calls::tests::call;
+use crate::model::Call;
 use crate::model::{Request, TokenCounts};
 use crate::pricing::PriceTable;
 
@@ -26,7 +26,7 @@ fn req(model: &str, time: &str, tokens: TokenCounts) -> Request {
 
 /// Three requests of one thread; the middle one made of a message call, an
 /// advisor call and a message call (the shape of reference §2.4).
-fn thread() -> (Vec<Request>, Vec<Iteration>) {
+fn thread() -> (Vec<Request>, Vec<Call>) {
     let opus = "claude-opus-4-8";
     let r0 = Request { line: 1, ..req(opus, "2026-05-01T12:00:00Z", tok(1, 0, 1000, 40_000, 100)) };
     let (a, adv, b) = (tok(2, 0, 3176, 41_001, 300), tok(149_112, 0, 0, 0, 14_153), tok(1, 0, 931, 44_179, 200));

@@ -4,7 +4,7 @@
 use super::FileParser;
 use crate::ingest::line::Line;
 use crate::ingest::usage::bounded;
-use crate::model::iterations::{self, Refusal};
+use crate::model::calls::{self, Refusal};
 use crate::model::{Boundary, Compaction, SessionTitle, TitleKind, DEFAULT_TRIGGER, MAX_TOKENS};
 
 impl FileParser<'_, '_> {
@@ -41,7 +41,7 @@ impl FileParser<'_, '_> {
 
     pub(super) fn refusal(&mut self, l: &Line, line_no: u64) {
         let Some(time) = self.time(l, line_no) else { return };
-        let text = |t: &crate::ingest::line::Text| iterations::clean(t.as_str());
+        let text = |t: &crate::ingest::line::Text| calls::clean(t.as_str());
         let trigger = if l.trigger.get().is_some() { text(&l.trigger) } else { text(&l.category) };
         self.rows.refusals.push(Refusal {
             session_id: self.session(l),

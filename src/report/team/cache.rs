@@ -61,7 +61,7 @@ pub(super) struct Sources<'a> {
     /// The analysis rows the query selects, their miss cost summed per
     /// person and class (`team::sums`).
     pub analysis: LazyFrame,
-    /// The session table (`StoreView::session_table`: each session's
+    /// The session table (`StoreView::session_analysis`: each session's
     /// last main-thread request, inside the window or not) of the people
     /// the query can select.
     pub sessions: LazyFrame,

@@ -8,7 +8,7 @@
 //! stored, the model mix's rows are the requests split into their calls.
 
 use crate::model::columns as c;
-use crate::model::Iteration;
+use crate::model::Call;
 use crate::report::calls;
 use crate::report::query::{Grouping, Query};
 use crate::report::slices::{for_each_slice_of, BATCH_ROWS};
@@ -64,7 +64,7 @@ fn batched(
 /// into one row per call (`calls::split_by_model`), summed: the model mix
 /// then puts each call's cost under its own model, as `report model` does,
 /// and every other total is unchanged.
-pub(super) fn split(lf: LazyFrame, stored: &[Iteration]) -> PolarsResult<LazyFrame> {
+pub(super) fn split(lf: LazyFrame, stored: &[Call]) -> PolarsResult<LazyFrame> {
     let keys = [c::KEY, c::MODEL, c::SPEED, c::MACHINE];
     let cols: Vec<Expr> =
         keys.iter().chain(&SUMMED).chain(&c::TOKENS).chain(&calls::KEY_COLUMNS).map(|n| col(*n)).collect();
@@ -76,7 +76,7 @@ pub(super) fn split(lf: LazyFrame, stored: &[Iteration]) -> PolarsResult<LazyFra
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::iterations::tests::request;
+    use crate::model::calls::tests::request;
     use crate::model::TokenCounts;
     use crate::store::frames;
     use chrono::TimeDelta;

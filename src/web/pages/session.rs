@@ -9,7 +9,7 @@ use crate::model::{Compaction, Refusal, MAIN_THREAD};
 use crate::report::cache_words::{advice_words, AdviceWords};
 use crate::report::charts;
 use crate::report::labels;
-use crate::report::session_table::SessionRow;
+use crate::report::session_list::SessionRow;
 use crate::report::timeline::{session_timeline, ThreadSummary, TimelineRow};
 use crate::web::error::WebError;
 use crate::web::layout::{render, Chrome};

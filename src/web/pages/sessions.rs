@@ -1,10 +1,10 @@
-//! `/sessions`: the sortable, filterable, paginated session table (text
+//! `/sessions`: the sortable, filterable, paginated session list (text
 //! search `q` on title or id, `project`, `model`, `since`/`until` activity,
 //! `sort`/`order`, `page`), from the snapshot's rows of everyone or of the
 //! `user` asked for.
 
 use crate::report::charts::{self, palette, Unit};
-use crate::report::session_table::{session_page, SessionPage, SessionRow, SessionSort};
+use crate::report::session_list::{session_page, SessionListPage, SessionRow, SessionSort};
 use crate::web::error::WebError;
 use crate::web::layout::{render, Chrome};
 use crate::web::params::Params;
@@ -25,7 +25,7 @@ pub struct SessionsPage {
     pub chrome: Chrome,
     pub empty: bool,
     pub params: Params,
-    pub table: SessionPage,
+    pub table: SessionListPage,
     pub sort: SessionSort,
     pub ascending: bool,
     pub models: Vec<String>,

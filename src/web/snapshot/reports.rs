@@ -1,6 +1,6 @@
 //! The reports of one person filter (or of everyone): the CLI's usage
 //! reports (daily, session, project, model, summary), the `cache` report,
-//! cost per day by token class and the session table, all over the
+//! cost per day by token class and the session list, all over the
 //! requests one `Query` selects, from the snapshot's view at its clock.
 
 use super::Snapshot;
@@ -9,7 +9,7 @@ use crate::report::cache_rows::{annotate_sessions, daily_class_costs};
 use crate::report::cache_view::cache_report;
 use crate::report::class_cost::DayClassCost;
 use crate::report::query::{Grouping, Query};
-use crate::report::session_table::{session_rows, SessionRow};
+use crate::report::session_list::{session_rows, SessionRow};
 use crate::report::summary::{last_30_days, summary_of, Summary};
 use crate::report::usage::{self, UsageReport};
 use crate::report::ReportError;
@@ -77,7 +77,7 @@ impl Reports {
         })
     }
 
-    /// The session table row of a session.
+    /// The session list row of a session.
     pub fn session_row(&self, id: &str) -> Option<&SessionRow> {
         self.row_of.get(id).and_then(|&i| self.session_rows.get(i))
     }

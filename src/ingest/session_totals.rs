@@ -1,5 +1,8 @@
-//! The derived `sessions` table: per session its project, first and last
-//! request, title and totals, folded from the priced requests.
+//! The session totals (`Table::SessionTotals`, stored as
+//! `sessions.parquet`): per session its project, first and last request,
+//! title and totals, folded from the priced requests. Not the session
+//! analysis (`materialize::side_rows`) nor the dashboard's session list
+//! (`report::session_list`).
 
 use super::best_titles;
 use crate::model::columns as c;
@@ -10,9 +13,9 @@ use polars::prelude::*;
 use rustc_hash::FxHashMap;
 use std::borrow::Borrow;
 
-/// One row of the `sessions` table.
+/// One row of the session totals.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SessionRow {
+pub struct SessionTotals {
     pub session_id: String,
     pub project: String,
     pub first: DateTime<Utc>,
@@ -45,8 +48,8 @@ struct Input<'a> {
     cost_usd: f64,
 }
 
-/// Folds requests into sessions, ordered by session id.
-pub fn derive<R: Borrow<Request>>(requests: &[R], titles: &[SessionTitle]) -> Vec<SessionRow> {
+/// Folds requests into session totals, ordered by session id.
+pub fn derive<R: Borrow<Request>>(requests: &[R], titles: &[SessionTitle]) -> Vec<SessionTotals> {
     let inputs = requests.iter().map(Borrow::borrow).map(|r| Input {
         session: &r.session_id,
         project: &r.project,
@@ -58,7 +61,7 @@ pub fn derive<R: Borrow<Request>>(requests: &[R], titles: &[SessionTitle]) -> Ve
 }
 
 /// Folds the `INPUT_COLUMNS` of a requests frame into sessions.
-pub fn derive_frame(df: &DataFrame, titles: &[SessionTitle]) -> PolarsResult<Vec<SessionRow>> {
+pub fn derive_frame(df: &DataFrame, titles: &[SessionTitle]) -> PolarsResult<Vec<SessionTotals>> {
     let mut fold = Fold::default();
     fold.add_frame(df)?;
     Ok(fold.finish(titles))
@@ -67,7 +70,7 @@ pub fn derive_frame(df: &DataFrame, titles: &[SessionTitle]) -> PolarsResult<Vec
 /// A session's project is its earliest request's (the smallest name on a
 /// tie), and its cost is summed in ascending order, so the fold does not
 /// depend on row order, down to the last bit.
-fn fold<'a>(inputs: impl Iterator<Item = Input<'a>>, titles: &[SessionTitle]) -> Vec<SessionRow> {
+fn fold<'a>(inputs: impl Iterator<Item = Input<'a>>, titles: &[SessionTitle]) -> Vec<SessionTotals> {
     let mut fold = Fold::default();
     inputs.for_each(|r| fold.add(r));
     fold.finish(titles)
@@ -77,7 +80,7 @@ fn fold<'a>(inputs: impl Iterator<Item = Input<'a>>, titles: &[SessionTitle]) ->
 /// slices): each session's row so far, and its costs.
 #[derive(Default)]
 pub struct Fold {
-    by: FxHashMap<String, (SessionRow, Vec<f64>)>,
+    by: FxHashMap<String, (SessionTotals, Vec<f64>)>,
 }
 
 impl Fold {
@@ -99,7 +102,7 @@ impl Fold {
         match self.by.get_mut(r.session) {
             Some((s, costs)) => fold_in(s, costs, &r),
             None => {
-                let mut row = SessionRow {
+                let mut row = SessionTotals {
                     session_id: r.session.to_owned(),
                     project: r.project.to_owned(),
                     first: r.time,
@@ -117,9 +120,9 @@ impl Fold {
     }
 
     /// The session rows, ordered by session id, titled from `titles`.
-    pub fn finish(self, titles: &[SessionTitle]) -> Vec<SessionRow> {
+    pub fn finish(self, titles: &[SessionTitle]) -> Vec<SessionTotals> {
         let names = best_titles(titles);
-        let mut rows: Vec<SessionRow> = self
+        let mut rows: Vec<SessionTotals> = self
             .by
             .into_values()
             .map(|(mut s, mut costs)| {
@@ -135,7 +138,7 @@ impl Fold {
 }
 
 /// One request folded into its session's row and costs.
-fn fold_in(s: &mut SessionRow, costs: &mut Vec<f64>, r: &Input<'_>) {
+fn fold_in(s: &mut SessionTotals, costs: &mut Vec<f64>, r: &Input<'_>) {
     if (r.time, r.project) < (s.first, s.project.as_str()) {
         s.project = r.project.to_owned();
     }
@@ -146,15 +149,15 @@ fn fold_in(s: &mut SessionRow, costs: &mut Vec<f64>, r: &Input<'_>) {
     costs.push(r.cost_usd);
 }
 
-/// The `sessions` table as a DataFrame.
-pub fn frame(rows: &[SessionRow]) -> PolarsResult<DataFrame> {
-    let ms = |f: fn(&SessionRow) -> DateTime<Utc>, name: &str| {
+/// The session totals as a DataFrame.
+pub fn frame(rows: &[SessionTotals]) -> PolarsResult<DataFrame> {
+    let ms = |f: fn(&SessionTotals) -> DateTime<Utc>, name: &str| {
         Int64Chunked::from_vec(name.into(), rows.iter().map(|r| f(r).timestamp_millis()).collect())
             .into_datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC))
             .into_column()
     };
-    let u = |f: fn(&SessionRow) -> u64, name: &str| u64_column(name, rows.iter().map(f));
-    let s = |f: fn(&SessionRow) -> &str, name: &str| str_column(name, rows.iter().map(f));
+    let u = |f: fn(&SessionTotals) -> u64, name: &str| u64_column(name, rows.iter().map(f));
+    let s = |f: fn(&SessionTotals) -> &str, name: &str| str_column(name, rows.iter().map(f));
     DataFrame::new(
         rows.len(),
         vec![
@@ -187,7 +190,7 @@ mod tests {
             project: project.into(),
             time: Utc.with_ymd_and_hms(2026, 3, 1, 10, minute, 0).unwrap(),
             cost_usd: cost,
-            ..crate::model::iterations::tests::request("m", tokens)
+            ..crate::model::calls::tests::request("m", tokens)
         }
     }
 

@@ -1,7 +1,9 @@
-//! The analysis side tables, per session like the analysis rows: every
-//! `compact` boundary with its label (`idle` or its trigger) and the
-//! main-thread request it is counted with (time, project and cwd, what a
-//! report's filter asks), and per session its last main-thread request
+//! The rows of the analysis side tables, per session like the analysis
+//! rows: every `compact` boundary with its label (`idle` or its trigger)
+//! and the main-thread request it is counted with (time, project and cwd,
+//! what a report's filter asks: `Table::AnalysisCompactions`), and the
+//! session analysis (`Table::SessionAnalysis`, stored as
+//! `analysis-sessions.parquet`): per session its last main-thread request
 //! (for stale sessions) and its compaction report as JSON.
 //! Views count the labels (`analyze::count_by_trigger`, which drops a
 //! boundary replayed in another session) and filter the reports.
@@ -11,7 +13,7 @@ use crate::analyze::{
     SessionCompaction,
 };
 use crate::model::columns as c;
-use crate::model::{Compaction, Iteration, Request, TokenCounts};
+use crate::model::{Call, Compaction, Request, TokenCounts};
 use crate::pricing::Rates;
 use crate::store::frames::{f64_column, opt_f64_column, str_column, time_column, u64_column};
 use polars::prelude::*;
@@ -46,16 +48,16 @@ fn to_json(v: &impl serde::Serialize) -> PolarsResult<String> {
     serde_json::to_string(v).map_err(|e| PolarsError::ComputeError(e.to_string().into()))
 }
 
-/// The session table: one row per `(user, session)` with a main thread:
+/// The session analysis: one row per `(user, session)` with a main thread:
 /// its last main-thread request (what a stale session's cold resume costs,
 /// cache-model §6: its prompt, TTL, rates, model, version and lineage's
 /// first read, from which a view computes the v3 premium at its clock) and
 /// its compaction report.
-pub fn reports_frame(
+pub fn session_analysis_frame(
     thread: &[Request],
     caches: &[RequestCache],
     compactions: &[Compaction],
-    calls: &[Iteration],
+    calls: &[Call],
 ) -> PolarsResult<DataFrame> {
     let reports = compaction_report(thread, caches, compactions, &CompactionParams::default());
     let last = last_main(thread);

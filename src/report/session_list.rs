@@ -1,5 +1,5 @@
-//! The sessions table of the dashboard: one row per row of the session
-//! report (`report session`, with the cache columns of
+//! The session list of the dashboard (`/sessions`): one row per row of
+//! the session report (`report session`, with the cache columns of
 //! `report::cache_rows::annotate_sessions`: cost, requests, misses, idle cost,
 //! peak prompt), marked stale from the stale list and with the models the
 //! requests used. Then filtering (text, project, model, date range),
@@ -184,7 +184,7 @@ impl SessionSort {
 
 /// One page of a filtered, sorted table.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SessionPage {
+pub struct SessionListPage {
     pub rows: Vec<SessionRow>,
     /// Rows passing the filter, over all pages.
     pub matching: usize,
@@ -205,7 +205,7 @@ pub fn session_page(
     ascending: bool,
     page: usize,
     per_page: usize,
-) -> SessionPage {
+) -> SessionListPage {
     let mut hits: Vec<&SessionRow> = rows.iter().filter(|r| filter.accepts(r)).collect();
     hits.sort_by(|a, b| {
         let o = sort.compare(a, b);
@@ -215,7 +215,7 @@ pub fn session_page(
     let per_page = per_page.max(1);
     let pages = hits.len().div_ceil(per_page).max(1);
     let page = page.clamp(1, pages);
-    SessionPage {
+    SessionListPage {
         rows: hits.iter().skip((page - 1) * per_page).take(per_page).map(|r| (*r).clone()).collect(),
         matching: hits.len(),
         page,

@@ -36,8 +36,8 @@ pub(crate) fn request(model: &str, tokens: TokenCounts) -> Request {
 }
 
 /// A call row of `r`'s line (shared with other modules' tests).
-pub(crate) fn call(r: &Request, index: u32, kind: &str, model: &str, tokens: TokenCounts) -> Iteration {
-    Iteration {
+pub(crate) fn call(r: &Request, index: u32, kind: &str, model: &str, tokens: TokenCounts) -> Call {
+    Call {
         user: r.user.clone(),
         message_id: r.message_id.clone(),
         request_id: r.request_id.clone(),

@@ -1,13 +1,15 @@
 //! The API calls inside one response (`usage.iterations`, reference
-//! transcripts-and-pricing §2.4): one `Iteration` row per call, keyed by the
+//! transcripts-and-pricing §2.4): one `Call` row per call, keyed by the
 //! request's `(user, message id, request id)` plus the line it was read from
-//! (`source`, `line`) and its index in the list. Ingest stores them in the
-//! `iterations` table beside the requests; the line a request keeps selects
-//! its iterations (`Iteration::belongs_to`). `cache_calls` hands the cache
-//! model the thread requests of one response (cache-model v2 §1).
+//! (`source`, `line`) and its index in the list. Ingest stores them beside
+//! the requests (`Table::Calls`, stored as the `iterations` table, after the
+//! transcript's field; its columns `iteration` and `iteration_type` too);
+//! the line a request keeps selects its calls (`Call::belongs_to`).
+//! `cache_calls` hands the cache model the thread requests of one response
+//! (cache-model v2 §1).
 //!
-//! A response whose `iterations` is one plain `message` call equal to the
-//! top-level usage stores no rows: the request row says everything.
+//! A response whose `usage.iterations` is one plain `message` call equal to
+//! the top-level usage stores no rows: the request row says everything.
 
 use super::{Request, Text, TokenCounts};
 use chrono::{DateTime, Utc};
@@ -20,12 +22,12 @@ pub const ADVISOR: &str = "advisor_message";
 /// `type` of a server-side retry on another model after a refusal.
 pub const FALLBACK: &str = "fallback_message";
 
-/// Most iterations read from one line; a longer list fails the line.
+/// Most calls read from one line; a longer list fails the line.
 pub const MAX_PER_LINE: usize = 64;
 
 /// One API call inside a response, priced at its own model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Iteration {
+pub struct Call {
     /// The request's person (empty for local transcripts).
     pub user: Text,
     pub message_id: String,
@@ -33,11 +35,11 @@ pub struct Iteration {
     /// The transcript file and 1-based line the call was read from.
     pub source: Text,
     pub line: u64,
-    /// Position in the line's `iterations` list, from 0.
+    /// Position in the line's `usage.iterations` list, from 0.
     pub index: u32,
     /// `message`, `advisor_message`, `fallback_message`, or another type as written.
     pub kind: Text,
-    /// The iteration's `model`, else the message's.
+    /// The call's `model`, else the message's.
     pub model: Text,
     pub tokens: TokenCounts,
     /// Tokens of this call alone at its model's rates, with the request's
@@ -45,7 +47,7 @@ pub struct Iteration {
     pub cost_usd: f64,
 }
 
-impl Iteration {
+impl Call {
     /// True when this call is part of `r`'s kept line.
     pub fn belongs_to(&self, r: &Request) -> bool {
         self.line == r.line
@@ -90,7 +92,7 @@ pub fn clean(s: &str) -> String {
     super::one_line(s, MAX_TEXT)
 }
 
-/// The key that ties iterations to the line they came from.
+/// The key that ties calls to the line they came from.
 pub type LineKey<'a> = (&'a str, &'a str, &'a str, &'a str, u64);
 
 /// `(user, message id, request id, source, line)` of a request's kept line.
@@ -98,28 +100,28 @@ pub fn request_line_key(r: &Request) -> LineKey<'_> {
     (&r.user, &r.message_id, &r.request_id, &r.source, r.line)
 }
 
-/// `(user, message id, request id, source, line)` of an iteration.
-pub fn iteration_line_key(i: &Iteration) -> LineKey<'_> {
+/// `(user, message id, request id, source, line)` of a call.
+pub fn call_line_key(i: &Call) -> LineKey<'_> {
     (&i.user, &i.message_id, &i.request_id, &i.source, i.line)
 }
 
 /// Sorts call rows the way `calls_of` looks them up (and the store keeps
 /// them): by the line they were read from, then by position.
-pub fn sort_calls(calls: &mut [Iteration]) {
-    calls.sort_by(|a, b| iteration_line_key(a).cmp(&iteration_line_key(b)).then(a.index.cmp(&b.index)));
+pub fn sort_calls(calls: &mut [Call]) {
+    calls.sort_by(|a, b| call_line_key(a).cmp(&call_line_key(b)).then(a.index.cmp(&b.index)));
 }
 
 /// The calls of `r`'s kept line in `sorted` (rows sorted by line key, then
-/// index, as the `iterations` table is stored): a binary search.
-pub fn calls_of<'a>(sorted: &'a [Iteration], r: &Request) -> &'a [Iteration] {
+/// index, as `Table::Calls` is stored): a binary search.
+pub fn calls_of<'a>(sorted: &'a [Call], r: &Request) -> &'a [Call] {
     let range = calls_range(sorted, request_line_key(r));
     &sorted[range]
 }
 
 /// Where the calls of the line `key` sit in `sorted`.
-pub fn calls_range(sorted: &[Iteration], key: LineKey<'_>) -> std::ops::Range<usize> {
-    let start = sorted.partition_point(|i| iteration_line_key(i) < key);
-    let len = sorted[start..].iter().take_while(|i| iteration_line_key(i) == key).count();
+pub fn calls_range(sorted: &[Call], key: LineKey<'_>) -> std::ops::Range<usize> {
+    let start = sorted.partition_point(|i| call_line_key(i) < key);
+    let len = sorted[start..].iter().take_while(|i| call_line_key(i) == key).count();
     start..start + len
 }
 
@@ -142,10 +144,10 @@ pub struct CacheCall {
 /// The requests of `req`'s thread that `req` stands for (cache-model v2
 /// §1): each `message` or `fallback_message` call in list order, each with
 /// its own model and tokens; advisor calls (and types of unknown meaning)
-/// belong to no thread. A request without stored iterations is one call.
-/// `iterations` may hold other requests' rows; only `req`'s are used.
-pub fn cache_calls(req: &Request, iterations: &[Iteration]) -> Vec<CacheCall> {
-    let mut own: Vec<&Iteration> = iterations.iter().filter(|i| i.belongs_to(req)).collect();
+/// belong to no thread. A request without stored calls is one call.
+/// `calls` may hold other requests' rows; only `req`'s are used.
+pub fn cache_calls(req: &Request, calls: &[Call]) -> Vec<CacheCall> {
+    let mut own: Vec<&Call> = calls.iter().filter(|i| i.belongs_to(req)).collect();
     if own.is_empty() {
         return vec![CacheCall { model: req.model.clone(), tokens: req.tokens }];
     }
@@ -160,5 +162,5 @@ pub fn cache_calls(req: &Request, iterations: &[Iteration]) -> Vec<CacheCall> {
 }
 
 #[cfg(test)]
-#[path = "iterations_tests.rs"]
+#[path = "calls_tests.rs"]
 pub(crate) mod tests;

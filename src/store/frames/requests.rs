@@ -1,0 +1,115 @@
+//! The `requests` table and the requests analysis rows are rebuilt from:
+//! one reader for both (`Held` says which columns a frame has).
+
+use super::{bool_column, f64_column, opt_u64_column, str_column, time_column, u64_column, Cols};
+use crate::model::columns as c;
+use crate::model::{Interner, Request, TokenCounts};
+use polars::prelude::*;
+use rayon::prelude::*;
+use std::borrow::Borrow;
+
+/// The `requests` table. Columns are built in parallel.
+pub fn requests_frame<R: Borrow<Request> + Sync>(rows: &[R]) -> PolarsResult<DataFrame> {
+    let rows: Vec<&Request> = rows.iter().map(Borrow::borrow).collect();
+    let rows = rows.as_slice();
+    let s = |name: &'static str, f: fn(&Request) -> &str| move || str_column(name, rows.iter().map(|r| f(r)));
+    let t =
+        |name: &'static str, f: fn(&TokenCounts) -> u64| move || u64_column(name, rows.iter().map(|r| f(&r.tokens)));
+    let builders: [&(dyn Fn() -> Column + Sync); 26] = [
+        &|| time_column(c::TIME, rows.iter().map(|r| r.time)),
+        &s(c::SESSION_ID, |r| &r.session_id),
+        &s(c::THREAD, |r| &r.thread),
+        &s(c::PROJECT, |r| &r.project),
+        &s(c::CWD, |r| &r.cwd),
+        &s(c::GIT_BRANCH, |r| &r.git_branch),
+        &s(c::VERSION, |r| &r.version),
+        &s(c::MODEL, |r| &r.model),
+        &t(c::INPUT, |k| k.input),
+        &t(c::CACHE_WRITE_5M, |k| k.cache_write_5m),
+        &t(c::CACHE_WRITE_1H, |k| k.cache_write_1h),
+        &t(c::CACHE_READ, |k| k.cache_read),
+        &t(c::OUTPUT, |k| k.output),
+        &|| u64_column(c::WEB_SEARCH, rows.iter().map(|r| r.web_search)),
+        &s(c::SPEED, |r| &r.speed),
+        &s(c::INFERENCE_GEO, |r| &r.inference_geo),
+        &s(c::SERVER_REASON, |r| &r.server_reason),
+        &|| opt_u64_column(c::SERVER_MISSED_TOKENS, rows.iter().map(|r| r.server_missed_tokens)),
+        &|| bool_column(c::IS_SIDECHAIN, rows.iter().map(|r| r.is_sidechain)),
+        &|| f64_column(c::COST_USD, rows.iter().map(|r| r.cost_usd)),
+        &s(c::SOURCE, |r| &r.source),
+        &|| u64_column(c::LINE, rows.iter().map(|r| r.line)),
+        &s(c::MESSAGE_ID, |r| &r.message_id),
+        &s(c::REQUEST_ID, |r| &r.request_id),
+        &s(c::USER, |r| &r.user),
+        &s(c::MACHINE, |r| &r.machine),
+    ];
+    DataFrame::new(rows.len(), builders.par_iter().map(|b| b()).collect())
+}
+
+/// Which columns a frame of requests holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Held {
+    /// Every column of the `requests` table.
+    All,
+    /// The `columns::ANALYSIS_REQUEST` columns of analysis rows: no branch,
+    /// source, line, request id or machine, and only thread requests (no
+    /// sidechain replays).
+    Analysis,
+}
+
+/// Reads the `requests` table back into rows.
+pub fn requests_from(df: &DataFrame) -> PolarsResult<Vec<Request>> {
+    read(df, Held::All)
+}
+
+/// Analysis rows (with the `columns::ANALYSIS_REQUEST` columns) as the
+/// thread requests they were computed from: classifying them again gives
+/// the stored verdicts, since a session's threads are whole.
+pub fn requests_of(df: &DataFrame) -> PolarsResult<Vec<Request>> {
+    read(df, Held::Analysis)
+}
+
+fn read(df: &DataFrame, held: Held) -> PolarsResult<Vec<Request>> {
+    let (k, height, all) = (Cols(df), df.height(), held == Held::All);
+    let text = |name: &str| if all { k.str(name) } else { Ok(vec![""; height]) };
+    let (time, session, thread, project) =
+        (k.time(c::TIME)?, k.str(c::SESSION_ID)?, k.str(c::THREAD)?, k.str(c::PROJECT)?);
+    let (cwd, branch, version, model) = (k.str(c::CWD)?, text(c::GIT_BRANCH)?, k.str(c::VERSION)?, k.str(c::MODEL)?);
+    let tokens = k.tokens()?;
+    let (web, speed, geo, cost) =
+        (k.u64(c::WEB_SEARCH)?, k.str(c::SPEED)?, k.str(c::INFERENCE_GEO)?, k.f64(c::COST_USD)?);
+    let side = if all { k.bool(c::IS_SIDECHAIN)? } else { vec![false; height] };
+    let line = if all { k.u64(c::LINE)? } else { vec![0; height] };
+    let (source, msg, req) = (text(c::SOURCE)?, k.str(c::MESSAGE_ID)?, text(c::REQUEST_ID)?);
+    let (user, machine) = (k.str(c::USER)?, text(c::MACHINE)?);
+    let (reason, missed) = (k.str_or_empty(c::SERVER_REASON)?, k.opt_u64_or_none(c::SERVER_MISSED_TOKENS)?);
+    // Repeated values (a session's id, its project, the models) share one
+    // allocation.
+    let mut n = Interner::default();
+    Ok((0..height)
+        .map(|i| Request {
+            time: time[i],
+            session_id: n.get(session[i]),
+            thread: n.get(thread[i]),
+            project: n.get(project[i]),
+            cwd: n.get(cwd[i]),
+            git_branch: n.get(branch[i]),
+            version: n.get(version[i]),
+            model: n.get(model[i]),
+            tokens: tokens[i],
+            web_search: web[i],
+            speed: n.get(speed[i]),
+            inference_geo: n.get(geo[i]),
+            server_reason: n.get(&crate::model::server_reason(reason[i])),
+            server_missed_tokens: missed[i],
+            is_sidechain: side[i],
+            cost_usd: cost[i],
+            source: n.get(source[i]),
+            line: line[i],
+            message_id: msg[i].to_owned(),
+            request_id: req[i].to_owned(),
+            user: n.get(user[i]),
+            machine: n.get(machine[i]),
+        })
+        .collect())
+}
