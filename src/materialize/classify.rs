@@ -12,7 +12,7 @@ use crate::model::{Call, Compaction, Request, Text};
 use crate::pricing::PriceTable;
 use polars::prelude::*;
 use rayon::prelude::*;
-use std::borrow::Borrow;
+use std::borrow::{Borrow, Cow};
 
 /// Fewest rows in a chunk: below it a chunk's fixed costs (the calls'
 /// index, the compaction times) outweigh the parallelism.
@@ -32,9 +32,11 @@ pub fn sort_by_session<R: Borrow<Request>>(requests: &mut [R]) {
 /// The analysis rows (without what-if columns) of `requests`, whole
 /// sessions ordered by `sort_by_session`, and (`sides`) their side tables.
 /// Pure: a rebuilt store's rows are classified from memory while its tables
-/// are written.
-pub fn classify_sessions(
-    requests: &[Request],
+/// are written. Given references (`&Request`), each chunk copies its own
+/// rows while it is classified, so at most one chunk per core is copied at
+/// once, not the whole table.
+pub fn classify_sessions<R: Rows>(
+    requests: &[R],
     calls: &[Call],
     compactions: &[Compaction],
     prices: &PriceTable,
@@ -42,15 +44,19 @@ pub fn classify_sessions(
 ) -> PolarsResult<(DataFrame, Option<[DataFrame; 2]>)> {
     let size = (requests.len() / (rayon::current_num_threads() * CHUNKS_PER_CORE)).max(MIN_CHUNK_ROWS);
     let chunks = session_chunks(requests, size);
-    let starts: Vec<(Text, Text)> =
-        chunks.iter().skip(1).filter_map(|c| c.first()).map(|r| (r.user.clone(), r.session_id.clone())).collect();
+    let starts: Vec<(Text, Text)> = chunks
+        .iter()
+        .skip(1)
+        .filter_map(|c| c.first())
+        .map(|r| (r.borrow().user.clone(), r.borrow().session_id.clone()))
+        .collect();
     let mut boundaries: Vec<Vec<Compaction>> = vec![Vec::new(); chunks.len().max(1)];
     for k in compactions {
         let at = starts.partition_point(|(u, s)| (u.as_str(), s.as_str()) <= (k.user.as_str(), k.session_id.as_str()));
         boundaries[at].push(k.clone());
     }
     if chunks.is_empty() {
-        return one(&[], calls, &boundaries[0], prices, sides);
+        return one::<Request>(&[], calls, &boundaries[0], prices, sides);
     }
     let parts = chunks
         .into_par_iter()
@@ -58,7 +64,7 @@ pub fn classify_sessions(
         .map(|(rows, comps)| one(rows, calls, comps, prices, sides))
         .collect::<PolarsResult<Vec<_>>>()?;
     let mut parts = parts.into_iter();
-    let (mut rows, mut side) = parts.next().map_or_else(|| one(&[], calls, &[], prices, sides), Ok)?;
+    let (mut rows, mut side) = parts.next().map_or_else(|| one::<Request>(&[], calls, &[], prices, sides), Ok)?;
     for (more, more_side) in parts {
         rows.vstack_mut_owned(more)?;
         if let (Some([l, r]), Some([ml, mr])) = (&mut side, more_side) {
@@ -70,14 +76,15 @@ pub fn classify_sessions(
 }
 
 /// One chunk: whole sessions and their compactions.
-fn one(
-    requests: &[Request],
+fn one<R: Rows>(
+    requests: &[R],
     calls: &[Call],
     compactions: &[Compaction],
     prices: &PriceTable,
     sides: bool,
 ) -> PolarsResult<(DataFrame, Option<[DataFrame; 2]>)> {
-    let thread = crate::analyze::thread_rows(prices, requests, calls);
+    let requests = R::chunk(requests);
+    let thread = crate::analyze::thread_rows(prices, &requests, calls);
     let caches = analyze(&thread, compactions, prices);
     let rows = analysis_rows(&thread, &caches, prices)?;
     let sides = match sides {
@@ -90,10 +97,30 @@ fn one(
     Ok((rows, sides))
 }
 
+/// Request rows as `classify_sessions` takes them: owned rows are read in
+/// place, references are copied a chunk at a time.
+pub trait Rows: Borrow<Request> + Sync + Sized {
+    /// The chunk's rows as owned requests.
+    fn chunk(rows: &[Self]) -> Cow<'_, [Request]>;
+}
+
+impl Rows for Request {
+    fn chunk(rows: &[Request]) -> Cow<'_, [Request]> {
+        Cow::Borrowed(rows)
+    }
+}
+
+impl Rows for &Request {
+    fn chunk<'a>(rows: &'a [&Request]) -> Cow<'a, [Request]> {
+        Cow::Owned(rows.iter().map(|r| (*r).clone()).collect())
+    }
+}
+
 /// `requests` (sorted by user and session) cut into chunks of at least
 /// `size` rows that end where a session ends; nothing is copied.
-fn session_chunks(requests: &[Request], size: usize) -> Vec<&[Request]> {
-    fn key(r: &Request) -> (&str, &str) {
+fn session_chunks<R: Borrow<Request>>(requests: &[R], size: usize) -> Vec<&[R]> {
+    fn key<R: Borrow<Request>>(r: &R) -> (&str, &str) {
+        let r = r.borrow();
         (r.user.as_str(), r.session_id.as_str())
     }
     let mut chunks = Vec::new();
@@ -101,7 +128,7 @@ fn session_chunks(requests: &[Request], size: usize) -> Vec<&[Request]> {
     while !rest.is_empty() {
         let mut end = size.clamp(1, rest.len());
         let last = key(&rest[end - 1]);
-        end += rest[end..].iter().take_while(|r| key(r) == last).count();
+        end += rest[end..].iter().take_while(|r| key(*r) == last).count();
         let (chunk, more) = rest.split_at(end);
         chunks.push(chunk);
         rest = more;

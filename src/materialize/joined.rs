@@ -12,6 +12,7 @@ use crate::lanes;
 use crate::model::columns as c;
 use crate::pricing::PriceTable;
 use crate::store::{Store, StoreError, Table};
+use polars::io::parquet::write::BatchedWriter;
 use polars::prelude::*;
 use std::fs::File;
 use std::io::Write;
@@ -25,12 +26,59 @@ struct Flags {
 }
 
 impl Flags {
-    /// Part `i` with its what-if columns.
-    fn finish(&self, i: usize, df: DataFrame) -> PolarsResult<DataFrame> {
-        let (from, to) = (self.starts[i], self.starts[i] + df.height());
-        let mut df = finish_with(df, self.w5[from..to].to_vec(), self.w1[from..to].to_vec())?;
-        df.rechunk_mut();
-        Ok(df)
+    /// Part `i` with its what-if columns, a chunk of the part at a time:
+    /// each chunk gets its own columns and is handed to `write` (one row
+    /// group each), so no column of the part is copied into one buffer (a
+    /// whole part's rechunk was the cold ingest's largest allocation).
+    /// Returns the rows written.
+    fn write_part(
+        &self,
+        i: usize,
+        mut df: DataFrame,
+        mut write: impl FnMut(&DataFrame) -> PolarsResult<()>,
+    ) -> PolarsResult<usize> {
+        let (from, rows) = (self.starts[i], df.height());
+        if rows == 0 {
+            return write(&finish_with(df, Vec::new(), Vec::new())?).map(|()| 0);
+        }
+        let mut at = from;
+        for piece in df.split_chunks() {
+            let h = piece.height();
+            let piece = finish_with(piece, self.w5[at..at + h].to_vec(), self.w1[at..at + h].to_vec())?;
+            at += h;
+            write(&piece)?;
+        }
+        Ok(rows)
+    }
+}
+
+/// A batched writer started on the first batch written through it.
+struct Lazy<W: std::io::Write, F: FnOnce() -> PolarsResult<ParquetWriter<W>>> {
+    open: Option<F>,
+    writer: Option<BatchedWriter<W>>,
+}
+
+impl<W: std::io::Write, F: FnOnce() -> PolarsResult<ParquetWriter<W>>> Lazy<W, F> {
+    fn new(open: F) -> Self {
+        Lazy { open: Some(open), writer: None }
+    }
+
+    fn write(&mut self, df: &DataFrame) -> PolarsResult<()> {
+        if self.writer.is_none() {
+            let open = self.open.take().ok_or_else(|| PolarsError::ComputeError("writer opened twice".into()))?;
+            self.writer = Some(open()?.batched(df.schema())?);
+        }
+        match &mut self.writer {
+            Some(w) => w.write_batch(df),
+            None => Ok(()),
+        }
+    }
+
+    fn finish(self) -> PolarsResult<()> {
+        match self.writer {
+            Some(w) => w.finish().map(|_| ()),
+            None => Ok(()),
+        }
     }
 }
 
@@ -73,11 +121,13 @@ where
     let dir = tempfile::Builder::new().prefix(".analysis-").tempdir_in(store.dir()).map_err(io)?;
     let items: Vec<usize> = (0..n).collect();
     let encoded = lanes::run(&items, lanes::LANES, |&i| -> Result<(PathBuf, File), StoreError> {
-        let mut df = flags.finish(i, load(i, None)?).map_err(at)?;
+        let df = load(i, None)?;
         let file = dir.path().join(format!("{i}.parquet"));
         let io = |source| StoreError::Io { path: file.clone(), source };
         let mut out = std::io::BufWriter::new(File::create(&file).map_err(io)?);
-        store.analysis_writer(&mut out, "", 0)?.finish(&mut df).map_err(at)?;
+        let mut writer = Lazy::new(|| polars_writer(store.analysis_writer(&mut out, "", 0)));
+        flags.write_part(i, df, |piece| writer.write(piece)).map_err(at)?;
+        writer.finish().map_err(at)?;
         out.flush().map_err(io)?;
         let out = File::open(&file).map_err(io)?;
         Ok((file, out))
@@ -86,6 +136,11 @@ where
     let set = store.analysis_base_pairs(&stamp(prices), store.next_analysis_generation())?;
     let written = store.join_files(&path, files, &set, false)?;
     Ok(written.map(|rows| usize::try_from(rows).unwrap_or(usize::MAX)))
+}
+
+/// A store error inside polars' write callbacks.
+fn polars_writer<W: std::io::Write>(w: Result<ParquetWriter<W>, StoreError>) -> PolarsResult<ParquetWriter<W>> {
+    w.map_err(|e| PolarsError::ComputeError(e.to_string().into()))
 }
 
 /// The parts written by one writer, a batch each.
@@ -98,30 +153,18 @@ where
     let mut failed: Option<StoreError> = None;
     store
         .atomic_write(&store.path(Table::Analysis), |w| {
-            let mut writer: Option<polars::io::parquet::write::BatchedWriter<_>> = None;
+            let mut writer = Lazy::new(|| polars_writer(store.analysis_writer(&mut *w, &stamp, generation)));
             for i in 0..n {
                 let df = match load(i, None) {
-                    Ok(df) => flags.finish(i, df)?,
+                    Ok(df) => df,
                     Err(e) => {
                         failed = Some(e);
                         return Err(PolarsError::ComputeError("a part of the analysis did not read".into()));
                     }
                 };
-                rows += df.height();
-                if writer.is_none() {
-                    let base = store
-                        .analysis_writer(&mut *w, &stamp, generation)
-                        .map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;
-                    writer = Some(base.batched(df.schema())?);
-                }
-                if let Some(wr) = &mut writer {
-                    wr.write_batch(&df)?;
-                }
+                rows += flags.write_part(i, df, |piece| writer.write(piece))?;
             }
-            match writer {
-                Some(wr) => wr.finish().map(|_| ()),
-                None => Ok(()),
-            }
+            writer.finish()
         })
         .map_err(|e| failed.take().unwrap_or(e))?;
     Ok(rows)

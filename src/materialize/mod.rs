@@ -242,10 +242,10 @@ impl crate::ingest::Derive for Stage<'_> {
         calls: &[crate::model::Call],
         boundaries: &[crate::model::Compaction],
     ) -> Result<bool, crate::ingest::IngestError> {
-        // Sorted as `classify_sessions` takes them while they are references, then
-        // cloned in that order (the tables are written from the rows meanwhile).
+        // Sorted as `classify_sessions` takes them, and classified as
+        // references (each chunk copies its rows while it is classified):
+        // the tables are written from the same rows meanwhile.
         sort_by_session(&mut rows);
-        let rows: Vec<crate::model::Request> = rows.into_iter().cloned().collect();
         let at = |source| StoreError::Polars { path: store.path(Table::Analysis), source };
         let (rows, sides) = classify_sessions(&rows, calls, boundaries, self.prices, true).map_err(at)?;
         let Some(sides) = sides else { return Ok(false) };
