@@ -98,7 +98,7 @@ fn user_name_with_escape_is_sanitised_in_import_and_report_team() {
     b.calls.iter_mut().for_each(|i| i.user = user.into());
     std::fs::write(&bundle, cachewise::team::bundle_bytes(&b).unwrap()).unwrap();
     let out = clean_output(&cachewise(None, &team, &["import", bundle.to_str().unwrap()]), "import");
-    assert!(out.contains("[2J]8;;http://evil.examplemallory]8;;@m[5m1: 1 requests"), "{out}");
+    assert!(out.contains("[2J]8;;http://evil.examplemallory]8;;@m[5m1: 1 request (1 new)"), "{out}");
     for format in [&["report", "team"][..], &["report", "team", "--md"], &["report", "team", "--csv"]] {
         let text = clean_output(&cachewise(None, &team, format), &format!("{format:?}"));
         assert!(text.contains("]8;;http://evil.examplemallory"), "{text}");
