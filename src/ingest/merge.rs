@@ -163,16 +163,13 @@ fn merge_tables_analyzed(
         (true, Some(df)) => frames::compactions_from(df).map_err(at(store, Table::Compactions))?,
         (true, None) => store.load(Table::Compactions, frames::compactions_from)?,
     };
-    let classify = || -> Result<bool, IngestError> {
-        match derive {
-            Some(d) if whole => d.whole(store, fresh.clone(), &calls.0, &boundaries),
-            _ => Ok(false),
-        }
-    };
     // The cache model first, then the tables: run side by side, their
     // buffers added up at the cold run's peak (about 25 MB more on the
     // 1 GiB tree) for no time saved (each already uses both cores).
-    let analysis = classify();
+    let analysis = match derive {
+        Some(d) if whole => d.whole(store, fresh.clone(), &calls.0, &boundaries),
+        _ => Ok(false),
+    };
     let (a, b) = rayon::join(
         || match requests {
             Requests::Frame(df) => target.write(store, df),

@@ -19,7 +19,7 @@ pub fn view(store: &Store, prices: &PriceTable, now: DateTime<Utc>) -> Result<St
     let manifest = store.manifest()?;
     // Priced with this run's table: the stored costs when they are its,
     // else priced again in memory (nothing is written).
-    let (requests, calls) = store.priced_sources(prices)?;
+    let (requests, calls) = store.priced_sources(&manifest, prices)?;
     let analysis = match stored(store, prices) {
         Ok(Some(source)) => source,
         Ok(None) | Err(StoreError::Damaged { .. }) => computed_later(store, prices),

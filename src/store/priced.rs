@@ -9,12 +9,18 @@
 //! priced with several tables) the rows are priced again in memory and
 //! nothing is written.
 
-use super::manifest::STORE_SCHEMA;
+use super::manifest::{Manifest, STORE_SCHEMA};
 use super::{frames, Store, StoreError, Table};
 use crate::model::calls::sort_calls;
 use crate::model::{Call, Request};
 use crate::pricing::{PriceTable, UnknownModels};
 use polars::prelude::*;
+
+/// True when `m` says the stored costs were computed with `prices` by this
+/// layout.
+fn priced_by(m: &Manifest, prices: &PriceTable) -> bool {
+    m.schema == STORE_SCHEMA && m.pricing == prices.fingerprint()
+}
 
 /// Every stored request and call, priced again.
 type Repriced = (Vec<Request>, Vec<Call>);
@@ -33,22 +39,17 @@ impl Store {
         Ok(Some(df.lazy()))
     }
 
-    /// The API calls inside responses (`Table::Calls`, sorted as
-    /// stored) with `cost_usd` from `prices`, as `requests_priced` gives
-    /// the requests.
-    pub fn calls_priced(&self, prices: &PriceTable) -> Result<Vec<Call>, StoreError> {
-        if self.priced_with(prices)? {
-            return self.load(Table::Calls, frames::calls_from);
-        }
-        Ok(self.repriced(prices)?.map(|(_, calls)| calls).unwrap_or_default())
-    }
-
-    /// The requests and their calls as `requests_priced` and
-    /// `calls_priced` give them, priced once: the stored scan and no calls
-    /// (read from their file when asked for) when the stored costs are
-    /// `prices`'s, else both priced in memory.
-    pub fn priced_sources(&self, prices: &PriceTable) -> Result<(Option<LazyFrame>, Option<Vec<Call>>), StoreError> {
-        if self.priced_with(prices)? {
+    /// The requests as `requests_priced` gives them and their calls,
+    /// priced once: the stored scan and no calls (read from their file when
+    /// asked for) when the stored costs are `prices`'s, else both priced in
+    /// memory. `manifest` is the store's, as the caller read it (a view
+    /// reads it once).
+    pub fn priced_sources(
+        &self,
+        manifest: &Manifest,
+        prices: &PriceTable,
+    ) -> Result<(Option<LazyFrame>, Option<Vec<Call>>), StoreError> {
+        if priced_by(manifest, prices) {
             return Ok((self.scan_requests()?, None));
         }
         let Some((requests, calls)) = self.repriced(prices)? else { return Ok((None, Some(Vec::new()))) };
@@ -58,8 +59,7 @@ impl Store {
 
     /// True when the stored costs were computed with `prices` by this layout.
     fn priced_with(&self, prices: &PriceTable) -> Result<bool, StoreError> {
-        let m = self.manifest()?;
-        Ok(m.schema == STORE_SCHEMA && m.pricing == prices.fingerprint())
+        Ok(priced_by(&self.manifest()?, prices))
     }
 
     /// Every stored request and call priced with `prices`, in memory.
