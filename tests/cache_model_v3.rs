@@ -153,6 +153,10 @@ fn only_resumable_sessions_are_stale_and_the_others_say_why() {
     let want =
         [("s-gone".to_owned(), "transcript_deleted".to_owned()), ("s-old".to_owned(), "past_cleanup".to_owned())];
     assert_eq!(reasons(&v), want);
+    // After an ingest, which no longer finds it, the same.
+    let ingested = json(&cachewise(root.path(), data.path(), &["--now", &now, "cache", "--json"]));
+    assert_eq!(ids(&ingested, "stale"), ["s-new"]);
+    assert_eq!(reasons(&ingested), want);
     // Their history stays.
     assert_eq!(ids(&v, "by_session"), ["s-gone", "s-new", "s-old"]);
     assert!(v.get("warnings").is_none(), "{}", v["warnings"]);

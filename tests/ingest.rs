@@ -349,3 +349,33 @@ fn a_line_stamped_more_than_a_day_ahead_is_a_bad_line() {
     let advice = String::from_utf8_lossy(&advice.stdout);
     assert!(!advice.contains("days"), "{advice}");
 }
+
+/// The view counts the requests from the parts' footers (base and recent
+/// part), and the view opened after an ingest takes the manifest it left.
+#[test]
+fn the_view_counts_both_parts_and_takes_the_manifest_the_ingest_left() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let path = write(root.path(), "-p/s5.jsonl", &Resp::new("s5", 1, 0).to_lines());
+    run(root.path(), data.path());
+    append(&path, &(Resp::new("s5", 2, 5).to_lines().join("\n") + "\n"));
+    let o = run(root.path(), data.path());
+    let store = Store::open(data.path()).unwrap();
+    assert!(store.path(Table::RecentRequests).exists(), "the append wrote a recent part");
+    let view = common::view(&store, &prices(), common::t0());
+    let rows = view.requests().unwrap().collect().unwrap().height();
+    assert_eq!((view.request_rows(), rows), (2, 2));
+    // What the ingest saw: the transcript it found, and its manifest at the
+    // store's version then, which the view takes instead of reading the file.
+    assert!(o.seen.transcripts.contains(&path.to_string_lossy().into_owned()));
+    let (version, mut manifest) = o.seen.manifest.clone().unwrap();
+    assert_eq!(version, store.version());
+    assert_eq!(manifest, store.manifest().unwrap());
+    manifest.updated = Some("given".to_owned());
+    let now = common::t0();
+    let given = cachewise::materialize::view_after(&store, &prices(), now, Some((version, manifest.clone()))).unwrap();
+    assert_eq!(given.manifest().updated.as_deref(), Some("given"));
+    // At another version the file is read.
+    let other = cachewise::store::view::Version(version.0 ^ 1);
+    let read = cachewise::materialize::view_after(&store, &prices(), now, Some((other, manifest))).unwrap();
+    assert_eq!(read.manifest(), &store.manifest().unwrap());
+}

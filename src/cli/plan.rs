@@ -4,6 +4,7 @@
 
 use super::Global;
 use crate::config;
+use crate::ingest::Seen;
 use crate::pricing::PriceTable;
 use crate::store::claude::ClaudeState;
 use crate::store::view::StoreView;
@@ -27,8 +28,9 @@ pub struct Plan {
     /// The width terminal tables fit (`config::table_width`); None: no limit.
     pub width: Option<usize>,
     /// Set once this run's ingest has read every transcript there is
-    /// (`run::ingest_now`): no transcript is then unread.
-    pub ingested: std::cell::Cell<bool>,
+    /// (`run::ingest_now`): what it saw, so no transcript is then unread,
+    /// none it found needs a `stat`, and the first view takes its manifest.
+    pub ingested: std::cell::RefCell<Option<Seen>>,
 }
 
 /// A usage error: exit code 2.
@@ -65,12 +67,15 @@ impl Plan {
     /// Claude Code's settings and transcripts say (a team directory reads
     /// no local transcript, so it has none to judge).
     pub fn view(&self) -> anyhow::Result<StoreView> {
-        let view = crate::materialize::view(&self.store, &self.prices, self.now)?;
+        let mut seen = self.ingested.borrow_mut();
+        let known = seen.as_mut().and_then(|s| s.manifest.take());
+        let view = crate::materialize::view_after(&self.store, &self.prices, self.now, known)?;
         Ok(match self.store.holds_bundles() {
             true => view,
             false => {
                 let settings = config::claude_settings(&self.roots);
-                let state = ClaudeState::gather(view.manifest(), &self.roots, settings, self.now, self.ingested.get());
+                let found = seen.as_ref().map(|s| &s.transcripts);
+                let state = ClaudeState::gather(view.manifest(), &self.roots, settings, self.now, found);
                 view.with_claude(state)
             }
         })

@@ -80,9 +80,9 @@ pub fn refresh(plan: &Plan) -> anyhow::Result<Option<Outcome>> {
 fn ingest_now(plan: &Plan) -> anyhow::Result<Option<Outcome>> {
     let bar = Bar::new(plan.quiet);
     match crate::update::ingest(&plan.roots, &plan.store, &plan.prices, &bar, plan.now) {
-        Ok(o) => {
+        Ok(mut o) => {
             warn(plan, &o);
-            plan.ingested.set(true);
+            *plan.ingested.borrow_mut() = Some(std::mem::take(&mut o.seen));
             Ok(Some(o))
         }
         Err(IngestError::NoRoots { looked }) if plan.store.path(crate::store::Table::Requests).exists() => {

@@ -270,7 +270,7 @@ impl Target {
         let recent = recent.map_or_else(|| empty(store, Table::RecentRequests), Ok)?;
         let base_hit = || -> PolarsResult<bool> {
             let touched = Touched::of(base, rows, replaced, &[&keys, &recent, spares])?;
-            Ok(touched.mask(&keys)?.any())
+            touched.any(&keys)
         };
         let new_rows: usize = rows.0.iter().map(Vec::len).sum();
         let grown = recent.height() + new_rows > FOLD_AT.max(keys.height() / 8);

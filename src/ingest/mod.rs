@@ -26,6 +26,7 @@ mod usage;
 use crate::model::{Call, Compaction, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::manifest::{Manifest, STORE_SCHEMA, UPGRADABLE_SCHEMAS};
+use crate::store::view::Version;
 use crate::store::{Store, StoreError, Table};
 use chrono::{DateTime, Utc};
 pub use derive::{Changed, Derive, Nothing};
@@ -83,6 +84,19 @@ pub struct Outcome {
     pub changed: bool,
     /// Set when the store was rebuilt: what was kept and lost.
     pub rebuilt: Option<Rebuilt>,
+    /// What this ingest saw, for the view opened after it.
+    pub seen: Seen,
+}
+
+/// What an ingest saw, handed to the view a command opens after it: the
+/// transcripts discovery found (a view judges which sessions' transcripts
+/// are gone without a `stat` of each), and the manifest as the ingest left
+/// it with the store's version then (a view of that same version takes it
+/// from here instead of parsing the file again).
+#[derive(Debug, Default, Clone)]
+pub struct Seen {
+    pub transcripts: HashSet<String>,
+    pub manifest: Option<(Version, Manifest)>,
 }
 
 /// Brings the store up to date with the transcripts under `roots`. `now`
@@ -102,6 +116,7 @@ pub fn ingest(
     }
     let _lock = store.lock()?;
     let started = std::time::Instant::now();
+    let transcripts: HashSet<String> = found.files.iter().map(key).collect();
     let mut manifest = store.manifest()?;
     if needs_rebuild(store, &manifest)? {
         return rebuild::rebuild_locked(roots, store, prices, progress, derive, now);
@@ -155,6 +170,7 @@ pub fn ingest(
         if !derive.is_current(store) {
             derive.after(store, &Changed::All)?;
         }
+        out.seen = Seen { transcripts, manifest: Some((store.version(), manifest)) };
         return Ok(out);
     }
     apply(store, &mut manifest, reads, prices, derive, &mut out)?;
@@ -163,6 +179,8 @@ pub fn ingest(
     manifest.pricing = pricing_fingerprint(prices);
     manifest.updated = Some(now.to_rfc3339());
     store.save_manifest(&manifest)?;
+    // The version while the lock is still held: what this ingest wrote.
+    out.seen = Seen { transcripts, manifest: Some((store.version(), manifest)) };
     Ok(out)
 }
 

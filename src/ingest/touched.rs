@@ -8,12 +8,15 @@ use crate::model::columns as c;
 use crate::model::Request;
 use crate::store::frames::{self, Cols};
 use polars::prelude::*;
+use rustc_hash::FxHashSet;
 use std::collections::HashSet;
 
-/// The `(user, message id)` groups a merge deduplicates again.
+/// The `(user, message id)` groups a merge deduplicates again (hashed with
+/// Fx: an append looks up every stored request's key, 85,000 on the 1 GiB
+/// tree).
 pub(super) struct Touched<'a> {
     all: bool,
-    groups: HashSet<(&'a str, &'a str)>,
+    groups: FxHashSet<(&'a str, &'a str)>,
 }
 
 impl<'a> Touched<'a> {
@@ -24,9 +27,9 @@ impl<'a> Touched<'a> {
         stored: &[&'a DataFrame],
     ) -> PolarsResult<Touched<'a>> {
         if base != Base::Touched {
-            return Ok(Touched { all: true, groups: HashSet::new() });
+            return Ok(Touched { all: true, groups: FxHashSet::default() });
         }
-        let mut groups: HashSet<(&str, &str)> =
+        let mut groups: FxHashSet<(&str, &str)> =
             rows.0.iter().flatten().map(|r| (r.user.as_str(), r.message_id.as_str())).collect();
         if !replaced.is_empty() {
             for df in stored.iter().copied() {
@@ -37,6 +40,14 @@ impl<'a> Touched<'a> {
             }
         }
         Ok(Touched { all: false, groups })
+    }
+
+    /// True when any row of `df` is in a touched group (the first found
+    /// ends the search).
+    pub(super) fn any(&self, df: &DataFrame) -> PolarsResult<bool> {
+        let k = Cols(df);
+        let (user, msg) = (k.str(c::USER)?, k.str(c::MESSAGE_ID)?);
+        Ok((self.all && df.height() > 0) || user.iter().zip(&msg).any(|(u, m)| self.groups.contains(&(*u, *m))))
     }
 
     pub(super) fn mask(&self, df: &DataFrame) -> PolarsResult<BooleanChunked> {

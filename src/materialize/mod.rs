@@ -24,7 +24,7 @@ pub use classify::{classify_sessions, sort_by_session};
 pub use joined::write_parts;
 pub use rows::{analysis_rows, bare, finish, finish_with, warm_of, WHAT_IF};
 pub use sides::{append_sides, refresh_sides, sides_of};
-pub use view::view;
+pub use view::{view, view_after};
 
 use crate::analyze::MODEL_VERSION;
 use crate::pricing::PriceTable;

@@ -7,7 +7,8 @@
 use super::sides::side_frames;
 use super::{computed, stamp};
 use crate::pricing::PriceTable;
-use crate::store::view::{AnalysisFrames, AnalysisSource, Sources, StoreView};
+use crate::store::manifest::Manifest;
+use crate::store::view::{AnalysisFrames, AnalysisSource, Sources, StoreView, Version};
 use crate::store::{frames, Store, StoreError, Table};
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
@@ -15,8 +16,23 @@ use std::fs::File;
 
 /// The view of `store` as of `now`, priced with `prices`.
 pub fn view(store: &Store, prices: &PriceTable, now: DateTime<Utc>) -> Result<StoreView, StoreError> {
+    view_after(store, prices, now, None)
+}
+
+/// `view`, given the manifest an ingest just left and the store's version
+/// then (`ingest::Seen`): when the store is still at that version, the
+/// manifest is taken from there, not parsed from the file again.
+pub fn view_after(
+    store: &Store,
+    prices: &PriceTable,
+    now: DateTime<Utc>,
+    known: Option<(Version, Manifest)>,
+) -> Result<StoreView, StoreError> {
     let version = store.version();
-    let manifest = store.manifest()?;
+    let manifest = match known {
+        Some((v, m)) if v == version => m,
+        _ => store.manifest()?,
+    };
     // Priced with this run's table: the stored costs when they are its,
     // else priced again in memory (nothing is written).
     let (requests, calls) = store.priced_sources(&manifest, prices)?;

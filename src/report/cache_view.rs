@@ -57,7 +57,7 @@ impl StoreView {
         columns: &[&str],
         mut f: impl FnMut(&DataFrame) -> PolarsResult<()>,
     ) -> Result<(), ReportError> {
-        for_each_slice(&self.analysis()?, &q.query, |rows| {
+        for_each_slice(&self.analysis()?, self.analysis_rows()?, &q.query, |rows| {
             let mut df = selected(rows, q, columns)?;
             df.rechunk_mut();
             f(&df)
@@ -72,7 +72,7 @@ impl StoreView {
 
     /// How many rows the analysis holds.
     pub fn count(&self) -> Result<usize, ReportError> {
-        Ok(super::slices::row_count(&self.analysis()?)?)
+        Ok(self.analysis_rows()?)
     }
 
     /// The people of a team store, sorted (local rows name nobody).

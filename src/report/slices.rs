@@ -4,31 +4,29 @@
 //! whole table's (on a 20-person team store, hundreds of megabytes less).
 
 use super::query::Query;
-use crate::model::columns as c;
 use polars::prelude::*;
 
 /// Rows per slice.
 pub const BATCH_ROWS: IdxSize = 262_144;
 
-/// How many rows `scan` (a stored table with a `user` column) holds: a
-/// column's height, not `len()`, since polars 0.55 cannot sum the row
-/// counts of a union of scans (a table's base and recent parts).
-pub fn row_count(scan: &LazyFrame) -> PolarsResult<usize> {
-    Ok(scan.clone().select([col(c::USER)]).collect()?.height())
-}
-
-/// Calls `f` with each slice of `scan` (a stored table with a `user`
-/// column) in order; at least once, so an empty table still gives `f` its
-/// schema. A query of one person (`Query::user`) takes the whole scan at
-/// once: its filter then reaches the Parquet reader, which skips the row
-/// groups of everyone else (a filter after a slice cannot).
-pub fn for_each_slice(scan: &LazyFrame, q: &Query, f: impl FnMut(LazyFrame) -> PolarsResult<()>) -> PolarsResult<()> {
-    for_each_slice_of(scan, q, BATCH_ROWS, f)
+/// Calls `f` with each slice of `scan` (a stored table of `n` rows, as
+/// the view counted them) in order; at least once, so an empty table still
+/// gives `f` its schema. A query of one person (`Query::user`) takes the
+/// whole scan at once: its filter then reaches the Parquet reader, which
+/// skips the row groups of everyone else (a filter after a slice cannot).
+pub fn for_each_slice(
+    scan: &LazyFrame,
+    n: usize,
+    q: &Query,
+    f: impl FnMut(LazyFrame) -> PolarsResult<()>,
+) -> PolarsResult<()> {
+    for_each_slice_of(scan, n, q, BATCH_ROWS, f)
 }
 
 /// `for_each_slice` with slices of `rows` rows.
 pub fn for_each_slice_of(
     scan: &LazyFrame,
+    n: usize,
     q: &Query,
     rows: IdxSize,
     mut f: impl FnMut(LazyFrame) -> PolarsResult<()>,
@@ -36,7 +34,6 @@ pub fn for_each_slice_of(
     if q.user.is_some() {
         return f(scan.clone());
     }
-    let n = row_count(scan)?;
     let mut offset: usize = 0;
     loop {
         f(scan.clone().slice(i64::try_from(offset).unwrap_or(i64::MAX), rows))?;

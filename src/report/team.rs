@@ -209,7 +209,7 @@ pub fn team(view: &StoreView, q: &Query, opts: &TeamOptions) -> Result<TeamRepor
     // over the selected requests: summed once per person, day, model and
     // machine (a few thousand rows), the SQL then sums those. The shared
     // message ids and a window's sessions read theirs from `selected`.
-    let rows = sums::requests(&lf, q)?;
+    let rows = sums::requests(&lf, view.request_rows(), q)?;
     let by_call = match calls.is_empty() {
         true => rows.clone(),
         false => sums::split(selected.clone(), calls)?,
@@ -228,7 +228,7 @@ pub fn team(view: &StoreView, q: &Query, opts: &TeamOptions) -> Result<TeamRepor
     let sources = cache::Sources {
         requests: rows,
         selected,
-        analysis: sums::analysis(&view.analysis()?, q)?,
+        analysis: sums::analysis(&view.analysis()?, view.analysis_rows()?, q)?,
         sessions,
         some_sessions: !q.whole_history(),
         prices: view.prices(),

@@ -137,8 +137,9 @@ pub fn usage(view: &StoreView, grouping: Grouping, q: &Query) -> Result<UsageRep
     let (df, models, total_calls, by_session) = match stored_calls.is_empty() {
         // No call to match a row with: the SQL runs a slice at a time.
         true => {
-            let (df, models) =
-                by_slices(&lf, q, BATCH_ROWS, |slice| Ok(q.prepare(slice, grouping)?.select(cols.clone())))?;
+            let (df, models) = by_slices(&lf, view.request_rows(), q, BATCH_ROWS, |slice| {
+                Ok(q.prepare(slice, grouping)?.select(cols.clone()))
+            })?;
             let by_session = (grouping == Grouping::Session).then(BTreeMap::new);
             (df, models, CallTotals::default(), by_session)
         }
@@ -185,13 +186,14 @@ type Grouped = (DataFrame, Vec<String>, CallTotals, Option<BTreeMap<String, Call
 /// a minimum or a maximum), and the models of the selected rows.
 fn by_slices(
     lf: &LazyFrame,
+    n: usize,
     q: &Query,
     rows: IdxSize,
     selected: impl Fn(LazyFrame) -> PolarsResult<LazyFrame>,
 ) -> PolarsResult<(DataFrame, Vec<String>)> {
     let mut parts: Vec<LazyFrame> = Vec::new();
     let mut models: Vec<String> = Vec::new();
-    for_each_slice_of(lf, q, rows, |slice| {
+    for_each_slice_of(lf, n, q, rows, |slice| {
         let df = selected(slice)?.collect()?;
         models.extend(distinct_models(&df)?);
         let mut ctx = SQLContext::new();
@@ -340,7 +342,7 @@ mod tests {
 
     #[test]
     fn slices_merge_to_the_rows_of_one_pass() {
-        let lf = frames::requests_frame(&rows()).unwrap().lazy();
+        let (lf, n) = (frames::requests_frame(&rows()).unwrap().lazy(), rows().len());
         for (g, breakdown) in [(Grouping::Daily, false), (Grouping::Session, true), (Grouping::Project, false)]
             .into_iter()
             .chain([(Grouping::Model, false), (Grouping::Weekly, true)])
@@ -349,7 +351,8 @@ mod tests {
             q.breakdown = breakdown;
             let run = |rows: IdxSize| {
                 let cols = columns(g, false);
-                let (df, mut models) = by_slices(&lf, &q, rows, |s| Ok(q.prepare(s, g)?.select(cols.clone()))).unwrap();
+                let (df, mut models) =
+                    by_slices(&lf, n, &q, rows, |s| Ok(q.prepare(s, g)?.select(cols.clone()))).unwrap();
                 models.sort_unstable();
                 models.dedup();
                 (rows_from(&g.key_text(df).unwrap()).unwrap(), models)

@@ -37,24 +37,25 @@ fn main_session(path: &Path) -> Option<&str> {
 }
 
 impl ClaudeState {
-    /// Gathers the state at `now`: the settings, a `stat` of each main
-    /// transcript the manifest names, and a walk of `roots/projects/*/`
-    /// for transcripts not yet read. `just_read`: this run's ingest has
-    /// just read every transcript there is, so none is unread and the walk
-    /// (a second listing of the tree) is skipped.
+    /// Gathers the state at `now`: the settings, whether each main
+    /// transcript the manifest names is still there, and a walk of
+    /// `roots/projects/*/` for transcripts not yet read. `just_read`: the
+    /// transcripts this run's ingest just found and read (every one there
+    /// is), so none is unread and the walk (a second listing of the tree)
+    /// is skipped, and only a transcript it did not find is `stat`ed.
     pub fn gather(
         manifest: &Manifest,
         roots: &[PathBuf],
         settings: ClaudeSettings,
         now: DateTime<Utc>,
-        just_read: bool,
+        just_read: Option<&HashSet<String>>,
     ) -> Self {
         let mut present: HashSet<&str> = HashSet::new();
         let mut gone: HashSet<&str> = HashSet::new();
         for path in manifest.files.keys() {
             let p = Path::new(path);
             if let Some(s) = main_session(p) {
-                if p.is_file() {
+                if just_read.is_some_and(|found| found.contains(path)) || p.is_file() {
                     present.insert(s);
                 } else {
                     gone.insert(s);
@@ -67,7 +68,7 @@ impl ClaudeState {
         let keep = TimeDelta::try_days(days).unwrap_or(TimeDelta::MAX);
         let soon = now + TimeDelta::days(DELETION_WARNING_DAYS);
         let mut unread_expiring = 0;
-        let unread = if just_read { Vec::new() } else { transcripts(roots) };
+        let unread = if just_read.is_some() { Vec::new() } else { transcripts(roots) };
         for path in unread {
             let Ok(meta) = std::fs::metadata(&path) else { continue };
             let read = path.to_str().and_then(|p| manifest.files.get(p)).is_some_and(|f| f.offset >= meta.len());
@@ -125,4 +126,36 @@ fn transcripts(roots: &[PathBuf]) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::manifest::FileState;
+
+    #[test]
+    fn a_transcript_the_ingest_found_is_present_and_one_it_did_not_is_looked_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("projects").join("p");
+        std::fs::create_dir_all(&project).unwrap();
+        let on_disk = project.join("s-disk.jsonl");
+        std::fs::write(&on_disk, "{}\n").unwrap();
+        let path = |s: &str| project.join(format!("{s}.jsonl")).to_string_lossy().into_owned();
+        let mut manifest = Manifest::default();
+        for s in ["s-found", "s-disk", "s-gone"] {
+            manifest.files.insert(path(s), FileState::default());
+        }
+        let now = Utc::now();
+        // The ingest found s-found (believed without a stat, so it need not
+        // be on disk here) but not s-disk, which a stat then finds.
+        let found: HashSet<String> = [path("s-found")].into_iter().collect();
+        let roots = [dir.path().to_path_buf()];
+        let state = ClaudeState::gather(&manifest, &roots, ClaudeSettings::default(), now, Some(&found));
+        assert_eq!(state.deleted, ["s-gone".to_owned()].into_iter().collect::<HashSet<_>>());
+        assert_eq!(state.unread_expiring, 0, "no walk after an ingest that read everything");
+        // Without an ingest, every transcript is looked for on disk.
+        let state = ClaudeState::gather(&manifest, &roots, ClaudeSettings::default(), now, None);
+        let gone: HashSet<String> = ["s-found".to_owned(), "s-gone".to_owned()].into_iter().collect();
+        assert_eq!(state.deleted, gone);
+    }
 }

@@ -69,6 +69,17 @@ pub struct Opened {
     pub recent: Option<File>,
     /// Sessions whose base rows the recent part replaces (none without one).
     pub replaces: HashSet<String>,
+    /// Rows in the two files, from their footers (the table's rows when
+    /// the recent part replaces none).
+    pub rows: u64,
+}
+
+/// One part as `open_part` opened it.
+pub(crate) struct Part {
+    pub file: File,
+    pub footer: Footer,
+    /// Rows, from the footer.
+    pub rows: u64,
 }
 
 impl Opened {
@@ -83,7 +94,7 @@ impl Opened {
 impl Store {
     /// One part, opened at its start, with its footer; None when there is
     /// no such file.
-    pub(crate) fn open_part(&self, parts: &TwoParts, t: Table) -> Result<Option<(File, Footer)>, StoreError> {
+    pub(crate) fn open_part(&self, parts: &TwoParts, t: Table) -> Result<Option<Part>, StoreError> {
         let path = self.path(t);
         let io = |source| StoreError::Io { path: path.clone(), source };
         let mut file = match File::open(&path) {
@@ -104,13 +115,14 @@ impl Store {
         };
         let generation = value(parts.generation_key).and_then(|g| g.parse().ok()).unwrap_or(0);
         let footer = Footer { stamp: value(STAMP_KEY), generation, replaces };
+        let rows = u64::try_from(meta.num_rows).unwrap_or(0);
         file.rewind().map_err(io)?;
-        Ok(Some((file, footer)))
+        Ok(Some(Part { file, footer, rows }))
     }
 
     /// The generation of a table's base (None without one).
     pub(crate) fn generation_of(&self, parts: &TwoParts) -> Result<Option<u64>, StoreError> {
-        Ok(self.open_part(parts, parts.base)?.map(|(_, f)| f.generation))
+        Ok(self.open_part(parts, parts.base)?.map(|p| p.footer.generation))
     }
 
     /// The generation a new base gets: one past the current (readable)
@@ -134,21 +146,28 @@ impl Store {
     ) -> Result<Option<Opened>, StoreError> {
         let current = |f: &Footer| stamp.is_none_or(|s| f.stamp.as_deref() == Some(s));
         for _ in 0..TRIES {
-            let Some((base, footer)) = self.open_part(parts, parts.base)? else { return Ok(None) };
-            if !current(&footer) {
+            let Some(base) = self.open_part(parts, parts.base)? else { return Ok(None) };
+            if !current(&base.footer) {
                 return Ok(None);
             }
-            let generation = footer.generation;
+            let generation = base.footer.generation;
             between();
             match self.open_part(parts, parts.recent)? {
-                Some((recent, f)) if f.generation == generation => {
-                    if !current(&f) {
+                Some(recent) if recent.footer.generation == generation => {
+                    if !current(&recent.footer) {
                         return Ok(None);
                     }
-                    return Ok(Some(Opened { base, generation, recent: Some(recent), replaces: f.replaces }));
+                    return Ok(Some(Opened {
+                        base: base.file,
+                        generation,
+                        recent: Some(recent.file),
+                        replaces: recent.footer.replaces,
+                        rows: base.rows + recent.rows,
+                    }));
                 }
                 _ if self.generation_of(parts)? == Some(generation) => {
-                    return Ok(Some(Opened { base, generation, recent: None, replaces: HashSet::new() }));
+                    let replaces = HashSet::new();
+                    return Ok(Some(Opened { base: base.file, generation, recent: None, replaces, rows: base.rows }));
                 }
                 _ => tracing::debug!(
                     "{} generation {generation} was replaced while opening; again",

@@ -25,6 +25,9 @@ fn priced_by(m: &Manifest, prices: &PriceTable) -> bool {
 /// Every stored request and call, priced again.
 type Repriced = (Vec<Request>, Vec<Call>);
 
+/// The requests a view reads and how many there are.
+pub type Counted = (LazyFrame, usize);
+
 impl Store {
     /// The requests as a lazy frame whose `cost_usd` is `prices`'s: the
     /// stored table when its costs were computed with `prices`, else the
@@ -39,7 +42,8 @@ impl Store {
         Ok(Some(df.lazy()))
     }
 
-    /// The requests as `requests_priced` gives them and their calls,
+    /// The requests as `requests_priced` gives them (with their number)
+    /// and their calls,
     /// priced once: the stored scan and no calls (read from their file when
     /// asked for) when the stored costs are `prices`'s, else both priced in
     /// memory. `manifest` is the store's, as the caller read it (a view
@@ -48,13 +52,13 @@ impl Store {
         &self,
         manifest: &Manifest,
         prices: &PriceTable,
-    ) -> Result<(Option<LazyFrame>, Option<Vec<Call>>), StoreError> {
+    ) -> Result<(Option<Counted>, Option<Vec<Call>>), StoreError> {
         if priced_by(manifest, prices) {
-            return Ok((self.scan_requests()?, None));
+            return Ok((self.scan_requests_counted()?, None));
         }
         let Some((requests, calls)) = self.repriced(prices)? else { return Ok((None, Some(Vec::new()))) };
         let df = frames::requests_frame(&requests).map_err(self.at(Table::Requests))?;
-        Ok((Some(df.lazy()), Some(calls)))
+        Ok((Some((df.lazy(), requests.len())), Some(calls)))
     }
 
     /// True when the stored costs were computed with `prices` by this layout.

@@ -56,8 +56,19 @@ impl Store {
     /// opened (None when nothing was ingested): a query reads only the
     /// columns it uses.
     pub fn scan_requests(&self) -> Result<Option<LazyFrame>, StoreError> {
-        let files: Vec<File> = self.open_requests()?.into_iter().map(|(_, f)| f).collect();
-        scan_files(self, files)
+        Ok(self.scan_requests_counted()?.map(|(lf, _)| lf))
+    }
+
+    /// `scan_requests` and how many rows it holds (from the parts'
+    /// footers: the recent part only adds rows).
+    pub fn scan_requests_counted(&self) -> Result<Option<(LazyFrame, usize)>, StoreError> {
+        let Some(opened) = self.open_parts(&REQUESTS, None)? else {
+            self.check_not_missing()?;
+            return Ok(None);
+        };
+        let rows = usize::try_from(opened.rows).unwrap_or(usize::MAX);
+        let files: Vec<File> = opened.files(&REQUESTS).into_iter().map(|(_, f)| f).collect();
+        Ok(scan_files(self, files)?.map(|lf| (lf, rows)))
     }
 
     /// True when the requests base holds `column` (read from its footer

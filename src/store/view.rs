@@ -22,6 +22,7 @@ use super::files;
 use super::frames;
 use super::manifest::Manifest;
 use super::{samples, Store, StoreError, Table};
+use crate::model::columns as c;
 use crate::model::limits::{LiveCache, Sample};
 use crate::model::{Call, Compaction, Refusal};
 use crate::pricing::PriceTable;
@@ -85,7 +86,8 @@ pub enum AnalysisSource {
 /// What `materialize::view` hands a new view: the tables as they are to be
 /// read (stored, or computed now).
 pub struct Sources {
-    pub requests: Option<LazyFrame>,
+    /// The requests and how many there are.
+    pub requests: Option<(LazyFrame, usize)>,
     /// The calls inside responses when they were priced again in memory
     /// (None: the stored table, read when first asked for).
     pub calls: Option<Vec<Call>>,
@@ -185,6 +187,10 @@ struct Inner {
     manifest: Manifest,
     version: Version,
     requests: Option<LazyFrame>,
+    /// Rows of `requests` (from the parts' footers).
+    request_rows: usize,
+    /// Rows of the analysis, counted when first asked for.
+    analysis_rows: OnceLock<usize>,
     analysis_source: Source,
     analysis: OnceLock<AnalysisFrames>,
     titles: OnceLock<HashMap<String, String>>,
@@ -221,7 +227,9 @@ impl StoreView {
             prices: prices.clone(),
             manifest,
             version,
-            requests: sources.requests,
+            request_rows: sources.requests.as_ref().map_or(0, |(_, n)| *n),
+            requests: sources.requests.map(|(lf, _)| lf),
+            analysis_rows: OnceLock::new(),
             analysis_source: match sources.analysis {
                 AnalysisSource::Stored { rows, labels, session_analysis } => Source::Stored {
                     rows,
@@ -292,6 +300,23 @@ impl StoreView {
     /// query reads only the columns it uses.
     pub fn requests(&self) -> Option<LazyFrame> {
         self.inner.requests.clone()
+    }
+
+    /// How many requests `requests` holds (0 without any).
+    pub fn request_rows(&self) -> usize {
+        self.inner.request_rows
+    }
+
+    /// How many rows `analysis` holds, counted once per view (a column's
+    /// height: polars 0.55 cannot sum the row counts of a union of scans,
+    /// the table's base and recent parts).
+    pub fn analysis_rows(&self) -> Result<usize, StoreError> {
+        if let Some(n) = self.inner.analysis_rows.get() {
+            return Ok(*n);
+        }
+        let at = |source| StoreError::Polars { path: self.inner.store.path(Table::Analysis), source };
+        let n = self.analysis()?.select([col(c::USER)]).collect().map_err(at)?.height();
+        Ok(*self.inner.analysis_rows.get_or_init(|| n))
     }
 
     /// The analysis tables, stored or computed now, the first time only

@@ -64,7 +64,7 @@ fn open(s: &Settings, version: u64) -> Result<Snapshot, ReportError> {
     let mut view = crate::materialize::view(&s.store, &s.prices, now)?;
     if !s.store.holds_bundles() {
         let settings = crate::config::claude_settings(&s.claude_roots);
-        let state = ClaudeState::gather(view.manifest(), &s.claude_roots, settings, now, false);
+        let state = ClaudeState::gather(view.manifest(), &s.claude_roots, settings, now, None);
         view = view.with_claude(state);
     }
     Ok(Snapshot::new(view, s.tz, version))

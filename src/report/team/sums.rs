@@ -31,29 +31,30 @@ fn counted(lf: LazyFrame) -> LazyFrame {
 
 /// The requests of `scan` (the stored requests table) that `q` selects,
 /// summed; in memory.
-pub(super) fn requests(scan: &LazyFrame, q: &Query) -> PolarsResult<LazyFrame> {
-    batched(scan, q, BATCH_ROWS, |lf| group(counted(lf)), group)
+pub(super) fn requests(scan: &LazyFrame, n: usize, q: &Query) -> PolarsResult<LazyFrame> {
+    batched(scan, n, q, BATCH_ROWS, |lf| group(counted(lf)), group)
 }
 
 /// The miss cost of the analysis rows of `scan` (the stored analysis
 /// table) that `q` selects, summed per person and class (what
 /// `sql/team_person_cache.sql` reads of them); in memory.
-pub(super) fn analysis(scan: &LazyFrame, q: &Query) -> PolarsResult<LazyFrame> {
+pub(super) fn analysis(scan: &LazyFrame, n: usize, q: &Query) -> PolarsResult<LazyFrame> {
     let group = |lf: LazyFrame| lf.group_by([col(c::USER), col(c::CLASS)]).agg([col(c::MISS_COST_USD).sum()]);
-    batched(scan, q, BATCH_ROWS, group, group)
+    batched(scan, n, q, BATCH_ROWS, group, group)
 }
 
-/// `first` over the rows of `scan` that `q` selects, a slice of the table
-/// at a time, then `then` over the stacked results.
+/// `first` over the rows of `scan` (`n` rows) that `q` selects, a slice
+/// of the table at a time, then `then` over the stacked results.
 fn batched(
     scan: &LazyFrame,
+    n: usize,
     q: &Query,
     rows: IdxSize,
     first: impl Fn(LazyFrame) -> LazyFrame,
     then: impl Fn(LazyFrame) -> LazyFrame,
 ) -> PolarsResult<LazyFrame> {
     let mut parts: Vec<LazyFrame> = Vec::new();
-    for_each_slice_of(scan, q, rows, |slice| {
+    for_each_slice_of(scan, n, q, rows, |slice| {
         parts.push(first(q.prepare(slice, Grouping::Daily)?).collect()?.lazy());
         Ok(())
     })?;
@@ -94,11 +95,11 @@ mod tests {
                 r
             })
             .collect();
-        let lf = frames::requests_frame(&rows).unwrap().lazy();
+        let (lf, n) = (frames::requests_frame(&rows).unwrap().lazy(), rows.len());
         let q = Query::new(chrono_tz::UTC);
         let sorted = |rows: IdxSize| {
             let keys = [c::USER, c::KEY, c::MODEL, c::MACHINE];
-            batched(&lf, &q, rows, |lf| group(counted(lf)), group)
+            batched(&lf, n, &q, rows, |lf| group(counted(lf)), group)
                 .unwrap()
                 .sort(keys, SortMultipleOptions::default())
                 .collect()
