@@ -17,6 +17,8 @@
 //! memory what is not stored current (an analysis of other prices, costs
 //! of another price table); reports take `&StoreView` and never open a file.
 
+mod pinned;
+
 use super::claude::ClaudeState;
 use super::files;
 use super::frames;
@@ -27,11 +29,11 @@ use crate::model::limits::{LiveCache, Sample};
 use crate::model::{Call, Compaction, Refusal};
 use crate::pricing::PriceTable;
 use chrono::{DateTime, Utc};
+use pinned::{Decoded, Pinned};
 use polars::prelude::*;
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{Read, Seek};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 /// What identifies one state of a data directory: a fingerprint of every
 /// table file's and the manifest's identity (inode, size, modification
@@ -94,87 +96,6 @@ pub struct Sources {
     pub analysis: AnalysisSource,
 }
 
-/// A table file opened with the others. Its bytes are read (under a lock,
-/// plain I/O) the first time they are needed and kept; decoding happens
-/// outside the lock, because polars decodes on its thread pool, where a
-/// waiting thread may run another job of the same view that needs the same
-/// table (a lock held across the decode would deadlock that thread).
-struct Pinned {
-    raw: Mutex<Raw>,
-}
-
-enum Raw {
-    Absent,
-    File(File),
-    Bytes(Arc<[u8]>),
-}
-
-impl Pinned {
-    fn open(store: &Store, t: Table) -> Result<Pinned, StoreError> {
-        let path = store.path(t);
-        let raw = match File::open(&path) {
-            Ok(f) => Raw::File(f),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Raw::Absent,
-            Err(source) => return Err(StoreError::Io { path, source }),
-        };
-        Ok(Pinned { raw: Mutex::new(raw) })
-    }
-
-    /// The file's bytes (None when there is no such file).
-    fn bytes(&self, store: &Store, t: Table) -> Result<Option<Arc<[u8]>>, StoreError> {
-        let mut raw = self.raw.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Raw::File(f) = &mut *raw {
-            let mut buf = Vec::new();
-            let io = |source| StoreError::Io { path: store.path(t), source };
-            f.rewind().map_err(io)?;
-            f.read_to_end(&mut buf).map_err(io)?;
-            *raw = Raw::Bytes(buf.into());
-        }
-        Ok(match &*raw {
-            Raw::Bytes(b) => Some(Arc::clone(b)),
-            _ => None,
-        })
-    }
-
-    /// The file decoded as a frame (None when there is no such file).
-    fn frame(&self, store: &Store, t: Table) -> Result<Option<DataFrame>, StoreError> {
-        let Some(bytes) = self.bytes(store, t)? else { return Ok(None) };
-        let df = ParquetReader::new(std::io::Cursor::new(&*bytes)).finish();
-        df.map(Some).map_err(|e| StoreError::damaged(store.path(t), &e))
-    }
-}
-
-/// A value decoded from a `Pinned` file once (two threads asking at once
-/// may both decode; the first result is kept).
-struct Decoded<T> {
-    file: Pinned,
-    value: OnceLock<T>,
-}
-
-impl<T> Decoded<T> {
-    fn open(store: &Store, t: Table) -> Result<Decoded<T>, StoreError> {
-        Ok(Decoded { file: Pinned::open(store, t)?, value: OnceLock::new() })
-    }
-
-    /// The table's rows (`from` decodes them; an absent file is `empty`).
-    fn get(
-        &self,
-        store: &Store,
-        t: Table,
-        from: impl FnOnce(&DataFrame) -> PolarsResult<T>,
-        empty: impl FnOnce() -> T,
-    ) -> Result<&T, StoreError> {
-        if let Some(v) = self.value.get() {
-            return Ok(v);
-        }
-        let value = match self.file.frame(store, t)? {
-            None => empty(),
-            Some(df) => from(&df).map_err(|e| StoreError::damaged(store.path(t), &e))?,
-        };
-        Ok(self.value.get_or_init(|| value))
-    }
-}
-
 /// Where a view's analysis comes from, once opened.
 enum Source {
     Stored { rows: Box<LazyFrame>, labels: Pinned, session_analysis: Pinned },
@@ -231,11 +152,9 @@ impl StoreView {
             requests: sources.requests.map(|(lf, _)| lf),
             analysis_rows: OnceLock::new(),
             analysis_source: match sources.analysis {
-                AnalysisSource::Stored { rows, labels, session_analysis } => Source::Stored {
-                    rows,
-                    labels: Pinned { raw: Mutex::new(Raw::File(labels)) },
-                    session_analysis: Pinned { raw: Mutex::new(Raw::File(session_analysis)) },
-                },
+                AnalysisSource::Stored { rows, labels, session_analysis } => {
+                    Source::Stored { rows, labels: Pinned::of(labels), session_analysis: Pinned::of(session_analysis) }
+                }
                 AnalysisSource::Computed(compute) => Source::Computed(compute),
             },
             analysis: OnceLock::new(),
