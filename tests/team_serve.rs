@@ -81,3 +81,35 @@ fn pushed_rows_land_once_under_the_tokens_user() {
     let cost: f64 = rs.iter().map(Resp::sonnet_cost).sum();
     assert!((v["total"]["cost_usd"].as_f64().unwrap() - cost).abs() < 1e-9);
 }
+
+/// A push of names the server's import would refuse (ESC and U+202E in the
+/// project directory) sends them neutralised, and says so once on stderr
+/// in plain characters; every request arrives.
+#[test]
+fn a_push_of_hostile_names_says_what_it_changed() {
+    let dirs: Vec<tempfile::TempDir> = (0..4).map(|_| tempfile::tempdir().unwrap()).collect();
+    let (root, local, server_data, empty) = (dirs[0].path(), dirs[1].path(), dirs[2].path(), dirs[3].path());
+    let rs = [Resp::new("s1", 1, 0), Resp::new("s1", 2, 3), Resp::new("s1", 3, 6)];
+    write(root, "-home-alice-\x1b[31mred\u{202e}app/s1.jsonl", &rs.iter().flat_map(Resp::to_lines).collect::<Vec<_>>());
+    std::fs::create_dir_all(empty.join("projects")).unwrap();
+    let tokens = server_data.join("tokens.toml");
+    std::fs::write(&tokens, format!("[tokens]\n\"{TOKEN}\" = \"alice\"\n")).unwrap();
+    let (mut server, url) = start(server_data, &tokens, empty);
+    let first = push(root, local, &url, TOKEN);
+    let again = push(root, local, &url, TOKEN);
+    server.kill().unwrap();
+    server.wait().unwrap();
+    let (stderr, stdout) = (String::from_utf8_lossy(&first.stderr), String::from_utf8_lossy(&first.stdout));
+    assert!(first.status.success(), "{stderr}");
+    assert!(stdout.contains("pushed 3 requests"), "{stdout}");
+    let notes: Vec<&str> = stderr.lines().filter(|l| l.starts_with("push: ")).collect();
+    assert_eq!(notes.len(), 1, "{stderr}");
+    assert!(notes[0].contains(" name(s) held control or bidi characters"), "{stderr}");
+    assert!(!stderr.contains('\x1b') && !stderr.contains('\u{202e}'), "{stderr:?}");
+    let again_err = String::from_utf8_lossy(&again.stderr);
+    assert!(!again_err.contains("push: "), "nothing sent the second time, so no note: {again_err}");
+    let out =
+        bin().arg("--data-dir").arg(server_data).args(["--no-ingest", "report", "team", "--json"]).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["total"]["requests"], 3);
+}

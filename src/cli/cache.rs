@@ -12,7 +12,6 @@ use crate::report::cache_rows::misses;
 use crate::report::cache_view::cache_report;
 use crate::report::now::{cold_resume_usd, LimitUse};
 use crate::report::stored_rows::{advise, priced, StoredRows};
-use crate::report::term::json;
 use crate::store::view::StoreView;
 use chrono::{DateTime, Utc};
 use clap::Args;
@@ -66,7 +65,7 @@ pub fn run_cache(plan: &Plan, a: &CacheArgs) -> anyhow::Result<()> {
         warn_estimates(plan, &view.estimated_models()?);
         let rows = misses(&view, &q)?;
         match a.json {
-            true => super::out(&json(&rows)?),
+            true => super::out_json(&rows)?,
             false => super::out(&render_misses(&rows)),
         }
         return Ok(());
@@ -77,7 +76,7 @@ pub fn run_cache(plan: &Plan, a: &CacheArgs) -> anyhow::Result<()> {
     }
     warn_estimates(plan, &report.estimated_models);
     if a.json {
-        super::out(&json(&report)?);
+        super::out_json(&report)?;
     } else {
         super::out(&render_cache(&report));
     }
@@ -94,7 +93,7 @@ pub fn run_advise(plan: &Plan, a: &AdviseArgs) -> anyhow::Result<()> {
         if let (Some(m), Some(l)) = (v.as_object_mut(), limits) {
             m.insert("plan_limits".into(), l.to_json());
         }
-        super::out(&json(&v)?);
+        super::out_json(&v)?;
     } else {
         super::out(&render_advice(&advice));
         if let Some(l) = limits {

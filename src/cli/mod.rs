@@ -40,6 +40,22 @@ pub(crate) fn out(text: &str) {
     }
 }
 
+/// Prints `value` to stdout as `report::term::json` would, written as it
+/// is serialised (a report of a team's sessions is tens of megabytes).
+pub(crate) fn out_json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
+    let stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    match crate::report::term::write_json(value, stdout) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        // A value serde cannot write (not the terminal's fault).
+        Err(e) if e.get_ref().is_some_and(|i| i.is::<serde_json::Error>()) => Err(e.into()),
+        Err(e) => {
+            eprintln!("error: cannot write to stdout: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
 /// Prints one line to stderr, stripped of terminal controls (`report::term`).
 pub(crate) fn note(text: &str) {
     eprintln!("{}", crate::report::term::clean(text));

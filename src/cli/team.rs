@@ -308,6 +308,9 @@ pub fn run_push(plan: &Plan, a: &PushArgs) -> anyhow::Result<()> {
     let user = a.user.clone().or_else(|| std::env::var("USER").ok()).unwrap_or_else(|| "unknown".to_owned());
     let spec = spec(plan, user, a.machine.as_deref(), (None, None), &a.hash)?;
     let o = push::push(&plan.store, &a.server, &a.token, spec, a.all)?;
+    if let (Some(note), Some(_)) = (&o.renamed, &o.server) {
+        super::note(&format!("push: {note}"));
+    }
     match &o.server {
         None => println!("nothing new to push to {}", a.server),
         Some(s) => println!(

@@ -11,8 +11,10 @@
 use super::analysis_cols::{AnalysisCols, LocalDays, FIGURES};
 use super::cache::{find_session, CacheQuery, CacheReport, Reconcile};
 use super::cache_medians::idle_compaction;
+use super::query::Grouping;
 pub use super::resume::{resume_states, resume_states_of, stale, stale_in, stale_of, STALE};
-use super::slices::for_each_slice;
+use super::slices::for_each_frame;
+use super::usage::UsageReport;
 use super::ReportError;
 use crate::analyze::{
     count_by_trigger, CacheStats, DayStats, SessionCompaction, SessionStats, Tally, IDLE, MODEL_VERSION,
@@ -50,18 +52,20 @@ impl StoreView {
     }
 
     /// Runs `f` over the rows `q` selects, with `columns`, a slice of the
-    /// table at a time (each one chunk), so a report holds one batch.
+    /// table at a time (each one chunk, the next read while `f` runs), so a
+    /// report holds two batches at most.
     pub fn for_each_batch(
         &self,
         q: &CacheQuery,
         columns: &[&str],
-        mut f: impl FnMut(&DataFrame) -> PolarsResult<()>,
+        f: impl FnMut(&DataFrame) -> PolarsResult<()>,
     ) -> Result<(), ReportError> {
-        for_each_slice(&self.analysis()?, self.analysis_rows()?, &q.query, |rows| {
+        let make = |rows: LazyFrame| -> PolarsResult<DataFrame> {
             let mut df = selected(rows, q, columns)?;
             df.rechunk_mut();
-            f(&df)
-        })?;
+            Ok(df)
+        };
+        for_each_frame(&self.analysis()?, self.analysis_rows()?, &q.query, make, f)?;
         Ok(())
     }
 
@@ -130,6 +134,19 @@ pub(super) fn selected(rows: LazyFrame, q: &CacheQuery, columns: &[&str]) -> Pol
 
 /// The `cache` report of the rows `q` selects, as of the view's clock.
 pub fn cache_report(view: &StoreView, q: &CacheQuery) -> Result<CacheReport, ReportError> {
+    cache_report_with(view, q, None)
+}
+
+/// `cache_report`, reconciled with `usage` (a usage report of any grouping
+/// over the same `q.query`, when the caller has one: the dashboard's
+/// daily report) instead of a usage report made for it.
+pub fn cache_report_with(
+    view: &StoreView,
+    q: &CacheQuery,
+    usage: Option<&UsageReport>,
+) -> Result<CacheReport, ReportError> {
+    let clock = std::time::Instant::now();
+    let lap = |what: &str| tracing::debug!("cache report: {what} after {:?}", clock.elapsed());
     let (now, titles) = (view.now(), view.titles()?);
     let mut days = LocalDays::new(q.query.tz);
     let mut total = Tally::default();
@@ -187,6 +204,7 @@ pub fn cache_report(view: &StoreView, q: &CacheQuery) -> Result<CacheReport, Rep
         }
         Ok(())
     })?;
+    lap("the rows' figures");
     let total = total.finish();
     let by_day = day_stats(by_day);
     let by_session = session_stats(sessions, titles);
@@ -205,17 +223,23 @@ pub fn cache_report(view: &StoreView, q: &CacheQuery) -> Result<CacheReport, Rep
         .filter(|s| !with_main.contains(&(s.session_id.as_str(), s.user.as_str())))
         .map(|s| (s.user.clone(), s.session_id.clone(), s.title.clone(), s.project.clone()));
     let not_resumable = super::resume::not_resumable(&states, without_main, view.claude().settings.cleanup_days());
+    lap("resume states");
     let ids: HashSet<&str> = by_session.iter().map(|s| s.session_id.as_str()).collect();
     let compaction = compaction_reports(view, &ids)?;
     let by_trigger = by_trigger(view, q)?;
+    lap("compactions");
     let idle = by_trigger.get(IDLE).copied().unwrap_or(0);
-    let usage = Some(reconcile(view, q, &total)?);
+    let usage = Some(reconcile(view, q, &total, usage)?);
+    lap("reconciled with the usage reports");
+    let idle_compaction = idle_compaction(view, q, idle)?;
+    let server = super::cache_rows::server_reasons(view, q)?;
+    lap("idle compaction and the server's reasons");
     Ok(CacheReport {
         model: MODEL_VERSION,
         total,
         compactions_by_trigger: by_trigger,
-        idle_compaction: idle_compaction(view, q, idle)?,
-        server: super::cache_rows::server_reasons(view, q)?,
+        idle_compaction,
+        server,
         live_agreement: crate::analyze::LiveAgreement::of(view.live_cache(), q.session.as_deref()),
         stale,
         not_resumable,
@@ -231,15 +255,29 @@ pub fn cache_report(view: &StoreView, q: &CacheQuery) -> Result<CacheReport, Rep
 }
 
 /// The selection as the usage reports count it, against the thread
-/// requests the cache model counted (`Reconcile`).
-fn reconcile(view: &StoreView, q: &CacheQuery, total: &CacheStats) -> Result<Reconcile, ReportError> {
-    let sessions = super::usage::usage(view, super::query::Grouping::Session, &q.query)?;
-    let (totals, calls) = match &q.session {
-        None => (sessions.total, sessions.calls),
-        Some(id) => match sessions.rows.iter().find(|r| r.key == *id) {
-            Some(r) => (r.totals, r.calls.unwrap_or_default()),
-            None => Default::default(),
-        },
+/// requests the cache model counted (`Reconcile`). Over every session, any
+/// grouping has the same totals: `given` when the caller has one, else a
+/// daily report (fewer rows than a session report, and no models per
+/// session to find).
+fn reconcile(
+    view: &StoreView,
+    q: &CacheQuery,
+    total: &CacheStats,
+    given: Option<&UsageReport>,
+) -> Result<Reconcile, ReportError> {
+    let (totals, calls) = match (&q.session, given) {
+        (None, Some(u)) => (u.total, u.calls),
+        (None, None) => {
+            let u = super::usage::usage(view, Grouping::Daily, &q.query)?;
+            (u.total, u.calls)
+        }
+        (Some(id), _) => {
+            let sessions = super::usage::usage(view, Grouping::Session, &q.query)?;
+            match sessions.rows.iter().find(|r| r.key == *id) {
+                Some(r) => (r.totals, r.calls.unwrap_or_default()),
+                None => Default::default(),
+            }
+        }
     };
     let thread_cost_usd = total.what_if.actual_usd;
     Ok(Reconcile {

@@ -3,7 +3,7 @@
 //! (a fold) or a recent part. A base the manifest says was written, but
 //! that is gone, is an error (`Missing`), not an empty table.
 
-use super::parts::{Footer, REQUESTS};
+use super::parts::{Footer, Opened, REQUESTS};
 use super::{Store, StoreError, Table};
 use polars::prelude::*;
 use std::fs::File;
@@ -22,13 +22,17 @@ impl Store {
     /// `open_requests`, running `between` after the base is opened and before
     /// the recent part is (tests change the store there).
     fn open_requests_with(&self, between: impl FnMut()) -> Result<Vec<(Table, File)>, StoreError> {
-        match self.open_parts_with(&REQUESTS, None, between)? {
-            Some(opened) => Ok(opened.files(&REQUESTS)),
-            None => {
-                self.check_not_missing()?;
-                Ok(Vec::new())
-            }
+        Ok(self.opened_requests(between)?.map(|o| o.files(&REQUESTS)).unwrap_or_default())
+    }
+
+    /// Both parts opened as one generation (`between` runs after the base
+    /// is opened); None when the table was never written.
+    fn opened_requests(&self, between: impl FnMut()) -> Result<Option<Opened>, StoreError> {
+        let opened = self.open_parts_with(&REQUESTS, None, between)?;
+        if opened.is_none() {
+            self.check_not_missing()?;
         }
+        Ok(opened)
     }
 
     /// A missing base is fine in a store never written, and damage otherwise.
@@ -62,10 +66,7 @@ impl Store {
     /// `scan_requests` and how many rows it holds (from the parts'
     /// footers: the recent part only adds rows).
     pub fn scan_requests_counted(&self) -> Result<Option<(LazyFrame, usize)>, StoreError> {
-        let Some(opened) = self.open_parts(&REQUESTS, None)? else {
-            self.check_not_missing()?;
-            return Ok(None);
-        };
+        let Some(opened) = self.opened_requests(|| {})? else { return Ok(None) };
         let rows = usize::try_from(opened.rows).unwrap_or(usize::MAX);
         let files: Vec<File> = opened.files(&REQUESTS).into_iter().map(|(_, f)| f).collect();
         Ok(scan_files(self, files)?.map(|lf| (lf, rows)))

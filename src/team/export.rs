@@ -53,9 +53,14 @@ pub struct Exported {
 /// Reads the store's requests and compactions into a bundle, every name
 /// in it one import accepts (`team::names`).
 pub fn export(store: &Store, spec: &ExportSpec) -> Result<Bundle, TeamError> {
+    export_renamed(store, spec).map(|e| e.bundle)
+}
+
+/// `export`, and the names it changed.
+pub fn export_renamed(store: &Store, spec: &ExportSpec) -> Result<Exported, TeamError> {
     let mut bundle = rows(store, spec)?;
-    names::neutralise(&mut bundle).map_err(|source| TeamError::Polars { what: "exporting", source })?;
-    Ok(bundle)
+    let renamed = names::neutralise(&mut bundle).map_err(|source| TeamError::Polars { what: "exporting", source })?;
+    Ok(Exported { bundle, renamed })
 }
 
 /// The store's rows in the window, labelled and hashed as `spec` says.

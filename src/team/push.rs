@@ -12,7 +12,7 @@
 
 use super::accept::BUNDLES_PATH;
 use super::bundle::{bundle_bytes, hex};
-use super::export::{export, write_atomic, ExportSpec};
+use super::export::{export_renamed, write_atomic, ExportSpec};
 use super::import::ImportOutcome;
 use super::TeamError;
 use crate::store::Store;
@@ -52,6 +52,9 @@ pub struct PushOutcome {
     pub bytes: usize,
     /// The server's answer; None when there was nothing to send.
     pub server: Option<ImportOutcome>,
+    /// What the export changed in names so the server accepts them
+    /// (`team::names`), in words; None when nothing changed.
+    pub renamed: Option<String>,
 }
 
 fn state_path(store: &Store) -> std::path::PathBuf {
@@ -75,7 +78,7 @@ pub fn push(store: &Store, server: &str, token: &str, spec: ExportSpec, all: boo
     let mut marks = load_marks(store)?;
     let sent_path = sent_path(store, server);
     let mut sent = if all { HashSet::new() } else { load_sent(&sent_path)? };
-    let mut bundle = export(store, &spec)?;
+    let super::export::Exported { mut bundle, renamed } = export_renamed(store, &spec)?;
     let before = bundle.requests.len() + bundle.compactions.len();
     let req_keys: Vec<u64> = bundle.requests.iter().map(row_key).collect();
     let comp_keys: Vec<u64> = bundle.compactions.iter().map(row_key).collect();
@@ -90,6 +93,7 @@ pub fn push(store: &Store, server: &str, token: &str, spec: ExportSpec, all: boo
         compactions: bundle.compactions.len(),
         bytes: 0,
         server: None,
+        renamed: renamed.describe(),
     };
     if bundle.requests.is_empty() && bundle.compactions.is_empty() {
         return Ok(out);

@@ -15,9 +15,11 @@ pub const POLL: Duration = Duration::from_secs(3);
 /// Longest a snapshot is kept without new data.
 pub const MAX_AGE: Duration = Duration::from_secs(60);
 
-/// Ingests `roots` (if any) and rebuilds when needed, forever.
+/// Ingests `roots` (if any) and rebuilds when needed, forever. The first
+/// snapshot's reports are computed right away.
 pub async fn keep_fresh(state: AppState, roots: Option<Vec<PathBuf>>) {
     let mut built = Instant::now();
+    warm(&state).await;
     loop {
         tokio::time::sleep(POLL).await;
         let st = state.clone();
@@ -47,13 +49,17 @@ pub async fn keep_fresh(state: AppState, roots: Option<Vec<PathBuf>>) {
     }
 }
 
-/// Computes everyone's reports of the current snapshot, so the next page
-/// answers from memory.
+/// Computes everyone's reports of the current snapshot (and the team
+/// report, in a team data directory), so the next page answers from memory.
 async fn warm(state: &AppState) {
     let snap = state.snapshot();
     if let Ok(Err(e)) = tokio::task::spawn_blocking(move || {
         snap.project_paths();
-        snap.all().map(|_| ())
+        snap.all()?;
+        match snap.is_team() {
+            true => snap.team(&crate::report::query::Query::new(snap.tz)).map(|_| ()),
+            false => Ok(()),
+        }
     })
     .await
     {

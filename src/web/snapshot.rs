@@ -192,7 +192,7 @@ impl Snapshot {
         q: &Query,
         json: impl FnOnce(&TeamReport) -> Result<axum::body::Bytes, E>,
     ) -> Result<axum::body::Bytes, E> {
-        let q = self.known(q);
+        let q = Query { breakdown: false, week_start: chrono::Weekday::Mon, ..self.known(q) };
         let bytes = self.team_json.get_or(q.clone(), || json(&*self.team(&q)?))?;
         Ok((*bytes).clone())
     }
@@ -270,9 +270,10 @@ impl Snapshot {
 
     /// `report::team` for this query (what `cachewise report team --json`
     /// prints), remembered per snapshot. Blocking.
+    /// The report has no weeks and no breakdown: every week start shares one.
     pub fn team(&self, q: &Query) -> Result<Arc<TeamReport>, ReportError> {
         let opts = TeamOptions { top_stale: DEFAULT_TOP_STALE };
-        let q = self.known(q);
+        let q = Query { breakdown: false, week_start: chrono::Weekday::Mon, ..self.known(q) };
         self.teams.get_or(q.clone(), || team(&self.view, &q, &opts))
     }
 }

@@ -6,7 +6,7 @@
 use super::Snapshot;
 use crate::report::cache::{CacheQuery, CacheReport};
 use crate::report::cache_rows::{annotate_sessions, daily_class_costs};
-use crate::report::cache_view::cache_report;
+use crate::report::cache_view::cache_report_with;
 use crate::report::class_cost::DayClassCost;
 use crate::report::query::{Grouping, Query};
 use crate::report::session_list::{session_rows, SessionRow};
@@ -57,7 +57,7 @@ impl Reports {
         let (daily, sessions) = (snap.usage(Grouping::Daily, q)?, snap.usage(Grouping::Session, q)?);
         let (projects, models) = (snap.usage(Grouping::Project, q)?, snap.usage(Grouping::Model, q)?);
         lap("usage reports");
-        let cache = cache_report(view, &cq)?;
+        let cache = cache_report_with(view, &cq, Some(&daily))?;
         let class_costs = daily_class_costs(view, &cq)?;
         lap("cache report and class costs");
         let session_rows = session_rows(&sessions, &view.session_models()?, q.tz);
