@@ -93,13 +93,16 @@ impl<W: std::io::Write> std::io::Write for Escaping<W> {
             Ok(s) => (s, &[][..]),
             Err(e) => {
                 let (good, rest) = text.split_at(e.valid_up_to());
-                // serde_json writes only whole strings' bytes: a rest that is
-                // not the start of a character is a bug upstream, passed on.
                 (std::str::from_utf8(good).unwrap_or_default(), rest)
             }
         };
         self.out.write_all(escape_json(valid).as_bytes())?;
-        self.carry.extend_from_slice(rest);
+        match std::str::from_utf8(rest) {
+            // The first bytes of a character: kept for the next write.
+            Err(e) if e.error_len().is_none() && rest.len() < 4 => self.carry.extend_from_slice(rest),
+            // Not UTF-8 (serde_json never writes that): U+FFFD in its place.
+            _ => self.out.write_all(escape_json(&String::from_utf8_lossy(rest)).as_bytes())?,
+        }
         Ok(())
     }
 
@@ -138,6 +141,12 @@ mod tests {
         }
         std::io::Write::flush(&mut w).unwrap();
         assert_eq!(format!("{}\n", String::from_utf8(out).unwrap()), json(&value).unwrap());
+        // Bytes that are not UTF-8 never pass raw, nor what follows them.
+        let mut out = Vec::new();
+        let mut w = Escaping { out: &mut out, carry: Vec::new() };
+        std::io::Write::write_all(&mut w, b"\"\xff\xe2\x80\xae\"").unwrap();
+        std::io::Write::flush(&mut w).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "\"\u{fffd}\\u202e\"");
     }
 
     #[test]
