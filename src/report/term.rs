@@ -16,13 +16,13 @@ pub use crate::model::is_unsafe;
 
 /// True when `s` is printable ASCII and newlines only (a byte scan: the
 /// fast answer for large JSON).
-fn plain(s: &str) -> bool {
-    s.bytes().all(|b| (0x20..0x7f).contains(&b) || b == b'\n')
+fn plain(s: &[u8]) -> bool {
+    s.iter().all(|&b| (0x20..0x7f).contains(&b) || b == b'\n')
 }
 
 /// `s` without the characters `is_unsafe` names; borrowed when there are none.
 pub fn clean(s: &str) -> Cow<'_, str> {
-    if plain(s) {
+    if plain(s.as_bytes()) {
         return Cow::Borrowed(s);
     }
     if s.chars().any(is_unsafe) {
@@ -35,7 +35,7 @@ pub fn clean(s: &str) -> Cow<'_, str> {
 /// JSON text with the characters `is_unsafe` names written as `\u` escapes
 /// (they can only occur inside strings, where an escape means the same).
 pub fn escape_json(json: &str) -> Cow<'_, str> {
-    if plain(json) || !json.chars().any(|c| is_unsafe(c) && c != '\n') {
+    if plain(json.as_bytes()) || !json.chars().any(|c| is_unsafe(c) && c != '\n') {
         return Cow::Borrowed(json);
     }
     let mut out = String::with_capacity(json.len() + 16);
@@ -84,26 +84,20 @@ impl<W: std::io::Write> std::io::Write for Escaping<W> {
     }
 
     fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
-        if self.carry.is_empty() && buf.iter().all(|&b| (0x20..0x7f).contains(&b) || b == b'\n') {
+        if self.carry.is_empty() && plain(buf) {
             return self.out.write_all(buf);
         }
         self.carry.extend_from_slice(buf);
         let text = std::mem::take(&mut self.carry);
-        let (valid, rest) = match std::str::from_utf8(&text) {
-            Ok(s) => (s, &[][..]),
-            Err(e) => {
-                let (good, rest) = text.split_at(e.valid_up_to());
-                (std::str::from_utf8(good).unwrap_or_default(), rest)
-            }
-        };
-        self.out.write_all(escape_json(valid).as_bytes())?;
-        match std::str::from_utf8(rest) {
+        let (whole, part) = match std::str::from_utf8(&text) {
             // The first bytes of a character: kept for the next write.
-            Err(e) if e.error_len().is_none() && rest.len() < 4 => self.carry.extend_from_slice(rest),
-            // Not UTF-8 (serde_json never writes that): U+FFFD in its place.
-            _ => self.out.write_all(escape_json(&String::from_utf8_lossy(rest)).as_bytes())?,
-        }
-        Ok(())
+            Err(e) if e.error_len().is_none() => text.split_at(e.valid_up_to()),
+            _ => (&text[..], &[][..]),
+        };
+        self.carry.extend_from_slice(part);
+        // Lossy only for bytes that are not UTF-8 (serde_json never writes
+        // them): U+FFFD in their place.
+        self.out.write_all(escape_json(&String::from_utf8_lossy(whole)).as_bytes())
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
@@ -126,27 +120,29 @@ mod tests {
     }
 
     #[test]
-    fn written_json_is_the_same_text_even_in_one_byte_pieces() {
+    fn written_json_is_the_same_text_even_in_one_byte_pieces() -> Result<(), Box<dyn std::error::Error>> {
+        use std::io::Write;
         let value = serde_json::json!({"title": "a\u{1b}[2J\u{9b}31m\u{7f}\u{202e}b – ünï ✓", "n": [1, 2]});
+        let want = json(&value)?;
         let mut streamed = Vec::new();
-        write_json(&value, &mut streamed).unwrap();
-        assert_eq!(String::from_utf8(streamed).unwrap(), json(&value).unwrap());
+        write_json(&value, &mut streamed)?;
+        assert_eq!(String::from_utf8(streamed)?, want);
         // Through a writer that hands on one byte at a time, characters
         // arrive split; the text still comes out the same.
-        let text = serde_json::to_string_pretty(&value).unwrap();
         let mut out = Vec::new();
         let mut w = Escaping { out: &mut out, carry: Vec::new() };
-        for b in text.as_bytes() {
-            std::io::Write::write_all(&mut w, std::slice::from_ref(b)).unwrap();
+        for b in serde_json::to_string_pretty(&value)?.as_bytes() {
+            w.write_all(std::slice::from_ref(b))?;
         }
-        std::io::Write::flush(&mut w).unwrap();
-        assert_eq!(format!("{}\n", String::from_utf8(out).unwrap()), json(&value).unwrap());
+        w.flush()?;
+        assert_eq!(format!("{}\n", String::from_utf8(out)?), want);
         // Bytes that are not UTF-8 never pass raw, nor what follows them.
         let mut out = Vec::new();
         let mut w = Escaping { out: &mut out, carry: Vec::new() };
-        std::io::Write::write_all(&mut w, b"\"\xff\xe2\x80\xae\"").unwrap();
-        std::io::Write::flush(&mut w).unwrap();
-        assert_eq!(String::from_utf8(out).unwrap(), "\"\u{fffd}\\u202e\"");
+        w.write_all(b"\"\xff\xe2\x80\xae\"")?;
+        w.flush()?;
+        assert_eq!(String::from_utf8(out)?, "\"\u{fffd}\\u202e\"");
+        Ok(())
     }
 
     #[test]

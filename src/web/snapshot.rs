@@ -192,9 +192,15 @@ impl Snapshot {
         q: &Query,
         json: impl FnOnce(&TeamReport) -> Result<axum::body::Bytes, E>,
     ) -> Result<axum::body::Bytes, E> {
-        let q = Query { breakdown: false, week_start: chrono::Weekday::Mon, ..self.known(q) };
+        let q = self.weekless(q);
         let bytes = self.team_json.get_or(q.clone(), || json(&*self.team(&q)?))?;
         Ok((*bytes).clone())
+    }
+
+    /// `known(q)` for a value that has no weeks and no breakdown (a report
+    /// set, a team report): every week start shares one.
+    fn weekless(&self, q: &Query) -> Query {
+        Query { breakdown: false, week_start: chrono::Weekday::Mon, ..self.known(q) }
     }
 
     /// `q` with a user nobody has replaced by `NOBODY`, so all such names
@@ -220,8 +226,7 @@ impl Snapshot {
         }
         // Every name nobody has shares one (empty) report set, so made-up
         // names cost one build per snapshot, not one each.
-        // The report set has no weeks: every week start shares one.
-        let q = Query { breakdown: false, tz: self.tz, week_start: chrono::Weekday::Mon, ..self.known(q) };
+        let q = Query { tz: self.tz, ..self.weekless(q) };
         self.people.get_or(q.clone(), || Reports::build(self, &q))
     }
 
@@ -270,10 +275,9 @@ impl Snapshot {
 
     /// `report::team` for this query (what `cachewise report team --json`
     /// prints), remembered per snapshot. Blocking.
-    /// The report has no weeks and no breakdown: every week start shares one.
     pub fn team(&self, q: &Query) -> Result<Arc<TeamReport>, ReportError> {
         let opts = TeamOptions { top_stale: DEFAULT_TOP_STALE };
-        let q = Query { breakdown: false, week_start: chrono::Weekday::Mon, ..self.known(q) };
+        let q = self.weekless(q);
         self.teams.get_or(q.clone(), || team(&self.view, &q, &opts))
     }
 }
