@@ -140,9 +140,13 @@ fn run_report(plan: &Plan, kind: ReportKind, a: &ReportOpts) -> anyhow::Result<(
         ReportKind::Usage(g) => g,
     };
     team::check_usage_flags(a)?;
+    let clock = std::time::Instant::now();
+    let lap = |what: &str| tracing::debug!("report: {what} after {:?}", clock.elapsed());
     refresh(plan)?;
+    lap("ingest");
     let q = a.query(plan.tz);
     let view = plan.view()?;
+    lap("view opened");
     let mut r = usage::usage(&view, kind, &q)?;
     if kind == Grouping::Session {
         annotate_sessions(&mut r, &view, q.user.as_deref())?;
@@ -150,8 +154,10 @@ fn run_report(plan: &Plan, kind: ReportKind, a: &ReportOpts) -> anyhow::Result<(
     if let Some(order) = a.order {
         r.order_by_time(order);
     }
+    lap("report computed");
     warn_estimates(plan, &r.estimated_models);
     super::out(&render::usage(&r, format(a.output), a.layout(plan)));
+    lap("report written");
     Ok(())
 }
 

@@ -170,10 +170,15 @@ fn merge_tables_analyzed(
         Some(d) if whole => d.whole(store, fresh.clone(), &calls.0, &boundaries),
         _ => Ok(false),
     };
+    lap("analyzed");
     let (a, b) = rayon::join(
-        || match requests {
-            Requests::Frame(df) => target.write(store, df),
-            Requests::Rows => write_batches(store, &fresh),
+        || {
+            let written = match requests {
+                Requests::Frame(df) => target.write(store, df),
+                Requests::Rows => write_batches(store, &fresh),
+            };
+            lap("wrote the requests");
+            written
         },
         || -> Result<(), IngestError> {
             write(store, Table::Spares, spares)?;
@@ -190,7 +195,9 @@ fn merge_tables_analyzed(
                 None => session_totals::frame(&session_totals::derive(&fresh, &titles))
                     .map_err(at(store, Table::SessionTotals))?,
             };
-            write(store, Table::SessionTotals, sessions)
+            write(store, Table::SessionTotals, sessions)?;
+            lap("wrote the small tables");
+            Ok(())
         },
     );
     a.and(b)?;

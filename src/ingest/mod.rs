@@ -110,7 +110,9 @@ pub fn ingest(
     derive: &dyn Derive,
     now: DateTime<Utc>,
 ) -> Result<Outcome, IngestError> {
+    let clock = std::time::Instant::now();
     let found = discover(roots);
+    tracing::debug!("found {} files in {:?}", found.files.len(), clock.elapsed());
     if found.found_roots.is_empty() {
         return Err(IngestError::NoRoots { looked: roots.to_vec() });
     }
@@ -179,6 +181,7 @@ pub fn ingest(
     manifest.pricing = pricing_fingerprint(prices);
     manifest.updated = Some(now.to_rfc3339());
     store.save_manifest(&manifest)?;
+    tracing::debug!("saved the manifest at {:?}", started.elapsed());
     // The version while the lock is still held: what this ingest wrote.
     out.seen = Seen { transcripts, manifest: Some((store.version(), manifest)) };
     Ok(out)
@@ -241,6 +244,7 @@ fn apply(
     }
     let merged = merge(store, base, delta, prices, derive)?;
     store.remove_obsolete()?;
+    tracing::debug!("merged");
     out.unknown_models = merged.unknown;
     out.requests = Some(merged.requests);
     out.changed = true;

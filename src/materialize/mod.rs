@@ -245,11 +245,14 @@ impl crate::ingest::Derive for Stage<'_> {
         // Sorted as `classify_sessions` takes them, and classified as
         // references (each chunk copies its rows while it is classified):
         // the tables are written from the same rows meanwhile.
+        let clock = std::time::Instant::now();
         sort_by_session(&mut rows);
         let at = |source| StoreError::Polars { path: store.path(Table::Analysis), source };
         let (rows, sides) = classify_sessions(&rows, calls, boundaries, self.prices, true).map_err(at)?;
+        tracing::debug!("analysis: {} rows classified in {:?}", rows.height(), clock.elapsed());
         let Some(sides) = sides else { return Ok(false) };
         store_whole(store, self.prices, rows, sides)?;
+        tracing::debug!("analysis: stored after {:?}", clock.elapsed());
         Ok(true)
     }
 

@@ -1,0 +1,5 @@
+pub mod buffer;
+pub mod storage;
+
+pub use buffer::Buffer;
+pub use storage::SharedStorage;
