@@ -73,6 +73,6 @@ pub use summary::{
     summarize, summarize_where, utc_day, CacheStats, CacheSummary, DayStats, Figures, SessionStats, SummaryOptions,
     Tally,
 };
-pub use thread_rows::{thread_requests, thread_rows};
+pub use thread_rows::{thread_keys, thread_requests, thread_rows};
 pub use threads::{last_main, thread_calls, time_order, ThreadCall};
 pub use what_if::{policy_cost, policy_row, request_what_if, PolicyRow, SharedPrefixIndex, WhatIf, WriteMix};

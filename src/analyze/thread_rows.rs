@@ -4,9 +4,10 @@
 //! model. Hands `materialize` the rows it classifies.
 
 use crate::model::calls::{cache_calls, calls_of};
-use crate::model::{Call, Request};
+use crate::model::{Call, Request, Text};
 use crate::pricing::PriceTable;
-use std::borrow::Cow;
+use chrono::{DateTime, Utc};
+use std::borrow::{Borrow, Cow};
 
 /// The requests as the cache model sees them (cache-model §1 v2): a
 /// response made of several API calls is one request of its thread per
@@ -20,6 +21,24 @@ pub fn thread_requests(prices: &PriceTable, requests: Vec<Request>, calls: &[Cal
         Cow::Borrowed(_) => requests,
         Cow::Owned(rows) => rows,
     }
+}
+
+/// The model, version and time of each row `thread_rows` makes of
+/// `requests`, in its order, without making the rows: the what-if's
+/// shared-prefix flags cross sessions, so a store classified a chunk at a
+/// time needs every row's key before the first chunk.
+pub fn thread_keys<R: Borrow<Request>>(requests: &[R], calls: &[Call]) -> Vec<(Text, Text, DateTime<Utc>)> {
+    let mut out = Vec::with_capacity(requests.len());
+    for r in requests {
+        let r = r.borrow();
+        let own = calls_of(calls, r);
+        if own.is_empty() {
+            out.push((r.model.clone(), r.version.clone(), r.time));
+            continue;
+        }
+        out.extend(cache_calls(r, own).into_iter().map(|c| (c.model, r.version.clone(), r.time)));
+    }
+    out
 }
 
 /// `thread_requests` over borrowed rows: the rows themselves when none

@@ -163,42 +163,46 @@ fn merge_tables_analyzed(
         (true, Some(df)) => frames::compactions_from(df).map_err(at(store, Table::Compactions))?,
         (true, None) => store.load(Table::Compactions, frames::compactions_from)?,
     };
-    // The cache model first, then the tables: run side by side, their
-    // buffers added up at the cold run's peak (about 25 MB more on the
-    // 1 GiB tree) for no time saved (each already uses both cores).
-    let analysis = match derive {
+    // The cache model beside the tables' writes: the requests' write
+    // leaves a core idle most of its time, which the classification fills.
+    let analyze = || match derive {
         Some(d) if whole => d.whole(store, fresh.clone(), &calls.0, &boundaries),
         _ => Ok(false),
     };
-    lap("analyzed");
-    let (a, b) = rayon::join(
+    let write_requests = || {
+        let written = match requests {
+            Requests::Frame(df) => target.write(store, df),
+            Requests::Rows => write_batches(store, &fresh),
+        };
+        lap("wrote the requests");
+        written
+    };
+    let small_tables = || -> Result<(), IngestError> {
+        write(store, Table::Spares, spares)?;
+        if let Some(df) = compactions {
+            write(store, Table::Compactions, df)?;
+        }
+        write(store, Table::Titles, frames::titles_frame(&titles).map_err(at(store, Table::Titles))?)?;
+        calls.write(store)?;
+        if let Some(df) = refusals {
+            write(store, Table::Refusals, df)?;
+        }
+        let sessions = match sessions {
+            Some(df) => df,
+            None => session_totals::frame(&session_totals::derive(&fresh, &titles))
+                .map_err(at(store, Table::SessionTotals))?,
+        };
+        write(store, Table::SessionTotals, sessions)?;
+        lap("wrote the small tables");
+        Ok(())
+    };
+    let (analysis, (a, b)) = rayon::join(
         || {
-            let written = match requests {
-                Requests::Frame(df) => target.write(store, df),
-                Requests::Rows => write_batches(store, &fresh),
-            };
-            lap("wrote the requests");
-            written
+            let analyzed = analyze();
+            lap("analyzed");
+            analyzed
         },
-        || -> Result<(), IngestError> {
-            write(store, Table::Spares, spares)?;
-            if let Some(df) = compactions {
-                write(store, Table::Compactions, df)?;
-            }
-            write(store, Table::Titles, frames::titles_frame(&titles).map_err(at(store, Table::Titles))?)?;
-            calls.write(store)?;
-            if let Some(df) = refusals {
-                write(store, Table::Refusals, df)?;
-            }
-            let sessions = match sessions {
-                Some(df) => df,
-                None => session_totals::frame(&session_totals::derive(&fresh, &titles))
-                    .map_err(at(store, Table::SessionTotals))?,
-            };
-            write(store, Table::SessionTotals, sessions)?;
-            lap("wrote the small tables");
-            Ok(())
-        },
+        || rayon::join(write_requests, small_tables),
     );
     a.and(b)?;
     let stored = analysis?;

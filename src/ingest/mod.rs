@@ -147,6 +147,7 @@ pub fn ingest(
             (i, r)
         })
         .collect();
+    read::release_buffers();
     reads.sort_unstable_by_key(|(i, _)| *i);
     let reads: Vec<FileRead> = reads.into_iter().map(|(_, r)| r).collect();
     progress.finish();

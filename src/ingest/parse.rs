@@ -197,7 +197,13 @@ impl FileParser<'_, '_> {
                 return;
             }
         }
-        match serde_json::from_slice::<Line>(trimmed) {
+        // Checked as UTF-8 once (a SIMD pass) rather than string by string
+        // as serde borrows them: most assistant lines are parsed here.
+        let parsed = match std::str::from_utf8(trimmed) {
+            Ok(text) => serde_json::from_str::<Line>(text),
+            Err(_) => serde_json::from_slice::<Line>(trimmed),
+        };
+        match parsed {
             Ok(l) => self.interpret(l, line_no),
             Err(e) => self.bad(line_no, e.to_string()),
         }

@@ -142,9 +142,6 @@ fn stream(
     links: &mut Links,
     now: DateTime<Utc>,
 ) -> std::io::Result<(FileRows, Option<Vec<u8>>)> {
-    thread_local! {
-        static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
     BUF.with_borrow_mut(|buf| {
         let parser = Parser::new(file, start, links, now);
         let out = stream_with(buf, file, f, parser, start);
@@ -153,6 +150,18 @@ fn stream(
         }
         out
     })
+}
+
+thread_local! {
+    /// The read buffer of each reading thread (`stream`).
+    static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Frees every reading thread's buffer (the size of the largest file it
+/// read, held by the pool's threads until the process ends): called when
+/// the files are read, so the merge after it does not hold them.
+pub fn release_buffers() {
+    rayon::broadcast(|_| BUF.with_borrow_mut(|buf| *buf = Vec::new()));
 }
 
 /// `stream` with `buf`, whose whole length is initialized and reused: only

@@ -42,19 +42,8 @@ pub fn classify_sessions<R: Rows>(
     prices: &PriceTable,
     sides: bool,
 ) -> PolarsResult<(DataFrame, Option<[DataFrame; 2]>)> {
-    let size = (requests.len() / (rayon::current_num_threads() * CHUNKS_PER_CORE)).max(MIN_CHUNK_ROWS);
-    let chunks = session_chunks(requests, size);
-    let starts: Vec<(Text, Text)> = chunks
-        .iter()
-        .skip(1)
-        .filter_map(|c| c.first())
-        .map(|r| (r.borrow().user.clone(), r.borrow().session_id.clone()))
-        .collect();
-    let mut boundaries: Vec<Vec<Compaction>> = vec![Vec::new(); chunks.len().max(1)];
-    for k in compactions {
-        let at = starts.partition_point(|(u, s)| (u.as_str(), s.as_str()) <= (k.user.as_str(), k.session_id.as_str()));
-        boundaries[at].push(k.clone());
-    }
+    let chunks = session_chunks(requests, chunk_rows(requests.len()));
+    let boundaries = chunk_boundaries(&chunks, compactions);
     if chunks.is_empty() {
         return one::<Request>(&[], calls, &boundaries[0], prices, sides);
     }
@@ -75,8 +64,31 @@ pub fn classify_sessions<R: Rows>(
     Ok((rows, side))
 }
 
+/// The rows of a chunk of `n` requests: enough chunks for every core to
+/// take several, none under `MIN_CHUNK_ROWS`.
+pub(super) fn chunk_rows(n: usize) -> usize {
+    (n / (rayon::current_num_threads() * CHUNKS_PER_CORE)).max(MIN_CHUNK_ROWS)
+}
+
+/// The compactions of each chunk's range of `(user, session)` keys (one
+/// list at least, for no chunk at all).
+pub(super) fn chunk_boundaries<R: Borrow<Request>>(chunks: &[&[R]], compactions: &[Compaction]) -> Vec<Vec<Compaction>> {
+    let starts: Vec<(Text, Text)> = chunks
+        .iter()
+        .skip(1)
+        .filter_map(|c| c.first())
+        .map(|r| (r.borrow().user.clone(), r.borrow().session_id.clone()))
+        .collect();
+    let mut boundaries: Vec<Vec<Compaction>> = vec![Vec::new(); chunks.len().max(1)];
+    for k in compactions {
+        let at = starts.partition_point(|(u, s)| (u.as_str(), s.as_str()) <= (k.user.as_str(), k.session_id.as_str()));
+        boundaries[at].push(k.clone());
+    }
+    boundaries
+}
+
 /// One chunk: whole sessions and their compactions.
-fn one<R: Rows>(
+pub(super) fn one<R: Rows>(
     requests: &[R],
     calls: &[Call],
     compactions: &[Compaction],
@@ -118,7 +130,7 @@ impl Rows for &Request {
 
 /// `requests` (sorted by user and session) cut into chunks of at least
 /// `size` rows that end where a session ends; nothing is copied.
-fn session_chunks<R: Borrow<Request>>(requests: &[R], size: usize) -> Vec<&[R]> {
+pub(super) fn session_chunks<R: Borrow<Request>>(requests: &[R], size: usize) -> Vec<&[R]> {
     fn key<R: Borrow<Request>>(r: &R) -> (&str, &str) {
         let r = r.borrow();
         (r.user.as_str(), r.session_id.as_str())

@@ -31,12 +31,7 @@ impl Flags {
     /// group each), so no column of the part is copied into one buffer (a
     /// whole part's rechunk was the cold ingest's largest allocation).
     /// Returns the rows written.
-    fn write_part(
-        &self,
-        i: usize,
-        mut df: DataFrame,
-        mut write: impl FnMut(&DataFrame) -> PolarsResult<()>,
-    ) -> PolarsResult<usize> {
+    fn write_part(&self, i: usize, mut df: DataFrame, write: &mut Piece<'_>) -> PolarsResult<usize> {
         let (from, rows) = (self.starts[i], df.height());
         if rows == 0 {
             return write(&finish_with(df, Vec::new(), Vec::new())?).map(|()| 0);
@@ -115,18 +110,36 @@ fn joined<L>(store: &Store, prices: &PriceTable, n: usize, load: &L, flags: &Fla
 where
     L: Fn(usize, Option<&[&str]>) -> Result<DataFrame, StoreError> + Sync,
 {
+    let at = |source| StoreError::Polars { path: store.path(Table::Analysis), source };
+    encode_joined(store, prices, n, |i, write| {
+        let df = load(i, None)?;
+        flags.write_part(i, df, write).map_err(at)
+    })
+}
+
+/// What `encode_joined` hands each item: writes a piece of the table.
+pub(super) type Piece<'a> = dyn FnMut(&DataFrame) -> PolarsResult<()> + 'a;
+
+/// Items `0..n` encoded in two lanes (`crate::lanes`), item `i` into a
+/// file of its own by `encode(i, write)`, which hands `write` its pieces
+/// in order and returns its rows; then the files joined, in item order,
+/// into a new analysis base without decoding them. None, with the table
+/// as it was, when their schemas differ.
+pub(super) fn encode_joined<E>(store: &Store, prices: &PriceTable, n: usize, encode: E) -> Result<Option<usize>, StoreError>
+where
+    E: Fn(usize, &mut Piece<'_>) -> Result<usize, StoreError> + Sync,
+{
     let path = store.path(Table::Analysis);
     let at = |source| StoreError::Polars { path: path.clone(), source };
     let io = |source| StoreError::Io { path: store.dir().to_path_buf(), source };
     let dir = tempfile::Builder::new().prefix(".analysis-").tempdir_in(store.dir()).map_err(io)?;
     let items: Vec<usize> = (0..n).collect();
     let encoded = lanes::run(&items, lanes::LANES, |&i| -> Result<(PathBuf, File), StoreError> {
-        let df = load(i, None)?;
         let file = dir.path().join(format!("{i}.parquet"));
         let io = |source| StoreError::Io { path: file.clone(), source };
         let mut out = std::io::BufWriter::new(File::create(&file).map_err(io)?);
         let mut writer = Lazy::new(|| polars_writer(store.analysis_writer(&mut out, "", 0)));
-        flags.write_part(i, df, |piece| writer.write(piece)).map_err(at)?;
+        encode(i, &mut |piece: &DataFrame| writer.write(piece))?;
         writer.finish().map_err(at)?;
         out.flush().map_err(io)?;
         let out = File::open(&file).map_err(io)?;
@@ -162,7 +175,7 @@ where
                         return Err(PolarsError::ComputeError("a part of the analysis did not read".into()));
                     }
                 };
-                rows += flags.write_part(i, df, |piece| writer.write(piece))?;
+                rows += flags.write_part(i, df, &mut |piece: &DataFrame| writer.write(piece))?;
             }
             writer.finish()
         })

@@ -16,6 +16,7 @@ mod joined;
 mod rows;
 mod side_rows;
 mod sides;
+mod streamed;
 mod view;
 mod warm;
 
@@ -247,12 +248,18 @@ impl crate::ingest::Derive for Stage<'_> {
         // the tables are written from the same rows meanwhile.
         let clock = std::time::Instant::now();
         sort_by_session(&mut rows);
+        // A chunk at a time, so the whole analysis is never held; whole
+        // when there are no rows (or, unexpectedly, the lanes' files do
+        // not join).
+        if let Some((n, sides)) = streamed::store_streamed(store, self.prices, &rows, calls, boundaries)? {
+            sides::store_sides(store, self.prices, sides, None)?;
+            tracing::debug!("analysis: {n} rows classified and stored in {:?}", clock.elapsed());
+            return Ok(true);
+        }
         let at = |source| StoreError::Polars { path: store.path(Table::Analysis), source };
         let (rows, sides) = classify_sessions(&rows, calls, boundaries, self.prices, true).map_err(at)?;
-        tracing::debug!("analysis: {} rows classified in {:?}", rows.height(), clock.elapsed());
         let Some(sides) = sides else { return Ok(false) };
         store_whole(store, self.prices, rows, sides)?;
-        tracing::debug!("analysis: stored after {:?}", clock.elapsed());
         Ok(true)
     }
 

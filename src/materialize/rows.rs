@@ -13,7 +13,7 @@ use crate::model::columns as c;
 use crate::model::{Request, TokenCounts, MAIN_THREAD};
 use crate::pricing::{PriceTable, Rates};
 use crate::store::frames::{
-    bool_column, f64_column, opt_f64_column, opt_u64_column, str_column, time_column, u64_column, Cols,
+    bool_column, f64_column, opt_f64_column, opt_u64_column, text_column, time_column, u64_column, Cols,
 };
 use polars::prelude::*;
 
@@ -37,7 +37,7 @@ fn idle_compact_parts(thread: &[Request], c: &RequestCache, r: &Request, prices:
 /// without the what-if columns (`finish` adds them).
 pub fn analysis_rows(thread: &[Request], caches: &[RequestCache], prices: &PriceTable) -> PolarsResult<DataFrame> {
     let rows: Vec<(&Request, &RequestCache)> = thread.iter().zip(caches).collect();
-    let s = |name: &str, f: fn(&Request) -> &str| str_column(name, rows.iter().map(|(r, _)| f(r)));
+    let s = |name: &str, f: fn(&Request) -> &str| text_column(name, rows.iter().map(|(r, _)| f(r)));
     let t = |name: &str, f: fn(&TokenCounts) -> u64| u64_column(name, rows.iter().map(|(r, _)| f(&r.tokens)));
     let u = |name: &str, f: fn(&RequestCache) -> u64| u64_column(name, rows.iter().map(|(_, k)| f(k)));
     let rate =
@@ -53,15 +53,15 @@ pub fn analysis_rows(thread: &[Request], caches: &[RequestCache], prices: &Price
         Some(ping_usd(caches[prev].rates.as_ref(), k.expected_prefix))
     });
     let columns = vec![
-        s(c::USER, |r| &r.user),
-        s(c::SESSION_ID, |r| &r.session_id),
-        s(c::THREAD, |r| &r.thread),
-        s(c::PROJECT, |r| &r.project),
-        s(c::CWD, |r| &r.cwd),
+        s(c::USER, |r| &r.user)?,
+        s(c::SESSION_ID, |r| &r.session_id)?,
+        s(c::THREAD, |r| &r.thread)?,
+        s(c::PROJECT, |r| &r.project)?,
+        s(c::CWD, |r| &r.cwd)?,
         time_column(c::TIME, rows.iter().map(|(r, _)| r.time)),
-        s(c::MODEL, |r| &r.model),
-        s(c::VERSION, |r| &r.version),
-        s(c::MESSAGE_ID, |r| &r.message_id),
+        s(c::MODEL, |r| &r.model)?,
+        s(c::VERSION, |r| &r.version)?,
+        s(c::MESSAGE_ID, |r| &r.message_id)?,
         t(c::INPUT, |k| k.input),
         t(c::CACHE_WRITE_5M, |k| k.cache_write_5m),
         t(c::CACHE_WRITE_1H, |k| k.cache_write_1h),
@@ -69,11 +69,11 @@ pub fn analysis_rows(thread: &[Request], caches: &[RequestCache], prices: &Price
         t(c::OUTPUT, |k| k.output),
         u64_column(c::WEB_SEARCH, rows.iter().map(|(r, _)| r.web_search)),
         f64_column(c::COST_USD, rows.iter().map(|(r, _)| r.cost_usd)),
-        s(c::SPEED, |r| &r.speed),
-        s(c::INFERENCE_GEO, |r| &r.inference_geo),
-        s(c::SERVER_REASON, |r| &r.server_reason),
+        s(c::SPEED, |r| &r.speed)?,
+        s(c::INFERENCE_GEO, |r| &r.inference_geo)?,
+        s(c::SERVER_REASON, |r| &r.server_reason)?,
         opt_u64_column(c::SERVER_MISSED_TOKENS, rows.iter().map(|(r, _)| r.server_missed_tokens)),
-        str_column(c::CLASS, rows.iter().map(|(_, k)| k.class.as_str())),
+        text_column(c::CLASS, rows.iter().map(|(_, k)| k.class.as_str()))?,
         bool_column(c::REWIND, rows.iter().map(|(_, k)| k.rewind)),
         opt_f64_column(c::GAP_S, rows.iter().map(|(_, k)| k.gap_s)),
         u(c::TTL_S, |k| u64::from(k.ttl_s)),

@@ -13,28 +13,36 @@ use std::collections::HashMap;
 /// `(warm_5m, warm_1h)` per row of `parts` taken as one table (in order),
 /// from their model, version and time columns.
 pub fn warm_flags(parts: &[&DataFrame]) -> PolarsResult<(Vec<bool>, Vec<bool>)> {
-    let mut groups: HashMap<(&str, &str), u32> = HashMap::new();
-    let mut keys: Vec<(u32, i64)> = Vec::with_capacity(parts.iter().map(|d| d.height()).sum());
+    let mut columns = Vec::with_capacity(parts.len());
     for df in parts {
         let k = Cols(df);
-        let (models, versions) = (k.str(c::MODEL)?, k.str(c::VERSION)?);
         let times = df.column(c::TIME)?.cast(&DataType::Int64)?;
-        // Neighbouring rows mostly share a model and version: look up only changes.
-        let mut last: Option<((&str, &str), u32)> = None;
-        for ((m, v), t) in models.into_iter().zip(versions).zip(times.i64()?.iter()) {
-            let id = match last {
-                Some((key, id)) if key == (m, v) => id,
-                _ => {
-                    let next = groups.len() as u32;
-                    let id = *groups.entry((m, v)).or_insert(next);
-                    last = Some(((m, v), id));
-                    id
-                }
-            };
-            keys.push((id, t.unwrap_or(0)));
-        }
+        let times: Vec<i64> = times.i64()?.iter().map(|t| t.unwrap_or(0)).collect();
+        columns.push((k.str(c::MODEL)?, k.str(c::VERSION)?, times));
     }
-    Ok(flags(&keys))
+    let rows = columns.iter().flat_map(|(m, v, t)| m.iter().zip(v).zip(t).map(|((m, v), t)| (*m, *v, *t)));
+    Ok(warm_flags_of(rows))
+}
+
+/// `warm_flags` over rows given as (model, version, time in milliseconds).
+pub fn warm_flags_of<'a>(rows: impl Iterator<Item = (&'a str, &'a str, i64)>) -> (Vec<bool>, Vec<bool>) {
+    let mut groups: HashMap<(&str, &str), u32> = HashMap::new();
+    let mut keys: Vec<(u32, i64)> = Vec::with_capacity(rows.size_hint().0);
+    // Neighbouring rows mostly share a model and version: look up only changes.
+    let mut last: Option<((&str, &str), u32)> = None;
+    for (m, v, t) in rows {
+        let id = match last {
+            Some((key, id)) if key == (m, v) => id,
+            _ => {
+                let next = groups.len() as u32;
+                let id = *groups.entry((m, v)).or_insert(next);
+                last = Some(((m, v), id));
+                id
+            }
+        };
+        keys.push((id, t));
+    }
+    flags(&keys)
 }
 
 /// `(warm_5m, warm_1h)` per row, from the rows' group (model and version)

@@ -10,6 +10,7 @@ use polars::prelude::*;
 
 mod requests;
 mod small;
+mod text_column;
 
 pub use requests::{requests_frame, requests_from, requests_of};
 pub use small::{
@@ -29,6 +30,8 @@ pub(crate) fn time_column(name: &str, times: impl Iterator<Item = DateTime<Utc>>
 pub(crate) fn str_column<'a>(name: &str, v: impl Iterator<Item = &'a str>) -> Column {
     StringChunked::from_iter_values(name.into(), v).into_column()
 }
+
+pub(crate) use text_column::text_column;
 
 pub(crate) fn u64_column(name: &str, v: impl Iterator<Item = u64>) -> Column {
     UInt64Chunked::from_vec(name.into(), v.collect()).into_column()

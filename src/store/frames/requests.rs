@@ -1,22 +1,24 @@
 //! The `requests` table and the requests analysis rows are rebuilt from:
 //! one reader for both (`Held` says which columns a frame has).
 
-use super::{bool_column, f64_column, opt_u64_column, str_column, time_column, u64_column, Cols};
+use super::{bool_column, f64_column, opt_u64_column, text_column, time_column, u64_column, Cols};
 use crate::model::columns as c;
 use crate::model::{Interner, Request, TokenCounts};
 use polars::prelude::*;
 use rayon::prelude::*;
 use std::borrow::Borrow;
 
-/// The `requests` table. Columns are built in parallel.
+/// The `requests` table. Columns are built in parallel; a text value equal
+/// to the row before's shares its bytes (`text_column`).
 pub fn requests_frame<R: Borrow<Request> + Sync>(rows: &[R]) -> PolarsResult<DataFrame> {
     let rows: Vec<&Request> = rows.iter().map(Borrow::borrow).collect();
     let rows = rows.as_slice();
-    let s = |name: &'static str, f: fn(&Request) -> &str| move || str_column(name, rows.iter().map(|r| f(r)));
-    let t =
-        |name: &'static str, f: fn(&TokenCounts) -> u64| move || u64_column(name, rows.iter().map(|r| f(&r.tokens)));
-    let builders: [&(dyn Fn() -> Column + Sync); 26] = [
-        &|| time_column(c::TIME, rows.iter().map(|r| r.time)),
+    let s = |name: &'static str, f: fn(&Request) -> &str| move || text_column(name, rows.iter().map(|r| f(r)));
+    let t = |name: &'static str, f: fn(&TokenCounts) -> u64| {
+        move || Ok(u64_column(name, rows.iter().map(|r| f(&r.tokens))))
+    };
+    let builders: [&(dyn Fn() -> PolarsResult<Column> + Sync); 26] = [
+        &|| Ok(time_column(c::TIME, rows.iter().map(|r| r.time))),
         &s(c::SESSION_ID, |r| &r.session_id),
         &s(c::THREAD, |r| &r.thread),
         &s(c::PROJECT, |r| &r.project),
@@ -29,21 +31,21 @@ pub fn requests_frame<R: Borrow<Request> + Sync>(rows: &[R]) -> PolarsResult<Dat
         &t(c::CACHE_WRITE_1H, |k| k.cache_write_1h),
         &t(c::CACHE_READ, |k| k.cache_read),
         &t(c::OUTPUT, |k| k.output),
-        &|| u64_column(c::WEB_SEARCH, rows.iter().map(|r| r.web_search)),
+        &|| Ok(u64_column(c::WEB_SEARCH, rows.iter().map(|r| r.web_search))),
         &s(c::SPEED, |r| &r.speed),
         &s(c::INFERENCE_GEO, |r| &r.inference_geo),
         &s(c::SERVER_REASON, |r| &r.server_reason),
-        &|| opt_u64_column(c::SERVER_MISSED_TOKENS, rows.iter().map(|r| r.server_missed_tokens)),
-        &|| bool_column(c::IS_SIDECHAIN, rows.iter().map(|r| r.is_sidechain)),
-        &|| f64_column(c::COST_USD, rows.iter().map(|r| r.cost_usd)),
+        &|| Ok(opt_u64_column(c::SERVER_MISSED_TOKENS, rows.iter().map(|r| r.server_missed_tokens))),
+        &|| Ok(bool_column(c::IS_SIDECHAIN, rows.iter().map(|r| r.is_sidechain))),
+        &|| Ok(f64_column(c::COST_USD, rows.iter().map(|r| r.cost_usd))),
         &s(c::SOURCE, |r| &r.source),
-        &|| u64_column(c::LINE, rows.iter().map(|r| r.line)),
+        &|| Ok(u64_column(c::LINE, rows.iter().map(|r| r.line))),
         &s(c::MESSAGE_ID, |r| &r.message_id),
         &s(c::REQUEST_ID, |r| &r.request_id),
         &s(c::USER, |r| &r.user),
         &s(c::MACHINE, |r| &r.machine),
     ];
-    DataFrame::new(rows.len(), builders.par_iter().map(|b| b()).collect())
+    DataFrame::new(rows.len(), builders.par_iter().map(|b| b()).collect::<PolarsResult<_>>()?)
 }
 
 /// Which columns a frame of requests holds.
