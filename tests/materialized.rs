@@ -11,7 +11,7 @@ use cachewise::analyze::{advise_with, CacheClass};
 use cachewise::model::{Compaction, Request, MAIN_THREAD};
 use cachewise::pricing::PriceTable;
 use cachewise::report::cache::CacheQuery;
-use cachewise::report::cache_rows::misses;
+use cachewise::report::cache_rows::{daily_class_costs, misses, DailyClassCosts};
 use cachewise::report::cache_view;
 use cachewise::report::query::Query;
 use cachewise::report::stored_rows::advise;
@@ -114,6 +114,29 @@ fn the_stored_analysis_reports_what_the_reference_model_computes() {
     let listed = misses(&view, &CacheQuery { query: all, session: None }).unwrap();
     let expected: u64 = CacheClass::ALL.iter().filter(|k| k.is_miss()).map(|k| r.total.classes.get(*k).count).sum();
     assert_eq!(listed.len() as u64, expected);
+}
+
+#[test]
+fn the_class_costs_summed_in_the_cache_reports_pass_are_those_of_their_own_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, prices, now) = team_store(dir.path());
+    let view = common::view(&store, &prices, now);
+    let all = Query::new(chrono_tz::UTC);
+    let queries = [
+        all.clone(),
+        Query { user: Some("bob".into()), tz: chrono_tz::America::New_York, ..all.clone() },
+        Query { since: NaiveDate::from_ymd_opt(2026, 11, 5), ..all },
+    ];
+    for query in queries {
+        let q = CacheQuery { query, session: None };
+        let mut costs = DailyClassCosts::new(q.query.tz);
+        let both = cache_view::cache_report_with(&view, &q, None, Some(&mut costs)).unwrap();
+        let (costs, alone) = (costs.days(), daily_class_costs(&view, &q).unwrap());
+        assert_eq!(costs, alone, "{q:?}");
+        assert!(costs.len() > 3, "{q:?}: several days");
+        let report = cache_view::cache_report(&view, &q).unwrap();
+        assert_eq!(serde_json::to_value(both).unwrap(), serde_json::to_value(report).unwrap(), "{q:?}");
+    }
 }
 
 #[test]

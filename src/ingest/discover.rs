@@ -44,28 +44,23 @@ pub fn discover(roots: &[PathBuf]) -> Discovery {
             continue;
         }
         out.found_roots.push(root.clone());
-        // One project directory per task, on every core.
-        let dirs = list(&projects, &projects, &mut out.files);
-        let found: Vec<Vec<SourceFile>> = dirs
-            .par_iter()
-            .map(|d| {
-                let mut files = Vec::new();
-                walk(&projects, d, &mut files);
-                files
-            })
-            .collect();
-        out.files.extend(found.into_iter().flatten());
+        out.files.extend(walk(&projects, &projects));
     }
     out.files.sort_by(|a, b| a.path.cmp(&b.path));
     out.files.dedup_by(|a, b| a.path == b.path);
     out
 }
 
-/// Lists `dir` recursively into `files`.
-fn walk(projects: &Path, dir: &Path, files: &mut Vec<SourceFile>) {
-    for d in list(projects, dir, files) {
-        walk(projects, &d, files);
-    }
+/// The transcripts under `dir`, at any depth. One directory per task, on
+/// every core: a project's session directories (each holding its
+/// sub-agents) are most of the directories, and one project can hold most
+/// of the sessions.
+fn walk(projects: &Path, dir: &Path) -> Vec<SourceFile> {
+    let mut files = Vec::new();
+    let dirs = list(projects, dir, &mut files);
+    let nested: Vec<Vec<SourceFile>> = dirs.par_iter().map(|d| walk(projects, d)).collect();
+    files.extend(nested.into_iter().flatten());
+    files
 }
 
 /// Adds the transcripts directly in `dir` to `files` and returns its

@@ -111,7 +111,9 @@ fn merge_tables_analyzed(
         _ => store.read(Table::Spares)?,
     };
     let spares = spares.map_or_else(|| empty(store, Table::Spares), Ok)?;
+    lap("read the calls, refusals and spares");
     let target = Target::choose(store, base, &rows, &replaced, &spares)?;
+    lap("chose the requests to write");
     let split = split(base, &rows, &replaced, &target.requests, &spares).map_err(at(store, Table::Requests))?;
     drop(spares);
     let (compactions, (titles, mut changed)) = side_tables(store, base, compactions, titles, &replaced)?;

@@ -72,7 +72,10 @@ pub(super) fn chunk_rows(n: usize) -> usize {
 
 /// The compactions of each chunk's range of `(user, session)` keys (one
 /// list at least, for no chunk at all).
-pub(super) fn chunk_boundaries<R: Borrow<Request>>(chunks: &[&[R]], compactions: &[Compaction]) -> Vec<Vec<Compaction>> {
+pub(super) fn chunk_boundaries<R: Borrow<Request>>(
+    chunks: &[&[R]],
+    compactions: &[Compaction],
+) -> Vec<Vec<Compaction>> {
     let starts: Vec<(Text, Text)> = chunks
         .iter()
         .skip(1)

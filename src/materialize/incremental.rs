@@ -1,13 +1,15 @@
 //! The refresh after a merge that changed some sessions: those sessions are
 //! classified again; the sessions the recent part already replaces keep
-//! their rows; the shared-prefix flags are computed over the whole table,
-//! reading only the base's key columns. A base row whose flags change
+//! their rows; the shared-prefix flags are computed again from the
+//! earliest changed row on (a TTL before it read too), reading only the
+//! base's key columns. A base row whose flags change
 //! moves, with the rest of its session, into the recent part (for live
 //! appends, whose requests are the latest, none do). Then the recent part
 //! alone is written, or folded with the base into a new base once it grows.
 
 use super::rows::{finish_with, WHAT_IF};
 use super::warm::warm_flags;
+use crate::analyze::{TTL_1H_S, TTL_5M_S};
 use crate::model::columns as c;
 use crate::pricing::PriceTable;
 use crate::store::analysis::{of_sessions, without};
@@ -15,7 +17,7 @@ use crate::store::frames::Cols;
 use crate::store::parts::Opened;
 use crate::store::{Store, StoreError, Table};
 use polars::prelude::*;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// The base's columns that the shared-prefix flags need.
 const KEYS: [&str; 6] = [c::SESSION_ID, c::MODEL, c::VERSION, c::TIME, c::WARM_5M, c::WARM_1H];
@@ -37,19 +39,31 @@ pub(super) fn refresh(
     let mut sessions: HashSet<String> = parts.replaces.union(changed).cloned().collect();
     let (mut mine, side) = super::compute_with_sides(store, prices, Some(changed))?;
     lap("classified the changed sessions");
+    // The changed sessions' rows after, then before (in the recent part,
+    // or in the base when the recent part does not replace them there).
+    let mut change = Change::default();
+    change.count(&mine, 1).map_err(at)?;
     if let Some(recent) = store.read_analysis_recent(&mut parts)? {
-        let kept = without(&recent.drop_many(WHAT_IF), changed).map_err(at)?;
-        mine.vstack_mut_owned(kept).map_err(at)?;
+        let recent = recent.drop_many(WHAT_IF);
+        let theirs = of_sessions(&recent, changed).map_err(at)?;
+        change.count(&recent.filter(&theirs).map_err(at)?, -1).map_err(at)?;
+        mine.vstack_mut_owned(recent.filter(&!&theirs).map_err(at)?).map_err(at)?;
     }
     let missing = || StoreError::Damaged { path: path.clone(), cause: "missing".into() };
+    lap("kept the recent part's other rows");
     let keys = store.read_file(Table::Analysis, Some(&KEYS))?.ok_or_else(missing)?;
+    let in_base: HashSet<String> = changed.difference(&parts.replaces).cloned().collect();
+    change.count(&keys.filter(&of_sessions(&keys, &in_base).map_err(at)?).map_err(at)?, -1).map_err(at)?;
+    let from = change.earliest();
+    lap("read the base's keys");
     loop {
         let outside = without(&keys, &sessions).map_err(at)?;
-        let (w5, w1) = warm_flags(&[&outside, &mine]).map_err(at)?;
-        let n = outside.height();
-        let moved = moved(&outside, &w5[..n], &w1[..n]).map_err(at)?;
+        let window = window(&outside, from, &mine).map_err(at)?;
+        let (w5, w1) = warm_flags(&[&window, &mine]).map_err(at)?;
+        let (w, n) = (window.height(), outside.height());
+        let moved = moved(&window, from, &w5[..w], &w1[..w]).map_err(at)?;
         if moved.is_empty() {
-            let mine = finish_with(mine, w5[n..].to_vec(), w1[n..].to_vec()).map_err(at)?;
+            let mine = finish_with(mine, w5[w..].to_vec(), w1[w..].to_vec()).map_err(at)?;
             tracing::debug!(
                 "analysis: {} rows of {} sessions finished after {:?}",
                 mine.height(),
@@ -57,7 +71,9 @@ pub(super) fn refresh(
                 clock.elapsed()
             );
             let rows = write(store, stamp, parts.generation, mine, &sessions, (n, fold_at))?;
+            lap("wrote the recent part");
             super::sides::store_sides(store, prices, side, Some(changed))?;
+            lap("stored the side tables");
             return Ok(rows);
         }
         tracing::debug!("analysis: the shared-prefix flags of {} stored session(s) changed", moved.len());
@@ -68,12 +84,59 @@ pub(super) fn refresh(
     }
 }
 
-/// Sessions of base rows whose stored flags differ from `w5`/`w1`.
-fn moved(outside: &DataFrame, w5: &[bool], w1: &[bool]) -> PolarsResult<HashSet<String>> {
-    let k = Cols(outside);
-    let (ids, s5, s1) = (k.str(c::SESSION_ID)?, k.bool(c::WARM_5M)?, k.bool(c::WARM_1H)?);
-    let differs = |&i: &usize| s5[i] != w5[i] || s1[i] != w1[i];
-    Ok((0..outside.height()).filter(differs).map(|i| ids[i].to_owned()).collect())
+/// The times of a table's rows, in milliseconds.
+fn times(df: &DataFrame) -> PolarsResult<Vec<i64>> {
+    let t = df.column(c::TIME)?.cast(&DataType::Int64)?;
+    Ok(t.i64()?.iter().map(|t| t.unwrap_or(0)).collect())
+}
+
+/// The rows whose coming or going can change other rows' flags: each
+/// (model, version, time) counted +1 per row after the refresh, -1 per row
+/// before. A session's rows before an append are its rows after, less the
+/// new ones: those alone are left.
+#[derive(Default)]
+struct Change(HashMap<(String, String, i64), i64>);
+
+impl Change {
+    fn count(&mut self, rows: &DataFrame, by: i64) -> PolarsResult<()> {
+        let k = Cols(rows);
+        let (model, version, time) = (k.str(c::MODEL)?, k.str(c::VERSION)?, times(rows)?);
+        for ((m, v), t) in model.iter().zip(&version).zip(time) {
+            *self.0.entry(((*m).to_owned(), (*v).to_owned(), t)).or_default() += by;
+        }
+        Ok(())
+    }
+
+    /// The earliest time (ms) of a row that came or went: a row's flags
+    /// depend only on the rows before it, so a row earlier than that keeps
+    /// its flags. None when the rows are the same.
+    fn earliest(&self) -> Option<i64> {
+        self.0.iter().filter(|(_, n)| **n != 0).map(|((_, _, t), _)| *t).min()
+    }
+}
+
+/// The rows of `outside` the flags of `mine` and of the rows from `from` on
+/// read: a row's flags read the latest row before it, when that row is
+/// within the longest TTL. So those from a TTL before `from`, and those
+/// within a TTL before a row of `mine`.
+fn window(outside: &DataFrame, from: Option<i64>, mine: &DataFrame) -> PolarsResult<DataFrame> {
+    let ttl = i64::from(TTL_1H_S.max(TTL_5M_S)) * 1000;
+    let reach = from.map_or(i64::MAX, |f| f.saturating_sub(ttl));
+    let mut after = times(mine)?;
+    after.sort_unstable();
+    let near = |t: i64| after.get(after.partition_point(|m| *m < t)).is_some_and(|m| m - t <= ttl);
+    let keep: BooleanChunked = times(outside)?.into_iter().map(|t| t >= reach || near(t)).collect();
+    outside.filter(&keep)
+}
+
+/// Sessions of base rows (`window`) from `from` on whose stored flags
+/// differ from `w5`/`w1`.
+fn moved(window: &DataFrame, from: Option<i64>, w5: &[bool], w1: &[bool]) -> PolarsResult<HashSet<String>> {
+    let Some(from) = from else { return Ok(HashSet::new()) };
+    let k = Cols(window);
+    let (ids, s5, s1, t) = (k.str(c::SESSION_ID)?, k.bool(c::WARM_5M)?, k.bool(c::WARM_1H)?, times(window)?);
+    let differs = |&i: &usize| t[i] >= from && (s5[i] != w5[i] || s1[i] != w1[i]);
+    Ok((0..window.height()).filter(differs).map(|i| ids[i].to_owned()).collect())
 }
 
 /// Writes `mine` (the rows of `sessions`) as the recent part, or folds it

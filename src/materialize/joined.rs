@@ -125,7 +125,12 @@ pub(super) type Piece<'a> = dyn FnMut(&DataFrame) -> PolarsResult<()> + 'a;
 /// in order and returns its rows; then the files joined, in item order,
 /// into a new analysis base without decoding them. None, with the table
 /// as it was, when their schemas differ.
-pub(super) fn encode_joined<E>(store: &Store, prices: &PriceTable, n: usize, encode: E) -> Result<Option<usize>, StoreError>
+pub(super) fn encode_joined<E>(
+    store: &Store,
+    prices: &PriceTable,
+    n: usize,
+    encode: E,
+) -> Result<Option<usize>, StoreError>
 where
     E: Fn(usize, &mut Piece<'_>) -> Result<usize, StoreError> + Sync,
 {

@@ -180,6 +180,7 @@ fn analyzed(
 ) -> Result<(DataFrame, Option<[DataFrame; 2]>), StoreError> {
     let path = store.path(Table::Requests);
     let at = |source| StoreError::Polars { path: path.clone(), source };
+    let clock = std::time::Instant::now();
     let df = match (only, requests) {
         (_, None) => None,
         (Some(s), Some(lf)) => Some(collect_sessions(lf, s).map_err(at)?),
@@ -195,6 +196,7 @@ fn analyzed(
     if let Some(s) = only {
         compactions.retain(|k| s.contains(&k.session_id));
     }
+    tracing::debug!("analysis: {} requests and their side rows read in {:?}", requests.len(), clock.elapsed());
     let (rows, side) = classify_sessions(&requests, &calls, &compactions, prices, sides).map_err(at)?;
     Ok((rows, side))
 }

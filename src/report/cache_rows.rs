@@ -142,7 +142,21 @@ pub fn server_reasons(view: &StoreView, q: &CacheQuery) -> Result<ServerReasons,
 /// Cost by token class per local day and model over the rows `q` selects,
 /// each row at the rates it paid: the dashboard's stacked daily bars.
 pub fn daily_class_costs(view: &StoreView, q: &CacheQuery) -> Result<Vec<DayClassCost>, ReportError> {
-    let cols = [
+    let mut costs = DailyClassCosts::new(q.query.tz);
+    view.for_each_batch(q, &DailyClassCosts::COLUMNS, |df| costs.add(df))?;
+    Ok(costs.days())
+}
+
+/// `daily_class_costs` summed a batch of analysis rows at a time, so a
+/// report that reads the rows anyway (the cache report) sums them too.
+pub struct DailyClassCosts {
+    days: LocalDays,
+    by: BTreeMap<i32, BTreeMap<String, ClassCost>>,
+}
+
+impl DailyClassCosts {
+    /// The analysis columns `add` reads.
+    pub const COLUMNS: [&str; 11] = [
         c::TIME,
         c::MODEL,
         c::INPUT,
@@ -155,9 +169,14 @@ pub fn daily_class_costs(view: &StoreView, q: &CacheQuery) -> Result<Vec<DayClas
         c::RATE_OUTPUT,
         c::RATE_READ_MULTIPLIER,
     ];
-    let mut days = LocalDays::new(q.query.tz);
-    let mut by: BTreeMap<i32, BTreeMap<String, ClassCost>> = BTreeMap::new();
-    view.for_each_batch(q, &cols, |df| {
+
+    /// No rows yet; days are local days of `tz`.
+    pub fn new(tz: chrono_tz::Tz) -> DailyClassCosts {
+        DailyClassCosts { days: LocalDays::new(tz), by: BTreeMap::new() }
+    }
+
+    /// Adds a batch of analysis rows (with `COLUMNS`).
+    pub fn add(&mut self, df: &DataFrame) -> PolarsResult<()> {
         let k = Cols(df);
         let (time, model, tokens, web) = (k.time(c::TIME)?, k.str(c::MODEL)?, k.tokens()?, k.u64(c::WEB_SEARCH)?);
         let rate = |name: &str| -> PolarsResult<Vec<Option<f64>>> { Ok(df.column(name)?.f64()?.iter().collect()) };
@@ -165,7 +184,7 @@ pub fn daily_class_costs(view: &StoreView, q: &CacheQuery) -> Result<Vec<DayClas
         for i in 0..df.height() {
             let rates = Rates::stored(pin[i], pout[i], prm[i]);
             let cost = crate::pricing::split(rates.as_ref(), &tokens[i], web[i]);
-            let models = by.entry(days.day(time[i].timestamp_millis())).or_default();
+            let models = self.by.entry(self.days.day(time[i].timestamp_millis())).or_default();
             match models.get_mut(model[i]) {
                 Some(sum) => *sum += cost,
                 None => {
@@ -174,6 +193,10 @@ pub fn daily_class_costs(view: &StoreView, q: &CacheQuery) -> Result<Vec<DayClas
             }
         }
         Ok(())
-    })?;
-    Ok(by.into_iter().map(|(d, by_model)| DayClassCost { day: LocalDays::name(d), by_model }).collect())
+    }
+
+    /// The days, in order.
+    pub fn days(self) -> Vec<DayClassCost> {
+        self.by.into_iter().map(|(d, by_model)| DayClassCost { day: LocalDays::name(d), by_model }).collect()
+    }
 }

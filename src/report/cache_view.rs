@@ -11,6 +11,7 @@
 use super::analysis_cols::{AnalysisCols, LocalDays, FIGURES};
 use super::cache::{find_session, CacheQuery, CacheReport, Reconcile};
 use super::cache_medians::idle_compaction;
+use super::cache_rows::DailyClassCosts;
 use super::query::Grouping;
 pub use super::resume::{resume_states, resume_states_of, stale, stale_in, stale_of, STALE};
 use super::slices::for_each_frame;
@@ -134,7 +135,7 @@ pub(super) fn selected(rows: LazyFrame, q: &CacheQuery, columns: &[&str]) -> Pol
 
 /// The `cache` report of the rows `q` selects, as of the view's clock.
 pub fn cache_report(view: &StoreView, q: &CacheQuery) -> Result<CacheReport, ReportError> {
-    cache_report_with(view, q, None)
+    cache_report_with(view, q, None, None)
 }
 
 /// `cache_report`, reconciled with `usage` (a usage report of any grouping
@@ -144,6 +145,7 @@ pub fn cache_report_with(
     view: &StoreView,
     q: &CacheQuery,
     usage: Option<&UsageReport>,
+    mut class_costs: Option<&mut DailyClassCosts>,
 ) -> Result<CacheReport, ReportError> {
     let clock = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("cache report: {what} after {:?}", clock.elapsed());
@@ -155,7 +157,14 @@ pub fn cache_report_with(
     let mut index: HashMap<(String, String), usize> = HashMap::new();
     let mut sessions: Vec<((String, String), SessionTally)> = Vec::new();
     let mut models: BTreeSet<String> = BTreeSet::new();
-    view.for_each_batch(q, &FIGURES, |df| {
+    let mut columns = FIGURES.to_vec();
+    if class_costs.is_some() {
+        columns.extend(DailyClassCosts::COLUMNS.iter().filter(|n| !FIGURES.contains(n)));
+    }
+    view.for_each_batch(q, &columns, |df| {
+        if let Some(costs) = class_costs.as_deref_mut() {
+            costs.add(df)?;
+        }
         let a = AnalysisCols::of(df)?;
         let mut last: Option<((&str, &str), usize)> = None;
         let mut today: Option<(i32, usize)> = None;

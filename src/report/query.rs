@@ -148,9 +148,14 @@ impl Query {
 
     /// The requests this query selects, with `key` and `sub` added.
     pub fn prepare(&self, requests: LazyFrame, grouping: Grouping) -> PolarsResult<LazyFrame> {
+        self.keyed(self.filter(requests)?, grouping)
+    }
+
+    /// `requests` with `key` and `sub` added, none left out (`prepare`
+    /// without the filter, for rows a filter has already selected).
+    pub fn keyed(&self, requests: LazyFrame, grouping: Grouping) -> PolarsResult<LazyFrame> {
         let local = self.local_time()?;
         let day = self.day()?;
-        let lf = self.filter(requests)?;
         let key = match grouping {
             Grouping::Daily => day,
             Grouping::Weekly => self.week(day.clone()),
@@ -160,7 +165,7 @@ impl Query {
             Grouping::Model => model_label(),
         };
         let sub = if self.breakdown { model_label() } else { lit("") };
-        Ok(lf.with_columns([key.alias(c::KEY), sub.alias(c::SUB)]))
+        Ok(requests.with_columns([key.alias(c::KEY), sub.alias(c::SUB)]))
     }
 
     /// The first day of the week of a local day, in days since 1970-01-01

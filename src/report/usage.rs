@@ -127,28 +127,48 @@ impl UsageReport {
 
 /// Runs a usage report over a view's requests.
 pub fn usage(view: &StoreView, grouping: Grouping, q: &Query) -> Result<UsageReport, ReportError> {
+    let mut reports = usages(view, &[grouping], q)?;
+    Ok(reports.pop().unwrap_or_else(|| UsageReport::empty(grouping)))
+}
+
+/// Usage reports of several groupings over the requests `q` selects, in
+/// the order of `groupings`: each slice of the stored requests is read
+/// once for all of them (the dashboard's daily, session, project and model
+/// reports were four reads of the table).
+pub fn usages(view: &StoreView, groupings: &[Grouping], q: &Query) -> Result<Vec<UsageReport>, ReportError> {
     let Some(lf) = view.requests() else {
-        return Ok(UsageReport::empty(grouping));
+        return Ok(groupings.iter().map(|g| UsageReport::empty(*g)).collect());
     };
-    // The columns the report uses; the calls' keys only when the store
-    // holds calls.
     let stored_calls = view.calls()?;
-    let cols = columns(grouping, !stored_calls.is_empty());
-    let (df, models, total_calls, by_session) = match stored_calls.is_empty() {
+    if stored_calls.is_empty() {
         // No call to match a row with: the SQL runs a slice at a time.
-        true => {
-            let (df, models) = by_slices(&lf, view.request_rows(), q, BATCH_ROWS, |slice| {
-                Ok(q.prepare(slice, grouping)?.select(cols.clone()))
-            })?;
-            let by_session = (grouping == Grouping::Session).then(BTreeMap::new);
-            (df, models, CallTotals::default(), by_session)
-        }
-        false => with_calls(q.prepare(lf.clone(), grouping)?.select(cols).collect()?, grouping, q, stored_calls)?,
+        let (frames, models) = by_slices(&lf, view.request_rows(), q, BATCH_ROWS, groupings)?;
+        let no_calls = |g: Grouping| (g == Grouping::Session).then(BTreeMap::new);
+        let grouped =
+            groupings.iter().zip(frames).map(|(g, df)| (df, models.clone(), CallTotals::default(), no_calls(*g)));
+        return groupings.iter().zip(grouped.collect::<Vec<_>>()).map(|(g, x)| finish(view, &lf, *g, q, x)).collect();
+    }
+    let one = |g: Grouping| {
+        let selected = q.prepare(lf.clone(), g)?.select(columns(g, true)).collect()?;
+        finish(view, &lf, g, q, with_calls(selected, g, q, stored_calls)?)
     };
+    groupings.iter().map(|g| one(*g)).collect()
+}
+
+/// A usage report from the SQL's rows: typed rows, session titles, calls
+/// and models, in the report's order, with their total.
+fn finish(
+    view: &StoreView,
+    lf: &LazyFrame,
+    grouping: Grouping,
+    q: &Query,
+    x: Grouped,
+) -> Result<UsageReport, ReportError> {
+    let (df, models, total_calls, by_session) = x;
     let mut rows = rows_from(&grouping.key_text(df)?)?;
     if grouping == Grouping::Session {
         let (titles, by_session) = (view.titles()?, by_session.unwrap_or_default());
-        let mut used = session_models(lf, q)?;
+        let mut used = session_models(lf.clone(), q)?;
         for r in &mut rows {
             r.title = titles.get(&r.key).cloned().unwrap_or_default();
             r.calls = Some(by_session.get(&r.key).copied().unwrap_or_default());
@@ -159,8 +179,24 @@ pub fn usage(view: &StoreView, grouping: Grouping, q: &Query) -> Result<UsageRep
         rows.sort_by(|a, b| b.totals.cost_usd.total_cmp(&a.totals.cost_usd).then_with(|| a.key.cmp(&b.key)));
     }
     let total = rows.iter().map(|r| r.totals).sum();
-    let (unknown_models, estimated_models) = model_flags(models, stored_calls, view.prices());
+    let (unknown_models, estimated_models) = model_flags(models, view.calls()?, view.prices());
     Ok(UsageReport { grouping, rows, total, unknown_models, estimated_models, calls: total_calls })
+}
+
+/// The stored columns the usage reports of `groupings` read, before their
+/// keys are added (`Query::keyed`).
+fn stored_columns(groupings: &[Grouping], q: &Query) -> Vec<Expr> {
+    let mut names: Vec<&str> = [c::TIME, c::MODEL].into_iter().chain(c::TOKENS).chain([c::COST_USD]).collect();
+    if groupings.iter().any(|g| !g.is_period()) {
+        names.push(c::PROJECT);
+    }
+    if groupings.contains(&Grouping::Session) {
+        names.push(c::SESSION_ID);
+    }
+    if q.breakdown || groupings.contains(&Grouping::Model) {
+        names.push(c::SPEED);
+    }
+    names.into_iter().map(col).collect()
 }
 
 /// The columns a usage report reads (`with_calls`: and the calls' keys).
@@ -181,28 +217,39 @@ fn columns(grouping: Grouping, with_calls: bool) -> Vec<Expr> {
 /// and each session's.
 type Grouped = (DataFrame, Vec<String>, CallTotals, Option<BTreeMap<String, CallTotals>>);
 
-/// The usage SQL over each slice of the stored requests (`selected` makes
-/// a slice's rows), its rows merged by key and sub (each column is a sum,
-/// a minimum or a maximum), and the models of the selected rows.
+/// The usage SQL of each grouping over each slice of the stored requests
+/// (the slice's selected rows read once for all groupings), its rows
+/// merged by key and sub (each column is a sum, a minimum or a maximum);
+/// and the models of the selected rows.
 fn by_slices(
     lf: &LazyFrame,
     n: usize,
     q: &Query,
     rows: IdxSize,
-    selected: impl Fn(LazyFrame) -> PolarsResult<LazyFrame>,
-) -> PolarsResult<(DataFrame, Vec<String>)> {
-    let mut parts: Vec<LazyFrame> = Vec::new();
+    groupings: &[Grouping],
+) -> PolarsResult<(Vec<DataFrame>, Vec<String>)> {
+    let mut parts: Vec<Vec<LazyFrame>> = vec![Vec::new(); groupings.len()];
     let mut models: Vec<String> = Vec::new();
+    let stored = stored_columns(groupings, q);
     for_each_slice_of(lf, n, q, rows, |slice| {
-        let df = selected(slice)?.collect()?;
+        let df = q.filter(slice)?.select(stored.clone()).collect()?;
         models.extend(distinct_models(&df)?);
-        let mut ctx = SQLContext::new();
-        ctx.register("requests", df.lazy());
-        parts.push(ctx.execute(USAGE_SQL)?.collect()?.lazy());
+        for (g, parts) in groupings.iter().zip(&mut parts) {
+            let keyed = q.keyed(df.clone().lazy(), *g)?.select(columns(*g, false)).collect()?;
+            let mut ctx = SQLContext::new();
+            ctx.register("requests", keyed.lazy());
+            parts.push(ctx.execute(USAGE_SQL)?.collect()?.lazy());
+        }
         Ok(())
     })?;
+    let frames = parts.into_iter().map(merged).collect::<PolarsResult<Vec<_>>>()?;
+    Ok((frames, models))
+}
+
+/// The SQL's rows of several slices as one: merged by key and sub.
+fn merged(mut parts: Vec<LazyFrame>) -> PolarsResult<DataFrame> {
     if parts.len() == 1 {
-        return Ok((parts.remove(0).collect()?, models));
+        return parts.remove(0).collect();
     }
     let sum = ["requests", "input_tokens", "output_tokens", "cache_write_5m_tokens", "cache_write_1h_tokens"]
         .into_iter()
@@ -210,12 +257,11 @@ fn by_slices(
         .map(|n| col(n).sum());
     let mut agg: Vec<Expr> = sum.collect();
     agg.extend([col(c::FIRST).min(), col(c::LAST).max(), col(c::PROJECT).min()]);
-    let df = concat(parts, UnionArgs::default())?
+    concat(parts, UnionArgs::default())?
         .group_by([col(c::KEY), col(c::SUB)])
         .agg(agg)
         .sort([c::KEY, c::SUB], SortMultipleOptions::default())
-        .collect()?;
-    Ok((df, models))
+        .collect()
 }
 
 fn distinct_models(rows: &DataFrame) -> PolarsResult<Vec<String>> {
@@ -350,9 +396,8 @@ mod tests {
             let mut q = Query::new(chrono_tz::UTC);
             q.breakdown = breakdown;
             let run = |rows: IdxSize| {
-                let cols = columns(g, false);
-                let (df, mut models) =
-                    by_slices(&lf, n, &q, rows, |s| Ok(q.prepare(s, g)?.select(cols.clone()))).unwrap();
+                let (mut frames, mut models) = by_slices(&lf, n, &q, rows, &[g]).unwrap();
+                let df = frames.pop().unwrap();
                 models.sort_unstable();
                 models.dedup();
                 (rows_from(&g.key_text(df).unwrap()).unwrap(), models)
@@ -370,6 +415,44 @@ mod tests {
             }
             let requests: u64 = sliced.iter().map(|r| r.totals.requests).sum();
             assert_eq!(requests, 40, "{g:?}");
+        }
+    }
+
+    #[test]
+    fn several_groupings_in_one_read_are_each_grouping_alone() {
+        let (lf, n) = (frames::requests_frame(&rows()).unwrap().lazy(), rows().len());
+        let all = [Grouping::Daily, Grouping::Session, Grouping::Project, Grouping::Model, Grouping::Weekly];
+        for breakdown in [false, true] {
+            let mut q = Query::new(chrono_tz::UTC);
+            q.breakdown = breakdown;
+            q.project = Some("p".into());
+            let sorted = |mut m: Vec<String>| {
+                m.sort_unstable();
+                m
+            };
+            let (together, models) = by_slices(&lf, n, &q, 7, &all).unwrap();
+            let models = sorted(models);
+            assert_eq!(together.len(), all.len());
+            for (g, df) in all.iter().zip(&together) {
+                let (mut alone, alone_models) = by_slices(&lf, n, &q, 7, &[*g]).unwrap();
+                // The same rows; costs to the last digits (a merge of slices
+                // sums in the order polars' threads finish).
+                let (a, b) = (
+                    rows_from(&g.key_text(df.clone()).unwrap()).unwrap(),
+                    rows_from(&g.key_text(alone.pop().unwrap()).unwrap()).unwrap(),
+                );
+                assert_eq!(a.len(), b.len(), "{g:?}");
+                for (a, b) in a.iter().zip(&b) {
+                    assert_eq!((&a.key, &a.project, a.first, a.last), (&b.key, &b.project, b.first, b.last), "{g:?}");
+                    assert_eq!(
+                        (a.totals.requests, a.totals.tokens, &a.models.len()),
+                        (b.totals.requests, b.totals.tokens, &b.models.len())
+                    );
+                    assert!((a.totals.cost_usd - b.totals.cost_usd).abs() < 1e-9, "{g:?}, breakdown {breakdown}");
+                }
+                assert_eq!(models, sorted(alone_models));
+                assert!(df.height() > 1, "{g:?}: several keys");
+            }
         }
     }
 }

@@ -172,6 +172,24 @@ impl Snapshot {
         self.usage.get_or((g, q.clone()), || reports::usage_report(&self.view, g, &q))
     }
 
+    /// `usage` of several groupings; those not remembered yet are made
+    /// from one read of the requests (`reports::usage_reports`). Blocking.
+    pub fn usages<const N: usize>(&self, gs: [Grouping; N], q: &Query) -> Result<[Arc<UsageReport>; N], ReportError> {
+        let q = self.known(q);
+        let missing: Vec<Grouping> = gs.into_iter().filter(|g| !self.usage.holds(&(*g, q.clone()))).collect();
+        let mut made: HashMap<Grouping, UsageReport> = match missing.len() {
+            0 | 1 => HashMap::new(),
+            _ => missing.iter().copied().zip(reports::usage_reports(&self.view, &missing, &q)?).collect(),
+        };
+        let mut one = |g: Grouping| {
+            let made = made.remove(&g);
+            self.usage.get_or((g, q.clone()), || made.map_or_else(|| reports::usage_report(&self.view, g, &q), Ok))
+        };
+        let out: Vec<Arc<UsageReport>> = gs.into_iter().map(&mut one).collect::<Result<_, _>>()?;
+        let mut out = out.into_iter();
+        Ok(gs.map(|g| out.next().unwrap_or_else(|| Arc::new(UsageReport::empty(g)))))
+    }
+
     /// `usage` as JSON bytes (`json` serialises it), remembered per
     /// snapshot like the report. Blocking.
     pub fn usage_json<E: From<ReportError>>(

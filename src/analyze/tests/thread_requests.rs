@@ -95,3 +95,20 @@ fn requests_without_calls_are_unchanged() {
     assert_eq!(owned, thread_requests(&p, requests, &calls));
     assert_eq!(owned.len(), 4);
 }
+
+#[test]
+fn thread_keys_are_the_model_version_and_time_of_each_thread_row() {
+    let p = PriceTable::embedded().unwrap();
+    let (mut requests, calls) = thread();
+    requests[0].model = "claude-sonnet-4-5".into();
+    let refs: Vec<&Request> = requests.iter().collect();
+    let keys = crate::analyze::thread_keys(&refs, &calls);
+    let rows = thread_rows(&p, &requests, &calls);
+    let expected: Vec<(String, String, String)> =
+        rows.iter().map(|r| (r.model.to_string(), r.version.to_string(), r.time.to_rfc3339())).collect();
+    let got: Vec<(String, String, String)> =
+        keys.iter().map(|(m, v, t)| (m.to_string(), v.to_string(), t.to_rfc3339())).collect();
+    assert_eq!(got, expected);
+    assert_eq!(got.len(), 4, "the response of three calls is two thread rows (its advisor call is none)");
+    assert_eq!(got[0].0, "claude-sonnet-4-5");
+}

@@ -54,7 +54,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn values(c: &Column) -> Vec<String> {
-        c.str().unwrap().into_no_null_iter().map(str::to_owned).collect()
+        c.str().unwrap().iter().map(|v| v.unwrap_or_default().to_owned()).collect()
     }
 
     #[test]

@@ -55,6 +55,11 @@ impl<K: Hash + Eq, V> Memo<K, V> {
         Ok(v)
     }
 
+    /// True when the value of `key` is remembered.
+    pub fn holds(&self, key: &K) -> bool {
+        self.cached(key).is_some()
+    }
+
     fn cached(&self, key: &K) -> Option<Arc<V>> {
         self.map.lock().ok().and_then(|m| m.get(key).cloned())
     }

@@ -5,7 +5,7 @@
 
 use super::Snapshot;
 use crate::report::cache::{CacheQuery, CacheReport};
-use crate::report::cache_rows::{annotate_sessions, daily_class_costs};
+use crate::report::cache_rows::{annotate_sessions, DailyClassCosts};
 use crate::report::cache_view::cache_report_with;
 use crate::report::class_cost::DayClassCost;
 use crate::report::query::{Grouping, Query};
@@ -43,6 +43,16 @@ pub fn usage_report(view: &StoreView, g: Grouping, q: &Query) -> Result<UsageRep
     Ok(r)
 }
 
+/// `usage_report` of several groupings, from one read of the requests
+/// (`usage::usages`).
+pub fn usage_reports(view: &StoreView, gs: &[Grouping], q: &Query) -> Result<Vec<UsageReport>, ReportError> {
+    let mut reports = usage::usages(view, gs, q)?;
+    for r in reports.iter_mut().filter(|r| r.grouping == Grouping::Session) {
+        annotate_sessions(r, view, q.user.as_deref())?;
+    }
+    Ok(reports)
+}
+
 impl Reports {
     /// Builds the set over the requests `q` selects, the usage reports
     /// through the snapshot's memo.
@@ -54,11 +64,12 @@ impl Reports {
         // One after the other, not on rayon's pool: a rayon worker that
         // waits for polars runs other queued jobs, and one of them could need
         // a memo this build holds (two page builds at once would deadlock).
-        let (daily, sessions) = (snap.usage(Grouping::Daily, q)?, snap.usage(Grouping::Session, q)?);
-        let (projects, models) = (snap.usage(Grouping::Project, q)?, snap.usage(Grouping::Model, q)?);
+        let four = [Grouping::Daily, Grouping::Session, Grouping::Project, Grouping::Model];
+        let [daily, sessions, projects, models] = snap.usages(four, q)?;
         lap("usage reports");
-        let cache = cache_report_with(view, &cq, Some(&daily))?;
-        let class_costs = daily_class_costs(view, &cq)?;
+        let mut class_costs = DailyClassCosts::new(q.tz);
+        let cache = cache_report_with(view, &cq, Some(&daily), Some(&mut class_costs))?;
+        let class_costs = class_costs.days();
         lap("cache report and class costs");
         let session_rows = session_rows(&sessions, &view.session_models()?, q.tz);
         let row_of = session_rows.iter().enumerate().map(|(i, r)| (r.session_id.clone(), i)).collect();
