@@ -325,7 +325,7 @@ fn sessions_table(
     let stored = store.read(Table::SessionTotals)?;
     let base = match target.whole {
         true => None,
-        false => store.read_file(Table::Requests, Some(&session_totals::INPUT_COLUMNS))?,
+        false => store.read_file_sessions(Table::Requests, &session_totals::INPUT_COLUMNS, changed)?,
     };
     let build = || -> PolarsResult<DataFrame> {
         let mut input = requests.select(session_totals::INPUT_COLUMNS)?;

@@ -70,11 +70,13 @@ pub(super) fn refresh(
                 sessions.len(),
                 clock.elapsed()
             );
-            let rows = write(store, stamp, parts.generation, mine, &sessions, (n, fold_at))?;
-            lap("wrote the recent part");
-            super::sides::store_sides(store, prices, side, Some(changed))?;
-            lap("stored the side tables");
-            return Ok(rows);
+            // The rows and the side tables at once: neither reads the other.
+            let (rows, sides) = rayon::join(
+                || write(store, stamp, parts.generation, mine, &sessions, (n, fold_at)),
+                || super::sides::store_sides(store, prices, side, Some(changed)),
+            );
+            lap("wrote the rows and the side tables");
+            return sides.and(rows);
         }
         tracing::debug!("analysis: the shared-prefix flags of {} stored session(s) changed", moved.len());
         let base = store.read_file(Table::Analysis, None)?.ok_or_else(missing)?;

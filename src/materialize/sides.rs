@@ -139,11 +139,13 @@ pub(super) fn empty_sides() -> [DataFrame; 2] {
 
 /// Writes the side tables (derived: a torn one is computed again).
 fn write_sides(store: &Store, [labels, reports]: [DataFrame; 2]) -> Result<(), StoreError> {
-    for (t, mut df) in [(Table::AnalysisCompactions, labels), (Table::SessionAnalysis, reports)] {
+    let write = |t: Table, mut df: DataFrame| {
         df.rechunk_mut();
-        store.atomic_write_derived(&store.path(t), |w| ParquetWriter::new(w).finish(&mut df).map(|_| ()))?;
-    }
-    Ok(())
+        store.atomic_write_derived(&store.path(t), |w| ParquetWriter::new(w).finish(&mut df).map(|_| ()))
+    };
+    // The two at once, on two cores.
+    let (a, b) = rayon::join(|| write(Table::AnalysisCompactions, labels), || write(Table::SessionAnalysis, reports));
+    a.and(b)
 }
 
 /// True when both side tables are there.
@@ -158,7 +160,8 @@ fn stored(store: &Store) -> Result<Option<[DataFrame; 2]>, StoreError> {
         Err(StoreError::Damaged { .. }) => Ok(None),
         Err(e) => Err(e),
     };
-    Ok(read(Table::AnalysisCompactions)?.zip(read(Table::SessionAnalysis)?).map(|(l, r)| [l, r]))
+    let (labels, reports) = rayon::join(|| read(Table::AnalysisCompactions), || read(Table::SessionAnalysis));
+    Ok(labels?.zip(reports?).map(|(l, r)| [l, r]))
 }
 
 /// The parts stacked, table by table (empty tables when there are none).

@@ -252,6 +252,26 @@ impl Store {
             .map_err(|e| StoreError::damaged(path, &e))
     }
 
+    /// The rows of `sessions` in one table file, only `columns` (which
+    /// name the session id): a filter the Parquet reader sees, so row
+    /// groups of other sessions are skipped. None when there is no file.
+    pub fn read_file_sessions(
+        &self,
+        t: Table,
+        columns: &[&str],
+        sessions: &std::collections::HashSet<String>,
+    ) -> Result<Option<DataFrame>, StoreError> {
+        let path = self.path(t);
+        let file = match File::open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => return Err(StoreError::Io { path, source }),
+        };
+        let Some(scan) = requests::scan_files(self, vec![file])? else { return Ok(None) };
+        let selected = scan.select(columns.iter().map(|n| col(*n)).collect::<Vec<_>>());
+        analysis::collect_sessions(selected, sessions).map(Some).map_err(|e| StoreError::damaged(path, &e))
+    }
+
     /// Deletes a table file, if there is one.
     pub fn remove(&self, t: Table) -> Result<(), StoreError> {
         let path = self.path(t);
