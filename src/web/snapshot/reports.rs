@@ -46,10 +46,13 @@ pub fn usage_report(view: &StoreView, g: Grouping, q: &Query) -> Result<UsageRep
 /// `usage_report` of several groupings, from one read of the requests
 /// (`usage::usages`).
 pub fn usage_reports(view: &StoreView, gs: &[Grouping], q: &Query) -> Result<Vec<UsageReport>, ReportError> {
+    let clock = std::time::Instant::now();
     let mut reports = usage::usages(view, gs, q)?;
+    tracing::debug!("usage reports {gs:?}: made after {:?}", clock.elapsed());
     for r in reports.iter_mut().filter(|r| r.grouping == Grouping::Session) {
         annotate_sessions(r, view, q.user.as_deref())?;
     }
+    tracing::debug!("usage reports {gs:?}: sessions' cache figures after {:?}", clock.elapsed());
     Ok(reports)
 }
 
