@@ -8,7 +8,7 @@
 //! alone is written, or folded with the base into a new base once it grows.
 
 use super::rows::{finish_with, WHAT_IF};
-use super::warm::warm_flags;
+use super::warm::{times, warm_flags};
 use crate::analyze::{TTL_1H_S, TTL_5M_S};
 use crate::model::columns as c;
 use crate::pricing::PriceTable;
@@ -84,12 +84,6 @@ pub(super) fn refresh(
         mine.vstack_mut_owned(rows.drop_many(WHAT_IF)).map_err(at)?;
         sessions.extend(moved);
     }
-}
-
-/// The times of a table's rows, in milliseconds.
-fn times(df: &DataFrame) -> PolarsResult<Vec<i64>> {
-    let t = df.column(c::TIME)?.cast(&DataType::Int64)?;
-    Ok(t.i64()?.iter().map(|t| t.unwrap_or(0)).collect())
 }
 
 /// The rows whose coming or going can change other rows' flags: each

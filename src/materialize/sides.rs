@@ -165,7 +165,7 @@ fn stored(store: &Store) -> Result<Option<[DataFrame; 2]>, StoreError> {
 }
 
 /// The parts stacked, table by table (empty tables when there are none).
-fn stack(parts: Vec<[DataFrame; 2]>) -> PolarsResult<[DataFrame; 2]> {
+pub(super) fn stack(parts: Vec<[DataFrame; 2]>) -> PolarsResult<[DataFrame; 2]> {
     let mut out: Option<[DataFrame; 2]> = None;
     for [l, r] in parts {
         match &mut out {

@@ -61,18 +61,8 @@ pub fn store_streamed(
     };
     let Some(n) = encode_joined(store, prices, lanes.len(), encode)? else { return Ok(None) };
     store.remove(Table::RecentAnalysis)?;
-    let sides = sides.into_inner().unwrap_or_default().into_iter().flatten();
-    let mut stacked: Option<[DataFrame; 2]> = None;
-    for [l, r] in sides {
-        match &mut stacked {
-            None => stacked = Some([l, r]),
-            Some([sl, sr]) => {
-                sl.vstack_mut_owned(l).map_err(at)?;
-                sr.vstack_mut_owned(r).map_err(at)?;
-            }
-        }
-    }
-    Ok(stacked.map(|s| (n, s)))
+    let sides: Vec<[DataFrame; 2]> = sides.into_inner().unwrap_or_default().into_iter().flatten().collect();
+    Ok(Some((n, super::sides::stack(sides).map_err(at)?)))
 }
 
 /// The chunks cut into at most `LANES` runs of about equal rows (each cut

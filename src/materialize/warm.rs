@@ -16,12 +16,16 @@ pub fn warm_flags(parts: &[&DataFrame]) -> PolarsResult<(Vec<bool>, Vec<bool>)> 
     let mut columns = Vec::with_capacity(parts.len());
     for df in parts {
         let k = Cols(df);
-        let times = df.column(c::TIME)?.cast(&DataType::Int64)?;
-        let times: Vec<i64> = times.i64()?.iter().map(|t| t.unwrap_or(0)).collect();
-        columns.push((k.str(c::MODEL)?, k.str(c::VERSION)?, times));
+        columns.push((k.str(c::MODEL)?, k.str(c::VERSION)?, times(df)?));
     }
     let rows = columns.iter().flat_map(|(m, v, t)| m.iter().zip(v).zip(t).map(|((m, v), t)| (*m, *v, *t)));
     Ok(warm_flags_of(rows))
+}
+
+/// The times of a table's rows, in milliseconds.
+pub(super) fn times(df: &DataFrame) -> PolarsResult<Vec<i64>> {
+    let t = df.column(c::TIME)?.cast(&DataType::Int64)?;
+    Ok(t.i64()?.iter().map(|t| t.unwrap_or(0)).collect())
 }
 
 /// `warm_flags` over rows given as (model, version, time in milliseconds).

@@ -146,9 +146,10 @@ pub fn usages(view: &StoreView, groupings: &[Grouping], q: &Query) -> Result<Vec
         let (frames, models) = by_slices(&lf, view.request_rows(), q, BATCH_ROWS, groupings)?;
         tracing::debug!("usage: {} grouping(s) summed after {:?}", groupings.len(), clock.elapsed());
         let no_calls = |g: Grouping| (g == Grouping::Session).then(BTreeMap::new);
-        let grouped =
-            groupings.iter().zip(frames).map(|(g, df)| (df, models.clone(), CallTotals::default(), no_calls(*g)));
-        return groupings.iter().zip(grouped.collect::<Vec<_>>()).map(|(g, x)| finish(view, &lf, *g, q, x)).collect();
+        let report = |(g, df): (&Grouping, DataFrame)| {
+            finish(view, &lf, *g, q, (df, models.clone(), CallTotals::default(), no_calls(*g)))
+        };
+        return groupings.iter().zip(frames).map(report).collect();
     }
     let one = |g: Grouping| {
         let selected = q.prepare(lf.clone(), g)?.select(columns(g, true)).collect()?;

@@ -21,72 +21,71 @@ fn rows() -> Vec<crate::model::Request> {
         .collect()
 }
 
+/// The rows and models of one grouping's usage SQL over slices of `rows`.
+fn grouped(
+    lf: &LazyFrame,
+    n: usize,
+    q: &Query,
+    rows: IdxSize,
+    g: Grouping,
+) -> PolarsResult<(Vec<UsageRow>, Vec<String>)> {
+    let (frames, mut models) = by_slices(lf, n, q, rows, &[g])?;
+    let df = frames.into_iter().next().ok_or_else(|| polars_err!(ComputeError: "no frame for {g:?}"))?;
+    models.sort_unstable();
+    models.dedup();
+    Ok((rows_from(&g.key_text(df)?)?, models))
+}
+
+/// The same rows; costs to the last digits (a merge of slices sums in the
+/// order polars' threads finish).
+fn assert_same_rows(a: &[UsageRow], b: &[UsageRow], what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}");
+    for (a, b) in a.iter().zip(b) {
+        assert_eq!((&a.key, &a.project, a.first, a.last), (&b.key, &b.project, b.first, b.last), "{what}");
+        assert_eq!((a.totals.requests, a.totals.tokens), (b.totals.requests, b.totals.tokens), "{what}");
+        assert!((a.totals.cost_usd - b.totals.cost_usd).abs() < 1e-9, "{what}");
+        assert_eq!(a.models.len(), b.models.len(), "{what}");
+    }
+}
+
 #[test]
-fn slices_merge_to_the_rows_of_one_pass() {
-    let (lf, n) = (frames::requests_frame(&rows()).unwrap().lazy(), rows().len());
+fn slices_merge_to_the_rows_of_one_pass() -> PolarsResult<()> {
+    let (lf, n) = (frames::requests_frame(&rows())?.lazy(), rows().len());
     for (g, breakdown) in [(Grouping::Daily, false), (Grouping::Session, true), (Grouping::Project, false)]
         .into_iter()
         .chain([(Grouping::Model, false), (Grouping::Weekly, true)])
     {
         let mut q = Query::new(chrono_tz::UTC);
         q.breakdown = breakdown;
-        let run = |rows: IdxSize| {
-            let (mut frames, mut models) = by_slices(&lf, n, &q, rows, &[g]).unwrap();
-            let df = frames.pop().unwrap();
-            models.sort_unstable();
-            models.dedup();
-            (rows_from(&g.key_text(df).unwrap()).unwrap(), models)
-        };
-        let ((one, models), (sliced, models_sliced)) = (run(1_000), run(3));
+        let ((one, models), (sliced, models_sliced)) = (grouped(&lf, n, &q, 1_000, g)?, grouped(&lf, n, &q, 3, g)?);
         assert_eq!(models, models_sliced);
         assert_eq!(models, ["claude-opus-4-1", "claude-sonnet-4-5"]);
-        assert_eq!(one.len(), sliced.len(), "{g:?}");
         assert!(one.len() > 1, "{g:?}: several keys");
-        for (a, b) in one.iter().zip(&sliced) {
-            assert_eq!((&a.key, &a.project, a.first, a.last), (&b.key, &b.project, b.first, b.last), "{g:?}");
-            assert_eq!((a.totals.requests, a.totals.tokens), (b.totals.requests, b.totals.tokens), "{g:?}");
-            assert!((a.totals.cost_usd - b.totals.cost_usd).abs() < 1e-9, "{g:?}");
-            assert_eq!(a.models.len(), b.models.len(), "{g:?}");
-        }
+        assert_same_rows(&one, &sliced, &format!("{g:?}"));
         let requests: u64 = sliced.iter().map(|r| r.totals.requests).sum();
         assert_eq!(requests, 40, "{g:?}");
     }
+    Ok(())
 }
 
 #[test]
-fn several_groupings_in_one_read_are_each_grouping_alone() {
-    let (lf, n) = (frames::requests_frame(&rows()).unwrap().lazy(), rows().len());
+fn several_groupings_in_one_read_are_each_grouping_alone() -> PolarsResult<()> {
+    let (lf, n) = (frames::requests_frame(&rows())?.lazy(), rows().len());
     let all = [Grouping::Daily, Grouping::Session, Grouping::Project, Grouping::Model, Grouping::Weekly];
     for breakdown in [false, true] {
         let mut q = Query::new(chrono_tz::UTC);
         q.breakdown = breakdown;
         q.project = Some("p".into());
-        let sorted = |mut m: Vec<String>| {
-            m.sort_unstable();
-            m
-        };
-        let (together, models) = by_slices(&lf, n, &q, 7, &all).unwrap();
-        let models = sorted(models);
+        let (together, mut models) = by_slices(&lf, n, &q, 7, &all)?;
+        models.sort_unstable();
+        models.dedup();
         assert_eq!(together.len(), all.len());
-        for (g, df) in all.iter().zip(&together) {
-            let (mut alone, alone_models) = by_slices(&lf, n, &q, 7, &[*g]).unwrap();
-            // The same rows; costs to the last digits (a merge of slices
-            // sums in the order polars' threads finish).
-            let (a, b) = (
-                rows_from(&g.key_text(df.clone()).unwrap()).unwrap(),
-                rows_from(&g.key_text(alone.pop().unwrap()).unwrap()).unwrap(),
-            );
-            assert_eq!(a.len(), b.len(), "{g:?}");
-            for (a, b) in a.iter().zip(&b) {
-                assert_eq!((&a.key, &a.project, a.first, a.last), (&b.key, &b.project, b.first, b.last), "{g:?}");
-                assert_eq!(
-                    (a.totals.requests, a.totals.tokens, &a.models.len()),
-                    (b.totals.requests, b.totals.tokens, &b.models.len())
-                );
-                assert!((a.totals.cost_usd - b.totals.cost_usd).abs() < 1e-9, "{g:?}, breakdown {breakdown}");
-            }
-            assert_eq!(models, sorted(alone_models));
+        for (g, df) in all.iter().zip(together) {
             assert!(df.height() > 1, "{g:?}: several keys");
+            let (alone, alone_models) = grouped(&lf, n, &q, 7, *g)?;
+            assert_same_rows(&rows_from(&g.key_text(df)?)?, &alone, &format!("{g:?}, breakdown {breakdown}"));
+            assert_eq!(models, alone_models);
         }
     }
+    Ok(())
 }

@@ -97,8 +97,8 @@ fn requests_without_calls_are_unchanged() {
 }
 
 #[test]
-fn thread_keys_are_the_model_version_and_time_of_each_thread_row() {
-    let p = PriceTable::embedded().unwrap();
+fn thread_keys_are_the_model_version_and_time_of_each_thread_row() -> Result<(), crate::pricing::PricingError> {
+    let p = PriceTable::embedded()?;
     let (mut requests, calls) = thread();
     requests[0].model = "claude-sonnet-4-5".into();
     let refs: Vec<&Request> = requests.iter().collect();
@@ -111,4 +111,5 @@ fn thread_keys_are_the_model_version_and_time_of_each_thread_row() {
     assert_eq!(got, expected);
     assert_eq!(got.len(), 4, "the response of three calls is two thread rows (its advisor call is none)");
     assert_eq!(got[0].0, "claude-sonnet-4-5");
+    Ok(())
 }
