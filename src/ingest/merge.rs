@@ -9,7 +9,7 @@
 
 use super::calls::{refusals, Calls};
 use super::dedup::{full_plan, Chunks};
-use super::derive::{Changed, Derive};
+use super::derive::{Changed, Derive, Fresh};
 use super::session_totals;
 use super::side_tables::side_tables;
 use super::touched::{split, Touched};
@@ -17,7 +17,8 @@ use super::IngestError;
 use crate::model::columns as c;
 use crate::model::{Call, Compaction, Refusal, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};
-use crate::store::frames::{self, Cols};
+use crate::store::analysis::of_sessions;
+use crate::store::frames;
 use crate::store::{Store, StoreError, Table};
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
@@ -148,27 +149,42 @@ fn merge_tables_analyzed(
     // (and its sessions derived while the rows are classified); otherwise
     // the new rows join the kept ones.
     let whole = target.whole && split.requests.height() == 0;
-    let (requests, sessions) = if whole {
-        (Requests::Rows, None)
+    let (requests, sessions, changed_rows) = if whole {
+        (Requests::Rows, None, None)
     } else {
         changed.extend(split.sessions);
         changed.extend(fresh.iter().map(|r| r.session_id.to_string()));
         let new = frames::requests_frame(&fresh).map_err(at(store, Table::Requests))?;
         let df = stack(store, Table::Requests, split.requests, new, &REQUEST_ORDER)?;
-        let sessions = sessions_table(store, &target, &df, &titles, &changed)?;
-        (Requests::Frame(df), Some(sessions))
+        // The base's rows of the changed sessions (when only the recent
+        // part is rewritten): every column when the stage after the merge
+        // takes them, else the session totals' alone.
+        let columns = (!classify_sessions).then_some(&session_totals::INPUT_COLUMNS[..]);
+        let base = match target.whole {
+            true => None,
+            false => store.read_file_sessions(Table::Requests, columns, &changed)?,
+        };
+        let sessions = sessions_table(store, &df, base.as_ref(), &titles, &changed)?;
+        let changed_rows = classify_sessions.then(|| of_changed(store, base, &df, &changed)).transpose()?;
+        (Requests::Frame(df), Some(sessions), changed_rows)
     };
     lap("built tables");
     let n = target.other_rows + if let Requests::Frame(df) = &requests { df.height() } else { fresh.len() };
-    let boundaries = match (whole && classify_sessions, &compactions) {
-        (false, _) => Vec::new(),
-        (true, Some(df)) => frames::compactions_from(df).map_err(at(store, Table::Compactions))?,
-        (true, None) => store.load(Table::Compactions, frames::compactions_from)?,
+    let boundaries = match (classify_sessions, &compactions) {
+        (false, _) => None,
+        (true, Some(df)) => Some(frames::compactions_from(df).map_err(at(store, Table::Compactions))?),
+        (true, None) if whole => Some(store.load(Table::Compactions, frames::compactions_from)?),
+        // The stored table stays as it is: the stage reads it.
+        (true, None) => None,
     };
     // The cache model beside the tables' writes: the requests' write
     // leaves a core idle most of its time, which the classification fills.
-    let analyze = || match derive {
-        Some(d) if whole => d.whole(store, fresh.clone(), &calls.0, &boundaries),
+    // It reads no table the merge writes: the rows come from here.
+    let analyze = || match (derive, changed_rows) {
+        (Some(d), _) if whole => d.whole(store, fresh.clone(), &calls.0, boundaries.as_deref().unwrap_or_default()),
+        (Some(d), Some(requests)) => {
+            d.beside(store, &changed, Fresh { requests, calls: &calls.0, compactions: boundaries.clone() })
+        }
         _ => Ok(false),
     };
     let write_requests = || {
@@ -309,38 +325,49 @@ const REQUEST_ORDER: [&str; 4] = [c::TIME, c::MESSAGE_ID, c::USER, c::REQUEST_ID
 const SPARE_ORDER: [&str; 5] = [c::USER, c::MESSAGE_ID, c::REQUEST_ID, c::SOURCE, c::LINE];
 
 /// The session totals: stored rows of unchanged sessions, derived rows of
-/// the others (from the rewritten requests, plus the base's rows of those
-/// sessions when only the recent part was rewritten).
+/// the others (from the rewritten requests, plus `base`, the base's rows
+/// of those sessions, when only the recent part was rewritten).
 fn sessions_table(
     store: &Store,
-    target: &Target,
     requests: &DataFrame,
+    base: Option<&DataFrame>,
     titles: &[SessionTitle],
     changed: &HashSet<String>,
 ) -> Result<DataFrame, IngestError> {
-    let in_changed = |df: &DataFrame| -> PolarsResult<BooleanChunked> {
-        let ids = Cols(df).str(c::SESSION_ID)?;
-        Ok(BooleanChunked::from_iter_values("changed".into(), ids.iter().map(|s| changed.contains(*s))))
-    };
     let stored = store.read(Table::SessionTotals)?;
-    let base = match target.whole {
-        true => None,
-        false => store.read_file_sessions(Table::Requests, &session_totals::INPUT_COLUMNS, changed)?,
-    };
     let build = || -> PolarsResult<DataFrame> {
         let mut input = requests.select(session_totals::INPUT_COLUMNS)?;
-        input = input.filter(&in_changed(&input)?)?;
+        input = input.filter(&of_sessions(&input, changed)?)?;
         if let Some(base) = base {
-            input.vstack_mut_owned(base.filter(&in_changed(&base)?)?)?;
+            input.vstack_mut_owned(base.select(session_totals::INPUT_COLUMNS)?)?;
         }
         let titles: Vec<SessionTitle> = titles.iter().filter(|t| changed.contains(&t.session_id)).cloned().collect();
         let derived = session_totals::frame(&session_totals::derive_frame(&input, &titles)?)?;
         let Some(stored) = stored else { return Ok(derived) };
-        let mut out = stored.filter(&!&in_changed(&stored)?)?;
+        let mut out = stored.filter(&!&of_sessions(&stored, changed)?)?;
         out.vstack_mut_owned(derived)?;
         out.sort([c::SESSION_ID], SortMultipleOptions::default())
     };
     build().map_err(at(store, Table::SessionTotals))
+}
+
+/// Every request of the `changed` sessions as a scan of the written table
+/// will give them: `base`'s rows (the base's rows of those sessions, when
+/// only the recent part is rewritten), then those of `requests`.
+fn of_changed(
+    store: &Store,
+    base: Option<DataFrame>,
+    requests: &DataFrame,
+    changed: &HashSet<String>,
+) -> Result<DataFrame, IngestError> {
+    let go = || -> PolarsResult<DataFrame> {
+        let mine = requests.filter(&of_sessions(requests, changed)?)?;
+        let Some(base) = base else { return Ok(mine) };
+        let mut out = base.select(requests.get_column_names_owned())?;
+        out.vstack_mut_owned(mine)?;
+        Ok(out)
+    };
+    go().map_err(at(store, Table::Requests))
 }
 
 /// Stored rows kept plus new rows, in the table's order.

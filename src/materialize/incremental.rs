@@ -22,14 +22,16 @@ use std::collections::{HashMap, HashSet};
 /// The base's columns that the shared-prefix flags need.
 const KEYS: [&str; 6] = [c::SESSION_ID, c::MODEL, c::VERSION, c::TIME, c::WARM_5M, c::WARM_1H];
 
-/// Refreshes the rows of `changed` on top of the stored `parts`; returns
-/// the rows of the whole table.
+/// Refreshes the rows of `changed` on top of the stored `parts`, given
+/// those sessions' rows classified again (`classified`: the analysis rows
+/// and the side tables); returns the rows of the whole table.
 pub(super) fn refresh(
     store: &Store,
     prices: &PriceTable,
     stamp: &str,
     mut parts: Opened,
     changed: &HashSet<String>,
+    classified: (DataFrame, [DataFrame; 2]),
     fold_at: usize,
 ) -> Result<usize, StoreError> {
     let path = store.path(Table::Analysis);
@@ -37,8 +39,7 @@ pub(super) fn refresh(
     let clock = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("analysis: {what} after {:?}", clock.elapsed());
     let mut sessions: HashSet<String> = parts.replaces.union(changed).cloned().collect();
-    let (mut mine, side) = super::compute_with_sides(store, prices, Some(changed))?;
-    lap("classified the changed sessions");
+    let (mut mine, side) = classified;
     // The changed sessions' rows after, then before (in the recent part,
     // or in the base when the recent part does not replace them there).
     let mut change = Change::default();

@@ -40,6 +40,8 @@ use std::collections::HashSet;
 const LAYOUT: u32 = 6;
 
 pub use crate::ingest::Changed;
+use crate::ingest::Fresh;
+use crate::model::{Call, Compaction};
 
 /// The stamp of an analysis computed with `prices` by this build.
 pub fn stamp(prices: &PriceTable) -> String {
@@ -65,7 +67,8 @@ pub fn refresh_folding_at(
     let stamp = stamp(prices);
     if let Changed::Sessions(sessions) = changed {
         let done = match (store.open_analysis(&stamp), sides::stored_exist(store)) {
-            (Ok(Some(parts)), true) => incremental::refresh(store, prices, &stamp, parts, sessions, fold_at),
+            (Ok(Some(parts)), true) => compute_with_sides(store, prices, Some(sessions))
+                .and_then(|mine| incremental::refresh(store, prices, &stamp, parts, sessions, mine, fold_at)),
             (Ok(_), _) => Err(StoreError::Damaged { path: store.path(Table::Analysis), cause: "stale".into() }),
             (Err(e), _) => Err(e),
         };
@@ -186,19 +189,66 @@ fn analyzed(
         (Some(s), Some(lf)) => Some(collect_sessions(lf, s).map_err(at)?),
         (None, Some(lf)) => Some(lf.collect().map_err(at)?),
     };
+    let calls = store.load(Table::Calls, frames::calls_from)?;
+    let compactions = store.load(Table::Compactions, frames::compactions_from)?;
+    tracing::debug!("analysis: requests and their side rows read in {:?}", clock.elapsed());
+    classified(store, df, &calls, compactions, prices, only, sides)
+}
+
+/// The analysis rows of the requests of `df` (of `only` these sessions, if
+/// given), with `calls` and the boundaries of `compactions`, and (`sides`)
+/// their side tables.
+fn classified(
+    store: &Store,
+    df: Option<DataFrame>,
+    calls: &[Call],
+    mut compactions: Vec<Compaction>,
+    prices: &PriceTable,
+    only: Option<&HashSet<String>>,
+    sides: bool,
+) -> Result<(DataFrame, Option<[DataFrame; 2]>), StoreError> {
+    let at = |source| StoreError::Polars { path: store.path(Table::Requests), source };
     let mut requests = match df {
         Some(df) => frames::requests_from(&df).map_err(at)?,
         None => Vec::new(),
     };
     sort_by_session(&mut requests);
-    let calls = store.load(Table::Calls, frames::calls_from)?;
-    let mut compactions = store.load(Table::Compactions, frames::compactions_from)?;
     if let Some(s) = only {
         compactions.retain(|k| s.contains(&k.session_id));
     }
-    tracing::debug!("analysis: {} requests and their side rows read in {:?}", requests.len(), clock.elapsed());
-    let (rows, side) = classify_sessions(&requests, &calls, &compactions, prices, sides).map_err(at)?;
-    Ok((rows, side))
+    classify_sessions(&requests, calls, &compactions, prices, sides).map_err(at)
+}
+
+/// `refresh` of the `changed` sessions from the rows a merge is writing
+/// (`Fresh`), beside its writes: nothing here reads a table the merge
+/// writes. False when the stored analysis is not current (or a part of it
+/// does not read): `refresh` then runs after the writes.
+fn refresh_beside(
+    store: &Store,
+    prices: &PriceTable,
+    changed: &HashSet<String>,
+    fresh: Fresh,
+) -> Result<bool, StoreError> {
+    let stamp = stamp(prices);
+    let parts = match (store.open_analysis(&stamp), sides::stored_exist(store)) {
+        (Ok(Some(parts)), true) => parts,
+        (Ok(_), _) | (Err(StoreError::Damaged { .. }), _) => return Ok(false),
+        (Err(e), _) => return Err(e),
+    };
+    let Fresh { requests, calls, compactions } = fresh;
+    let compactions = match compactions {
+        Some(c) => c,
+        None => store.load(Table::Compactions, frames::compactions_from)?,
+    };
+    let (rows, side) = classified(store, Some(requests), calls, compactions, prices, Some(changed), true)?;
+    let mine = (rows, side.unwrap_or_else(sides::empty_sides));
+    match incremental::refresh(store, prices, &stamp, parts, changed, mine, FOLD_AT) {
+        Err(StoreError::Damaged { path, cause }) => {
+            tracing::debug!("analysis: left until the tables are written: {}: {cause}", path.display());
+            Ok(false)
+        }
+        other => other.map(|_| true),
+    }
 }
 
 /// Stores a whole analysis (`classify_sessions` over every stored request) as a new
@@ -263,6 +313,15 @@ impl crate::ingest::Derive for Stage<'_> {
         let Some(sides) = sides else { return Ok(false) };
         store_whole(store, self.prices, rows, sides)?;
         Ok(true)
+    }
+
+    fn beside(
+        &self,
+        store: &Store,
+        sessions: &HashSet<String>,
+        fresh: Fresh,
+    ) -> Result<bool, crate::ingest::IngestError> {
+        Ok(refresh_beside(store, self.prices, sessions, fresh)?)
     }
 
     fn after(&self, store: &Store, scope: &Changed) -> Result<(), crate::ingest::IngestError> {

@@ -253,12 +253,13 @@ impl Store {
     }
 
     /// The rows of `sessions` in one table file, only `columns` (which
-    /// name the session id): a filter the Parquet reader sees, so row
-    /// groups of other sessions are skipped. None when there is no file.
+    /// name the session id; every column when None): a filter the Parquet
+    /// reader sees, so row groups of other sessions are skipped. None when
+    /// there is no file.
     pub fn read_file_sessions(
         &self,
         t: Table,
-        columns: &[&str],
+        columns: Option<&[&str]>,
         sessions: &std::collections::HashSet<String>,
     ) -> Result<Option<DataFrame>, StoreError> {
         let path = self.path(t);
@@ -268,7 +269,10 @@ impl Store {
             Err(source) => return Err(StoreError::Io { path, source }),
         };
         let Some(scan) = requests::scan_files(self, vec![file])? else { return Ok(None) };
-        let selected = scan.select(columns.iter().map(|n| col(*n)).collect::<Vec<_>>());
+        let selected = match columns {
+            Some(columns) => scan.select(columns.iter().map(|n| col(*n)).collect::<Vec<_>>()),
+            None => scan,
+        };
         analysis::collect_sessions(selected, sessions).map(Some).map_err(|e| StoreError::damaged(path, &e))
     }
 
