@@ -21,6 +21,10 @@ tree=$work/tree
 data=$work/data
 cp -a "$source_tree" "$tree"
 cat "$tree"/projects/*/*.jsonl >/dev/null # into the page cache
+# The copy's gigabyte would otherwise be written back about 30 s later,
+# in the middle of the timed runs (the kernel's dirty_expire), and stall
+# every fsync of the store behind it.
+sync
 append="python3 $here/scripts/append_bench.py $tree"
 run="$cw --claude-dir $tree --data-dir $data --tz UTC --quiet report daily --json"
 export CLAUDE_CONFIG_DIR=$tree
