@@ -42,6 +42,14 @@ pub trait Derive: Sync {
         Ok(false)
     }
 
+    /// Reads what `beside` will need of the tables the merge does not
+    /// write, while the merge chooses and builds its rows (an append's);
+    /// handed back in `Fresh::ahead`. None: `beside` reads it itself.
+    fn read_ahead(&self, store: &Store) -> Option<DataFrame> {
+        let _ = store;
+        None
+    }
+
     /// Brings the derived tables up to date after a merge that changed `scope`.
     fn after(&self, store: &Store, scope: &Changed) -> Result<(), IngestError>;
 
@@ -62,6 +70,8 @@ pub struct Fresh<'a> {
     /// The compaction boundaries the merge writes; None when it leaves the
     /// stored table as it is.
     pub compactions: Option<Vec<Compaction>>,
+    /// What `Derive::read_ahead` read while the merge ran.
+    pub ahead: Option<DataFrame>,
 }
 
 /// No derived tables (a scratch store whose rows a team import moves on).

@@ -46,9 +46,23 @@ pub fn discover(roots: &[PathBuf]) -> Discovery {
         out.found_roots.push(root.clone());
         out.files.extend(walk(&projects, &projects));
     }
-    out.files.sort_by(|a, b| a.path.cmp(&b.path));
-    out.files.dedup_by(|a, b| a.path == b.path);
+    out.files.sort_by(|a, b| path_order(&a.path, &b.path));
+    out.files.dedup_by(|a, b| a.path.as_os_str() == b.path.as_os_str());
     out
+}
+
+/// `Path::cmp` for the paths the walk makes (joined names, no `.`, no
+/// doubled separator), byte by byte: a separator sorts before any other
+/// byte, as a shorter component before a longer one it begins. Comparing
+/// components parsed each path again and was most of a warm run's sort.
+fn path_order(a: &Path, b: &Path) -> std::cmp::Ordering {
+    let (x, y) = (a.as_os_str().as_encoded_bytes(), b.as_os_str().as_encoded_bytes());
+    let same = x.iter().zip(y).take_while(|(p, q)| p == q).count();
+    let rank = |c: u8| if std::path::is_separator(char::from(c)) { 0 } else { u16::from(c) + 1 };
+    match (x.get(same), y.get(same)) {
+        (Some(p), Some(q)) => rank(*p).cmp(&rank(*q)),
+        _ => x.len().cmp(&y.len()),
+    }
 }
 
 /// The transcripts under `dir`, at any depth. One directory per task, on
@@ -113,6 +127,23 @@ fn session_of_top_level(_file: &str, stem: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The byte order is `Path::cmp`'s for joined names.
+        #[test]
+        fn path_order_is_paths_order(
+            a in proptest::collection::vec("[a-c./_-]{1,3}", 1..4),
+            b in proptest::collection::vec("[a-c./_-]{1,3}", 1..4),
+        ) {
+            let join = |parts: &[String]| {
+                parts.iter().filter(|p| !p.contains('/') && *p != "." && *p != "..")
+                    .fold(PathBuf::from("/r/projects"), |acc, p| acc.join(p))
+            };
+            let (a, b) = (join(&a), join(&b));
+            prop_assert_eq!(path_order(&a, &b), a.cmp(&b), "{:?} {:?}", a, b);
+        }
+    }
 
     #[test]
     fn finds_all_layouts_and_reports_missing_roots() {

@@ -101,6 +101,22 @@ fn merge_tables_analyzed(
     prices: &PriceTable,
     derive: Option<&dyn Derive>,
 ) -> Result<(Merged, Changed, bool), IngestError> {
+    // The stage's reads of tables this merge does not write, on a thread
+    // of their own while the rows are chosen and built.
+    std::thread::scope(|s| {
+        let ahead = derive.filter(|_| base == Base::Touched).map(|d| s.spawn(move || d.read_ahead(store)));
+        merge_with(store, base, delta, prices, derive, ahead)
+    })
+}
+
+fn merge_with(
+    store: &Store,
+    base: Base,
+    delta: Delta,
+    prices: &PriceTable,
+    derive: Option<&dyn Derive>,
+    ahead: Option<std::thread::ScopedJoinHandle<'_, Option<DataFrame>>>,
+) -> Result<(Merged, Changed, bool), IngestError> {
     let classify_sessions = derive.is_some();
     let clock = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("merge: {what} after {:?}", clock.elapsed());
@@ -183,7 +199,8 @@ fn merge_tables_analyzed(
     let analyze = || match (derive, changed_rows) {
         (Some(d), _) if whole => d.whole(store, fresh.clone(), &calls.0, boundaries.as_deref().unwrap_or_default()),
         (Some(d), Some(requests)) => {
-            d.beside(store, &changed, Fresh { requests, calls: &calls.0, compactions: boundaries.clone() })
+            let ahead = ahead.and_then(|h| h.join().ok().flatten());
+            d.beside(store, &changed, Fresh { requests, calls: &calls.0, compactions: boundaries.clone(), ahead })
         }
         _ => Ok(false),
     };

@@ -111,15 +111,16 @@ pub fn ingest(
     now: DateTime<Utc>,
 ) -> Result<Outcome, IngestError> {
     let clock = std::time::Instant::now();
-    let found = discover(roots);
-    tracing::debug!("found {} files in {:?}", found.files.len(), clock.elapsed());
+    let _lock = store.lock()?;
+    // The manifest is parsed while the tree is walked.
+    let (found, manifest) = rayon::join(|| discover(roots), || store.manifest());
+    tracing::debug!("found {} files and read the manifest in {:?}", found.files.len(), clock.elapsed());
     if found.found_roots.is_empty() {
         return Err(IngestError::NoRoots { looked: roots.to_vec() });
     }
-    let _lock = store.lock()?;
     let started = std::time::Instant::now();
     let transcripts: HashSet<String> = found.files.iter().map(key).collect();
-    let mut manifest = store.manifest()?;
+    let mut manifest = manifest?;
     if needs_rebuild(store, &manifest)? {
         return rebuild::rebuild_locked(roots, store, prices, progress, derive, now);
     }

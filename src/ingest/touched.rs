@@ -45,16 +45,25 @@ impl<'a> Touched<'a> {
     /// True when any row of `df` is in a touched group (the first found
     /// ends the search).
     pub(super) fn any(&self, df: &DataFrame) -> PolarsResult<bool> {
-        let k = Cols(df);
-        let (user, msg) = (k.str(c::USER)?, k.str(c::MESSAGE_ID)?);
-        Ok((self.all && df.height() > 0) || user.iter().zip(&msg).any(|(u, m)| self.groups.contains(&(*u, *m))))
+        if self.all {
+            return Ok(df.height() > 0);
+        }
+        Ok(self.hits(df)?.any(|hit| hit))
     }
 
     pub(super) fn mask(&self, df: &DataFrame) -> PolarsResult<BooleanChunked> {
-        let k = Cols(df);
-        let (user, msg) = (k.str(c::USER)?, k.str(c::MESSAGE_ID)?);
-        let hit = (0..df.height()).map(|i| self.all || self.groups.contains(&(user[i], msg[i])));
-        Ok(BooleanChunked::from_iter_values("touched".into(), hit))
+        if self.all {
+            return Ok(BooleanChunked::full("touched".into(), true, df.height()));
+        }
+        Ok(BooleanChunked::from_iter_values("touched".into(), self.hits(df)?))
+    }
+
+    /// Whether each row of `df` is in a touched group, read from the
+    /// columns as they are (a base's every row: no copy of them).
+    fn hits<'d>(&'d self, df: &'d DataFrame) -> PolarsResult<impl Iterator<Item = bool> + 'd> {
+        let (user, msg) = (df.column(c::USER)?.str()?, df.column(c::MESSAGE_ID)?.str()?);
+        let pair = |(u, m): (Option<&str>, Option<&str>)| self.groups.contains(&(u.unwrap_or(""), m.unwrap_or("")));
+        Ok(user.iter().zip(msg.iter()).map(pair))
     }
 }
 

@@ -68,7 +68,7 @@ pub fn refresh_folding_at(
     if let Changed::Sessions(sessions) = changed {
         let done = match (store.open_analysis(&stamp), sides::stored_exist(store)) {
             (Ok(Some(parts)), true) => compute_with_sides(store, prices, Some(sessions))
-                .and_then(|mine| incremental::refresh(store, prices, &stamp, parts, sessions, mine, fold_at)),
+                .and_then(|mine| incremental::refresh(store, prices, &stamp, parts, sessions, (mine, None), fold_at)),
             (Ok(_), _) => Err(StoreError::Damaged { path: store.path(Table::Analysis), cause: "stale".into() }),
             (Err(e), _) => Err(e),
         };
@@ -235,14 +235,14 @@ fn refresh_beside(
         (Ok(_), _) | (Err(StoreError::Damaged { .. }), _) => return Ok(false),
         (Err(e), _) => return Err(e),
     };
-    let Fresh { requests, calls, compactions } = fresh;
+    let Fresh { requests, calls, compactions, ahead } = fresh;
     let compactions = match compactions {
         Some(c) => c,
         None => store.load(Table::Compactions, frames::compactions_from)?,
     };
     let (rows, side) = classified(store, Some(requests), calls, compactions, prices, Some(changed), true)?;
     let mine = (rows, side.unwrap_or_else(sides::empty_sides));
-    match incremental::refresh(store, prices, &stamp, parts, changed, mine, FOLD_AT) {
+    match incremental::refresh(store, prices, &stamp, parts, changed, (mine, ahead), FOLD_AT) {
         Err(StoreError::Damaged { path, cause }) => {
             tracing::debug!("analysis: left until the tables are written: {}: {cause}", path.display());
             Ok(false)
@@ -322,6 +322,10 @@ impl crate::ingest::Derive for Stage<'_> {
         fresh: Fresh,
     ) -> Result<bool, crate::ingest::IngestError> {
         Ok(refresh_beside(store, self.prices, sessions, fresh)?)
+    }
+
+    fn read_ahead(&self, store: &Store) -> Option<DataFrame> {
+        incremental::read_keys(store).ok().flatten()
     }
 
     fn after(&self, store: &Store, scope: &Changed) -> Result<(), crate::ingest::IngestError> {

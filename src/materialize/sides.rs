@@ -141,7 +141,7 @@ pub(super) fn empty_sides() -> [DataFrame; 2] {
 fn write_sides(store: &Store, [labels, reports]: [DataFrame; 2]) -> Result<(), StoreError> {
     let write = |t: Table, mut df: DataFrame| {
         df.rechunk_mut();
-        store.atomic_write_derived(&store.path(t), |w| ParquetWriter::new(w).finish(&mut df).map(|_| ()))
+        store.atomic_write_derived(&store.path(t), |w| store.parquet_writer(w).finish(&mut df).map(|_| ()))
     };
     // The two at once, on two cores.
     let (a, b) = rayon::join(|| write(Table::AnalysisCompactions, labels), || write(Table::SessionAnalysis, reports));

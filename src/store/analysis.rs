@@ -7,7 +7,6 @@
 //! leaves one torn fails its footer check, and the next ingest computes
 //! the table again.
 
-use super::frames::Cols;
 use super::parts::{footer_meta, footer_pairs, Footer, Opened, ANALYSIS};
 use super::{Store, StoreError, Table};
 use crate::model::columns as c;
@@ -138,6 +137,9 @@ pub fn collect_sessions(lf: LazyFrame, sessions: &HashSet<String>) -> PolarsResu
 
 /// Which rows of `df` belong to `sessions`.
 pub fn of_sessions(df: &DataFrame, sessions: &HashSet<String>) -> PolarsResult<BooleanChunked> {
-    let ids = Cols(df).str(c::SESSION_ID)?;
-    Ok(BooleanChunked::from_iter_values("of".into(), ids.iter().map(|s| sessions.contains(*s))))
+    // A whole table's ids are tested against a few sessions: a fast hash,
+    // and no copy of the column.
+    let wanted: rustc_hash::FxHashSet<&str> = sessions.iter().map(String::as_str).collect();
+    let ids = df.column(c::SESSION_ID)?.str()?;
+    Ok(BooleanChunked::from_iter_values("of".into(), ids.iter().map(|s| wanted.contains(s.unwrap_or("")))))
 }
