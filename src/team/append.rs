@@ -23,6 +23,7 @@ use crate::model::calls::sort_calls;
 use crate::model::columns as c;
 use crate::model::{Compaction, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};
+use crate::store::analysis::of_sessions;
 use crate::store::frames::{self, Cols};
 use crate::store::{Store, StoreError, Table};
 use polars::prelude::*;
@@ -147,8 +148,12 @@ pub(super) fn append(team: &Store, scratches: Vec<Scratch>, prices: &PriceTable)
 /// The session totals of the scratch stores' requests, derived again from the
 /// team's requests (a session id may be several people's).
 fn append_session_totals(team: &Store, scratches: &[Scratch], lap: impl Fn(&str)) -> Result<(), TeamError> {
-    let changed = new_sessions(scratches)?;
-    write_session_totals(team, &changed)?;
+    // Into a new team store every session is new: none to single out.
+    let changed = match team.path(Table::SessionTotals).exists() {
+        true => Some(new_sessions(scratches)?),
+        false => None,
+    };
+    write_session_totals(team, changed.as_ref())?;
     lap("session totals");
     Ok(())
 }
@@ -292,17 +297,14 @@ const OLD_SLICE: usize = 131_072;
 const SESSION_SLICE: u32 = 262_144;
 
 /// The session totals: stored rows of other sessions, and the `changed`
-/// sessions derived again from the (whole) requests table.
-fn write_session_totals(team: &Store, changed: &HashSet<String>) -> Result<(), TeamError> {
+/// sessions (every session when None) derived again from the (whole)
+/// requests table.
+fn write_session_totals(team: &Store, changed: Option<&HashSet<String>>) -> Result<(), TeamError> {
     let at = polars(team, Table::SessionTotals);
-    let in_changed = |df: &DataFrame| -> PolarsResult<BooleanChunked> {
-        let ids = Cols(df).str(c::SESSION_ID)?;
-        Ok(BooleanChunked::from_iter_values("changed".into(), ids.iter().map(|s| changed.contains(*s))))
-    };
     let titles: Vec<SessionTitle> = team
         .load(Table::Titles, frames::titles_from)?
         .into_iter()
-        .filter(|t| changed.contains(&t.session_id))
+        .filter(|t| changed.is_none_or(|c| c.contains(&t.session_id)))
         .collect();
     let Some(scan) = team.scan_requests()? else { return Ok(()) };
     // Folded a slice of the table at a time: the whole table's columns
@@ -316,17 +318,15 @@ fn write_session_totals(team: &Store, changed: &HashSet<String>) -> Result<(), T
             break;
         }
         offset += i64::try_from(input.height()).unwrap_or(i64::MAX);
-        // A new team store's sessions are all new: no copy of the rows to filter.
-        let mask = in_changed(&input).map_err(&at)?;
-        match mask.all() {
-            true => fold.add_frame(&input),
-            false => fold.add_frame(&input.filter(&mask).map_err(&at)?),
+        match changed {
+            None => fold.add_frame(&input),
+            Some(c) => fold.add_frame(&input.filter(&of_sessions(&input, c).map_err(&at)?).map_err(&at)?),
         }
         .map_err(&at)?;
     }
     let mut derived = session_totals::frame(&fold.finish(&titles)).map_err(&at)?;
-    if let Some(stored) = team.read(Table::SessionTotals)? {
-        let mut kept = stored.filter(&!&in_changed(&stored).map_err(&at)?).map_err(&at)?;
+    if let (Some(c), Some(stored)) = (changed, team.read(Table::SessionTotals)?) {
+        let mut kept = stored.filter(&!&of_sessions(&stored, c).map_err(&at)?).map_err(&at)?;
         kept.vstack_mut_owned(derived).map_err(&at)?;
         derived = kept.sort([c::SESSION_ID], SortMultipleOptions::default()).map_err(&at)?;
     }
