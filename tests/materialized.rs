@@ -130,7 +130,7 @@ fn the_class_costs_summed_in_the_cache_reports_pass_are_those_of_their_own_pass(
     for query in queries {
         let q = CacheQuery { query, session: None };
         let mut costs = DailyClassCosts::new(q.query.tz);
-        let both = cache_view::cache_report_with(&view, &q, None, Some(&mut costs)).unwrap();
+        let both = cache_view::cache_report_with(&view, &q, cache_view::Reconciled::Made, Some(&mut costs)).unwrap();
         let (costs, alone) = (costs.days(), daily_class_costs(&view, &q).unwrap());
         assert_eq!(costs, alone, "{q:?}");
         assert!(costs.len() > 3, "{q:?}: several days");

@@ -19,6 +19,7 @@ pub mod side_tables;
 pub mod sidechain;
 mod skip;
 pub mod soft;
+mod target;
 mod touched;
 pub mod upgrade;
 mod usage;

@@ -135,16 +135,28 @@ pub(super) fn selected(rows: LazyFrame, q: &CacheQuery, columns: &[&str]) -> Pol
 
 /// The `cache` report of the rows `q` selects, as of the view's clock.
 pub fn cache_report(view: &StoreView, q: &CacheQuery) -> Result<CacheReport, ReportError> {
-    cache_report_with(view, q, None, None)
+    cache_report_with(view, q, Reconciled::Made, None)
 }
 
-/// `cache_report`, reconciled with `usage` (a usage report of any grouping
-/// over the same `q.query`, when the caller has one: the dashboard's
-/// daily report) instead of a usage report made for it.
+/// How a cache report is reconciled with the usage reports (`Reconcile`).
+#[derive(Clone, Copy)]
+pub enum Reconciled<'a> {
+    /// With a daily report made for it.
+    Made,
+    /// With a usage report of any grouping over the same `q.query` that
+    /// the caller has (the dashboard's daily report).
+    With(&'a UsageReport),
+    /// Later, by `reconcile_later`, once the caller's usage report is made
+    /// (the dashboard makes both at once). Over every session only.
+    Later,
+}
+
+/// `cache_report`, reconciled as `usage` says; `class_costs`, when given,
+/// is summed in the same pass over the rows.
 pub fn cache_report_with(
     view: &StoreView,
     q: &CacheQuery,
-    usage: Option<&UsageReport>,
+    usage: Reconciled<'_>,
     mut class_costs: Option<&mut DailyClassCosts>,
 ) -> Result<CacheReport, ReportError> {
     let clock = std::time::Instant::now();
@@ -238,7 +250,11 @@ pub fn cache_report_with(
     let by_trigger = by_trigger(view, q)?;
     lap("compactions");
     let idle = by_trigger.get(IDLE).copied().unwrap_or(0);
-    let usage = Some(reconcile(view, q, &total, usage)?);
+    let usage = match usage {
+        Reconciled::Made => Some(reconcile(view, q, &total, None)?),
+        Reconciled::With(u) => Some(reconcile(view, q, &total, Some(u))?),
+        Reconciled::Later => None,
+    };
     lap("reconciled with the usage reports");
     let idle_compaction = idle_compaction(view, q, idle)?;
     let server = super::cache_rows::server_reasons(view, q)?;
@@ -288,8 +304,18 @@ fn reconcile(
             }
         }
     };
+    Ok(reconciliation(total, totals, calls))
+}
+
+/// Reconciles a report made with `Reconciled::Later` (over every session)
+/// with a usage report of the same query.
+pub fn reconcile_later(report: &mut CacheReport, usage: &UsageReport) {
+    report.usage = Some(reconciliation(&report.total, usage.total, usage.calls));
+}
+
+fn reconciliation(total: &CacheStats, totals: super::usage::Totals, calls: super::calls::CallTotals) -> Reconcile {
     let thread_cost_usd = total.what_if.actual_usd;
-    Ok(Reconcile {
+    Reconcile {
         requests: totals.requests,
         cost_usd: totals.cost_usd,
         thread_requests: total.requests,
@@ -297,7 +323,7 @@ fn reconcile(
         advisor_calls: calls.advisor_calls,
         advisor_cost_usd: calls.advisor_cost_usd,
         other_usd: totals.cost_usd - thread_cost_usd - calls.advisor_cost_usd,
-    })
+    }
 }
 
 fn day_stats(mut v: Vec<(i32, Tally)>) -> Vec<DayStats> {

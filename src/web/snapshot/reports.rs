@@ -6,7 +6,7 @@
 use super::Snapshot;
 use crate::report::cache::{CacheQuery, CacheReport};
 use crate::report::cache_rows::{annotate_sessions, DailyClassCosts};
-use crate::report::cache_view::cache_report_with;
+use crate::report::cache_view::{cache_report_with, reconcile_later, Reconciled};
 use crate::report::class_cost::DayClassCost;
 use crate::report::query::{Grouping, Query};
 use crate::report::session_list::{session_rows, SessionRow};
@@ -64,14 +64,27 @@ impl Reports {
         let clock = std::time::Instant::now();
         let lap = |what: &str| tracing::debug!("reports for {:?}: {what} after {:?}", q.user, clock.elapsed());
         let cq = CacheQuery { query: q.clone(), session: None };
-        // One after the other, not on rayon's pool: a rayon worker that
-        // waits for polars runs other queued jobs, and one of them could need
-        // a memo this build holds (two page builds at once would deadlock).
+        // Not on rayon's pool: a rayon worker that waits for polars runs
+        // other queued jobs, and one of them could need a memo this build
+        // holds (two page builds at once would deadlock).
         let four = [Grouping::Daily, Grouping::Session, Grouping::Project, Grouping::Model];
-        let [daily, sessions, projects, models] = snap.usages(four, q)?;
-        lap("usage reports");
         let mut class_costs = DailyClassCosts::new(q.tz);
-        let cache = cache_report_with(view, &cq, Some(&daily), Some(&mut class_costs))?;
+        // The cache report's pass over the analysis rows runs beside the
+        // usage reports' over the requests, on a thread of its own (not a
+        // rayon worker, as above). The tables both read are loaded first,
+        // so each is loaded once.
+        view.titles()?;
+        view.calls()?;
+        let _ = view.analysis()?;
+        let (usages, cache) = std::thread::scope(|s| {
+            let cache = s.spawn(|| cache_report_with(view, &cq, Reconciled::Later, Some(&mut class_costs)));
+            let usages = snap.usages(four, q);
+            lap("usage reports");
+            (usages, cache.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+        });
+        let [daily, sessions, projects, models] = usages?;
+        let mut cache = cache?;
+        reconcile_later(&mut cache, &daily);
         let class_costs = class_costs.days();
         lap("cache report and class costs");
         let session_rows = session_rows(&sessions, &view.session_models()?, q.tz);
