@@ -110,6 +110,8 @@ fn merge_tables_analyzed(
     })
 }
 
+/// `merge_tables_analyzed` with the read-ahead (`Derive::read_ahead`)
+/// running, when the merge touches the stored rows (`Base::Touched`).
 fn merge_with(
     store: &Store,
     base: Base,
