@@ -66,12 +66,10 @@ pub fn refresh_folding_at(
 ) -> Result<usize, StoreError> {
     let stamp = stamp(prices);
     if let Changed::Sessions(sessions) = changed {
-        let done = match (store.open_analysis(&stamp), sides::stored_exist(store)) {
-            (Ok(Some(parts)), true) => compute_with_sides(store, prices, Some(sessions))
-                .and_then(|mine| incremental::refresh(store, prices, &stamp, parts, sessions, (mine, None), fold_at)),
-            (Ok(_), _) => Err(StoreError::Damaged { path: store.path(Table::Analysis), cause: "stale".into() }),
-            (Err(e), _) => Err(e),
-        };
+        let done = current_parts(store, &stamp).and_then(|parts| {
+            compute_with_sides(store, prices, Some(sessions))
+                .and_then(|mine| incremental::refresh(store, prices, &stamp, parts, sessions, (mine, None), fold_at))
+        });
         match done {
             Err(StoreError::Damaged { path, cause }) => {
                 tracing::debug!("computing the analysis table again: {}: {cause}", path.display());
@@ -88,6 +86,16 @@ pub fn refresh_folding_at(
 /// The recent part folds into the base past this many rows (or an eighth
 /// of the base).
 const FOLD_AT: usize = 10_000;
+
+/// The stored analysis parts when they are current and their side tables
+/// are there; a `Damaged` error ("stale") when they are not.
+fn current_parts(store: &Store, stamp: &str) -> Result<crate::store::parts::Opened, StoreError> {
+    match (store.open_analysis(stamp), sides::stored_exist(store)) {
+        (Ok(Some(parts)), true) => Ok(parts),
+        (Ok(_), _) => Err(StoreError::Damaged { path: store.path(Table::Analysis), cause: "stale".into() }),
+        (Err(e), _) => Err(e),
+    }
+}
 
 /// Adds the what-if columns to a whole analysis table (`finish`) and stores
 /// it as a new base with `prices`'s stamp; returns its rows.
@@ -230,10 +238,10 @@ fn refresh_beside(
     fresh: Fresh,
 ) -> Result<bool, StoreError> {
     let stamp = stamp(prices);
-    let parts = match (store.open_analysis(&stamp), sides::stored_exist(store)) {
-        (Ok(Some(parts)), true) => parts,
-        (Ok(_), _) | (Err(StoreError::Damaged { .. }), _) => return Ok(false),
-        (Err(e), _) => return Err(e),
+    let parts = match current_parts(store, &stamp) {
+        Ok(parts) => parts,
+        Err(StoreError::Damaged { .. }) => return Ok(false),
+        Err(e) => return Err(e),
     };
     let Fresh { requests, calls, compactions, ahead } = fresh;
     let compactions = match compactions {
