@@ -1,4 +1,4 @@
-//! The cache report's types (`CacheQuery`, `CacheReport`, `MissRow`) and
+//! The cache report's types (`CacheQuery`, `CacheReport`, `Reconcile`, `MissRow`) and
 //! how a session is found by id, prefix or title. The report itself is
 //! `report::cache_view::cache_report`, over a view's stored columns (the
 //! tests hold it equal to an in-memory reference in `tests/common`).
@@ -118,6 +118,23 @@ pub struct Reconcile {
     pub other_usd: f64,
 }
 
+impl Reconcile {
+    /// The usage reports' `totals` and `calls` against the cache model's
+    /// thread requests (`total`).
+    pub fn of(total: &CacheStats, totals: super::usage::Totals, calls: super::calls::CallTotals) -> Reconcile {
+        let thread_cost_usd = total.what_if.actual_usd;
+        Reconcile {
+            requests: totals.requests,
+            cost_usd: totals.cost_usd,
+            thread_requests: total.requests,
+            thread_cost_usd,
+            advisor_calls: calls.advisor_calls,
+            advisor_cost_usd: calls.advisor_cost_usd,
+            other_usd: totals.cost_usd - thread_cost_usd - calls.advisor_cost_usd,
+        }
+    }
+}
+
 /// One page of a cache report's per-session lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct ListPage {
@@ -131,6 +148,12 @@ pub struct ListPage {
 }
 
 impl CacheReport {
+    /// Reconciles a report made with `cache_view::Reconciled::Later` (over
+    /// every session) with a usage report of the same query.
+    pub fn reconcile_with(&mut self, usage: &super::usage::UsageReport) {
+        self.usage = Some(Reconcile::of(&self.total, usage.total, usage.calls));
+    }
+
     /// The report with `stale`, `by_session` and `compaction` cut to their
     /// `page`-th run of `per_page` rows (1-based; each list in its own
     /// order), and `lists` saying how many rows each holds: a team's report

@@ -146,7 +146,7 @@ pub enum Reconciled<'a> {
     /// With a usage report of any grouping over the same `q.query` that
     /// the caller has (the dashboard's daily report).
     With(&'a UsageReport),
-    /// Later, by `reconcile_later`, once the caller's usage report is made
+    /// Later, by `CacheReport::reconcile_with`, once the caller's usage report is made
     /// (the dashboard makes both at once). Over every session only.
     Later,
 }
@@ -304,26 +304,7 @@ fn reconcile(
             }
         }
     };
-    Ok(reconciliation(total, totals, calls))
-}
-
-/// Reconciles a report made with `Reconciled::Later` (over every session)
-/// with a usage report of the same query.
-pub fn reconcile_later(report: &mut CacheReport, usage: &UsageReport) {
-    report.usage = Some(reconciliation(&report.total, usage.total, usage.calls));
-}
-
-fn reconciliation(total: &CacheStats, totals: super::usage::Totals, calls: super::calls::CallTotals) -> Reconcile {
-    let thread_cost_usd = total.what_if.actual_usd;
-    Reconcile {
-        requests: totals.requests,
-        cost_usd: totals.cost_usd,
-        thread_requests: total.requests,
-        thread_cost_usd,
-        advisor_calls: calls.advisor_calls,
-        advisor_cost_usd: calls.advisor_cost_usd,
-        other_usd: totals.cost_usd - thread_cost_usd - calls.advisor_cost_usd,
-    }
+    Ok(Reconcile::of(total, totals, calls))
 }
 
 fn day_stats(mut v: Vec<(i32, Tally)>) -> Vec<DayStats> {

@@ -6,7 +6,7 @@
 use super::Snapshot;
 use crate::report::cache::{CacheQuery, CacheReport};
 use crate::report::cache_rows::{annotate_sessions, DailyClassCosts};
-use crate::report::cache_view::{cache_report_with, reconcile_later, Reconciled};
+use crate::report::cache_view::{cache_report_with, Reconciled};
 use crate::report::class_cost::DayClassCost;
 use crate::report::query::{Grouping, Query};
 use crate::report::session_list::{session_rows, SessionRow};
@@ -84,7 +84,7 @@ impl Reports {
         });
         let [daily, sessions, projects, models] = usages?;
         let mut cache = cache?;
-        reconcile_later(&mut cache, &daily);
+        cache.reconcile_with(&daily);
         let class_costs = class_costs.days();
         lap("cache report and class costs");
         let session_rows = session_rows(&sessions, &view.session_models()?, q.tz);
