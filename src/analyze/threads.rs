@@ -9,7 +9,7 @@
 
 use crate::model::{Boundary, Compaction, Request, TokenCounts, MAIN_THREAD};
 use chrono::{DateTime, Utc};
-use rustc_hash::FxHashMap;
+use foldhash::HashMap as FoldMap;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -64,7 +64,7 @@ impl ThreadIndex {
 /// (equal keys, equal ranks; ranks ordered as the keys are). A request of
 /// the thread of the one before it (the usual case) is not hashed.
 fn thread_ranks(requests: &[Request]) -> Vec<u32> {
-    let mut ids: FxHashMap<(&str, &str, &str), u32> = FxHashMap::default();
+    let mut ids: FoldMap<(&str, &str, &str), u32> = FoldMap::default();
     let mut id: Vec<u32> = Vec::with_capacity(requests.len());
     let mut last: Option<((&str, &str, &str), u32)> = None;
     for r in requests {

@@ -10,8 +10,8 @@
 
 use crate::model::Request;
 use chrono::{DateTime, Utc};
+use foldhash::{HashMap, HashSet};
 use rayon::prelude::*;
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cmp::Ordering;
 
 /// The outcome of deduplicating candidate rows, as indices into them.

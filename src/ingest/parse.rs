@@ -15,7 +15,7 @@ use super::usage::{out_of_bounds, tokens_of};
 use crate::model::calls::{redundant, Call, Refusal};
 use crate::model::{Boundary, Compaction, Interner, Request, SessionTitle, Text, TitleKind, TokenCounts, MAIN_THREAD};
 use chrono::{DateTime, TimeDelta, Utc};
-use rustc_hash::FxHashMap as HashMap;
+use foldhash::HashMap;
 
 mod calls;
 mod other;

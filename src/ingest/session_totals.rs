@@ -9,8 +9,8 @@ use crate::model::columns as c;
 use crate::model::{Request, SessionTitle, TokenCounts};
 use crate::store::frames::{f64_column, str_column, u64_column, Cols};
 use chrono::{DateTime, Utc};
+use foldhash::HashMap as FoldMap;
 use polars::prelude::*;
-use rustc_hash::FxHashMap;
 use std::borrow::Borrow;
 
 /// One row of the session totals.
@@ -80,7 +80,7 @@ fn fold<'a>(inputs: impl Iterator<Item = Input<'a>>, titles: &[SessionTitle]) ->
 /// slices): each session's row so far, and its costs.
 #[derive(Default)]
 pub struct Fold {
-    by: FxHashMap<String, (SessionTotals, Vec<f64>)>,
+    by: FoldMap<String, (SessionTotals, Vec<f64>)>,
 }
 
 impl Fold {

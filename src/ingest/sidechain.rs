@@ -10,7 +10,7 @@
 //! the file was split, so the result is too.
 
 use crate::store::manifest::fingerprint;
-use rustc_hash::FxHashMap as HashMap;
+use foldhash::HashMap;
 use std::collections::VecDeque;
 
 /// Sidechain lines remembered. In the real corpus every sidechain line's

@@ -7,16 +7,16 @@ use super::merge::Base;
 use crate::model::columns as c;
 use crate::model::Request;
 use crate::store::frames::{self, Cols};
+use foldhash::HashSet as FoldSet;
 use polars::prelude::*;
-use rustc_hash::FxHashSet;
 use std::collections::HashSet;
 
 /// The `(user, message id)` groups a merge deduplicates again (hashed with
-/// Fx: an append looks up every stored request's key, 85,000 on the 1 GiB
-/// tree).
+/// foldhash: an append looks up every stored request's key, 85,000 on the
+/// 1 GiB tree; seeded per run, so crafted ids cannot be made to collide).
 pub(super) struct Touched<'a> {
     all: bool,
-    groups: FxHashSet<(&'a str, &'a str)>,
+    groups: FoldSet<(&'a str, &'a str)>,
 }
 
 impl<'a> Touched<'a> {
@@ -27,9 +27,9 @@ impl<'a> Touched<'a> {
         stored: &[&'a DataFrame],
     ) -> PolarsResult<Touched<'a>> {
         if base != Base::Touched {
-            return Ok(Touched { all: true, groups: FxHashSet::default() });
+            return Ok(Touched { all: true, groups: FoldSet::default() });
         }
-        let mut groups: FxHashSet<(&str, &str)> =
+        let mut groups: FoldSet<(&str, &str)> =
             rows.0.iter().flatten().map(|r| (r.user.as_str(), r.message_id.as_str())).collect();
         if !replaced.is_empty() {
             for df in stored.iter().copied() {

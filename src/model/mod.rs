@@ -18,5 +18,5 @@ pub use calls::{Call, Refusal};
 pub use name::{line_name_fault, name_fault, safe_name, NameFault, MAX_NAME};
 pub use reason::server_reason;
 pub use rows::{Boundary, Compaction, Request, SessionTitle, TitleKind, DEFAULT_TRIGGER, MAIN_THREAD};
-pub use text::{is_unsafe, one_line, Interner, Text};
+pub use text::{is_unsafe, one_line, printable, ColumnInterner, Interner, Text};
 pub use tokens::{TokenCounts, MAX_TOKENS};

@@ -45,6 +45,10 @@ pub fn line_name_fault(s: &str) -> Option<NameFault> {
 }
 
 fn fault(s: &str, bad: impl Fn(char) -> bool) -> Option<NameFault> {
+    // Nearly every name is printable ASCII: a byte scan answers for it.
+    if s.len() <= MAX_NAME && super::printable(s.as_bytes(), false) {
+        return None;
+    }
     if let Some(c) = s.chars().find(|&c| bad(c)) {
         return Some(NameFault::Char(c));
     }
@@ -57,8 +61,7 @@ fn fault(s: &str, bad: impl Fn(char) -> bool) -> Option<NameFault> {
 /// boundary. Borrowed when `s` already is a name; `name_fault` of the
 /// result is always None.
 pub fn safe_name(s: &str) -> Cow<'_, str> {
-    let printable = s.bytes().all(|b| (0x20..0x7f).contains(&b));
-    if s.len() <= MAX_NAME && (printable || name_fault(s).is_none()) {
+    if name_fault(s).is_none() {
         return Cow::Borrowed(s);
     }
     let mut out: String = s.chars().map(|c| if is_unsafe(c) { char::REPLACEMENT_CHARACTER } else { c }).collect();

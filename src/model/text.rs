@@ -6,7 +6,7 @@
 //! (`is_unsafe`), and `one_line`, the bounded single line that names from
 //! outside are stored (and the status line printed) as.
 
-use rustc_hash::FxHashSet as HashSet;
+use foldhash::HashSet;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::borrow::Borrow;
 use std::fmt;
@@ -19,6 +19,16 @@ use std::sync::Arc;
 pub fn is_unsafe(c: char) -> bool {
     (c.is_control() && c != '\n')
         || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// True when every byte of `s` is printable ASCII (0x20-0x7E), or a
+/// newline where `newline` allows one: no character `is_unsafe` names can
+/// be there. A byte scan, 256 bytes at a time without an early exit inside
+/// them, so many bytes are checked at once (the fast answer before a walk
+/// over characters).
+pub fn printable(s: &[u8], newline: bool) -> bool {
+    let nl = if newline { b'\n' } else { 0x20 };
+    s.chunks(256).all(|c| c.iter().fold(true, |ok, &b| ok & (matches!(b, 0x20..=0x7e) | (b == nl))))
 }
 
 /// `s` as one line of at most `max` characters, without newlines and the
@@ -144,6 +154,42 @@ impl Interner {
     }
 }
 
+/// An `Interner` over `N` columns whose rows mostly repeat the row
+/// before's value (a session's rows are stored together): each column
+/// remembers its last value, and a repeat costs one comparison instead of
+/// a hash and a comparison.
+pub struct ColumnInterner<'a, const N: usize> {
+    names: Interner,
+    last: [Option<(&'a str, Text)>; N],
+}
+
+impl<'a, const N: usize> Default for ColumnInterner<'a, N> {
+    fn default() -> Self {
+        ColumnInterner { names: Interner::default(), last: std::array::from_fn(|_| None) }
+    }
+}
+
+impl<'a, const N: usize> ColumnInterner<'a, N> {
+    /// The `Text` of `s` in `column` (below `N`).
+    pub fn get(&mut self, column: usize, s: &'a str) -> Text {
+        self.get_as(column, s, str::to_owned)
+    }
+
+    /// The `Text` of `f(raw)` in `column`: `f` runs once per run of equal
+    /// raw values.
+    pub fn get_as(&mut self, column: usize, raw: &'a str, f: impl FnOnce(&str) -> String) -> Text {
+        let names = &mut self.names;
+        match &mut self.last[column] {
+            Some((last, text)) if *last == raw => text.clone(),
+            slot => {
+                let text = names.get(&f(raw));
+                *slot = Some((raw, text.clone()));
+                text
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,5 +201,19 @@ mod tests {
         assert!(Arc::ptr_eq(&a.0, &b.0));
         assert_eq!(a, "claude-opus-4-6");
         assert_eq!(serde_json::to_string(&a).unwrap(), "\"claude-opus-4-6\"");
+    }
+
+    #[test]
+    fn a_column_interner_shares_values_across_columns_and_maps_raw_values() {
+        let mut n: ColumnInterner<'_, 2> = ColumnInterner::default();
+        let (a, b, c) = (n.get(0, "s1"), n.get(0, "s1"), n.get(1, "s1"));
+        assert!(Arc::ptr_eq(&a.0, &b.0) && Arc::ptr_eq(&a.0, &c.0));
+        assert_eq!(n.get(0, "s2"), "s2");
+        assert_eq!(n.get_as(1, "x!y", |s| s.replace('!', "")), "xy");
+        assert_eq!(n.get_as(1, "x!y", |_| unreachable!("a repeat is not mapped again")), "xy");
+        assert_eq!(n.get(1, ""), "");
+        assert!(printable(b"a b~", false));
+        assert!(!printable(b"a\nb", false) && printable(b"a\nb", true));
+        assert!(!printable("caf\u{e9}".as_bytes(), true) && !printable(b"\x1b[31m", true));
     }
 }

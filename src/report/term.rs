@@ -13,18 +13,11 @@
 use std::borrow::Cow;
 
 pub use crate::model::is_unsafe;
-
-/// True when `s` is printable ASCII and newlines only (a byte scan: the
-/// fast answer for large JSON).
-fn plain(s: &[u8]) -> bool {
-    // A chunk at a time without an early exit inside it, so many bytes are
-    // checked at once (a team's JSON report is tens of megabytes).
-    s.chunks(256).all(|c| c.iter().fold(true, |ok, &b| ok & (matches!(b, 0x20..=0x7e) | (b == b'\n'))))
-}
+use crate::model::printable;
 
 /// `s` without the characters `is_unsafe` names; borrowed when there are none.
 pub fn clean(s: &str) -> Cow<'_, str> {
-    if plain(s.as_bytes()) {
+    if printable(s.as_bytes(), true) {
         return Cow::Borrowed(s);
     }
     if s.chars().any(is_unsafe) {
@@ -37,7 +30,7 @@ pub fn clean(s: &str) -> Cow<'_, str> {
 /// JSON text with the characters `is_unsafe` names written as `\u` escapes
 /// (they can only occur inside strings, where an escape means the same).
 pub fn escape_json(json: &str) -> Cow<'_, str> {
-    if plain(json.as_bytes()) || !json.chars().any(|c| is_unsafe(c) && c != '\n') {
+    if printable(json.as_bytes(), true) || !json.chars().any(|c| is_unsafe(c) && c != '\n') {
         return Cow::Borrowed(json);
     }
     let mut out = String::with_capacity(json.len() + 16);
@@ -87,7 +80,7 @@ impl<W: std::io::Write> std::io::Write for Escaping<W> {
     }
 
     fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
-        if self.carry.is_empty() && plain(buf) {
+        if self.carry.is_empty() && printable(buf, true) {
             return self.out.write_all(buf);
         }
         self.carry.extend_from_slice(buf);

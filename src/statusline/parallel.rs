@@ -8,8 +8,8 @@ use crate::ingest::discover::SourceFile;
 use crate::ingest::parse::{parse_bytes, FileRows, Start};
 use crate::ingest::sidechain::Links;
 use chrono::{DateTime, Utc};
+use foldhash::HashMap;
 use rayon::prelude::*;
-use rustc_hash::FxHashMap as HashMap;
 
 /// Reads shorter than this are parsed on one core.
 pub const PARALLEL_ABOVE: usize = 4 << 20;

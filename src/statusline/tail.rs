@@ -19,7 +19,7 @@ use crate::model::{Compaction, Request, MAIN_THREAD};
 use crate::pricing::PriceTable;
 use crate::store::manifest::{fingerprint, HEAD_LEN};
 use chrono::{DateTime, Utc};
-use rustc_hash::FxHashMap as HashMap;
+use foldhash::HashMap;
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};

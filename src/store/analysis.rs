@@ -139,7 +139,7 @@ pub fn collect_sessions(lf: LazyFrame, sessions: &HashSet<String>) -> PolarsResu
 pub fn of_sessions(df: &DataFrame, sessions: &HashSet<String>) -> PolarsResult<BooleanChunked> {
     // A whole table's ids are tested against a few sessions: a fast hash,
     // and no copy of the column.
-    let wanted: rustc_hash::FxHashSet<&str> = sessions.iter().map(String::as_str).collect();
+    let wanted: foldhash::HashSet<&str> = sessions.iter().map(String::as_str).collect();
     let ids = df.column(c::SESSION_ID)?.str()?;
     Ok(BooleanChunked::from_iter_values("of".into(), ids.iter().map(|s| wanted.contains(s.unwrap_or("")))))
 }

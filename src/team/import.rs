@@ -26,10 +26,11 @@ use crate::store::frames::Cols;
 use crate::store::manifest::STORE_SCHEMA;
 use crate::store::Store;
 use chrono::{DateTime, SecondsFormat, Utc};
+use foldhash::{HashSet, HashSetExt};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 

@@ -9,8 +9,8 @@
 
 use super::bundle::Bundle;
 use crate::model::{safe_name, Text, MAX_NAME};
+use foldhash::{HashMap as FoldMap, HashSet as FoldSet};
 use polars::prelude::*;
-use rustc_hash::{FxHashMap, FxHashSet};
 use std::borrow::Cow;
 
 /// The values an export changed to keep the rule.
@@ -85,8 +85,8 @@ pub fn neutralise(b: &mut Bundle) -> PolarsResult<Renamed> {
 /// that holds it.
 #[derive(Default)]
 struct Names {
-    seen: FxHashSet<String>,
-    texts: FxHashMap<Text, Text>,
+    seen: FoldSet<String>,
+    texts: FoldMap<Text, Text>,
     first: Option<(&'static str, String)>,
 }
 

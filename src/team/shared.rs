@@ -8,8 +8,9 @@ use crate::model::columns as c;
 use crate::model::Request;
 use crate::store::frames::Cols;
 use crate::store::Store;
+use foldhash::{HashMap, HashMapExt};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// How many shared message ids an outcome lists by name.
 const SHARED_EXAMPLES: usize = 5;

@@ -3,7 +3,7 @@
 
 use super::{bool_column, f64_column, opt_u64_column, text_column, time_column, u64_column, Cols};
 use crate::model::columns as c;
-use crate::model::{Interner, Request, TokenCounts};
+use crate::model::{ColumnInterner, Request, TokenCounts};
 use polars::prelude::*;
 use rayon::prelude::*;
 use std::borrow::Borrow;
@@ -86,32 +86,32 @@ fn read(df: &DataFrame, held: Held) -> PolarsResult<Vec<Request>> {
     let (user, machine) = (k.str(c::USER)?, text(c::MACHINE)?);
     let (reason, missed) = (k.str_or_empty(c::SERVER_REASON)?, k.opt_u64_or_none(c::SERVER_MISSED_TOKENS)?);
     // Repeated values (a session's id, its project, the models) share one
-    // allocation.
-    let mut n = Interner::default();
+    // allocation; one slot per text column, in the order below.
+    let mut n: ColumnInterner<'_, 13> = ColumnInterner::default();
     Ok((0..height)
         .map(|i| Request {
             time: time[i],
-            session_id: n.get(session[i]),
-            thread: n.get(thread[i]),
-            project: n.get(project[i]),
-            cwd: n.get(cwd[i]),
-            git_branch: n.get(branch[i]),
-            version: n.get(version[i]),
-            model: n.get(model[i]),
+            session_id: n.get(0, session[i]),
+            thread: n.get(1, thread[i]),
+            project: n.get(2, project[i]),
+            cwd: n.get(3, cwd[i]),
+            git_branch: n.get(4, branch[i]),
+            version: n.get(5, version[i]),
+            model: n.get(6, model[i]),
             tokens: tokens[i],
             web_search: web[i],
-            speed: n.get(speed[i]),
-            inference_geo: n.get(geo[i]),
-            server_reason: n.get(&crate::model::server_reason(reason[i])),
+            speed: n.get(7, speed[i]),
+            inference_geo: n.get(8, geo[i]),
+            server_reason: n.get_as(9, reason[i], crate::model::server_reason),
             server_missed_tokens: missed[i],
             is_sidechain: side[i],
             cost_usd: cost[i],
-            source: n.get(source[i]),
+            source: n.get(10, source[i]),
             line: line[i],
             message_id: msg[i].to_owned(),
             request_id: req[i].to_owned(),
-            user: n.get(user[i]),
-            machine: n.get(machine[i]),
+            user: n.get(11, user[i]),
+            machine: n.get(12, machine[i]),
         })
         .collect())
 }
