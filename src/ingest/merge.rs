@@ -245,6 +245,8 @@ fn merge_with(
     a.and(b)?;
     let stored = analysis?;
     lap("wrote tables");
+    drop(fresh);
+    crate::lanes::free_beside(all);
     let scope = if whole { Changed::All } else { Changed::Sessions(changed) };
     Ok((Merged { requests: n, unknown }, scope, stored))
 }

@@ -22,7 +22,8 @@ pub(crate) fn text_column<'a>(name: &str, values: impl Iterator<Item = &'a str>)
     let mut bytes: Vec<u8> = Vec::new();
     let mut last: Option<(&str, View)> = None;
     for value in values {
-        if let Some((v, view)) = last.filter(|(v, _)| *v == value) {
+        // The same interned value (one pointer) is common and skips the comparison.
+        if let Some((v, view)) = last.filter(|(v, _)| std::ptr::eq(*v, value) || *v == value) {
             views.push(view);
             last = Some((v, view));
             continue;
@@ -66,6 +67,48 @@ mod tests {
         let buffers: usize = c.str()?.downcast_iter().map(|a| a.total_buffer_len()).sum();
         // The long value twice (it came back after "short"), the other once.
         assert_eq!(buffers, 2 * long.len() + rows[5].len());
+        Ok(())
+    }
+
+    /// The patched writer (vendor/polars-parquet/PATCHED.md) encodes a
+    /// column of repeated neighbours as a dictionary in one pass; a column
+    /// of other shapes takes polars' own way. Every column reads back as
+    /// written.
+    #[test]
+    fn repeated_neighbours_are_written_as_a_dictionary() -> PolarsResult<()> {
+        let n = 4_000;
+        let session = |i: usize| format!("session-{:08}-with-a-long-id", i / 500);
+        let grouped: Vec<String> = (0..n).map(session).collect();
+        let unique: Vec<String> = (0..n).map(|i| format!("msg_{i:020}")).collect();
+        let alternating: Vec<&str> = (0..n).map(|i| if i % 2 == 0 { "claude-opus-4-6" } else { "x" }).collect();
+        let mut df = DataFrame::new(
+            n,
+            vec![
+                text_column("grouped", grouped.iter().map(String::as_str))?,
+                text_column("unique", unique.iter().map(String::as_str))?,
+                text_column("alternating", alternating.iter().copied())?,
+            ],
+        )?;
+        let dir = tempfile::tempdir().map_err(|e| polars_err!(ComputeError: "{e}"))?;
+        let store = crate::store::Store::open(dir.path()).map_err(|e| polars_err!(ComputeError: "{e}"))?;
+        let mut bytes = Vec::new();
+        store.parquet_writer(&mut bytes).finish(&mut df)?;
+        let mut reader = ParquetReader::new(std::io::Cursor::new(bytes.clone()));
+        let meta = reader.get_metadata()?.clone();
+        let dictionary = |name: &str| {
+            let group = &meta.row_groups[0];
+            group
+                .parquet_columns()
+                .iter()
+                .find(|c| c.descriptor().path_in_schema[0] == name)
+                .map(|c| c.dictionary_page_offset().is_some())
+        };
+        assert_eq!(dictionary("grouped"), Some(true));
+        assert_eq!(dictionary("alternating"), Some(true));
+        assert_eq!(dictionary("unique"), Some(false));
+        let back = ParquetReader::new(std::io::Cursor::new(bytes)).finish()?;
+        assert!(back.equals(&df));
+        assert_eq!(values(back.column("grouped")?)?, grouped);
         Ok(())
     }
 

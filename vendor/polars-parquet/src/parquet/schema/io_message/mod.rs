@@ -1,0 +1,3 @@
+mod from_message;
+
+pub use from_message::from_message;

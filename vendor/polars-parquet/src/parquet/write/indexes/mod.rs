@@ -1,0 +1,4 @@
+mod serialize;
+mod write;
+
+pub use write::*;
