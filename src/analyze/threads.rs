@@ -174,8 +174,8 @@ pub type SessionKey<'a> = (&'a str, &'a str);
 
 /// The last main-thread request of every `(user, session)` (by time, then
 /// message id).
-pub fn last_main(requests: &[Request]) -> HashMap<SessionKey<'_>, usize> {
-    let mut last: HashMap<SessionKey<'_>, usize> = HashMap::new();
+pub fn last_main(requests: &[Request]) -> FoldMap<SessionKey<'_>, usize> {
+    let mut last: FoldMap<SessionKey<'_>, usize> = FoldMap::default();
     for (i, r) in requests.iter().enumerate() {
         if r.thread != MAIN_THREAD {
             continue;

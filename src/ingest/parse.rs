@@ -190,8 +190,13 @@ impl FileParser<'_, '_> {
             rest.extend_from_slice(&trimmed[..a]);
             rest.extend_from_slice(b"null");
             rest.extend_from_slice(&trimmed[b..]);
+            // The line is handed on by reference: it is about a kilobyte.
             let parsed = std::str::from_utf8(&rest).ok().and_then(|text| serde_json::from_str::<Line>(text).ok());
-            let done = parsed.map(|l| self.interpret(l, line_no)).is_some();
+            let done = parsed.is_some();
+            if let Some(l) = &parsed {
+                self.interpret(l, line_no);
+            }
+            drop(parsed);
             self.cut = rest;
             if done {
                 return;
@@ -203,7 +208,7 @@ impl FileParser<'_, '_> {
             Ok(text) => serde_json::from_str::<Line>(text),
             Err(_) => serde_json::from_slice::<Line>(trimmed),
         };
-        match parsed {
+        match &parsed {
             Ok(l) => self.interpret(l, line_no),
             Err(e) => self.bad(line_no, e.to_string()),
         }
@@ -213,25 +218,25 @@ impl FileParser<'_, '_> {
         self.rows.problems.push(BadLine { path: self.file.path.clone(), line, reason });
     }
 
-    fn interpret(&mut self, l: Line, line_no: u64) {
+    fn interpret(&mut self, l: &Line, line_no: u64) {
         if l.is_sidechain.0 && l.agent_id.get().is_none() && self.file.agent.is_none() {
             if let Some(u) = l.uuid.get() {
                 self.links.link(u, l.parent_uuid.get());
             }
         }
         match l.kind.as_str() {
-            "assistant" => self.assistant(&l, line_no),
-            "system" if l.subtype.as_str() == "compact_boundary" => self.compaction(&l, Boundary::Compact, line_no),
-            "system" if l.subtype.as_str() == "model_refusal_fallback" => self.refusal(&l, line_no),
+            "assistant" => self.assistant(l, line_no),
+            "system" if l.subtype.as_str() == "compact_boundary" => self.compaction(l, Boundary::Compact, line_no),
+            "system" if l.subtype.as_str() == "model_refusal_fallback" => self.refusal(l, line_no),
             "system" if l.subtype.as_str() == "microcompact_boundary" => {
-                self.compaction(&l, Boundary::Microcompact, line_no)
+                self.compaction(l, Boundary::Microcompact, line_no)
             }
             "user" if l.is_compact_summary.0 && l.parent_uuid.get().is_none() => {
-                self.compaction(&l, Boundary::Compact, line_no)
+                self.compaction(l, Boundary::Compact, line_no)
             }
-            "summary" => self.title(&l, TitleKind::Summary, l.summary.get(), line_no),
-            "ai-title" => self.title(&l, TitleKind::AiTitle, l.ai_title.get(), line_no),
-            "custom-title" => self.title(&l, TitleKind::Custom, l.custom_title.get(), line_no),
+            "summary" => self.title(l, TitleKind::Summary, l.summary.get(), line_no),
+            "ai-title" => self.title(l, TitleKind::AiTitle, l.ai_title.get(), line_no),
+            "custom-title" => self.title(l, TitleKind::Custom, l.custom_title.get(), line_no),
             _ => {}
         }
     }

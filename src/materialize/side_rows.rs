@@ -16,8 +16,8 @@ use crate::model::columns as c;
 use crate::model::{Call, Compaction, Request, TokenCounts};
 use crate::pricing::Rates;
 use crate::store::frames::{f64_column, opt_f64_column, str_column, time_column, u64_column};
+use foldhash::HashMap as FoldMap;
 use polars::prelude::*;
-use std::collections::HashMap;
 
 /// The label table of `compactions` (whole sessions of `thread`).
 pub fn labels_frame(thread: &[Request], compactions: &[Compaction]) -> PolarsResult<DataFrame> {
@@ -61,16 +61,23 @@ pub fn session_analysis_frame(
 ) -> PolarsResult<DataFrame> {
     let reports = compaction_report(thread, caches, compactions, &CompactionParams::default());
     let last = last_main(thread);
-    let mut call_models: HashMap<(&str, &str), Vec<&str>> = HashMap::new();
+    let mut call_models: FoldMap<(&str, &str), Vec<&str>> = FoldMap::default();
     for k in calls {
         call_models.entry((k.user.as_str(), k.message_id.as_str())).or_default().push(k.model.as_str());
     }
-    let mut models: HashMap<(&str, &str), HashMap<&str, u64>> = HashMap::new();
-    for r in thread {
-        let m = models.entry((r.user.as_str(), r.session_id.as_str())).or_default();
-        *m.entry(r.model.as_str()).or_default() += 1;
-        for k in call_models.get(&(r.user.as_str(), r.message_id.as_str())).into_iter().flatten() {
-            m.entry(k).or_default();
+    // Each session's models, counted a run of one session's rows at a time
+    // (the rows come grouped by session).
+    let mut models: FoldMap<(&str, &str), FoldMap<&str, u64>> = FoldMap::default();
+    for run in thread.chunk_by(|a, b| (&a.user, &a.session_id) == (&b.user, &b.session_id)) {
+        let m = models.entry((run[0].user.as_str(), run[0].session_id.as_str())).or_default();
+        for r in run {
+            *m.entry(r.model.as_str()).or_default() += 1;
+            if call_models.is_empty() {
+                continue;
+            }
+            for k in call_models.get(&(r.user.as_str(), r.message_id.as_str())).into_iter().flatten() {
+                m.entry(k).or_default();
+            }
         }
     }
     let rows: Vec<(&SessionCompaction, &Request, &RequestCache)> = reports
