@@ -90,6 +90,8 @@ enum IgnoredOr<T> {
 }
 
 /// One JSONL line. Only what usage, threads, compactions and titles need.
+/// The nested objects are boxed: serde moves a line's fields several
+/// times while it builds it, and the line stays about half a kilobyte.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub struct Line<'a> {
@@ -122,12 +124,12 @@ pub struct Line<'a> {
     #[serde(rename = "isCompactSummary")]
     pub is_compact_summary: Flag,
     #[serde(borrow)]
-    pub message: Option<Message<'a>>,
+    pub message: Option<Box<Message<'a>>>,
     #[serde(rename = "compactMetadata")]
-    pub compact: Option<CompactMeta<'a>>,
+    pub compact: Option<Box<CompactMeta<'a>>>,
     /// `microcompactMetadata` of a `microcompact_boundary` line (v2).
     #[serde(rename = "microcompactMetadata")]
-    pub microcompact: Option<CompactMeta<'a>>,
+    pub microcompact: Option<Box<CompactMeta<'a>>>,
     #[serde(borrow)]
     pub summary: Text<'a>,
     #[serde(rename = "aiTitle", borrow)]
