@@ -7,7 +7,7 @@
 //! other (`Utf8View`).
 
 use polars::prelude::*;
-use polars_arrow::array::{Utf8ViewArray, View};
+use polars_arrow::array::{BinaryViewArray, View};
 use polars_arrow::datatypes::ArrowDataType;
 use polars_buffer::Buffer;
 
@@ -45,7 +45,10 @@ pub(crate) fn text_column<'a>(name: &str, values: impl Iterator<Item = &'a str>)
     if !bytes.is_empty() {
         buffers.push(bytes.into());
     }
-    let array = Utf8ViewArray::try_new(ArrowDataType::Utf8View, views.into(), buffers.into(), None)?;
+    // Checked as bytes, then as UTF-8 a buffer at a time: `Utf8ViewArray::try_new`
+    // checks each view's bytes, so a value shared by many rows was checked
+    // once per row.
+    let array = BinaryViewArray::try_new(ArrowDataType::BinaryView, views.into(), buffers.into(), None)?.to_utf8view()?;
     Ok(StringChunked::with_chunk(name.into(), array).into_column())
 }
 
