@@ -48,7 +48,8 @@ pub(crate) fn text_column<'a>(name: &str, values: impl Iterator<Item = &'a str>)
     // Checked as bytes, then as UTF-8 a buffer at a time: `Utf8ViewArray::try_new`
     // checks each view's bytes, so a value shared by many rows was checked
     // once per row.
-    let array = BinaryViewArray::try_new(ArrowDataType::BinaryView, views.into(), buffers.into(), None)?.to_utf8view()?;
+    let array =
+        BinaryViewArray::try_new(ArrowDataType::BinaryView, views.into(), buffers.into(), None)?.to_utf8view()?;
     Ok(StringChunked::with_chunk(name.into(), array).into_column())
 }
 
@@ -75,8 +76,8 @@ mod tests {
 
     /// The patched writer (vendor/polars-parquet/PATCHED.md) encodes a
     /// column of repeated neighbours as a dictionary in one pass; a column
-    /// of other shapes takes polars' own way. Every column reads back as
-    /// written.
+    /// of other shapes takes polars' own way, and a float column is plain
+    /// as polars writes it. Every column reads back as written.
     #[test]
     fn repeated_neighbours_are_written_as_a_dictionary() -> PolarsResult<()> {
         let n = 4_000;
@@ -90,6 +91,7 @@ mod tests {
                 text_column("grouped", grouped.iter().map(String::as_str))?,
                 text_column("unique", unique.iter().map(String::as_str))?,
                 text_column("alternating", alternating.iter().copied())?,
+                Column::new("rate".into(), (0..n).map(|i| if i < n / 2 { 3.0 } else { 15.0 }).collect::<Vec<f64>>()),
             ],
         )?;
         let dir = tempfile::tempdir().map_err(|e| polars_err!(ComputeError: "{e}"))?;
@@ -109,6 +111,8 @@ mod tests {
         assert_eq!(dictionary("grouped"), Some(true));
         assert_eq!(dictionary("alternating"), Some(true));
         assert_eq!(dictionary("unique"), Some(false));
+        // Floats are written plain, the estimate of their cardinality skipped.
+        assert_eq!(dictionary("rate"), Some(false));
         let back = ParquetReader::new(std::io::Cursor::new(bytes)).finish()?;
         assert!(back.equals(&df));
         assert_eq!(values(back.column("grouped")?)?, grouped);

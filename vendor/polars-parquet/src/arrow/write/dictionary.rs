@@ -254,6 +254,15 @@ pub(crate) fn encode_as_dictionary_optional(
     if let Some(array) = dictionary_of_runs(array) {
         return Some(array_to_pages(&array, type_, nested, options, Encoding::RleDictionary));
     }
+    // cachewise patch: a float column is written plain without estimating
+    // its cardinality: the cast below has no float case, so it fails and
+    // the column is written plain whatever the estimate says.
+    if matches!(
+        array.dtype().to_physical_type(),
+        PhysicalType::Primitive(PT::Float32 | PT::Float64)
+    ) {
+        return None;
+    }
 
     let dtype = Box::new(array.dtype().clone());
 
