@@ -91,7 +91,7 @@ enum IgnoredOr<T> {
 
 /// One JSONL line. Only what usage, threads, compactions and titles need.
 /// The nested objects are boxed: serde moves a line's fields several
-/// times while it builds it, and the line stays about half a kilobyte.
+/// times while it builds it, and each move copies the whole struct.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub struct Line<'a> {
