@@ -3,7 +3,8 @@
 //! each lane is a thread taking the next item until none is left, so at
 //! most `lanes` items are in memory at once. (A rayon iterator does not
 //! bound that: a worker waiting on polars' pool steals further items of
-//! its own.) Hands back the results in the items' order.
+//! its own.) Hands back the results in the items' order. Also
+//! `free_beside`: a large value freed on a thread of its own.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;

@@ -192,10 +192,7 @@ impl FileParser<'_, '_> {
             rest.extend_from_slice(&trimmed[b..]);
             // The line is handed on by reference: a move copies the whole struct.
             let parsed = std::str::from_utf8(&rest).ok().and_then(|text| serde_json::from_str::<Line>(text).ok());
-            let done = parsed.is_some();
-            if let Some(l) = &parsed {
-                self.interpret(l, line_no);
-            }
+            let done = parsed.as_ref().map(|l| self.interpret(l, line_no)).is_some();
             drop(parsed);
             self.cut = rest;
             if done {

@@ -72,9 +72,6 @@ pub fn session_analysis_frame(
         let m = models.entry((run[0].user.as_str(), run[0].session_id.as_str())).or_default();
         for r in run {
             *m.entry(r.model.as_str()).or_default() += 1;
-            if call_models.is_empty() {
-                continue;
-            }
             for k in call_models.get(&(r.user.as_str(), r.message_id.as_str())).into_iter().flatten() {
                 m.entry(k).or_default();
             }
