@@ -152,7 +152,10 @@ pub fn usages(view: &StoreView, groupings: &[Grouping], q: &Query) -> Result<Vec
         return groupings.iter().zip(frames).map(report).collect();
     }
     let one = |g: Grouping| {
-        let selected = q.prepare(lf.clone(), g)?.select(columns(g, true)).collect()?;
+        let mut names = stored_columns(&[g], q);
+        names.extend(calls::KEY_COLUMNS.iter().chain([&c::SPEED]).filter(|n| !names.contains(n)).collect::<Vec<_>>());
+        let rows = one_chunk(q.filter(lf.clone())?, &names)?;
+        let selected = q.keyed(rows.lazy(), g)?.select(columns(g, true)).collect()?;
         finish(view, &lf, g, q, with_calls(selected, g, q, stored_calls)?)
     };
     groupings.iter().map(|g| one(*g)).collect()
@@ -188,7 +191,7 @@ fn finish(
 
 /// The stored columns the usage reports of `groupings` read, before their
 /// keys are added (`Query::keyed`).
-fn stored_columns(groupings: &[Grouping], q: &Query) -> Vec<Expr> {
+fn stored_columns(groupings: &[Grouping], q: &Query) -> Vec<&'static str> {
     let mut names: Vec<&str> = [c::TIME, c::MODEL].into_iter().chain(c::TOKENS).chain([c::COST_USD]).collect();
     if groupings.iter().any(|g| !g.is_period()) {
         names.push(c::PROJECT);
@@ -199,7 +202,18 @@ fn stored_columns(groupings: &[Grouping], q: &Query) -> Vec<Expr> {
     if q.breakdown || groupings.contains(&Grouping::Model) {
         names.push(c::SPEED);
     }
-    names.into_iter().map(col).collect()
+    names
+}
+
+/// The columns `names` of the rows of `lf`, as one chunk. Polars projects
+/// a frame of several chunks (a Parquet file's row groups) a chunk at a
+/// time and stacks the results, which writes a literal column (a period's
+/// empty project and sub) out row by row; over one chunk a literal stays
+/// one value until the grouping (a tenth of a warm daily report).
+fn one_chunk(lf: LazyFrame, names: &[&str]) -> PolarsResult<DataFrame> {
+    let mut df = lf.select(names.iter().map(|n| col(*n)).collect::<Vec<_>>()).collect()?;
+    df.rechunk_mut();
+    Ok(df)
 }
 
 /// The columns a usage report reads (`with_calls`: and the calls' keys).
@@ -235,7 +249,7 @@ fn by_slices(
     let mut models: Vec<String> = Vec::new();
     let stored = stored_columns(groupings, q);
     for_each_slice_of(lf, n, q, rows, |slice| {
-        let df = q.filter(slice)?.select(stored.clone()).collect()?;
+        let df = one_chunk(q.filter(slice)?, &stored)?;
         models.extend(distinct_models(&df)?);
         for (g, parts) in groupings.iter().zip(&mut parts) {
             let keyed = q.keyed(df.clone().lazy(), *g)?.select(columns(*g, false)).collect()?;
