@@ -59,6 +59,8 @@ struct FileParser<'f, 'l> {
     links: &'l mut Links,
     /// One `Text` per value the file repeats.
     names: Interner,
+    /// The values the last request's fields took (`Interner::get_after`).
+    recent: Recent,
     /// The calls of `rows.requests[i]`'s kept line, by `i`.
     calls: HashMap<usize, Vec<LineCall>>,
     /// A line with its content cut out (`skip`), reused.
@@ -70,6 +72,17 @@ struct FileParser<'f, 'l> {
     /// The clock the caller read, and `MAX_AHEAD` past it: a later stamp is bad.
     now: DateTime<Utc>,
     latest: DateTime<Utc>,
+}
+
+/// The last request's value of each field the file's requests repeat.
+#[derive(Default)]
+struct Recent {
+    cwd: Option<Text>,
+    git_branch: Option<Text>,
+    version: Option<Text>,
+    model: Option<Text>,
+    speed: Option<Text>,
+    inference_geo: Option<Text>,
 }
 
 /// Values of a file's requests that do not depend on the line.
@@ -120,6 +133,7 @@ impl<'f, 'l> Parser<'f, 'l> {
             by_key: HashMap::default(),
             links,
             names,
+            recent: Recent::default(),
             calls: HashMap::default(),
             cut: Vec::new(),
             same,
@@ -368,21 +382,25 @@ impl FileParser<'_, '_> {
             }
         };
         let thread = self.thread(l);
-        let n = &mut self.names;
+        let (n, last) = (&mut self.names, &mut self.recent);
+        let server_reason = match l.reason_kind() {
+            "" => self.same.empty.clone(),
+            raw => n.get(&crate::model::server_reason(raw)),
+        };
         Request {
             time,
             session_id,
             thread,
             project: self.same.project.clone(),
-            cwd: n.get(l.cwd.as_str()),
-            git_branch: n.get(l.git_branch.as_str()),
-            version: n.get(l.version.as_str()),
-            model: n.get(model),
+            cwd: n.get_after(&mut last.cwd, l.cwd.as_str()),
+            git_branch: n.get_after(&mut last.git_branch, l.git_branch.as_str()),
+            version: n.get_after(&mut last.version, l.version.as_str()),
+            model: n.get_after(&mut last.model, model),
             tokens,
             web_search: usage.server_tool_use.as_ref().and_then(|s| s.web_search_requests).unwrap_or(0),
-            speed: n.get(usage.speed.as_str()),
-            inference_geo: n.get(usage.inference_geo.as_str()),
-            server_reason: n.get(&crate::model::server_reason(l.reason_kind())),
+            speed: n.get_after(&mut last.speed, usage.speed.as_str()),
+            inference_geo: n.get_after(&mut last.inference_geo, usage.inference_geo.as_str()),
+            server_reason,
             server_missed_tokens: l.reason_tokens(),
             is_sidechain: l.is_sidechain.0,
             cost_usd: 0.0,
