@@ -7,7 +7,7 @@
 //! line without a newline is left for a later read.
 
 use super::discover::SourceFile;
-use super::line::{Line, Usage};
+use super::line::Line;
 use super::sidechain::Links;
 use super::soft::{BadLine, Problems};
 pub use super::usage::MAX_WEB_SEARCHES;
@@ -19,6 +19,7 @@ use foldhash::HashMap;
 
 mod calls;
 mod other;
+mod request;
 mod stamp;
 
 /// How far after the clock a line's timestamp may be (clocks drift, zones
@@ -60,7 +61,7 @@ struct FileParser<'f, 'l> {
     /// One `Text` per value the file repeats.
     names: Interner,
     /// The values the last request's fields took (`Interner::get_after`).
-    recent: Recent,
+    recent: request::Recent,
     /// The calls of `rows.requests[i]`'s kept line, by `i`.
     calls: HashMap<usize, Vec<LineCall>>,
     /// A line with its content cut out (`skip`), reused.
@@ -72,17 +73,6 @@ struct FileParser<'f, 'l> {
     /// The clock the caller read, and `MAX_AHEAD` past it: a later stamp is bad.
     now: DateTime<Utc>,
     latest: DateTime<Utc>,
-}
-
-/// The last request's value of each field the file's requests repeat.
-#[derive(Default)]
-struct Recent {
-    cwd: Option<Text>,
-    git_branch: Option<Text>,
-    version: Option<Text>,
-    model: Option<Text>,
-    speed: Option<Text>,
-    inference_geo: Option<Text>,
 }
 
 /// Values of a file's requests that do not depend on the line.
@@ -133,7 +123,7 @@ impl<'f, 'l> Parser<'f, 'l> {
             by_key: HashMap::default(),
             links,
             names,
-            recent: Recent::default(),
+            recent: request::Recent::default(),
             calls: HashMap::default(),
             cut: Vec::new(),
             same,
@@ -360,56 +350,6 @@ impl FileParser<'_, '_> {
                 self.last = Some(i);
                 self.keep_calls(i, calls);
             }
-        }
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn request(
-        &mut self,
-        l: &Line,
-        usage: &Usage,
-        tokens: TokenCounts,
-        model: &str,
-        (message_id, request_id): (String, String),
-        line: u64,
-        time: DateTime<Utc>,
-    ) -> Request {
-        let session_id = match &self.same.session {
-            Some(s) => s.clone(),
-            None => {
-                let s = self.session(l);
-                self.names.get(&s)
-            }
-        };
-        let thread = self.thread(l);
-        let (n, last) = (&mut self.names, &mut self.recent);
-        let server_reason = match l.reason_kind() {
-            "" => self.same.empty.clone(),
-            raw => n.get(&crate::model::server_reason(raw)),
-        };
-        Request {
-            time,
-            session_id,
-            thread,
-            project: self.same.project.clone(),
-            cwd: n.get_after(&mut last.cwd, l.cwd.as_str()),
-            git_branch: n.get_after(&mut last.git_branch, l.git_branch.as_str()),
-            version: n.get_after(&mut last.version, l.version.as_str()),
-            model: n.get_after(&mut last.model, model),
-            tokens,
-            web_search: usage.server_tool_use.as_ref().and_then(|s| s.web_search_requests).unwrap_or(0),
-            speed: n.get_after(&mut last.speed, usage.speed.as_str()),
-            inference_geo: n.get_after(&mut last.inference_geo, usage.inference_geo.as_str()),
-            server_reason,
-            server_missed_tokens: l.reason_tokens(),
-            is_sidechain: l.is_sidechain.0,
-            cost_usd: 0.0,
-            source: self.same.source.clone(),
-            line,
-            message_id,
-            request_id,
-            user: self.same.empty.clone(),
-            machine: self.same.empty.clone(),
         }
     }
 }
