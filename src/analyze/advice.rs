@@ -21,6 +21,7 @@ use crate::model::{Compaction, Request, MAIN_THREAD};
 use crate::pricing::Rates;
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::Serialize;
+use std::borrow::Borrow;
 
 /// Growth per turn when the session has no growing main-thread hit.
 pub const DEFAULT_GROWTH_TOKENS: f64 = 2000.0;
@@ -164,12 +165,12 @@ fn main_thread(session_id: &str, requests: &[Request]) -> Vec<usize> {
 
 /// `G`: median positive growth over main-thread hits, else the default. A
 /// hit's previous prompt is its expected prefix `E = P_{i-1}` (stored).
-pub(crate) fn growth(main: &[usize], requests: &[Request], caches: &[RequestCache]) -> Option<f64> {
+pub(crate) fn growth<R: Borrow<Request>>(main: &[usize], requests: &[R], caches: &[RequestCache]) -> Option<f64> {
     let diffs: Vec<f64> = main
         .iter()
         .filter(|&&i| caches[i].class == CacheClass::Hit)
         .filter_map(|&i| {
-            let d = requests[i].tokens.prompt() as i64 - caches[i].expected_prefix as i64;
+            let d = requests[i].borrow().tokens.prompt() as i64 - caches[i].expected_prefix as i64;
             (d > 0).then_some(d as f64)
         })
         .collect();

@@ -11,6 +11,7 @@ use super::threads::{thread_calls, CompactionTimes, SessionTimes, ThreadCall, Th
 use crate::model::{Compaction, Request, TokenCounts, MAIN_THREAD};
 use crate::pricing::Rates;
 use serde::Serialize;
+use std::borrow::Borrow;
 
 /// What happened to the prompt cache at one request (cache-model v2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -171,11 +172,15 @@ pub struct RequestCache {
 ///
 /// Requests may arrive in any order: they are grouped by
 /// `(user, session_id, thread)` and ordered by time, then `message_id`.
-pub fn analyze(requests: &[Request], compactions: &[Compaction], rates: &dyn RateSource) -> Vec<RequestCache> {
+pub fn analyze<R: Borrow<Request>>(
+    requests: &[R],
+    compactions: &[Compaction],
+    rates: &dyn RateSource,
+) -> Vec<RequestCache> {
     // What each request paid (`rates_for` on `Basis::Request`), each model
     // name resolved once.
     let mut out: Vec<RequestCache> = rates
-        .request_rates_each(requests)
+        .request_rates_each(&mut requests.iter().map(Borrow::borrow))
         .into_iter()
         .enumerate()
         .map(|(i, rates)| RequestCache {
@@ -190,7 +195,7 @@ pub fn analyze(requests: &[Request], compactions: &[Compaction], rates: &dyn Rat
             miss_cost_usd: 0.0,
             prev: None,
             lineage_first: i,
-            lineage_first_read: requests[i].tokens.cache_read,
+            lineage_first_read: requests[i].borrow().tokens.cache_read,
             rates,
         })
         .collect();
@@ -261,16 +266,21 @@ fn miss_cost(t: &TokenCounts, rates: Option<&Rates>, b: u64) -> f64 {
 
 /// Classifies one thread's requests (indices in time order), walking the
 /// thread's calls (`thread_calls`).
-fn classify_thread(requests: &[Request], thread: &[usize], comp: &CompactionTimes<'_>, out: &mut [RequestCache]) {
+fn classify_thread<R: Borrow<Request>>(
+    requests: &[R],
+    thread: &[usize],
+    comp: &CompactionTimes<'_>,
+    out: &mut [RequestCache],
+) {
     let Some(&first) = thread.first() else { return };
-    let comp = comp.of_session(&requests[first]);
+    let comp = comp.of_session(requests[first].borrow());
     let mut prev: Option<ThreadCall<'_>> = None;
     let mut lineage_ttl: Option<u32> = None;
     let mut lineage_first = first;
     for call in thread_calls(requests, thread) {
         let (i, t) = (call.request, call.tokens);
-        let cur = &requests[i];
-        let prev_req = prev.map(|p| &requests[p.request]);
+        let cur = requests[i].borrow();
+        let prev_req = prev.map(|p| requests[p.request].borrow());
         let ttl_s = prev.map_or(TTL_5M_S, |p| out[p.request].ttl_after_s);
         let gap_s = prev_req.map(|p| (cur.time - p.time).as_seconds_f64());
         let own = t.cache_write() + t.input;
@@ -298,7 +308,7 @@ fn classify_thread(requests: &[Request], thread: &[usize], comp: &CompactionTime
             c.rebuilt_tokens = own;
         }
         c.lineage_first = lineage_first;
-        c.lineage_first_read = requests[lineage_first].tokens.cache_read;
+        c.lineage_first_read = requests[lineage_first].borrow().tokens.cache_read;
         c.miss_cost_usd = miss_cost(t, c.rates.as_ref(), c.rebuilt_tokens);
         if let Some(w) = wrote_ttl(t) {
             lineage_ttl = Some(w);

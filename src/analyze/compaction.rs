@@ -21,6 +21,7 @@ use super::threads::ThreadIndex;
 use crate::model::{Boundary, Compaction, Request};
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
+use std::borrow::Borrow;
 use std::collections::HashMap;
 
 /// Longest time from an `acompact-*` request to its boundary.
@@ -91,17 +92,17 @@ fn match_acompact(comps: &[&Compaction], t: DateTime<Utc>) -> Option<usize> {
 }
 
 /// Seconds from the last main-thread request at or before `t` to `t`.
-fn gap_before(main: &[usize], requests: &[Request], t: DateTime<Utc>) -> Option<f64> {
-    let k = main.partition_point(|&i| requests[i].time <= t);
-    k.checked_sub(1).map(|k| (t - requests[main[k]].time).as_seconds_f64())
+fn gap_before<R: Borrow<Request>>(main: &[usize], requests: &[R], t: DateTime<Utc>) -> Option<f64> {
+    let k = main.partition_point(|&i| requests[i].borrow().time <= t);
+    k.checked_sub(1).map(|k| (t - requests[main[k]].borrow().time).as_seconds_f64())
 }
 
 /// Costs of a session's compactions (`comps` sorted by time).
-fn costs(
+fn costs<R: Borrow<Request>>(
     comps: &[&Compaction],
     main: &[usize],
     acompact: &[&[usize]],
-    requests: &[Request],
+    requests: &[R],
     caches: &[RequestCache],
 ) -> Vec<CompactionCost> {
     let mut out: Vec<CompactionCost> = comps
@@ -118,17 +119,17 @@ fn costs(
         })
         .collect();
     for thread in acompact {
-        let Some(k) = match_acompact(comps, requests[thread[0]].time) else {
+        let Some(k) = match_acompact(comps, requests[thread[0]].borrow().time) else {
             continue;
         };
         for &i in *thread {
-            let r = &requests[i];
+            let r = requests[i].borrow();
             out[k].requests += 1;
             out[k].request_usd += request_cost(caches[i].rates.as_ref(), &r.tokens, r.web_search);
         }
     }
     for &i in main.iter().filter(|&&i| caches[i].class == CacheClass::Compaction) {
-        let k = comps.partition_point(|c| c.time <= requests[i].time);
+        let k = comps.partition_point(|c| c.time <= requests[i].borrow().time);
         if let Some(cc) = k.checked_sub(1).map(|k| &mut out[k]) {
             cc.rebuild_tokens += caches[i].rebuilt_tokens;
             cc.rebuild_usd += caches[i].miss_cost_usd;
@@ -141,16 +142,16 @@ fn costs(
 }
 
 /// The report for one session given its main thread (time order).
-fn session_report(
+fn session_report<R: Borrow<Request>>(
     main: &[usize],
     comps: &[&Compaction],
     acompact: &[&[usize]],
-    requests: &[Request],
+    requests: &[R],
     caches: &[RequestCache],
     params: &CompactionParams,
 ) -> Option<SessionCompaction> {
-    let last = &requests[*main.last()?];
-    let peak = main.iter().map(|&i| requests[i].tokens.prompt()).max().unwrap_or(0);
+    let last = requests[*main.last()?].borrow();
+    let peak = main.iter().map(|&i| requests[i].borrow().tokens.prompt()).max().unwrap_or(0);
     let (window, threshold) = if peak > LARGE_WINDOW_ABOVE {
         (1_000_000, params.window_1m_threshold)
     } else {
@@ -176,8 +177,8 @@ fn session_report(
 }
 
 /// The compaction report of every session with a main thread, by session id.
-pub fn compaction_report(
-    requests: &[Request],
+pub fn compaction_report<R: Borrow<Request>>(
+    requests: &[R],
     caches: &[RequestCache],
     compactions: &[Compaction],
     params: &CompactionParams,
@@ -193,7 +194,7 @@ pub fn compaction_report(
     let mut mains: Vec<&[usize]> = Vec::new();
     let mut acompact: HashMap<(&str, &str), Vec<&[usize]>> = HashMap::new();
     for t in index.threads() {
-        let r = &requests[t[0]];
+        let r = requests[t[0]].borrow();
         if r.thread == crate::model::MAIN_THREAD {
             mains.push(t);
         } else if r.thread.starts_with(ACOMPACT_PREFIX) {
@@ -203,7 +204,7 @@ pub fn compaction_report(
     mains
         .into_iter()
         .filter_map(|main| {
-            let r = &requests[main[0]];
+            let r = requests[main[0]].borrow();
             let key = (r.user.as_str(), r.session_id.as_str());
             let c = comps.get(&key).map_or(&[][..], |v| &v[..]);
             let a = acompact.get(&key).map_or(&[][..], |v| &v[..]);

@@ -14,6 +14,7 @@ use super::threads::{time_order, SessionKey};
 use crate::model::{Boundary, Compaction, Request, MAIN_THREAD};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
+use std::borrow::Borrow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// An `auto` compaction this soon after the last request is idle (seconds, inclusive).
@@ -52,16 +53,19 @@ pub fn trigger_label(c: &Compaction, gap_s: Option<f64>) -> &str {
 
 /// Main-thread request indices per `(user, session)` of the sessions that
 /// have a compaction, in time order.
-fn main_threads<'a>(requests: &'a [Request], compactions: &'a [Compaction]) -> HashMap<SessionKey<'a>, Vec<usize>> {
+fn main_threads<'a, R: Borrow<Request>>(
+    requests: &'a [R],
+    compactions: &'a [Compaction],
+) -> HashMap<SessionKey<'a>, Vec<usize>> {
     let mut by: HashMap<SessionKey<'a>, Vec<usize>> =
         compactions.iter().map(|c| ((c.user.as_str(), c.session_id.as_str()), Vec::new())).collect();
-    for (i, r) in requests.iter().enumerate().filter(|(_, r)| r.thread == MAIN_THREAD) {
+    for (i, r) in requests.iter().map(Borrow::borrow).enumerate().filter(|(_, r)| r.thread == MAIN_THREAD) {
         if let Some(v) = by.get_mut(&(r.user.as_str(), r.session_id.as_str())) {
             v.push(i);
         }
     }
     for v in by.values_mut() {
-        v.sort_by(|&a, &b| time_order(&requests[a], &requests[b]));
+        v.sort_by(|&a, &b| time_order(requests[a].borrow(), requests[b].borrow()));
     }
     by
 }
@@ -79,16 +83,19 @@ pub struct CompactionLabel<'a> {
 }
 
 /// The label and anchor of every `compact` boundary, in input order.
-pub fn compaction_labels<'a>(requests: &[Request], compactions: &'a [Compaction]) -> Vec<CompactionLabel<'a>> {
+pub fn compaction_labels<'a, R: Borrow<Request>>(
+    requests: &[R],
+    compactions: &'a [Compaction],
+) -> Vec<CompactionLabel<'a>> {
     let mains = main_threads(requests, compactions);
     compactions
         .iter()
         .filter(|c| c.boundary == Boundary::Compact)
         .map(|c| {
             let main = mains.get(&(c.user.as_str(), c.session_id.as_str())).map_or(&[][..], |v| &v[..]);
-            let k = main.partition_point(|&i| requests[i].time <= c.time);
+            let k = main.partition_point(|&i| requests[i].borrow().time <= c.time);
             let prev = k.checked_sub(1).map(|p| main[p]);
-            let gap_s = prev.map(|p| (c.time - requests[p].time).as_seconds_f64());
+            let gap_s = prev.map(|p| (c.time - requests[p].borrow().time).as_seconds_f64());
             CompactionLabel {
                 compaction: c,
                 label: trigger_label(c, gap_s).to_owned(),

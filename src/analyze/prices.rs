@@ -25,8 +25,8 @@ pub trait RateSource {
         self.base_rates(&r.model, at)
     }
     /// `request_rates` of each of `requests`, in order.
-    fn request_rates_each(&self, requests: &[Request]) -> Vec<Option<Rates>> {
-        requests.iter().map(|r| self.request_rates(r)).collect()
+    fn request_rates_each(&self, requests: &mut dyn Iterator<Item = &Request>) -> Vec<Option<Rates>> {
+        requests.map(|r| self.request_rates(r)).collect()
     }
 }
 
@@ -43,7 +43,7 @@ impl RateSource for PriceTable {
         self.rates(r, Basis::Session(at))
     }
 
-    fn request_rates_each(&self, requests: &[Request]) -> Vec<Option<Rates>> {
+    fn request_rates_each(&self, requests: &mut dyn Iterator<Item = &Request>) -> Vec<Option<Rates>> {
         PriceTable::request_rates_each(self, requests)
     }
 }

@@ -7,7 +7,7 @@ use crate::model::calls::{cache_calls, calls_of};
 use crate::model::{Call, Request, Text};
 use crate::pricing::PriceTable;
 use chrono::{DateTime, Utc};
-use std::borrow::{Borrow, Cow};
+use std::borrow::Borrow;
 
 /// The requests as the cache model sees them (cache-model §1 v2): a
 /// response made of several API calls is one request of its thread per
@@ -17,10 +17,7 @@ use std::borrow::{Borrow, Cow};
 /// calls belong to no thread, so their cost is not in these rows.
 /// `calls` is the stored calls table, sorted as stored.
 pub fn thread_requests(prices: &PriceTable, requests: Vec<Request>, calls: &[Call]) -> Vec<Request> {
-    match thread_rows(prices, &requests, calls) {
-        Cow::Borrowed(_) => requests,
-        Cow::Owned(rows) => rows,
-    }
+    thread_rows(prices, &requests, calls).unwrap_or(requests)
 }
 
 /// The model, version and time of each row `thread_rows` makes of
@@ -41,15 +38,14 @@ pub fn thread_keys<R: Borrow<Request>>(requests: &[R], calls: &[Call]) -> Vec<(T
     out
 }
 
-/// `thread_requests` over borrowed rows: the rows themselves when none
-/// of them has calls of its own (nothing is copied), else new rows.
-pub fn thread_rows<'a>(prices: &PriceTable, requests: &'a [Request], calls: &[Call]) -> Cow<'a, [Request]> {
-    let Some(first) = requests.iter().position(|r| !calls_of(calls, r).is_empty()) else {
-        return Cow::Borrowed(requests);
-    };
+/// `thread_requests` over borrowed rows (or references to them): None
+/// when none of them has calls of its own (the rows themselves are the
+/// thread rows, and nothing is copied), else the new rows.
+pub fn thread_rows<R: Borrow<Request>>(prices: &PriceTable, requests: &[R], calls: &[Call]) -> Option<Vec<Request>> {
+    let first = requests.iter().position(|r| !calls_of(calls, r.borrow()).is_empty())?;
     let mut out = Vec::with_capacity(requests.len() + 1);
-    out.extend_from_slice(&requests[..first]);
-    for r in &requests[first..] {
+    out.extend(requests[..first].iter().map(|r| r.borrow().clone()));
+    for r in requests[first..].iter().map(Borrow::borrow) {
         let own = calls_of(calls, r);
         if own.is_empty() {
             out.push(r.clone());
@@ -62,5 +58,5 @@ pub fn thread_rows<'a>(prices: &PriceTable, requests: &'a [Request], calls: &[Ca
             out.push(row);
         }
     }
-    Cow::Owned(out)
+    Some(out)
 }

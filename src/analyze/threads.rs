@@ -10,6 +10,7 @@
 use crate::model::{Boundary, Compaction, Request, TokenCounts, MAIN_THREAD};
 use chrono::{DateTime, Utc};
 use foldhash::HashMap as FoldMap;
+use std::borrow::Borrow;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -37,11 +38,14 @@ impl ThreadIndex {
     /// Groups `requests` (in any order) by `(user, session_id, thread)`.
     /// Each distinct thread key is replaced by its rank among the keys, so
     /// the sort compares integers where it compared three strings.
-    pub fn build(requests: &[Request]) -> ThreadIndex {
+    pub fn build<R: Borrow<Request>>(requests: &[R]) -> ThreadIndex {
         let rank = thread_ranks(requests);
         let mut order: Vec<usize> = (0..requests.len()).collect();
         order.sort_unstable_by(|&a, &b| {
-            rank[a].cmp(&rank[b]).then_with(|| time_order(&requests[a], &requests[b])).then_with(|| a.cmp(&b))
+            rank[a]
+                .cmp(&rank[b])
+                .then_with(|| time_order(requests[a].borrow(), requests[b].borrow()))
+                .then_with(|| a.cmp(&b))
         });
         let mut runs = Vec::new();
         let mut start = 0;
@@ -63,12 +67,12 @@ impl ThreadIndex {
 /// For each request, the rank of its thread key among the distinct keys
 /// (equal keys, equal ranks; ranks ordered as the keys are). A request of
 /// the thread of the one before it (the usual case) is not hashed.
-fn thread_ranks(requests: &[Request]) -> Vec<u32> {
+fn thread_ranks<R: Borrow<Request>>(requests: &[R]) -> Vec<u32> {
     let mut ids: FoldMap<(&str, &str, &str), u32> = FoldMap::default();
     let mut id: Vec<u32> = Vec::with_capacity(requests.len());
     let mut last: Option<((&str, &str, &str), u32)> = None;
     for r in requests {
-        let key = thread_key(r);
+        let key = thread_key(r.borrow());
         let n = match last {
             Some((k, n)) if k == key => n,
             _ => {
@@ -104,8 +108,14 @@ pub struct ThreadCall<'a> {
 /// classifier already takes tokens, model and the previous prompt from the
 /// calls; it still writes one `RequestCache` per `ThreadCall::request`, so calls
 /// sharing a request need their own output slot then).
-pub fn thread_calls<'a>(requests: &'a [Request], thread: &'a [usize]) -> impl Iterator<Item = ThreadCall<'a>> + 'a {
-    thread.iter().map(move |&i| ThreadCall { request: i, tokens: &requests[i].tokens, model: &requests[i].model })
+pub fn thread_calls<'a, R: Borrow<Request>>(
+    requests: &'a [R],
+    thread: &'a [usize],
+) -> impl Iterator<Item = ThreadCall<'a>> + 'a {
+    thread.iter().map(move |&i| {
+        let r = requests[i].borrow();
+        ThreadCall { request: i, tokens: &r.tokens, model: &r.model }
+    })
 }
 
 /// Boundary times of one `(user, session)`, sorted.
@@ -174,16 +184,16 @@ pub type SessionKey<'a> = (&'a str, &'a str);
 
 /// The last main-thread request of every `(user, session)` (by time, then
 /// message id).
-pub fn last_main(requests: &[Request]) -> FoldMap<SessionKey<'_>, usize> {
+pub fn last_main<R: Borrow<Request>>(requests: &[R]) -> FoldMap<SessionKey<'_>, usize> {
     let mut last: FoldMap<SessionKey<'_>, usize> = FoldMap::default();
-    for (i, r) in requests.iter().enumerate() {
+    for (i, r) in requests.iter().map(Borrow::borrow).enumerate() {
         if r.thread != MAIN_THREAD {
             continue;
         }
         let e = last.entry((r.user.as_str(), r.session_id.as_str())).or_insert(i);
         // On a tie (the calls of one response share its time and id) the
         // later row wins: the last call, as the classifier walks them.
-        if time_order(&requests[*e], r) != Ordering::Greater {
+        if time_order(requests[*e].borrow(), r) != Ordering::Greater {
             *e = i;
         }
     }

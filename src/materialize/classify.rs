@@ -12,7 +12,7 @@ use crate::model::{Call, Compaction, Request, Text};
 use crate::pricing::PriceTable;
 use polars::prelude::*;
 use rayon::prelude::*;
-use std::borrow::{Borrow, Cow};
+use std::borrow::Borrow;
 
 /// Fewest rows in a chunk: below it a chunk's fixed costs (the calls'
 /// index, the compaction times) outweigh the parallelism.
@@ -32,16 +32,15 @@ pub fn sort_by_session<R: Borrow<Request>>(requests: &mut [R]) {
 /// The analysis rows (without what-if columns) of `requests`, whole
 /// sessions ordered by `sort_by_session`, and (`sides`) their side tables.
 /// Pure: a rebuilt store's rows are classified from memory while its tables
-/// are written. Given references (`&Request`), each chunk copies its own
-/// rows while it is classified, so at most one chunk per core is copied at
-/// once, not the whole table.
-pub fn classify_sessions<R: Rows>(
+/// are written. Rows may be references (`&Request`): nothing is copied
+/// but the rows of a response made of several calls (`thread_rows`).
+pub fn classify_sessions<R: Borrow<Request> + Sync>(
     requests: &[R],
     calls: &[Call],
     compactions: &[Compaction],
     prices: &PriceTable,
     sides: bool,
-) -> PolarsResult<(DataFrame, Option<[DataFrame; 2]>)> {
+) -> PolarsResult<Classified> {
     let chunks = session_chunks(requests, chunk_rows(requests.len()));
     let boundaries = chunk_boundaries(&chunks, compactions);
     if chunks.is_empty() {
@@ -90,45 +89,41 @@ pub(super) fn chunk_boundaries<R: Borrow<Request>>(
     boundaries
 }
 
+/// The analysis rows and side tables of one chunk.
+type Classified = (DataFrame, Option<[DataFrame; 2]>);
+
 /// One chunk: whole sessions and their compactions.
-pub(super) fn one<R: Rows>(
+pub(super) fn one<R: Borrow<Request>>(
     requests: &[R],
     calls: &[Call],
     compactions: &[Compaction],
     prices: &PriceTable,
     sides: bool,
-) -> PolarsResult<(DataFrame, Option<[DataFrame; 2]>)> {
-    let requests = R::chunk(requests);
-    let thread = crate::analyze::thread_rows(prices, &requests, calls);
-    let caches = analyze(&thread, compactions, prices);
-    let rows = analysis_rows(&thread, &caches, prices)?;
+) -> PolarsResult<Classified> {
+    match crate::analyze::thread_rows(prices, requests, calls) {
+        Some(thread) => classified(&thread, calls, compactions, prices, sides),
+        None => classified(requests, calls, compactions, prices, sides),
+    }
+}
+
+/// `one` over the chunk's thread rows (`thread_rows`).
+fn classified<R: Borrow<Request>>(
+    thread: &[R],
+    calls: &[Call],
+    compactions: &[Compaction],
+    prices: &PriceTable,
+    sides: bool,
+) -> PolarsResult<Classified> {
+    let caches = analyze(thread, compactions, prices);
+    let rows = analysis_rows(thread, &caches, prices)?;
     let sides = match sides {
         true => Some([
-            side_rows::labels_frame(&thread, compactions)?,
-            side_rows::session_analysis_frame(&thread, &caches, compactions, calls)?,
+            side_rows::labels_frame(thread, compactions)?,
+            side_rows::session_analysis_frame(thread, &caches, compactions, calls)?,
         ]),
         false => None,
     };
     Ok((rows, sides))
-}
-
-/// Request rows as `classify_sessions` takes them: owned rows are read in
-/// place, references are copied a chunk at a time.
-pub trait Rows: Borrow<Request> + Sync + Sized {
-    /// The chunk's rows as owned requests.
-    fn chunk(rows: &[Self]) -> Cow<'_, [Request]>;
-}
-
-impl Rows for Request {
-    fn chunk(rows: &[Request]) -> Cow<'_, [Request]> {
-        Cow::Borrowed(rows)
-    }
-}
-
-impl Rows for &Request {
-    fn chunk<'a>(rows: &'a [&Request]) -> Cow<'a, [Request]> {
-        Cow::Owned(rows.iter().map(|r| (*r).clone()).collect())
-    }
 }
 
 /// `requests` (sorted by user and session) cut into chunks of at least

@@ -304,8 +304,8 @@ impl crate::ingest::Derive for Stage<'_> {
         boundaries: &[crate::model::Compaction],
     ) -> Result<bool, crate::ingest::IngestError> {
         // Sorted as `classify_sessions` takes them, and classified as
-        // references (each chunk copies its rows while it is classified):
-        // the tables are written from the same rows meanwhile.
+        // references, none copied: the tables are written from the same
+        // rows meanwhile.
         let clock = std::time::Instant::now();
         sort_by_session(&mut rows);
         // A chunk at a time, so the whole analysis is never held; whole

@@ -16,12 +16,18 @@ use crate::store::frames::{
     bool_column, f64_column, opt_f64_column, opt_u64_column, text_column, time_column, u64_column, Cols,
 };
 use polars::prelude::*;
+use std::borrow::Borrow;
 
 /// The idle-compaction what-if's price of one gap (§5 v2), split so the
 /// summary size, a median over the whole table, comes in at view time:
 /// `fixed + summary_tokens * per_token`.
-fn idle_compact_parts(thread: &[Request], c: &RequestCache, r: &Request, prices: &PriceTable) -> Option<(f64, f64)> {
-    let p = &thread[c.prev?];
+fn idle_compact_parts<R: Borrow<Request>>(
+    thread: &[R],
+    c: &RequestCache,
+    r: &Request,
+    prices: &PriceTable,
+) -> Option<(f64, f64)> {
+    let p = thread[c.prev?].borrow();
     let p_prev = p.tokens.prompt();
     if c.class != CacheClass::Ttl1h || r.thread != MAIN_THREAD || p_prev < IDLE_WHAT_IF_MIN_PROMPT {
         return None;
@@ -35,8 +41,12 @@ fn idle_compact_parts(thread: &[Request], c: &RequestCache, r: &Request, prices:
 /// Lays out one analysis row per request of `thread` (whole sessions, as
 /// `analyze::thread_requests` makes them) classified as `caches`,
 /// without the what-if columns (`finish` adds them).
-pub fn analysis_rows(thread: &[Request], caches: &[RequestCache], prices: &PriceTable) -> PolarsResult<DataFrame> {
-    let rows: Vec<(&Request, &RequestCache)> = thread.iter().zip(caches).collect();
+pub fn analysis_rows<R: Borrow<Request>>(
+    thread: &[R],
+    caches: &[RequestCache],
+    prices: &PriceTable,
+) -> PolarsResult<DataFrame> {
+    let rows: Vec<(&Request, &RequestCache)> = thread.iter().map(Borrow::borrow).zip(caches).collect();
     let s = |name: &str, f: fn(&Request) -> &str| text_column(name, rows.iter().map(|(r, _)| f(r)));
     let t = |name: &str, f: fn(&TokenCounts) -> u64| u64_column(name, rows.iter().map(|(r, _)| f(&r.tokens)));
     let u = |name: &str, f: fn(&RequestCache) -> u64| u64_column(name, rows.iter().map(|(_, k)| f(k)));
@@ -82,7 +92,7 @@ pub fn analysis_rows(thread: &[Request], caches: &[RequestCache], prices: &Price
         u(c::LOST_TOKENS, |k| k.lost_tokens),
         u(c::REBUILT_TOKENS, |k| k.rebuilt_tokens),
         f64_column(c::MISS_COST_USD, rows.iter().map(|(_, k)| k.miss_cost_usd)),
-        u64_column(c::LINEAGE_FIRST_READ, rows.iter().map(|(_, k)| thread[k.lineage_first].tokens.cache_read)),
+        u64_column(c::LINEAGE_FIRST_READ, rows.iter().map(|(_, k)| thread[k.lineage_first].borrow().tokens.cache_read)),
         rate(c::RATE_INPUT, |p| p.input),
         rate(c::RATE_OUTPUT, |p| p.output),
         rate(c::RATE_READ_MULTIPLIER, |p| p.read_multiplier),

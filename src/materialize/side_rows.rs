@@ -18,15 +18,16 @@ use crate::pricing::Rates;
 use crate::store::frames::{f64_column, opt_f64_column, str_column, time_column, u64_column};
 use foldhash::HashMap as FoldMap;
 use polars::prelude::*;
+use std::borrow::Borrow;
 
 /// The label table of `compactions` (whole sessions of `thread`).
-pub fn labels_frame(thread: &[Request], compactions: &[Compaction]) -> PolarsResult<DataFrame> {
+pub fn labels_frame<R: Borrow<Request>>(thread: &[R], compactions: &[Compaction]) -> PolarsResult<DataFrame> {
     let labels = compaction_labels(thread, compactions);
     let anchor = |f: fn(&Request) -> &str| -> Vec<Option<&str>> {
-        labels.iter().map(|l| l.anchor.map(|i| f(&thread[i]))).collect()
+        labels.iter().map(|l| l.anchor.map(|i| f(thread[i].borrow()))).collect()
     };
     let anchor_ms: Vec<Option<i64>> =
-        labels.iter().map(|l| l.anchor.map(|i| thread[i].time.timestamp_millis())).collect();
+        labels.iter().map(|l| l.anchor.map(|i| thread[i].borrow().time.timestamp_millis())).collect();
     let anchor_time = Int64Chunked::from_iter_options(c::ANCHOR_TIME.into(), anchor_ms.into_iter())
         .into_datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC))
         .into_column();
@@ -53,8 +54,8 @@ fn to_json(v: &impl serde::Serialize) -> PolarsResult<String> {
 /// cache-model §6: its prompt, TTL, rates, model, version and lineage's
 /// first read, from which a view computes the v3 premium at its clock) and
 /// its compaction report.
-pub fn session_analysis_frame(
-    thread: &[Request],
+pub fn session_analysis_frame<R: Borrow<Request>>(
+    thread: &[R],
     caches: &[RequestCache],
     compactions: &[Compaction],
     calls: &[Call],
@@ -68,9 +69,11 @@ pub fn session_analysis_frame(
     // Each session's models, counted a run of one session's rows at a time
     // (the rows come grouped by session).
     let mut models: FoldMap<(&str, &str), FoldMap<&str, u64>> = FoldMap::default();
-    for run in thread.chunk_by(|a, b| (&a.user, &a.session_id) == (&b.user, &b.session_id)) {
-        let m = models.entry((run[0].user.as_str(), run[0].session_id.as_str())).or_default();
-        for r in run {
+    let same = |a: &Request, b: &Request| (&a.user, &a.session_id) == (&b.user, &b.session_id);
+    for run in thread.chunk_by(|a, b| same(a.borrow(), b.borrow())) {
+        let first = run[0].borrow();
+        let m = models.entry((first.user.as_str(), first.session_id.as_str())).or_default();
+        for r in run.iter().map(Borrow::borrow) {
             *m.entry(r.model.as_str()).or_default() += 1;
             for k in call_models.get(&(r.user.as_str(), r.message_id.as_str())).into_iter().flatten() {
                 m.entry(k).or_default();
@@ -81,7 +84,7 @@ pub fn session_analysis_frame(
         .iter()
         .filter_map(|r| {
             let i = *last.get(&(r.user.as_str(), r.session_id.as_str()))?;
-            Some((r, &thread[i], &caches[i]))
+            Some((r, thread[i].borrow(), &caches[i]))
         })
         .collect();
     let json: Vec<String> = rows.iter().map(|(r, _, _)| to_json(r)).collect::<PolarsResult<_>>()?;

@@ -178,6 +178,9 @@ pub(super) fn stack(parts: Vec<[DataFrame; 2]>) -> PolarsResult<[DataFrame; 2]> 
     }
     match out {
         Some(o) => Ok(o),
-        None => Ok([labels_frame(&[], &[])?, session_analysis_frame(&[], &[], &[], &[])?]),
+        None => Ok([
+            labels_frame::<crate::model::Request>(&[], &[])?,
+            session_analysis_frame::<crate::model::Request>(&[], &[], &[], &[])?,
+        ]),
     }
 }

@@ -202,9 +202,9 @@ impl PriceTable {
     }
 
     /// `request_rates` of each of `requests`, each model name resolved once.
-    pub fn request_rates_each(&self, requests: &[Request]) -> Vec<Option<Rates>> {
+    pub fn request_rates_each<'r>(&self, requests: impl IntoIterator<Item = &'r Request>) -> Vec<Option<Rates>> {
         let mut resolver = CachedLookup::new(self);
-        requests.iter().map(|r| resolver.index(&r.model).map(|i| self.models[i].request_rates(r))).collect()
+        requests.into_iter().map(|r| resolver.index(&r.model).map(|i| self.models[i].request_rates(r))).collect()
     }
 
     /// Cost of one request in USD; None when the model is unknown.

@@ -89,9 +89,11 @@ fn requests_without_calls_are_unchanged() {
     assert_eq!(thread_requests(&p, requests.clone(), &[]), requests);
     // Borrowed rows without calls are not copied; with calls they become
     // the rows `thread_requests` gives.
-    assert!(matches!(thread_rows(&p, &requests, &[]), std::borrow::Cow::Borrowed(r) if r == requests.as_slice()));
-    assert!(matches!(thread_rows(&p, &requests[..1], &calls), std::borrow::Cow::Borrowed(_)));
-    let owned = thread_rows(&p, &requests, &calls).into_owned();
+    assert_eq!(thread_rows(&p, &requests, &[]), None);
+    assert_eq!(thread_rows(&p, &requests[..1], &calls), None);
+    let refs: Vec<&Request> = requests.iter().collect();
+    assert_eq!(thread_rows(&p, &refs, &calls), thread_rows(&p, &requests, &calls));
+    let owned = thread_rows(&p, &requests, &calls).unwrap();
     assert_eq!(owned, thread_requests(&p, requests, &calls));
     assert_eq!(owned.len(), 4);
 }
@@ -103,7 +105,7 @@ fn thread_keys_are_the_model_version_and_time_of_each_thread_row() -> Result<(),
     requests[0].model = "claude-sonnet-4-5".into();
     let refs: Vec<&Request> = requests.iter().collect();
     let keys = crate::analyze::thread_keys(&refs, &calls);
-    let rows = thread_rows(&p, &requests, &calls);
+    let rows = thread_rows(&p, &requests, &calls).unwrap();
     let expected: Vec<(String, String, String)> =
         rows.iter().map(|r| (r.model.to_string(), r.version.to_string(), r.time.to_rfc3339())).collect();
     let got: Vec<(String, String, String)> =
