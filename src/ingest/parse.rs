@@ -55,7 +55,7 @@ struct FileParser<'f, 'l> {
     file: &'f SourceFile,
     rows: FileRows,
     /// Index into `rows.requests` by dedup key.
-    by_key: HashMap<(String, String), usize>,
+    by_key: request::ByKey,
     /// Roots of inline sub-agent threads, kept across chunks and appends.
     links: &'l mut Links,
     /// One `Text` per value the file repeats.
@@ -120,7 +120,7 @@ impl<'f, 'l> Parser<'f, 'l> {
         Parser(FileParser {
             file,
             rows: FileRows { end: start, ..FileRows::default() },
-            by_key: HashMap::default(),
+            by_key: request::ByKey::default(),
             links,
             names,
             recent: request::Recent::default(),
@@ -315,10 +315,7 @@ impl FileParser<'_, '_> {
         let same = |r: &Request| r.message_id == message_id && r.request_id == request_id;
         let found = match self.last.filter(|&i| same(&self.rows.requests[i])) {
             Some(i) => Ok(i),
-            None => {
-                let key = (message_id.to_owned(), request_id.to_owned());
-                self.by_key.get(&key).copied().ok_or(key)
-            }
+            None => self.by_key.find(&self.rows.requests, message_id, request_id).ok_or(()),
         };
         match found {
             Ok(i) => {
@@ -342,11 +339,12 @@ impl FileParser<'_, '_> {
                 }
                 self.rows.requests[i].time = first;
             }
-            Err(key) => {
-                let req = self.request(l, usage, tokens, model, key.clone(), line_no, time);
+            Err(()) => {
+                let key = (message_id.to_owned(), request_id.to_owned());
+                let req = self.request(l, usage, tokens, model, key, line_no, time);
                 let i = self.rows.requests.len();
-                self.by_key.insert(key, i);
                 self.rows.requests.push(req);
+                self.by_key.insert(&self.rows.requests, i);
                 self.last = Some(i);
                 self.keep_calls(i, calls);
             }

@@ -6,6 +6,38 @@ use super::FileParser;
 use crate::ingest::line::{Line, Usage};
 use crate::model::{Request, Text, TokenCounts};
 use chrono::{DateTime, Utc};
+use foldhash::fast::RandomState;
+use hashbrown::HashTable;
+use std::hash::BuildHasher;
+
+/// A file's requests by their key `(message_id, request_id)`, held as
+/// indices into its rows: a lookup hashes the line's strings and compares
+/// them with the row's, so no key is copied to be looked up or kept.
+#[derive(Default)]
+pub(super) struct ByKey {
+    table: HashTable<usize>,
+    hasher: RandomState,
+}
+
+impl ByKey {
+    fn hash(hasher: &RandomState, message_id: &str, request_id: &str) -> u64 {
+        hasher.hash_one((message_id, request_id))
+    }
+
+    /// The index of the row with this key, if any.
+    pub(super) fn find(&self, rows: &[Request], message_id: &str, request_id: &str) -> Option<usize> {
+        let h = Self::hash(&self.hasher, message_id, request_id);
+        let same = |&i: &usize| rows[i].message_id == message_id && rows[i].request_id == request_id;
+        self.table.find(h, same).copied()
+    }
+
+    /// Adds `rows[i]`, whose key no other row has.
+    pub(super) fn insert(&mut self, rows: &[Request], i: usize) {
+        let hasher = &self.hasher;
+        let hash = |&j: &usize| Self::hash(hasher, &rows[j].message_id, &rows[j].request_id);
+        self.table.insert_unique(hash(&i), i, hash);
+    }
+}
 
 /// The last request's value of each field the file's requests repeat.
 #[derive(Default)]
