@@ -322,7 +322,9 @@ impl FileParser<'_, '_> {
                 self.last = Some(i);
                 let first = self.rows.requests[i].time.min(time);
                 if tokens.output > self.rows.requests[i].tokens.output {
-                    let key = (message_id.to_owned(), request_id.to_owned());
+                    // The same key: the kept row's strings move to the better one.
+                    let kept = &mut self.rows.requests[i];
+                    let key = (std::mem::take(&mut kept.message_id), std::mem::take(&mut kept.request_id));
                     let mut better = self.request(l, usage, tokens, model, key, line_no, first);
                     let kept = &self.rows.requests[i];
                     if better.server_reason.is_empty() {
