@@ -45,7 +45,8 @@ impl Store {
         generation: u64,
         replaces: &HashSet<String>,
     ) -> Result<(), StoreError> {
-        let footer = Footer { stamp: Some(stamp.to_owned()), generation, replaces: replaces.clone() };
+        let footer =
+            Footer { stamp: Some(stamp.to_owned()), generation, replaces: replaces.clone(), ..Footer::default() };
         self.write_part(&ANALYSIS, Table::RecentAnalysis, df, &footer, false)
     }
 

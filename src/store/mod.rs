@@ -16,6 +16,7 @@ mod concat;
 pub mod files;
 pub mod frames;
 mod health;
+pub mod keys;
 pub mod manifest;
 pub mod parts;
 mod priced;
