@@ -208,7 +208,9 @@ mod tests {
     use std::fs;
 
     fn frame(ids: &[&str]) -> DataFrame {
-        let mut df = DataFrame::new(ids.len(), vec![Column::new(c::MESSAGE_ID.into(), ids.to_vec())]).unwrap();
+        let users = vec![""; ids.len()];
+        let columns = vec![Column::new(c::USER.into(), users), Column::new(c::MESSAGE_ID.into(), ids.to_vec())];
+        let mut df = DataFrame::new(ids.len(), columns).unwrap();
         df.rechunk_mut();
         df
     }
@@ -292,10 +294,12 @@ mod tests {
             store.parquet_writer(f).finish(df).unwrap();
         };
         write(&mut frame(&["d", "e"]));
+        assert_eq!(store.requests_base_keys().unwrap().map(|k| k.len()), Some(2), "the written base's keys");
         assert_eq!(store.concat_requests_base(std::slice::from_ref(&more)).unwrap(), Some(5));
         assert_eq!(ids(&store), ["a", "b", "c", "d", "e"]);
         assert_eq!(store.request_parts().unwrap(), [Table::Requests], "the recent part is folded in");
         assert_eq!(store.generation_of(&REQUESTS).unwrap(), generation.map(|g| g + 1));
+        assert!(store.requests_base_keys().unwrap().is_none(), "a joined base has no keys file of its own");
         let mut other = DataFrame::new(1, vec![Column::new("other".into(), [1u64])]).unwrap();
         write(&mut other);
         assert_eq!(store.concat_requests_base(std::slice::from_ref(&more)).unwrap(), None);
