@@ -169,7 +169,7 @@ mod tests {
     }
 
     #[test]
-    fn every_written_key_is_found_and_others_mostly_not() {
+    fn every_written_key_is_found_and_strangers_are_not() {
         let mut w = KeysWriter::new();
         let ids: Vec<String> = (0..1000).map(|i| format!("msg_{i}")).collect();
         let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
