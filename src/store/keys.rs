@@ -71,9 +71,7 @@ impl BaseKeys {
         if check != xxh3_64_with_seed(CHECK_TEXT, seed) || count != rows || !fits {
             return None;
         }
-        let words = bytes[HEADER..].chunks_exact(8);
-        let hashes: Vec<u64> =
-            words.map(|w| u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]])).collect();
+        let hashes: Vec<u64> = (HEADER..bytes.len()).step_by(8).map(word).collect::<Option<_>>()?;
         hashes.is_sorted().then_some(BaseKeys { seed, hashes })
     }
 }
@@ -138,15 +136,9 @@ impl Store {
         let Some(base) = self.open_part(&super::parts::REQUESTS, super::Table::Requests)? else { return Ok(None) };
         let Some(nonce) = base.footer.keys else { return Ok(None) };
         let path = files::requests_keys(self.dir());
-        let keys = match std::fs::read(&path) {
-            Ok(bytes) => BaseKeys::parse(&bytes, nonce, base.rows),
-            Err(e) => {
-                tracing::debug!("{}: {e}", path.display());
-                None
-            }
-        };
+        let keys = std::fs::read(&path).ok().and_then(|bytes| BaseKeys::parse(&bytes, nonce, base.rows));
         if keys.is_none() {
-            tracing::debug!("{}: not the keys of this base; reading its key columns", path.display());
+            tracing::debug!("{}: missing or not the keys of this base; reading its key columns", path.display());
         }
         Ok(keys)
     }
