@@ -6,12 +6,13 @@
 //! (their lines are read again), adds the new rows (a row read twice, after
 //! an ingest cut short, counts once), and prices the calls of every request
 //! it prices. Rows of deleted transcripts stay, like their requests. The
-//! `refusals` table (`model_refusal_fallback` lines) is kept the same way.
+//! `refusals` table (`model_refusal_fallback` lines) and the
+//! `cost-readings` table (`cost-state` lines) are kept the same way.
 
 use super::merge::Base;
 use super::IngestError;
 use crate::model::calls::{call_line_key, sort_calls};
-use crate::model::{Call, Refusal, Request};
+use crate::model::{Call, CostReading, Refusal, Request};
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::{frames, Store, Table};
 use std::collections::HashSet;
@@ -36,6 +37,32 @@ pub(super) fn refusals(
     new.dedup();
     let df = frames::refusals_frame(&new)
         .map_err(|source| crate::store::StoreError::Polars { path: store.path(Table::Refusals), source })?;
+    Ok(Some(df))
+}
+
+/// The cost-readings table when it changed: the stored rows without those
+/// of `replaced` files, plus `new`, once each, by source and line.
+pub(super) fn readings(
+    store: &Store,
+    base: Base,
+    mut new: Vec<CostReading>,
+    replaced: &HashSet<String>,
+) -> Result<Option<polars::prelude::DataFrame>, IngestError> {
+    if base == Base::Touched && new.is_empty() && replaced.is_empty() {
+        return Ok(None);
+    }
+    if base != Base::Empty {
+        let mut old = store.load(Table::CostReadings, frames::readings_from)?;
+        old.retain(|r| !replaced.contains(&r.source));
+        new.extend(old);
+    }
+    if new.is_empty() && !store.path(Table::CostReadings).exists() {
+        return Ok(None);
+    }
+    new.sort_by(|a, b| (&a.user, &a.source, a.line, &a.model).cmp(&(&b.user, &b.source, b.line, &b.model)));
+    new.dedup_by(|a, b| (&a.user, &a.source, a.line, &a.model) == (&b.user, &b.source, b.line, &b.model));
+    let df = frames::readings_frame(&new)
+        .map_err(|source| crate::store::StoreError::Polars { path: store.path(Table::CostReadings), source })?;
     Ok(Some(df))
 }
 

@@ -145,6 +145,35 @@ pub struct Line<'a> {
     pub trigger: Text<'a>,
     #[serde(borrow)]
     pub category: Text<'a>,
+    /// `cost-state` lines (2.1.33x): when the session's history started
+    /// (epoch ms) and the running totals per model.
+    #[serde(rename = "startTime")]
+    pub start_time: Count,
+    #[serde(rename = "modelUsage")]
+    pub model_usage: Lenient<std::collections::BTreeMap<String, ModelUsage>>,
+}
+
+/// One model's running totals on a `cost-state` line. Counts of another
+/// type read as absent; the parser bounds them.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct ModelUsage {
+    #[serde(rename = "inputTokens")]
+    pub input: Count,
+    #[serde(rename = "outputTokens")]
+    pub output: Count,
+    #[serde(rename = "cacheReadInputTokens")]
+    pub read: Count,
+    #[serde(rename = "cacheCreationInputTokens")]
+    pub write: Count,
+    #[serde(rename = "cacheCreationEphemeral5mInputTokens")]
+    pub write_5m: Count,
+    #[serde(rename = "cacheCreationEphemeral1hInputTokens")]
+    pub write_1h: Count,
+    #[serde(rename = "webSearchRequests")]
+    pub web_search: Count,
+    #[serde(rename = "costUSD")]
+    pub cost_usd: Lenient<f64>,
 }
 
 /// The Messages-API object of a line; `content` is never read.

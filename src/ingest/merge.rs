@@ -7,16 +7,17 @@
 //! fully described by its `requests` row). So appending to a few transcripts
 //! costs a few rows' work plus one rewrite of the tables.
 
-use super::calls::{refusals, Calls};
+use super::calls::{readings, refusals, Calls};
 use super::dedup::{full_plan, Chunks};
 use super::derive::{Changed, Derive, Fresh};
 use super::session_totals;
 use super::side_tables::side_tables;
 use super::target::{write_batches, Requests, Target};
 use super::touched::split;
+use super::unlogged::{self, Touched};
 use super::IngestError;
 use crate::model::columns as c;
-use crate::model::{Call, Compaction, Refusal, Request, SessionTitle};
+use crate::model::{Call, Compaction, CostReading, Refusal, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::analysis::of_sessions;
 use crate::store::frames;
@@ -50,6 +51,8 @@ pub struct Delta {
     pub calls: Vec<Call>,
     /// New `model_refusal_fallback` lines.
     pub refusals: Vec<Refusal>,
+    /// New `cost-state` readings.
+    pub readings: Vec<CostReading>,
 }
 
 /// The result of a merge.
@@ -70,12 +73,19 @@ pub fn merge(
     prices: &PriceTable,
     derive: &dyn Derive,
 ) -> Result<Merged, IngestError> {
+    let touched = match base {
+        Base::Touched => {
+            Touched::Sessions(delta.readings.iter().map(|r| (r.user.clone(), r.session_id.clone())).collect())
+        }
+        Base::All | Base::Empty => Touched::All,
+    };
     let (merged, scope, stored) = merge_tables_analyzed(store, base, delta, prices, Some(derive))?;
     // A rebuilt store's derived tables were computed from memory and stored
     // while the tables were written.
     if !stored {
         derive.after(store, &scope)?;
     }
+    unlogged::refresh(store, prices, &touched)?;
     Ok(merged)
 }
 
@@ -123,9 +133,10 @@ fn merge_with(
     let classify_sessions = derive.is_some();
     let clock = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("merge: {what} after {:?}", clock.elapsed());
-    let Delta { rows, replaced, compactions, titles, calls, refusals: new_refusals } = delta;
+    let Delta { rows, replaced, compactions, titles, calls, refusals: new_refusals, readings: new_readings } = delta;
     let mut calls = Calls::gather(store, base, calls, &replaced)?;
     let refusals = refusals(store, base, new_refusals, &replaced)?;
+    let readings = readings(store, base, new_readings, &replaced)?;
     let spares = match base {
         Base::Empty => None,
         _ => store.read(Table::Spares)?,
@@ -224,6 +235,9 @@ fn merge_with(
         calls.write(store)?;
         if let Some(df) = refusals {
             write(store, Table::Refusals, df)?;
+        }
+        if let Some(df) = readings {
+            write(store, Table::CostReadings, df)?;
         }
         let sessions = match sessions {
             Some(df) => df,

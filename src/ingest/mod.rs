@@ -21,6 +21,7 @@ mod skip;
 pub mod soft;
 mod target;
 mod touched;
+pub mod unlogged;
 pub mod upgrade;
 mod usage;
 
@@ -243,6 +244,7 @@ fn apply(
         delta.titles.extend(r.rows.titles);
         delta.calls.extend(r.rows.calls);
         delta.refusals.extend(r.rows.refusals);
+        delta.readings.extend(r.rows.readings);
         manifest.files.insert(k, r.state);
     }
     let merged = merge(store, base, delta, prices, derive)?;

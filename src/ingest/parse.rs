@@ -13,7 +13,9 @@ use super::soft::{BadLine, Problems};
 pub use super::usage::MAX_WEB_SEARCHES;
 use super::usage::{out_of_bounds, tokens_of};
 use crate::model::calls::{redundant, Call, Refusal};
-use crate::model::{Boundary, Compaction, Interner, Request, SessionTitle, Text, TitleKind, TokenCounts, MAIN_THREAD};
+use crate::model::{
+    Boundary, Compaction, CostReading, Interner, Request, SessionTitle, Text, TitleKind, TokenCounts, MAIN_THREAD,
+};
 use chrono::{DateTime, TimeDelta, Utc};
 use foldhash::HashMap;
 
@@ -45,6 +47,8 @@ pub struct FileRows {
     pub calls: Vec<Call>,
     /// `model_refusal_fallback` lines.
     pub refusals: Vec<Refusal>,
+    /// Claude Code's own running totals (`cost-state` lines), per model.
+    pub readings: Vec<CostReading>,
     pub problems: Problems,
     /// Byte offset just past the last complete line.
     pub end: Start,
@@ -73,6 +77,10 @@ struct FileParser<'f, 'l> {
     /// The clock the caller read, and `MAX_AHEAD` past it: a later stamp is bad.
     now: DateTime<Utc>,
     latest: DateTime<Utc>,
+    /// The last good timestamp of this read (a `cost-state` line takes it),
+    /// and whether a compaction was written since the last `cost-state`.
+    stamp: Option<DateTime<Utc>>,
+    compacted: bool,
 }
 
 /// Values of a file's requests that do not depend on the line.
@@ -130,6 +138,8 @@ impl<'f, 'l> Parser<'f, 'l> {
             last: None,
             now,
             latest: now.checked_add_signed(MAX_AHEAD).unwrap_or(DateTime::<Utc>::MAX_UTC),
+            stamp: None,
+            compacted: false,
         })
     }
 
@@ -238,6 +248,7 @@ impl FileParser<'_, '_> {
             "summary" => self.title(l, TitleKind::Summary, l.summary.get(), line_no),
             "ai-title" => self.title(l, TitleKind::AiTitle, l.ai_title.get(), line_no),
             "custom-title" => self.title(l, TitleKind::Custom, l.custom_title.get(), line_no),
+            "cost-state" => self.cost_state(l, line_no),
             _ => {}
         }
     }
@@ -277,7 +288,10 @@ impl FileParser<'_, '_> {
                 self.bad(line_no, format!("timestamp {ts:?} is more than a day after the clock ({now})"));
                 None
             }
-            Ok(t) => Some(t),
+            Ok(t) => {
+                self.stamp = Some(t);
+                Some(t)
+            }
             Err(e) => {
                 self.bad(line_no, format!("invalid timestamp {ts:?}: {e}"));
                 None

@@ -5,7 +5,8 @@
 //! billed); they are recognised from the head of the line and skipped
 //! without scanning their body. Assistant lines are kept unsearched.
 //! Everything else is searched for `"usage"` (one SIMD pass) and for the
-//! rarer markers near its ends.
+//! rarer markers near its ends. `cost-state` lines (Claude Code's own
+//! totals) are kept by their type.
 
 use memchr::memmem::Finder;
 use std::sync::OnceLock;
@@ -66,9 +67,15 @@ pub fn needed(line: &[u8]) -> bool {
             compact(head) || compact(tail) || ((side(head) || side(tail)) && !named())
         }
         Some(b"progress" | b"file-history-snapshot" | b"queue-operation") => false,
+        // 2.1.33x: the system prompt and tool definitions behind a request
+        // shape (tens of kilobytes), reminder blocks, the last prompt's
+        // text: content, never billing, and never searched.
+        Some(b"api-request-shape" | b"api-request-blob" | b"last-prompt" | b"atis-latch") => false,
         // An assistant line (whose first `type` may be its message's):
         // parsed without searching its whole length for `"usage"`.
         Some(b"assistant" | b"message") => true,
+        // Claude Code's own running totals (2.1.33x): short, and read whole.
+        Some(b"cost-state") => true,
         _ => {
             f.usage.find(line).is_some()
                 || flagged(head)

@@ -12,7 +12,7 @@ use super::discover::{discover, SourceFile};
 use super::merge::{merge, Base, Delta};
 use super::read::{read_file, FileRead};
 use super::{key, pricing_fingerprint, IngestError, Outcome, Progress};
-use crate::model::{Call, Compaction, Refusal, Request, SessionTitle};
+use crate::model::{Call, Compaction, CostReading, Refusal, Request, SessionTitle};
 use crate::pricing::PriceTable;
 use crate::store::frames;
 use crate::store::manifest::{Manifest, STORE_SCHEMA};
@@ -118,6 +118,7 @@ pub(super) fn rebuild_locked(
         titles: salvaged.titles,
         calls: salvaged.calls,
         refusals: salvaged.refusals,
+        readings: salvaged.readings,
         ..Delta::default()
     };
     delta.rows.0.push(salvaged.requests);
@@ -129,6 +130,7 @@ pub(super) fn rebuild_locked(
         delta.titles.extend(r.rows.titles);
         delta.calls.extend(r.rows.calls);
         delta.refusals.extend(r.rows.refusals);
+        delta.readings.extend(r.rows.readings);
         manifest.files.insert(key(&r.file), r.state);
     }
     keep_listed(&mut manifest, &delta, old_manifest);
@@ -190,6 +192,8 @@ struct Salvaged {
     /// The calls of their lines, and their refusal lines.
     calls: Vec<Call>,
     refusals: Vec<Refusal>,
+    /// Claude Code's own totals of deleted transcripts.
+    readings: Vec<CostReading>,
     /// Whether every table that held requests was read.
     requests_complete: bool,
 }
@@ -229,12 +233,14 @@ fn salvage(store: &Store, exists: &HashSet<String>, written: bool, notes: &mut R
     let compactions = side(Table::Compactions).and_then(|df| frames::compactions_from(&df).ok()).unwrap_or_default();
     let calls = side(Table::Calls).and_then(|df| frames::calls_from(&df).ok()).unwrap_or_default();
     let refusals = side(Table::Refusals).and_then(|df| frames::refusals_from(&df).ok()).unwrap_or_default();
+    let readings = side(Table::CostReadings).and_then(|df| frames::readings_from(&df).ok()).unwrap_or_default();
     Salvaged {
         requests: requests.into_iter().map(|r| Request { cost_usd: 0.0, ..r }).collect(),
         titles: titles.into_iter().filter(|t| gone(&t.source)).collect(),
         compactions: compactions.into_iter().filter(|c| gone(&c.source)).collect(),
         calls: calls.into_iter().filter(|i| gone(&i.source)).collect(),
         refusals: refusals.into_iter().filter(|r| gone(&r.source)).collect(),
+        readings: readings.into_iter().filter(|r| gone(&r.source)).collect(),
         requests_complete: complete,
     }
 }

@@ -52,6 +52,13 @@ pub const BOUNDARY: &str = "boundary";
 pub const TRIGGER_WRITTEN: &str = "trigger_written";
 pub const TOKENS_SAVED: &str = "tokens_saved";
 
+/// A `cost-state` line's lineage (`startTime`, epoch ms), Claude Code's
+/// own cost, and whether a compaction happened since the file's previous
+/// one (cost-readings table).
+pub const START_MS: &str = "start_ms";
+pub const CLAUDE_COST_USD: &str = "claude_cost_usd";
+pub const COMPACTED: &str = "compacted";
+
 pub const KIND: &str = "kind";
 pub const SEQ: &str = "seq";
 pub const TITLE: &str = "title";

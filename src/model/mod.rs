@@ -1,5 +1,6 @@
 //! Typed rows shared by every stage: requests, the API calls inside them
-//! (`calls`), compactions, session titles,
+//! (`calls`), compactions, session titles, Claude Code's own totals
+//! (`readings`),
 //! and the column names that store them (defined once, in `columns`).
 
 pub mod calls;
@@ -8,6 +9,7 @@ pub mod count;
 pub mod limits;
 pub mod money;
 pub mod name;
+mod readings;
 pub mod reason;
 mod rows;
 pub mod stdin;
@@ -16,6 +18,7 @@ mod tokens;
 
 pub use calls::{Call, Refusal};
 pub use name::{line_name_fault, name_fault, safe_name, NameFault, MAX_NAME};
+pub use readings::{is_unlogged, unlogged_thread, CostReading, Lineage, UNLOGGED_COMPACTION, UNLOGGED_OTHER};
 pub use reason::server_reason;
 pub use rows::{Boundary, Compaction, Request, SessionTitle, TitleKind, DEFAULT_TRIGGER, MAIN_THREAD};
 pub use text::{is_unsafe, one_line, printable, ColumnInterner, Interner, Text};

@@ -15,6 +15,8 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TimelineRow {
     pub time: DateTime<Utc>,
+    /// The response's `message.id` (an API id, never content).
+    pub message_id: String,
     pub thread: String,
     pub model: String,
     pub version: String,
@@ -100,6 +102,7 @@ impl SessionTimeline {
 fn row(r: &Request, c: &RequestCache) -> TimelineRow {
     TimelineRow {
         time: r.time,
+        message_id: r.message_id.clone(),
         thread: r.thread.to_string(),
         model: r.model.to_string(),
         version: r.version.to_string(),

@@ -14,8 +14,8 @@ mod text_column;
 
 pub use requests::{requests_frame, requests_from, requests_of};
 pub use small::{
-    calls_frame, calls_from, compactions_frame, compactions_from, refusals_frame, refusals_from, titles_frame,
-    titles_from,
+    calls_frame, calls_from, compactions_frame, compactions_from, readings_frame, readings_from, refusals_frame,
+    refusals_from, titles_frame, titles_from,
 };
 
 pub(crate) fn time_column(name: &str, times: impl Iterator<Item = DateTime<Utc>>) -> Column {

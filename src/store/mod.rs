@@ -66,11 +66,17 @@ pub enum Table {
     /// main-thread request and compaction report (`materialize::side_rows`),
     /// in `analysis-sessions.parquet`.
     SessionAnalysis,
+    /// Claude Code's own running totals (`cost-state` lines,
+    /// `model::CostReading`), per source file.
+    CostReadings,
+    /// Derived: calls Claude Code paid for without writing them down, as
+    /// request rows (`ingest::unlogged`); views read them with the requests.
+    Unlogged,
 }
 
 impl Table {
     /// Every table.
-    pub const ALL: [Table; 12] = [
+    pub const ALL: [Table; 14] = [
         Table::Spares,
         Table::Requests,
         Table::RecentRequests,
@@ -83,6 +89,8 @@ impl Table {
         Table::RecentAnalysis,
         Table::AnalysisCompactions,
         Table::SessionAnalysis,
+        Table::CostReadings,
+        Table::Unlogged,
     ];
 
     pub fn file_name(self) -> &'static str {
@@ -99,6 +107,8 @@ impl Table {
             Table::RecentAnalysis => "analysis-recent.parquet",
             Table::AnalysisCompactions => "analysis-compactions.parquet",
             Table::SessionAnalysis => "analysis-sessions.parquet",
+            Table::CostReadings => "cost-readings.parquet",
+            Table::Unlogged => "unlogged.parquet",
         }
     }
 }

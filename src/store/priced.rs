@@ -7,7 +7,9 @@
 //! run's, the stored table is scanned as it is; otherwise (an earlier
 //! `--pricing` run, `--pricing` with `--no-ingest`, a store whose rows were
 //! priced with several tables) the rows are priced again in memory and
-//! nothing is written.
+//! nothing is written. The calls Claude Code paid for without writing them
+//! down (`Table::Unlogged`, derived at ingest) are read with the requests:
+//! every reader sees them as request rows on the `unlogged:*` threads.
 
 use super::manifest::{Manifest, STORE_SCHEMA};
 use super::{frames, Store, StoreError, Table};
@@ -35,7 +37,7 @@ impl Store {
     /// calls). None when nothing was ingested.
     pub fn requests_priced(&self, prices: &PriceTable) -> Result<Option<LazyFrame>, StoreError> {
         if self.priced_with(prices)? {
-            return self.scan_requests();
+            return Ok(self.scan_requests_counted()?.map(|c| self.with_unlogged(c)).transpose()?.map(|(lf, _)| lf));
         }
         let Some((requests, _)) = self.repriced(prices)? else { return Ok(None) };
         let df = frames::requests_frame(&requests).map_err(self.at(Table::Requests))?;
@@ -54,7 +56,7 @@ impl Store {
         prices: &PriceTable,
     ) -> Result<(Option<Counted>, Option<Vec<Call>>), StoreError> {
         if priced_by(manifest, prices) {
-            return Ok((self.scan_requests_counted()?, None));
+            return Ok((self.scan_requests_counted()?.map(|c| self.with_unlogged(c)).transpose()?, None));
         }
         let Some((requests, calls)) = self.repriced(prices)? else { return Ok((None, Some(Vec::new()))) };
         let df = frames::requests_frame(&requests).map_err(self.at(Table::Requests))?;
@@ -71,6 +73,7 @@ impl Store {
         let Some(df) = self.read(Table::Requests)? else { return Ok(None) };
         let mut requests = frames::requests_from(&df).map_err(self.at(Table::Requests))?;
         drop(df);
+        requests.extend(self.load(Table::Unlogged, frames::requests_from)?);
         let mut calls = self.load(Table::Calls, frames::calls_from)?;
         sort_calls(&mut calls);
         let mut unknown = UnknownModels::new();
@@ -85,6 +88,18 @@ impl Store {
             requests.len()
         );
         Ok(Some((requests, calls)))
+    }
+
+    /// The stored requests' scan with the unlogged calls after them.
+    fn with_unlogged(&self, (lf, n): Counted) -> Result<Counted, StoreError> {
+        let Some(df) = self.read(Table::Unlogged)?.filter(|df| df.height() > 0) else { return Ok((lf, n)) };
+        let extra = df.height();
+        let mut lf = lf;
+        let names: Vec<Expr> =
+            lf.collect_schema().map_err(self.at(Table::Requests))?.iter_names().map(|n| col(n.clone())).collect();
+        let args = UnionArgs { to_supertypes: true, ..UnionArgs::default() };
+        let both = concat([lf, df.lazy().select(names)], args).map_err(self.at(Table::Unlogged))?;
+        Ok((both, n + extra))
     }
 
     fn at(&self, t: Table) -> impl Fn(PolarsError) -> StoreError {

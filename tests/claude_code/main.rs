@@ -13,6 +13,7 @@
 
 mod api;
 mod cache;
+mod checks;
 mod client;
 mod netns;
 mod reply;
@@ -77,6 +78,23 @@ impl Harness {
     pub fn run(&self, client: &Client, when: DateTime<Utc>, args: &[&str]) -> String {
         self.fake.set_clock(when);
         client.ok(when, args)
+    }
+
+    /// Starts a session (`claude ARGS --output-format json` at `when`);
+    /// its id.
+    pub fn begin(&self, client: &Client, when: DateTime<Utc>, args: &[&str]) -> String {
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend(["--output-format", "json"]);
+        let out = self.run(client, when, &all);
+        let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}"));
+        v["session_id"].as_str().expect("session_id").to_owned()
+    }
+
+    /// Resumes `session` with `args` at `when`.
+    pub fn resume(&self, client: &Client, session: &str, when: DateTime<Utc>, args: &[&str]) -> String {
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend(["--resume", session]);
+        self.run(client, when, &all)
     }
 
     /// The data directory cachewise uses for `client`.

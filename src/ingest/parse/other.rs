@@ -1,11 +1,21 @@
 //! The lines of a transcript other than responses: compaction and
-//! microcompaction boundaries, model-refusal fallbacks and session titles.
+//! microcompaction boundaries, model-refusal fallbacks, session titles and
+//! Claude Code's own running totals (`cost-state`).
 
 use super::FileParser;
-use crate::ingest::line::Line;
+use crate::ingest::line::{Line, ModelUsage};
 use crate::ingest::usage::bounded;
 use crate::model::calls::{self, Refusal};
-use crate::model::{Boundary, Compaction, SessionTitle, TitleKind, DEFAULT_TRIGGER, MAX_TOKENS};
+use crate::model::{
+    Boundary, Compaction, CostReading, SessionTitle, TitleKind, TokenCounts, DEFAULT_TRIGGER, MAX_TOKENS,
+};
+
+/// The largest running total a `cost-state` line may carry per token
+/// class: a million requests at the per-request bound. Above it the line
+/// is damaged or hostile.
+pub const MAX_TOTAL_TOKENS: u64 = MAX_TOKENS * 1_000_000;
+/// Most models one `cost-state` line may name.
+const MAX_MODELS: usize = 64;
 
 impl FileParser<'_, '_> {
     /// A compaction or microcompaction: its time, trigger (written, or
@@ -37,6 +47,42 @@ impl FileParser<'_, '_> {
             boundary,
             tokens_saved: meta.and_then(|m| m.tokens_saved.0),
         });
+        if boundary == Boundary::Compact {
+            self.compacted = true;
+        }
+    }
+
+    /// A `cost-state` line: one reading per model, at the last timestamp
+    /// written before it (it carries none; a line with none before it in
+    /// this read is passed over: it cannot be placed among the requests).
+    pub(super) fn cost_state(&mut self, l: &Line, line_no: u64) {
+        let Some(models) = l.model_usage.0.as_ref() else { return };
+        let Some(time) = self.stamp else { return };
+        if models.len() > MAX_MODELS {
+            return self.bad(line_no, format!("cost-state names {} models (at most {MAX_MODELS})", models.len()));
+        }
+        let mut readings = Vec::with_capacity(models.len());
+        for (model, usage) in models {
+            let (tokens, web_search) = match totals(usage) {
+                Ok(t) => t,
+                Err(why) => return self.bad(line_no, format!("cost-state of {}: {why}", calls::clean(model))),
+            };
+            readings.push(CostReading {
+                user: String::new(),
+                session_id: self.session(l),
+                source: self.same.source.to_string(),
+                line: line_no,
+                time,
+                start_ms: l.start_time.0.unwrap_or(0),
+                model: calls::clean(model),
+                tokens,
+                web_search,
+                claude_cost_usd: usage.cost_usd.0.filter(|c| c.is_finite() && *c >= 0.0).unwrap_or(0.0),
+                compacted: self.compacted,
+            });
+        }
+        self.rows.readings.extend(readings);
+        self.compacted = false;
     }
 
     pub(super) fn refusal(&mut self, l: &Line, line_no: u64) {
@@ -60,4 +106,34 @@ impl FileParser<'_, '_> {
         let title = title.chars().take(200).collect();
         self.rows.titles.push(SessionTitle { session_id, kind, seq: line_no, title, source });
     }
+}
+
+/// A model's running totals as token counts and web searches (a missing
+/// 5m/1h split counts as 5m, as on a response); a total above
+/// `MAX_TOTAL_TOKENS` is refused.
+fn totals(u: &ModelUsage) -> Result<(TokenCounts, u64), String> {
+    let fields = [
+        ("inputTokens", u.input.0),
+        ("outputTokens", u.output.0),
+        ("cacheReadInputTokens", u.read.0),
+        ("cacheCreationInputTokens", u.write.0),
+        ("cacheCreationEphemeral5mInputTokens", u.write_5m.0),
+        ("cacheCreationEphemeral1hInputTokens", u.write_1h.0),
+        ("webSearchRequests", u.web_search.0),
+    ];
+    if let Some((name, v)) = fields.iter().find_map(|(n, v)| v.filter(|&v| v > MAX_TOTAL_TOKENS).map(|v| (n, v))) {
+        return Err(format!("{name} {v} is above the bound of {MAX_TOTAL_TOKENS}"));
+    }
+    let (w5, w1h) = match (u.write_5m.0, u.write_1h.0) {
+        (None, None) => (u.write.0.unwrap_or(0), 0),
+        (a, b) => (a.unwrap_or(0), b.unwrap_or(0)),
+    };
+    let tokens = TokenCounts {
+        input: u.input.0.unwrap_or(0),
+        cache_write_5m: w5,
+        cache_write_1h: w1h,
+        cache_read: u.read.0.unwrap_or(0),
+        output: u.output.0.unwrap_or(0),
+    };
+    Ok((tokens, u.web_search.0.unwrap_or(0)))
 }

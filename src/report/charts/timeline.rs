@@ -167,6 +167,7 @@ mod tests {
         let t = Utc.with_ymd_and_hms(2026, 11, 1, 9, 0, 0).single().unwrap_or_default();
         let row = |class, gap_s: Option<f64>, read: u64, write: u64| TimelineRow {
             time: t,
+            message_id: String::new(),
             thread: "main".into(),
             model: "m".into(),
             version: "1".into(),

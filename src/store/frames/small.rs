@@ -1,10 +1,11 @@
 //! The small tables: the calls inside responses, model-refusal fallbacks,
-//! compaction boundaries and session title lines.
+//! compaction boundaries, session title lines and Claude Code's own
+//! running totals (`cost-state` readings).
 
 use super::{bool_column, f64_column, opt_u64_column, str_column, time_column, u64_column, Cols};
 use crate::model::columns as c;
 use crate::model::{
-    Boundary, Call, Compaction, Interner, Refusal, SessionTitle, TitleKind, TokenCounts, DEFAULT_TRIGGER,
+    Boundary, Call, Compaction, CostReading, Interner, Refusal, SessionTitle, TitleKind, TokenCounts, DEFAULT_TRIGGER,
 };
 use polars::prelude::*;
 
@@ -177,6 +178,56 @@ pub fn titles_from(df: &DataFrame) -> PolarsResult<Vec<SessionTitle>> {
             seq: seq[i],
             title: title[i].to_owned(),
             source: source[i].to_owned(),
+        })
+        .collect())
+}
+
+/// The `cost-readings` table.
+pub fn readings_frame(rows: &[CostReading]) -> PolarsResult<DataFrame> {
+    let s = |name: &str, f: fn(&CostReading) -> &str| str_column(name, rows.iter().map(f));
+    let t = |name: &str, f: fn(&TokenCounts) -> u64| u64_column(name, rows.iter().map(|r| f(&r.tokens)));
+    DataFrame::new(
+        rows.len(),
+        vec![
+            s(c::USER, |r| &r.user),
+            s(c::SESSION_ID, |r| &r.session_id),
+            s(c::SOURCE, |r| &r.source),
+            u64_column(c::LINE, rows.iter().map(|r| r.line)),
+            time_column(c::TIME, rows.iter().map(|r| r.time)),
+            u64_column(c::START_MS, rows.iter().map(|r| r.start_ms)),
+            s(c::MODEL, |r| &r.model),
+            t(c::INPUT, |k| k.input),
+            t(c::CACHE_WRITE_5M, |k| k.cache_write_5m),
+            t(c::CACHE_WRITE_1H, |k| k.cache_write_1h),
+            t(c::CACHE_READ, |k| k.cache_read),
+            t(c::OUTPUT, |k| k.output),
+            u64_column(c::WEB_SEARCH, rows.iter().map(|r| r.web_search)),
+            f64_column(c::CLAUDE_COST_USD, rows.iter().map(|r| r.claude_cost_usd)),
+            bool_column(c::COMPACTED, rows.iter().map(|r| r.compacted)),
+        ],
+    )
+}
+
+/// Reads the `cost-readings` table back into rows.
+pub fn readings_from(df: &DataFrame) -> PolarsResult<Vec<CostReading>> {
+    let k = Cols(df);
+    let (user, session, source, line) = (k.str(c::USER)?, k.str(c::SESSION_ID)?, k.str(c::SOURCE)?, k.u64(c::LINE)?);
+    let (time, start, model, tokens) = (k.time(c::TIME)?, k.u64(c::START_MS)?, k.str(c::MODEL)?, k.tokens()?);
+    let (web, cost) = (k.u64(c::WEB_SEARCH)?, k.f64(c::CLAUDE_COST_USD)?);
+    let compacted = df.column(c::COMPACTED)?.bool()?;
+    Ok((0..df.height())
+        .map(|i| CostReading {
+            user: user[i].to_owned(),
+            session_id: session[i].to_owned(),
+            source: source[i].to_owned(),
+            line: line[i],
+            time: time[i],
+            start_ms: start[i],
+            model: model[i].to_owned(),
+            tokens: tokens[i],
+            web_search: web[i],
+            claude_cost_usd: cost[i],
+            compacted: compacted.get(i).unwrap_or(false),
         })
         .collect())
 }

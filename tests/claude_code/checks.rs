@@ -1,0 +1,195 @@
+//! What every scenario asserts, against the fake API's ledger (the truth)
+//! and Claude Code's own `cost-state` lines:
+//!
+//! - ingest reads every line of the client's transcripts (no malformed line);
+//! - every call the client paid for is counted: cachewise's total equals
+//!   the ledger priced by cachewise's price table, to the micro-dollar;
+//! - each recorded request's tokens equal the ledger's call, its cache
+//!   class is the cause the ledger names, and the server's reason is kept;
+//! - each session's cost equals Claude Code's last `cost-state`, where the
+//!   session's lineage is its own (`lineage_totals` covers forks);
+//! - no byte of a planted marker reaches any file of the data directory.
+
+use super::api::Call;
+use super::cache::{Cause, Ttl};
+use super::*;
+use cachewise::pricing::PriceTable;
+use cachewise::store::Store;
+use cachewise::web::{app, AppState, Clock, Settings};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// A secret planted in prompts and tool output; never in the store.
+pub const MARKER: &str = "sk-ant-MARKER-never-in-the-store";
+
+/// cachewise's figures of one client, as of `now`.
+pub struct Seen {
+    pub sessions: Vec<Value>,
+    pub total_usd: f64,
+    pub requests: u64,
+    /// Every timeline row of every session, by message id.
+    pub rows: BTreeMap<String, Value>,
+}
+
+/// Ingests `client`'s transcripts (no line may be malformed) and reads
+/// back every figure the checks need.
+pub fn seen(h: &Harness, client: &Client, now: DateTime<Utc>) -> Seen {
+    let out = cachewise(h, client, now, &["ingest"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "ingest: {err}");
+    assert!(!err.contains("malformed"), "ingest found malformed lines: {err}");
+    let report = cachewise_json(h, client, now, &["report", "session", "--json"]);
+    let sessions = report["rows"].as_array().cloned().unwrap_or_default();
+    let total_usd = report["total"]["cost_usd"].as_f64().unwrap();
+    let requests = report["total"]["requests"].as_u64().unwrap();
+    let mut rows = BTreeMap::new();
+    for s in &sessions {
+        let id = s["session_id"].as_str().unwrap();
+        let v = api(h, client, now, &format!("/api/session/{id}"));
+        for r in v["timeline"]["rows"].as_array().into_iter().flatten() {
+            rows.insert(r["message_id"].as_str().unwrap().to_owned(), r.clone());
+        }
+    }
+    Seen { sessions, total_usd, requests, rows }
+}
+
+/// `GET uri` of the dashboard over `client`'s data directory, as JSON.
+pub fn api(h: &Harness, client: &Client, now: DateTime<Utc>, uri: &str) -> Value {
+    let store = Store::open(&h.data_dir(client)).unwrap();
+    let state = AppState::new(Settings {
+        store,
+        prices: PriceTable::embedded().unwrap(),
+        tz: chrono_tz::UTC,
+        week_start: chrono::Weekday::Mon,
+        banner: None,
+        clock: Clock::Fixed(now),
+        claude_roots: vec![client.config()],
+    })
+    .unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async move {
+        use http_body_util::BodyExt;
+        use tower::ServiceExt;
+        let req = axum::http::Request::builder().uri(uri).body(axum::body::Body::empty()).unwrap();
+        let res = app(state).oneshot(req).await.unwrap();
+        assert!(res.status().is_success(), "{uri}: {}", res.status());
+        let bytes = res.into_body().collect().await.unwrap().to_bytes();
+        serde_json::from_slice(&bytes).unwrap()
+    })
+}
+
+/// A ledger call priced by cachewise's table.
+pub fn price(prices: &PriceTable, c: &Call) -> f64 {
+    let rates = prices.base_rates(&c.model, c.at).unwrap_or_else(|| panic!("no price for {}", c.model));
+    let u = c.usage;
+    let tokens = cachewise::model::TokenCounts {
+        input: u.input,
+        cache_write_5m: u.write_5m,
+        cache_write_1h: u.write_1h,
+        cache_read: u.read,
+        output: c.output,
+    };
+    rates.cost(&tokens, 0)
+}
+
+/// Every call was counted: cachewise's total is the ledger's, priced.
+pub fn every_call_counted(ledger: &[Call], seen: &Seen) {
+    let prices = PriceTable::embedded().unwrap();
+    let truth: f64 = ledger.iter().map(|c| price(&prices, c)).sum();
+    assert!((seen.total_usd - truth).abs() < 1e-6, "cachewise ${} against the ledger's ${truth}", seen.total_usd);
+    assert_eq!(seen.requests, ledger.len() as u64, "requests against API calls");
+}
+
+/// The cache classes a ledger cause may be reported as.
+pub fn classes_for(cause: Cause) -> &'static [&'static str] {
+    match cause {
+        Cause::First => &["first", "compaction"],
+        Cause::Hit => &["hit"],
+        Cause::Expired(Ttl::FiveMinutes) => &["ttl_5m"],
+        Cause::Expired(Ttl::OneHour) => &["ttl_1h"],
+        Cause::ModelChanged => &["model_switch"],
+        Cause::ToolsChanged | Cause::SystemChanged | Cause::MessagesChanged => {
+            &["context_edit", "full_rebuild", "microcompact", "version_change"]
+        }
+    }
+}
+
+/// Each recorded call: its tokens, its class and its reason.
+pub fn each_request_matches(ledger: &[Call], seen: &Seen) {
+    for c in ledger.iter().filter(|c| !c.summary) {
+        let row = seen
+            .rows
+            .get(&c.message_id)
+            .unwrap_or_else(|| panic!("{} ({:?}) not on any timeline", c.message_id, c.cause));
+        let got = |k: &str| row[k].as_u64().unwrap();
+        let tokens = [
+            got("input_tokens"),
+            got("write_5m_tokens"),
+            got("write_1h_tokens"),
+            got("read_tokens"),
+            got("output_tokens"),
+        ];
+        let u = c.usage;
+        assert_eq!(tokens, [u.input, u.write_5m, u.write_1h, u.read, c.output], "{}", c.message_id);
+        let class = row["class"].as_str().unwrap();
+        assert!(
+            classes_for(c.cause).contains(&class),
+            "{}: the API's cause {:?}, cachewise's class {class}",
+            c.message_id,
+            c.cause
+        );
+        assert_eq!(row["server_reason"].as_str().unwrap(), c.reason.unwrap_or(""), "{}", c.message_id);
+    }
+}
+
+/// Claude Code's last `cost-state` per session file (its `totalCostUSD`).
+pub fn last_cost_states(client: &Client) -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
+    for p in client.transcripts() {
+        for line in std::fs::read_to_string(&p).unwrap().lines() {
+            let v: Value = serde_json::from_str(line).unwrap();
+            if v["type"] == "cost-state" {
+                out.insert(v["sessionId"].as_str().unwrap().to_owned(), v["totalCostUSD"].as_f64().unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// Each session's cost is Claude Code's own (sessions whose lineage is
+/// their own: no fork, one terminal at a time).
+pub fn costs_match_claude_code(client: &Client, seen: &Seen) {
+    for (session, claude) in last_cost_states(client) {
+        let mine = seen.sessions.iter().find(|s| s["session_id"] == session.as_str());
+        let mine = mine.map_or(0.0, |s| s["cost_usd"].as_f64().unwrap());
+        assert!((mine - claude).abs() < 1e-6, "session {session}: cachewise ${mine}, Claude Code ${claude}");
+    }
+}
+
+/// No file of the data directory holds `MARKER`.
+pub fn marker_never_stored(h: &Harness, client: &Client) {
+    let mut dirs = vec![h.data_dir(client)];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else {
+                let bytes = std::fs::read(&p).unwrap();
+                let found = bytes.windows(MARKER.len()).any(|w| w == MARKER.as_bytes());
+                assert!(!found, "{} holds the marker", p.display());
+            }
+        }
+    }
+}
+
+/// Every check a single-lineage scenario passes.
+pub fn all(h: &Harness, client: &Client, now: DateTime<Utc>) -> Seen {
+    let seen = seen(h, client, now);
+    let ledger = h.fake.ledger();
+    every_call_counted(&ledger, &seen);
+    each_request_matches(&ledger, &seen);
+    costs_match_claude_code(client, &seen);
+    marker_never_stored(h, client);
+    seen
+}
