@@ -101,6 +101,10 @@ pub struct Line<'a> {
     pub subtype: Text<'a>,
     #[serde(rename = "sessionId", borrow)]
     pub session_id: Text<'a>,
+    /// On a response a fork copied from its parent (2.1.33x): the session
+    /// that made the request.
+    #[serde(rename = "requestSessionId", borrow)]
+    pub request_session_id: Text<'a>,
     #[serde(rename = "agentId", borrow)]
     pub agent_id: Text<'a>,
     #[serde(rename = "isSidechain")]

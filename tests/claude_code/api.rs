@@ -33,8 +33,10 @@ pub struct Call {
     pub usage: Usage,
     pub output: u64,
     pub cause: Cause,
-    /// The `cache_miss_reason.type` sent, if any.
+    /// The `cache_miss_reason.type` sent, if any, and its
+    /// `cache_missed_input_tokens`.
     pub reason: Option<&'static str>,
+    pub missed: Option<u64>,
     /// A compaction's summary request.
     pub summary: bool,
     pub streamed: bool,
@@ -130,8 +132,8 @@ impl Fake {
         let now = inner.clock.now();
         let n = inner.ledger.len() as u64 + 1;
         let prompt = Prompt::of(body);
-        let thread = thread_of(headers, body);
-        let Served { usage, cause, .. } = inner.cache.serve(&thread, &prompt, now);
+        let thread = thread_of(body);
+        let Served { usage, cause, missed } = inner.cache.serve(&thread, &prompt, now);
         let reply = reply_to(body, n);
         let call = Call {
             at: now,
@@ -143,6 +145,7 @@ impl Fake {
             output: reply.output_tokens(),
             cause,
             reason: cause.reason(),
+            missed,
             summary: reply.summary,
             streamed,
         };
@@ -155,23 +158,21 @@ fn header_str(headers: &HeaderMap, name: &str) -> String {
     headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned()
 }
 
-/// The cache's thread of a request: its session (Claude Code's header)
-/// and which conversation of it, known by how it starts: the first block
-/// of its first message. Sub-agents start their own; a compaction starts
-/// a new one; a resume, a model switch or a tools change keeps it.
-pub fn thread_of(headers: &HeaderMap, body: &Value) -> String {
-    let session = header_str(headers, "x-claude-code-session-id");
-    let first = body.pointer("/messages/0/content").map(|c| match c {
-        Value::Array(blocks) => blocks.first().cloned().unwrap_or(Value::Null),
-        other => other.clone(),
-    });
-    let mut first = first.unwrap_or(Value::Null);
-    if let Some(o) = first.as_object_mut() {
-        o.remove("cache_control");
+/// The cache's thread of a request: the conversation it continues, known
+/// by how it starts (its first message). Sub-agents start their own; a
+/// compaction starts a new one; a resume, a fork, a model switch or a
+/// tools change continues one. The session (Claude Code's header) is in
+/// the ledger, not in the thread: a fork's first request continues its
+/// parent's conversation, and reads its cache.
+pub fn thread_of(body: &Value) -> String {
+    let mut first = body.pointer("/messages/0/content").cloned().unwrap_or(Value::Null);
+    if let Some(blocks) = first.as_array_mut() {
+        blocks.iter_mut().filter_map(Value::as_object_mut).for_each(|b| {
+            b.remove("cache_control");
+        });
     }
     let digest = Sha256::digest(first.to_string().as_bytes());
-    let short: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
-    format!("{session}/{short}")
+    digest.iter().take(6).map(|b| format!("{b:02x}")).collect()
 }
 
 async fn messages(State(fake): State<Fake>, headers: HeaderMap, body: Bytes) -> Response {
@@ -181,6 +182,9 @@ async fn messages(State(fake): State<Fake>, headers: HeaderMap, body: Bytes) -> 
     };
     let streamed = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
     let (call, reply) = fake.serve_call(&headers, &body, streamed);
+    if let Some(ms) = reply.delay_ms {
+        tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+    }
     if streamed {
         let events = sse(&call, &reply);
         ([(header::CONTENT_TYPE, "text/event-stream")], events).into_response()
@@ -203,9 +207,10 @@ fn usage_json(call: &Call, output: u64) -> Value {
 }
 
 fn diagnostics(call: &Call) -> Value {
-    match call.reason {
-        Some(kind) => json!({"cache_miss_reason": {"type": kind}}),
-        None => Value::Null,
+    match (call.reason, call.missed) {
+        (Some(kind), Some(missed)) => json!({"cache_miss_reason": {"type": kind, "cache_missed_input_tokens": missed}}),
+        (Some(kind), None) => json!({"cache_miss_reason": {"type": kind}}),
+        (None, _) => Value::Null,
     }
 }
 

@@ -114,14 +114,16 @@ pub fn classes_for(cause: Cause) -> &'static [&'static str] {
     }
 }
 
-/// Each recorded call: its tokens, its class and its reason.
+/// Each recorded call: its tokens, its class and its reason. A fork's
+/// first request reads its parent's cache (a hit to the API) and starts
+/// the fork's thread (`first` to cachewise, whose threads are a session's).
 pub fn each_request_matches(ledger: &[Call], seen: &Seen) {
-    for c in ledger.iter().filter(|c| !c.summary) {
+    for (k, c) in ledger.iter().enumerate().filter(|(_, c)| !c.summary) {
         let row = seen
             .rows
             .get(&c.message_id)
             .unwrap_or_else(|| panic!("{} ({:?}) not on any timeline", c.message_id, c.cause));
-        let got = |k: &str| row[k].as_u64().unwrap();
+        let got = |name: &str| row[name].as_u64().unwrap();
         let tokens = [
             got("input_tokens"),
             got("write_5m_tokens"),
@@ -132,13 +134,16 @@ pub fn each_request_matches(ledger: &[Call], seen: &Seen) {
         let u = c.usage;
         assert_eq!(tokens, [u.input, u.write_5m, u.write_1h, u.read, c.output], "{}", c.message_id);
         let class = row["class"].as_str().unwrap();
+        let fork_start =
+            c.cause == Cause::Hit && class == "first" && ledger[..k].iter().all(|p| p.session != c.session);
         assert!(
-            classes_for(c.cause).contains(&class),
+            fork_start || classes_for(c.cause).contains(&class),
             "{}: the API's cause {:?}, cachewise's class {class}",
             c.message_id,
             c.cause
         );
         assert_eq!(row["server_reason"].as_str().unwrap(), c.reason.unwrap_or(""), "{}", c.message_id);
+        assert_eq!(row["server_missed_tokens"].as_u64(), c.missed, "{}", c.message_id);
     }
 }
 

@@ -4,8 +4,11 @@
 //! - a `tool_result` in the last user message: a short text (the turn ends);
 //! - Claude Code's compaction instruction: an `<analysis>` and `<summary>`;
 //! - `[[bash:CMD]]`: a `Bash` tool call running CMD;
-//! - `[[agent:PROMPT]]`: an `Agent` tool call (a sub-agent given PROMPT);
-//! - anything else: a short text.
+//! - `[[agent:PROMPT]]`: an `Agent` tool call (a sub-agent given PROMPT,
+//!   where `{{...}}` becomes `[[...]]`: a directive for the sub-agent);
+//! - anything else: a short text;
+//! - and `[[slow:MS]]` anywhere in the last user message: the answer
+//!   waits MS milliseconds (two clients at once).
 //!
 //! Output tokens follow the same fixed rule as prompt blocks.
 
@@ -18,6 +21,8 @@ pub struct Reply {
     pub stop: &'static str,
     /// The request asked for a compaction summary.
     pub summary: bool,
+    /// How long the fake waits before answering (`[[slow:MS]]`).
+    pub delay_ms: Option<u64>,
 }
 
 impl Reply {
@@ -32,16 +37,36 @@ const SUMMARY_ASK: &str = "create a detailed summary";
 
 /// The answer to `body`; `n` numbers it (tool call ids).
 pub fn reply_to(body: &Value, n: u64) -> Reply {
+    let delay_ms = last_user(body)
+        .map(texts_of)
+        .unwrap_or_default()
+        .iter()
+        .find_map(|t| directive(t, "slow"))
+        .and_then(|ms| ms.parse().ok());
+    Reply { delay_ms, ..answer(body, n) }
+}
+
+fn answer(body: &Value, n: u64) -> Reply {
     let last = last_user(body);
     let texts = last.map(texts_of).unwrap_or_default();
     if texts.iter().any(|t| t.contains(SUMMARY_ASK)) {
         let text = format!("<analysis>Call {n}.</analysis>\n<summary>The conversation so far, call {n}.</summary>");
-        return Reply { blocks: vec![json!({"type": "text", "text": text})], stop: "end_turn", summary: true };
+        return Reply {
+            blocks: vec![json!({"type": "text", "text": text})],
+            stop: "end_turn",
+            summary: true,
+            delay_ms: None,
+        };
     }
     if last.is_some_and(has_tool_result) {
         return text(format!("Done (call {n})."));
     }
     let prompt = texts.join("\n");
+    if let Some(task) = directive(&prompt, "agent") {
+        let call = json!({"type": "tool_use", "id": format!("toolu_fake{n:04}"), "name": "Agent",
+            "input": {"description": "Scripted sub-task", "prompt": task.replace("{{", "[[").replace("}}", "]]"), "subagent_type": "general-purpose"}});
+        return Reply { blocks: vec![call], stop: "tool_use", summary: false, delay_ms: None };
+    }
     if let Some(cmd) = directive(&prompt, "bash") {
         let call = json!({"type": "tool_use", "id": format!("toolu_fake{n:04}"), "name": "Bash",
             "input": {"command": cmd, "description": "Run the scripted command"}});
@@ -49,18 +74,14 @@ pub fn reply_to(body: &Value, n: u64) -> Reply {
             blocks: vec![json!({"type": "text", "text": "Running it."}), call],
             stop: "tool_use",
             summary: false,
+            delay_ms: None,
         };
-    }
-    if let Some(task) = directive(&prompt, "agent") {
-        let call = json!({"type": "tool_use", "id": format!("toolu_fake{n:04}"), "name": "Agent",
-            "input": {"description": "Scripted sub-task", "prompt": task, "subagent_type": "general-purpose"}});
-        return Reply { blocks: vec![call], stop: "tool_use", summary: false };
     }
     text(format!("Answer {n}."))
 }
 
 fn text(t: String) -> Reply {
-    Reply { blocks: vec![json!({"type": "text", "text": t})], stop: "end_turn", summary: false }
+    Reply { blocks: vec![json!({"type": "text", "text": t})], stop: "end_turn", summary: false, delay_ms: None }
 }
 
 /// The last message of role `user` (Claude Code also sends `system` ones).

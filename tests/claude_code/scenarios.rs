@@ -44,3 +44,132 @@ fn claude_code_an_idle_gap_past_five_minutes_is_an_expired_cache() {
     let seen = checks::all(&h, &me, at(30));
     assert_eq!(seen.rows[&ledger[1].message_id]["class"], "ttl_5m");
 }
+
+#[test]
+fn claude_code_one_hour_ttl_holds_thirty_minutes_and_expires_after_two_hours() {
+    let Some(h) = Harness::start() else { return };
+    let me = h.client("hour");
+    let ttl = ["--settings", r#"{"promptCacheTtl":"1h"}"#];
+    let s = h.begin(&me, at(0), &[&["-p", "start [[pad:5000]]"][..], &ttl].concat());
+    h.resume(&me, &s, at(30), &[&["-p", "half an hour later"][..], &ttl].concat());
+    h.resume(&me, &s, at(150), &[&["-p", "two hours later"][..], &ttl].concat());
+    let ledger = h.fake.ledger();
+    assert!(ledger[0].usage.write_1h > 0 && ledger[0].usage.write_5m == 0, "{:?}", ledger[0]);
+    assert_eq!((ledger[1].cause, ledger[2].cause), (Cause::Hit, Cause::Expired(Ttl::OneHour)));
+    let seen = checks::all(&h, &me, at(160));
+    assert_eq!(seen.rows[&ledger[2].message_id]["class"], "ttl_1h");
+}
+
+#[test]
+fn claude_code_a_model_switch_is_a_miss_of_its_own() {
+    let Some(h) = Harness::start() else { return };
+    let me = h.client("switch");
+    let s = h.begin(&me, at(0), &["-p", "start [[pad:3000]]"]);
+    h.resume(&me, &s, at(1), &["-p", "now on another model", "--model", "sonnet"]);
+    let ledger = h.fake.ledger();
+    assert_eq!(ledger[1].cause, Cause::ModelChanged);
+    let seen = checks::all(&h, &me, at(5));
+    assert_eq!(seen.rows[&ledger[1].message_id]["class"], "model_switch");
+}
+
+#[test]
+fn claude_code_a_changed_tool_set_is_an_edit_of_the_prompt_start() {
+    let Some(h) = Harness::start() else { return };
+    let me = h.client("tools");
+    let s = h.begin(&me, at(0), &["-p", "start [[pad:3000]]"]);
+    h.resume(&me, &s, at(1), &["-p", "without Bash", "--disallowedTools", "Bash"]);
+    let ledger = h.fake.ledger();
+    assert_eq!(ledger[1].cause, Cause::ToolsChanged);
+    let seen = checks::all(&h, &me, at(5));
+    eprintln!("tools change: {}", seen.rows[&ledger[1].message_id]);
+}
+
+#[test]
+fn claude_code_compact_summary_calls_are_counted_though_unwritten() {
+    let Some(h) = Harness::start() else { return };
+    let me = h.client("compact");
+    let s = h.begin(&me, at(0), &["-p", "start [[pad:3000]]"]);
+    h.resume(&me, &s, at(1), &["-p", "[[bash:echo two]]", "--allowedTools", "Bash"]);
+    h.resume(&me, &s, at(2), &["-p", "/compact"]);
+    h.resume(&me, &s, at(3), &["-p", "after the compaction"]);
+    let ledger = h.fake.ledger();
+    let summaries: Vec<&api::Call> = ledger.iter().filter(|c| c.summary).collect();
+    assert_eq!(summaries.len(), 1, "{ledger:?}");
+    let seen = checks::all(&h, &me, at(10));
+    let after = ledger.last().unwrap();
+    assert_eq!(seen.rows[&after.message_id]["class"], "compaction");
+}
+
+#[test]
+fn claude_code_auto_compaction_near_the_window_is_counted() {
+    let Some(h) = Harness::start() else { return };
+    let me = h.client("auto");
+    let window = ["--autocompact", "100000"];
+    let s = h.begin(&me, at(0), &[&["-p", "one [[pad:20000]]"][..], &window].concat());
+    h.resume(&me, &s, at(1), &[&["-p", "two [[pad:60000]]"][..], &window].concat());
+    h.resume(&me, &s, at(2), &[&["-p", "three"][..], &window].concat());
+    let ledger = h.fake.ledger();
+    assert!(ledger.iter().any(|c| c.summary), "no auto-compaction: {ledger:?}");
+    checks::all(&h, &me, at(10));
+}
+
+#[test]
+fn claude_code_a_sub_agents_calls_are_its_own_thread() {
+    let Some(h) = Harness::start() else { return };
+    let me = h.client("agent");
+    h.begin(&me, at(0), &["-p", "[[agent:look around {{bash:echo sub}}]]", "--allowedTools", "Bash", "Agent"]);
+    let ledger = h.fake.ledger();
+    let threads: std::collections::BTreeSet<&str> = ledger.iter().map(|c| c.thread.as_str()).collect();
+    assert_eq!(threads.len(), 2, "{ledger:?}");
+    let seen = checks::all(&h, &me, at(10));
+    let agent_rows = seen.rows.values().filter(|r| r["thread"] != "main").count();
+    assert!(agent_rows >= 2, "{:?}", seen.rows);
+}
+
+#[test]
+fn claude_code_a_fork_carries_its_parents_totals_and_nothing_is_counted_twice() {
+    let Some(h) = Harness::start() else { return };
+    let me = h.client("fork");
+    let parent = h.begin(&me, at(0), &["-p", "parent [[pad:3000]]"]);
+    h.resume(&me, &parent, at(1), &["-p", "parent again"]);
+    let out = h.run(&me, at(2), &["-p", "the fork", "--resume", &parent, "--fork-session", "--output-format", "json"]);
+    let fork: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let fork = fork["session_id"].as_str().unwrap().to_owned();
+    assert_ne!(fork, parent);
+    let ledger = h.fake.ledger();
+    assert_eq!(ledger.len(), 3, "{ledger:?}");
+    let seen = checks::seen(&h, &me, at(10));
+    checks::every_call_counted(&ledger, &seen);
+    checks::each_request_matches(&ledger, &seen);
+    checks::marker_never_stored(&h, &me);
+    // Claude Code's fork totals carry the parent's on: the two sessions'
+    // costs in cachewise add up to the fork's last cost-state.
+    let claude = checks::last_cost_states(&me);
+    let cost =
+        |s: &str| seen.sessions.iter().find(|r| r["session_id"] == s).map_or(0.0, |r| r["cost_usd"].as_f64().unwrap());
+    assert!((cost(&parent) - claude[&parent]).abs() < 1e-6, "{claude:?} {:?}", seen.sessions);
+    assert!((cost(&parent) + cost(&fork) - claude[&fork]).abs() < 1e-6, "{claude:?}");
+}
+
+#[test]
+fn claude_code_two_terminals_on_one_session_are_each_counted_once() {
+    let Some(h) = Harness::start() else { return };
+    let me = h.client("twice");
+    let s = h.begin(&me, at(0), &["-p", "base [[pad:3000]]"]);
+    h.fake.set_clock(at(1));
+    std::thread::scope(|scope| {
+        let slow = scope.spawn(|| me.ok(at(1), &["-p", "first terminal [[slow:1500]]", "--resume", &s]));
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        me.ok(at(1), &["-p", "second terminal", "--resume", &s]);
+        slow.join().unwrap();
+    });
+    let ledger = h.fake.ledger();
+    assert_eq!(ledger.len(), 3, "{ledger:?}");
+    let seen = checks::seen(&h, &me, at(10));
+    checks::every_call_counted(&ledger, &seen);
+    checks::each_request_matches(&ledger, &seen);
+    // Each process wrote its own running total: the last one in the file
+    // misses the other terminal's call, which cachewise still counts.
+    let claude = checks::last_cost_states(&me)[&s];
+    assert!(seen.total_usd > claude + 1e-6, "cachewise ${} against Claude Code's ${claude}", seen.total_usd);
+}

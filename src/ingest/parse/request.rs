@@ -62,9 +62,12 @@ impl FileParser<'_, '_> {
         line: u64,
         time: DateTime<Utc>,
     ) -> Request {
-        let session_id = match &self.same.session {
-            Some(s) => s.clone(),
-            None => {
+        // A fork's copy of its parent's response names the session that
+        // made it: whichever copy is kept, the request stays the parent's.
+        let session_id = match (l.request_session_id.get(), &self.same.session) {
+            (Some(s), _) => self.names.get(s),
+            (None, Some(s)) => s.clone(),
+            (None, None) => {
                 let s = self.session(l);
                 self.names.get(&s)
             }
