@@ -1,10 +1,12 @@
 //! The requests as the cache model sees them (cache-model §1 v2): a
 //! response made of several API calls (`usage.iterations`) is one request
 //! of its thread per `message`/`fallback_message` call, priced at its own
-//! model. Hands `materialize` the rows it classifies.
+//! model. Calls Claude Code did not write down (`model::is_unlogged`: real
+//! spend, but no response a thread shows) are no thread's. Hands
+//! `materialize` the rows it classifies.
 
 use crate::model::calls::{cache_calls, calls_of};
-use crate::model::{Call, Request, Text};
+use crate::model::{is_unlogged, Call, Request, Text};
 use crate::pricing::PriceTable;
 use chrono::{DateTime, Utc};
 use std::borrow::Borrow;
@@ -26,8 +28,7 @@ pub fn thread_requests(prices: &PriceTable, requests: Vec<Request>, calls: &[Cal
 /// time needs every row's key before the first chunk.
 pub fn thread_keys<R: Borrow<Request>>(requests: &[R], calls: &[Call]) -> Vec<(Text, Text, DateTime<Utc>)> {
     let mut out = Vec::with_capacity(requests.len());
-    for r in requests {
-        let r = r.borrow();
+    for r in requests.iter().map(Borrow::borrow).filter(|r| !is_unlogged(&r.thread)) {
         let own = calls_of(calls, r);
         if own.is_empty() {
             out.push((r.model.clone(), r.version.clone(), r.time));
@@ -42,10 +43,11 @@ pub fn thread_keys<R: Borrow<Request>>(requests: &[R], calls: &[Call]) -> Vec<(T
 /// when none of them has calls of its own (the rows themselves are the
 /// thread rows, and nothing is copied), else the new rows.
 pub fn thread_rows<R: Borrow<Request>>(prices: &PriceTable, requests: &[R], calls: &[Call]) -> Option<Vec<Request>> {
-    let first = requests.iter().position(|r| !calls_of(calls, r.borrow()).is_empty())?;
+    let first =
+        requests.iter().map(Borrow::borrow).position(|r| !calls_of(calls, r).is_empty() || is_unlogged(&r.thread))?;
     let mut out = Vec::with_capacity(requests.len() + 1);
     out.extend(requests[..first].iter().map(|r| r.borrow().clone()));
-    for r in requests[first..].iter().map(Borrow::borrow) {
+    for r in requests[first..].iter().map(Borrow::borrow).filter(|r| !is_unlogged(&r.thread)) {
         let own = calls_of(calls, r);
         if own.is_empty() {
             out.push(r.clone());

@@ -69,6 +69,9 @@ fn rows(store: &Store, spec: &ExportSpec) -> Result<Bundle, TeamError> {
         return Err(TeamError::TeamStore { dir: store.dir().to_path_buf() });
     }
     let mut requests = store.load(Table::Requests, frames::requests_from)?;
+    // Calls Claude Code paid for without writing them down travel as the
+    // request rows every view reads them as (`unlogged:*` threads).
+    requests.extend(store.load(Table::Unlogged, frames::requests_from)?);
     let mut compactions = store.load(Table::Compactions, frames::compactions_from)?;
     let within = |t: DateTime<Utc>| spec.since.is_none_or(|s| t >= s) && spec.until.is_none_or(|u| t < u);
     requests.retain(|r| within(r.time));

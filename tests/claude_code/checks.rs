@@ -198,3 +198,35 @@ pub fn all(h: &Harness, client: &Client, now: DateTime<Utc>) -> Seen {
     marker_never_stored(h, client);
     seen
 }
+
+/// What cachewise's hooks told the user, as Claude Code recorded it
+/// (`hook_system_message` attachments), in order.
+pub fn hook_messages(client: &Client) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in client.transcripts() {
+        for line in std::fs::read_to_string(&p).unwrap().lines() {
+            let v: Value = serde_json::from_str(line).unwrap();
+            if v["type"] == "attachment" && v["attachment"]["type"] == "hook_system_message" {
+                out.push(v["attachment"]["content"].as_str().unwrap_or("").to_owned());
+            }
+        }
+    }
+    out
+}
+
+/// What `call` paid for rewriting what `before` had cached, beyond the read
+/// a warm cache would have charged: the premium of an expired cache.
+pub fn rewrite_premium(before: &Call, call: &Call) -> f64 {
+    let prices = PriceTable::embedded().unwrap();
+    let rates = prices.base_rates(&call.model, call.at).unwrap();
+    let cached = (before.usage.prompt() as f64).min((call.usage.write_5m + call.usage.write_1h) as f64);
+    let write = if call.usage.write_1h > 0 { rates.write_1h() } else { rates.write_5m() };
+    cached * (write - rates.read())
+}
+
+/// The first `+$X.XX` a message quotes.
+pub fn first_dollars(text: &str) -> f64 {
+    let at = text.find("+$").unwrap_or_else(|| panic!("no +$ in {text}")) + 2;
+    let digits: String = text[at..].chars().take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ',').collect();
+    digits.replace(',', "").trim_end_matches('.').parse().unwrap()
+}

@@ -78,6 +78,8 @@ impl Client<'_> {
             .env("ANTHROPIC_API_KEY", "sk-ant-fake-key-for-tests")
             .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
             .env("DISABLE_AUTOUPDATER", "1")
+            // Where cachewise's hooks and status line (run by Claude Code) keep their store.
+            .env("CACHEWISE_DATA_DIR", self.home.join("cachewise-data"))
             .current_dir(&self.work)
             // libfaketime is loaded by Claude Code alone: a parent that
             // loads it too makes the child's semaphore fail.

@@ -173,3 +173,33 @@ fn claude_code_two_terminals_on_one_session_are_each_counted_once() {
     let claude = checks::last_cost_states(&me)[&s];
     assert!(seen.total_usd > claude + 1e-6, "cachewise ${} against Claude Code's ${claude}", seen.total_usd);
 }
+
+#[test]
+fn claude_code_the_resume_hook_says_what_the_api_then_charges() {
+    let Some(h) = Harness::start() else { return };
+    let me = h.client("hook");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cachewise"))
+        .args(["hooks", "--install"])
+        .env("HOME", &me.home)
+        .env("CLAUDE_CONFIG_DIR", me.config())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let s = h.begin(&me, at(0), &["-p", "start [[pad:8000]]"]);
+    h.resume(&me, &s, at(20), &["-p", "back after twenty minutes"]);
+    h.resume(&me, &s, at(22), &["-p", "and two minutes later"]);
+    let said = checks::hook_messages(&me);
+    assert_eq!(said.len(), 2, "{said:?}");
+    let ledger = h.fake.ledger();
+    // Twenty minutes on: the API found the cache expired, and charged the
+    // rewrite of what a warm cache would have read; the hook said so first.
+    assert_eq!(ledger[1].cause, Cause::Expired(Ttl::FiveMinutes));
+    assert!(said[0].contains("went cold at 09:05"), "{}", said[0]);
+    let premium = checks::rewrite_premium(&ledger[0], &ledger[1]);
+    let quoted = checks::first_dollars(&said[0]);
+    assert!((quoted - premium).abs() <= 0.005, "the hook said +${quoted}, the API charged +${premium}: {}", said[0]);
+    // Two minutes on: warm, and the API read it.
+    assert_eq!(ledger[2].cause, Cause::Hit);
+    assert!(said[1].contains("warm"), "{}", said[1]);
+    checks::all(&h, &me, at(30));
+}
