@@ -15,11 +15,11 @@
 //!   on that prefix. It writes each breakpoint's prefix past what it read,
 //!   each segment at the TTL of the breakpoint that closes it; what follows
 //!   the last breakpoint is uncached input.
-//! - A thread's request is a hit when the previous request of its thread
-//!   had its prefix read; otherwise the cause is the first difference from
-//!   that request, in this order: model, tools, system, earlier messages,
-//!   and else its entry expired. Misses other than a thread's first
-//!   request carry the reason the API would send.
+//! - A thread's request meets the entry its previous request left: expired
+//!   (the cause, whatever else changed), else the first difference from
+//!   that request, in this order: model, tools, system, earlier messages;
+//!   else a hit. Misses other than a thread's first request carry the
+//!   reason the API would send.
 
 use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::Value;
@@ -157,6 +157,7 @@ pub struct Cache {
 impl Cache {
     /// Serves `prompt` for `thread` at `now`, updating the cache.
     pub fn serve(&mut self, thread: &str, prompt: &Prompt, now: DateTime<Utc>) -> Served {
+        let before = self.threads.get(thread).map(|last| self.still_live(last, now));
         self.entries.retain(|_, e| e.expires > now);
         let last_bp = prompt.blocks.iter().rposition(|b| b.breakpoint.is_some());
         let read_at = last_bp.and_then(|end| {
@@ -169,7 +170,7 @@ impl Cache {
         let total = prompt.blocks.last().map_or(0, |b| b.through);
         let input = total - cached_through.max(read);
         let usage = Usage { input, write_5m, write_1h, read };
-        let (cause, missed) = self.cause(thread, prompt, read_at, read);
+        let (cause, missed) = self.cause(thread, prompt, before, read);
         self.threads.insert(thread.to_owned(), Last::of(prompt, last_bp));
         Served { usage, cause, missed }
     }
@@ -202,8 +203,21 @@ impl Cache {
         (w5, w1h)
     }
 
-    fn cause(&self, thread: &str, prompt: &Prompt, read_at: Option<usize>, read: u64) -> (Cause, Option<u64>) {
+    /// Whether the entry `last` left is still live at `now` (None: it left none).
+    fn still_live(&self, last: &Last, now: DateTime<Utc>) -> Option<bool> {
+        let (_, prefix, _, _) = last.cached?;
+        Some(self.entries.get(&(last.model.clone(), prefix)).is_some_and(|e| e.expires > now))
+    }
+
+    /// The cause, against the thread's previous request (`live`: whether
+    /// the entry it left was live when this request came).
+    fn cause(&self, thread: &str, prompt: &Prompt, live: Option<Option<bool>>, read: u64) -> (Cause, Option<u64>) {
         let Some(last) = self.threads.get(thread) else { return (Cause::First, None) };
+        // An expired entry is the cause whatever else changed: nothing of
+        // it was there to read.
+        if let (Some(Some(false)), Some((_, _, _, ttl))) = (live, last.cached) {
+            return (Cause::Expired(ttl), None);
+        }
         let missed = |cause| {
             let had = last.cached.map_or(0, |c| c.2);
             (cause, Some(had.saturating_sub(read)))
@@ -217,14 +231,11 @@ impl Cache {
         if last.system != prompt.system {
             return missed(Cause::SystemChanged);
         }
-        let Some((at, prefix, _, ttl)) = last.cached else { return (Cause::Hit, None) };
+        let Some((at, prefix, _, _)) = last.cached else { return (Cause::Hit, None) };
         if prompt.blocks.get(at).map(|b| b.prefix) != Some(prefix) {
             return missed(Cause::MessagesChanged);
         }
-        match read_at {
-            Some(i) if i >= at => (Cause::Hit, None),
-            _ => (Cause::Expired(ttl), None),
-        }
+        (Cause::Hit, None)
     }
 }
 

@@ -230,3 +230,17 @@ pub fn first_dollars(text: &str) -> f64 {
     let digits: String = text[at..].chars().take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ',').collect();
     digits.replace(',', "").trim_end_matches('.').parse().unwrap()
 }
+
+/// cachewise's status line on a captured screen (its warm or cold line).
+pub fn status_line(screen: &str) -> String {
+    let line = screen.lines().find(|l| l.contains(" warm ") || l.contains(" cold "));
+    line.unwrap_or_else(|| panic!("no status line on the screen:\n{screen}")).trim().to_owned()
+}
+
+/// The seconds a status line's `warm M:SS left` says.
+pub fn minutes_left(line: &str) -> i64 {
+    let at = line.find("warm ").unwrap_or_else(|| panic!("not warm: {line}")) + 5;
+    let span: String = line[at..].chars().take_while(|c| !c.is_whitespace()).collect();
+    let (m, s) = span.split_once(':').unwrap_or_else(|| panic!("no M:SS in {line}"));
+    m.parse::<i64>().unwrap() * 60 + s.parse::<i64>().unwrap()
+}

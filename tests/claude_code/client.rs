@@ -120,3 +120,79 @@ impl Client<'_> {
         out
     }
 }
+
+/// Claude Code in interactive mode, in a tmux pane, resuming `session` at
+/// `at`: each of `prompts` is typed and answered in turn; the screen is
+/// captured once the client is up and after each answer, then it exits.
+pub fn interactive(h: &super::Harness, c: &Client, at: DateTime<Utc>, session: &str, prompts: &[&str]) -> Vec<String> {
+    seed_interactive(c);
+    h.fake.set_clock(at);
+    let name = format!("cw{}", std::process::id() ^ (at.timestamp() as u32));
+    let env = [
+        ("PATH", "/usr/local/bin:/usr/bin:/bin".to_owned()),
+        ("HOME", c.home.display().to_string()),
+        ("CLAUDE_CONFIG_DIR", c.config().display().to_string()),
+        ("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{}", c.port)),
+        ("ANTHROPIC_API_KEY", "sk-ant-fake-key-for-tests".to_owned()),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".to_owned()),
+        ("CACHEWISE_DATA_DIR", c.home.join("cachewise-data").display().to_string()),
+        ("TERM", "xterm-256color".to_owned()),
+    ];
+    let mut cmd = format!("cd '{}' && nsenter --net={} -- env -i", c.work.display(), c.ns.path().display());
+    for (k, v) in env {
+        cmd.push_str(&format!(" {k}='{v}'"));
+    }
+    cmd.push_str(&format!(
+        " LD_PRELOAD={FAKETIME} 'FAKETIME=@{}' '{}' --resume {session}",
+        at.format("%Y-%m-%d %H:%M:%S"),
+        c.setup.bin.display()
+    ));
+    let tmux = |args: &[&str]| std::process::Command::new("tmux").args(args).output().expect("tmux");
+    tmux(&["new-session", "-d", "-s", &name, "-x", "160", "-y", "40", &cmd]);
+    let capture = || String::from_utf8_lossy(&tmux(&["capture-pane", "-p", "-t", &name]).stdout).into_owned();
+    let wait_for = |what: &dyn Fn(&str) -> bool| {
+        for _ in 0..100 {
+            let s = capture();
+            if what(&s) {
+                return s;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        capture()
+    };
+    let mut screens = vec![wait_for(&|s| s.contains("cachewise") || s.contains("warm") || s.contains("cold"))];
+    for p in prompts {
+        let before = h.fake.ledger().len();
+        tmux(&["send-keys", "-t", &name, "-l", p]);
+        tmux(&["send-keys", "-t", &name, "Enter"]);
+        for _ in 0..100 {
+            if h.fake.ledger().len() > before {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        screens.push(capture());
+    }
+    tmux(&["send-keys", "-t", &name, "-l", "/exit"]);
+    tmux(&["send-keys", "-t", &name, "Enter"]);
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    tmux(&["kill-session", "-t", &name]);
+    screens
+}
+
+/// Claude Code's own state file, seeded so interactive mode starts at the
+/// prompt: onboarding done, the fake key approved, the folder trusted.
+fn seed_interactive(c: &Client) {
+    let path = c.config().join(".claude.json");
+    let mut v: serde_json::Value = std::fs::read(&path)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_else(|| serde_json::json!({}));
+    v["hasCompletedOnboarding"] = true.into();
+    v["customApiKeyResponses"] = serde_json::json!({"approved": ["sk-ant-fake-key-for-tests"], "rejected": []});
+    let key = "sk-ant-fake-key-for-tests";
+    v["customApiKeyResponses"]["approved"] = serde_json::json!([key, &key[key.len() - 20..]]);
+    v["projects"][c.work.display().to_string()]["hasTrustDialogAccepted"] = true.into();
+    std::fs::write(&path, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+}

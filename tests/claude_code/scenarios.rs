@@ -203,3 +203,32 @@ fn claude_code_the_resume_hook_says_what_the_api_then_charges() {
     assert!(said[1].contains("warm"), "{}", said[1]);
     checks::all(&h, &me, at(30));
 }
+
+#[test]
+fn claude_code_the_status_line_shows_the_caches_state() {
+    let Some(h) = Harness::start() else { return };
+    let me = h.client("status");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cachewise"))
+        .args(["statusline", "--install"])
+        .env("HOME", &me.home)
+        .env("CLAUDE_CONFIG_DIR", me.config())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let s = h.begin(&me, at(0), &["-p", "start [[pad:8000]]"]);
+    let screens = client::interactive(&h, &me, at(20), &s, &["now interactive"]);
+    let ledger = h.fake.ledger();
+    assert_eq!(ledger.len(), 2, "{ledger:?}");
+    // At start, twenty minutes on: the API's entry expired at 09:05.
+    let cold = checks::status_line(&screens[0]);
+    assert!(cold.contains("cold") && cold.contains("since 09:05"), "{cold}");
+    assert_eq!(ledger[1].cause, Cause::Expired(Ttl::FiveMinutes));
+    let quoted = checks::first_dollars(&cold);
+    let premium = checks::rewrite_premium(&ledger[0], &ledger[1]);
+    assert!((quoted - premium).abs() <= 0.005, "the status line said +${quoted}, the API charged +${premium}");
+    // After the answer: warm, the entry's five minutes just begun.
+    let warm = checks::status_line(&screens[1]);
+    let left = checks::minutes_left(&warm);
+    assert!(warm.contains("(5m TTL)") && (285..=300).contains(&left), "{warm}");
+    checks::all(&h, &me, at(30));
+}
