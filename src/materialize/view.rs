@@ -35,13 +35,14 @@ pub fn view_after(
     };
     // Priced with this run's table: the stored costs when they are its,
     // else priced again in memory (nothing is written).
-    let (requests, calls) = store.priced_sources(&manifest, prices)?;
+    let priced = store.priced_sources(&manifest, prices)?;
     let analysis = match stored(store, prices) {
         Ok(Some(source)) => source,
         Ok(None) | Err(StoreError::Damaged { .. }) => computed_later(store, prices),
         Err(e) => return Err(e),
     };
-    StoreView::new(store, prices, manifest, version, Sources { requests, calls, analysis }, now)
+    let sources = Sources { requests: priced.requests, calls: priced.calls, unlogged: priced.unlogged, analysis };
+    StoreView::new(store, prices, manifest, version, sources, now)
 }
 
 /// The stored analysis when it is current: its parts scanned, its side

@@ -99,9 +99,10 @@ pub struct CacheReport {
 /// selection. `report daily` counts responses and prices every call inside
 /// them; the cache model counts each call of a conversation thread (a
 /// response made of several calls is several thread requests), and an
-/// advisor call belongs to no thread. So `cost_usd = thread_cost_usd +
-/// advisor_cost_usd + other_usd`, where `other_usd` (responses with no call
-/// the cache model reads) is zero but for odd transcripts.
+/// advisor call belongs to no thread, nor does a call Claude Code did not
+/// write down. So `cost_usd = thread_cost_usd + advisor_cost_usd +
+/// unlogged_cost_usd + other_usd`, where `other_usd` (responses with no
+/// call the cache model reads) is zero but for odd transcripts.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Reconcile {
     /// Responses, as `report daily` counts them.
@@ -114,6 +115,9 @@ pub struct Reconcile {
     pub thread_cost_usd: f64,
     pub advisor_calls: u64,
     pub advisor_cost_usd: f64,
+    /// Calls Claude Code paid for without writing them down.
+    pub unlogged_calls: u64,
+    pub unlogged_cost_usd: f64,
     /// Whatever else differs (normally zero).
     pub other_usd: f64,
 }
@@ -130,7 +134,9 @@ impl Reconcile {
             thread_cost_usd,
             advisor_calls: calls.advisor_calls,
             advisor_cost_usd: calls.advisor_cost_usd,
-            other_usd: totals.cost_usd - thread_cost_usd - calls.advisor_cost_usd,
+            unlogged_calls: calls.unlogged_calls,
+            unlogged_cost_usd: calls.unlogged_cost_usd,
+            other_usd: totals.cost_usd - thread_cost_usd - calls.advisor_cost_usd - calls.unlogged_cost_usd,
         }
     }
 }

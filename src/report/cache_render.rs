@@ -53,6 +53,13 @@ pub fn reconcile_line(u: &crate::report::cache::Reconcile) -> String {
             dollars(u.advisor_cost_usd)
         );
     }
+    if u.unlogged_calls > 0 {
+        line += &format!(
+            "; {} ({}) Claude Code paid for but did not write down",
+            plural(u.unlogged_calls, "call", "calls"),
+            dollars(u.unlogged_cost_usd)
+        );
+    }
     if u.other_usd.abs() >= 0.005 {
         line += &format!("; {} of responses with no call the cache model reads", dollars(u.other_usd));
     }

@@ -19,8 +19,8 @@ use std::ops::{Add, Range};
 /// Columns a report reads to find each request's calls.
 pub const KEY_COLUMNS: [&str; 6] = [c::USER, c::MESSAGE_ID, c::REQUEST_ID, c::SOURCE, c::LINE, c::WEB_SEARCH];
 
-/// Advisor calls, fallback calls and refused attempts: how many and their
-/// cost. Merges with `+`.
+/// Advisor calls, fallback calls, refused attempts and the calls Claude
+/// Code did not write down: how many and their cost. Merges with `+`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct CallTotals {
     pub advisor_calls: u64,
@@ -31,6 +31,12 @@ pub struct CallTotals {
     /// Calls before a response's last fallback: the refused attempts.
     pub refused_calls: u64,
     pub refused_cost_usd: f64,
+    /// Calls Claude Code paid for without writing them down
+    /// (`ingest::unlogged`), of them those of compactions (their summaries).
+    pub unlogged_calls: u64,
+    pub unlogged_cost_usd: f64,
+    pub compaction_summary_calls: u64,
+    pub compaction_summary_cost_usd: f64,
 }
 
 impl Add for CallTotals {
@@ -43,6 +49,10 @@ impl Add for CallTotals {
             fallback_cost_usd: self.fallback_cost_usd + o.fallback_cost_usd,
             refused_calls: self.refused_calls + o.refused_calls,
             refused_cost_usd: self.refused_cost_usd + o.refused_cost_usd,
+            unlogged_calls: self.unlogged_calls + o.unlogged_calls,
+            unlogged_cost_usd: self.unlogged_cost_usd + o.unlogged_cost_usd,
+            compaction_summary_calls: self.compaction_summary_calls + o.compaction_summary_calls,
+            compaction_summary_cost_usd: self.compaction_summary_cost_usd + o.compaction_summary_cost_usd,
         }
     }
 }
@@ -66,7 +76,19 @@ impl CallTotals {
 
     /// True when there is nothing to show.
     pub fn is_empty(&self) -> bool {
-        self.advisor_calls + self.fallback_calls + self.refused_calls == 0
+        self.advisor_calls + self.fallback_calls + self.refused_calls + self.unlogged_calls == 0
+    }
+
+    /// One unlogged row (`model::is_unlogged`) of `thread` costing `cost_usd`.
+    pub fn unlogged(thread: &str, cost_usd: f64) -> CallTotals {
+        let compaction = thread == crate::model::UNLOGGED_COMPACTION;
+        CallTotals {
+            unlogged_calls: 1,
+            unlogged_cost_usd: cost_usd,
+            compaction_summary_calls: u64::from(compaction),
+            compaction_summary_cost_usd: if compaction { cost_usd } else { 0.0 },
+            ..CallTotals::default()
+        }
     }
 }
 
@@ -181,4 +203,25 @@ mod tests {
         // Plain calls, no fallback: nothing to tell.
         assert!(CallTotals::of(&[call(0, MESSAGE, 0.5), call(1, MESSAGE, 0.25)]).is_empty());
     }
+}
+
+/// The calls Claude Code did not write down among the requests `q`
+/// selects: their total, and each session's.
+pub fn unlogged(
+    view: &crate::store::view::StoreView,
+    q: &crate::report::query::Query,
+) -> PolarsResult<(CallTotals, std::collections::BTreeMap<String, CallTotals>)> {
+    let mut by_session = std::collections::BTreeMap::new();
+    let Some(lf) = view.unlogged() else { return Ok((CallTotals::default(), by_session)) };
+    let df = q.filter(lf)?.select([col(c::SESSION_ID), col(c::THREAD), col(c::COST_USD)]).collect()?;
+    let k = Cols(&df);
+    let (session, thread, cost) = (k.str(c::SESSION_ID)?, k.str(c::THREAD)?, k.f64(c::COST_USD)?);
+    let mut total = CallTotals::default();
+    for i in 0..df.height() {
+        let one = CallTotals::unlogged(thread[i], cost[i]);
+        total = total + one;
+        let e: &mut CallTotals = by_session.entry(session[i].to_owned()).or_default();
+        *e = *e + one;
+    }
+    Ok((total, by_session))
 }

@@ -76,10 +76,14 @@ fn row_json(g: Grouping, r: &UsageRow) -> Value {
     Value::Object(m)
 }
 
-/// Advisor calls, fallback calls and refused attempts, as the JSON contract
-/// names them.
+/// Advisor calls, fallback calls, refused attempts and calls Claude Code
+/// did not write down, as the JSON contract names them.
 pub fn calls_json(c: &CallTotals) -> Map<String, Value> {
     let mut m = Map::new();
+    m.insert("unlogged_calls".into(), json!(c.unlogged_calls));
+    m.insert("unlogged_cost_usd".into(), json!(c.unlogged_cost_usd));
+    m.insert("compaction_summary_calls".into(), json!(c.compaction_summary_calls));
+    m.insert("compaction_summary_cost_usd".into(), json!(c.compaction_summary_cost_usd));
     m.insert("advisor_calls".into(), json!(c.advisor_calls));
     m.insert("advisor_cost_usd".into(), json!(c.advisor_cost_usd));
     m.insert("fallback_calls".into(), json!(c.fallback_calls));
@@ -194,21 +198,30 @@ pub use crate::model::count::thousands;
 /// `$1,234.57`, `-$1.23`: the one dollar format (`model::money::usd`).
 pub use crate::model::money::usd as dollars;
 
-/// One line on advisor calls and refused attempts, costs first and counts
-/// in brackets ("" when there were none).
+/// One line on advisor calls, refused attempts, fallbacks and calls Claude
+/// Code did not write down, costs first and counts in brackets; only those
+/// there were ("" when none).
 pub fn calls_line(c: &CallTotals) -> String {
-    if c.is_empty() {
-        return String::new();
+    let mut parts = Vec::new();
+    let mut add = |n: u64, usd: f64, what: &str| {
+        if n > 0 {
+            parts.push(format!("{what} {} ({})", dollars(usd), thousands(n)));
+        }
+    };
+    add(c.advisor_calls, c.advisor_cost_usd, "advisor calls");
+    add(c.refused_calls, c.refused_cost_usd, "refused attempts");
+    add(c.fallback_calls, c.fallback_cost_usd, "fallbacks");
+    add(
+        c.compaction_summary_calls,
+        c.compaction_summary_cost_usd,
+        "compaction summaries Claude Code did not write down",
+    );
+    let other = c.unlogged_calls - c.compaction_summary_calls;
+    add(other, c.unlogged_cost_usd - c.compaction_summary_cost_usd, "other calls Claude Code did not write down");
+    match parts.is_empty() {
+        true => String::new(),
+        false => parts.join(", ") + "\n",
     }
-    format!(
-        "advisor calls {} ({}), refused attempts {} ({}), fallbacks {} ({})\n",
-        dollars(c.advisor_cost_usd),
-        thousands(c.advisor_calls),
-        dollars(c.refused_cost_usd),
-        thousands(c.refused_calls),
-        dollars(c.fallback_cost_usd),
-        thousands(c.fallback_calls),
-    )
 }
 
 #[cfg(test)]
@@ -235,7 +248,16 @@ mod tests {
             fallback_cost_usd: 0.047,
             refused_calls: 2,
             refused_cost_usd: 0.9405,
+            ..CallTotals::default()
         };
         assert_eq!(calls_line(&c), "advisor calls $9.49 (6), refused attempts $0.94 (2), fallbacks $0.05 (1)\n");
+        let only = CallTotals::unlogged(crate::model::UNLOGGED_COMPACTION, 0.0107)
+            + CallTotals::unlogged(crate::model::UNLOGGED_OTHER, 0.02);
+        assert_eq!(
+            calls_line(&only),
+            "compaction summaries Claude Code did not write down $0.01 (1), \
+             other calls Claude Code did not write down $0.02 (1)\n",
+            "only what there was, in words"
+        );
     }
 }

@@ -170,10 +170,16 @@ fn finish(
     q: &Query,
     x: Grouped,
 ) -> Result<UsageReport, ReportError> {
-    let (df, models, total_calls, by_session) = x;
+    let (df, models, mut total_calls, by_session) = x;
     let mut rows = rows_from(&grouping.key_text(df)?)?;
+    let (unlogged, unlogged_by_session) = calls::unlogged(view, q)?;
+    total_calls = total_calls + unlogged;
     if grouping == Grouping::Session {
-        let (titles, by_session) = (view.titles()?, by_session.unwrap_or_default());
+        let (titles, mut by_session) = (view.titles()?, by_session.unwrap_or_default());
+        for (s, u) in unlogged_by_session {
+            let e = by_session.entry(s).or_default();
+            *e = *e + u;
+        }
         let mut used = session_models(lf.clone(), q)?;
         for r in &mut rows {
             r.title = titles.get(&r.key).cloned().unwrap_or_default();

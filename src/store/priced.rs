@@ -14,7 +14,7 @@
 use super::manifest::{Manifest, STORE_SCHEMA};
 use super::{frames, Store, StoreError, Table};
 use crate::model::calls::sort_calls;
-use crate::model::{Call, Request};
+use crate::model::{is_unlogged, Call, Request};
 use crate::pricing::{PriceTable, UnknownModels};
 use polars::prelude::*;
 
@@ -29,6 +29,17 @@ type Repriced = (Vec<Request>, Vec<Call>);
 
 /// The requests a view reads and how many there are.
 pub type Counted = (LazyFrame, usize);
+
+/// What a view reads of the requests, priced once (`priced_sources`).
+pub struct PricedSources {
+    /// The requests (the unlogged calls among them) and their number.
+    pub requests: Option<Counted>,
+    /// The calls inside responses when priced again in memory (None: the
+    /// stored table, read when asked for).
+    pub calls: Option<Vec<Call>>,
+    /// The unlogged calls alone (a few rows).
+    pub unlogged: Option<LazyFrame>,
+}
 
 impl Store {
     /// The requests as a lazy frame whose `cost_usd` is `prices`'s: the
@@ -50,17 +61,22 @@ impl Store {
     /// asked for) when the stored costs are `prices`'s, else both priced in
     /// memory. `manifest` is the store's, as the caller read it (a view
     /// reads it once).
-    pub fn priced_sources(
-        &self,
-        manifest: &Manifest,
-        prices: &PriceTable,
-    ) -> Result<(Option<Counted>, Option<Vec<Call>>), StoreError> {
+    pub fn priced_sources(&self, manifest: &Manifest, prices: &PriceTable) -> Result<PricedSources, StoreError> {
         if priced_by(manifest, prices) {
-            return Ok((self.scan_requests_counted()?.map(|c| self.with_unlogged(c)).transpose()?, None));
+            let unlogged = self.read(Table::Unlogged)?.filter(|df| df.height() > 0);
+            let requests = self.scan_requests_counted()?.map(|c| self.with_unlogged(c)).transpose()?;
+            return Ok(PricedSources { requests, calls: None, unlogged: unlogged.map(DataFrame::lazy) });
         }
-        let Some((requests, calls)) = self.repriced(prices)? else { return Ok((None, Some(Vec::new()))) };
+        let Some((requests, calls)) = self.repriced(prices)? else {
+            return Ok(PricedSources { requests: None, calls: Some(Vec::new()), unlogged: None });
+        };
         let df = frames::requests_frame(&requests).map_err(self.at(Table::Requests))?;
-        Ok((Some((df.lazy(), requests.len())), Some(calls)))
+        let unlogged: Vec<&Request> = requests.iter().filter(|r| is_unlogged(&r.thread)).collect();
+        let unlogged = match unlogged.is_empty() {
+            true => None,
+            false => Some(frames::requests_frame(&unlogged).map_err(self.at(Table::Unlogged))?.lazy()),
+        };
+        Ok(PricedSources { requests: Some((df.lazy(), requests.len())), calls: Some(calls), unlogged })
     }
 
     /// True when the stored costs were computed with `prices` by this layout.

@@ -93,6 +93,9 @@ pub struct Sources {
     /// The calls inside responses when they were priced again in memory
     /// (None: the stored table, read when first asked for).
     pub calls: Option<Vec<Call>>,
+    /// The calls Claude Code did not write down, alone (they are among
+    /// `requests` too).
+    pub unlogged: Option<LazyFrame>,
     pub analysis: AnalysisSource,
 }
 
@@ -108,6 +111,7 @@ struct Inner {
     manifest: Manifest,
     version: Version,
     requests: Option<LazyFrame>,
+    unlogged: Option<LazyFrame>,
     /// Rows of `requests` (from the parts' footers).
     request_rows: usize,
     /// Rows of the analysis, counted when first asked for.
@@ -150,6 +154,7 @@ impl StoreView {
             version,
             request_rows: sources.requests.as_ref().map_or(0, |(_, n)| *n),
             requests: sources.requests.map(|(lf, _)| lf),
+            unlogged: sources.unlogged,
             analysis_rows: OnceLock::new(),
             analysis_source: match sources.analysis {
                 AnalysisSource::Stored { rows, labels, session_analysis } => {
@@ -219,6 +224,13 @@ impl StoreView {
     /// query reads only the columns it uses.
     pub fn requests(&self) -> Option<LazyFrame> {
         self.inner.requests.clone()
+    }
+
+    /// The calls Claude Code paid for without writing them down
+    /// (`ingest::unlogged`), priced as `requests` has them; None when
+    /// there are none. They are among `requests` too.
+    pub fn unlogged(&self) -> Option<LazyFrame> {
+        self.inner.unlogged.clone()
     }
 
     /// How many requests `requests` holds (0 without any).

@@ -55,6 +55,11 @@ pub fn seen(h: &Harness, client: &Client, now: DateTime<Utc>) -> Seen {
 
 /// `GET uri` of the dashboard over `client`'s data directory, as JSON.
 pub fn api(h: &Harness, client: &Client, now: DateTime<Utc>, uri: &str) -> Value {
+    serde_json::from_str(&page(h, client, now, uri)).unwrap()
+}
+
+/// `GET uri` of the dashboard over `client`'s data directory: its body.
+pub fn page(h: &Harness, client: &Client, now: DateTime<Utc>, uri: &str) -> String {
     let store = Store::open(&h.data_dir(client)).unwrap();
     let state = AppState::new(Settings {
         store,
@@ -74,7 +79,7 @@ pub fn api(h: &Harness, client: &Client, now: DateTime<Utc>, uri: &str) -> Value
         let res = app(state).oneshot(req).await.unwrap();
         assert!(res.status().is_success(), "{uri}: {}", res.status());
         let bytes = res.into_body().collect().await.unwrap().to_bytes();
-        serde_json::from_slice(&bytes).unwrap()
+        String::from_utf8(bytes.to_vec()).unwrap()
     })
 }
 

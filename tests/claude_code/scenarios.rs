@@ -98,6 +98,20 @@ fn claude_code_compact_summary_calls_are_counted_though_unwritten() {
     let seen = checks::all(&h, &me, at(10));
     let after = ledger.last().unwrap();
     assert_eq!(seen.rows[&after.message_id]["class"], "compaction");
+    // Every report and the dashboard name the summary's cost.
+    let summary = checks::price(&cachewise::pricing::PriceTable::embedded().unwrap(), summaries[0]);
+    let row = &seen.sessions[0];
+    assert_eq!(row["compaction_summary_calls"], 1);
+    assert!((row["compaction_summary_cost_usd"].as_f64().unwrap() - summary).abs() < 1e-9);
+    let daily = cachewise_json(&h, &me, at(10), &["report", "daily", "--json"]);
+    assert_eq!(daily["calls"]["compaction_summary_calls"], 1);
+    let cache = cachewise_json(&h, &me, at(10), &["cache", "--json"]);
+    assert_eq!(cache["usage"]["unlogged_calls"], 1);
+    assert!(cache["usage"]["other_usd"].as_f64().unwrap().abs() < 1e-9, "{}", cache["usage"]);
+    let text = String::from_utf8(cachewise(&h, &me, at(10), &["report", "daily"]).stdout).unwrap();
+    assert!(text.contains("compaction summaries Claude Code did not write down"), "{text}");
+    let html = checks::page(&h, &me, at(10), &format!("/session/{s}"));
+    assert!(html.contains("Calls Claude Code did not write down"), "the session page");
 }
 
 #[test]
