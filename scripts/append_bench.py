@@ -6,10 +6,15 @@ import datetime, glob, json, sys, uuid
 tree = sys.argv[1]
 files = sorted(glob.glob(f"{tree}/projects/*/*.jsonl"))[:10]
 template = None
-for f in files:
-    for line in open(f, encoding="utf-8"):
-        if '"type":"assistant"' in line and '"usage"' in line and len(line) > 2000:
-            template = json.loads(line)
+# A long response line (the 1 GiB tree's); today's format writes short ones
+# (the content of one block each), so any response line will do there.
+for least in (2000, 0):
+    for f in files:
+        for line in open(f, encoding="utf-8"):
+            if '"type":"assistant"' in line and '"usage"' in line and len(line) > least:
+                template = json.loads(line)
+                break
+        if template:
             break
     if template:
         break

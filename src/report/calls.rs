@@ -166,6 +166,27 @@ pub fn split_by_model(
     Ok(out)
 }
 
+/// The calls Claude Code did not write down among the requests `q`
+/// selects: their total, and each session's.
+pub fn unlogged(
+    view: &crate::store::view::StoreView,
+    q: &crate::report::query::Query,
+) -> PolarsResult<(CallTotals, std::collections::BTreeMap<String, CallTotals>)> {
+    let mut by_session = std::collections::BTreeMap::new();
+    let Some(lf) = view.unlogged() else { return Ok((CallTotals::default(), by_session)) };
+    let df = q.filter(lf)?.select([col(c::SESSION_ID), col(c::THREAD), col(c::COST_USD)]).collect()?;
+    let k = Cols(&df);
+    let (session, thread, cost) = (k.str(c::SESSION_ID)?, k.str(c::THREAD)?, k.f64(c::COST_USD)?);
+    let mut total = CallTotals::default();
+    for i in 0..df.height() {
+        let one = CallTotals::unlogged(thread[i], cost[i]);
+        total = total + one;
+        let e: &mut CallTotals = by_session.entry(session[i].to_owned()).or_default();
+        *e = *e + one;
+    }
+    Ok((total, by_session))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,31 +218,11 @@ mod tests {
                 fallback_calls: 1,
                 fallback_cost_usd: 0.25,
                 refused_calls: 1,
-                refused_cost_usd: 0.5
+                refused_cost_usd: 0.5,
+                ..CallTotals::default()
             }
         );
         // Plain calls, no fallback: nothing to tell.
         assert!(CallTotals::of(&[call(0, MESSAGE, 0.5), call(1, MESSAGE, 0.25)]).is_empty());
     }
-}
-
-/// The calls Claude Code did not write down among the requests `q`
-/// selects: their total, and each session's.
-pub fn unlogged(
-    view: &crate::store::view::StoreView,
-    q: &crate::report::query::Query,
-) -> PolarsResult<(CallTotals, std::collections::BTreeMap<String, CallTotals>)> {
-    let mut by_session = std::collections::BTreeMap::new();
-    let Some(lf) = view.unlogged() else { return Ok((CallTotals::default(), by_session)) };
-    let df = q.filter(lf)?.select([col(c::SESSION_ID), col(c::THREAD), col(c::COST_USD)]).collect()?;
-    let k = Cols(&df);
-    let (session, thread, cost) = (k.str(c::SESSION_ID)?, k.str(c::THREAD)?, k.f64(c::COST_USD)?);
-    let mut total = CallTotals::default();
-    for i in 0..df.height() {
-        let one = CallTotals::unlogged(thread[i], cost[i]);
-        total = total + one;
-        let e: &mut CallTotals = by_session.entry(session[i].to_owned()).or_default();
-        *e = *e + one;
-    }
-    Ok((total, by_session))
 }

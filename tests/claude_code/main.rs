@@ -18,6 +18,7 @@ mod client;
 mod netns;
 mod reply;
 mod scenarios;
+mod tree;
 
 use api::Fake;
 use chrono::{DateTime, TimeDelta, TimeZone, Utc};
