@@ -291,3 +291,55 @@ async fn unknown(State(fake): State<Fake>, uri: axum::http::Uri) -> Response {
     fake.lock().paths.push(uri.path().to_owned());
     StatusCode::NOT_FOUND.into_response()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+
+    async fn post(fake: &Fake, uri: &str, body: Value) -> (StatusCode, Vec<u8>) {
+        let req = axum::http::Request::builder()
+            .method("POST")
+            .uri(uri)
+            .header("content-type", "application/json")
+            .body(axum::body::Body::from(body.to_string()))
+            .unwrap();
+        let res = fake.router().oneshot(req).await.unwrap();
+        (res.status(), res.into_body().collect().await.unwrap().to_bytes().to_vec())
+    }
+
+    #[tokio::test]
+    async fn answers_without_streaming_counts_tokens_and_takes_its_clock() {
+        let t = Utc.with_ymd_and_hms(2026, 12, 1, 10, 0, 0).unwrap();
+        let fake = Fake::new(t);
+        let body = json!({"model": "m", "system": [{"type": "text", "text": "s", "cache_control": {"type": "ephemeral"}}],
+            "messages": [{"role": "user", "content": "hello [[pad:100]]"}]});
+        let (status, bytes) = post(&fake, "/v1/messages/count_tokens", body.clone()).await;
+        assert_eq!(status, StatusCode::OK);
+        let counted: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(counted["input_tokens"].as_u64(), Some(Prompt::of(&body).tokens()));
+        let (status, bytes) = post(&fake, "/v1/messages", body.clone()).await;
+        assert_eq!(status, StatusCode::OK);
+        let m: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(
+            m["usage"]["cache_creation"]["ephemeral_5m_input_tokens"].as_u64().unwrap()
+                + m["usage"]["input_tokens"].as_u64().unwrap(),
+            Prompt::of(&body).tokens()
+        );
+        assert!(!fake.ledger()[0].streamed);
+        let later = t + chrono::TimeDelta::hours(2);
+        let (status, _) = post(&fake, "/_fake/clock", json!({"now": later.to_rfc3339()})).await;
+        assert_eq!(status, StatusCode::NO_CONTENT);
+        assert!(fake.now() >= later && fake.now() < later + chrono::TimeDelta::seconds(5));
+        let (status, _) = post(
+            &fake,
+            "/v1/messages",
+            json!({"model": "m", "stream": true, "messages": [{"role": "user", "content": "x"}]}),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(fake.ledger()[1].streamed);
+    }
+}

@@ -23,10 +23,13 @@ fn claude_code_turns_with_a_tool_call_are_counted_and_classified() {
     let Some(h) = Harness::start() else { return };
     let me = h.client("turns");
     let first = format!("remember {MARKER} [[pad:2000]]");
-    let s = h.begin(&me, at(0), &["-p", &first]);
+    // In the prompt, in the system prompt (the request shape Claude Code
+    // writes down) and in a tool's output: never in the store.
+    let system = format!("The secret is {MARKER}.");
+    let s = h.begin(&me, at(0), &["-p", &first, "--append-system-prompt", &system]);
     let tool = format!("[[bash:echo {MARKER}]]");
-    h.resume(&me, &s, at(1), &["-p", &tool, "--allowedTools", "Bash"]);
-    h.resume(&me, &s, at(3), &["-p", "and again"]);
+    h.resume(&me, &s, at(1), &["-p", &tool, "--allowedTools", "Bash", "--append-system-prompt", &system]);
+    h.resume(&me, &s, at(3), &["-p", "and again", "--append-system-prompt", &system]);
     let ledger = h.fake.ledger();
     assert_eq!(ledger.len(), 4, "a turn, a tool call and its result, a turn");
     assert!(ledger[1..].iter().all(|c| c.cause == Cause::Hit), "{ledger:?}");
@@ -245,4 +248,18 @@ fn claude_code_the_status_line_shows_the_caches_state() {
     let left = checks::minutes_left(&warm);
     assert!(warm.contains("(5m TTL)") && (285..=300).contains(&left), "{warm}");
     checks::all(&h, &me, at(30));
+}
+
+#[test]
+fn claude_code_clear_starts_a_session_of_its_own_at_zero() {
+    let Some(h) = Harness::start() else { return };
+    let me = h.client("clear");
+    let s = h.begin(&me, at(0), &["-p", "before the clear [[pad:3000]]"]);
+    h.resume(&me, &s, at(1), &["-p", "/clear"]);
+    h.resume(&me, &s, at(2), &["-p", "the old conversation goes on"]);
+    assert_eq!(h.fake.ledger().len(), 2, "/clear makes no call");
+    let claude = checks::last_cost_states(&me);
+    assert_eq!(claude.len(), 2, "the cleared session writes its own, zero totals: {claude:?}");
+    assert!(claude.values().any(|&usd| usd == 0.0));
+    checks::all(&h, &me, at(10));
 }
