@@ -42,6 +42,9 @@ fn add(a: &mut Totals, b: &Totals) {
 
 /// Brings the `unlogged` table up to date for `touched`.
 pub fn refresh(store: &Store, prices: &PriceTable, touched: &Touched) -> Result<(), StoreError> {
+    if matches!(touched, Touched::Sessions(s) if s.is_empty()) {
+        return Ok(());
+    }
     let readings = store.load(Table::CostReadings, frames::readings_from)?;
     let lineages = lineages_of(&readings, touched);
     if lineages.is_empty() && !matches!(touched, Touched::All) {
@@ -200,5 +203,87 @@ fn row(r: &CostReading, new: &Totals, like: Option<&Request>) -> Request {
         request_id: String::new(),
         user: Text::from(r.user.as_str()),
         machine: Text::from(""),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::calls::tests::request;
+    use chrono::{DateTime, TimeDelta, TimeZone, Utc};
+
+    fn t(minutes: i64) -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 12, 1, 9, 0, 0).unwrap() + TimeDelta::minutes(minutes)
+    }
+
+    fn tok(input: u64, read: u64, output: u64) -> TokenCounts {
+        TokenCounts { input, cache_read: read, output, ..TokenCounts::default() }
+    }
+
+    fn req(session: &str, id: &str, minutes: i64, tokens: TokenCounts) -> Request {
+        Request { session_id: session.into(), message_id: id.into(), time: t(minutes), ..request("m", tokens) }
+    }
+
+    fn reading(session: &str, line: u64, minutes: i64, tokens: TokenCounts, compacted: bool) -> CostReading {
+        CostReading {
+            user: String::new(),
+            session_id: session.into(),
+            source: format!("{session}.jsonl"),
+            line,
+            time: t(minutes),
+            start_ms: 1,
+            model: "m".into(),
+            tokens,
+            web_search: 0,
+            claude_cost_usd: 0.0,
+            compacted,
+        }
+    }
+
+    fn run(readings: &[CostReading], recorded: &[Request]) -> Vec<Request> {
+        unlogged_calls(&readings.iter().collect::<Vec<_>>(), recorded, &[])
+    }
+
+    #[test]
+    fn a_compaction_the_transcript_does_not_show_is_counted_once() {
+        let recorded = [req("s", "a", 0, tok(10, 100, 5)), req("s", "b", 10, tok(10, 200, 5))];
+        let readings = [
+            reading("s", 5, 0, tok(10, 100, 5), false),
+            // The summary call: 300 read, 20 out; then the next turn.
+            reading("s", 9, 8, tok(10, 400, 25), true),
+            reading("s", 14, 10, tok(20, 600, 30), false),
+        ];
+        let rows = run(&readings, &recorded);
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        assert_eq!(rows[0].thread.as_str(), crate::model::UNLOGGED_COMPACTION);
+        assert_eq!(rows[0].tokens, tok(0, 300, 20));
+        assert_eq!((rows[0].time, rows[0].line), (t(8), 9));
+    }
+
+    #[test]
+    fn a_fork_carries_its_parents_totals_without_counting_them_twice() {
+        let recorded = [req("parent", "a", 0, tok(10, 100, 5)), req("fork", "b", 5, tok(10, 100, 5))];
+        let readings =
+            [reading("parent", 3, 0, tok(10, 100, 5), false), reading("fork", 9, 5, tok(20, 200, 10), false)];
+        assert!(run(&readings, &recorded).is_empty());
+    }
+
+    #[test]
+    fn two_terminals_never_lower_a_figure_nor_count_a_call_twice() {
+        // Each process writes what it found (the base) plus its own call.
+        let recorded = [req("s", "base", 0, tok(10, 0, 5)), req("s", "x", 2, tok(1, 0, 1)), req("s", "y", 3, tok(2, 0, 2))];
+        let readings = [
+            reading("s", 3, 0, tok(10, 0, 5), false),
+            reading("s", 9, 2, tok(11, 0, 6), false),
+            reading("s", 12, 3, tok(12, 0, 7), false),
+        ];
+        assert!(run(&readings, &recorded).is_empty());
+    }
+
+    #[test]
+    fn sub_agent_requests_of_the_session_are_recorded_calls() {
+        let agent = Request { thread: "a1".into(), ..req("s", "sub", 1, tok(5, 50, 3)) };
+        let recorded = [req("s", "a", 0, tok(10, 100, 5)), agent];
+        assert!(run(&[reading("s", 9, 2, tok(15, 150, 8), false)], &recorded).is_empty());
     }
 }
