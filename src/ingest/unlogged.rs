@@ -271,7 +271,8 @@ mod tests {
     #[test]
     fn two_terminals_never_lower_a_figure_nor_count_a_call_twice() {
         // Each process writes what it found (the base) plus its own call.
-        let recorded = [req("s", "base", 0, tok(10, 0, 5)), req("s", "x", 2, tok(1, 0, 1)), req("s", "y", 3, tok(2, 0, 2))];
+        let recorded =
+            [req("s", "base", 0, tok(10, 0, 5)), req("s", "x", 2, tok(1, 0, 1)), req("s", "y", 3, tok(2, 0, 2))];
         let readings = [
             reading("s", 3, 0, tok(10, 0, 5), false),
             reading("s", 9, 2, tok(11, 0, 6), false),
