@@ -172,8 +172,19 @@ fn only_resumable_sessions_are_stale_and_the_others_say_why() {
     assert_eq!(a["claude_code"]["resume_dialog"], false);
     let text = cachewise(root.path(), data.path(), &["--no-ingest", "--now", &now, "advise", "s-gone"]);
     let text = String::from_utf8_lossy(&text.stdout);
-    assert!(text.contains("Cannot be resumed (transcript deleted)"), "{text}");
-    assert!(!text.contains("as-is"), "{text}");
+    assert!(text.contains("Do this: Start a new session."), "{text}");
+    assert!(text.contains("This session cannot be resumed: its transcript was deleted"), "{text}");
+    assert!(
+        !text.contains("as-is") && !text.contains("Resume the conversation") && !text.contains("Compact first"),
+        "{text}"
+    );
+    assert_eq!(a["recommendation"], "restart", "never advice to resume what cannot be");
+    // Past the cleanup period: the same, with its reason.
+    let old = json(&cachewise(root.path(), data.path(), &["--no-ingest", "--now", &now, "advise", "s-old", "--json"]));
+    assert_eq!(
+        (old["not_resumable"].as_str(), old["recommendation"].as_str()),
+        (Some("past_cleanup"), Some("restart"))
+    );
     let ok = json(&cachewise(root.path(), data.path(), &["--no-ingest", "--now", &now, "advise", "s-new", "--json"]));
     assert!(ok["not_resumable"].is_null());
 

@@ -38,6 +38,8 @@ pub const MAX_BREAK_EVEN_TURNS: u32 = 200;
 pub enum Recommendation {
     Resume,
     Compact,
+    /// Start a new session: this one cannot be resumed (`not_resumable`).
+    Restart,
 }
 
 /// Where an input came from.
@@ -141,6 +143,7 @@ impl Advice {
     /// first, plainly, that it cannot be resumed and why.
     pub fn not_resumable(mut self, reason: NotResumable, cleanup_days: u64) -> Advice {
         self.not_resumable = Some(reason);
+        self.recommendation = Recommendation::Restart;
         self.claude_code.resume_dialog = false;
         self.claude_code.idle_compaction_at = None;
         self.explanation = super::advice_text::not_resumable_text(reason, cleanup_days) + &explain(&self);

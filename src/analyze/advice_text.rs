@@ -128,6 +128,7 @@ fn comparison(a: &Advice) -> String {
         Recommendation::Resume => {
             format!("{} is {} cheaper than {compact} over {over}.", capitalise(&resume), fmt_usd(diff))
         }
+        Recommendation::Restart => return "Only a new session is possible.".to_owned(),
     };
     let be = match a.break_even_turns {
         Some(b) if b <= n => format!(" Compacting pays off from {} on.", turns(b)),
@@ -157,7 +158,7 @@ pub fn not_resumable_text(reason: NotResumable, cleanup_days: u64) -> String {
             "it has been idle {} or more, so Claude Code deletes its transcript (cleanupPeriodDays {cleanup_days})",
             plural(cleanup_days, "day", "days")
         ),
-        NotResumable::NoMainThread => "it has no main conversation, only sub-agents".to_owned(),
+        NotResumable::NoMainThread | NotResumable::TeamMember => reason.sentence().to_owned(),
     };
     format!("This session cannot be resumed: {why}. Start a new session; the figures below are its history. ")
 }

@@ -25,6 +25,8 @@ pub enum NotResumable {
     PastCleanup,
     /// Sub-agent requests only: no conversation to resume.
     NoMainThread,
+    /// A team store's row: the session is a person's, on their machine.
+    TeamMember,
 }
 
 impl NotResumable {
@@ -34,6 +36,21 @@ impl NotResumable {
             NotResumable::TranscriptDeleted => "transcript deleted",
             NotResumable::PastCleanup => "past cleanup",
             NotResumable::NoMainThread => "no conversation",
+            NotResumable::TeamMember => "a team member's",
+        }
+    }
+
+    /// Why, as the end of a sentence ("This session cannot be resumed: ...").
+    pub fn sentence(self) -> &'static str {
+        match self {
+            NotResumable::TranscriptDeleted => "its transcript was deleted (Claude Code removes old transcripts)",
+            NotResumable::PastCleanup => {
+                "it has been idle past Claude Code's cleanup period, which deletes its transcript"
+            }
+            NotResumable::NoMainThread => "it has no main conversation, only sub-agents",
+            NotResumable::TeamMember => {
+                "it is a team member's session, read from a bundle: only they can resume it, on their machine"
+            }
         }
     }
 
@@ -45,17 +62,28 @@ impl NotResumable {
                 format!("past cleanup ({})", crate::model::count::plural(cleanup_days, "day", "days"))
             }
             NotResumable::NoMainThread => "no main conversation (sub-agents only)".to_owned(),
+            NotResumable::TeamMember => "a team member's session: only they can resume it, on their machine".to_owned(),
         }
     }
 }
 
-/// Whether a session whose last main-thread request was at `last` can be
-/// resumed at `now` (§8.3): its transcript still exists (`deleted` false)
-/// and it is idle less than `cleanup_days` days.
-pub fn resumability(last: DateTime<Utc>, now: DateTime<Utc>, cleanup_days: u64, deleted: bool) -> Option<NotResumable> {
+/// Whether `user`'s session whose last main-thread request was at `last`
+/// can be resumed here at `now` (§8.3): it is this machine's (no person
+/// named: a team store's rows are their owners'), its transcript still
+/// exists (`deleted` false) and it is idle less than `cleanup_days` days.
+/// The one rule every view asks.
+pub fn resumability(
+    user: &str,
+    last: DateTime<Utc>,
+    now: DateTime<Utc>,
+    cleanup_days: u64,
+    deleted: bool,
+) -> Option<NotResumable> {
     let days = i64::try_from(cleanup_days).unwrap_or(i64::MAX);
     let cleanup = chrono::TimeDelta::try_days(days).unwrap_or(chrono::TimeDelta::MAX);
-    if deleted {
+    if !user.is_empty() {
+        Some(NotResumable::TeamMember)
+    } else if deleted {
         Some(NotResumable::TranscriptDeleted)
     } else if now - last >= cleanup {
         Some(NotResumable::PastCleanup)

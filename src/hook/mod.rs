@@ -95,6 +95,7 @@ pub fn message(advice: &Advice, input: &SessionStart, now: DateTime<Utc>, tz: Tz
     let pick = match advice.recommendation {
         Recommendation::Resume => resume.clone(),
         Recommendation::Compact => compact.clone(),
+        Recommendation::Restart => "a new session".to_owned(),
     };
     let o = &advice.options;
     format!(

@@ -278,12 +278,14 @@ pub fn render_advice(a: &Advice) -> String {
         format!("cold since {}", a.expires_at.format("%Y-%m-%d %H:%M UTC"))
     };
     let _ = writeln!(out, "Session {} ({state})", cell::term(&a.session_id));
-    if let Some(why) = a.not_resumable {
-        let _ = writeln!(out, "Cannot be resumed ({}): the figures below are its history.", why.label());
-    }
     let words = advice_words(a);
     let _ = writeln!(out, "Do this: {}", words.decision);
     let _ = writeln!(out, "{}\n", words.why);
+    if a.not_resumable.is_some() {
+        let _ = writeln!(out, "{}", words.restart);
+        let _ = writeln!(out, "\n{}", a.explanation);
+        return out;
+    }
     let _ = writeln!(out, "Over the next {}:", plural(u64::from(a.turns), "turn", "turns"));
     let (resume, compact) = if a.claude_code.resume_dialog {
         (format!("resume: \"{DIALOG_RESUME}\""), format!("compact: \"{DIALOG_COMPACT}\""))

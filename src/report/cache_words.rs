@@ -89,6 +89,9 @@ pub struct AdviceWords {
 
 /// The advice's words.
 pub fn advice_words(a: &Advice) -> AdviceWords {
+    if let Some(why) = a.not_resumable {
+        return not_resumable_words(a, why);
+    }
     let o = &a.options;
     let turns = plural(u64::from(a.turns), "turn", "turns");
     let mut d = decision(a.recommendation).to_owned();
@@ -97,7 +100,7 @@ pub fn advice_words(a: &Advice) -> AdviceWords {
     }
     let (chosen, other, other_name) = match a.recommendation {
         Recommendation::Compact => (o.compact_usd, o.resume_usd, "resuming as it is"),
-        Recommendation::Resume => (o.resume_usd, o.compact_usd, "compacting first"),
+        Recommendation::Resume | Recommendation::Restart => (o.resume_usd, o.compact_usd, "compacting first"),
     };
     let state = if a.warm { "The cache is still warm" } else { "The cache has expired" };
     let gap = usd((other - chosen).max(0.0));
@@ -122,6 +125,16 @@ you explain the work again. That is the price of starting over, not a third way 
         usd((chosen - o.restart_usd).max(0.0))
     );
     AdviceWords { decision: format!("{d}."), why, restart }
+}
+
+/// The words of a session that cannot be resumed: start a new one, and why.
+fn not_resumable_words(a: &Advice, why: crate::analyze::NotResumable) -> AdviceWords {
+    let turns = plural(u64::from(a.turns), "turn", "turns");
+    AdviceWords {
+        decision: "Start a new session.".to_owned(),
+        why: format!("This session cannot be resumed: {}. What follows is its history.", why.sentence()),
+        restart: format!("A new session would cost about {} over {turns}.", usd(a.options.restart_usd)),
+    }
 }
 
 #[cfg(test)]

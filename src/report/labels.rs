@@ -37,7 +37,7 @@ const fn l(group: Group, key: &'static str, words: &'static str) -> Label {
 }
 
 /// The table.
-pub const LABELS: [Label; 22] = [
+pub const LABELS: [Label; 23] = [
     l(Group::Class, "hit", "read from cache"),
     l(Group::Class, "first", "first request of a conversation"),
     l(Group::Class, "compaction", "first request after a compaction"),
@@ -58,6 +58,7 @@ pub const LABELS: [Label; 22] = [
     l(Group::Boundary, "compact", "compaction"),
     l(Group::Boundary, "microcompact", "old tool results cleared"),
     l(Group::Decision, "resume", "resume the conversation as it is"),
+    l(Group::Decision, "restart", "start a new session (this one cannot be resumed)"),
     l(Group::Decision, "compact", "compact first, then continue"),
     l(Group::Decision, "restart", "start a new session"),
 ];
@@ -98,6 +99,7 @@ pub fn decision(r: Recommendation) -> &'static str {
     match r {
         Recommendation::Resume => known(Group::Decision, "resume"),
         Recommendation::Compact => known(Group::Decision, "compact"),
+        Recommendation::Restart => known(Group::Decision, "restart"),
     }
 }
 

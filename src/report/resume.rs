@@ -103,9 +103,9 @@ pub fn resume_states_of(
             let rs = shared_prefix(first_read[i], tokens[i], warm.warm(model[i], version[i]));
             let rates = Rates::stored(pin[i], pout[i], prm[i]);
             let p = ResumePremium::of(rates.as_ref(), tokens[i], rs, ttl_s);
-            let not_resumable = claude
-                .filter(|_| user[i].is_empty())
-                .and_then(|k| resumability(time[i], now, k.settings.cleanup_days(), k.deleted.contains(sid[i])));
+            let (days, deleted) =
+                claude.map_or((u64::MAX, false), |k| (k.settings.cleanup_days(), k.deleted.contains(sid[i])));
+            let not_resumable = resumability(user[i], time[i], now, days, deleted);
             StaleSession {
                 session_id: sid[i].to_owned(),
                 user: user[i].to_owned(),

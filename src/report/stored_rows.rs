@@ -131,11 +131,11 @@ pub fn advise_rows(
     let (requests, caches, compactions) = (&rows.requests, &rows.caches, &rows.compactions);
     let advice = advise_in(id, requests, caches, compactions, view.prices(), view.now(), turns, &of, &rows.prefixes)
         .ok_or_else(|| ReportError::NoMainThread(id.to_owned()))?;
-    // A local session (no person named) is judged resumable (§8.3 v3).
-    let local = requests.iter().any(|r| r.session_id == *id && r.user.is_empty());
+    // Whose it is: the session's last main-thread request's person.
+    let user = requests.iter().filter(|r| r.session_id == *id).max_by_key(|r| r.time).map_or("", |r| r.user.as_str());
     let k = view.claude();
     let days = k.settings.cleanup_days();
-    Ok(match resumability(advice.last, view.now(), days, k.deleted.contains(id)).filter(|_| local) {
+    Ok(match resumability(user, advice.last, view.now(), days, k.deleted.contains(id)) {
         Some(reason) => advice.not_resumable(reason, days),
         None => advice,
     })

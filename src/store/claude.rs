@@ -50,20 +50,7 @@ impl ClaudeState {
         now: DateTime<Utc>,
         just_read: Option<&HashSet<String>>,
     ) -> Self {
-        let mut present: HashSet<&str> = HashSet::new();
-        let mut gone: HashSet<&str> = HashSet::new();
-        for path in manifest.files.keys() {
-            let p = Path::new(path);
-            if let Some(s) = main_session(p) {
-                if just_read.is_some_and(|found| found.contains(path)) || p.is_file() {
-                    present.insert(s);
-                } else {
-                    gone.insert(s);
-                }
-            }
-        }
-        // A session copied under two roots is deleted only when every copy is.
-        let deleted = gone.difference(&present).map(|s| (*s).to_owned()).collect();
+        let deleted = Self::deleted(manifest, just_read);
         let days = i64::try_from(settings.cleanup_days()).unwrap_or(i64::MAX);
         let keep = TimeDelta::try_days(days).unwrap_or(TimeDelta::MAX);
         let soon = now + TimeDelta::days(DELETION_WARNING_DAYS);
@@ -79,6 +66,27 @@ impl ClaudeState {
             }
         }
         ClaudeState { settings, deleted, unread_expiring }
+    }
+
+    /// The local sessions whose main transcript the store read and that no
+    /// longer exists (`just_read`: the transcripts an ingest just found,
+    /// which are not `stat`ed again). A `stat` per transcript the manifest
+    /// names: cheap enough for a dashboard to ask at every refresh.
+    pub fn deleted(manifest: &Manifest, just_read: Option<&HashSet<String>>) -> HashSet<String> {
+        let mut present: HashSet<&str> = HashSet::new();
+        let mut gone: HashSet<&str> = HashSet::new();
+        for path in manifest.files.keys() {
+            let p = Path::new(path);
+            if let Some(s) = main_session(p) {
+                if just_read.is_some_and(|found| found.contains(path)) || p.is_file() {
+                    present.insert(s);
+                } else {
+                    gone.insert(s);
+                }
+            }
+        }
+        // A session copied under two roots is deleted only when every copy is.
+        gone.difference(&present).map(|s| (*s).to_owned()).collect()
     }
 
     /// The warnings a summary shows: no transcripts at all, transcripts

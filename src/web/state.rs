@@ -83,12 +83,18 @@ impl AppState {
     }
 
     /// When the store's version differs from the snapshot's (any writer:
-    /// this server's ingest, a report run beside it, an import), opens a new
-    /// snapshot of it and swaps it in; returns its data version, or None
-    /// when nothing changed. Blocking.
+    /// this server's ingest, a report run beside it, an import), or a
+    /// transcript it read was deleted since (Claude Code's cleanup: those
+    /// sessions can no longer be resumed), opens a new snapshot and swaps
+    /// it in; returns its data version, or None when nothing changed.
+    /// Blocking.
     pub fn rebuild(&self) -> Result<Option<u64>, ReportError> {
         let s = &self.inner.settings;
-        if s.store.version() == self.snapshot().view.version() {
+        let snap = self.snapshot();
+        let deleted = || ClaudeState::deleted(snap.view.manifest(), None);
+        if s.store.version() == snap.view.version()
+            && (s.store.holds_bundles() || deleted() == snap.view.claude().deleted)
+        {
             return Ok(None);
         }
         let version = self.inner.versions.fetch_add(1, Ordering::Relaxed) + 1;

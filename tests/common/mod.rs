@@ -163,6 +163,34 @@ pub fn real_corpus() -> Option<PathBuf> {
     p.join("projects").is_dir().then_some(p)
 }
 
+/// The dashboard's settings over `store`: built-in prices, days in UTC,
+/// weeks from Monday, the clock stopped at `now`, no Claude Code roots.
+pub fn settings(store: &Store, now: DateTime<Utc>) -> Settings {
+    Settings {
+        store: store.clone(),
+        prices: PriceTable::embedded().unwrap(),
+        tz: chrono_tz::UTC,
+        week_start: chrono::Weekday::Mon,
+        banner: None,
+        clock: Clock::Fixed(now),
+        claude_roots: Vec::new(),
+    }
+}
+
+/// `GET uri` of the dashboard, in process: the body (the status must be 200).
+pub fn get(state: &AppState, uri: &str) -> String {
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let req = axum::http::Request::builder().uri(uri).header("host", "127.0.0.1");
+        let res =
+            cachewise::web::app(state.clone()).oneshot(req.body(axum::body::Body::empty()).unwrap()).await.unwrap();
+        assert_eq!(res.status(), 200, "{uri}");
+        String::from_utf8(res.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap()
+    })
+}
+
 /// The dashboard's state over `store`: built-in prices, days in UTC, the
 /// clock stopped at `now`.
 pub fn web_state(store: &Store, now: DateTime<Utc>) -> AppState {

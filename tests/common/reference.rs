@@ -100,10 +100,11 @@ pub fn cache_report(data: &CacheData, q: &CacheQuery, now: DateTime<Utc>) -> Cac
     let idle = by_trigger.get(IDLE).copied().unwrap_or(0);
     let idle_compaction = IdleCompaction::sum(&data.idle_gaps, &data.requests, &include, idle);
     // Resumable (cache-model §8.3) at the default cleanup period, no
-    // transcript known deleted: what a view without Claude Code's state says.
+    // transcript known deleted: what a view without Claude Code's state
+    // says; a person's session in a team store is theirs to resume.
     let mut states = s.stale;
-    for st in states.iter_mut().filter(|st| st.user.is_empty()) {
-        st.not_resumable = resumability(st.last, now, DEFAULT_CLEANUP_DAYS, false);
+    for st in states.iter_mut() {
+        st.not_resumable = resumability(&st.user, st.last, now, DEFAULT_CLEANUP_DAYS, false);
     }
     let with_main = last_main(&data.requests);
     let without_main = s
