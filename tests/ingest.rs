@@ -171,7 +171,7 @@ fn half_written_last_line_is_read_once_complete() {
 }
 
 #[test]
-fn unchanged_files_are_not_read_and_rewritten_files_replace_their_rows() {
+fn unchanged_files_are_not_read_and_rewritten_files_keep_their_paid_rows() {
     let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     tree(root.path());
     run(root.path(), data.path());
@@ -179,11 +179,12 @@ fn unchanged_files_are_not_read_and_rewritten_files_replace_their_rows() {
     let o = run(root.path(), data.path());
     assert_eq!((o.files_read, o.changed), (0, false));
     assert_eq!(fs::read(data.path().join("requests.parquet")).unwrap(), before);
-    // Rewrite s2 with one response only.
+    // Rewrite s2 with one other response only: its earlier one was paid for.
     let r = Resp::new("s2", 7, 90);
     write(root.path(), "-home-u-app/s2.jsonl", &r.to_lines());
-    run(root.path(), data.path());
-    assert_eq!(daily_total(data.path()).requests, 6, "s2 had 1 own request, now another one");
+    let o = run(root.path(), data.path());
+    assert_eq!(daily_total(data.path()).requests, 7, "s2's request is kept beside the new one");
+    assert_eq!(o.kept_from_rewritten, 1);
     // A deleted transcript keeps its history.
     fs::remove_file(root.path().join("projects/-home-u-app/s2.jsonl")).unwrap();
     Resp::new("s1", 8, 100)
@@ -191,7 +192,35 @@ fn unchanged_files_are_not_read_and_rewritten_files_replace_their_rows() {
         .iter()
         .for_each(|l| append(&root.path().join("projects/-home-u-app/s1.jsonl"), &format!("{l}\n")));
     run(root.path(), data.path());
-    assert_eq!(daily_total(data.path()).requests, 7);
+    assert_eq!(daily_total(data.path()).requests, 8);
+}
+
+#[test]
+fn a_transcript_rewritten_shorter_or_emptied_keeps_every_paid_request() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let exchanges: Vec<Resp> = (1..=10).map(|n| Resp::new("s", n, n as i64)).collect();
+    let lines = |rs: &[Resp]| rs.iter().flat_map(Resp::to_lines).collect::<Vec<_>>();
+    let path = write(root.path(), "-home-u-app/s.jsonl", &lines(&exchanges));
+    run(root.path(), data.path());
+    let paid = daily_total(data.path());
+    assert_eq!(paid.requests, 10);
+    // A rewind: the first five exchanges, then two new ones.
+    let mut rewound = exchanges[..5].to_vec();
+    rewound.extend([Resp::new("s", 11, 20), Resp::new("s", 12, 21)]);
+    write(root.path(), "-home-u-app/s.jsonl", &lines(&rewound));
+    let o = run(root.path(), data.path());
+    assert_eq!(o.kept_from_rewritten, 5, "the five exchanges the rewind dropped");
+    let after = daily_total(data.path());
+    assert_eq!(after.requests, 12);
+    let new: f64 = rewound[5..].iter().map(Resp::sonnet_cost).sum();
+    assert!((after.cost_usd - paid.cost_usd - new).abs() < 1e-9);
+    // Emptied: nothing read, nothing lost.
+    std::fs::write(&path, "").unwrap();
+    let o = run(root.path(), data.path());
+    assert_eq!(o.kept_from_rewritten, 12, "every request the file held");
+    assert_eq!(daily_total(data.path()).requests, 12);
+    let out = cachewise(root.path(), data.path(), &["ingest"]);
+    assert!(out.status.success());
 }
 
 #[test]

@@ -116,6 +116,12 @@ fn warn(plan: &Plan, o: &Outcome) {
             super::note(&format!("  {s}"));
         }
     }
+    if o.kept_from_rewritten > 0 {
+        super::note(&format!(
+            "note: {} kept from transcripts rewritten without them (paid for, so still counted)",
+            plural(o.kept_from_rewritten as u64, "request", "requests")
+        ));
+    }
     if let Some(r) = &o.rebuilt {
         super::note(&format!(
             "note: the store was damaged and has been rebuilt from the transcripts\n{}",
@@ -197,6 +203,12 @@ fn run_rebuild(plan: &Plan, a: IngestArgs) -> anyhow::Result<()> {
         plural(o.problems.bad, "malformed line", "malformed lines"),
         plural(o.requests.unwrap_or(0) as u64, "request", "requests")
     ));
+    if o.kept_from_rewritten > 0 {
+        super::note(&format!(
+            "note: {} kept from transcripts rewritten without them (paid for, so still counted)",
+            plural(o.kept_from_rewritten as u64, "request", "requests")
+        ));
+    }
     if let Some(r) = &o.rebuilt {
         super::out(&r.describe());
     }

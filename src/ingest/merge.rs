@@ -62,6 +62,9 @@ pub struct Merged {
     pub requests: usize,
     /// Models without a price among the requests priced now.
     pub unknown: UnknownModels,
+    /// Requests kept although the transcript they came from was
+    /// rewritten without them.
+    pub kept_from_rewritten: usize,
 }
 
 /// Merges `delta` into the store's tables and writes them, then brings the
@@ -146,6 +149,7 @@ fn merge_with(
     let target = Target::choose(store, base, &rows, &replaced, &spares)?;
     lap("chose the requests to write");
     let split = split(base, &rows, &replaced, &target.requests, &spares).map_err(at(store, Table::Requests))?;
+    let kept_from_rewritten = split.kept_from_rewritten;
     drop(spares);
     let (compactions, (titles, mut changed)) = side_tables(store, base, compactions, titles, &replaced)?;
     let mut all = rows;
@@ -262,7 +266,7 @@ fn merge_with(
     drop(fresh);
     crate::lanes::free_beside(all);
     let scope = if whole { Changed::All } else { Changed::Sessions(changed) };
-    Ok((Merged { requests: n, unknown }, scope, stored))
+    Ok((Merged { requests: n, unknown, kept_from_rewritten }, scope, stored))
 }
 
 /// Row order of the `requests` table (unique per request).

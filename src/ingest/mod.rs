@@ -82,6 +82,8 @@ pub struct Outcome {
     pub missing_roots: Vec<PathBuf>,
     /// Requests in the store afterwards (when anything changed).
     pub requests: Option<usize>,
+    /// Requests kept although their transcript was rewritten without them.
+    pub kept_from_rewritten: usize,
     pub unknown_models: UnknownModels,
     pub changed: bool,
     /// Set when the store was rebuilt: what was kept and lost.
@@ -252,6 +254,7 @@ fn apply(
     tracing::debug!("merged");
     out.unknown_models = merged.unknown;
     out.requests = Some(merged.requests);
+    out.kept_from_rewritten = merged.kept_from_rewritten;
     out.changed = true;
     Ok(())
 }

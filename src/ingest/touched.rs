@@ -78,6 +78,9 @@ pub(super) struct Split {
     pub old: Vec<Request>,
     /// Sessions of the touched stored requests.
     pub sessions: HashSet<String>,
+    /// Requests of files read again whole that the new read no longer
+    /// holds (a transcript rewritten shorter): kept, and counted.
+    pub kept_from_rewritten: usize,
 }
 
 pub(super) fn split(
@@ -91,18 +94,27 @@ pub(super) fn split(
     let (r_mask, d_mask) = (touched.mask(requests)?, touched.mask(spares)?);
     let touched_requests = requests.filter(&r_mask)?;
     let sessions = Cols(&touched_requests).str(c::SESSION_ID)?.into_iter().map(str::to_owned).collect();
+    let (old, kept_from_rewritten) = old_candidates(&touched_requests, &spares.filter(&d_mask)?, replaced, rows)?;
     Ok(Split {
-        old: old_candidates(&touched_requests, &spares.filter(&d_mask)?, replaced)?,
+        old,
         requests: requests.filter(&!&r_mask)?,
         spares: spares.filter(&!&d_mask)?,
         sessions,
+        kept_from_rewritten,
     })
 }
 
 /// The stored candidates of the touched groups: their spare rows, plus the
 /// requests seen once (not among the spares; unpriced again, as candidates
-/// are), less the local rows of replaced files.
-fn old_candidates(requests: &DataFrame, spares: &DataFrame, replaced: &HashSet<String>) -> PolarsResult<Vec<Request>> {
+/// are), less the local rows of replaced files that the new read holds
+/// again. A request a rewritten file no longer holds was paid for: it is
+/// kept, as a deleted file's are, and counted (the second value).
+fn old_candidates(
+    requests: &DataFrame,
+    spares: &DataFrame,
+    replaced: &HashSet<String>,
+    new: &Chunks,
+) -> PolarsResult<(Vec<Request>, usize)> {
     let mut out = frames::requests_from(spares)?;
     let repeated: HashSet<(&str, &str, &str)> =
         out.iter().map(|r| (r.user.as_str(), r.message_id.as_str(), r.request_id.as_str())).collect();
@@ -112,8 +124,26 @@ fn old_candidates(requests: &DataFrame, spares: &DataFrame, replaced: &HashSet<S
         .map(|r| Request { cost_usd: 0.0, ..r })
         .collect();
     out.extend(once);
-    // A file read again whole voids its earlier local rows (user ""), never
-    // a team member's rows that name the same path.
-    out.retain(|r| !(r.user.is_empty() && replaced.contains(r.source.as_str())));
-    Ok(out)
+    if replaced.is_empty() {
+        return Ok((out, 0));
+    }
+    // A file read again whole supersedes its earlier local rows (user "")
+    // that it still holds, never a team member's rows that name the same path.
+    let again: FoldSet<(&str, &str, &str)> =
+        new.0.iter().flatten().map(|r| (r.user.as_str(), r.message_id.as_str(), r.request_id.as_str())).collect();
+    // By message id: a sidechain replay (another request id) is no request of its own.
+    let key = |r: &Request| r.message_id.clone();
+    let (mut kept, mut elsewhere) = (HashSet::new(), HashSet::new());
+    out.retain(|r| {
+        let ours = r.user.is_empty() && replaced.contains(r.source.as_str());
+        let superseded = ours && again.contains(&(r.user.as_str(), r.message_id.as_str(), r.request_id.as_str()));
+        match (ours, superseded) {
+            (true, false) => kept.insert(key(r)),
+            (false, _) => elsewhere.insert(key(r)),
+            (true, true) => false,
+        };
+        !superseded
+    });
+    // Counted: the requests no other file holds a copy of.
+    Ok((out, kept.difference(&elsewhere).count()))
 }
