@@ -18,7 +18,8 @@ use proptest::test_runner::{Config, TestRunner};
 use support::*;
 
 /// Caps for the fuzz: 5,000 rows, 4 MiB after decompression.
-const LIMITS: BundleLimits = BundleLimits { rows: 5_000, decompressed: 4 << 20 };
+const LIMITS: BundleLimits =
+    BundleLimits { rows: 5_000, decompressed: 4 << 20, latest: chrono::DateTime::<chrono::Utc>::MAX_UTC };
 
 /// How much the peak resident memory may grow over the whole run.
 const PEAK_GROWTH: u64 = 192 << 20;

@@ -39,7 +39,7 @@ async fn post(state: TeamState, body: Vec<u8>) -> (StatusCode, Value) {
 #[tokio::test]
 async fn bundle_row_cap_refused_with_413() {
     let tmp = tempfile::tempdir().unwrap();
-    let limits = BundleLimits { rows: 10, decompressed: DEFAULT_MAX_DECOMPRESSED };
+    let limits = BundleLimits { rows: 10, decompressed: DEFAULT_MAX_DECOMPRESSED, ..BundleLimits::default() };
     let st = state(tmp.path(), &["alice"], DEFAULT_MAX_BYTES).with_limits(limits);
     // 10 requests and a compaction: 11 rows.
     let (status, v) = post(st.clone(), body(10)).await;
@@ -56,7 +56,7 @@ async fn bundle_row_cap_refused_with_413() {
 #[tokio::test]
 async fn bundle_decompressed_byte_cap_refused_with_413() {
     let tmp = tempfile::tempdir().unwrap();
-    let limits = BundleLimits { rows: DEFAULT_MAX_ROWS, decompressed: 16 << 10 };
+    let limits = BundleLimits { rows: DEFAULT_MAX_ROWS, decompressed: 16 << 10, ..BundleLimits::default() };
     let st = state(tmp.path(), &["alice"], DEFAULT_MAX_BYTES).with_limits(limits);
     let big = body(2_000);
     assert!(big.len() < 64 << 10, "the bundle itself is small: {} bytes", big.len());

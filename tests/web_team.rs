@@ -17,7 +17,7 @@ use cachewise::model::Request as Row;
 use cachewise::pricing::PriceTable;
 use cachewise::report::query::Query;
 use cachewise::report::render::dollars;
-use cachewise::report::team::{team, TeamOptions, DEFAULT_TOP_STALE};
+use cachewise::report::team::team;
 use cachewise::store::Store;
 use cachewise::team::import::{import, Incoming};
 use cachewise::web::{app, AppState};
@@ -126,9 +126,8 @@ fn chart_texts(body: &str) -> Vec<String> {
 async fn team_page_shows_each_person_with_the_report_figures() {
     let Team { people, _dir, store, st } = alice_and_bob();
     let opts_now = now();
-    let opts = TeamOptions { top_stale: DEFAULT_TOP_STALE };
-    let r = team(&common::view(&store, &PriceTable::embedded().unwrap(), opts_now), &Query::new(chrono_tz::UTC), &opts)
-        .unwrap();
+    let r =
+        team(&common::view(&store, &PriceTable::embedded().unwrap(), opts_now), &Query::new(chrono_tz::UTC)).unwrap();
     assert_eq!(r.rows.iter().map(|x| x.user.as_str()).collect::<Vec<_>>(), ["alice", "bob"]);
     let body = page(&st, "/team").await;
     for (row, (_, rows)) in r.rows.iter().zip(&people) {
@@ -161,15 +160,6 @@ async fn team_page_shows_each_person_with_the_report_figures() {
     assert!(later.contains(&dollars(cost(&people[0].1[4..]))), "alice's day 2 only");
 }
 
-/// The CLI's `report team --json`, stale sessions aside (they are as of
-/// the wall clock there and of the snapshot's clock here).
-fn without_stale(mut v: Value) -> Value {
-    for row in v["rows"].as_array_mut().unwrap() {
-        row.as_object_mut().unwrap().remove("top_stale_sessions");
-    }
-    v
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn api_team_equals_the_cli_json() {
     let Team { people, _dir, store, st } = alice_and_bob();
@@ -189,7 +179,7 @@ async fn api_team_equals_the_cli_json() {
             assert_eq!(web["rows"][i]["cost_per_active_day_p90_usd"], row["cost_per_active_day_p90_usd"], "{uri}");
         }
         assert_eq!(web["total"]["cost_usd"], cli["total"]["cost_usd"], "{uri}");
-        assert_eq!(without_stale(web), without_stale(cli), "{uri}");
+        assert_eq!(web, cli, "{uri}");
     }
     let all = api(&st, "/api/team").await;
     assert_eq!(all["rows"][0]["user"], "alice");
@@ -310,8 +300,7 @@ async fn team_downloads_are_the_reports_csv_and_markdown() {
     assert!(body.contains("Adoption: 1 of 2 people active (50%)"), "{body}");
     let day = chrono::NaiveDate::from_ymd_opt(2026, 2, 12);
     let q = Query { since: day, until: day, ..Query::new(chrono_tz::UTC) };
-    let opts = TeamOptions { top_stale: DEFAULT_TOP_STALE };
-    let r = team(&common::view(&store, &PriceTable::embedded().unwrap(), now()), &q, &opts).unwrap();
+    let r = team(&common::view(&store, &PriceTable::embedded().unwrap(), now()), &q).unwrap();
     let req = Request::builder().uri(format!("/api/team.csv{range}")).body(Body::empty()).unwrap();
     let res = app(st.clone()).oneshot(req).await.unwrap();
     assert_eq!(res.status(), StatusCode::OK);
@@ -406,5 +395,5 @@ async fn team_page_has_the_terminal_columns_and_the_cli_figures_with_fast_mode_a
     let term = String::from_utf8_lossy(&term.stdout);
     assert!(term.contains("Model mix") && term.contains("claude-opus-4-6 (fast)"), "{term}");
     assert!(text.contains("Model mix") && text.contains("claude-opus-4-6 (fast)"), "the page's model mix");
-    assert_eq!(without_stale(api(&st, "/api/team").await), without_stale(cli), "/api/team");
+    assert_eq!(api(&st, "/api/team").await, cli, "/api/team");
 }

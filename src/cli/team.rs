@@ -13,7 +13,7 @@ use crate::report::cell::term;
 use crate::report::labels::plural;
 use crate::report::query::Grouping;
 use crate::report::render::thousands;
-use crate::report::team::{self as team_report, window_warning, TeamFormat, TeamOptions};
+use crate::report::team::{self as team_report, window_warning, TeamFormat};
 use crate::team::export::{default_machine, write_file};
 use crate::team::file::Written;
 use crate::team::hash::PathHasher;
@@ -69,9 +69,6 @@ pub struct TeamReportFlags {
     /// per person per active day (report team only).
     #[arg(long, requires = "csv")]
     pub csv_summary: bool,
-    /// Stale sessions listed per person (report team only).
-    #[arg(long, value_name = "N", default_value_t = team_report::DEFAULT_TOP_STALE)]
-    pub top_stale: usize,
 }
 
 /// `--hash-paths` and its key.
@@ -146,7 +143,7 @@ pub struct LimitArgs {
 
 impl LimitArgs {
     pub fn limits(self) -> BundleLimits {
-        BundleLimits { rows: self.max_bundle_rows, decompressed: self.max_bundle_bytes }
+        BundleLimits { rows: self.max_bundle_rows, decompressed: self.max_bundle_bytes, ..BundleLimits::default() }
     }
 }
 
@@ -331,8 +328,7 @@ pub fn run_push(plan: &Plan, a: &PushArgs) -> anyhow::Result<()> {
 pub fn run_team_report(plan: &Plan, a: &ReportOpts) -> anyhow::Result<()> {
     refresh(plan)?;
     let q = a.filter.query(plan.tz, false);
-    let opts = TeamOptions { top_stale: a.team.top_stale };
-    let r = team_report::team(&plan.view()?, &q, &opts)?;
+    let r = team_report::team(&plan.view()?, &q)?;
     super::run::warn_estimates(plan, &r.estimated_models);
     let format = match (a.team.md, a.output.json, a.output.csv, a.team.csv_summary) {
         (true, ..) => TeamFormat::Markdown,

@@ -1,7 +1,7 @@
 //! The team report (`cachewise report team`): per person and in total,
 //! active days, spend, spend per active day (mean, and median and p90 over
-//! person-days), model mix, cache hit ratio, money lost to expired caches,
-//! top stale sessions and a monthly run-rate per seat, beside the vendor's
+//! person-days), model mix, cache hit ratio, money lost to expired caches
+//! and a monthly run-rate per seat, beside the vendor's
 //! published baseline. Person-days and the model mix come from
 //! `sql/team_person_days.sql` and `sql/team_model_mix.sql` over the query's
 //! requests; the cache figures from the stored analysis table (`cache`,
@@ -26,7 +26,6 @@ pub use window::{Window, PILOT_DAYS};
 
 use super::query::{Grouping, Query};
 use super::ReportError;
-use crate::analyze::StaleSession;
 use crate::model::columns as c;
 use crate::model::{money, TokenCounts};
 use crate::pricing::Estimate;
@@ -65,16 +64,6 @@ pub const BASELINE: Baseline = Baseline {
     monthly_low_usd: 150.0,
     monthly_high_usd: 250.0,
 };
-
-/// Stale sessions listed per person unless asked otherwise.
-pub const DEFAULT_TOP_STALE: usize = 3;
-
-/// What the report needs besides the store and the query.
-#[derive(Debug, Clone, Copy)]
-pub struct TeamOptions {
-    /// Stale sessions listed per person.
-    pub top_stale: usize,
-}
 
 /// One person's spend on one local day.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -149,8 +138,6 @@ pub struct TeamRow {
     pub figures: Figures,
     /// Run-rate: spend over the window, per average month.
     pub monthly_projection_usd: f64,
-    /// Stale sessions by cold-resume premium, highest first.
-    pub top_stale_sessions: Vec<StaleSession>,
 }
 
 /// The whole team.
@@ -196,10 +183,10 @@ pub struct TeamReport {
 /// cache figures are read from the analysis table, which classified each
 /// person's whole history, so the window's edges do not turn warm requests
 /// cold (`cache`).
-pub fn team(view: &StoreView, q: &Query, opts: &TeamOptions) -> Result<TeamReport, ReportError> {
+pub fn team(view: &StoreView, q: &Query) -> Result<TeamReport, ReportError> {
     let people = people(view, q)?;
     let Some(lf) = view.requests() else {
-        return Ok(assemble(q, &people, Vec::new(), Vec::new(), Cache::default(), opts));
+        return Ok(assemble(q, &people, Vec::new(), Vec::new(), Cache::default()));
     };
     let clock = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("report team: {what} after {:?}", clock.elapsed());
@@ -221,25 +208,15 @@ pub fn team(view: &StoreView, q: &Query, opts: &TeamOptions) -> Result<TeamRepor
     let mix = model_mix_from(&ctx.execute(MODEL_MIX_SQL)?.collect()?)?;
     lap("model mix");
     drop(ctx);
-    let sessions = match &q.user {
-        Some(u) => view.session_analysis()?.filter(col(c::USER).eq(lit(u.clone()))),
-        None => view.session_analysis()?,
-    };
     let sources = cache::Sources {
         requests: rows,
         selected,
         analysis: sums::analysis(&view.analysis()?, view.analysis_rows()?, q)?,
-        sessions,
-        some_sessions: !q.whole_history(),
         prices: view.prices(),
-        now: view.now(),
-        top_stale: opts.top_stale,
-        titles: view.titles()?,
-        warm: view.warm_prefixes()?,
     };
     let cache = Cache::of(sources)?;
     lap("cache figures");
-    Ok(assemble(q, &people, person_days, mix, cache, opts))
+    Ok(assemble(q, &people, person_days, mix, cache))
 }
 
 /// The people the report lists whether or not they were active in the
@@ -258,7 +235,6 @@ fn assemble(
     days: Vec<PersonDay>,
     mix: Vec<(String, ModelShare)>,
     cache: Cache,
-    opts: &TeamOptions,
 ) -> TeamReport {
     let window = window(q, &days);
     let month = |cost: f64| if window.days == 0 { 0.0 } else { cost / window.days as f64 * DAYS_PER_MONTH };
@@ -277,7 +253,6 @@ fn assemble(
                 machines: u.machines.iter().cloned().collect(),
                 monthly_projection_usd: month(figures.cost_usd),
                 figures,
-                top_stale_sessions: u.stale.iter().take(opts.top_stale).cloned().collect(),
             }
         })
         .collect();

@@ -72,7 +72,7 @@ pub fn accept_bundle(
     if bytes.len() > state.max_bytes {
         return Err(TeamError::TooLarge { size: bytes.len(), limit: state.max_bytes });
     }
-    let mut bundle = read_bundle_limited(bytes, "upload", &state.limits)?;
+    let mut bundle = read_bundle_limited(bytes, "upload", &state.limits.at(now))?;
     for r in &mut bundle.requests {
         r.user = user.as_str().into();
     }

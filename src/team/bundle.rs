@@ -21,6 +21,7 @@ use super::TeamError;
 use crate::model::columns as c;
 use crate::model::{Call, Compaction, Request};
 use crate::store::frames;
+use chrono::{DateTime, Utc};
 use polars::prelude::*;
 
 /// Version of the bundle layout. Readers refuse bundles of a newer schema.
@@ -130,12 +131,14 @@ pub(super) fn read_bundle_again(bytes: &[u8], origin: &str, limits: &BundleLimit
 }
 
 fn read(bytes: &[u8], origin: &str, limits: &BundleLimits, verify: bool) -> Result<Bundle, TeamError> {
-    rows_of(decode(bytes, origin, limits)?, origin, verify)
+    rows_of(decode(bytes, origin, limits)?, origin, verify.then_some(limits.latest))
 }
 
 /// A decoded bundle's typed rows (`verify`: checked against its checksum
-/// and bounds).
-fn rows_of(decoded: Decoded, origin: &str, verify: bool) -> Result<Bundle, TeamError> {
+/// and bounds, no row stamped after the time it gives).
+fn rows_of(decoded: Decoded, origin: &str, verify: Option<DateTime<Utc>>) -> Result<Bundle, TeamError> {
+    let latest = verify.unwrap_or(DateTime::<Utc>::MAX_UTC);
+    let verify = verify.is_some();
     let damaged = |why: String| TeamError::Damaged { origin: origin.to_owned(), why };
     let Decoded { meta, pairs, df } = decoded;
     let expected = get(&pairs, META_CHECKSUM).unwrap_or_default();
@@ -153,7 +156,7 @@ fn rows_of(decoded: Decoded, origin: &str, verify: bool) -> Result<Bundle, TeamE
         return Err(damaged("the rows do not match the bundle's checksum".into()));
     }
     if verify {
-        check_bounds(&requests, &compactions, &calls).map_err(damaged)?;
+        check_bounds(&requests, &compactions, &calls, latest).map_err(damaged)?;
     }
     let analysis = match rows {
         None => None,
@@ -183,14 +186,14 @@ pub(super) fn check_limited(bytes: &[u8], origin: &str, limits: &BundleLimits) -
     let damaged = |why: String| TeamError::Damaged { origin: origin.to_owned(), why };
     let decoded = decode(bytes, origin, limits)?;
     if decoded.meta.schema < 3 {
-        let b = rows_of(decoded, origin, true)?;
+        let b = rows_of(decoded, origin, Some(limits.latest))?;
         frame_checks::check_owner(&b, origin)?;
         return Ok(Checked { requests: b.requests.len(), compactions: b.compactions.len(), meta: b.meta });
     }
     let Decoded { meta, pairs, df } = decoded;
     verify_checksum(&df, get(&pairs, META_CHECKSUM).unwrap_or_default(), meta.schema).map_err(damaged)?;
     let (requests, compactions) =
-        guarded(|| frame_checks::check(&df, &meta.user)).map_err(damaged)?.map_err(|e| match e {
+        guarded(|| frame_checks::check(&df, &meta.user, limits.latest)).map_err(damaged)?.map_err(|e| match e {
             frame_checks::Failed::Damaged(why) => damaged(why),
             frame_checks::Failed::NotOwned(why) => TeamError::NotABundle { origin: origin.to_owned(), why },
         })?;

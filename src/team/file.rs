@@ -147,9 +147,9 @@ mod tests {
 
     #[test]
     fn file_limit_leaves_room_for_headers() {
-        let limits = BundleLimits { rows: 1, decompressed: 1000 };
+        let limits = BundleLimits { rows: 1, decompressed: 1000, ..BundleLimits::default() };
         assert_eq!(file_limit(&limits), 2000 + FILE_OVERHEAD);
-        assert_eq!(file_limit(&BundleLimits { rows: 1, decompressed: u64::MAX }), u64::MAX);
+        assert_eq!(file_limit(&BundleLimits { rows: 1, decompressed: u64::MAX, ..BundleLimits::default() }), u64::MAX);
     }
 
     #[test]

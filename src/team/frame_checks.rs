@@ -26,7 +26,11 @@ pub(super) enum Failed {
 
 /// Checks a decoded schema-3 bundle of `user` (its columns already of the
 /// bundle's types); its requests and compactions, counted.
-pub(super) fn check(df: &DataFrame, user: &str) -> PolarsResult<Result<(usize, usize), Failed>> {
+pub(super) fn check(
+    df: &DataFrame,
+    user: &str,
+    latest: chrono::DateTime<chrono::Utc>,
+) -> PolarsResult<Result<(usize, usize), Failed>> {
     let kind = df.column(c::KIND)?.str()?;
     let rows_of = |k: &str, columns: &[&str]| -> PolarsResult<DataFrame> {
         df.select(columns.iter().copied())?.filter(&kind.equal(k))
@@ -42,6 +46,9 @@ pub(super) fn check(df: &DataFrame, user: &str) -> PolarsResult<Result<(usize, u
         return Ok(Err(Failed::Damaged(format!("{unknown} row(s) of unknown kind"))));
     }
     if let Err(why) = bounds(&requests, &compactions, &calls)? {
+        return Ok(Err(Failed::Damaged(why)));
+    }
+    if let Err(why) = times(df, kind, latest)? {
         return Ok(Err(Failed::Damaged(why)));
     }
     if let Some(rows) = &analysis {
@@ -93,6 +100,22 @@ fn bounds(requests: &DataFrame, compactions: &DataFrame, calls: &DataFrame) -> P
         Some(i) => Err(format!("compaction row {}: pre_tokens is above the bound of {MAX_TOKENS} tokens", i + 1)),
         None => Ok(()),
     })
+}
+
+/// No request, then no compaction row, stamped after `latest`
+/// (`integrity::check_bounds`'s order and words).
+fn times(
+    df: &DataFrame,
+    kind: &StringChunked,
+    latest: chrono::DateTime<chrono::Utc>,
+) -> PolarsResult<Result<(), String>> {
+    for (k, what) in [(KIND_REQUEST, "request"), (KIND_COMPACTION, "compaction")] {
+        let rows = df.select([c::TIME])?.filter(&kind.equal(k))?;
+        if let Some((i, t)) = Cols(&rows).time(c::TIME)?.into_iter().enumerate().find(|(_, t)| *t > latest) {
+            return Ok(Err(super::integrity::after_the_clock(what, i, t)));
+        }
+    }
+    Ok(Ok(()))
 }
 
 /// A bundle is one person's: its meta names a user, and every request and

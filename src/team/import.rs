@@ -178,6 +178,7 @@ pub fn import_files(
 ) -> Result<ImportOutcome, TeamError> {
     let clock = std::time::Instant::now();
     let files = input_files(paths)?;
+    let limits = &limits.at(now);
     let mut pending = pending::footers(files.clone(), limits)?;
     tracing::debug!("import: read {} footer(s) in {:?}", pending.len(), clock.elapsed());
     match import_pending(store, &mut pending, prices, now) {

@@ -7,6 +7,7 @@
 
 use crate::ingest::parse::MAX_WEB_SEARCHES;
 use crate::model::{Boundary, Call, Compaction, Request, MAX_TOKENS};
+use chrono::{DateTime, Utc};
 use polars::prelude::*;
 use sha2::{Digest, Sha256};
 use std::io::Write;
@@ -143,9 +144,28 @@ pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The refusal of the `i`th row of `what` (0-based), stamped `t`.
+pub(super) fn after_the_clock(what: &str, i: usize, t: DateTime<Utc>) -> String {
+    format!("{what} row {}: time {} is more than a day after the clock", i + 1, t.to_rfc3339())
+}
+
 /// Every token count is within `MAX_TOKENS` (10^9 per field per request),
-/// as the transcript parser requires, so no sum over imported rows can wrap.
-pub(super) fn check_bounds(requests: &[Request], compactions: &[Compaction], calls: &[Call]) -> Result<(), String> {
+/// as the transcript parser requires, so no sum over imported rows can
+/// wrap; and no row is stamped after `latest`.
+pub(super) fn check_bounds(
+    requests: &[Request],
+    compactions: &[Compaction],
+    calls: &[Call],
+    latest: DateTime<Utc>,
+) -> Result<(), String> {
+    let late = |what: &str, times: &mut dyn Iterator<Item = DateTime<Utc>>| {
+        times.enumerate().find(|(_, t)| *t > latest).map(|(i, t)| after_the_clock(what, i, t))
+    };
+    if let Some(why) = late("request", &mut requests.iter().map(|r| r.time))
+        .or_else(|| late("compaction", &mut compactions.iter().map(|c| c.time)))
+    {
+        return Err(why);
+    }
     if let Some((i, (field, v))) = calls.iter().enumerate().find_map(|(i, c)| c.tokens.above_bound().map(|b| (i, b))) {
         return Err(format!("call row {}: {field} {v} is above the bound of {MAX_TOKENS} tokens per request", i + 1));
     }

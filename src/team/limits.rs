@@ -22,18 +22,36 @@ pub const DEFAULT_MAX_DECOMPRESSED: u64 = 512 << 20;
 /// add a few more).
 const MAX_HEADER: usize = 64 << 10;
 
-/// How much one bundle may expand to.
+/// How much one bundle may expand to, and the latest time its rows may
+/// carry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BundleLimits {
     /// Rows, as the footer and the pages claim them.
     pub rows: u64,
     /// Bytes after decompression, summed over every page.
     pub decompressed: u64,
+    /// No row may be stamped later (`at`: a day after the reader's clock,
+    /// as ingest bounds a transcript line; none without a clock).
+    pub latest: chrono::DateTime<chrono::Utc>,
 }
 
 impl Default for BundleLimits {
     fn default() -> BundleLimits {
-        BundleLimits { rows: DEFAULT_MAX_ROWS, decompressed: DEFAULT_MAX_DECOMPRESSED }
+        BundleLimits {
+            rows: DEFAULT_MAX_ROWS,
+            decompressed: DEFAULT_MAX_DECOMPRESSED,
+            latest: chrono::DateTime::<chrono::Utc>::MAX_UTC,
+        }
+    }
+}
+
+impl BundleLimits {
+    /// These caps, with rows stamped more than `MAX_AHEAD` after `now`
+    /// refused (a year-9999 request would stretch a team's window to
+    /// millions of days).
+    pub fn at(self, now: chrono::DateTime<chrono::Utc>) -> BundleLimits {
+        let latest = now.checked_add_signed(crate::ingest::parse::MAX_AHEAD).unwrap_or(self.latest);
+        BundleLimits { latest, ..self }
     }
 }
 

@@ -23,7 +23,7 @@ use crate::report::blocks;
 use crate::report::cache_medians::MedianTable;
 use crate::report::query::{Grouping, Query};
 use crate::report::stored_rows::{advise_rows, recent_rows, session_stored_rows, StoredRows};
-use crate::report::team::{team, TeamOptions, TeamReport, DEFAULT_TOP_STALE};
+use crate::report::team::{team, TeamReport};
 use crate::report::usage::UsageReport;
 use crate::report::ReportError;
 use crate::store::view::StoreView;
@@ -294,8 +294,7 @@ impl Snapshot {
     /// `report::team` for this query (what `cachewise report team --json`
     /// prints), remembered per snapshot. Blocking.
     pub fn team(&self, q: &Query) -> Result<Arc<TeamReport>, ReportError> {
-        let opts = TeamOptions { top_stale: DEFAULT_TOP_STALE };
         let q = self.weekless(q);
-        self.teams.get_or(q.clone(), || team(&self.view, &q, &opts))
+        self.teams.get_or(q.clone(), || team(&self.view, &q))
     }
 }

@@ -8,7 +8,7 @@ use cachewise::model::MAX_TOKENS;
 use cachewise::store::Store;
 use cachewise::team::import::Incoming;
 use cachewise::team::limits::BundleLimits;
-use cachewise::team::{import, import_files, read_bundle, Bundle};
+use cachewise::team::{import, import_files, read_bundle_limited, Bundle};
 use chrono::Utc;
 
 /// Alice's three requests, edited.
@@ -31,13 +31,18 @@ fn refusals(b: &Bundle) -> (String, String) {
         import_files(&store, std::slice::from_ref(&file), &limits, &prices(), Utc::now()).unwrap_err().to_string();
     assert_eq!(snapshot(&team), before, "a refused file changes nothing");
     let origin = file.display().to_string();
-    let as_upload = match read_bundle(&bytes_of(b), &origin) {
+    // An upload is read as the push server reads it: at its clock.
+    let as_upload = match read_bundle_limited(&bytes_of(b), &origin, &limits.at(Utc::now())) {
         Err(e) => e.to_string(),
         Ok(bundle) => import(&store, &[Incoming { origin: origin.clone(), bundle }], &prices(), Utc::now())
             .unwrap_err()
             .to_string(),
     };
     (as_file.replace(&origin, "B"), as_upload.replace(&origin, "B"))
+}
+
+fn far_future() -> chrono::DateTime<Utc> {
+    chrono::TimeZone::with_ymd_and_hms(&Utc, 9999, 12, 31, 0, 0, 0).unwrap()
 }
 
 #[test]
@@ -57,6 +62,9 @@ fn files_checked_on_columns_are_refused_as_typed_rows_are() {
         ("names user \"mallory\"", alice(|b| b.requests[2].user = "mallory".into())),
         ("name no user", alice(|b| b.requests[0].user = "".into())),
         ("name no user", alice(|b| b.meta.user = String::new())),
+        // Ingest refuses a line stamped a day past the clock; so do imports and pushes.
+        ("more than a day after the clock", alice(|b| b.requests[1].time = far_future())),
+        ("more than a day after the clock", alice(|b| b.compactions[0].time = far_future())),
     ];
     for (want, b) in cases {
         let (as_file, as_upload) = refusals(&b);

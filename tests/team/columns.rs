@@ -6,12 +6,12 @@
 
 use super::common::t0;
 use super::support::{prices, row};
-use cachewise::analyze::{analyze, stale_sessions, ClassTable};
+use cachewise::analyze::{analyze, ClassTable};
 use cachewise::ingest::Rows;
 use cachewise::model::columns as c;
 use cachewise::model::Request;
 use cachewise::report::query::Query;
-use cachewise::report::team::{class_tables, team, TeamOptions};
+use cachewise::report::team::{class_tables, team};
 use cachewise::store::{frames, Store, Table};
 use cachewise::team::bundle::read_bundle;
 use cachewise::team::export::{export_with_analysis, ExportSpec};
@@ -20,7 +20,7 @@ use cachewise::team::{bundle_bytes, Bundle};
 use cachewise::update::store_rows;
 use chrono::{Duration, NaiveDate};
 use polars::prelude::*;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// A person's rows: three sessions, gaps of 2, 7 and 70 minutes (hits,
 /// 5-minute and 1-hour expiries), one day apart.
@@ -60,13 +60,12 @@ fn incoming(b: &Bundle, origin: &str) -> Incoming {
 }
 
 /// The old path: one cache model per person over all their stored rows.
-fn oracle(store: &Store, q: &Query) -> BTreeMap<String, (ClassTable, Vec<(String, f64)>)> {
+fn oracle(store: &Store, q: &Query) -> BTreeMap<String, ClassTable> {
     let all = frames::requests_from(&store.read(Table::Requests).unwrap().unwrap()).unwrap();
     let mut mine: BTreeMap<String, Vec<Request>> = BTreeMap::new();
     for r in all {
         mine.entry(r.user.to_string()).or_default().push(r);
     }
-    let now = t0() + Duration::days(30);
     mine.into_iter()
         .map(|(user, rows)| {
             let caches = analyze(&rows, &[], &prices());
@@ -74,11 +73,7 @@ fn oracle(store: &Store, q: &Query) -> BTreeMap<String, (ClassTable, Vec<(String
             for (_, k) in rows.iter().zip(&caches).filter(|(r, _)| q.accepts(r)) {
                 classes.add(k);
             }
-            let selected: Vec<&str> = rows.iter().filter(|r| q.accepts(r)).map(|r| r.session_id.as_str()).collect();
-            let stale = stale_sessions(&rows, &caches, now, &HashMap::new())
-                .into_iter()
-                .filter(|s| selected.contains(&s.session_id.as_str()));
-            (user, (classes, stale.map(|s| (s.session_id, s.premium_usd)).collect()))
+            (user, classes)
         })
         .collect()
 }
@@ -101,36 +96,29 @@ fn report_team_from_columns_equals_the_cache_model_per_person() {
         let want = oracle(&team_dir, &q);
         let got_classes = class_tables(&crate::common::view(&team_dir, &prices(), crate::common::t0()), &q).unwrap();
         let opts_now = t0() + Duration::days(30);
-        let opts = TeamOptions { top_stale: 10 };
-        let report = team(&crate::common::view(&team_dir, &prices(), opts_now), &q, &opts).unwrap();
+        let report = team(&crate::common::view(&team_dir, &prices(), opts_now), &q).unwrap();
         assert_eq!(report.rows.len(), 3);
         for r in &report.rows {
-            let (classes, stale) = &want[&r.user];
+            let classes = &want[&r.user];
             assert_eq!(got_classes[&r.user].ttl_5m.count, classes.ttl_5m.count, "{}", r.user);
             assert_eq!(got_classes[&r.user].requests(), classes.requests(), "{}", r.user);
             assert!(classes.ttl_5m.count > 0 && classes.ttl_1h.count > 0, "the fixture has expiries");
             assert!(close(r.figures.idle_cost_usd, classes.idle_cost_usd()), "{}: {}", r.user, r.figures.idle_cost_usd);
             assert!(close(r.figures.edit_cost_usd, classes.edit_cost_usd()));
-            let got: Vec<(String, f64)> =
-                r.top_stale_sessions.iter().map(|s| (s.session_id.clone(), s.premium_usd)).collect();
-            assert_eq!(got.len(), stale.len());
-            assert!(got.iter().zip(stale).all(|(a, b)| a.0 == b.0 && close(a.1, b.1)), "{got:?} vs {stale:?}");
             assert_eq!(r.machines, ["laptop"]);
         }
-        let idle: f64 = want.values().map(|(k, _)| k.idle_cost_usd()).sum();
+        let idle: f64 = want.values().map(ClassTable::idle_cost_usd).sum();
         assert!(close(report.total.figures.idle_cost_usd, idle));
     }
     // A person's figures do not change with who else is in the store.
     let mut only = Query::new(chrono_tz::UTC);
     only.user = Some("bob".into());
     let opts_now = t0() + Duration::days(30);
-    let opts = TeamOptions { top_stale: 3 };
-    let bob = team(&crate::common::view(&team_dir, &prices(), opts_now), &only, &opts).unwrap();
-    let all = team(&crate::common::view(&team_dir, &prices(), opts_now), &Query::new(chrono_tz::UTC), &opts).unwrap();
+    let bob = team(&crate::common::view(&team_dir, &prices(), opts_now), &only).unwrap();
+    let all = team(&crate::common::view(&team_dir, &prices(), opts_now), &Query::new(chrono_tz::UTC)).unwrap();
     assert_eq!(bob.rows.len(), 1);
     // (The run-rate differs: the window is the data's, and bob's is shorter.)
     assert_eq!(bob.rows[0].figures, all.rows[1].figures);
-    assert_eq!(bob.rows[0].top_stale_sessions, all.rows[1].top_stale_sessions);
 }
 
 #[test]
@@ -145,10 +133,9 @@ fn a_schema_2_bundle_imports_to_the_same_figures() {
     assert!(again.bundle.analysis.is_none() && again.bundle.meta.schema == 2);
     import(&s2, &[again], &prices(), t0()).unwrap();
     let opts_now = t0() + Duration::days(30);
-    let opts = TeamOptions { top_stale: 3 };
     let q = Query::new(chrono_tz::UTC);
     let at = |s: &Store| crate::common::view(s, &prices(), opts_now);
-    let (r3, r2) = (team(&at(&s3), &q, &opts).unwrap(), team(&at(&s2), &q, &opts).unwrap());
+    let (r3, r2) = (team(&at(&s3), &q).unwrap(), team(&at(&s2), &q).unwrap());
     assert!(r3.rows[0].figures.idle_cost_usd > 0.0);
     assert_eq!(r3, r2);
 }
@@ -221,6 +208,8 @@ fn a_persons_session_columns_are_their_own_when_session_ids_repeat() {
     let (in_team, own) = (columns(&team_dir), columns(&alone));
     assert_eq!(in_team.len(), 3);
     assert!(own.iter().all(|(_, k)| k.misses > 0));
-    assert!(own.iter().all(|(_, k)| k.stale_premium_usd > 0.0 && k.idle_cost_usd > 0.0));
+    assert!(own.iter().all(|(_, k)| k.idle_cost_usd > 0.0));
+    // A team store's sessions are their owners' to resume: no premium here.
+    assert!(own.iter().all(|(_, k)| k.stale_premium_usd == 0.0 && k.not_resumable.is_some()));
     assert_eq!(in_team, own, "bob's rows of the same session ids are not alice's");
 }

@@ -21,7 +21,7 @@ use cachewise::model::columns as c;
 use cachewise::model::{Call, Request, TokenCounts};
 use cachewise::report::calls;
 use cachewise::report::query::{Grouping, Query};
-use cachewise::report::team::{class_tables, team, TeamOptions};
+use cachewise::report::team::{class_tables, team};
 use cachewise::report::usage::usage;
 use cachewise::store::frames::{self, Cols};
 use cachewise::store::{Store, Table};
@@ -132,8 +132,7 @@ fn expected(store: &Store) -> Value {
         })
         .collect();
     let opts_now = super::common::t0();
-    let opts = TeamOptions { top_stale: 0 };
-    let report = team(&crate::common::view(store, &prices(), opts_now), &q, &opts).unwrap();
+    let report = team(&crate::common::view(store, &prices(), opts_now), &q).unwrap();
     let days: Vec<Value> = report
         .person_days
         .iter()
@@ -219,8 +218,7 @@ fn cache_expected(dir: &Path, store: &Store) -> Value {
         }
     }
     let opts_now = super::common::t0();
-    let opts = TeamOptions { top_stale: 0 };
-    let report = team(&crate::common::view(store, &prices(), opts_now), &q, &opts).unwrap();
+    let report = team(&crate::common::view(store, &prices(), opts_now), &q).unwrap();
     assert!(report.rows.iter().all(|r| r.figures.idle_cost_usd > 0.0), "the fixture has expiries");
     let people: Vec<Value> = report
         .rows

@@ -10,7 +10,7 @@ use cachewise::analyze::CacheClass;
 use cachewise::model::Request;
 use cachewise::report::cache::CacheQuery;
 use cachewise::report::query::Query;
-use cachewise::report::team::{team, TeamOptions};
+use cachewise::report::team::team;
 use cachewise::store::Store;
 use cachewise::team::import::{import, Incoming};
 use chrono::Duration;
@@ -52,8 +52,7 @@ fn thread_identity_includes_the_user_in_team_figures() {
         assert_eq!(all.get(k).count, a.get(k).count + b.get(k).count, "{k:?}");
         assert!((all.get(k).miss_cost_usd - a.get(k).miss_cost_usd - b.get(k).miss_cost_usd).abs() < 1e-12);
     }
-    let t = team(&crate::common::view(&store, &p, now), &Query::new(chrono_tz::UTC), &TeamOptions { top_stale: 3 })
-        .unwrap();
+    let t = team(&crate::common::view(&store, &p, now), &Query::new(chrono_tz::UTC)).unwrap();
     let bob_row = t.rows.iter().find(|r| r.user == "bob").unwrap();
     assert!((bob_row.figures.edit_cost_usd - all.edit_cost_usd()).abs() < 1e-12);
     assert!((t.total.figures.edit_cost_usd - all.edit_cost_usd()).abs() < 1e-12);

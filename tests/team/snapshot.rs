@@ -7,7 +7,7 @@ use super::common::t0;
 use super::support::{bundle_of, prices, row};
 use cachewise::model::Request;
 use cachewise::report::query::Query;
-use cachewise::report::team::{render, team, TeamFormat, TeamOptions};
+use cachewise::report::team::{render, team, TeamFormat};
 use cachewise::store::Store;
 use cachewise::team::import::{import, Incoming};
 use chrono::Duration;
@@ -46,8 +46,7 @@ fn report_markdown(dir: &Path) -> String {
         .map(|(u, rows)| Incoming { origin: format!("{u}.parquet"), bundle: bundle_of(u, rows) });
     import(&store, &incoming, &prices(), t0()).unwrap();
     let opts_now = t0() + Duration::days(3);
-    let opts = TeamOptions { top_stale: 2 };
-    let r = team(&crate::common::view(&store, &prices(), opts_now), &Query::new(chrono_tz::UTC), &opts).unwrap();
+    let r = team(&crate::common::view(&store, &prices(), opts_now), &Query::new(chrono_tz::UTC)).unwrap();
     assert_eq!(r.total.figures.requests, 13);
     render(&r, TeamFormat::Markdown)
 }

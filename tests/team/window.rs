@@ -10,7 +10,7 @@ use cachewise::analyze::{analyze, CacheClass};
 use cachewise::model::Request;
 use cachewise::report::cache::CacheQuery;
 use cachewise::report::query::Query;
-use cachewise::report::team::{team, TeamOptions};
+use cachewise::report::team::team;
 use cachewise::store::Store;
 use cachewise::team::import::{import, Incoming};
 use chrono::{Duration, NaiveDate};
@@ -59,8 +59,7 @@ fn since_mid_session_keeps_the_cache_history() {
     let since = NaiveDate::from_ymd_opt(2026, 2, 12);
     let q = Query { since, ..Query::new(chrono_tz::UTC) };
     let opts_now = super::common::t0() + Duration::days(2);
-    let opts = TeamOptions { top_stale: 3 };
-    let r = team(&crate::common::view(&store, &p, opts_now), &q, &opts).unwrap();
+    let r = team(&crate::common::view(&store, &p, opts_now), &q).unwrap();
     let a = r.rows.iter().find(|x| x.user == "alice").unwrap();
     assert_eq!((a.figures.requests, a.figures.active_days), (2, 1));
     assert!((a.figures.idle_cost_usd - expiry_cost).abs() < 1e-12, "{} vs {expiry_cost}", a.figures.idle_cost_usd);
@@ -76,8 +75,7 @@ fn since_mid_session_keeps_the_cache_history() {
     assert!((c.total.idle_cost_usd - a.figures.idle_cost_usd).abs() < 1e-12);
 
     // The user filter of the team report itself: only alice's row.
-    let only =
-        team(&crate::common::view(&store, &p, opts_now), &Query { user: Some("alice".into()), ..q }, &opts).unwrap();
+    let only = team(&crate::common::view(&store, &p, opts_now), &Query { user: Some("alice".into()), ..q }).unwrap();
     assert_eq!(only.rows.iter().map(|x| x.user.as_str()).collect::<Vec<_>>(), ["alice"]);
     assert_eq!(only.rows[0].figures, a.figures);
 }

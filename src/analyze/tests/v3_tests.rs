@@ -105,17 +105,19 @@ fn a_fast_mode_session_gets_advice_at_its_own_rates() {
 }
 
 #[test]
-fn resumable_until_cleanup_unless_the_transcript_is_gone() {
+fn resumable_until_cleanup_unless_the_transcript_is_gone_or_the_session_a_team_members() {
     let last = t0();
     let day = |d: i64| last + TimeDelta::days(d);
-    assert_eq!(resumability(last, day(29), 30, false), None);
-    assert_eq!(resumability(last, day(30), 30, false), Some(NotResumable::PastCleanup));
-    assert_eq!(resumability(last, day(6), 7, false), None);
-    assert_eq!(resumability(last, day(7), 7, false), Some(NotResumable::PastCleanup));
+    assert_eq!(resumability("", last, day(29), 30, false), None);
+    assert_eq!(resumability("", last, day(30), 30, false), Some(NotResumable::PastCleanup));
+    assert_eq!(resumability("", last, day(6), 7, false), None);
+    assert_eq!(resumability("", last, day(7), 7, false), Some(NotResumable::PastCleanup));
     // cleanupPeriodDays 0: Claude Code keeps nothing.
-    assert_eq!(resumability(last, last, 0, false), Some(NotResumable::PastCleanup));
-    assert_eq!(resumability(last, day(1), 30, true), Some(NotResumable::TranscriptDeleted));
+    assert_eq!(resumability("", last, last, 0, false), Some(NotResumable::PastCleanup));
+    assert_eq!(resumability("", last, day(1), 30, true), Some(NotResumable::TranscriptDeleted));
     assert_eq!(NotResumable::PastCleanup.words(7), "past cleanup (7 days)");
+    // A team store's rows are their owners': never resumable here.
+    assert_eq!(resumability("alice", last, day(1), 30, false), Some(NotResumable::TeamMember));
 }
 
 #[test]

@@ -4,24 +4,22 @@
 //! before `--since` is whole and a warm request just inside the window stays
 //! a hit) and the requests table. Tokens, hit ratio, idle and edit cost come
 //! from `sql/team_person_cache.sql`, shared message ids from
-//! `sql/team_shared_message_ids.sql`; machines, stale sessions (the session
-//! table's last main-thread rows, their TTL after and cold-resume premium) and unpriced models from
-//! small lazy queries. Nothing is classified here. Hands `Cache` to
-//! `team::assemble`.
+//! `sql/team_shared_message_ids.sql`; machines and unpriced models from
+//! small lazy queries. Nothing is classified here. No stale session is
+//! listed: a team store holds other people's sessions, which only they can
+//! resume (`analyze::resumability`). Hands `Cache` to `team::assemble`.
 
-use crate::analyze::{CacheClass, ClassStats, ClassTable, StaleSession};
+use crate::analyze::{CacheClass, ClassStats, ClassTable};
 use crate::model::columns as c;
 use crate::model::TokenCounts;
 use crate::pricing::{Estimate, PriceTable};
 use crate::report::query::{Grouping, Query};
-use crate::report::resume::{stale_of, STALE};
 use crate::report::ReportError;
 use crate::store::frames::Cols;
 use crate::store::view::StoreView;
-use chrono::{DateTime, Utc};
 use polars::prelude::*;
 use polars::sql::SQLContext;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 const PERSON_CACHE_SQL: &str = include_str!("../../../sql/team_person_cache.sql");
 const CLASSES_SQL: &str = include_str!("../../../sql/team_cache_classes.sql");
@@ -47,8 +45,6 @@ pub(super) struct UserCache {
     pub idle_cost_usd: f64,
     pub edit_cost_usd: f64,
     pub machines: BTreeSet<String>,
-    /// Stale sessions, highest premium first, at most `top_stale`.
-    pub stale: Vec<StaleSession>,
 }
 
 /// The frames the figures are read from.
@@ -61,19 +57,7 @@ pub(super) struct Sources<'a> {
     /// The analysis rows the query selects, their miss cost summed per
     /// person and class (`team::sums`).
     pub analysis: LazyFrame,
-    /// The session table (`StoreView::session_analysis`: each session's
-    /// last main-thread request, inside the window or not) of the people
-    /// the query can select.
-    pub sessions: LazyFrame,
-    /// True when the query selects some of a person's sessions (by days
-    /// or project), not all of them.
-    pub some_sessions: bool,
     pub prices: &'a PriceTable,
-    pub now: DateTime<Utc>,
-    pub top_stale: usize,
-    pub titles: &'a HashMap<String, String>,
-    /// The shared prefixes warm at `now` (the v3 premium's `Rs`).
-    pub warm: crate::analyze::WarmPrefixes,
 }
 
 impl Cache {
@@ -97,12 +81,6 @@ impl Cache {
             }
         }
         lap("machines");
-        for (user, stale) in stale_sessions(&s)? {
-            if let Some(u) = by_user.get_mut(&user) {
-                u.stale = stale;
-            }
-        }
-        lap("stale");
         let models = s.requests.select([col(c::MODEL)]).unique(None, UniqueKeepStrategy::Any).collect()?;
         lap("models");
         let models: BTreeSet<&str> = Cols(&models).str(c::MODEL)?.into_iter().collect();
@@ -147,31 +125,6 @@ fn machines(requests: LazyFrame) -> PolarsResult<Vec<(String, String)>> {
         .collect()?;
     let k = Cols(&df);
     Ok(k.str(c::USER)?.into_iter().zip(k.str(c::MACHINE)?).map(|(u, m)| (u.to_owned(), m.to_owned())).collect())
-}
-
-/// Each person's stale sessions at `now` among the sessions the query
-/// selects: the session's last main-thread request (`last_main`) idle past
-/// the TTL in force after it; ranked by cold-resume premium, then session id.
-fn stale_sessions(s: &Sources<'_>) -> PolarsResult<BTreeMap<String, Vec<StaleSession>>> {
-    let mut last = s.sessions.clone().select(STALE.map(col));
-    // A window or a project selects some sessions: those with a selected
-    // request (else every session of the people in the table is).
-    if s.some_sessions {
-        let selected =
-            s.selected.clone().select([col(c::USER), col(c::SESSION_ID)]).unique(None, UniqueKeepStrategy::Any);
-        let on = [col(c::USER), col(c::SESSION_ID)];
-        last = last.join(selected, on.clone(), on, JoinArgs::new(JoinType::Inner));
-    }
-    let last = last.collect()?;
-    let mut out: BTreeMap<String, Vec<StaleSession>> = BTreeMap::new();
-    for st in stale_of(&last, s.now, s.titles, &s.warm, None)? {
-        out.entry(st.user.clone()).or_default().push(st);
-    }
-    for v in out.values_mut() {
-        v.sort_by(|a, b| b.premium_usd.total_cmp(&a.premium_usd).then_with(|| a.session_id.cmp(&b.session_id)));
-        v.truncate(s.top_stale);
-    }
-    Ok(out)
 }
 
 /// The class table per person over the analysis rows `q` selects

@@ -3,7 +3,6 @@
 //! and a terminal table. Formatting only; the numbers come from `team`.
 
 use super::{Figures, TeamReport, TeamRow, BASELINE, DAYS_PER_MONTH, PILOT_DAYS};
-use crate::analyze::fmt_duration;
 use crate::pricing::Estimate;
 use crate::report::cell::{self, CsvTable};
 use crate::report::render::{dollars, thousands};
@@ -197,6 +196,9 @@ Run-rate = spend in the window / {} days x {DAYS_PER_MONTH:.2} days per month; t
         ),
         "Lost to expired caches: what requests paid to re-write a prompt cache that had expired (5-minute or 1-hour TTL)."
             .to_owned(),
+        "Stale sessions and resume advice are each person's own (cachewise cache, on their machine): \
+a team store holds other people's sessions, which only they can resume."
+            .to_owned(),
     ]);
     if r.flags.message_ids_under_several_users > 0 {
         out.push(format!(
@@ -242,37 +244,9 @@ fn markdown(r: &TeamReport) -> String {
     for m in mix_cells(r) {
         out += &md_row(&m);
     }
-    out += &stale_markdown(&r.rows);
     out += "\n";
     for n in notes(r) {
         let _ = writeln!(out, "- {}", cell::md(&n));
-    }
-    out
-}
-
-fn stale_markdown(rows: &[TeamRow]) -> String {
-    let mut out = String::from(
-        "\n### Top stale sessions\n\nSessions whose prompt cache has expired: resuming one re-writes its whole prompt.\n\n\
-| Person | Session | Project | Model | Idle | Resume premium |\n|---|---|---|---|--:|--:|\n",
-    );
-    let mut any = false;
-    for row in rows {
-        for s in &row.top_stale_sessions {
-            any = true;
-            let id: String = s.session_id.chars().take(8).collect();
-            let cells = [
-                who(&row.user).to_owned(),
-                id,
-                s.project.clone(),
-                s.model.clone(),
-                fmt_duration(s.idle_s),
-                dollars(s.premium_usd),
-            ];
-            out += &md_row(&cells);
-        }
-    }
-    if !any {
-        out += "| (none) | | | | | |\n";
     }
     out
 }
