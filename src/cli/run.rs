@@ -14,6 +14,8 @@ use crate::report::labels::plural;
 use crate::report::query::{Grouping, Query};
 use crate::report::render::{self, Format};
 use crate::report::{prices, summary, usage};
+use crate::store::lock::Waiting;
+use crate::store::StoreError;
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
@@ -73,13 +75,16 @@ pub fn refresh(plan: &Plan) -> anyhow::Result<Option<Outcome>> {
     if !local_ingest(plan, Asked::Implicitly)? {
         return Ok(None);
     }
-    ingest_now(plan)
+    ingest_now(plan, Waiting::No)
 }
 
-/// Ingests now (the policy has allowed it).
-fn ingest_now(plan: &Plan) -> anyhow::Result<Option<Outcome>> {
+/// Ingests now (the policy has allowed it). When another writer holds the
+/// store's lock, `cachewise ingest` waits (saying who holds it); a report
+/// (`Waiting::No`) reads the last committed store, and says so.
+fn ingest_now(plan: &Plan, waiting: Waiting) -> anyhow::Result<Option<Outcome>> {
     let bar = Bar::new(plan.quiet);
-    match crate::update::ingest(&plan.roots, &plan.store, &plan.prices, &bar, plan.now) {
+    let store = plan.store.waiting(waiting);
+    match crate::update::ingest(&plan.roots, &store, &plan.prices, &bar, plan.now) {
         Ok(mut o) => {
             warn(plan, &o);
             *plan.ingested.borrow_mut() = Some(std::mem::take(&mut o.seen));
@@ -88,6 +93,15 @@ fn ingest_now(plan: &Plan) -> anyhow::Result<Option<Outcome>> {
         Err(IngestError::NoRoots { looked }) if plan.store.path(crate::store::Table::Requests).exists() => {
             if !plan.quiet {
                 super::note(&format!("warning: {}; showing stored data", IngestError::NoRoots { looked }));
+            }
+            Ok(None)
+        }
+        Err(IngestError::Store(StoreError::Locked { holder, .. })) => {
+            if !plan.quiet {
+                super::note(&format!(
+                    "note: not reading new transcript lines now: the data directory's lock is taken ({holder}); \
+showing the data as last written"
+                ));
             }
             Ok(None)
         }
@@ -172,7 +186,7 @@ fn run_ingest(plan: &Plan, a: IngestArgs) -> anyhow::Result<()> {
         return run_rebuild(plan, a);
     }
     local_ingest(plan, Asked::ByName(a))?;
-    if let Some(o) = ingest_now(plan)? {
+    if let Some(o) = ingest_now(plan, Waiting::Yes)? {
         println!(
             "{}, {} read ({:.1} MB), {}, {} malformed; {}",
             plural(o.files as u64, "file", "files"),

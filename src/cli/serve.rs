@@ -94,8 +94,17 @@ fn prepare(plan: &Plan, a: &ServeArgs) -> anyhow::Result<Source> {
     if !local_ingest(plan, Asked::Implicitly)? {
         return Ok(live(None));
     }
-    match crate::update::ingest(&plan.roots, &plan.store, &plan.prices, &Bar::new(plan.quiet), plan.now) {
+    // Another writer holding the lock never keeps the dashboard from
+    // starting: it serves what is stored, and the refresh reads on later.
+    let store = plan.store.waiting(crate::store::lock::Waiting::No);
+    match crate::update::ingest(&plan.roots, &store, &plan.prices, &Bar::new(plan.quiet), plan.now) {
         Ok(_) => Ok(live(Some(plan.roots.clone()))),
+        Err(IngestError::Store(crate::store::StoreError::Locked { holder, .. })) => {
+            if !plan.quiet {
+                eprintln!("note: the data directory's lock is taken ({holder}); serving the stored data meanwhile");
+            }
+            Ok(live(Some(plan.roots.clone())))
+        }
         Err(IngestError::NoRoots { looked }) if plan.store.path(Table::Requests).exists() => {
             if !plan.quiet {
                 eprintln!("warning: {}; showing stored data", IngestError::NoRoots { looked });

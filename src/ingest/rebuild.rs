@@ -111,6 +111,8 @@ pub(super) fn rebuild_locked(
         missing_roots: found.missing_roots,
         ..Outcome::default()
     };
+    let mut salvaged = salvaged;
+    keep_unread(&mut salvaged.requests, &exists, &reads);
     account(&salvaged, old_manifest.as_ref(), &exists, &mut notes);
     let mut manifest = Manifest::default();
     let mut delta = Delta {
@@ -221,7 +223,6 @@ fn salvage(store: &Store, exists: &HashSet<String>, written: bool, notes: &mut R
     let repeated: HashSet<(String, String, String)> = spares.iter().map(identity).collect();
     requests.retain(|r| !repeated.contains(&identity(r)));
     requests.extend(spares);
-    requests.retain(|r| gone(r.source.as_str()));
     let mut side = |t: Table| match store.read_file(t, None) {
         Ok(df) => df,
         Err(e) => {
@@ -243,6 +244,21 @@ fn salvage(store: &Store, exists: &HashSet<String>, written: bool, notes: &mut R
         readings: readings.into_iter().filter(|r| gone(&r.source)).collect(),
         requests_complete: complete,
     }
+}
+
+/// Of the stored requests, those the transcripts no longer hold: of
+/// deleted files, and those a file was rewritten without (paid for, so
+/// kept, as an incremental merge keeps them: `ingest::touched`). A local
+/// row the new read holds again is left to it.
+fn keep_unread(stored: &mut Vec<Request>, exists: &HashSet<String>, reads: &[FileRead]) {
+    let again: HashSet<(&str, &str)> =
+        reads.iter().flat_map(|r| &r.rows.requests).map(|r| (r.message_id.as_str(), r.request_id.as_str())).collect();
+    let keep = |r: &Request| {
+        !exists.contains(r.source.as_str())
+            || !r.user.is_empty()
+            || !again.contains(&(r.message_id.as_str(), r.request_id.as_str()))
+    };
+    stored.retain(keep);
 }
 
 /// A table of request rows, as rows (none when it was never written).

@@ -17,6 +17,7 @@ pub mod files;
 pub mod frames;
 mod health;
 pub mod keys;
+pub mod lock;
 pub mod manifest;
 pub mod parts;
 mod priced;
@@ -142,6 +143,10 @@ data without writing with --no-ingest"
         hint = REBUILD_HINT
     )]
     Missing { path: PathBuf, files: usize },
+    /// Another writer holds the lock, and this store does not wait
+    /// (`lock::Waiting::No`).
+    #[error("{dir}: the data directory's lock is taken: {holder}")]
+    Locked { dir: PathBuf, holder: lock::Holder },
     /// The requests parts kept changing while they were opened.
     #[error("{dir}: the requests table changed {tries} times while it was being opened; try again")]
     Busy { dir: PathBuf, tries: usize },
@@ -162,15 +167,17 @@ pub struct Store {
     dir: PathBuf,
     /// A scratch store (`open_scratch`).
     scratch: bool,
+    /// Whether a writer waits for the lock (`lock`).
+    waiting: lock::Waiting,
 }
 
-use files::{LOCK, MANIFEST, OBSOLETE};
+use files::{MANIFEST, OBSOLETE};
 
 impl Store {
     /// Opens (creating if needed) the data directory.
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
         fs::create_dir_all(dir).map_err(|source| StoreError::Io { path: dir.to_path_buf(), source })?;
-        Ok(Store { dir: dir.to_path_buf(), scratch: false })
+        Ok(Store { dir: dir.to_path_buf(), scratch: false, waiting: lock::Waiting::Yes })
     }
 
     /// Opens a scratch store: one a team import builds beside the team's
@@ -200,15 +207,6 @@ impl Store {
 
     pub fn path(&self, t: Table) -> PathBuf {
         self.dir.join(t.file_name())
-    }
-
-    /// Takes the directory's exclusive lock; released when the file drops.
-    pub fn lock(&self) -> Result<File, StoreError> {
-        let path = self.dir.join(LOCK);
-        let io = |source| StoreError::Lock { path: path.clone(), source };
-        let f = File::options().create(true).truncate(false).write(true).open(&path).map_err(io)?;
-        f.lock().map_err(io)?;
-        Ok(f)
     }
 
     /// The manifest, or an empty one when there is none or its layout is

@@ -75,9 +75,12 @@ fn ingest_once(state: &AppState, roots: &[PathBuf]) -> bool {
     if s.store.holds_bundles() {
         return false;
     }
-    match crate::update::ingest(roots, &s.store, &s.prices, &Silent, s.clock.now()) {
+    let store = s.store.waiting(crate::store::lock::Waiting::No);
+    match crate::update::ingest(roots, &store, &s.prices, &Silent, s.clock.now()) {
         Ok(o) => o.changed,
-        Err(IngestError::NoRoots { .. }) => false,
+        // Another writer holds the lock (say, a suspended ingest): this
+        // refresh reads nothing, the next one tries again.
+        Err(IngestError::NoRoots { .. } | IngestError::Store(crate::store::StoreError::Locked { .. })) => false,
         Err(e) => {
             tracing::warn!("ingest failed: {e}");
             false
