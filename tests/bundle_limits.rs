@@ -142,3 +142,35 @@ async fn four_million_row_bomb_is_refused_at_once_with_the_default_caps() {
     assert!(took < std::time::Duration::from_secs(2), "{took:?}");
     assert!(snapshot(tmp.path()).is_empty());
 }
+
+/// The reported string bomb: a few thousand rows sharing one 1 MB text
+/// value, dictionary-encoded into a small file whose pages claim little.
+fn shared_string_bomb(rows: usize) -> Vec<u8> {
+    use polars::prelude::*;
+    let one = body(1);
+    let df = ParquetReader::new(std::io::Cursor::new(one)).finish().unwrap();
+    let mut row = df.slice(0, 1).new_from_index(0, rows);
+    let big = "x".repeat(1 << 20);
+    row.with_column(Column::new("cwd".into(), vec![big.as_str(); rows])).unwrap();
+    let meta = KeyValueMetadata::from_static(vec![("cachewise.bundle_schema".to_owned(), "1".to_owned())]);
+    let mut out = Vec::new();
+    ParquetWriter::new(&mut out).with_key_value_metadata(Some(meta)).finish(&mut row).unwrap();
+    out
+}
+
+#[tokio::test]
+async fn a_shared_string_bomb_is_refused_and_the_server_answers_the_next_push() {
+    let bomb = tokio::task::spawn_blocking(|| shared_string_bomb(4_000)).await.unwrap();
+    assert!(bomb.len() < 8 << 20, "the file is small: {} bytes", bomb.len());
+    let tmp = tempfile::tempdir().unwrap();
+    let st = state(tmp.path(), &["alice"], DEFAULT_MAX_BYTES);
+    let before = peak_mib();
+    let (status, v) = post(st.clone(), bomb.clone()).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{v}");
+    assert!(v.to_string().contains("bytes (at most"), "{v}");
+    assert!(peak_mib() < before + 512, "refused before any value was built per row");
+    let (status, v) = post(st, body(3)).await;
+    assert_eq!(status, StatusCode::OK, "a good push after the bomb: {v}");
+    let err = read_bundle_limited(&bomb, "bomb.parquet", &BundleLimits::default()).unwrap_err();
+    assert!(matches!(err, TeamError::Damaged { .. }), "{err}");
+}

@@ -169,3 +169,27 @@ fn garbage_manifest_names_file_and_rebuild_recovers() {
     assert!(out.contains("the manifest could not be read, so transcripts deleted since cannot be listed"), "{out}");
     same(totals(root.path(), data.path(), &[]), sum(&[&a, &b]));
 }
+
+#[test]
+fn a_torn_session_analysis_or_compaction_table_is_computed_again_not_fatal() {
+    for table in ["analysis-sessions.parquet", "analysis-compactions.parquet"] {
+        let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let [a, b, c] = tree(root.path());
+        same(totals(root.path(), data.path(), &[]), sum(&[&a, &b, &c]));
+        let path = data.path().join(table);
+        let bytes = fs::read(&path).unwrap();
+        // What a power loss leaves of a file written without waiting for the disk.
+        fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+        for args in [
+            &["report", "session", "--json", "--no-ingest"][..],
+            &["cache", "--json", "--no-ingest"],
+            &["advise", "a", "--no-ingest"],
+        ] {
+            ok(&cachewise(root.path(), data.path(), args));
+        }
+        let said = ok(&cachewise(root.path(), data.path(), &["ingest"]));
+        assert!(said.contains("computed them again"), "{table}: {said}");
+        assert!(fs::read(&path).unwrap().len() > bytes.len() / 2, "{table} is whole again");
+        ok(&cachewise(root.path(), data.path(), &["report", "session", "--json", "--no-ingest"]));
+    }
+}

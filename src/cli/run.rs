@@ -130,6 +130,9 @@ fn warn(plan: &Plan, o: &Outcome) {
             super::note(&format!("  {s}"));
         }
     }
+    if o.analysis_recomputed {
+        super::note("note: the cache analysis tables did not read as current; computed them again");
+    }
     if o.kept_from_rewritten > 0 {
         super::note(&format!(
             "note: {} kept from transcripts rewritten without them (paid for, so still counted)",
@@ -217,6 +220,9 @@ fn run_rebuild(plan: &Plan, a: IngestArgs) -> anyhow::Result<()> {
         plural(o.problems.bad, "malformed line", "malformed lines"),
         plural(o.requests.unwrap_or(0) as u64, "request", "requests")
     ));
+    if o.analysis_recomputed {
+        super::note("note: the cache analysis tables did not read as current; computed them again");
+    }
     if o.kept_from_rewritten > 0 {
         super::note(&format!(
             "note: {} kept from transcripts rewritten without them (paid for, so still counted)",

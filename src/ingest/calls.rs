@@ -2,10 +2,9 @@
 //! came from (`user`, `message_id`, `request_id`, `source`, `line`, index),
 //! so they need no deduplication of their own: whichever line deduplication
 //! keeps for a request, its calls are the rows with that line's key. A merge
-//! therefore keeps every stored row except those of files read again whole
-//! (their lines are read again), adds the new rows (a row read twice, after
-//! an ingest cut short, counts once), and prices the calls of every request
-//! it prices. Rows of deleted transcripts stay, like their requests. The
+//! therefore keeps every stored row, adds the new rows (a row read twice,
+//! after an ingest cut short or a file read again whole, counts once, the
+//! new one), and prices the calls of every request it prices. Rows of deleted transcripts stay, like their requests. The
 //! `refusals` table (`model_refusal_fallback` lines) and the
 //! `cost-readings` table (`cost-state` lines) are kept the same way.
 
@@ -72,13 +71,12 @@ pub(super) struct Calls(pub Vec<Call>);
 
 impl Calls {
     /// The stored rows (none when the tables are rebuilt from the delta)
-    /// without those of `replaced` files, plus `new`.
-    pub fn gather(store: &Store, base: Base, new: Vec<Call>, replaced: &HashSet<String>) -> Result<Calls, IngestError> {
+    /// plus `new`: a file read again whole keeps its earlier rows, as its
+    /// requests do (`touched`), and a line read again has its new calls.
+    pub fn gather(store: &Store, base: Base, new: Vec<Call>) -> Result<Calls, IngestError> {
         let mut rows = new;
         if base != Base::Empty {
-            let mut old = store.load(Table::Calls, frames::calls_from)?;
-            old.retain(|i| !replaced.contains(i.source.as_str()));
-            rows.extend(old);
+            rows.extend(store.load(Table::Calls, frames::calls_from)?);
         }
         // Stable: of two copies of one row, the new one (first) stays.
         sort_calls(&mut rows);

@@ -137,7 +137,7 @@ fn merge_with(
     let clock = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("merge: {what} after {:?}", clock.elapsed());
     let Delta { rows, replaced, compactions, titles, calls, refusals: new_refusals, readings: new_readings } = delta;
-    let mut calls = Calls::gather(store, base, calls, &replaced)?;
+    let mut calls = Calls::gather(store, base, calls)?;
     let refusals = refusals(store, base, new_refusals, &replaced)?;
     let readings = readings(store, base, new_readings, &replaced)?;
     let spares = match base {

@@ -84,6 +84,9 @@ pub struct Outcome {
     pub requests: Option<usize>,
     /// Requests kept although their transcript was rewritten without them.
     pub kept_from_rewritten: usize,
+    /// The analysis tables did not read as current (damaged, missing, of
+    /// other prices) and were computed again.
+    pub analysis_recomputed: bool,
     pub unknown_models: UnknownModels,
     pub changed: bool,
     /// Set when the store was rebuilt: what was kept and lost.
@@ -177,6 +180,7 @@ pub fn ingest(
         // (derived, so never a reason to fail) is written again.
         if !derive.is_current(store) {
             derive.after(store, &Changed::All)?;
+            out.analysis_recomputed = true;
         }
         out.seen = Seen { transcripts, manifest: Some((store.version(), manifest)) };
         return Ok(out);

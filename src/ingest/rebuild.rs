@@ -111,19 +111,11 @@ pub(super) fn rebuild_locked(
         missing_roots: found.missing_roots,
         ..Outcome::default()
     };
-    let mut salvaged = salvaged;
-    keep_unread(&mut salvaged.requests, &exists, &reads);
     account(&salvaged, old_manifest.as_ref(), &exists, &mut notes);
     let mut manifest = Manifest::default();
-    let mut delta = Delta {
-        compactions: salvaged.compactions,
-        titles: salvaged.titles,
-        calls: salvaged.calls,
-        refusals: salvaged.refusals,
-        readings: salvaged.readings,
-        ..Delta::default()
-    };
-    delta.rows.0.push(salvaged.requests);
+    // The new reads first: a line read again is theirs, with its calls, on
+    // a tie with what the store held (an upgrade reads fields it lacked).
+    let mut delta = Delta::default();
     for r in reads {
         out.bytes_read += r.bytes;
         out.problems += r.rows.problems;
@@ -135,6 +127,12 @@ pub(super) fn rebuild_locked(
         delta.readings.extend(r.rows.readings);
         manifest.files.insert(key(&r.file), r.state);
     }
+    delta.rows.0.push(salvaged.requests);
+    delta.compactions.extend(salvaged.compactions);
+    delta.titles.extend(salvaged.titles);
+    delta.calls.extend(salvaged.calls);
+    delta.refusals.extend(salvaged.refusals);
+    delta.readings.extend(salvaged.readings);
     keep_listed(&mut manifest, &delta, old_manifest);
     let merged = merge(store, Base::Empty, delta, prices, derive)?;
     store.remove_obsolete()?;
@@ -156,13 +154,13 @@ fn old_manifest(store: &Store, notes: &mut Rebuilt) -> Option<Manifest> {
     m
 }
 
-/// Deleted transcripts whose rows were kept (the first chunk of the delta)
-/// stay listed in the manifest, so a later rebuild can still name them
-/// should their rows be lost then.
+/// Deleted transcripts whose rows were kept (the last chunk of the delta,
+/// after the new reads) stay listed in the manifest, so a later rebuild can
+/// still name them should their rows be lost then.
 fn keep_listed(manifest: &mut Manifest, delta: &Delta, old: Option<Manifest>) {
     let old_files = old.map(|m| m.files).unwrap_or_default();
     let sources: BTreeSet<String> =
-        delta.rows.0.first().map(|rows| rows.iter().map(|r| r.source.to_string()).collect()).unwrap_or_default();
+        delta.rows.0.last().map(|rows| rows.iter().map(|r| r.source.to_string()).collect()).unwrap_or_default();
     for source in sources {
         let state = old_files.get(&source).cloned().unwrap_or_default();
         manifest.files.entry(source).or_insert(state);
@@ -239,26 +237,11 @@ fn salvage(store: &Store, exists: &HashSet<String>, written: bool, notes: &mut R
         requests: requests.into_iter().map(|r| Request { cost_usd: 0.0, ..r }).collect(),
         titles: titles.into_iter().filter(|t| gone(&t.source)).collect(),
         compactions: compactions.into_iter().filter(|c| gone(&c.source)).collect(),
-        calls: calls.into_iter().filter(|i| gone(&i.source)).collect(),
+        calls,
         refusals: refusals.into_iter().filter(|r| gone(&r.source)).collect(),
         readings: readings.into_iter().filter(|r| gone(&r.source)).collect(),
         requests_complete: complete,
     }
-}
-
-/// Of the stored requests, those the transcripts no longer hold: of
-/// deleted files, and those a file was rewritten without (paid for, so
-/// kept, as an incremental merge keeps them: `ingest::touched`). A local
-/// row the new read holds again is left to it.
-fn keep_unread(stored: &mut Vec<Request>, exists: &HashSet<String>, reads: &[FileRead]) {
-    let again: HashSet<(&str, &str)> =
-        reads.iter().flat_map(|r| &r.rows.requests).map(|r| (r.message_id.as_str(), r.request_id.as_str())).collect();
-    let keep = |r: &Request| {
-        !exists.contains(r.source.as_str())
-            || !r.user.is_empty()
-            || !again.contains(&(r.message_id.as_str(), r.request_id.as_str()))
-    };
-    stored.retain(keep);
 }
 
 /// A table of request rows, as rows (none when it was never written).
@@ -284,8 +267,9 @@ fn cause(e: &StoreError) -> String {
 
 /// Counts what was kept of deleted transcripts, and names those lost.
 fn account(s: &Salvaged, old: Option<&Manifest>, exists: &HashSet<String>, notes: &mut Rebuilt) {
-    let kept: BTreeSet<&str> = s.requests.iter().map(|r| r.source.as_str()).collect();
-    notes.kept_requests = s.requests.len();
+    let of_deleted: Vec<&Request> = s.requests.iter().filter(|r| !exists.contains(r.source.as_str())).collect();
+    let kept: BTreeSet<&str> = of_deleted.iter().map(|r| r.source.as_str()).collect();
+    notes.kept_requests = of_deleted.len();
     notes.kept_sources = kept.len();
     notes.requests_complete = s.requests_complete;
     if s.requests_complete {

@@ -106,9 +106,11 @@ pub(super) fn split(
 
 /// The stored candidates of the touched groups: their spare rows, plus the
 /// requests seen once (not among the spares; unpriced again, as candidates
-/// are), less the local rows of replaced files that the new read holds
-/// again. A request a rewritten file no longer holds was paid for: it is
-/// kept, as a deleted file's are, and counted (the second value).
+/// are). A file read again whole (rewritten, cut short, emptied) leaves its
+/// earlier rows candidates beside the new read's, which come first: a line
+/// it holds again merges with its earlier copy (deduplication), and a
+/// request it no longer holds was paid for, so it is kept, as a deleted
+/// file's are, and counted (the second value: no other file holds a copy).
 fn old_candidates(
     requests: &DataFrame,
     spares: &DataFrame,
@@ -127,23 +129,17 @@ fn old_candidates(
     if replaced.is_empty() {
         return Ok((out, 0));
     }
-    // A file read again whole supersedes its earlier local rows (user "")
-    // that it still holds, never a team member's rows that name the same path.
-    let again: FoldSet<(&str, &str, &str)> =
-        new.0.iter().flatten().map(|r| (r.user.as_str(), r.message_id.as_str(), r.request_id.as_str())).collect();
-    // By message id: a sidechain replay (another request id) is no request of its own.
-    let key = |r: &Request| r.message_id.clone();
+    // By message id: a sidechain replay (another request id) is no request
+    // of its own; only local rows (user ""), never a team member's.
+    let held: FoldSet<&str> = new.0.iter().flatten().map(|r| r.message_id.as_str()).collect();
     let (mut kept, mut elsewhere) = (HashSet::new(), HashSet::new());
-    out.retain(|r| {
-        let ours = r.user.is_empty() && replaced.contains(r.source.as_str());
-        let superseded = ours && again.contains(&(r.user.as_str(), r.message_id.as_str(), r.request_id.as_str()));
-        match (ours, superseded) {
-            (true, false) => kept.insert(key(r)),
-            (false, _) => elsewhere.insert(key(r)),
-            (true, true) => false,
+    for r in &out {
+        match r.user.is_empty() && replaced.contains(r.source.as_str()) {
+            true if !held.contains(r.message_id.as_str()) => kept.insert(r.message_id.as_str()),
+            true => false,
+            false => elsewhere.insert(r.message_id.as_str()),
         };
-        !superseded
-    });
-    // Counted: the requests no other file holds a copy of.
-    Ok((out, kept.difference(&elsewhere).count()))
+    }
+    let n = kept.difference(&elsewhere).count();
+    Ok((out, n))
 }

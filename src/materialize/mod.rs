@@ -90,7 +90,7 @@ const FOLD_AT: usize = 10_000;
 /// The stored analysis parts when they are current and their side tables
 /// are there; a `Damaged` error ("stale") when they are not.
 fn current_parts(store: &Store, stamp: &str) -> Result<crate::store::parts::Opened, StoreError> {
-    match (store.open_analysis(stamp), sides::stored_exist(store)) {
+    match (store.open_analysis(stamp), sides::stored_read(store)) {
         (Ok(Some(parts)), true) => Ok(parts),
         (Ok(_), _) => Err(StoreError::Damaged { path: store.path(Table::Analysis), cause: "stale".into() }),
         (Err(e), _) => Err(e),
@@ -142,7 +142,7 @@ pub fn scan(store: &Store, prices: &PriceTable) -> Result<LazyFrame, StoreError>
 /// of `prices` and this build, and the side tables are there (an ingest
 /// with nothing new checks this, and computes them again when false).
 pub fn is_current(store: &Store, prices: &PriceTable) -> bool {
-    matches!(store.open_analysis(&stamp(prices)), Ok(Some(_))) && sides::stored_exist(store)
+    matches!(store.open_analysis(&stamp(prices)), Ok(Some(_))) && sides::stored_read(store)
 }
 
 /// The analysis of the store, as stored, or computed now (not stored) when

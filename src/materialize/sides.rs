@@ -141,7 +141,9 @@ pub(super) fn empty_sides() -> [DataFrame; 2] {
 fn write_sides(store: &Store, [labels, reports]: [DataFrame; 2]) -> Result<(), StoreError> {
     let write = |t: Table, mut df: DataFrame| {
         df.rechunk_mut();
-        store.atomic_write_derived(&store.path(t), |w| store.parquet_writer(w).finish(&mut df).map(|_| ()))
+        // Waited for on disk: a side table torn by a power loss would take
+        // every page that reads it down.
+        store.atomic_write(&store.path(t), |w| store.parquet_writer(w).finish(&mut df).map(|_| ()))
     };
     // The two at once, on two cores.
     let (a, b) = rayon::join(|| write(Table::AnalysisCompactions, labels), || write(Table::SessionAnalysis, reports));
@@ -149,8 +151,8 @@ fn write_sides(store: &Store, [labels, reports]: [DataFrame; 2]) -> Result<(), S
 }
 
 /// True when both side tables are there.
-pub(super) fn stored_exist(store: &Store) -> bool {
-    [Table::AnalysisCompactions, Table::SessionAnalysis].iter().all(|t| store.path(*t).exists())
+pub(super) fn stored_read(store: &Store) -> bool {
+    [Table::AnalysisCompactions, Table::SessionAnalysis].iter().all(|t| store.footer_reads(*t))
 }
 
 /// The stored side tables, when both read.

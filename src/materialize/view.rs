@@ -48,7 +48,8 @@ pub fn view_after(
 /// The stored analysis when it is current: its parts scanned, its side
 /// tables opened.
 fn stored(store: &Store, prices: &PriceTable) -> Result<Option<AnalysisSource>, StoreError> {
-    let open = |t: Table| File::open(store.path(t)).ok();
+    // A side table that does not read (torn) is computed in memory instead.
+    let open = |t: Table| File::open(store.path(t)).ok().filter(|_| store.footer_reads(t));
     let (Some(labels), Some(session_analysis)) = (open(Table::AnalysisCompactions), open(Table::SessionAnalysis))
     else {
         return Ok(None);

@@ -39,6 +39,12 @@ impl TableProblem {
 }
 
 impl Store {
+    /// True when table `t`'s file exists and its Parquet footer reads (a
+    /// torn file's does not).
+    pub fn footer_reads(&self, t: Table) -> bool {
+        File::open(self.path(t)).is_ok_and(|f| ParquetReader::new(BufReader::new(f)).get_metadata().is_ok())
+    }
+
     /// The tables that cannot be trusted; `written` says whether the
     /// manifest records an earlier write (so a missing table is a problem).
     pub fn problems(&self, written: bool) -> Vec<TableProblem> {

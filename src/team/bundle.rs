@@ -214,8 +214,38 @@ fn decode(bytes: &[u8], origin: &str, limits: &BundleLimits) -> Result<Decoded, 
     let (reader, meta, pairs) = footer(bytes, origin, limits)?;
     let mut df = guarded(move || reader.finish()).map_err(damaged)?;
     check_columns(&df).map_err(damaged)?;
+    text_bounds(&df, origin, limits)?;
     add_missing_reasons(&mut df).map_err(|e| damaged(e.to_string()))?;
     Ok(Decoded { meta, pairs, df })
+}
+
+/// The longest text value a bundle may carry (ids, paths, names and
+/// models are far shorter).
+pub const MAX_TEXT_BYTES: usize = 16 << 10;
+
+/// Every text value within `MAX_TEXT_BYTES`, and all of them together
+/// (each counted at its length however many rows share it) within the
+/// decompressed cap: a dictionary page repeats one value on every row at
+/// no cost in bytes, and the checks after decoding would build it once per
+/// row (a 569 KB file that would be 38 GB). Reads only the values' lengths.
+fn text_bounds(df: &DataFrame, origin: &str, limits: &BundleLimits) -> Result<(), TeamError> {
+    let mut total: u64 = 0;
+    for col in df.columns() {
+        let Ok(text) = col.str() else { continue };
+        for (row, value) in text.iter().enumerate() {
+            let len = value.map_or(0, str::len);
+            if len > MAX_TEXT_BYTES {
+                let why = format!("row {}: a {} value of {len} bytes (at most {MAX_TEXT_BYTES})", row + 1, col.name());
+                return Err(TeamError::Damaged { origin: origin.to_owned(), why });
+            }
+            total += len as u64;
+        }
+        if total > limits.decompressed {
+            let (found, limit) = (total, limits.decompressed);
+            return Err(TeamError::OverLimit { origin: origin.to_owned(), what: "bytes of text", found, limit });
+        }
+    }
+    Ok(())
 }
 
 /// The columns a bundle of `schema` checksums (schema 3 had no reasons).
