@@ -18,7 +18,7 @@ use crate::model::{is_unlogged, unlogged_thread, Call, CostReading, Lineage, Req
 use crate::pricing::PriceTable;
 use crate::store::analysis::collect_sessions;
 use crate::store::{frames, Store, StoreError, Table};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// Which lineages a merge asks to compute again.
 #[derive(Debug, Clone)]
@@ -111,18 +111,25 @@ pub fn unlogged_calls(readings: &[&CostReading], recorded: &[Request], calls: &[
     for r in readings {
         by_lineage.entry(r.lineage()).or_default().push(r);
     }
-    by_lineage.into_values().flat_map(|mut rs| lineage_calls(&mut rs, recorded, calls)).collect()
+    let mut by_session: HashMap<(&str, &str), Vec<&Request>> = HashMap::new();
+    for r in recorded.iter().filter(|r| !is_unlogged(&r.thread)) {
+        by_session.entry((r.user.as_str(), r.session_id.as_str())).or_default().push(r);
+    }
+    by_lineage.into_values().flat_map(|mut rs| lineage_calls(&mut rs, &by_session, calls)).collect()
 }
 
-/// One lineage's unlogged calls.
-fn lineage_calls(readings: &mut [&CostReading], recorded: &[Request], calls: &[Call]) -> Vec<Request> {
+/// One lineage's unlogged calls, given the recorded requests by
+/// `(user, session)`.
+fn lineage_calls(
+    readings: &mut [&CostReading],
+    recorded: &HashMap<(&str, &str), Vec<&Request>>,
+    calls: &[Call],
+) -> Vec<Request> {
     readings.sort_by(|a, b| (a.time, &a.source, a.line, &a.model).cmp(&(b.time, &b.source, b.line, &b.model)));
     let user = readings.first().map_or("", |r| r.user.as_str());
-    let sessions: HashSet<&str> = readings.iter().map(|r| r.session_id.as_str()).collect();
-    let mut mine: Vec<&Request> = recorded
-        .iter()
-        .filter(|r| r.user.as_str() == user && sessions.contains(r.session_id.as_str()) && !is_unlogged(&r.thread))
-        .collect();
+    let sessions: BTreeSet<&str> = readings.iter().map(|r| r.session_id.as_str()).collect();
+    let mut mine: Vec<&Request> =
+        sessions.iter().filter_map(|s| recorded.get(&(user, *s))).flatten().copied().collect();
     mine.sort_by_key(|r| r.time);
     let mut seen = 0;
     let mut so_far: HashMap<&str, Totals> = HashMap::new();
