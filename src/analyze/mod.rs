@@ -66,7 +66,9 @@ pub use prefix::{shared_prefix, warms_at, ResumePremium, WarmPrefixes, SHARED_PR
 pub use prices::{
     rates_for, request_cost, rewrite_premium, write_multiplier, write_price, Basis, RateSource, TTL_1H_S, TTL_5M_S,
 };
-pub use server_reasons::{cause_words, reason_words, Agreement, LiveAgreement, ReasonTally, ServerReasons};
+pub use server_reasons::{
+    cause_of, cause_words, reason_words, Agreement, Cause, CauseFrom, LiveAgreement, ReasonTally, ServerReasons,
+};
 pub use stale::{cold_resume_premium, resumability, resume_premium, stale_sessions, NotResumable, StaleSession};
 pub use stats::median;
 pub use summary::{

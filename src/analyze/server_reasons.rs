@@ -74,6 +74,45 @@ fn group_of_class(class: CacheClass) -> Option<Group> {
     }
 }
 
+/// Who named the cause a person reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CauseFrom {
+    /// The API (`message.diagnostics.cache_miss_reason`).
+    Server,
+    /// cachewise's cache model (the request's class).
+    Inferred,
+}
+
+/// The cause of one request as a person reads it: a known server reason
+/// type, or the inferred class's name (`key`), and who named it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Cause {
+    pub key: String,
+    pub from: CauseFrom,
+}
+
+impl Cause {
+    /// True when the server named it.
+    pub fn by_server(&self) -> bool {
+        self.from == CauseFrom::Server
+    }
+}
+
+/// The one rule for the cause a person reads of a request (terminal,
+/// pages, CSV, Markdown, OTLP): the server's reason when it gave a known
+/// one (it saw the cache; a request the model calls a hit or a thread's
+/// first is a miss when the server says so), else the inferred class.
+/// `unavailable` (no diagnosis) and types it does not know leave the
+/// inference in place; the stored reason is one per request (the kept
+/// line's, else another line's of the same response).
+pub fn cause_of(class: CacheClass, server_reason: &str) -> Cause {
+    match group_of_reason(server_reason) {
+        Some(_) => Cause { key: server_reason.to_owned(), from: CauseFrom::Server },
+        None => Cause { key: class.as_str().to_owned(), from: CauseFrom::Inferred },
+    }
+}
+
 impl ServerReasons {
     /// Counts one request of `class` whose stored reason is `reason`
     /// (empty: none).
@@ -157,6 +196,21 @@ pub fn cause_words(cause: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cause_a_person_reads_is_the_servers_then_the_inference() {
+        // A known reason names the cause, whatever the model inferred: on a
+        // miss, on a request the model calls a hit, on a thread's first.
+        for class in [CacheClass::ContextEdit, CacheClass::Hit, CacheClass::First] {
+            let c = cause_of(class, r::TOOLS_CHANGED);
+            assert_eq!((c.key.as_str(), c.from), (r::TOOLS_CHANGED, CauseFrom::Server), "{class:?}");
+        }
+        // No reason, no diagnosis, or a type it does not know: the inference.
+        for reason in ["", r::UNAVAILABLE, "beta_header_changed"] {
+            let c = cause_of(CacheClass::Ttl5m, reason);
+            assert_eq!((c.key.as_str(), c.from), ("ttl_5m", CauseFrom::Inferred), "{reason:?}");
+        }
+    }
 
     #[test]
     fn agreement_follows_section_8_1() {

@@ -225,7 +225,12 @@ pub struct MissRow {
     pub thread: String,
     pub model: String,
     pub version: String,
+    /// The cache model's class (inferred from the transcript).
     pub class: CacheClass,
+    /// What a person reads (`analyze::cause_of`): the server's reason when
+    /// it gave a known one, else `class`; and who named it.
+    pub cause: String,
+    pub cause_from: crate::analyze::CauseFrom,
     /// Seconds since the thread's previous request.
     pub gap_s: Option<f64>,
     /// TTL in force (seconds).

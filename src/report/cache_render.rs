@@ -300,6 +300,23 @@ pub fn render_advice(a: &Advice) -> String {
     out
 }
 
+/// A miss's cause in words, with the tokens the server says were missed.
+fn cause_text(m: &super::cache::MissRow) -> String {
+    let cause = crate::analyze::Cause { key: m.cause.clone(), from: m.cause_from };
+    match (cause.by_server(), m.server_missed_tokens) {
+        (true, Some(n)) => format!("{} ({} tokens)", labels::cause(&cause), thousands(n)),
+        _ => labels::cause(&cause),
+    }
+}
+
+/// Who named a cause, in words.
+pub fn named_by(from: crate::analyze::CauseFrom) -> &'static str {
+    match from {
+        crate::analyze::CauseFrom::Server => "the API",
+        crate::analyze::CauseFrom::Inferred => "cachewise",
+    }
+}
+
 /// The misses as a terminal table.
 pub fn render_misses(rows: &[super::cache::MissRow]) -> String {
     let mut t = Table::new();
@@ -309,7 +326,7 @@ pub fn render_misses(rows: &[super::cache::MissRow]) -> String {
         "Session",
         "Thread",
         "Cause",
-        "Server's reason",
+        "Named by",
         "Gap",
         "TTL",
         "Expected",
@@ -323,8 +340,8 @@ pub fn render_misses(rows: &[super::cache::MissRow]) -> String {
             Cell::new(m.time.format("%Y-%m-%d %H:%M:%S")),
             cell::text_cell(m.session_id.get(..8).unwrap_or(&m.session_id)),
             cell::text_cell(&m.thread),
-            Cell::new(labels::class(m.class)),
-            Cell::new(server_reason_text(&m.server_reason, m.server_missed_tokens)),
+            Cell::new(cause_text(m)),
+            Cell::new(named_by(m.cause_from)),
             right(m.gap_s.map_or_else(String::new, fmt_duration)),
             right(fmt_duration(f64::from(m.ttl_s))),
             right(thousands(m.expected_prefix)),

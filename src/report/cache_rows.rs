@@ -10,7 +10,7 @@ use super::cache_view::resume_states;
 use super::class_cost::{ClassCost, DayClassCost};
 use super::usage::{SessionCache, UsageReport};
 use super::ReportError;
-use crate::analyze::{CacheClass, ServerReasons};
+use crate::analyze::{cause_of, CacheClass, ServerReasons};
 use crate::model::columns as c;
 use crate::pricing::Rates;
 use crate::store::frames::Cols;
@@ -102,13 +102,17 @@ pub fn misses(view: &StoreView, q: &CacheQuery) -> Result<Vec<MissRow>, ReportEr
     let mut out: Vec<MissRow> = (0..df.height())
         .filter_map(|i| {
             let class = CacheClass::parse(class[i])?;
-            (class.is_miss() && !class.is_start()).then(|| MissRow {
+            let cause = cause_of(class, reason[i]);
+            // A miss the model found, or one the server named.
+            ((class.is_miss() && !class.is_start()) || cause.by_server()).then(|| MissRow {
                 time: time[i],
                 session_id: sid[i].to_owned(),
                 thread: thread[i].to_owned(),
                 model: model[i].to_owned(),
                 version: version[i].to_owned(),
                 class,
+                cause: cause.key,
+                cause_from: cause.from,
                 gap_s: gap.get(i),
                 ttl_s: u32::try_from(ttl[i]).unwrap_or(u32::MAX),
                 expected_prefix: prefix[i],

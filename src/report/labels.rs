@@ -78,6 +78,15 @@ pub fn class(c: CacheClass) -> &'static str {
     known(Group::Class, c.as_str())
 }
 
+/// The cause a person reads (`analyze::cause_of`) in words: the server's
+/// reason, or the inferred class.
+pub fn cause(c: &crate::analyze::Cause) -> String {
+    match crate::analyze::CacheClass::parse(&c.key).filter(|_| !c.by_server()) {
+        Some(class) => self::class(class).to_owned(),
+        None => crate::analyze::reason_words(&c.key),
+    }
+}
+
 /// An idle-gap bucket in words.
 pub fn bucket(b: GapBucket) -> &'static str {
     known(Group::IdleGap, b.as_str())

@@ -40,13 +40,16 @@ pub struct TimelineRow {
     pub server_reason: String,
     /// Its `cache_missed_input_tokens`, when given.
     pub server_missed_tokens: Option<u64>,
+    /// What a person reads (`analyze::cause_of`): the server's reason when
+    /// it gave a known one, else `class`; and who named it.
+    pub cause: String,
+    pub cause_from: crate::analyze::CauseFrom,
 }
 
 impl TimelineRow {
-    /// The server's reason in words ("the tools changed (17,778 tokens)"),
-    /// empty when it gave none.
-    pub fn server_reason_text(&self) -> String {
-        super::cache_render::server_reason_text(&self.server_reason, self.server_missed_tokens)
+    /// The cause a person reads.
+    pub fn cause(&self) -> crate::analyze::Cause {
+        crate::analyze::Cause { key: self.cause.clone(), from: self.cause_from }
     }
 
     /// Prompt size `in + w + r`.
@@ -100,6 +103,7 @@ impl SessionTimeline {
 }
 
 fn row(r: &Request, c: &RequestCache) -> TimelineRow {
+    let cause = crate::analyze::cause_of(c.class, &r.server_reason);
     TimelineRow {
         time: r.time,
         message_id: r.message_id.clone(),
@@ -120,6 +124,8 @@ fn row(r: &Request, c: &RequestCache) -> TimelineRow {
         cost_usd: r.cost_usd,
         server_reason: r.server_reason.to_string(),
         server_missed_tokens: r.server_missed_tokens,
+        cause: cause.key,
+        cause_from: cause.from,
     }
 }
 

@@ -148,6 +148,10 @@ pub fn each_request_matches(ledger: &[Call], seen: &Seen) {
             c.cause
         );
         assert_eq!(row["server_reason"].as_str().unwrap(), c.reason.unwrap_or(""), "{}", c.message_id);
+        // The cause a person reads is the API's when it gave one.
+        if let Some(reason) = c.reason {
+            assert_eq!((row["cause"].as_str(), row["cause_from"].as_str()), (Some(reason), Some("server")));
+        }
         assert_eq!(row["server_missed_tokens"].as_u64(), c.missed, "{}", c.message_id);
     }
 }

@@ -185,6 +185,8 @@ mod tests {
             cost_usd: 0.0,
             server_reason: String::new(),
             server_missed_tokens: None,
+            cause: class.as_str().to_owned(),
+            cause_from: crate::analyze::CauseFrom::Inferred,
         };
         let rows = [row(CacheClass::First, None, 0, 20_000), row(CacheClass::Ttl5m, Some(900.0), 2_000, 19_000)];
         let refs: Vec<&TimelineRow> = rows.iter().collect();

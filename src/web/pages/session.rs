@@ -68,9 +68,20 @@ impl SessionPage {
         analyze::CacheClass::ALL.iter().map(|&c| (c.as_str(), labels::class(c), *self.classes.get(c))).collect()
     }
 
-    /// A request's cache class in words.
-    pub fn class_words(&self, r: &TimelineRow) -> &'static str {
-        labels::class(r.class)
+    /// A request's cause in words (`analyze::cause_of`: the server's first).
+    pub fn cause_words(&self, r: &TimelineRow) -> String {
+        labels::cause(&r.cause())
+    }
+
+    /// Who named a request's cause, and cachewise's own class beside the
+    /// server's when they differ.
+    pub fn named_by(&self, r: &TimelineRow) -> String {
+        let by = crate::report::cache_render::named_by(r.cause_from);
+        match r.cause().by_server() {
+            true if r.class.is_miss() => format!("{by} (cachewise: {})", labels::class(r.class)),
+            true => format!("{by} (cachewise: a hit)"),
+            false => by.to_owned(),
+        }
     }
 
     pub fn boundary(&self, c: &Compaction) -> &'static str {
