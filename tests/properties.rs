@@ -156,7 +156,7 @@ proptest! {
     }
 
     #[test]
-    fn stepwise_ingest_equals_one_ingest_of_the_final_tree(events in stepwise::events(), steps in stepwise::steps()) {
+    fn stepwise_ingest_equals_one_ingest_of_the_final_tree_unless_a_file_was_rewritten(events in stepwise::events(), steps in stepwise::steps()) {
         let files = stepwise::files(&events);
         let (root, stepwise, once) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         let rewritten = stepwise::play(root.path(), &files, &steps, |_| ingest_tree(root.path(), stepwise.path()));
@@ -164,6 +164,17 @@ proptest! {
         stepwise::finish(root.path(), &files, &rewritten);
         ingest_tree(root.path(), stepwise.path());
         ingest_tree(root.path(), once.path());
+        if rewritten.iter().any(|r| *r) {
+            // A file rewritten on the way: what its earlier lines held was
+            // paid for and stays, so the steps kept at least every request
+            // of the final tree (and a kept copy's earlier time).
+            let kept: std::collections::HashSet<String> =
+                requests(stepwise.path()).into_iter().map(|r| r.message_id).collect();
+            for r in requests(once.path()) {
+                prop_assert!(kept.contains(&r.message_id), "{} lost", r.message_id);
+            }
+            return Ok(());
+        }
         prop_assert_eq!(requests(stepwise.path()), requests(once.path()));
         let table = |d: &Path, t: Table| Store::open(d).unwrap().read(t).unwrap().unwrap();
         for t in [Table::SessionTotals, Table::Spares, Table::Titles, Table::Compactions] {

@@ -334,3 +334,19 @@ async fn cache_and_advice_equal_the_cli_json() {
     assert_eq!(page["lists"]["page"].as_u64(), Some(2));
     assert_eq!(get(&st, "/api/cache?per_page=5001").await.status, StatusCode::BAD_REQUEST);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_pages_prefix_redirects_to_the_session() {
+    let (_d, store, id) = fixture();
+    let st = state(&store);
+    let prefix = &id[..8];
+    let got = get(&st, &format!("/session/{prefix}")).await;
+    assert_eq!(got.status, StatusCode::SEE_OTHER, "{}", got.body);
+    let to = got.headers.get(header::LOCATION).unwrap().to_str().unwrap();
+    assert!(to.ends_with(&cachewise::web::params::encode(&id)), "{to}");
+    let api = get(&st, &format!("/api/session/{prefix}")).await;
+    assert_eq!(api.status, StatusCode::OK);
+    let v: serde_json::Value = serde_json::from_str(&api.body).unwrap();
+    assert_eq!(v["usage"]["session_id"].as_str(), Some(id.as_str()));
+    assert_eq!(get(&st, "/session/no-such-session").await.status, StatusCode::NOT_FOUND);
+}

@@ -138,9 +138,15 @@ fn usage_row_json(row: &UsageRow) -> Value {
     usage_json(&one)["rows"][0].clone()
 }
 
-fn session_json(snap: &Snapshot, id: &str) -> Result<Value, WebError> {
-    let not_found = || WebError::NotFound(format!("session {id:?}"));
+fn session_json(snap: &Snapshot, text: &str) -> Result<Value, WebError> {
+    let not_found = || WebError::NotFound(format!("session {text:?}"));
     let everyone = snap.all()?;
+    // An exact id, else a unique prefix or a title.
+    let id = match everyone.sessions.rows.iter().any(|r| r.key == text) {
+        true => text.to_owned(),
+        false => snap.view.resolve_session(text).map_err(|_| not_found())?,
+    };
+    let id = id.as_str();
     let row = everyone.sessions.rows.iter().find(|r| r.key == id).ok_or_else(not_found)?;
     let d = snap.session(id)?;
     let indices: Vec<usize> = (0..d.requests.len()).collect();

@@ -19,7 +19,7 @@ use crate::web::state::AppState;
 use crate::web::view::{Formats, Num};
 use askama::Template;
 use axum::extract::{Path, State};
-use axum::response::Html;
+use axum::response::{IntoResponse, Redirect, Response};
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use std::sync::Arc;
@@ -183,15 +183,19 @@ fn build(state: &AppState, snap: &Arc<Snapshot>, id: &str, p: &Params, turns: u3
     })
 }
 
-/// `GET /session/{id}?thread=&page=&turns=`.
-pub async fn page(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    params: Params,
-) -> Result<Html<String>, WebError> {
+/// `GET /session/{id}?thread=&page=&turns=`; an id's unique prefix (the
+/// 8 characters reports print) or a title redirects to the session's page.
+pub async fn page(State(state): State<AppState>, Path(id): Path<String>, params: Params) -> Result<Response, WebError> {
     let turns = params.turns()?;
     let snap = state.snapshot();
     let st = state.clone();
-    let page = super::blocking(move || build(&st, &snap, &id, &params, turns)).await?;
-    render(&page)
+    let built = super::blocking(move || match super::everyone(&snap)?.session_row(&id) {
+        Some(_) => build(&st, &snap, &id, &params, turns).map(Ok),
+        None => Ok(Err(snap.view.resolve_session(&id).map_err(|_| WebError::NotFound(format!("session {id:?}")))?)),
+    })
+    .await?;
+    match built {
+        Ok(page) => Ok(render(&page)?.into_response()),
+        Err(full) => Ok(Redirect::to(&super::session_href(&full)).into_response()),
+    }
 }
