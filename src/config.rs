@@ -81,9 +81,13 @@ pub fn time_zone(name: Option<&str>) -> Result<Tz, String> {
 /// Parses a day given as `YYYY-MM-DD` or `YYYYMMDD` (CLI flags and web
 /// query parameters alike).
 pub fn parse_date(s: &str) -> Result<chrono::NaiveDate, String> {
-    chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d")
-        .or_else(|_| chrono::NaiveDate::parse_from_str(s, "%Y%m%d"))
-        .map_err(|_| format!("invalid date {s:?}: use YYYY-MM-DD"))
+    use chrono::format::ParseErrorKind::OutOfRange;
+    let format = if s.contains('-') { "%Y-%m-%d" } else { "%Y%m%d" };
+    let parsed = chrono::NaiveDate::parse_from_str(s, format);
+    parsed.map_err(|e| match e.kind() {
+        OutOfRange => format!("{s:?} is no day of the calendar (a month 1-12, a day the month has)"),
+        _ => format!("invalid date {s:?}: use YYYY-MM-DD or YYYYMMDD, e.g. 2026-11-30"),
+    })
 }
 
 /// Claude Code's settings file in its config directory.

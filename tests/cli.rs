@@ -269,3 +269,23 @@ fn a_reader_that_stops_early_is_not_a_panic() {
     assert!(!stderr.contains("panicked") && !stderr.contains("Broken pipe"), "{stderr}");
     assert_eq!(out.status.code(), Some(0), "{stderr}");
 }
+
+/// Dates and times a person mistypes get an answer that says what to type;
+/// an empty range is an error, not an empty table.
+#[test]
+fn mistyped_dates_and_an_inverted_range_are_explained() {
+    let data = tempfile::tempdir().unwrap();
+    let err = |args: &[&str]| {
+        let out = common::cachewise_in(None, data.path(), args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    assert!(err(&["daily", "-s", "2026-13-01"]).contains("is no day of the calendar"));
+    assert!(err(&["daily", "-s", "nov"]).contains("use YYYY-MM-DD or YYYYMMDD, e.g. 2026-11-30"));
+    assert!(err(&["--now", "yesterday", "daily"]).contains("use RFC 3339 (2026-11-30T18:00:00Z) or a day"));
+    assert!(err(&["daily", "-s", "2026-11-30", "-u", "2026-11-01"]).contains("is after --until 2026-11-01"));
+    assert!(err(&["cache", "-s", "2026-11-30", "-u", "2026-11-01"]).contains("swap them"));
+    // A day alone is a clock too.
+    let out = common::cachewise_in(None, data.path(), &["--now", "2026-11-30", "--no-ingest", "daily", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}

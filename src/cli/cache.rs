@@ -53,7 +53,14 @@ pub struct AdviseArgs {
 }
 
 pub(super) fn parse_now(s: &str) -> Result<DateTime<Utc>, String> {
-    DateTime::parse_from_rfc3339(s).map(|t| t.with_timezone(&Utc)).map_err(|e| format!("invalid time {s:?}: {e}"))
+    if let Ok(t) = DateTime::parse_from_rfc3339(s) {
+        return Ok(t.with_timezone(&Utc));
+    }
+    // A day alone: its start, in UTC.
+    match crate::config::parse_date(s).ok().and_then(|d| d.and_hms_opt(0, 0, 0)) {
+        Some(t) => Ok(t.and_utc()),
+        None => Err(format!("invalid time {s:?}: use RFC 3339 (2026-11-30T18:00:00Z) or a day (2026-11-30)")),
+    }
 }
 
 pub fn run_cache(plan: &Plan, a: &CacheArgs) -> anyhow::Result<()> {

@@ -225,6 +225,16 @@ pub struct FilterArgs {
 }
 
 impl FilterArgs {
+    /// An empty range is a mistake, not an empty report.
+    pub fn check(&self) -> Result<(), plan::UsageError> {
+        match (self.since, self.until) {
+            (Some(s), Some(u)) if s > u => {
+                Err(plan::UsageError(format!("--since {s} is after --until {u}, so no day would be shown; swap them")))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// The report query these flags select, days in `tz`.
     pub fn query(&self, tz: Tz, breakdown: bool) -> Query {
         Query {

@@ -27,6 +27,18 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Hooks(a)) => return super::hook::run_hooks(a),
         _ => {}
     }
+    match &cli.command {
+        Some(
+            Command::Report(super::ReportArgs { opts: o, .. })
+            | Command::Daily(o)
+            | Command::Weekly(o)
+            | Command::Monthly(o)
+            | Command::Session(o)
+            | Command::Blocks(o),
+        ) => o.filter.check()?,
+        Some(Command::Cache(a)) => a.filter.check()?,
+        _ => {}
+    }
     let plan = Plan::resolve(&cli.global)?;
     match cli.command {
         None => run_summary(&plan),
