@@ -408,3 +408,19 @@ fn the_view_counts_both_parts_and_takes_the_manifest_the_ingest_left() {
     let read = cachewise::materialize::view_after(&store, &prices(), now, Some((other, manifest))).unwrap();
     assert_eq!(read.manifest(), &store.manifest().unwrap());
 }
+
+#[test]
+fn transcripts_whose_names_differ_only_in_non_utf8_bytes_keep_their_own_rows() {
+    use std::os::unix::ffi::OsStrExt;
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let dir = root.path().join("projects/-home-u-app");
+    fs::create_dir_all(&dir).unwrap();
+    for (name, n) in [(&b"s\xff.jsonl"[..], 1), (&b"s\xfe.jsonl"[..], 2)] {
+        let lines: Vec<String> = Resp::new("s", n, n as i64).to_lines();
+        fs::write(dir.join(std::ffi::OsStr::from_bytes(name)), lines.join("\n") + "\n").unwrap();
+    }
+    for round in 0..3 {
+        run(root.path(), data.path());
+        assert_eq!(daily_total(data.path()).requests, 2, "round {round}: each file's request stays");
+    }
+}

@@ -221,7 +221,7 @@ fn pricing_fingerprint(prices: &PriceTable) -> u64 {
 }
 
 fn key(f: &SourceFile) -> String {
-    f.path.to_string_lossy().into_owned()
+    crate::store::files::path_key(&f.path)
 }
 
 /// Merges the new reads into the stored tables and rewrites them.

@@ -118,7 +118,7 @@ impl<'f, 'l> Parser<'f, 'l> {
     pub fn new(file: &'f SourceFile, start: Start, links: &'l mut Links, now: DateTime<Utc>) -> Self {
         let mut names = Interner::default();
         let same = Same {
-            source: names.get(&file.path.to_string_lossy()),
+            source: names.get(&crate::store::files::path_key(&file.path)),
             project: names.get(&file.project),
             empty: names.get(""),
             main_thread: names.get(MAIN_THREAD),

@@ -73,20 +73,20 @@ impl ClaudeState {
     /// which are not `stat`ed again). A `stat` per transcript the manifest
     /// names: cheap enough for a dashboard to ask at every refresh.
     pub fn deleted(manifest: &Manifest, just_read: Option<&HashSet<String>>) -> HashSet<String> {
-        let mut present: HashSet<&str> = HashSet::new();
-        let mut gone: HashSet<&str> = HashSet::new();
+        let mut present: HashSet<String> = HashSet::new();
+        let mut gone: HashSet<String> = HashSet::new();
         for path in manifest.files.keys() {
-            let p = Path::new(path);
-            if let Some(s) = main_session(p) {
+            let p = super::files::key_path(path);
+            if let Some(s) = main_session(&p) {
                 if just_read.is_some_and(|found| found.contains(path)) || p.is_file() {
-                    present.insert(s);
+                    present.insert(s.to_owned());
                 } else {
-                    gone.insert(s);
+                    gone.insert(s.to_owned());
                 }
             }
         }
         // A session copied under two roots is deleted only when every copy is.
-        gone.difference(&present).map(|s| (*s).to_owned()).collect()
+        gone.difference(&present).cloned().collect()
     }
 
     /// The warnings a summary shows: no transcripts at all, transcripts

@@ -68,3 +68,55 @@ pub fn requests_keys(dir: &Path) -> PathBuf {
 pub fn manifest(dir: &Path) -> PathBuf {
     dir.join(MANIFEST)
 }
+
+/// Marks a path key that is not the path's text (`path_key`).
+const ESCAPED: char = '%';
+
+/// A transcript's path as the store names it (the manifest's key, the
+/// rows' `source`): its text when it is UTF-8 and does not begin with `%`,
+/// else `%` and its bytes, percent-encoded. Two paths never share a key
+/// (a lossy text would give two paths that differ in non-UTF-8 bytes one,
+/// and each ingest would drop the other's rows); `key_path` is the inverse.
+pub fn path_key(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    match path.to_str() {
+        Some(text) if !text.starts_with(ESCAPED) => text.to_owned(),
+        _ => {
+            let bytes = path.as_os_str().as_bytes();
+            format!("{ESCAPED}{}", percent_encoding::percent_encode(bytes, percent_encoding::NON_ALPHANUMERIC))
+        }
+    }
+}
+
+/// The path a key names (`path_key`'s inverse).
+pub fn key_path(key: &str) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    match key.strip_prefix(ESCAPED) {
+        Some(encoded) => {
+            let bytes: Vec<u8> = percent_encoding::percent_decode_str(encoded).collect();
+            PathBuf::from(std::ffi::OsStr::from_bytes(&bytes))
+        }
+        None => PathBuf::from(key),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::ffi::OsStrExt;
+
+    #[test]
+    fn paths_that_differ_in_non_utf8_bytes_have_keys_of_their_own() {
+        let a = PathBuf::from(std::ffi::OsStr::from_bytes(b"/p/s\xff.jsonl"));
+        let b = PathBuf::from(std::ffi::OsStr::from_bytes(b"/p/s\xfe.jsonl"));
+        let plain = PathBuf::from("/p/s.jsonl");
+        let marked = PathBuf::from("%2Fp.jsonl");
+        let keys: Vec<String> = [&a, &b, &plain, &marked].iter().map(|p| path_key(p)).collect();
+        assert_eq!(keys[2], "/p/s.jsonl", "a UTF-8 path is its text");
+        assert_ne!(keys[0], keys[1]);
+        assert_ne!(keys[3], "%2Fp.jsonl", "a text that looks encoded is encoded");
+        for (p, k) in [&a, &b, &plain, &marked].iter().zip(&keys) {
+            assert_eq!(&key_path(k), *p);
+        }
+    }
+}
