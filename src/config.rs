@@ -125,7 +125,8 @@ pub fn claude_settings(roots: &[PathBuf]) -> ClaudeSettings {
     let shown: String = path.display().to_string().chars().filter(|c| !crate::model::is_unsafe(*c)).collect();
     let warn = |why: &str| ClaudeSettings { cleanup_period_days: None, warning: Some(format!("{shown}: {why}")) };
     let mut bytes = Vec::new();
-    let read = std::fs::File::open(&path).and_then(|f| f.take(MAX_SETTINGS_BYTES + 1).read_to_end(&mut bytes));
+    let read =
+        crate::store::files::open_regular(&path).and_then(|f| f.take(MAX_SETTINGS_BYTES + 1).read_to_end(&mut bytes));
     if let Err(e) = read {
         return warn(&format!("cannot be read ({e})"));
     }

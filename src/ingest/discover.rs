@@ -1,6 +1,9 @@
 //! Discovery: transcript roots -> the `*.jsonl` files under `<root>/projects/`,
 //! with the project and session each file belongs to. Hands `SourceFile`s to
-//! the planner; reads no file content.
+//! the planner; reads no file content. A symbolic link to a transcript or a
+//! folder is followed once: a link inside a folder reached through a link
+//! is not (so no loop is walked), and says so; only regular files are ever
+//! listed, never a device or a pipe.
 
 use rayon::prelude::*;
 use std::fs;
@@ -44,7 +47,7 @@ pub fn discover(roots: &[PathBuf]) -> Discovery {
             continue;
         }
         out.found_roots.push(root.clone());
-        out.files.extend(walk(&projects, &projects));
+        out.files.extend(walk(&projects, &projects, false));
     }
     out.files.sort_by(|a, b| path_order(&a.path, &b.path));
     out.files.dedup_by(|a, b| a.path.as_os_str() == b.path.as_os_str());
@@ -69,18 +72,19 @@ fn path_order(a: &Path, b: &Path) -> std::cmp::Ordering {
 /// every core: a project's session directories (each holding its
 /// sub-agents) are most of the directories, and one project can hold most
 /// of the sessions.
-fn walk(projects: &Path, dir: &Path) -> Vec<SourceFile> {
+fn walk(projects: &Path, dir: &Path, linked: bool) -> Vec<SourceFile> {
     let mut files = Vec::new();
-    let dirs = list(projects, dir, &mut files);
-    let nested: Vec<Vec<SourceFile>> = dirs.par_iter().map(|d| walk(projects, d)).collect();
+    let dirs = list(projects, dir, linked, &mut files);
+    let nested: Vec<Vec<SourceFile>> = dirs.par_iter().map(|(d, link)| walk(projects, d, *link)).collect();
     files.extend(nested.into_iter().flatten());
     files
 }
 
 /// Adds the transcripts directly in `dir` to `files` and returns its
-/// subdirectories. An entry's type comes from the listing, so only
-/// `*.jsonl` files are stat'ed.
-fn list(projects: &Path, dir: &Path, files: &mut Vec<SourceFile>) -> Vec<PathBuf> {
+/// subdirectories, each with whether it is reached through a link (`dir`
+/// is when `linked`). An entry's type comes from the listing, so only
+/// `*.jsonl` files and links are stat'ed.
+fn list(projects: &Path, dir: &Path, linked: bool, files: &mut Vec<SourceFile>) -> Vec<(PathBuf, bool)> {
     let Ok(entries) = fs::read_dir(dir) else {
         tracing::warn!("cannot list {}", dir.display());
         return Vec::new();
@@ -89,11 +93,21 @@ fn list(projects: &Path, dir: &Path, files: &mut Vec<SourceFile>) -> Vec<PathBuf
     for entry in entries.flatten() {
         let Ok(kind) = entry.file_type() else { continue };
         let path = entry.path();
+        let jsonl = path.extension().is_some_and(|e| e == "jsonl");
         if kind.is_dir() {
-            dirs.push(path);
-        } else if kind.is_file() && path.extension().is_some_and(|e| e == "jsonl") {
+            dirs.push((path, linked));
+        } else if kind.is_file() && jsonl {
             if let Some(f) = entry.metadata().ok().and_then(|meta| describe(projects, path, &meta)) {
                 files.push(f);
+            }
+        } else if kind.is_symlink() {
+            match fs::metadata(&path) {
+                Ok(m) if m.is_dir() && !linked => dirs.push((path, true)),
+                Ok(m) if m.is_dir() => {
+                    tracing::warn!("not following {}: a link inside a folder reached through a link", path.display());
+                }
+                Ok(m) if m.is_file() && jsonl => files.extend(describe(projects, path, &m)),
+                _ => {}
             }
         }
     }
@@ -173,5 +187,29 @@ mod tests {
         assert!(got.contains(&("agent-w.jsonl".into(), Some("s1".into()), Some("w".into()))));
         assert!(got.contains(&("agent-6e067db7.jsonl".into(), None, Some("6e067db7".into()))));
         assert!(d.files.iter().all(|f| f.project == "-home-a-app"));
+    }
+
+    #[test]
+    fn links_are_followed_once_and_pipes_never_listed() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = dir.path().join("elsewhere");
+        fs::create_dir_all(elsewhere.join("inner")).unwrap();
+        fs::write(elsewhere.join("s2.jsonl"), "{}\n").unwrap();
+        fs::write(elsewhere.join("one.jsonl"), "{}\n").unwrap();
+        let p = dir.path().join("projects");
+        let proj = p.join("-home-a-app");
+        fs::create_dir_all(&proj).unwrap();
+        // A linked project folder, a linked transcript, a link that loops.
+        symlink(&elsewhere, p.join("-linked")).unwrap();
+        symlink(elsewhere.join("one.jsonl"), proj.join("s1.jsonl")).unwrap();
+        symlink(&p, elsewhere.join("inner/loop")).unwrap();
+        let fifo = proj.join("pipe.jsonl");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let d = discover(&[dir.path().to_path_buf()]);
+        let mut got: Vec<String> =
+            d.files.iter().map(|f| f.path.strip_prefix(&p).unwrap().display().to_string()).collect();
+        got.sort();
+        assert_eq!(got, ["-home-a-app/s1.jsonl", "-linked/one.jsonl", "-linked/s2.jsonl"]);
     }
 }

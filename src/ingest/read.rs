@@ -72,7 +72,7 @@ pub fn read_file(file: &SourceFile, prev: Option<&FileState>, now: DateTime<Utc>
 }
 
 fn try_read(file: &SourceFile, prev: Option<&FileState>, now: DateTime<Utc>) -> std::io::Result<FileRead> {
-    let mut f = File::open(&file.path)?;
+    let mut f = crate::store::files::open_regular(&file.path)?;
     let (mode, start) = match prev {
         Some(p) if file.size >= p.offset && head_matches(&mut f, p)? => {
             (Mode::Append, Start { offset: p.offset, line: p.lines })

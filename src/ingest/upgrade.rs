@@ -43,7 +43,7 @@ const CARRY: usize = 64;
 /// True when the first `limit` bytes of the file log calls, read a chunk
 /// at a time so a large transcript never sits in memory whole.
 fn file_logs_calls(path: &Path, limit: u64, layout3: bool) -> std::io::Result<bool> {
-    let mut f = std::fs::File::open(path)?.take(limit);
+    let mut f = crate::store::files::open_regular(path)?.take(limit);
     let mut buf = vec![0u8; CHUNK];
     let mut window: Vec<u8> = Vec::with_capacity(CHUNK + CARRY);
     loop {

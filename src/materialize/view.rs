@@ -12,7 +12,6 @@ use crate::store::view::{AnalysisFrames, AnalysisSource, Sources, StoreView, Ver
 use crate::store::{frames, Store, StoreError, Table};
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
-use std::fs::File;
 
 /// The view of `store` as of `now`, priced with `prices`.
 pub fn view(store: &Store, prices: &PriceTable, now: DateTime<Utc>) -> Result<StoreView, StoreError> {
@@ -49,7 +48,7 @@ pub fn view_after(
 /// tables opened.
 fn stored(store: &Store, prices: &PriceTable) -> Result<Option<AnalysisSource>, StoreError> {
     // A side table that does not read (torn) is computed in memory instead.
-    let open = |t: Table| File::open(store.path(t)).ok().filter(|_| store.footer_reads(t));
+    let open = |t: Table| crate::store::files::open_regular(&store.path(t)).ok().filter(|_| store.footer_reads(t));
     let (Some(labels), Some(session_analysis)) = (open(Table::AnalysisCompactions), open(Table::SessionAnalysis))
     else {
         return Ok(None);

@@ -82,7 +82,9 @@ pub fn figures(
         prices.fingerprint()
     );
     let cache = crate::store::files::statusline_figures(store.dir());
-    if let Some(f) = std::fs::read(&cache).ok().and_then(|b| serde_json::from_slice::<StoreFigures>(&b).ok()) {
+    if let Some(f) =
+        crate::store::files::read_regular(&cache).ok().and_then(|b| serde_json::from_slice::<StoreFigures>(&b).ok())
+    {
         if f.key == key {
             return Ok(f);
         }

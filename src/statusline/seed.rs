@@ -21,7 +21,6 @@ use crate::store::frames::Cols;
 use crate::store::manifest::{fingerprint, FileState};
 use crate::store::{Store, Table};
 use chrono::{DateTime, Utc};
-use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
@@ -113,7 +112,7 @@ fn window(
     if !std::fs::metadata(path).ok()?.is_file() {
         return None;
     }
-    let mut f = File::open(path).ok()?;
+    let mut f = crate::store::files::open_regular(path).ok()?;
     let mut head = vec![0u8; usize::try_from(fs.head_len).ok()?];
     f.read_exact(&mut head).ok()?;
     if fingerprint(&head) != fs.head_hash || f.metadata().ok()?.len() < fs.offset {

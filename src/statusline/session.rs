@@ -75,7 +75,7 @@ pub fn load(path: &Path, transcript: &Path) -> SessionState {
         ttl_s: TTL_5M_S,
         ..SessionState::default()
     };
-    let Ok(bytes) = std::fs::read(path) else { return fresh };
+    let Ok(bytes) = crate::store::files::read_regular(path) else { return fresh };
     match serde_json::from_slice::<SessionState>(&bytes) {
         Ok(s) if s.version == STATE_VERSION && s.transcript == fresh.transcript => s,
         _ => fresh,

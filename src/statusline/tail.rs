@@ -113,7 +113,7 @@ pub fn read_gain(path: &Path, file: &SourceFile, tail: &mut FileTail, r: &mut Re
     if !std::fs::metadata(path)?.is_file() {
         return Err(std::io::Error::other("not a regular file"));
     }
-    let mut f = File::open(path)?;
+    let mut f = crate::store::files::open_regular(path)?;
     let size = f.metadata()?.len();
     let mut out = Gained::default();
     if size < tail.offset || !head_matches(&mut f, tail)? || !tail_matches(&mut f, tail)? {

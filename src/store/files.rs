@@ -69,6 +69,28 @@ pub fn manifest(dir: &Path) -> PathBuf {
     dir.join(MANIFEST)
 }
 
+/// Opens `path` for reading only when it is a regular file: a pipe, a
+/// device or a socket where a table, the manifest, a transcript or a
+/// settings file is expected would block a read forever or never end
+/// (`/dev/zero`). The open itself never waits (`O_NONBLOCK`, which changes
+/// nothing for a regular file); anything else is `InvalidInput`.
+pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
+    match f.metadata()?.is_file() {
+        true => Ok(f),
+        false => Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file")),
+    }
+}
+
+/// `std::fs::read` of a regular file only (`open_regular`).
+pub fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    open_regular(path)?.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// Marks a path key that is not the path's text (`path_key`).
 const ESCAPED: char = '%';
 
@@ -104,6 +126,18 @@ pub fn key_path(key: &str) -> PathBuf {
 mod tests {
     use super::*;
     use std::os::unix::ffi::OsStrExt;
+
+    #[test]
+    fn only_regular_files_are_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        assert_eq!(open_regular(&fifo).unwrap_err().kind(), std::io::ErrorKind::InvalidInput);
+        assert!(read_regular(Path::new("/dev/zero")).is_err());
+        assert!(open_regular(dir.path()).is_err(), "a directory");
+        std::fs::write(dir.path().join("f"), "x").unwrap();
+        assert_eq!(read_regular(&dir.path().join("f")).unwrap(), b"x");
+    }
 
     #[test]
     fn paths_that_differ_in_non_utf8_bytes_have_keys_of_their_own() {

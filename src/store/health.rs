@@ -6,7 +6,6 @@
 
 use super::{Store, StoreError, Table};
 use polars::prelude::*;
-use std::fs::File;
 use std::io::BufReader;
 
 /// Every table a written store holds (the recent part comes and goes).
@@ -42,7 +41,8 @@ impl Store {
     /// True when table `t`'s file exists and its Parquet footer reads (a
     /// torn file's does not).
     pub fn footer_reads(&self, t: Table) -> bool {
-        File::open(self.path(t)).is_ok_and(|f| ParquetReader::new(BufReader::new(f)).get_metadata().is_ok())
+        super::files::open_regular(&self.path(t))
+            .is_ok_and(|f| ParquetReader::new(BufReader::new(f)).get_metadata().is_ok())
     }
 
     /// The tables that cannot be trusted; `written` says whether the
@@ -51,7 +51,7 @@ impl Store {
         let mut out = Vec::new();
         for t in REQUIRED.into_iter().chain([Table::RecentRequests]) {
             let path = self.path(t);
-            let file = match File::open(&path) {
+            let file = match super::files::open_regular(&path) {
                 Ok(f) => f,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                     if written && t != Table::RecentRequests {

@@ -213,7 +213,7 @@ impl Store {
     /// too old to upgrade (the previous layout's is returned as it is).
     pub fn manifest(&self) -> Result<Manifest, StoreError> {
         let path = self.dir.join(MANIFEST);
-        let bytes = match fs::read(&path) {
+        let bytes = match files::read_regular(&path) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Manifest::default()),
             Err(source) => return Err(StoreError::Io { path, source }),
@@ -248,7 +248,7 @@ impl Store {
     /// Reads one table file as stored, only `columns` when given.
     pub fn read_file(&self, t: Table, columns: Option<&[&str]>) -> Result<Option<DataFrame>, StoreError> {
         let path = self.path(t);
-        let file = match File::open(&path) {
+        let file = match files::open_regular(&path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(StoreError::Io { path, source }),
@@ -272,7 +272,7 @@ impl Store {
         sessions: &std::collections::HashSet<String>,
     ) -> Result<Option<DataFrame>, StoreError> {
         let path = self.path(t);
-        let file = match File::open(&path) {
+        let file = match files::open_regular(&path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(StoreError::Io { path, source }),

@@ -102,7 +102,7 @@ impl Store {
     pub(crate) fn open_part(&self, parts: &TwoParts, t: Table) -> Result<Option<Part>, StoreError> {
         let path = self.path(t);
         let io = |source| StoreError::Io { path: path.clone(), source };
-        let mut file = match File::open(&path) {
+        let mut file = match super::files::open_regular(&path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(StoreError::Io { path, source }),

@@ -78,7 +78,7 @@ impl Store {
     /// when there is no base.
     pub fn requests_base_has(&self, column: &str) -> Result<bool, StoreError> {
         let path = self.path(Table::Requests);
-        let file = match File::open(&path) {
+        let file = match super::files::open_regular(&path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
             Err(source) => return Err(StoreError::Io { path, source }),
@@ -147,7 +147,7 @@ impl Store {
         let mut files: Vec<(PathBuf, File)> =
             self.open_requests()?.into_iter().map(|(t, f)| (self.path(t), f)).collect();
         for p in more {
-            let file = File::open(p).map_err(|source| StoreError::Io { path: p.clone(), source })?;
+            let file = super::files::open_regular(p).map_err(|source| StoreError::Io { path: p.clone(), source })?;
             files.push((p.clone(), file));
         }
         let footer = Footer { generation: self.next_generation_of(&REQUESTS)?, ..Footer::default() };

@@ -52,7 +52,7 @@ fn append_if<T: Serialize + DeserializeOwned>(path: &Path, s: &T, same: impl Fn(
 
 /// Rewrites `path` with the complete lines of its newer half.
 fn keep_newer_half(path: &Path) -> std::io::Result<()> {
-    let mut f = std::fs::File::open(path)?;
+    let mut f = super::files::open_regular(path)?;
     let len = f.metadata()?.len();
     f.seek(SeekFrom::Start(len / 2))?;
     let mut buf = Vec::new();
@@ -66,7 +66,7 @@ fn keep_newer_half(path: &Path) -> std::io::Result<()> {
 }
 
 fn last_line<T: DeserializeOwned>(path: &Path) -> Option<T> {
-    let mut f = std::fs::File::open(path).ok()?;
+    let mut f = super::files::open_regular(path).ok()?;
     let len = f.metadata().ok()?.len();
     f.seek(SeekFrom::Start(len.saturating_sub(4096))).ok()?;
     let mut buf = Vec::new();
@@ -87,7 +87,7 @@ pub fn read_live(path: &Path) -> Vec<LiveCache> {
 }
 
 fn read_lines<T: DeserializeOwned>(path: &Path) -> Vec<T> {
-    let Ok(mut f) = std::fs::File::open(path) else { return Vec::new() };
+    let Ok(mut f) = super::files::open_regular(path) else { return Vec::new() };
     let len = f.metadata().map(|m| m.len()).unwrap_or(0);
     let mut buf = Vec::new();
     if f.seek(SeekFrom::Start(len.saturating_sub(MAX_TABLE_BYTES))).is_err() || f.read_to_end(&mut buf).is_err() {

@@ -30,7 +30,7 @@ impl Pinned {
 
     pub(super) fn open(store: &Store, t: Table) -> Result<Pinned, StoreError> {
         let path = store.path(t);
-        let raw = match File::open(&path) {
+        let raw = match crate::store::files::open_regular(&path) {
             Ok(f) => Raw::File(f),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Raw::Absent,
             Err(source) => return Err(StoreError::Io { path, source }),
