@@ -289,3 +289,25 @@ fn mistyped_dates_and_an_inverted_range_are_explained() {
     let out = common::cachewise_in(None, data.path(), &["--now", "2026-11-30", "--no-ingest", "daily", "--json"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// Of the two default homes of transcripts most machines have one: the
+/// other's absence is no news. A folder the user named and that holds none
+/// is.
+#[test]
+fn only_a_named_folder_without_transcripts_is_noted() {
+    let (home, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write(&home.path().join(".claude"), "-p/s.jsonl", &Resp::new("s", 1, 0).to_lines());
+    let run = |extra: &[&str]| {
+        let mut c = std::process::Command::new(common::bin());
+        c.args(extra).arg("--data-dir").arg(data.path()).args(["report", "daily"]);
+        c.env("HOME", home.path()).env_remove("CLAUDE_CONFIG_DIR").env_remove("CACHEWISE_DATA_DIR");
+        let out = c.output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    assert!(!run(&[]).contains("no transcripts under"), "~/.config/claude is simply not used here");
+    let named = home.path().join("elsewhere");
+    let claude = home.path().join(".claude");
+    let err = run(&["--claude-dir", claude.to_str().unwrap(), "--claude-dir", named.to_str().unwrap()]);
+    assert!(err.contains(&format!("no transcripts under {}/projects", named.display())), "{err}");
+}

@@ -18,6 +18,9 @@ use std::path::PathBuf;
 #[derive(Clone)]
 pub struct Plan {
     pub roots: Vec<PathBuf>,
+    /// The roots were named (`--claude-dir`, `CLAUDE_CONFIG_DIR`), not the
+    /// defaults: a missing one is worth a note.
+    pub roots_named: bool,
     pub store: Store,
     pub tz: Tz,
     pub ingest: bool,
@@ -50,8 +53,10 @@ impl Plan {
             Store::open(&data_dir).with_context(|| format!("cannot use data directory {}", data_dir.display()))?;
         let now = g.now.unwrap_or_else(Utc::now);
         let width = config::table_width(std::env::var(config::ENV_COLUMNS).ok().as_deref());
+        let roots_named = !g.claude_dir.is_empty() || env_roots.as_deref().is_some_and(|v| !v.trim().is_empty());
         Ok(Plan {
             roots,
+            roots_named,
             store,
             tz,
             ingest: !g.no_ingest,

@@ -129,7 +129,9 @@ fn warn(plan: &Plan, o: &Outcome) {
     if plan.quiet {
         return;
     }
-    for r in &o.missing_roots {
+    // A default root that is not there (most machines have one of the two)
+    // is no news; one the user named is.
+    for r in o.missing_roots.iter().filter(|_| plan.roots_named) {
         super::note(&format!("note: no transcripts under {}/projects", r.display()));
     }
     if o.problems.bad > 0 {
