@@ -311,3 +311,20 @@ fn only_a_named_folder_without_transcripts_is_noted() {
     let err = run(&["--claude-dir", claude.to_str().unwrap(), "--claude-dir", named.to_str().unwrap()]);
     assert!(err.contains(&format!("no transcripts under {}/projects", named.display())), "{err}");
 }
+
+/// `--help` fits a terminal: wrapped to its width (100 columns when the
+/// output is not a terminal).
+#[test]
+fn help_lines_fit_a_terminal() {
+    let data = tempfile::tempdir().unwrap();
+    for command in
+        ["", "cache", "advise", "report", "serve", "export", "import", "push", "statusline", "hooks", "ingest"]
+    {
+        let mut args: Vec<&str> = command.split_whitespace().collect();
+        args.push("--help");
+        let out = common::cachewise_in(None, data.path(), &args);
+        let text = String::from_utf8_lossy(&out.stdout);
+        let widest = text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+        assert!(widest <= 100, "{command} --help: a line of {widest} characters");
+    }
+}
