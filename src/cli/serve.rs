@@ -168,8 +168,10 @@ async fn dashboard(state: AppState, addr: SocketAddr, a: &ServeArgs, quiet: bool
     println!("cachewise dashboard: {url}  (Ctrl-C to stop)");
     if a.open {
         if let Err(e) = open::that_detached(&url) {
+            // The opener's error is a raw exit status: for the log, not the user.
+            tracing::debug!("opening a browser: {e}");
             if !quiet {
-                eprintln!("note: could not open a browser ({e}); open {url} yourself");
+                eprintln!("note: no browser could be opened here; open {url} yourself");
             }
         }
     }
