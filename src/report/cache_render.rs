@@ -87,7 +87,7 @@ pub fn render_cache(r: &CacheReport) -> String {
     let w = &s.what_if;
     let _ = writeln!(
         out,
-        "  What-if: actual {}, all writes 5 min {}, all writes 1 h {}",
+        "  What-if over the conversations' requests (billed {}): all writes 5 min {}, all writes 1 h {}",
         dollars(w.actual_usd),
         dollars(w.ttl_5m_usd),
         dollars(w.ttl_1h_usd)
