@@ -350,3 +350,18 @@ async fn a_session_pages_prefix_redirects_to_the_session() {
     assert_eq!(v["usage"]["session_id"].as_str(), Some(id.as_str()));
     assert_eq!(get(&st, "/session/no-such-session").await.status, StatusCode::NOT_FOUND);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stale_sessions_now_do_not_follow_the_pages_date_range() {
+    let (_d, store, _id) = fixture();
+    let st = state(&store);
+    let count = |body: &str| {
+        let at = body.find("stale session").unwrap_or_else(|| panic!("no stale list: {body}"));
+        body[..at].rsplit(['>', ' ']).nth(1).unwrap().to_owned()
+    };
+    let all = get(&st, "/").await;
+    let past = get(&st, "/?since=2026-01-01&until=2026-01-02").await;
+    assert_eq!(past.status, StatusCode::OK);
+    assert_eq!(count(&all.body), count(&past.body), "the same sessions are stale now, whatever the range");
+    assert!(!past.body.contains("No session's cache has expired"));
+}

@@ -58,6 +58,8 @@ pub struct OverviewPage {
     pub top_all_time: bool,
     pub stale: Vec<StaleSession>,
     pub stale_count: usize,
+    /// Sessions that can no longer be resumed (what an empty list means).
+    pub not_resumable: usize,
     /// What Claude Code's settings and transcripts warn about
     /// (`cleanupPeriodDays` 0, transcripts about to be deleted unread).
     pub warnings: Vec<String>,
@@ -98,6 +100,18 @@ impl OverviewPage {
     }
 
     /// `3 stale sessions`.
+    /// What an empty stale list means, truthfully.
+    pub fn no_stale_text(&self) -> String {
+        match self.not_resumable {
+            0 => "No session's cache has expired.".to_owned(),
+            n => format!(
+                "No session that can still be resumed has an expired cache; {} can no longer be resumed \
+(transcript deleted, past Claude Code's cleanup, or a team member's).",
+                crate::report::labels::plural(n as u64, "session", "sessions")
+            ),
+        }
+    }
+
     pub fn stale_text(&self) -> String {
         crate::report::labels::plural(self.stale_count as u64, "stale session", "stale sessions")
     }
@@ -194,8 +208,11 @@ fn build(state: &AppState, snap: &Snapshot, view: &Reports, params: &Params) -> 
         model,
         top_sessions,
         top_all_time,
-        stale: view.cache.stale.iter().take(10).cloned().collect(),
-        stale_count: view.cache.stale.len(),
+        // Now, whatever days the page shows: a session is stale or not at
+        // the clock, not in a date range.
+        stale: all.cache.stale.iter().take(10).cloned().collect(),
+        stale_count: all.cache.stale.len(),
+        not_resumable: all.cache.not_resumable.len(),
         warnings: view.cache.warnings.clone(),
         unknown_models: s.unknown_models.clone(),
         now: now_panel(&*snap.recent()?, &priced, snap.view.samples(), snap.now()),
