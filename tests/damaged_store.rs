@@ -193,3 +193,35 @@ fn a_torn_session_analysis_or_compaction_table_is_computed_again_not_fatal() {
         ok(&cachewise(root.path(), data.path(), &["report", "session", "--json", "--no-ingest"]));
     }
 }
+
+#[test]
+fn a_store_of_the_previous_layout_is_upgraded_by_an_append() {
+    use cachewise::store::{Store, Table};
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let [a, b, c] = tree(root.path());
+    same(totals(root.path(), data.path(), &[]), sum(&[&a, &b, &c]));
+    // Layout 4: the requests and spares tables without the server's reason
+    // columns (added in layout 5).
+    let store = Store::open(data.path()).unwrap();
+    let strip = |t: Table| {
+        let df = store.read(t).unwrap().unwrap();
+        df.drop_many(["server_reason", "server_missed_tokens"])
+    };
+    let (mut requests, mut spares) = (strip(Table::Requests), strip(Table::Spares));
+    assert_eq!(requests.width(), 24);
+    store.write_requests_base(&mut requests).unwrap();
+    store.write(Table::Spares, &mut spares).unwrap();
+    let manifest = data.path().join("manifest.json");
+    let text = fs::read_to_string(&manifest).unwrap();
+    let current = format!("\"schema\":{}", cachewise::store::manifest::STORE_SCHEMA);
+    fs::write(&manifest, text.replacen(&current, "\"schema\":4", 1)).unwrap();
+    // An append, read into the old layout's store.
+    let d = Resp::new("sa", 9, 30);
+    append(
+        &root.path().join("projects/-p/a.jsonl"),
+        &d.to_lines().iter().map(|l| format!("{l}\n")).collect::<String>(),
+    );
+    same(totals(root.path(), data.path(), &[]), sum(&[&a, &b, &c, &d]));
+    assert!(fs::read_to_string(&manifest).unwrap().contains(&current), "upgraded");
+    assert_eq!(store.read(Table::Requests).unwrap().unwrap().width(), 26);
+}

@@ -142,7 +142,7 @@ fn merge_with(
     let readings = readings(store, base, new_readings, &replaced)?;
     let spares = match base {
         Base::Empty => None,
-        _ => store.read(Table::Spares)?,
+        _ => store.read(Table::Spares)?.map(frames::in_current_layout).transpose().map_err(at(store, Table::Spares))?,
     };
     let spares = spares.map_or_else(|| empty(store, Table::Spares), Ok)?;
     lap("read the calls, refusals and spares");

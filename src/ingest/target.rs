@@ -65,9 +65,11 @@ impl Target {
             return whole((base == Base::All).then(|| store.read(Table::Requests)).transpose()?.flatten());
         }
         // A base of an older layout (without the newest columns) is
-        // rewritten whole, its rows keeping their figures.
+        // rewritten whole, its rows keeping their figures, in this
+        // layout's columns.
         if !store.requests_base_has(c::SERVER_REASON)? {
-            return whole(store.read(Table::Requests)?);
+            let old = store.read(Table::Requests)?.map(frames::in_current_layout).transpose();
+            return whole(old.map_err(at(store, Table::Requests))?);
         }
         let parts = store.request_parts()?;
         let recent = match parts.contains(&Table::RecentRequests) {

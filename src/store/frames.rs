@@ -12,7 +12,7 @@ mod requests;
 mod small;
 mod text_column;
 
-pub use requests::{requests_frame, requests_from, requests_of};
+pub use requests::{in_current_layout, requests_frame, requests_from, requests_of};
 pub use small::{
     calls_frame, calls_from, compactions_frame, compactions_from, readings_frame, readings_from, refusals_frame,
     refusals_from, titles_frame, titles_from,

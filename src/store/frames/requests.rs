@@ -48,6 +48,18 @@ pub fn requests_frame<R: Borrow<Request> + Sync>(rows: &[R]) -> PolarsResult<Dat
     DataFrame::new(rows.len(), builders.par_iter().map(|b| b()).collect::<PolarsResult<_>>()?)
 }
 
+/// `df` (requests or spares as stored) in this layout's columns: as it is
+/// when it has them all, else read as rows and framed again (an older
+/// layout's table lacks the columns added since, which read as empty), so
+/// it stacks with the rows a merge adds.
+pub fn in_current_layout(df: DataFrame) -> PolarsResult<DataFrame> {
+    let want = requests_frame::<Request>(&[])?;
+    match want.get_column_names().iter().all(|n| df.column(n.as_str()).is_ok()) {
+        true => Ok(df),
+        false => requests_frame(&requests_from(&df)?),
+    }
+}
+
 /// Which columns a frame of requests holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Held {
