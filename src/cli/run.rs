@@ -125,6 +125,19 @@ showing the data as last written"
     }
 }
 
+/// What an update did to the store besides adding rows, said after it.
+fn store_notes(o: &Outcome) {
+    if o.analysis_recomputed {
+        super::note("note: the cache analysis tables did not read as current; computed them again");
+    }
+    if o.kept_from_rewritten > 0 {
+        super::note(&format!(
+            "note: {} kept from transcripts rewritten without them (paid for, so still counted)",
+            plural(o.kept_from_rewritten as u64, "request", "requests")
+        ));
+    }
+}
+
 fn warn(plan: &Plan, o: &Outcome) {
     if plan.quiet {
         return;
@@ -144,15 +157,7 @@ fn warn(plan: &Plan, o: &Outcome) {
             super::note(&format!("  {s}"));
         }
     }
-    if o.analysis_recomputed {
-        super::note("note: the cache analysis tables did not read as current; computed them again");
-    }
-    if o.kept_from_rewritten > 0 {
-        super::note(&format!(
-            "note: {} kept from transcripts rewritten without them (paid for, so still counted)",
-            plural(o.kept_from_rewritten as u64, "request", "requests")
-        ));
-    }
+    store_notes(o);
     if let Some(r) = &o.rebuilt {
         super::note(&format!(
             "note: the store was damaged and has been rebuilt from the transcripts\n{}",
@@ -234,15 +239,7 @@ fn run_rebuild(plan: &Plan, a: IngestArgs) -> anyhow::Result<()> {
         plural(o.problems.bad, "malformed line", "malformed lines"),
         plural(o.requests.unwrap_or(0) as u64, "request", "requests")
     ));
-    if o.analysis_recomputed {
-        super::note("note: the cache analysis tables did not read as current; computed them again");
-    }
-    if o.kept_from_rewritten > 0 {
-        super::note(&format!(
-            "note: {} kept from transcripts rewritten without them (paid for, so still counted)",
-            plural(o.kept_from_rewritten as u64, "request", "requests")
-        ));
-    }
+    store_notes(&o);
     if let Some(r) = &o.rebuilt {
         super::out(&r.describe());
     }
