@@ -255,3 +255,46 @@ fn dates_order_weeks_and_offline() {
     let help = ok(&run(root.path(), data.path(), None, &["--help"]));
     assert!(help.contains("never goes online") && help.contains("cachewise daily"), "{help}");
 }
+
+/// The lines of `out` that belong to a table (its borders and rows).
+fn table_lines(out: &str) -> impl Iterator<Item = &str> {
+    out.lines().filter(|l| l.contains('│') || l.contains('─'))
+}
+
+#[test]
+fn every_table_fits_80_and_100_columns_and_the_session_table_keeps_the_stale_premium() {
+    let (root, data) = ingested();
+    let commands: [&[&str]; 9] = [
+        &["report", "daily"],
+        &["report", "session"],
+        &["report", "project"],
+        &["report", "blocks"],
+        &["report", "team"],
+        &["cache"],
+        &["cache", "--misses"],
+        &["prices"],
+        &["report", "daily", "--breakdown"],
+    ];
+    for width in [80, 100] {
+        for args in commands {
+            let out =
+                ok(&run(root.path(), data.path(), Some(&width.to_string()), &[&["--no-ingest"][..], args].concat()));
+            assert!(table_lines(&out).count() > 0, "{args:?} printed no table:\n{out}");
+            for line in table_lines(&out) {
+                assert!(
+                    line.chars().count() <= width,
+                    "{args:?} at {width}: a line of {}:\n{out}",
+                    line.chars().count()
+                );
+            }
+        }
+        let sessions =
+            ok(&run(root.path(), data.path(), Some(&width.to_string()), &["--no-ingest", "report", "session"]));
+        assert!(sessions.contains("Stale premium") && sessions.contains("Title"), "{width}:\n{sessions}");
+    }
+    let stale = ok(&run(root.path(), data.path(), Some("80"), &["--no-ingest", "cache"]));
+    assert!(
+        stale.contains("Resume premium") && stale.contains("s1") && stale.contains("Refactor the ingest"),
+        "{stale}"
+    );
+}

@@ -186,7 +186,7 @@ fn check_corpus(name: &str) {
     let snap = state.snapshot();
     let all = snap.all().unwrap();
     let panel_rows = snap.recent().unwrap();
-    let panel = cachewise::report::now::now_panel(&panel_rows, &[], &[], now_t);
+    let panel = cachewise::report::now::now_panel(&panel_rows, &[], &[], &[], now_t);
     let mut in_panel = 0;
     for (id, f) in &report {
         let row = all.session_row(id).unwrap();

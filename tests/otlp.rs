@@ -208,11 +208,14 @@ fn json_encoding_from_the_environment_carries_the_same_figures() {
     let dir = tempfile::tempdir().unwrap();
     store(dir.path());
     let rx = Receiver::start(&[]);
-    let env = [("OTEL_EXPORTER_OTLP_ENDPOINT", rx.url())];
+    // No --user: the rows go under the login name.
+    let env = [("OTEL_EXPORTER_OTLP_ENDPOINT", rx.url()), ("USER", "ana".to_owned())];
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let out = cw(dir.path(), &["export", "--user", "ana", "--otlp", "--otlp-json"], &env);
+    let out = cw(dir.path(), &["export", "--otlp", "--otlp-json"], &env);
     assert!(out.status.success(), "{}", stderr(&out));
     let accepted = rx.accepted();
+    let resource = attrs(&accepted[0]["body"]["resourceLogs"][0]["resource"]);
+    assert_eq!(resource["user.name"], Value::from("ana"));
     let requests: u64 = daily(dir.path()).values().map(|d| d.requests).sum();
     assert_eq!(accepted.len() as u64, 2 * requests.div_ceil(1000), "batches of 1000, logs and metrics each");
     assert!(accepted.iter().all(|r| r["content_type"] == "application/json"));
@@ -230,6 +233,13 @@ fn export_needs_a_collector_or_a_file() {
     let out = cw(dir.path(), &["export", "--user", "ana"], &[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--out"), "{}", stderr(&out));
+    // Without --user and without a login name to default to, it says so.
+    let nobody = [("USER", ""), ("LOGNAME", ""), ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9")];
+    let out = cw(dir.path(), &["export", "--otlp"], &nobody);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("give --user NAME: no login name in $USER or $LOGNAME"), "{}", stderr(&out));
+    let out = cw(dir.path(), &["export", "--out", "-"], &[("USER", "ana")]);
+    assert!(out.status.success() && stderr(&out).contains(" of ana@"), "{}", stderr(&out));
 }
 
 #[test]

@@ -66,14 +66,16 @@ fn claude_codes_cold_verdict_wins_over_a_warm_transcript() {
     assert_eq!(v["transcript_warm"], true, "cachewise's own verdict is kept beside");
     assert_eq!(v["verdict_from"], "claude_code");
     assert_eq!(v["prompt_tokens"], 250_000);
-    // 250,000 tokens at Sonnet 4.5's 5-minute write over read: (3.75 - 0.30) $/M.
+    // 250,000 tokens less the 20,500 shared prefix the session's first
+    // request read (still warm: it ran 4 minutes ago), at Sonnet 4.5's
+    // 5-minute write over read: (3.75 - 0.30) $/M.
     let premium = v["cold_resume_usd"].as_f64().unwrap();
-    assert!((premium - 250_000.0 * 3.45e-6).abs() < 1e-9, "{premium}");
+    assert!((premium - 229_500.0 * 3.45e-6).abs() < 1e-9, "{premium}");
 
     let line = run(&data, &stdin, now, "text");
     assert!(!line.contains("warm"), "{line}");
     assert!(
-        line.starts_with("○ cold 1:00 (since 20:03) · next message +$0.86 · last miss: the tools changed"),
+        line.starts_with("○ cold 1:00 (since 20:03) · next message +$0.79 · last miss: the tools changed"),
         "{line}"
     );
 
@@ -90,8 +92,9 @@ fn claude_codes_warm_verdict_sets_the_ttl_and_expiry_and_spend_limit_is_shown() 
     let limits = r#","rate_limits":{"five_hour":{"used_percentage":21,"resets_at":1770854400},"spend_limit":{"used_percentage":104,"resets_at":1770854400}}"#;
     let pc = prompt_cache(true, "1h", now + Duration::minutes(50), 40_000, "");
     let line = run(&data, &input(&path, &format!("{pc}{limits}")), now, "text");
-    // 40,000 tokens at the 1-hour write over read: (6.00 - 0.30) $/M.
-    assert!(line.starts_with("● warm 50m left (1h TTL) · cold resume +$0.23 · session $"), "{line}");
+    // 40,000 tokens less the 20,500 shared prefix at the 1-hour write over
+    // read: 19,500 x (6.00 - 0.30) $/M.
+    assert!(line.starts_with("● warm 50m left (1h TTL) · cold resume +$0.11 · session $"), "{line}");
     assert!(line.contains("· 5h 21% (resets 00:00) · spend 104% (resets Feb 12 00:00)"), "{line}");
     assert!(!line.contains("last miss"), "{line}");
     let v: Value = serde_json::from_str(&run(&data, &input(&path, &format!("{pc}{limits}")), now, "json")).unwrap();
@@ -110,4 +113,43 @@ fn without_prompt_cache_the_transcript_decides_as_before() {
     assert_eq!(v["transcript_warm"], Value::Null);
     assert!(run(&data, &input(&path, ""), now, "text").starts_with("● warm 3:00 left (5m TTL)"));
     assert!(!data.join("statusline/prompt_cache.jsonl").exists(), "nothing to record");
+}
+
+/// The cold-resume premium of one session at one moment, on the status line
+/// and the dashboard's Now panel: with Claude Code's `recache_tokens_if_cold`
+/// both price that count (it holds the last reply, which the transcript's
+/// last prompt does not), less the shared prefix other sessions keep warm;
+/// without it both price the transcript's last prompt. One figure either way.
+#[test]
+fn the_status_line_and_the_now_panel_show_one_cold_resume_premium() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (root, data) = (tmp.path().join("claude"), tmp.path().join("data"));
+    // Prompt 150,000 read + 1,000 written + 4 input; a 5-minute TTL, so
+    // cold 10 minutes later.
+    let s1 = Resp { read: 150_000, w5: 1000, ..Resp::new("s1", 1, 0) };
+    let path = write(&root, "-p/s1.jsonl", &s1.to_lines());
+    let now = t0() + Duration::minutes(10);
+    cachewise(&root, &data, &["report", "daily", "--json"]);
+    let panel = |data: &Path| {
+        let store = cachewise::store::Store::open(data).unwrap();
+        let body = common::get(&common::web_state(&store, now), "/");
+        body[body.find(r#"id="now""#).unwrap()..].split("</section>").next().unwrap().to_owned()
+    };
+    let plain: Value = serde_json::from_str(&run(&data, &input(&path, ""), now, "json")).unwrap();
+    // (151,004 - 150,000) x (3.75 - 0.30) $/M: under a cent on both.
+    let premium = plain["cold_resume_usd"].as_f64().unwrap();
+    assert!((premium - 1_004.0 * 3.45e-6).abs() < 1e-9, "{premium}");
+    let before = panel(&data);
+    assert!(before.contains("&#60;$0.01") && before.contains(">151k<"), "{before}");
+    assert!(!before.contains("Claude Code's count"), "{before}");
+
+    let pc = prompt_cache(false, "5m", now - Duration::minutes(5), 180_000, r#""ttl_expired_5m""#);
+    let told: Value = serde_json::from_str(&run(&data, &input(&path, &pc), now, "json")).unwrap();
+    // (180,000 - the 150,000 shared prefix, warm: s1 ran 10 minutes ago) x
+    // Sonnet 4.5's 5-minute write over read, (3.75 - 0.30) $/M = $0.1035.
+    let premium = told["cold_resume_usd"].as_f64().unwrap();
+    assert!((premium - 30_000.0 * 3.45e-6).abs() < 1e-9, "{premium}");
+    let after = panel(&data);
+    assert!(after.contains(">$0.10<") && after.contains(">180k <"), "{after}");
+    assert!(after.contains("Claude Code's count"), "{after}");
 }

@@ -298,6 +298,12 @@ async fn team_downloads_are_the_reports_csv_and_markdown() {
     assert!(body.contains("/api/team.csv?since=2026-02-12"), "a CSV link with the range");
     assert!(body.contains("/api/team.md?since=2026-02-12"), "a Markdown link");
     assert!(body.contains("Adoption: 1 of 2 people active (50%)"), "{body}");
+    assert!(body.contains("this team: 1 of the 1 active person under it"), "the baseline's count: {body}");
+    let json = api(&st, &format!("/api/team{range}")).await;
+    assert_eq!(
+        (json["total"]["people_active"].as_u64(), json["total"]["adoption_pct"].as_f64()),
+        (Some(1), Some(50.0))
+    );
     let day = chrono::NaiveDate::from_ymd_opt(2026, 2, 12);
     let q = Query { since: day, until: day, ..Query::new(chrono_tz::UTC) };
     let r = team(&common::view(&store, &PriceTable::embedded().unwrap(), now()), &q).unwrap();
@@ -396,4 +402,21 @@ async fn team_page_has_the_terminal_columns_and_the_cli_figures_with_fast_mode_a
     assert!(term.contains("Model mix") && term.contains("claude-opus-4-6 (fast)"), "{term}");
     assert!(text.contains("Model mix") && text.contains("claude-opus-4-6 (fast)"), "the page's model mix");
     assert_eq!(api(&st, "/api/team").await, cli, "/api/team");
+}
+
+/// A `/team` page over every day of data, more days than a pilot: the
+/// run-rate is an average over all history, and the page says so beside it
+/// (the terminal report warns the same way); with dates chosen it does not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn team_page_over_all_history_warns_that_the_run_rate_averages_it() {
+    let mut alice = session("alice", "alice-s1", 0, 2);
+    alice.extend(session("alice", "alice-s2", 40 * DAY, 2));
+    let people = vec![("alice", alice), ("bob", session("bob", "bob-s1", 60, 2))];
+    let (_dir, store) = team_dir(&people);
+    let st = common::web_state(&store, t0() + Duration::days(41));
+    let body = page(&st, "/team").await;
+    assert!(body.contains("No dates are chosen, so these figures cover all 41 days of data"), "{body}");
+    assert!(body.contains("per seat (all history)"), "{body}");
+    let chosen = page(&st, "/team?since=2026-02-11&until=2026-03-01").await;
+    assert!(!chosen.contains("No dates are chosen") && !chosen.contains("(all history)"), "{chosen}");
 }

@@ -69,7 +69,9 @@ pub use prices::{
 pub use server_reasons::{
     cause_of, cause_words, reason_words, Agreement, Cause, CauseFrom, LiveAgreement, ReasonTally, ServerReasons,
 };
-pub use stale::{cold_resume_premium, resumability, resume_premium, stale_sessions, NotResumable, StaleSession};
+pub use stale::{
+    cold_resume_premium, resumability, resume_premium, resume_premium_of, stale_sessions, NotResumable, StaleSession,
+};
 pub use stats::median;
 pub use summary::{
     summarize, summarize_where, utc_day, CacheStats, CacheSummary, DayStats, Figures, SessionStats, SummaryOptions,

@@ -152,9 +152,14 @@ pub fn cold_resume_premium(r: &Request, c: &RequestCache, ttl_s: u32) -> f64 {
 /// the rates it paid, with the shared prefix `warm` says is warm at the
 /// moment (cache-model §6 v3, §8.2), beside v2's.
 pub fn resume_premium(r: &Request, c: &RequestCache, ttl_s: u32, warm: &WarmPrefixes) -> ResumePremium {
-    let p = r.tokens.prompt();
-    let rs = shared_prefix(c.lineage_first_read, p, warm.warm(&r.model, &r.version));
-    ResumePremium::of(c.rates.as_ref(), p, rs, ttl_s)
+    resume_premium_of(r, c, ttl_s, warm, r.tokens.prompt())
+}
+
+/// `resume_premium` of a next prompt of `prompt` tokens (Claude Code's
+/// `recache_tokens_if_cold`, which counts the last reply too).
+pub fn resume_premium_of(r: &Request, c: &RequestCache, ttl_s: u32, warm: &WarmPrefixes, prompt: u64) -> ResumePremium {
+    let rs = shared_prefix(c.lineage_first_read, prompt, warm.warm(&r.model, &r.version));
+    ResumePremium::of(c.rates.as_ref(), prompt, rs, ttl_s)
 }
 
 /// The stale sessions at `now`, highest premium first (ties by session id).

@@ -3,7 +3,7 @@
 
 use super::plan::Plan;
 use super::run::{refresh, warn_estimates};
-use super::FilterArgs;
+use super::{FilterArgs, LayoutArgs};
 use crate::analyze::limits;
 use crate::model::limits::WindowKind;
 use crate::report::cache::CacheQuery;
@@ -38,6 +38,8 @@ pub struct CacheArgs {
     /// Print JSON (keys documented in the README).
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub layout: LayoutArgs,
 }
 
 #[derive(Debug, Args)]
@@ -73,7 +75,7 @@ pub fn run_cache(plan: &Plan, a: &CacheArgs) -> anyhow::Result<()> {
         let rows = misses(&view, &q)?;
         match a.json {
             true => super::out_json(&rows)?,
-            false => super::out(&render_misses(&rows)),
+            false => super::out(&render_misses(&rows, a.layout.layout(plan))),
         }
         return Ok(());
     }
@@ -85,7 +87,7 @@ pub fn run_cache(plan: &Plan, a: &CacheArgs) -> anyhow::Result<()> {
     if a.json {
         super::out_json(&report)?;
     } else {
-        super::out(&render_cache(&report));
+        super::out(&render_cache(&report, a.layout.layout(plan)));
     }
     Ok(())
 }

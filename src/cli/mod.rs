@@ -182,6 +182,8 @@ pub struct PricesArgs {
     /// Print JSON (keys documented in the README).
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub layout: LayoutArgs,
 }
 
 /// Output format flags shared by commands that print tables.
@@ -205,6 +207,14 @@ pub struct LayoutArgs {
     /// Only the essential columns (ccusage's --compact).
     #[arg(long)]
     pub compact: bool,
+}
+
+impl LayoutArgs {
+    /// The table layout: the plan's width unless --wide; --compact.
+    pub fn layout(&self, plan: &Plan) -> Layout {
+        let width = if self.wide { None } else { plan.width };
+        Layout { width, compact: self.compact, tz: plan.tz }
+    }
 }
 
 /// Filters shared by reports.
@@ -299,7 +309,6 @@ impl ReportOpts {
 
     /// The table layout: the plan's width unless --wide; --compact.
     pub fn layout(&self, plan: &Plan) -> Layout {
-        let width = if self.layout.wide { None } else { plan.width };
-        Layout { width, compact: self.layout.compact, tz: plan.tz }
+        self.layout.layout(plan)
     }
 }

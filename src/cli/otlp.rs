@@ -44,7 +44,7 @@ pub fn run_otlp(plan: &Plan, a: &ExportArgs, endpoint: &str) -> anyhow::Result<(
         headers: a.otlp.headers.clone(),
         json: a.otlp.json,
         batch: a.otlp.batch,
-        user: a.user.clone(),
+        user: super::team::login_name(a.user.as_deref())?,
         machine: a.machine.clone().unwrap_or_else(default_machine),
         machine_given: a.machine.is_some(),
     };

@@ -76,7 +76,7 @@ fn run_prices(plan: &Plan, a: &PricesArgs, file: Option<&std::path::Path>) -> an
     let list = prices::price_list(&plan.prices, file.map(|f| f.display().to_string()), plan.now);
     match a.json {
         true => super::out(&prices::render_json(&list)),
-        false => super::out(&prices::render_table(&list)),
+        false => super::out(&prices::render_table(&list, a.layout.layout(plan))),
     }
     Ok(())
 }

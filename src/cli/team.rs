@@ -91,9 +91,10 @@ cachewise export --user ana --otlp http://localhost:4318  to an OpenTelemetry co
 OTEL_EXPORTER_OTLP_ENDPOINT=https://otel.example \\\n    \
 OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer%20TOKEN cachewise export --user ana --otlp")]
 pub struct ExportArgs {
-    /// Whose rows these are: the name the team report shows.
+    /// Whose rows these are: the name the team report shows. Default: your
+    /// login name ($USER).
     #[arg(long, value_name = "NAME", value_parser = non_empty)]
-    pub user: String,
+    pub user: Option<String>,
     /// This machine's name. Default: the host name.
     #[arg(long, value_name = "NAME")]
     pub machine: Option<String>,
@@ -168,6 +169,16 @@ pub struct PushArgs {
     pub all: bool,
 }
 
+/// The name rows go under: `--user` when given, else the login name
+/// (`$USER`, then `$LOGNAME`).
+pub fn login_name(given: Option<&str>) -> Result<String, UsageError> {
+    let login = || ["USER", "LOGNAME"].iter().find_map(|k| std::env::var(k).ok().filter(|v| !v.trim().is_empty()));
+    match given.map(str::to_owned).or_else(login) {
+        Some(name) => Ok(name.trim().to_owned()),
+        None => Err(UsageError("give --user NAME: no login name in $USER or $LOGNAME".into())),
+    }
+}
+
 fn non_empty(s: &str) -> Result<String, String> {
     if s.trim().is_empty() {
         Err("must not be empty".into())
@@ -220,7 +231,7 @@ pub fn run_export(plan: &Plan, a: &ExportArgs) -> anyhow::Result<()> {
     }
     let Some(out) = &a.out else { return Err(UsageError("give --out FILE or --otlp URL".into()).into()) };
     refresh(plan)?;
-    let spec = spec(plan, a.user.clone(), a.machine.as_deref(), (a.since, a.until), &a.hash)?;
+    let spec = spec(plan, login_name(a.user.as_deref())?, a.machine.as_deref(), (a.since, a.until), &a.hash)?;
     let team::export::Exported { bundle, renamed } =
         team::export::export_with_analysis(&plan.store, &spec, &plan.prices)?;
     if let Some(note) = renamed.describe() {
@@ -302,8 +313,7 @@ pub fn run_push(plan: &Plan, a: &PushArgs) -> anyhow::Result<()> {
             eprintln!("warning: {w}");
         }
     }
-    let user = a.user.clone().or_else(|| std::env::var("USER").ok()).unwrap_or_else(|| "unknown".to_owned());
-    let spec = spec(plan, user, a.machine.as_deref(), (None, None), &a.hash)?;
+    let spec = spec(plan, login_name(a.user.as_deref())?, a.machine.as_deref(), (None, None), &a.hash)?;
     let o = push::push(&plan.store, &a.server, &a.token, spec, a.all)?;
     if let (Some(note), Some(_)) = (&o.renamed, &o.server) {
         super::note(&format!("push: {note}"));
@@ -335,11 +345,11 @@ pub fn run_team_report(plan: &Plan, a: &ReportOpts) -> anyhow::Result<()> {
         (_, true, ..) => TeamFormat::Json,
         (_, _, true, true) => TeamFormat::CsvSummary,
         (_, _, true, false) => TeamFormat::Csv,
-        _ => TeamFormat::Table,
+        _ => TeamFormat::Table(a.layout(plan)),
     };
     // The table and the Markdown carry the warning among their notes.
     if let (false, Some(w)) =
-        (plan.quiet || matches!(format, TeamFormat::Table | TeamFormat::Markdown), window_warning(&r))
+        (plan.quiet || matches!(format, TeamFormat::Table(_) | TeamFormat::Markdown), window_warning(&r))
     {
         super::note(&format!("warning: {w}"));
     }

@@ -7,6 +7,7 @@
 use super::cache::CacheReport;
 use super::cache_words::{advice_words, what_if_caption};
 use super::cell;
+use super::fit::{self, Col, Layout};
 use super::labels::{self, plural};
 use super::render::{dollars, thousands};
 use crate::analyze::{
@@ -67,7 +68,7 @@ pub fn reconcile_line(u: &crate::report::cache::Reconcile) -> String {
 }
 
 /// The cache report as terminal text.
-pub fn render_cache(r: &CacheReport) -> String {
+pub fn render_cache(r: &CacheReport, layout: Layout) -> String {
     let s = &r.total;
     let mut out = String::new();
     let misses = s.classes.ttl_5m.count + s.classes.ttl_1h.count;
@@ -108,18 +109,8 @@ pub fn render_cache(r: &CacheReport) -> String {
     );
     if !r.stale.is_empty() {
         out += "Stale sessions (what the next message pays because the cache expired):\n";
-        for st in r.stale.iter().take(10) {
-            let name = if st.title.is_empty() { &st.session_id } else { &st.title };
-            let name: String = cell::term(name).chars().take(48).collect();
-            let _ = writeln!(
-                out,
-                "  {:>9}  {:>8} tokens  idle {:>8}  {name}",
-                dollars(st.premium_usd),
-                thousands(st.prompt_tokens),
-                fmt_duration(st.idle_s)
-            );
-        }
-        let _ = writeln!(out, "  `cachewise advise <session>` compares resuming, compacting first and restarting.\n");
+        out += &stale_table(&r.stale, layout);
+        let _ = writeln!(out, "`cachewise advise <session>` compares resuming, compacting first and restarting.\n");
     }
     if !r.not_resumable.is_empty() {
         let mut why: BTreeMap<&str, usize> = BTreeMap::new();
@@ -317,38 +308,75 @@ pub fn named_by(from: crate::analyze::CauseFrom) -> &'static str {
     }
 }
 
-/// The misses as a terminal table.
-pub fn render_misses(rows: &[super::cache::MissRow]) -> String {
-    let mut t = Table::new();
-    t.load_preset(UTF8_BORDERS_ONLY);
-    t.set_header([
-        "Time (UTC)",
-        "Session",
-        "Thread",
-        "Cause",
-        "Named by",
-        "Gap",
-        "TTL",
-        "Expected",
-        "Read",
-        "Rebuilt",
-        "Cost",
-    ]);
-    for m in rows {
-        let right = |x: String| Cell::new(x).set_alignment(CellAlignment::Right);
-        t.add_row(vec![
-            Cell::new(m.time.format("%Y-%m-%d %H:%M:%S")),
-            cell::text_cell(m.session_id.get(..8).unwrap_or(&m.session_id)),
-            cell::text_cell(&m.thread),
-            Cell::new(cause_text(m)),
-            Cell::new(named_by(m.cause_from)),
-            right(m.gap_s.map_or_else(String::new, fmt_duration)),
-            right(fmt_duration(f64::from(m.ttl_s))),
-            right(thousands(m.expected_prefix)),
-            right(thousands(m.cache_read)),
-            right(thousands(m.rebuilt_tokens)),
-            right(dollars(m.miss_cost_usd)),
-        ]);
-    }
-    format!("{t}\n")
+/// The misses' columns: the time, session, cause and cost always; the
+/// rest as the width allows.
+const MISS_COLUMNS: [Col; 11] = [
+    Col::text("Time (UTC)", 0),
+    Col::text("Session", 0),
+    Col::text("Thread", 3),
+    Col::text("Cause", 0),
+    Col::text("Named by", 2),
+    Col::num("Gap", 1),
+    Col::num("TTL", 2),
+    Col::num("Expected", 3),
+    Col::num("Read", 3),
+    Col::num("Rebuilt", 1),
+    Col::num("Cost", 0),
+];
+
+/// The misses as a terminal table that fits `layout`.
+pub fn render_misses(rows: &[super::cache::MissRow], layout: Layout) -> String {
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|m| {
+            vec![
+                m.time.format("%Y-%m-%d %H:%M:%S").to_string(),
+                short_id(&m.session_id).to_owned(),
+                m.thread.clone(),
+                cause_text(m),
+                named_by(m.cause_from).to_owned(),
+                m.gap_s.map_or_else(String::new, fmt_duration),
+                fmt_duration(f64::from(m.ttl_s)),
+                thousands(m.expected_prefix),
+                thousands(m.cache_read),
+                thousands(m.rebuilt_tokens),
+                dollars(m.miss_cost_usd),
+            ]
+        })
+        .collect();
+    format!("{}\n", fit::table(&MISS_COLUMNS, &rows, layout))
+}
+
+/// The first 8 characters of a session id, what `advise` and the
+/// dashboard's `/session/<prefix>` take.
+fn short_id(id: &str) -> &str {
+    id.get(..8).unwrap_or(id)
+}
+
+/// The stale sessions' columns: id, premium and idle time always.
+const STALE_COLUMNS: [Col; 5] = [
+    Col::text("Session", 0),
+    Col::num("Resume premium", 0),
+    Col::num("Idle", 0),
+    Col::num("Prompt tokens", 2),
+    Col::text("Title", 1),
+];
+
+/// The ten costliest stale sessions, each with the id `advise` takes (two
+/// sessions can share a title).
+fn stale_table(stale: &[crate::analyze::StaleSession], layout: Layout) -> String {
+    let rows: Vec<Vec<String>> = stale
+        .iter()
+        .take(10)
+        .map(|st| {
+            vec![
+                short_id(&st.session_id).to_owned(),
+                dollars(st.premium_usd),
+                fmt_duration(st.idle_s),
+                thousands(st.prompt_tokens),
+                cell::shorten(&st.title, 32),
+            ]
+        })
+        .collect();
+    format!("{}\n", fit::table(&STALE_COLUMNS, &rows, layout))
 }

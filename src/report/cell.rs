@@ -52,6 +52,27 @@ pub fn text_cell(s: &str) -> comfy_table::Cell {
     comfy_table::Cell::new(term(s))
 }
 
+/// `s` cut to `max` characters (at least 1), the last an ellipsis.
+pub fn shorten(s: &str, max: usize) -> String {
+    let max = max.max(1);
+    if s.chars().count() <= max {
+        return s.to_owned();
+    }
+    let head: String = s.chars().take(max - 1).collect();
+    format!("{head}…")
+}
+
+/// `s` cut to `max` characters (at least 1) keeping its end, the first
+/// an ellipsis: a path's last folders (`…/project/name`).
+pub fn keep_end(s: &str, max: usize) -> String {
+    let (n, max) = (s.chars().count(), max.max(1));
+    if n <= max {
+        return s.to_owned();
+    }
+    let tail: String = s.chars().skip(n - (max - 1)).collect();
+    format!("…{tail}")
+}
+
 /// A number as a spreadsheet reads one: digits with at most a sign, a point
 /// and an exponent (`12`, `-2.5`, `1e-3`); `-2+3`, `inf` and `=1` are not.
 fn is_number(s: &str) -> bool {

@@ -262,7 +262,7 @@ pub fn hbars(items: &[(String, f64)], unit: Unit, color: RGBColor, width: u32) -
         root.fill(&WHITE).map_err(err)?;
         let top = items.iter().map(|(_, v)| *v).fold(0.0, f64::max);
         let top = if top > 0.0 { top * 1.1 } else { 1.0 };
-        let names: Vec<String> = items.iter().rev().map(|(l, _)| shorten(l, 34)).collect();
+        let names: Vec<String> = items.iter().rev().map(|(l, _)| label(l)).collect();
         let mut chart = ChartBuilder::on(&root)
             .margin(10)
             .x_label_area_size(30)
@@ -298,17 +298,11 @@ pub fn hbars(items: &[(String, f64)], unit: Unit, color: RGBColor, width: u32) -
     })
 }
 
-/// `s` cut to `max` characters with an ellipsis (a path keeps its end).
-fn shorten(s: &str, max: usize) -> String {
-    let n = s.chars().count();
-    if n <= max {
-        s.to_owned()
-    } else if s.starts_with('/') || s.starts_with('~') {
-        let tail: String = s.chars().skip(n - (max - 1)).collect();
-        format!("…{tail}")
-    } else {
-        let head: String = s.chars().take(max - 1).collect();
-        format!("{head}…")
+/// A bar's label cut to fit: a path keeps its end.
+fn label(l: &str) -> String {
+    match l.starts_with(['/', '~']) {
+        true => super::cell::keep_end(l, 34),
+        false => super::cell::shorten(l, 34),
     }
 }
 

@@ -2,15 +2,17 @@
 //! (warm or cold at `now`, when the cache expires or expired, the
 //! cold-resume premium, what Claude Code will do on resume), the current
 //! 5-hour block with its projection, and the plan-limit use the status line
-//! last recorded with its dollars-per-percent estimate. Pure over the
-//! sessions' stored rows and verdicts and the samples; the clock comes in
-//! as an argument.
+//! last recorded with its dollars-per-percent estimate. The premium is the
+//! status line's: Claude Code's own count of the prompt a cold message
+//! re-caches when the status line recorded one after the last request,
+//! else the last request's prompt. Pure over the sessions' stored rows and
+//! verdicts and the samples; the clock comes in as an argument.
 
 use super::blocks::{self, Block};
 use super::stored_rows::StoredRows;
 use crate::analyze::limits::{self, LimitEstimate, Priced};
-use crate::analyze::{claude_code, fmt_usd, resume_premium, ClaudeCode, StaleSession};
-use crate::model::limits::{Sample, WindowKind};
+use crate::analyze::{claude_code, fmt_usd, resume_premium, resume_premium_of, ClaudeCode, StaleSession};
+use crate::model::limits::{LiveCache, Sample, WindowKind};
 use crate::model::MAIN_THREAD;
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
@@ -28,6 +30,8 @@ pub struct NowSession {
     pub warm: bool,
     pub expires_at: DateTime<Utc>,
     pub prompt_tokens: u64,
+    /// `prompt_tokens` is Claude Code's count (`recache_tokens_if_cold`).
+    pub counted_by_claude_code: bool,
     pub premium_usd: f64,
     /// What Claude Code will do on resume (cache-model v2 §7).
     pub claude_code: ClaudeCode,
@@ -45,8 +49,15 @@ pub struct NowPanel {
     pub estimate: LimitEstimate,
 }
 
-/// The panel at `now` over `data` and the status line's `samples`.
-pub fn now_panel(data: &StoredRows, priced: &[Priced], samples: &[Sample], now: DateTime<Utc>) -> NowPanel {
+/// The panel at `now` over `data` and the status line's `samples` and
+/// `live` readings of Claude Code's `prompt_cache`.
+pub fn now_panel(
+    data: &StoredRows,
+    priced: &[Priced],
+    samples: &[Sample],
+    live: &[LiveCache],
+    now: DateTime<Utc>,
+) -> NowPanel {
     let mut latest: HashMap<&str, usize> = HashMap::new();
     for (i, r) in data.requests.iter().enumerate() {
         if r.thread.as_str() != MAIN_THREAD || r.time > now || now - r.time > ACTIVE_WITHIN {
@@ -62,6 +73,10 @@ pub fn now_panel(data: &StoredRows, priced: &[Priced], samples: &[Sample], now: 
         .map(|i| {
             let (r, c) = (&data.requests[i], &data.caches[i]);
             let (_, expires_at, warm) = StaleSession::at(r.time, c.ttl_after_s, now);
+            let told = reading(live, r.session_id.as_str(), r.time, now);
+            let counted = told.and_then(|l| l.recache_tokens);
+            let prompt_tokens = counted.unwrap_or_else(|| r.tokens.prompt());
+            let premium_ttl = told.and_then(|l| l.ttl_s).unwrap_or(c.ttl_after_s);
             NowSession {
                 session_id: r.session_id.to_string(),
                 title: data.titles.get(r.session_id.as_str()).cloned().unwrap_or_default(),
@@ -69,8 +84,9 @@ pub fn now_panel(data: &StoredRows, priced: &[Priced], samples: &[Sample], now: 
                 ttl_s: c.ttl_after_s,
                 warm,
                 expires_at,
-                prompt_tokens: r.tokens.prompt(),
-                premium_usd: resume_premium(r, c, c.ttl_after_s, &data.prefixes).premium_usd,
+                prompt_tokens,
+                counted_by_claude_code: counted.is_some(),
+                premium_usd: resume_premium_of(r, c, premium_ttl, &data.prefixes, prompt_tokens).premium_usd,
                 claude_code: claude_code(r, c.ttl_after_s, &data.compactions, now),
             }
         })
@@ -80,6 +96,17 @@ pub fn now_panel(data: &StoredRows, priced: &[Priced], samples: &[Sample], now: 
     let block = blocks::blocks(&recent, now).into_iter().rev().find(|b| b.active);
     let five_hour = samples.iter().filter(|s| s.five_hour.is_some() && s.time <= now).max_by_key(|s| s.time).cloned();
     NowPanel { now, sessions, block, five_hour, estimate: limits::estimate(samples, priced, WindowKind::FiveHour) }
+}
+
+/// The status line's latest reading of Claude Code's `prompt_cache` for
+/// `session` between its last request (`since`) and `now`.
+fn reading<'a>(
+    live: &'a [LiveCache],
+    session: &str,
+    since: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> Option<&'a LiveCache> {
+    live.iter().filter(|l| l.session_id == session && l.time >= since && l.time <= now).max_by_key(|l| l.time)
 }
 
 /// The cold-resume premium (v3) of a session's last main-thread request.

@@ -4,10 +4,10 @@
 //! which version each family's unknown versions are estimated as. Hands a
 //! terminal table or the JSON contract to the CLI.
 
+use super::fit::{self, Col, Layout};
 use super::render::thousands;
 use crate::pricing::{DatedValue, LongContext, ModelPrice, PriceTable, Rates, GEO_US_MULTIPLIER};
 use chrono::{DateTime, Utc};
-use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -113,28 +113,44 @@ pub fn render_json(l: &PriceList) -> String {
     }
 }
 
-/// The listing as a terminal table, sources underneath.
-pub fn render_table(l: &PriceList) -> String {
-    let mut t = Table::new();
-    t.load_preset(UTF8_BORDERS_ONLY);
-    t.set_header(["Model", "Input", "Output", "Write 5m", "Write 1h", "Read", "Read x", "Fast x", "Long context"]);
-    let usd = |x: f64| Cell::new(format!("${}", trim(x))).set_alignment(CellAlignment::Right);
-    for r in &l.models {
-        t.add_row(vec![
-            super::cell::text_cell(&r.model),
-            usd(r.input_per_mtok),
-            usd(r.output_per_mtok),
-            usd(r.cache_write_5m_per_mtok),
-            usd(r.cache_write_1h_per_mtok),
-            usd(r.cache_read_per_mtok),
-            Cell::new(&r.read_multiplier_rule),
-            Cell::new(r.fast_multiplier.map_or_else(|| "-".to_owned(), trim)),
-            Cell::new(&r.long_context_rule),
-        ]);
-    }
+/// The price table's columns: the five prices always but the 1 h write's;
+/// the rules as the width allows (`Long context` wraps).
+const COLUMNS: [Col; 9] = [
+    Col::text("Model", 0),
+    Col::num("Input", 0),
+    Col::num("Output", 0),
+    Col::num("Write 5m", 0),
+    Col::num("Write 1h", 1),
+    Col::num("Read", 0),
+    Col::text("Read x", 3),
+    Col::text("Fast x", 2),
+    Col::text("Long context", 1),
+];
+
+/// The listing as a terminal table that fits `layout`, sources underneath.
+pub fn render_table(l: &PriceList, layout: Layout) -> String {
+    let usd = |x: f64| format!("${}", trim(x));
+    let rows: Vec<Vec<String>> = l
+        .models
+        .iter()
+        .map(|r| {
+            vec![
+                r.model.clone(),
+                usd(r.input_per_mtok),
+                usd(r.output_per_mtok),
+                usd(r.cache_write_5m_per_mtok),
+                usd(r.cache_write_1h_per_mtok),
+                usd(r.cache_read_per_mtok),
+                r.read_multiplier_rule.clone(),
+                r.fast_multiplier.map_or_else(|| "-".to_owned(), trim),
+                r.long_context_rule.clone(),
+            ]
+        })
+        .collect();
     let mut out = format!(
-        "Prices in USD per million tokens (read prices as of {}); a long-context premium applies to the whole request\n{t}\n",
-        l.as_of.format("%Y-%m-%d")
+        "Prices in USD per million tokens (read prices as of {});\na long-context premium applies to the whole request.\n{}\n",
+        l.as_of.format("%Y-%m-%d"),
+        fit::table(&COLUMNS, &rows, layout)
     );
     if let Some(f) = &l.pricing_file {
         let _ = writeln!(out, "Includes {f} (--pricing).");
@@ -148,8 +164,8 @@ pub fn render_table(l: &PriceList) -> String {
     let families: Vec<String> = l.estimates_use.iter().map(|(f, m)| format!("{f} -> {m}")).collect();
     let _ = writeln!(
         out,
-        "\nA model missing here but spelled claude-<family>-<major>[-<minor>] is priced as its family's newest \
-version ({}) and marked estimated in every report; --pricing FILE adds exact prices (same TOML schema).",
+        "\nA model missing here but spelled claude-<family>-<major>[-<minor>] is priced as its family's\n\
+newest version ({}) and marked estimated in every report;\n--pricing FILE adds exact prices (same TOML schema).",
         families.join(", ")
     );
     out
@@ -194,8 +210,14 @@ mod tests {
         );
         assert_eq!(l.estimates_use.get("fable").map(String::as_str), Some("claude-fable-5-2"));
         assert_eq!(l.estimates_use.get("opus").map(String::as_str), Some("claude-opus-5-5"));
-        let text = render_table(&l);
+        let text = render_table(&l, Layout::WIDE);
         assert!(text.contains("claude-fable-5-2     2026-11-12  pricing pages and launch notes"), "{text}");
         assert!(text.contains("fable -> claude-fable-5-2"), "{text}");
+        for width in [80, 100] {
+            let text = render_table(&l, Layout { width: Some(width), ..Layout::WIDE });
+            let table: Vec<&str> = text.lines().take_while(|l| !l.starts_with("Includes") && !l.is_empty()).collect();
+            assert!(table.iter().all(|l| l.chars().count() <= width), "{width}: {text}");
+            assert!(text.contains("claude-fable-5-2") && text.contains("$"), "{text}");
+        }
     }
 }

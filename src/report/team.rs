@@ -16,8 +16,8 @@ mod window;
 
 pub use cache::class_tables;
 pub use render::{
-    adoption_line, mix_cells, notes, person_cells, render, total_cells, who, window_line, window_warning, TeamFormat,
-    HEADER, MIX_HEADER, PERSON_DAY_COLUMNS,
+    adoption_line, all_history, mix_cells, notes, person_cells, render, total_cells, who, window_line, window_warning,
+    TeamFormat, HEADER, MIX_HEADER, PERSON_DAY_COLUMNS,
 };
 
 use cache::{Cache, UserCache};
@@ -148,6 +148,8 @@ pub struct TeamTotal {
     /// People with at least one request in the window (adoption:
     /// `people_active / people`).
     pub people_active: usize,
+    /// Adoption: `people_active / people`, in percent (0 without people).
+    pub adoption_pct: f64,
     /// The window's spend divided by every person in the team.
     pub cost_per_seat_usd: f64,
     #[serde(flatten)]
@@ -297,9 +299,11 @@ fn total(
     let active = rows.iter().filter(|r| r.figures.active_days > 0);
     let under =
         active.clone().filter(|r| r.figures.cost_per_active_day_mean_usd < BASELINE.p90_users_per_active_day_usd);
+    let people_active = active.count();
     TeamTotal {
         people,
-        people_active: active.count(),
+        people_active,
+        adoption_pct: if people == 0 { 0.0 } else { people_active as f64 / people as f64 * 100.0 },
         cost_per_seat_usd: seats(figures.cost_usd),
         monthly_projection_per_seat_usd: seats(month(figures.cost_usd)),
         people_under_baseline_p90: under.count(),

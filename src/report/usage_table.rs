@@ -13,7 +13,7 @@ use crate::pricing::Estimate;
 /// (`advise` and the dashboard take any unique prefix).
 const SHORT_ID: usize = 8;
 /// Characters of a title shown.
-const TITLE: usize = 40;
+const TITLE: usize = 32;
 /// Characters of a project shown: its end, where the name is.
 const PROJECT: usize = 30;
 
@@ -35,7 +35,7 @@ const CACHE: [Col; 6] = [
     Col::num("Edit cost", 6),
     Col::num("Rewinds", 7),
     Col::num("Peak prompt", 6),
-    Col::num("Stale premium", 3),
+    Col::num("Stale premium", 1),
 ];
 
 /// The call columns, as `call_cells` fills them.
@@ -72,9 +72,9 @@ impl Shape {
         if self.session {
             cols.extend([Col::text("Title", 1), Col::text("Project", 2), Col::text("Models", 3)]);
             if self.fast {
-                cols.push(Col::num("Fast mode", 2));
+                cols.push(Col::num("Fast mode", 4));
             }
-            cols.push(Col::text("Last active", 1));
+            cols.push(Col::text("Last active", 2));
         }
         cols.extend(NUMBERS);
         if self.cached {
@@ -121,7 +121,11 @@ fn row_cells(shape: &Shape, row: &UsageRow, layout: Layout) -> Vec<String> {
     let mut cells = vec![key];
     if shape.session {
         let used = row.used.clone().unwrap_or_default();
-        cells.extend([row.title.chars().take(TITLE).collect(), tail(&row.project), used.names.join(", ")]);
+        cells.extend([
+            super::cell::shorten(&row.title, TITLE),
+            super::cell::keep_end(&row.project, PROJECT),
+            used.names.join(", "),
+        ]);
         if shape.fast {
             cells.push(if used.fast_requests > 0 { thousands(used.fast_requests) } else { String::new() });
         }
@@ -135,16 +139,6 @@ fn row_cells(shape: &Shape, row: &UsageRow, layout: Layout) -> Vec<String> {
         cells.extend(call_cells(&row.calls.unwrap_or_default()));
     }
     cells
-}
-
-/// The last `PROJECT` characters of a project, `…` before them when cut.
-fn tail(project: &str) -> String {
-    let n = project.chars().count();
-    if n <= PROJECT {
-        return project.to_owned();
-    }
-    let end: String = project.chars().skip(n - (PROJECT - 1)).collect();
-    format!("…{end}")
 }
 
 /// A sub-row or the total row: a label, blank text columns, the numbers,

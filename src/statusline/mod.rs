@@ -7,10 +7,13 @@
 //! takes the store's lock (`figures` reads stored tables as they are), and
 //! records the plan-limit samples it sees (`limits`). When Claude Code's
 //! stdin carries `prompt_cache` (2.1.251+), its `warm`, `ttl`, `expires_at`
-//! and `recache_tokens_if_cold` decide the line (the premium is those
-//! tokens at the session's rates, through the cache money function), and
-//! each reading is recorded beside cachewise's own verdict
-//! (`store::samples`). `install` writes the `statusLine` entry of Claude
+//! and `recache_tokens_if_cold` decide the line, and each reading is
+//! recorded beside cachewise's own verdict (`store::samples`). There is one
+//! cold-resume premium (cache-model §6, v3): the prompt the next message
+//! re-caches, less the shared prefix other sessions keep warm, at the
+//! session's rates; Claude Code's `recache_tokens_if_cold` is that prompt
+//! when it gives it (it counts the last reply, which the transcript's last
+//! prompt does not yet hold), the transcript's last prompt otherwise. `install` writes the `statusLine` entry of Claude
 //! Code's settings; `render` prints.
 
 pub mod figures;
@@ -149,8 +152,9 @@ fn read_session(st: &mut Status, transcript: Option<&std::path::Path>, ctx: &Con
 }
 
 /// Claude Code's `prompt_cache` decides warm, TTL, expiry and the tokens a
-/// cold message re-caches; the premium is those tokens at the session's
-/// rates (the last main-thread request's, else the model's list rates).
+/// cold message re-caches; `fill_store` prices them as any premium (less
+/// the warm shared prefix, at the last main-thread request's rates), and
+/// here at the model's list rates when the transcript has no request yet.
 fn believe_claude_code(
     st: &mut Status,
     pc: &input::PromptCache,
@@ -158,7 +162,7 @@ fn believe_claude_code(
     model: Option<&str>,
     ctx: &Context,
 ) {
-    use crate::analyze::{rates_for, rewrite_premium, Basis};
+    use crate::analyze::rewrite_premium;
     st.transcript_warm = st.expires_at.map(|_| st.warm);
     st.verdict_from = Some("claude_code");
     st.warm = pc.warm;
@@ -169,12 +173,13 @@ fn believe_claude_code(
         st.last_miss_cause = Some(words.join(" and "));
     }
     let Some(tokens) = pc.recache_tokens_if_cold else { return };
-    let last = state.and_then(|s| s.last_main.as_ref());
-    let rates = match last {
-        Some(r) => rates_for(&ctx.prices, r, Basis::Request),
-        None => model.and_then(|m| ctx.prices.base_rates(m, ctx.now)),
-    };
     st.prompt_tokens = Some(tokens);
+    if state.and_then(|s| s.last_main.as_ref()).is_some() {
+        return; // priced with the shared prefix in `fill_store`
+    }
+    // No request in the transcript to take rates and a prefix from: the
+    // model's list rates, the whole prompt re-cached.
+    let rates = model.and_then(|m| ctx.prices.base_rates(m, ctx.now));
     let ttl = st.ttl_s.unwrap_or(crate::analyze::TTL_5M_S);
     st.cold_resume_usd = rates.map(|r| rewrite_premium(Some(&r), tokens as f64, ttl));
 }
@@ -220,11 +225,14 @@ fn fill_store(st: &mut Status, state: &session::SessionState, ctx: &Context) {
         Some(Ok(f)) => state.last_main.as_ref().and_then(|l| f.latest(&l.model, &l.version)),
         _ => None,
     };
-    // Claude Code's own `recache_tokens_if_cold` priced the premium
-    // already (`believe_claude_code`); the transcript's figure is the rest.
-    let from_claude_code = st.verdict_from == Some("claude_code") && st.cold_resume_usd.is_some();
-    if state.last_main.is_some() && !from_claude_code {
-        st.cold_resume_usd = Some(state.premium_at(&ctx.prices, latest, ctx.now));
+    // Claude Code's count of the prompt a cold message re-caches, when it
+    // gave one (`believe_claude_code`), else the transcript's last prompt.
+    let told = match st.verdict_from {
+        Some("claude_code") => session::ClaudeCodeSays { recache_tokens: st.prompt_tokens, ttl_s: st.ttl_s },
+        _ => session::ClaudeCodeSays::default(),
+    };
+    if state.last_main.is_some() {
+        st.cold_resume_usd = Some(state.premium_at(&ctx.prices, latest, ctx.now, told));
     }
     match stored {
         Some(Ok(f)) => {

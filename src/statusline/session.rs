@@ -8,7 +8,7 @@
 //! cold-resume premium (the cache model's own functions) and the cost.
 
 use super::tail::{read_gain, FileTail, Reading, READ_BUDGET};
-use crate::analyze::{analyze, cold_resume_premium, shared_prefix, warms_at, ResumePremium, TTL_5M_S};
+use crate::analyze::{analyze, shared_prefix, warms_at, ResumePremium, TTL_5M_S};
 use crate::ingest::discover::SourceFile;
 use crate::model::{Compaction, Request};
 use crate::pricing::PriceTable;
@@ -36,9 +36,6 @@ pub struct SessionState {
     pub last_main: Option<Request>,
     /// TTL in force after `last_main`.
     pub ttl_s: u32,
-    /// Cold-resume premium of `last_main` at `ttl_s`, v2 (everything
-    /// written again; the status line shows `premium_at`, v3).
-    pub premium_usd: f64,
     /// The cache read of the first request of `last_main`'s lineage: its
     /// shared prefix (cache-model §8.2).
     #[serde(default)]
@@ -126,7 +123,6 @@ pub fn update(
     if gained.reset {
         state.last_main = None;
         state.ttl_s = TTL_5M_S;
-        state.premium_usd = 0.0;
     }
     fold_main(state, gained.main, &gained.compactions, prices);
     for path in agents {
@@ -143,7 +139,7 @@ pub fn update(
     Ok(changed)
 }
 
-/// The TTL and premium after the new main-thread requests: the cache model
+/// The TTL and shared prefix after the new main-thread requests: the cache model
 /// over the previous last request and the new ones.
 pub(super) fn fold_main(state: &mut SessionState, main: Vec<Request>, compactions: &[Compaction], prices: &PriceTable) {
     if main.is_empty() {
@@ -160,21 +156,38 @@ pub(super) fn fold_main(state: &mut SessionState, main: Vec<Request>, compaction
     }
     let wrote = thread.iter().skip(1).any(|r| r.tokens.cache_write() > 0) || thread.len() == 1;
     state.ttl_s = if wrote { c.ttl_after_s } else { state.ttl_s };
-    state.premium_usd = cold_resume_premium(last, c, state.ttl_s);
     state.last_main = Some(last.clone());
+}
+
+/// What Claude Code's `prompt_cache` said of the session's cache, when the
+/// status line's input carried it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ClaudeCodeSays {
+    /// `recache_tokens_if_cold`: the prompt a cold message re-caches.
+    pub recache_tokens: Option<u64>,
+    /// `ttl`, in seconds.
+    pub ttl_s: Option<u32>,
 }
 
 impl SessionState {
     /// The v3 cold-resume premium of `last_main` at `now`: its shared
     /// prefix is read, not written, while a request of its model and
     /// version came within the hour before (`latest`: the store's latest
-    /// such request; the transcript's own last request counts too).
-    pub fn premium_at(&self, prices: &PriceTable, latest: Option<DateTime<Utc>>, now: DateTime<Utc>) -> f64 {
+    /// such request; the transcript's own last request counts too). What
+    /// Claude Code said (`told`) replaces the last request's prompt and
+    /// the transcript's TTL.
+    pub fn premium_at(
+        &self,
+        prices: &PriceTable,
+        latest: Option<DateTime<Utc>>,
+        now: DateTime<Utc>,
+        told: ClaudeCodeSays,
+    ) -> f64 {
         let Some(last) = &self.last_main else { return 0.0 };
         let warm = warms_at(last.time, now) || latest.is_some_and(|t| warms_at(t, now));
-        let p = last.tokens.prompt();
+        let p = told.recache_tokens.unwrap_or_else(|| last.tokens.prompt());
         let rs = shared_prefix(self.lineage_read, p, warm);
-        ResumePremium::of(prices.request_rates(last).as_ref(), p, rs, self.ttl_s).premium_usd
+        ResumePremium::of(prices.request_rates(last).as_ref(), p, rs, told.ttl_s.unwrap_or(self.ttl_s)).premium_usd
     }
 }
 

@@ -5,14 +5,15 @@
 use super::{Figures, TeamReport, TeamRow, BASELINE, DAYS_PER_MONTH, PILOT_DAYS};
 use crate::pricing::Estimate;
 use crate::report::cell::{self, CsvTable};
+use crate::report::fit::{self, Col, Layout};
 use crate::report::render::{dollars, thousands};
-use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use std::fmt::Write;
 
 /// How the team report is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TeamFormat {
-    Table,
+    /// Terminal tables that fit the layout's width.
+    Table(Layout),
     Json,
     /// One row per person per active day, with the vendor's baseline.
     Csv,
@@ -31,7 +32,7 @@ pub fn render(r: &TeamReport, format: TeamFormat) -> String {
         TeamFormat::Csv => person_days_csv(r),
         TeamFormat::CsvSummary => csv(r),
         TeamFormat::Markdown => markdown(r),
-        TeamFormat::Table => table(r),
+        TeamFormat::Table(layout) => table(r, layout),
     }
 }
 
@@ -152,14 +153,14 @@ per active day; the run-rate is {} per seat per month.",
 /// $41.20 over the 30 days, per active day $13.10`.
 pub fn adoption_line(r: &TeamReport) -> String {
     let t = &r.total;
-    let share = if t.people == 0 { 0.0 } else { t.people_active as f64 / t.people as f64 * 100.0 };
     let days = r.window.days;
     format!(
-        "Adoption: {} of {} {} active ({share:.0}%). Cost per seat over the {days} {}: {} (spend / {}); \
+        "Adoption: {} of {} {} active ({:.0}%). Cost per seat over the {days} {}: {} (spend / {}); \
 per active day: {}.",
         t.people_active,
         t.people,
         if t.people == 1 { "person" } else { "people" },
+        t.adoption_pct,
         if days == 1 { "day" } else { "days" },
         dollars(t.cost_per_seat_usd),
         if t.people == 1 { "1 person".to_owned() } else { format!("{} people", t.people) },
@@ -170,7 +171,7 @@ per active day: {}.",
 /// The warning of a report without --since/--until over more than
 /// `PILOT_DAYS`; None otherwise.
 pub fn window_warning(r: &TeamReport) -> Option<String> {
-    (!r.window.given && r.window.days > PILOT_DAYS).then(|| {
+    all_history(r).then(|| {
         format!(
             "No --since or --until was given, so this covers all {} days of data. A pilot report usually covers the \
 pilot's weeks: add --since and --until (for example --since {} --until {}).",
@@ -181,13 +182,19 @@ pilot's weeks: add --since and --until (for example --since {} --until {}).",
     })
 }
 
+/// The report covers every day of data (no dates given), and more of them
+/// than a pilot: its run-rate is an average over all history.
+pub fn all_history(r: &TeamReport) -> bool {
+    !r.window.given && r.window.days > PILOT_DAYS
+}
+
 fn day(d: Option<chrono::NaiveDate>) -> String {
     d.map(|d| d.format("%Y%m%d").to_string()).unwrap_or_default()
 }
 
 /// What the figures mean, and what needs a second look.
 pub fn notes(r: &TeamReport) -> Vec<String> {
-    let mut out: Vec<String> = window_warning(r).into_iter().collect();
+    let mut out: Vec<String> = Vec::new();
     out.extend([
         format!(
             "List-price estimates from Claude Code transcripts; output tokens can be under-counted, so spend is a lower bound. \
@@ -245,7 +252,7 @@ fn markdown(r: &TeamReport) -> String {
         out += &md_row(&m);
     }
     out += "\n";
-    for n in notes(r) {
+    for n in window_warning(r).into_iter().chain(notes(r)) {
         let _ = writeln!(out, "- {}", cell::md(&n));
     }
     out
@@ -316,38 +323,47 @@ fn person_days_csv(r: &TeamReport) -> String {
 pub const PERSON_DAY_COLUMNS: [&str; 6] =
     ["user", "day", "requests", "cost_usd", "baseline_mean_per_active_day_usd", "baseline_p90_per_active_day_usd"];
 
+/// The terminal's main columns (`HEADER`, headings on two lines): person,
+/// spend and its mean per active day always, the rest as the width allows.
+const TERMINAL_COLUMNS: [Col; 11] = [
+    Col::text("Person", 0),
+    Col::num("Active\ndays", 0),
+    Col::num("Requests", 2),
+    Col::num("Spend", 0),
+    Col::num("Mean per\nactive day", 0),
+    Col::num("Median", 1),
+    Col::num("p90", 1),
+    Col::num("Cache hit\nratio", 2),
+    Col::num("Lost to\nexpired caches", 1),
+    Col::num("Lost to\nprompt edits", 3),
+    Col::num("Monthly\nrun-rate", 1),
+];
+
+/// The model mix's terminal columns (`MIX_HEADER`).
+const MIX_COLUMNS: [Col; 5] = [
+    Col::text("Person", 0),
+    Col::text("Model", 0),
+    Col::num("Requests", 1),
+    Col::num("Spend", 0),
+    Col::num("Share of spend", 0),
+];
+
 /// The model mix as a terminal table, after a blank line (none without rows).
-fn mix_table(r: &TeamReport) -> String {
-    let rows = mix_cells(r);
+fn mix_table(r: &TeamReport, layout: Layout) -> String {
+    let rows: Vec<Vec<String>> = mix_cells(r).into_iter().map(Vec::from).collect();
     if rows.is_empty() {
         return String::new();
     }
-    let mut t = Table::new();
-    t.load_preset(UTF8_BORDERS_ONLY);
-    t.set_header(MIX_HEADER);
-    for [person, model, rest @ ..] in rows {
-        let right = rest.into_iter().map(|v| Cell::new(v).set_alignment(CellAlignment::Right));
-        t.add_row([cell::text_cell(&person), cell::text_cell(&model)].into_iter().chain(right));
-    }
-    format!("\nModel mix\n{t}\n")
+    format!("\nModel mix\n{}\n", fit::table(&MIX_COLUMNS, &rows, layout))
 }
 
-fn table(r: &TeamReport) -> String {
-    let mut t = Table::new();
-    t.load_preset(UTF8_BORDERS_ONLY);
-    t.set_header(HEADER);
-    let add = |t: &mut Table, c: [String; 11]| {
-        let mut it = c.into_iter();
-        let first = it.next().map(|name| cell::text_cell(&name));
-        t.add_row(first.into_iter().chain(it.map(|v| Cell::new(v).set_alignment(CellAlignment::Right))));
-    };
-    for row in &r.rows {
-        add(&mut t, person_cells(row));
-    }
-    add(&mut t, total_cells(r));
+fn table(r: &TeamReport, layout: Layout) -> String {
+    let mut rows: Vec<Vec<String>> = r.rows.iter().map(|row| Vec::from(person_cells(row))).collect();
+    rows.push(Vec::from(total_cells(r)));
+    let t = fit::table(&TERMINAL_COLUMNS, &rows, layout);
     let mut out = format!("Team pilot, {}\n{t}\n{}\n\n{}\n", window_line(r), adoption_line(r), baseline_text(r));
-    out += &mix_table(r);
-    for n in notes(r) {
+    out += &mix_table(r, layout);
+    for n in window_warning(r).into_iter().chain(notes(r)) {
         let _ = writeln!(out, "note: {}", cell::term(&n));
     }
     out

@@ -215,7 +215,7 @@ fn build(state: &AppState, snap: &Snapshot, view: &Reports, params: &Params) -> 
         not_resumable: all.cache.not_resumable.len(),
         warnings: view.cache.warnings.clone(),
         unknown_models: s.unknown_models.clone(),
-        now: now_panel(&*snap.recent()?, &priced, snap.view.samples(), snap.now()),
+        now: now_panel(&*snap.recent()?, &priced, snap.view.samples(), snap.view.live_cache(), snap.now()),
     })
 }
 

@@ -8,8 +8,8 @@
 
 use crate::report::charts::{self, palette, Stacked};
 use crate::report::team::{
-    adoption_line, mix_cells, notes, person_cells, total_cells, who, window_line, TeamReport, TeamRow, HEADER,
-    MIX_HEADER,
+    adoption_line, all_history, mix_cells, notes, person_cells, total_cells, who, window_line, TeamReport, TeamRow,
+    HEADER, MIX_HEADER,
 };
 use crate::web::error::WebError;
 use crate::web::layout::{render, Chrome};
@@ -96,12 +96,28 @@ impl TeamPage {
         format!("/api/team.{what}{}", self.params.with("page", ""))
     }
 
+    /// The run-rate of a page over all history, in the page's words (the
+    /// terminal's names flags).
+    pub fn history_warning(&self, r: &TeamReport) -> Option<String> {
+        all_history(r).then(|| {
+            format!(
+                "No dates are chosen, so these figures cover all {} days of data and the run-rate averages over all of them. A pilot report covers the pilot's weeks: choose its first and last day above.",
+                r.window.days
+            )
+        })
+    }
+
     pub fn notes(&self, r: &TeamReport) -> Vec<String> {
         notes(r)
     }
 
     pub fn text(&self, v: &Option<String>) -> String {
         v.clone().unwrap_or_default()
+    }
+
+    /// `1 active person`, `3 active people`.
+    pub fn active_people(&self, n: impl crate::web::view::Num) -> String {
+        crate::report::labels::plural(n.value() as u64, "active person", "active people")
     }
 
     /// `1 person`, `3 people`.
