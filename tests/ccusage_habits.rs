@@ -121,7 +121,7 @@ fn session_table_fits_the_terminal_and_names_project_models_and_last_active() {
     for header in ["Project", "Models", "Fast mode", "Last active", "Write 1h", "Stale premium"] {
         assert!(wide.contains(header), "{header}:\n{wide}");
     }
-    assert!(wide.contains("-home-u-shop") && wide.contains("claude-opus-4-6, claude-opus-4-6 (fast)"), "{wide}");
+    assert!(wide.contains("/home/u/app") && wide.contains("claude-opus-4-6, claude-opus-4-6 (fast)"), "{wide}");
     let at_160 = ok(&run(root.path(), data.path(), Some("160"), &["--tz", "UTC", "report", "session"]));
     assert!(at_160.lines().all(|l| l.chars().count() <= 160), "{at_160}");
     assert!(at_160.contains("Project"), "a wider terminal shows more columns:\n{at_160}");
@@ -182,7 +182,10 @@ fn every_csv_has_the_columns_and_values_of_its_json_rows() {
             assert!(header.starts_with("model,first,last,requests,"), "{header}");
         }
         if report == "session" {
-            assert!(header.starts_with("session_id,project,title,model_names,fast_requests,first,last,"), "{header}");
+            assert!(
+                header.starts_with("session_id,project,project_path,title,model_names,fast_requests,first,last,"),
+                "{header}"
+            );
             for key in ["misses", "idle_cost_usd", "stale_premium_usd", "cold_resume_usd", "last_main"] {
                 assert!(header.split(',').any(|h| h == key), "{key} in {header}");
             }

@@ -328,3 +328,34 @@ fn help_lines_fit_a_terminal() {
         assert!(widest <= 100, "{command} --help: a line of {widest} characters");
     }
 }
+
+/// One name per project in every view: the path its sessions ran in (the
+/// `cwd` Claude Code's directory name encodes), as the dashboard shows it,
+/// in `report project` and `report session` tables and CSV; the JSON keeps
+/// the directory in `project` (the key scripts group by) and gives the path
+/// beside it.
+#[test]
+fn a_project_is_named_by_its_path_in_every_view() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    write(root.path(), "-home-u-app/s1.jsonl", &Resp::new("s1", 1, 0).to_lines());
+    let out = |args: &[&str]| {
+        let o = cachewise(root.path(), data.path(), args);
+        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    for args in [&["report", "project"][..], &["report", "session"], &["report", "project", "--csv"]] {
+        let text = out(args);
+        assert!(text.contains("/home/u/app"), "{args:?}:\n{text}");
+    }
+    assert!(!out(&["report", "project"]).contains("-home-u-app"), "the table shows the path, not the directory");
+    let v: Value = serde_json::from_str(&out(&["report", "project", "--json"])).unwrap();
+    assert_eq!(
+        (v["rows"][0]["project"].as_str(), v["rows"][0]["project_path"].as_str()),
+        (Some("-home-u-app"), Some("/home/u/app"))
+    );
+    let v: Value = serde_json::from_str(&out(&["report", "session", "--json"])).unwrap();
+    assert_eq!(v["rows"][0]["project_path"], "/home/u/app");
+    let store = cachewise::store::Store::open(data.path()).unwrap();
+    let page = common::get(&common::web_state(&store, common::t0()), "/projects");
+    assert!(page.contains("/home/u/app"), "{page}");
+}

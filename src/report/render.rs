@@ -33,8 +33,12 @@ pub fn totals_json(t: &Totals) -> Map<String, Value> {
 fn row_json(g: Grouping, r: &UsageRow) -> Value {
     let mut m = Map::new();
     m.insert(g.key_name().into(), json!(r.key));
+    if g == Grouping::Project {
+        m.insert("project_path".into(), json!(r.project_path));
+    }
     if g == Grouping::Session {
         m.insert("project".into(), json!(r.project));
+        m.insert("project_path".into(), json!(r.project_path));
         m.insert("title".into(), json!(r.title));
         let used = r.used.clone().unwrap_or_default();
         m.insert("model_names".into(), json!(used.names));
@@ -134,7 +138,7 @@ fn usage_csv(r: &UsageReport) -> String {
     }
     let mut w = CsvTable::new();
     w.row(header.iter().cloned());
-    let keys = [r.grouping.key_name(), "project", "title", "model_names", "first", "last"];
+    let keys = [r.grouping.key_name(), "project", "project_path", "title", "model_names", "first", "last"];
     for (row, m) in r.rows.iter().zip(&rows) {
         w.row(header.iter().map(|h| m.get(h).map(csv_value).unwrap_or_default()));
         if !breakdown {
@@ -155,7 +159,8 @@ fn usage_csv(r: &UsageReport) -> String {
 /// The CSV's columns: the key, the session's names and times, the totals,
 /// then every other key of the JSON rows in their order.
 fn csv_header(r: &UsageReport, first: Option<&Map<String, Value>>) -> Vec<String> {
-    let lead = [r.grouping.key_name(), "project", "title", "model_names", "fast_requests", "first", "last"];
+    let lead =
+        [r.grouping.key_name(), "project", "project_path", "title", "model_names", "fast_requests", "first", "last"];
     let Some(m) = first else {
         return [r.grouping.key_name(), "first", "last"].iter().chain(&TOTAL_KEYS).map(|k| (*k).to_owned()).collect();
     };

@@ -66,6 +66,17 @@ pub struct UsageRow {
     pub calls: Option<CallTotals>,
     /// The models of a session row, fast mode told apart.
     pub used: Option<SessionModels>,
+    /// The path people know the project by (its `cwd`,
+    /// `report::project_paths`) on a project or session row; None when
+    /// its rows carry no cwd (the directory name is all there is).
+    pub project_path: Option<String>,
+}
+
+impl UsageRow {
+    /// The project as every view names it: its path, else its directory.
+    pub fn project_name(&self) -> &str {
+        self.project_path.as_deref().unwrap_or(&self.project)
+    }
 }
 
 /// The cache columns of the session report, the ones users sort by.
@@ -185,6 +196,13 @@ fn finish(
             r.title = titles.get(&r.key).cloned().unwrap_or_default();
             r.calls = Some(by_session.get(&r.key).copied().unwrap_or_default());
             r.used = Some(used.remove(&r.key).unwrap_or_default());
+        }
+    }
+    if matches!(grouping, Grouping::Project | Grouping::Session) {
+        let paths = super::project_paths::project_paths(view)?;
+        for r in &mut rows {
+            let dir = if grouping == Grouping::Project { &r.key } else { &r.project };
+            r.project_path = paths.get(dir).cloned();
         }
     }
     if !grouping.is_period() {
@@ -369,6 +387,7 @@ fn rows_from(df: &DataFrame) -> PolarsResult<Vec<UsageRow>> {
                 cache: None,
                 calls: None,
                 used: None,
+                project_path: None,
             }),
         }
     }

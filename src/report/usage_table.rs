@@ -70,7 +70,7 @@ impl Shape {
         };
         let mut cols = vec![Col::text(first, 0)];
         if self.session {
-            cols.extend([Col::text("Title", 1), Col::text("Project", 2), Col::text("Models", 3)]);
+            cols.extend([Col::text("Title", 1), Col::text("Project", 3), Col::text("Models", 3)]);
             if self.fast {
                 cols.push(Col::num("Fast mode", 4));
             }
@@ -116,14 +116,15 @@ pub fn usage_table(r: &UsageReport, layout: Layout) -> String {
 fn row_cells(shape: &Shape, row: &UsageRow, layout: Layout) -> Vec<String> {
     let key = match (shape.session, layout.width) {
         (true, Some(_)) => row.key.chars().take(SHORT_ID).collect(),
-        _ => row.key.clone(),
+        // A project row's key is its directory: shown as its path.
+        _ => row.project_path.clone().unwrap_or_else(|| row.key.clone()),
     };
     let mut cells = vec![key];
     if shape.session {
         let used = row.used.clone().unwrap_or_default();
         cells.extend([
             super::cell::shorten(&row.title, TITLE),
-            super::cell::keep_end(&row.project, PROJECT),
+            super::cell::keep_end(row.project_name(), PROJECT),
             used.names.join(", "),
         ]);
         if shape.fast {

@@ -181,7 +181,8 @@ pub fn settings(store: &Store, now: DateTime<Utc>) -> Settings {
 pub fn get(state: &AppState, uri: &str) -> String {
     use http_body_util::BodyExt;
     use tower::ServiceExt;
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    // Multi-threaded: a page's first read runs the engine, which blocks.
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     rt.block_on(async {
         let req = axum::http::Request::builder().uri(uri).header("host", "127.0.0.1");
         let res =
