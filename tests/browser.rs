@@ -120,10 +120,23 @@ fn check_dom(path: &str, dom: &str) {
     }
 }
 
+/// True when chromium is here; a skip saying so when not, and a failure
+/// instead when `CACHEWISE_BROWSER=required` (CI).
+fn chromium_here() -> bool {
+    if Path::new(CHROMIUM).exists() {
+        return true;
+    }
+    let required = std::env::var("CACHEWISE_BROWSER").is_ok_and(|v| v == "required");
+    assert!(!required, "CACHEWISE_BROWSER=required but {CHROMIUM} is not installed (apt-get install chromium)");
+    println!(
+        "skipped: {CHROMIUM} is not installed (apt-get install chromium; CACHEWISE_BROWSER=required makes this fail)"
+    );
+    false
+}
+
 #[test]
 fn every_page_renders_with_its_chart_in_chromium() {
-    if !Path::new(CHROMIUM).exists() {
-        println!("skipped: {CHROMIUM} is not installed (apt-get install chromium)");
+    if !chromium_here() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -191,8 +204,7 @@ fn countdown(html: &str) -> String {
 
 #[test]
 fn the_now_panels_countdown_ticks_in_chromium() {
-    if !Path::new(CHROMIUM).exists() {
-        println!("skipped: {CHROMIUM} is not installed (apt-get install chromium)");
+    if !chromium_here() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

@@ -39,11 +39,7 @@ fn line(name: &str, b: &Value) -> String {
 #[test]
 fn the_backtest_prices_real_resumes_better_than_v2_on_real3() {
     for name in ["real", "real2", "real3"] {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus").join(name).join("claude");
-        if !root.join("projects").is_dir() {
-            eprintln!("skipped: ../shared/corpus/{name} not found");
-            continue;
-        }
+        let Some(root) = common::corpus(name) else { continue };
         let data = tempfile::tempdir().unwrap();
         let v = json(&cachewise(&root, data.path(), &["--now", "2030-01-01T00:00:00Z", "cache", "--json"]));
         let (b, k) = (&v["backtest"], &v["keep_warm"]);

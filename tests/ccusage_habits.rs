@@ -301,3 +301,59 @@ fn every_table_fits_80_and_100_columns_and_the_session_table_keeps_the_stale_pre
         "{stale}"
     );
 }
+
+/// A JSON value's shape: each object's keys with their values' shapes, an
+/// array as the shape of its first item, a scalar as its type.
+fn shape(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), shape(v))).collect()),
+        Value::Array(a) => Value::Array(a.first().map(shape).into_iter().collect()),
+        Value::Number(_) => "number".into(),
+        Value::String(_) => "string".into(),
+        Value::Bool(_) => "bool".into(),
+        Value::Null => "null".into(),
+    }
+}
+
+/// `--json --json-format ccusage` prints ccusage 20's shape, held to
+/// ccusage's own output on the public corpus (`tests/data/ccusage-20.0.24`):
+/// the same keys and types at every level, the same periods, and the same
+/// tokens and cost wherever docs/ccusage.md says the two count alike (every
+/// session; every day and month but the one day ccusage's daily report
+/// counts a response twice). Other reports refuse the flag.
+#[test]
+fn json_format_ccusage_prints_ccusages_shape_with_its_figures() {
+    let Some(root) = common::real_corpus() else { return };
+    let data = tempfile::tempdir().unwrap();
+    let recorded = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/ccusage-20.0.24");
+    let counted_apart = ["2026-02-10", "2026-02"];
+    for report in ["daily", "monthly", "session"] {
+        let text = std::fs::read_to_string(recorded.join(format!("real-{report}.json"))).unwrap();
+        let theirs: Value = serde_json::from_str(&text).unwrap();
+        let ours = json(&run(&root, data.path(), None, &["--tz", "UTC", report, "--json", "--json-format", "ccusage"]));
+        assert_eq!(shape(&ours), shape(&theirs), "{report}");
+        let rows = |v: &Value| -> std::collections::BTreeMap<String, Value> {
+            v[report]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| (r["period"].as_str().unwrap().to_owned(), r.clone()))
+                .collect()
+        };
+        let (ours, theirs) = (rows(&ours), rows(&theirs));
+        assert_eq!(ours.keys().collect::<Vec<_>>(), theirs.keys().collect::<Vec<_>>(), "{report}: periods");
+        for (period, t) in theirs.iter().filter(|(p, _)| !counted_apart.contains(&p.as_str())) {
+            let o = &ours[period];
+            for key in ["inputTokens", "outputTokens", "cacheCreationTokens", "cacheReadTokens", "totalTokens"] {
+                assert_eq!(o[key], t[key], "{report} {period} {key}");
+            }
+            let (a, b) = (o["totalCost"].as_f64().unwrap(), t["totalCost"].as_f64().unwrap());
+            assert!((a - b).abs() < 1e-6, "{report} {period}: {a} against {b}");
+            assert_eq!(o["modelsUsed"].as_array().map(Vec::len), t["modelsUsed"].as_array().map(Vec::len));
+        }
+    }
+    let refused =
+        run(&root, data.path(), None, &["--no-ingest", "report", "project", "--json", "--json-format", "ccusage"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("is for the daily, monthly and session reports"));
+}

@@ -126,11 +126,7 @@ fn api_session(state: &cachewise::web::AppState, id: &str) -> Value {
 }
 
 fn check_corpus(name: &str) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus").join(name).join("claude");
-    if !root.join("projects").is_dir() {
-        eprintln!("skipped: ../shared/corpus/{name} not found");
-        return;
-    }
+    let Some(root) = common::corpus(name) else { return };
     let data = tempfile::tempdir().unwrap();
     // One clock: 20 minutes after the corpus's last request, so its latest
     // sessions are in the Now panel (warm or cold by their TTL).

@@ -24,6 +24,7 @@ use std::process::{Command, Output};
 
 #[path = "otlp/collector.rs"]
 mod collector;
+mod common;
 use collector::{attrs, from_logs, from_metrics, points, ready, same_days, Day, Receiver};
 
 const SECRET_HEADER: &str = "Bearer s3cret-header-value";
@@ -258,10 +259,7 @@ fn a_team_directory_is_refused_before_anything_is_sent() {
 /// in protobuf: the same per-day sums as `report daily`.
 #[test]
 fn the_real_corpus_adds_up_to_report_daily() {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/real/claude");
-    if !corpus.join("projects").is_dir() {
-        return println!("skipped: ../shared/corpus/real/claude not found");
-    }
+    let Some(corpus) = common::corpus("real") else { return };
     if !ready(true) {
         return;
     }

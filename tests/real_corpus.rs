@@ -15,7 +15,6 @@ use cachewise::update::ingest;
 #[test]
 fn real_corpus_matches_reference_figures() {
     let Some(root) = common::real_corpus() else {
-        eprintln!("skipped: ../shared/corpus/real/claude not found");
         return;
     };
     let data = tempfile::tempdir().unwrap();

@@ -21,7 +21,6 @@ use std::collections::BTreeMap;
 #[test]
 fn real_corpus_v2_classes_and_where_v1_unexplained_went() {
     let Some(root) = common::real_corpus() else {
-        eprintln!("skipped: ../shared/corpus/real/claude not found");
         return;
     };
     let data = tempfile::tempdir().unwrap();

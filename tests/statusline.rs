@@ -277,7 +277,6 @@ fn a_first_call_starts_from_the_store_and_counts_each_response_once() {
 #[test]
 fn the_session_cost_matches_report_session_on_the_real_corpus() {
     let Some(corpus) = common::real_corpus() else {
-        println!("skipped: no real corpus beside this checkout");
         return;
     };
     let tmp = tempfile::tempdir().unwrap();

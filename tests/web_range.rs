@@ -223,11 +223,7 @@ fn cw(data: &std::path::Path, root: Option<&std::path::Path>, args: &[&str]) -> 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn real3_pages_speak_words_and_a_range_equals_the_cli() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/real3/claude");
-    if !root.join("projects").is_dir() {
-        eprintln!("skipped: ../shared/corpus/real3 not found");
-        return;
-    }
+    let Some(root) = common::corpus("real3") else { return };
     let data = tempfile::tempdir().unwrap();
     let daily = cw(data.path(), Some(&root), &["report", "daily", "--json"]);
     let days: Vec<&str> = daily["rows"].as_array().unwrap().iter().map(|r| r["period"].as_str().unwrap()).collect();

@@ -12,6 +12,9 @@ pub fn run_blocks(plan: &Plan, a: &ReportOpts) -> anyhow::Result<()> {
     if a.output.csv || a.breakdown {
         return Err(super::UsageError("report blocks takes --json, not --csv or --breakdown".into()).into());
     }
+    if a.output.ccusage() {
+        return Err(super::UsageError(super::run::CCUSAGE_SHAPES.into()).into());
+    }
     refresh(plan)?;
     let mut rows = blocks_of(&plan.view()?, &a.filter.query(plan.tz, false))?;
     if a.order == Some(Order::Desc) {

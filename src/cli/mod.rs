@@ -195,6 +195,27 @@ pub struct OutputArgs {
     /// Print CSV: the JSON rows' columns, one row per JSON row.
     #[arg(long)]
     pub csv: bool,
+    /// With --json: `ccusage` prints daily, monthly and session reports in
+    /// ccusage 20's JSON shape, for scripts written for it (cachewise's
+    /// figures; docs/ccusage.md says where they differ).
+    #[arg(long, value_enum, value_name = "SHAPE", requires = "json")]
+    pub json_format: Option<JsonShape>,
+}
+
+/// The shape of `--json` output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum JsonShape {
+    /// cachewise's own keys (documented in the README).
+    Cachewise,
+    /// ccusage 20's keys (daily, monthly and session reports).
+    Ccusage,
+}
+
+impl OutputArgs {
+    /// ccusage's JSON shape was asked for.
+    pub fn ccusage(&self) -> bool {
+        self.json_format == Some(JsonShape::Ccusage)
+    }
 }
 
 /// How terminal tables are laid out.

@@ -168,11 +168,16 @@ fn warn(plan: &Plan, o: &Outcome) {
 
 fn format(o: OutputArgs) -> Format {
     match (o.json, o.csv) {
+        (true, _) if o.ccusage() => Format::CcusageJson,
         (true, _) => Format::Json,
         (_, true) => Format::Csv,
         _ => Format::Table,
     }
 }
+
+/// Why `--json-format ccusage` was refused.
+pub const CCUSAGE_SHAPES: &str =
+    "--json-format ccusage is for the daily, monthly and session reports (ccusage's JSON shapes)";
 
 /// `cachewise report KIND` and its aliases (`cachewise daily`, ...).
 fn run_report(plan: &Plan, kind: ReportKind, a: &ReportOpts) -> anyhow::Result<()> {
@@ -182,11 +187,15 @@ fn run_report(plan: &Plan, kind: ReportKind, a: &ReportOpts) -> anyhow::Result<(
         ReportKind::Usage(g) => g,
     };
     team::check_usage_flags(a)?;
+    if a.output.ccusage() && !crate::report::ccusage_json::supported(kind) {
+        return Err(super::UsageError(CCUSAGE_SHAPES.into()).into());
+    }
     let clock = std::time::Instant::now();
     let lap = |what: &str| tracing::debug!("report: {what} after {:?}", clock.elapsed());
     refresh(plan)?;
     lap("ingest");
-    let q = a.query(plan.tz);
+    // ccusage's shape breaks every row down by model.
+    let q = Query { breakdown: a.breakdown || a.output.ccusage(), ..a.query(plan.tz) };
     let view = plan.view()?;
     lap("view opened");
     let mut r = usage::usage(&view, kind, &q)?;

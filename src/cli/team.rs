@@ -336,6 +336,9 @@ pub fn run_push(plan: &Plan, a: &PushArgs) -> anyhow::Result<()> {
 
 /// `cachewise report team`.
 pub fn run_team_report(plan: &Plan, a: &ReportOpts) -> anyhow::Result<()> {
+    if a.output.ccusage() {
+        return Err(UsageError(super::run::CCUSAGE_SHAPES.into()).into());
+    }
     refresh(plan)?;
     let q = a.filter.query(plan.tz, false);
     let r = team_report::team(&plan.view()?, &q)?;

@@ -11,6 +11,7 @@ pub mod cache_rows;
 pub mod cache_view;
 pub mod cache_words;
 pub mod calls;
+pub mod ccusage_json;
 pub mod cell;
 pub mod charts;
 pub mod class_cost;

@@ -14,6 +14,8 @@ use serde_json::{json, Map, Value};
 pub enum Format {
     Table,
     Json,
+    /// ccusage 20's JSON (`report::ccusage_json`).
+    CcusageJson,
     Csv,
 }
 
@@ -112,6 +114,9 @@ pub fn usage_json(r: &UsageReport) -> Value {
 pub fn usage(r: &UsageReport, format: Format, layout: Layout) -> String {
     match format {
         Format::Json => super::term::json(&usage_json(r)).unwrap_or_default(),
+        Format::CcusageJson => {
+            super::ccusage_json::render(r).and_then(|v| super::term::json(&v).ok()).unwrap_or_default()
+        }
         Format::Csv => usage_csv(r),
         Format::Table => super::usage_table::usage_table(r, layout),
     }

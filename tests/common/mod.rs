@@ -159,8 +159,21 @@ pub fn append(path: &Path, text: &str) {
 
 /// The shared real corpus, when this checkout sits beside `shared/`.
 pub fn real_corpus() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/real/claude");
-    p.join("projects").is_dir().then_some(p)
+    corpus("real")
+}
+
+/// `../shared/corpus/NAME/claude`, when this checkout sits beside
+/// `shared/`; None (the caller skips, saying so) when it does not, and a
+/// failure instead when `CACHEWISE_CORPUS=required` (CI).
+pub fn corpus(name: &str) -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus").join(name).join("claude");
+    if p.join("projects").is_dir() {
+        return Some(p);
+    }
+    let required = std::env::var("CACHEWISE_CORPUS").is_ok_and(|v| v == "required");
+    assert!(!required, "CACHEWISE_CORPUS=required but ../shared/corpus/{name}/claude is not there");
+    println!("skipped: ../shared/corpus/{name}/claude not found (CACHEWISE_CORPUS=required makes this fail)");
+    None
 }
 
 /// The dashboard's settings over `store`: built-in prices, days in UTC,

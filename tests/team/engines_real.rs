@@ -8,14 +8,10 @@
 
 use super::support::{cw, json, ok};
 use super::team_sql::{compare_figures, team_sql};
-use std::path::Path;
 
 #[test]
 fn engines_agree_on_the_real_corpus_as_two_people() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/real3/claude");
-    if !root.join("projects").is_dir() {
-        return println!("skipped: ../shared/corpus/real3/claude not found");
-    }
+    let Some(root) = crate::common::corpus("real3") else { return };
     let tmp = tempfile::tempdir().unwrap();
     let (local, team, out) = (tmp.path().join("local"), tmp.path().join("team"), tmp.path().join("bundles"));
     std::fs::create_dir_all(&out).unwrap();
