@@ -185,6 +185,9 @@ fn every_page_renders_with_its_chart_in_chromium() {
         let px: f64 = px.parse().unwrap_or_else(|_| panic!("{path}: {px}"));
         let at = html_attr(&dom, "data-min-text-at").unwrap_or_default();
         assert!(px >= 12.0, "{path}: text of {px} px at 800 px wide ({at:?})");
+        // A chart wider than the window opens at its newest bar.
+        let clipped = html_attr(&dom, "data-clipped").unwrap_or_default();
+        assert!(!clipped.contains("figure"), "{path}: a chart opens away from its newest bar at 800 px: {clipped}");
         for (width, height) in [(1400, 1400), (800, 1400)] {
             let file = shots.join(format!("{name}-{width}.png"));
             let _ = std::fs::remove_file(&file);
@@ -237,4 +240,57 @@ fn the_now_panels_countdown_ticks_in_chromium() {
         m.parse::<i64>().unwrap() * 60 + s.parse::<i64>().unwrap()
     };
     assert!(secs(&ticked) < secs(&served), "{served} -> {ticked}");
+}
+
+/// A pilot lead's `/team` at 800 px: the table fits the window, so the
+/// run-rate and the top model are in view without scrolling (machines,
+/// median and p90 give way); the page's charts open at their newest bar.
+#[test]
+fn the_team_page_at_800_px_keeps_the_run_rate_and_top_model_in_view() {
+    use cachewise::synth::{generate, SynthSpec};
+    if !chromium_here() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let team = tmp.path().join("team");
+    let prices = cachewise::pricing::PriceTable::embedded().unwrap();
+    let mut bundles = Vec::new();
+    for (user, seed) in [("alice", 1), ("bob", 2)] {
+        let own = tmp.path().join(user);
+        let data = generate(seed, &SynthSpec::demo(chrono::Utc::now()));
+        let rows = cachewise::ingest::Rows { rows: data.requests, compactions: data.compactions, ..Default::default() };
+        cachewise::update::store_rows(&cachewise::store::Store::open(&own).unwrap(), rows, &prices).unwrap();
+        let bundle = tmp.path().join(format!("{user}.parquet"));
+        let out = Command::new(env!("CARGO_BIN_EXE_cachewise"))
+            .arg("--data-dir")
+            .arg(&own)
+            .args(["--no-ingest", "--quiet", "export", "--user", user, "--out"])
+            .arg(&bundle)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        bundles.push(bundle);
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_cachewise"))
+        .arg("--data-dir")
+        .arg(&team)
+        .arg("import")
+        .args(&bundles)
+        .output();
+    assert!(out.as_ref().unwrap().status.success(), "{out:?}");
+    let args = ["--data-dir", team.to_str().unwrap(), "--quiet", "--no-ingest", "serve", "--bind", "127.0.0.1:0"];
+    let (_server, base) = start_with(&args);
+    let profile = tmp.path().join("profile");
+    let dom = chromium_at(&profile, (800, 1000), &["--dump-dom"], &format!("{base}/team#text-size"));
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert!(dom.contains("Monthly run-rate") && dom.contains("Top model"), "{dom}");
+    let clipped = html_attr(&dom, "data-clipped").unwrap_or_else(|| panic!("the page did not measure: {dom}"));
+    assert!(!clipped.contains("team") && !clipped.contains("figure"), "hidden behind a scroll at 800 px: {clipped}");
+    let shots = screenshot_dir();
+    for (width, height) in [(1400, 1400), (800, 1400)] {
+        let file = shots.join(format!("team-{width}.png"));
+        let _ = std::fs::remove_file(&file);
+        chromium_at(&profile, (width, height), &[&format!("--screenshot={}", file.display())], &format!("{base}/team"));
+        assert!(file.exists(), "no screenshot of /team at {width} px");
+    }
 }

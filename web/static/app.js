@@ -54,6 +54,7 @@
       main.innerHTML = fresh.innerHTML;
       main.setAttribute("data-version", version);
       skew = null;
+      newestInView();
       tick();
       sortable();
       listen();
@@ -80,8 +81,26 @@
       });
     });
   }
+  // A chart wider than its column opens at its right end, where the
+  // newest bar is.
+  function newestInView() {
+    document.querySelectorAll("figure.chart").forEach(function (f) { f.scrollLeft = f.scrollWidth; });
+  }
+  // What a narrow window hides: the scrolling boxes whose right end is out
+  // of view (for the browser test, with #text-size).
+  function clipped() {
+    var out = [];
+    document.querySelectorAll(".table-scroll, figure.chart").forEach(function (el) {
+      if (el.scrollLeft + el.clientWidth < el.scrollWidth - 1) {
+        var t = el.querySelector("table");
+        out.push(el.tagName.toLowerCase() + (t && t.className ? "/" + t.className.split(" ").join(".") : ""));
+      }
+    });
+    return out.join(" ");
+  }
   function textSize() {
     if (window.location.hash !== "#text-size") { return; }
+    document.documentElement.setAttribute("data-clipped", clipped());
     var min = Infinity, at = "";
     var walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     var node;
@@ -101,6 +120,7 @@
     document.documentElement.setAttribute("data-min-text-at", at);
   }
   document.addEventListener("DOMContentLoaded", function () {
+    newestInView();
     textSize();
     sortable();
     tick();
