@@ -34,9 +34,13 @@ pub struct Request {
     /// `usage.inference_geo` (`us`, `global`, ... or empty).
     pub inference_geo: Text,
     /// The server's miss reason (`message.diagnostics.cache_miss_reason.type`,
-    /// `model::reason`): empty when the line carried none.
+    /// `model::reason`): empty when the line carried none. Left out of the
+    /// serialized row when empty, so a row without one serializes as it did
+    /// before the field existed (bundles of schema 1 and 2 checksum that).
+    #[serde(default, skip_serializing_if = "Text::is_empty")]
     pub server_reason: Text,
     /// Its `cache_missed_input_tokens`, when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_missed_tokens: Option<u64>,
     pub is_sidechain: bool,
     /// Cost in USD from `pricing::cost`; 0 for unknown models.

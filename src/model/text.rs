@@ -46,6 +46,11 @@ impl Text {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// No characters (serde's `skip_serializing_if` names it).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 impl Default for Text {

@@ -98,7 +98,7 @@ pub fn bundle_bytes(b: &Bundle) -> Result<Vec<u8>, TeamError> {
     let mut df = bundle_frame(b).map_err(polars)?;
     let mut pairs = meta_pairs(b);
     if b.meta.schema >= 3 {
-        let sum = frame_checksum(&df, &checksum_columns(b.meta.schema)).map_err(polars)?;
+        let sum = frame_checksum(&df, &checksum_columns(b.meta.schema, &df)).map_err(polars)?;
         pairs.retain(|(k, _)| k != META_CHECKSUM);
         pairs.push((META_CHECKSUM.to_owned(), sum));
     }
@@ -248,12 +248,17 @@ fn text_bounds(df: &DataFrame, origin: &str, limits: &BundleLimits) -> Result<()
     Ok(())
 }
 
-/// The columns a bundle of `schema` checksums (schema 3 had no reasons).
-fn checksum_columns(schema: u32) -> Vec<&'static str> {
-    let all = column_order();
+/// The columns a bundle of `schema` checksums: today's columns in their
+/// order, those the bundle holds (a release before a column was added wrote
+/// none of it, and checksummed the others in the same order), without the
+/// reason columns in schema 3 (which had none; `add_missing_reasons` has
+/// added them as nulls by now).
+fn checksum_columns(schema: u32, df: &DataFrame) -> Vec<&'static str> {
+    let held = |n: &&str| df.column(n).is_ok();
+    let all = column_order().into_iter().filter(held);
     match schema {
-        3 => all.into_iter().filter(|n| !c::REASON_COLUMNS.contains(n)).collect(),
-        _ => all,
+        3 => all.filter(|n| !c::REASON_COLUMNS.contains(n)).collect(),
+        _ => all.collect(),
     }
 }
 
@@ -270,7 +275,7 @@ fn add_missing_reasons(df: &mut DataFrame) -> PolarsResult<()> {
 
 /// A schema-3 (or later) bundle's rows against the checksum it carries.
 fn verify_checksum(df: &DataFrame, expected: &str, schema: u32) -> Result<(), String> {
-    match frame_checksum(df, &checksum_columns(schema)).map_err(|e| e.to_string())? == expected {
+    match frame_checksum(df, &checksum_columns(schema, df)).map_err(|e| e.to_string())? == expected {
         true => Ok(()),
         false => Err("the rows do not match the bundle's checksum".into()),
     }
