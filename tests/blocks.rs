@@ -65,7 +65,7 @@ fn advise_says_when_there_are_too_few_plan_limit_samples() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.contains("Plan limits: not enough plan-limit readings yet: 0 of the 3 rises in use an estimate needs."),
+        text.contains("Plan limits: not enough plan-limit readings yet: the status line has seen your 5-hour use rise 0 of the 3 times an estimate needs."),
         "{text}"
     );
     let out = cw(&root, &data, &["advise", "s1", "--json", "--now", &now, "--no-ingest"]);

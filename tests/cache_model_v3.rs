@@ -157,7 +157,7 @@ fn only_resumable_sessions_are_stale_and_the_others_say_why() {
     assert_eq!(ids(&v, "by_session"), ["s-gone", "s-new", "s-old"]);
     assert!(v.get("warnings").is_none(), "{}", v["warnings"]);
     let why = v["not_resumable"].as_array().unwrap().iter().find(|s| s["session_id"] == "s-old").unwrap();
-    assert_eq!(why["why"], "past cleanup (7 days)");
+    assert_eq!(why["why"], "idle longer than Claude Code keeps transcripts (7 days)");
 
     // advise says plainly that a deleted transcript cannot be resumed.
     let a = json(&cachewise(root.path(), data.path(), &["--no-ingest", "--now", &now, "advise", "s-gone", "--json"]));

@@ -78,7 +78,7 @@ async fn the_now_panel_shows_countdowns_premiums_and_what_claude_code_will_do() 
     assert!(panel.find(">s1<").unwrap() < panel.find(">s2<").unwrap(), "most recent first");
     assert!(panel.contains("Plan limit: 12% of the 5-hour window used (2026-02-11 20:01)"), "{panel}");
     assert!(
-        panel.contains("not enough plan-limit readings yet: 0 of the 3 rises in use an estimate needs."),
+        panel.contains("not enough plan-limit readings yet: the status line has seen your 5-hour use rise 0 of the 3 times an estimate needs."),
         "{panel}"
     );
 }

@@ -23,7 +23,7 @@ use serde_json::Value;
 use std::process::Command;
 use tower::ServiceExt;
 
-use common::words::{text_of, INTERNAL};
+use common::words::{text_of, INTERNAL, JARGON};
 
 fn end() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 11, 20, 18, 0, 0).unwrap()
@@ -254,7 +254,7 @@ async fn real3_pages_speak_words_and_a_range_equals_the_cli() {
     for uri in &uris {
         let html = page(&st, uri).await;
         let text = text_of(&html);
-        for key in INTERNAL {
+        for key in INTERNAL.iter().chain(&JARGON) {
             assert!(!text.contains(key), "real3 {uri} shows {key:?}");
         }
         for svg in html.split("<svg").skip(1) {
@@ -266,6 +266,20 @@ async fn real3_pages_speak_words_and_a_range_equals_the_cli() {
     }
     let projects = text_of(&page(&st, "/projects").await);
     assert!(projects.contains('/'), "real3: projects shown by path");
+    // The terminal reports speak the same plain words.
+    for args in [&["cache"][..], &["prices"], &["report", "daily"], &["report", "session"], &["cache", "--misses"]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_cachewise"))
+            .arg("--data-dir")
+            .arg(data.path())
+            .args(["--no-ingest", "--quiet"])
+            .args(args)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        for key in JARGON {
+            assert!(!text.contains(key), "real3 `cachewise {}` says {key:?}:\n{text}", args.join(" "));
+        }
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

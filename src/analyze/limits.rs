@@ -72,7 +72,9 @@ pub fn estimate(samples: &[Sample], requests: &[Priced], kind: WindowKind) -> Li
     let n = ratios.len();
     if n < MIN_INTERVALS {
         let note =
-            format!("not enough plan-limit readings yet: {n} of the {MIN_INTERVALS} rises in use an estimate needs");
+            format!(
+                "not enough plan-limit readings yet: the status line has seen your 5-hour use rise {n} of the {MIN_INTERVALS} times an estimate needs"
+            );
         return LimitEstimate {
             intervals: n,
             usd_per_pct: None,

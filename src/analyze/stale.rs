@@ -34,7 +34,7 @@ impl NotResumable {
     pub fn label(self) -> &'static str {
         match self {
             NotResumable::TranscriptDeleted => "transcript deleted",
-            NotResumable::PastCleanup => "past cleanup",
+            NotResumable::PastCleanup => "transcript due for deletion",
             NotResumable::NoMainThread => "no conversation",
             NotResumable::TeamMember => "a team member's",
         }
@@ -59,7 +59,10 @@ impl NotResumable {
         match self {
             NotResumable::TranscriptDeleted => "transcript deleted".to_owned(),
             NotResumable::PastCleanup => {
-                format!("past cleanup ({})", crate::model::count::plural(cleanup_days, "day", "days"))
+                format!(
+                    "idle longer than Claude Code keeps transcripts ({})",
+                    crate::model::count::plural(cleanup_days, "day", "days")
+                )
             }
             NotResumable::NoMainThread => "no main conversation (sub-agents only)".to_owned(),
             NotResumable::TeamMember => "a team member's session: only they can resume it, on their machine".to_owned(),

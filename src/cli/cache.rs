@@ -35,7 +35,7 @@ pub struct CacheArgs {
     #[arg(long, value_name = "N", default_value_t = 1, requires = "per_page",
           value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub page: u64,
-    /// Print JSON (keys documented in the README).
+    /// Print JSON (keys in docs/reports.md).
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
@@ -49,7 +49,7 @@ pub struct AdviseArgs {
     /// How many future turns to compare over.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub turns: u32,
-    /// Print JSON (keys documented in the README).
+    /// Print JSON (keys in docs/reports.md).
     #[arg(long)]
     pub json: bool,
 }

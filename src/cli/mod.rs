@@ -179,7 +179,7 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct PricesArgs {
-    /// Print JSON (keys documented in the README).
+    /// Print JSON (keys in docs/reports.md).
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
@@ -189,7 +189,7 @@ pub struct PricesArgs {
 /// Output format flags shared by commands that print tables.
 #[derive(Debug, Args, Clone, Copy)]
 pub struct OutputArgs {
-    /// Print JSON (keys documented in the README).
+    /// Print JSON (keys in docs/reports.md).
     #[arg(long, short = 'j', conflicts_with = "csv")]
     pub json: bool,
     /// Print CSV: the JSON rows' columns, one row per JSON row.
@@ -205,7 +205,7 @@ pub struct OutputArgs {
 /// The shape of `--json` output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum JsonShape {
-    /// cachewise's own keys (documented in the README).
+    /// cachewise's own keys (docs/reports.md).
     Cachewise,
     /// ccusage 20's keys (daily, monthly and session reports).
     Ccusage,

@@ -20,7 +20,7 @@ use std::io::{Read, Seek, SeekFrom};
 /// up to `MAX_LINE`.
 const CHUNK: usize = 32 << 20;
 
-/// Longest line read (64 MiB, documented in the README): a longer one is
+/// Longest line read (64 MiB, documented in docs/store.md): a longer one is
 /// counted as a bad line (its file, line and byte offset named) and read
 /// past to its newline a block at a time, holes seeked over.
 pub const MAX_LINE: usize = 64 << 20;

@@ -305,7 +305,7 @@ impl ModelPrice {
     pub fn request_rates(&self, req: &Request) -> Rates {
         let base = self.base_rates(req.time);
         let (mut input, mut output) = (base.input, base.output);
-        // Fast mode never carries the long-context charge (reference 3.3).
+        // Fast mode never carries the long-context charge (the pricing page: fast mode includes the long-context window).
         if self.fast(&req.speed).is_none() {
             if let Some(lc) = self.premium_at(req.time, req.tokens.prompt()) {
                 input *= lc.input_mult;

@@ -178,7 +178,7 @@ fn v3_lines(r: &CacheReport) -> String {
         let _ = writeln!(
             out,
             "How well cachewise priced the {} that really happened: {} paid, predicted {} (off by {}; \
-rewriting everything, as before, predicted {}, off by {}).",
+counting the whole prompt as rewritten, with no shared prefix still warm, predicted {}, off by {}).",
             plural(b.misses, "resume", "resumes"),
             dollars(b.observed_usd),
             dollars(b.predicted_usd),
@@ -244,13 +244,13 @@ fn v2_lines(r: &CacheReport) -> String {
     if i.gaps > 0 {
         let _ = writeln!(
             out,
-            "Idle compaction: {} over 1 h after 200k+ tokens cost {} in rebuilds; compacting before the cache expired (what Claude Code's idle compaction does) would have cost {}.",
-            plural(i.gaps, "rest", "rests"),
+            "Idle compaction: {} idle over an hour after a prompt of 200k+ tokens cost {} in rebuilt caches; compacting before the cache expired (what Claude Code's idle compaction does) would have cost {}.",
+            plural(i.gaps, "time a conversation sat", "times conversations sat"),
             dollars(i.rebuild_usd),
             dollars(i.compact_usd)
         );
     } else {
-        out += "Idle compaction: no rest over 1 h after a prompt of 200k+ tokens, so nothing for it to save.\n";
+        out += "Idle compaction: no conversation of 200k+ tokens sat idle over an hour, so it had nothing to save.\n";
     }
     let _ = writeln!(out, "Idle compactions Claude Code already ran: {}", thousands(i.idle_compactions));
     for (i, line) in server_lines(r).iter().enumerate() {

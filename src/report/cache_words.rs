@@ -66,7 +66,7 @@ pub fn what_if_caption(w: &WhatIf, mix: &WriteMix) -> String {
                     usd(actual as f64 / 100.0)
                 ),
                 std::cmp::Ordering::Greater => format!(
-                    "Your mix was cheaper than one lifetime everywhere: {} against {} at best.",
+                    "Your mix of 5-minute and 1-hour caches cost less than either lifetime everywhere would have: {} against {} at best.",
                     usd(actual as f64 / 100.0),
                     usd(best as f64 / 100.0)
                 ),
@@ -168,7 +168,7 @@ mod tests {
         let s = what_if_caption(&w(11.50, 11.49, 13.0), &MIXED);
         assert!(s.contains("$0.01 less"), "{s}");
         let s = what_if_caption(&w(11.49, 11.50, 11.50), &MIXED);
-        assert!(s.contains("cheaper than one lifetime") && !s.contains("either"), "{s}");
+        assert!(s.contains("cost less than either lifetime everywhere would have"), "{s}");
         let s = what_if_caption(&w(12.0, 10.0, 10.0), &MIXED);
         assert!(s.contains("either cache lifetime"), "{s}");
     }

@@ -105,7 +105,7 @@ pub fn long_context_rule(lc: Option<&LongContext>) -> String {
     format!("prompt > {threshold}: {}x input, {}x output{until}", lc.input_mult, lc.output_mult)
 }
 
-/// The listing as JSON (keys documented in the README).
+/// The listing as JSON (keys in docs/reports.md).
 pub fn render_json(l: &PriceList) -> String {
     match serde_json::to_string_pretty(l) {
         Ok(s) => format!("{s}\n"),

@@ -17,6 +17,20 @@ pub const INTERNAL: [&str; 12] = [
     "(floor)",
 ];
 
+/// Words that do not speak to a user: the spec's shorthand, counters of
+/// nothing, internal references. No page or terminal report says them.
+pub const JARGON: [&str; 9] = [
+    "as before",
+    "rests over",
+    "1 rests",
+    "cheaper than one lifetime",
+    "past cleanup",
+    "Data version",
+    "rises in use an estimate",
+    "(reference",
+    "advisor calls $0.00 (0)",
+];
+
 /// A page's text: its HTML without tags, comments, styles or scripts, each
 /// run of white space one space.
 pub fn text_of(html: &str) -> String {

@@ -115,7 +115,7 @@ fn resumable_until_cleanup_unless_the_transcript_is_gone_or_the_session_a_team_m
     // cleanupPeriodDays 0: Claude Code keeps nothing.
     assert_eq!(resumability("", last, last, 0, false), Some(NotResumable::PastCleanup));
     assert_eq!(resumability("", last, day(1), 30, true), Some(NotResumable::TranscriptDeleted));
-    assert_eq!(NotResumable::PastCleanup.words(7), "past cleanup (7 days)");
+    assert_eq!(NotResumable::PastCleanup.words(7), "idle longer than Claude Code keeps transcripts (7 days)");
     // A team store's rows are their owners': never resumable here.
     assert_eq!(resumability("alice", last, day(1), 30, false), Some(NotResumable::TeamMember));
 }

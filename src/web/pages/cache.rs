@@ -112,9 +112,9 @@ cache expiring (the \"lost to expired caches\" figure); the other {} is misses w
                 .to_owned();
         }
         format!(
-            "{} of over an hour after a prompt of 200k+ tokens cost {} in rebuilt caches. Compacting before the cache expired, \
+            "{} idle over an hour after a prompt of 200k+ tokens cost {} in rebuilt caches. Compacting before the cache expired, \
 as Claude Code's idle compaction does, would have cost {}.",
-            plural(i.gaps, "rest", "rests"),
+            plural(i.gaps, "time a conversation sat", "times conversations sat"),
             crate::web::view::usd(i.rebuild_usd),
             crate::web::view::usd(i.compact_usd)
         )
