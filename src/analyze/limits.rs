@@ -129,6 +129,6 @@ mod tests {
         let e = estimate(&samples, &requests, WindowKind::FiveHour);
         assert_eq!(e.intervals, 1);
         assert_eq!(e.usd_per_pct, None);
-        assert!(e.note.unwrap().contains("1 of the 3 rises in use"), "words, not keys");
+        assert!(e.note.unwrap().contains("5-hour use rise 1 of the 3 times"), "words, not keys");
     }
 }
