@@ -108,7 +108,7 @@ fn cache_json_v2_contract_by_hand() {
         "rebuilt although still warm",
         "Rewinds: 1",
         "idle compaction (before the cache expired) 1",
-        "Idle compaction: 1 rest over 1 h",
+        "Idle compaction: 1 time a conversation sat idle over an hour",
     ] {
         assert!(text.contains(want), "{want:?} missing from\n{text}");
     }

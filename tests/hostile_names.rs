@@ -53,6 +53,9 @@ fn hostile_tree(root: &Path, tame: bool) {
             s.to_owned()
         }
     };
+    // The sessions ran in a directory named like the project: the path
+    // every table names the project by is as hostile as its directory.
+    let cwd = format!(r#""cwd":{}"#, serde_json::to_string(&format!("/x/{}", tamed(PROJECT))).unwrap());
     for (k, (session, model)) in SESSIONS.iter().zip(MODELS).enumerate() {
         let (session, model) = (tamed(session), tamed(model));
         let mut lines = Vec::new();
@@ -61,7 +64,7 @@ fn hostile_tree(root: &Path, tame: bool) {
             r.model.clone_from(&model);
             r.msg = format!("msg_{k}_{n}");
             r.req = format!("req_{k}_{n}");
-            lines.extend(r.to_lines());
+            lines.extend(r.to_lines().into_iter().map(|l| l.replace(r#""cwd":"/home/u/app""#, &cwd)));
         }
         if k == 0 {
             lines.push(title_line("s0", &tamed(TITLE)));
@@ -351,5 +354,7 @@ fn an_export_of_names_with_control_characters_is_imported_whole() {
     }
     let out = text(&cachewise(None, &team, &["report", "session"]), "team sessions");
     check_lines("team sessions", &out);
-    assert!(out.contains("-home-u-\u{fffd}[31mred\u{fffd}app\u{fffd}txt"), "{out}");
+    let out = text(&cachewise(None, &team, &["report", "project"]), "team projects");
+    check_lines("team projects", &out);
+    assert!(out.contains("/home/u/\u{fffd}[31mred\u{fffd}app\u{fffd}txt/ddd"), "the project by its path: {out}");
 }

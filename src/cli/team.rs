@@ -313,7 +313,10 @@ pub fn run_push(plan: &Plan, a: &PushArgs) -> anyhow::Result<()> {
             eprintln!("warning: {w}");
         }
     }
-    let spec = spec(plan, login_name(a.user.as_deref())?, a.machine.as_deref(), (None, None), &a.hash)?;
+    // The server files the rows under the token's user: a bundle's own name
+    // is a label, so a machine without a login name still pushes.
+    let user = login_name(a.user.as_deref()).unwrap_or_else(|_| "unknown".to_owned());
+    let spec = spec(plan, user, a.machine.as_deref(), (None, None), &a.hash)?;
     let o = push::push(&plan.store, &a.server, &a.token, spec, a.all)?;
     if let (Some(note), Some(_)) = (&o.renamed, &o.server) {
         super::note(&format!("push: {note}"));

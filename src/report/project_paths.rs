@@ -24,6 +24,12 @@ pub fn pick<'a>(project: &str, cwds: impl IntoIterator<Item = &'a str>) -> Optio
     cwds.iter().find(|p| encoded(p) == project).or_else(|| cwds.iter().min_by_key(|p| (p.len(), **p))).copied()
 }
 
+/// A path as one bounded line: a newline becomes a space (as every table
+/// shows one), the characters no terminal or page gets raw go.
+fn shown(path: &str) -> String {
+    crate::model::one_line(&path.replace('\n', " "), 300)
+}
+
 /// Project directory -> the path to show, for every project with a cwd.
 pub fn project_paths(view: &StoreView) -> Result<HashMap<String, String>, ReportError> {
     let Some(requests) = view.requests() else { return Ok(HashMap::new()) };
@@ -34,10 +40,7 @@ pub fn project_paths(view: &StoreView) -> Result<HashMap<String, String>, Report
     for (p, w) in projects.iter().zip(cwds.iter()) {
         by.entry(*p).or_default().push(*w);
     }
-    Ok(by
-        .into_iter()
-        .filter_map(|(p, ws)| pick(p, ws.iter().copied()).map(|w| (p.to_owned(), crate::model::one_line(w, 300))))
-        .collect())
+    Ok(by.into_iter().filter_map(|(p, ws)| pick(p, ws.iter().copied()).map(|w| (p.to_owned(), shown(w)))).collect())
 }
 
 #[cfg(test)]

@@ -116,8 +116,9 @@ pub fn usage_table(r: &UsageReport, layout: Layout) -> String {
 fn row_cells(shape: &Shape, row: &UsageRow, layout: Layout) -> Vec<String> {
     let key = match (shape.session, layout.width) {
         (true, Some(_)) => row.key.chars().take(SHORT_ID).collect(),
+        (true, None) => row.key.clone(),
         // A project row's key is its directory: shown as its path.
-        _ => row.project_path.clone().unwrap_or_else(|| row.key.clone()),
+        (false, _) => row.project_path.clone().unwrap_or_else(|| row.key.clone()),
     };
     let mut cells = vec![key];
     if shape.session {

@@ -12,26 +12,31 @@ use polars::prelude::*;
 /// The calls table (stored as `iterations`, after the transcript's field).
 pub fn calls_frame(rows: &[Call]) -> PolarsResult<DataFrame> {
     let s = |name: &str, f: fn(&Call) -> &str| str_column(name, rows.iter().map(f));
-    let t = |name: &str, f: fn(&TokenCounts) -> u64| u64_column(name, rows.iter().map(|r| f(&r.tokens)));
-    DataFrame::new(
-        rows.len(),
-        vec![
-            s(c::USER, |r| &r.user),
-            s(c::MESSAGE_ID, |r| &r.message_id),
-            s(c::REQUEST_ID, |r| &r.request_id),
-            s(c::SOURCE, |r| &r.source),
-            u64_column(c::LINE, rows.iter().map(|r| r.line)),
-            u64_column(c::ITERATION, rows.iter().map(|r| u64::from(r.index))),
-            s(c::ITERATION_TYPE, |r| &r.kind),
-            s(c::MODEL, |r| &r.model),
-            t(c::INPUT, |k| k.input),
-            t(c::CACHE_WRITE_5M, |k| k.cache_write_5m),
-            t(c::CACHE_WRITE_1H, |k| k.cache_write_1h),
-            t(c::CACHE_READ, |k| k.cache_read),
-            t(c::OUTPUT, |k| k.output),
-            f64_column(c::COST_USD, rows.iter().map(|r| r.cost_usd)),
-        ],
-    )
+    let mut columns = vec![
+        s(c::USER, |r| &r.user),
+        s(c::MESSAGE_ID, |r| &r.message_id),
+        s(c::REQUEST_ID, |r| &r.request_id),
+        s(c::SOURCE, |r| &r.source),
+        u64_column(c::LINE, rows.iter().map(|r| r.line)),
+        u64_column(c::ITERATION, rows.iter().map(|r| u64::from(r.index))),
+        s(c::ITERATION_TYPE, |r| &r.kind),
+        s(c::MODEL, |r| &r.model),
+    ];
+    columns.extend(token_columns(rows, |r| &r.tokens));
+    columns.push(f64_column(c::COST_USD, rows.iter().map(|r| r.cost_usd)));
+    DataFrame::new(rows.len(), columns)
+}
+
+/// The five token columns of `rows`, in the tables' order.
+fn token_columns<T>(rows: &[T], tokens: fn(&T) -> &TokenCounts) -> [Column; 5] {
+    let t = |name: &str, f: fn(&TokenCounts) -> u64| u64_column(name, rows.iter().map(|r| f(tokens(r))));
+    [
+        t(c::INPUT, |k| k.input),
+        t(c::CACHE_WRITE_5M, |k| k.cache_write_5m),
+        t(c::CACHE_WRITE_1H, |k| k.cache_write_1h),
+        t(c::CACHE_READ, |k| k.cache_read),
+        t(c::OUTPUT, |k| k.output),
+    ]
 }
 
 /// Reads the calls table back into rows.
@@ -185,27 +190,22 @@ pub fn titles_from(df: &DataFrame) -> PolarsResult<Vec<SessionTitle>> {
 /// The `cost-readings` table.
 pub fn readings_frame(rows: &[CostReading]) -> PolarsResult<DataFrame> {
     let s = |name: &str, f: fn(&CostReading) -> &str| str_column(name, rows.iter().map(f));
-    let t = |name: &str, f: fn(&TokenCounts) -> u64| u64_column(name, rows.iter().map(|r| f(&r.tokens)));
-    DataFrame::new(
-        rows.len(),
-        vec![
-            s(c::USER, |r| &r.user),
-            s(c::SESSION_ID, |r| &r.session_id),
-            s(c::SOURCE, |r| &r.source),
-            u64_column(c::LINE, rows.iter().map(|r| r.line)),
-            time_column(c::TIME, rows.iter().map(|r| r.time)),
-            u64_column(c::START_MS, rows.iter().map(|r| r.start_ms)),
-            s(c::MODEL, |r| &r.model),
-            t(c::INPUT, |k| k.input),
-            t(c::CACHE_WRITE_5M, |k| k.cache_write_5m),
-            t(c::CACHE_WRITE_1H, |k| k.cache_write_1h),
-            t(c::CACHE_READ, |k| k.cache_read),
-            t(c::OUTPUT, |k| k.output),
-            u64_column(c::WEB_SEARCH, rows.iter().map(|r| r.web_search)),
-            f64_column(c::CLAUDE_COST_USD, rows.iter().map(|r| r.claude_cost_usd)),
-            bool_column(c::COMPACTED, rows.iter().map(|r| r.compacted)),
-        ],
-    )
+    let mut columns = vec![
+        s(c::USER, |r| &r.user),
+        s(c::SESSION_ID, |r| &r.session_id),
+        s(c::SOURCE, |r| &r.source),
+        u64_column(c::LINE, rows.iter().map(|r| r.line)),
+        time_column(c::TIME, rows.iter().map(|r| r.time)),
+        u64_column(c::START_MS, rows.iter().map(|r| r.start_ms)),
+        s(c::MODEL, |r| &r.model),
+    ];
+    columns.extend(token_columns(rows, |r| &r.tokens));
+    columns.extend([
+        u64_column(c::WEB_SEARCH, rows.iter().map(|r| r.web_search)),
+        f64_column(c::CLAUDE_COST_USD, rows.iter().map(|r| r.claude_cost_usd)),
+        bool_column(c::COMPACTED, rows.iter().map(|r| r.compacted)),
+    ]);
+    DataFrame::new(rows.len(), columns)
 }
 
 /// Reads the `cost-readings` table back into rows.
