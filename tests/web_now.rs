@@ -178,3 +178,32 @@ async fn events_with_an_empty_version_are_answered_as_no_version() {
     let (status, _, _) = get(&st, "/events?v=abc").await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
 }
+
+/// A data directory deleted under a running dashboard comes back: the next
+/// refresh makes it again and reads the transcripts into it, and the pages
+/// show the same figures as before, not "No data yet" for good.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_reads_the_transcripts_again_when_its_data_directory_is_deleted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("claude");
+    tree(&root);
+    let data = tmp.path().join("data");
+    let store = ingested(&root, &data);
+    let st = web_state(&store, t0() + Duration::minutes(10));
+    let before = st.snapshot().all().unwrap().daily.total;
+    assert_eq!(before.requests, 2);
+    tokio::spawn(cachewise::web::refresh::keep_fresh(st.clone(), Some(vec![root.clone()])));
+    std::fs::remove_dir_all(&data).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        let back = data.join("manifest.json").is_file() && st.snapshot().view.version() == store.version();
+        if back || std::time::Instant::now() > deadline {
+            break;
+        }
+    }
+    assert!(data.join("manifest.json").is_file(), "the data directory was made again");
+    let st2 = st.clone();
+    let after = tokio::task::spawn_blocking(move || st2.snapshot().all().unwrap().daily.total).await.unwrap();
+    assert_eq!((after.requests, after.cost_usd), (before.requests, before.cost_usd), "the same figures as before");
+}

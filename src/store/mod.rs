@@ -199,6 +199,17 @@ impl Store {
         &self.dir
     }
 
+    /// Makes the data directory again when it was deleted under a running
+    /// process (the server): true when it had to. The next ingest then
+    /// fills it from the transcripts, as a first one would.
+    pub fn make_again_if_deleted(&self) -> Result<bool, StoreError> {
+        if self.dir.exists() {
+            return Ok(false);
+        }
+        fs::create_dir_all(&self.dir).map_err(|source| StoreError::Io { path: self.dir.clone(), source })?;
+        Ok(true)
+    }
+
     /// True when the directory is a team directory: it holds imported or
     /// pushed bundles (their ledger), so no local transcript is read into it.
     pub fn holds_bundles(&self) -> bool {

@@ -75,6 +75,17 @@ fn ingest_once(state: &AppState, roots: &[PathBuf]) -> bool {
     if s.store.holds_bundles() {
         return false;
     }
+    match s.store.make_again_if_deleted() {
+        Ok(true) => tracing::warn!(
+            "the data directory {} was deleted; reading the transcripts into it again",
+            s.store.dir().display()
+        ),
+        Ok(false) => {}
+        Err(e) => {
+            tracing::warn!("{e}");
+            return false;
+        }
+    }
     let store = s.store.waiting(crate::store::lock::Waiting::No);
     match crate::update::ingest(roots, &store, &s.prices, &Silent, s.clock.now()) {
         Ok(o) => o.changed,
