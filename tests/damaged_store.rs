@@ -225,3 +225,79 @@ fn a_store_of_the_previous_layout_is_upgraded_by_an_append() {
     assert!(fs::read_to_string(&manifest).unwrap().contains(&current), "upgraded");
     assert_eq!(store.read(Table::Requests).unwrap().unwrap().width(), 26);
 }
+
+/// A lead's first `import` killed at any moment leaves a team directory
+/// (its ledger written before any table) or nothing at all, never a
+/// directory a report would read the lead's own transcripts into; the same
+/// import run again completes it, with every person's requests once.
+#[test]
+fn an_interrupted_first_import_leaves_a_team_directory_that_the_same_import_completes() {
+    use cachewise::synth::{generate, SynthSpec};
+    let tmp = tempfile::tempdir().unwrap();
+    let prices = cachewise::pricing::PriceTable::embedded().unwrap();
+    let end = chrono::Utc::now() - chrono::Duration::days(1);
+    let mut bundles = Vec::new();
+    for (user, seed) in [("alice", 1), ("bob", 2), ("carol", 3)] {
+        let own = tmp.path().join(user);
+        let data = generate(seed, &SynthSpec::demo(end));
+        let rows = cachewise::ingest::Rows { rows: data.requests, compactions: data.compactions, ..Default::default() };
+        cachewise::update::store_rows(&cachewise::store::Store::open(&own).unwrap(), rows, &prices).unwrap();
+        let bundle = tmp.path().join(format!("{user}.parquet"));
+        let args = ["--no-ingest", "export", "--user", user, "--out", bundle.to_str().unwrap()];
+        assert!(cachewise(&tmp.path().join("none"), &own, &args).status.success());
+        bundles.push(bundle.to_str().unwrap().to_owned());
+    }
+    let mut import = vec!["--no-ingest", "import"];
+    import.extend(bundles.iter().map(String::as_str));
+    let clean = tmp.path().join("clean");
+    assert!(cachewise(&tmp.path().join("none"), &clean, &import).status.success());
+    let want = cachewise(&tmp.path().join("none"), &clean, &["--no-ingest", "report", "team", "--json"]);
+    let want: Value = serde_json::from_slice(&want.stdout).unwrap();
+    // The lead's own transcripts, which a report in a non-team directory
+    // would read in as a "(local)" person.
+    let lead = tmp.path().join("lead");
+    write(&lead, "-p/s1.jsonl", &Resp::new("s1", 1, 0).to_lines());
+    let mut kept = 0;
+    // Later and later kills, until three landed after the import began
+    // writing (however slow the machine).
+    for (k, delay_ms) in [20, 60, 120, 200, 300, 450, 650, 900, 1300, 1800, 2500, 3500].into_iter().enumerate() {
+        if kept >= 3 {
+            break;
+        }
+        let team = tmp.path().join(format!("team{k}"));
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cachewise"))
+            .arg("--data-dir")
+            .arg(&team)
+            .args(&import)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        let ledger = team.join("team-bundles.json").exists();
+        let tables =
+            fs::read_dir(&team).map(|d| d.flatten().any(|e| e.path().extension().is_some_and(|x| x == "parquet")));
+        assert!(ledger || !tables.unwrap_or(false), "killed at {delay_ms} ms: tables without the team mark");
+        kept += usize::from(ledger);
+        // A report there with the lead's transcripts reads none of them in.
+        if ledger {
+            let r = cachewise(&lead, &team, &["report", "team", "--json"]);
+            let v: Value = serde_json::from_slice(&r.stdout).unwrap_or(Value::Null);
+            let users: Vec<&str> =
+                v["rows"].as_array().into_iter().flatten().filter_map(|r| r["user"].as_str()).collect();
+            assert!(
+                !users.contains(&""),
+                "killed at {delay_ms} ms: the lead's own transcripts were read in: {users:?}"
+            );
+        }
+        let again = cachewise(&tmp.path().join("none"), &team, &import);
+        assert!(again.status.success(), "killed at {delay_ms} ms: {}", String::from_utf8_lossy(&again.stderr));
+        let got = cachewise(&tmp.path().join("none"), &team, &["--no-ingest", "report", "team", "--json"]);
+        let got: Value = serde_json::from_slice(&got.stdout).unwrap();
+        assert_eq!(got["total"]["requests"], want["total"]["requests"], "killed at {delay_ms} ms, imported again");
+        assert_eq!(got["total"]["cost_usd"], want["total"]["cost_usd"], "killed at {delay_ms} ms, imported again");
+    }
+    assert!(kept > 0, "no kill landed inside an import");
+}

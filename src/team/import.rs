@@ -93,7 +93,11 @@ pub fn holds_bundles(store: &Store) -> bool {
 
 /// Marks the data directory as a team directory (an empty ledger) before
 /// any bundle arrives, so no writer reads local transcripts into it
-/// meanwhile (`serve --team` calls it at start).
+/// meanwhile (`serve --team` calls it at start). An import calls it after
+/// every file checked and before its first write: a refused import writes
+/// nothing, and an interrupted first import leaves a team directory (the
+/// same import run again completes it), never one a report would read
+/// local transcripts into.
 pub fn mark_team_dir(store: &Store) -> Result<(), TeamError> {
     if holds_bundles(store) {
         return Ok(());
@@ -234,12 +238,14 @@ fn import_pending(
     }
     let mut requests_after = requests_before;
     if !scratches.is_empty() {
+        mark_team_dir(store)?;
         requests_after = append::append(store, scratches, prices)?;
     }
     if !known.is_empty() {
         let list: Vec<usize> = known.iter().flat_map(|u| by_user.get(u).into_iter().flatten().copied()).collect();
         let bundles = list.iter().map(|&k| pending[k].bundle()).collect::<Result<Vec<_>, _>>()?;
         count_added(&stored_keys(store, &known)?, &list, &bundles, &mut added);
+        mark_team_dir(store)?;
         let merged = merge(store, Base::Touched, delta_of(&bundles), prices, &crate::materialize::Stage { prices })?;
         add_unknown(&mut unknown, merged.unknown);
         requests_after = merged.requests;
