@@ -52,6 +52,9 @@ pub fn attributes(r: &Row, user: &str) -> Vec<KeyValue> {
     let mut a = vec![
         KeyValue::text("event.name", "api_request"),
         KeyValue::text("event.timestamp", r.time.to_rfc3339_opts(SecondsFormat::Millis, true)),
+        // The response's identity: a record sent again after an interrupted
+        // run carries the same id, so a collector can drop the copy.
+        KeyValue::text("cachewise.record_id", format!("{:016x}", r.key)),
         KeyValue::text("session.id", r.session_id.as_str()),
         KeyValue::text("user.name", user),
         KeyValue::text("model", r.model.as_str()),
@@ -139,6 +142,8 @@ mod tests {
         assert_eq!(get(&a, "cache.class"), Some(&Value::StringValue("ttl_5m".into())));
         assert_eq!(get(&a, "cache.ttl"), Some(&Value::StringValue("1h".into())));
         assert_eq!(get(&a, "user.name"), Some(&Value::StringValue("ana".into())));
+        let id = get(&a, "cachewise.record_id");
+        assert!(matches!(id, Some(Value::StringValue(s)) if s.len() == 16), "{id:?}");
         let bare = attributes(&row(None), "ana");
         assert_eq!(get(&bare, "cache.class"), None);
         assert_eq!(get(&bare, "cache.ttl"), Some(&Value::StringValue("1h".into())));

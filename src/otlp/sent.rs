@@ -26,12 +26,17 @@ impl Sent {
     /// Opens (and locks) the watermark of the collector at `logs` and
     /// `metrics` in the data directory `dir`.
     pub fn open(dir: &Path, logs: &Url, metrics: &Url) -> Result<Sent, OtlpError> {
-        let d = Sha256::digest(format!("{logs}\n{metrics}").as_bytes());
-        let base = files::otlp_sent(dir, &hex(&d[..8]));
+        let digest = |text: String| hex(&Sha256::digest(text.as_bytes())[..8]);
+        let base = files::otlp_sent(dir, &digest(format!("{}\n{}", normal(logs), normal(metrics))));
         let io = |path: &Path| {
             let path = path.to_path_buf();
             move |source| OtlpError::Io { path, source }
         };
+        // A watermark an earlier release kept under the URLs as spelled.
+        let spelled = files::otlp_sent(dir, &digest(format!("{logs}\n{metrics}"))).with_extension("keys");
+        if spelled.is_file() && !base.with_extension("keys").exists() {
+            std::fs::rename(&spelled, base.with_extension("keys")).map_err(io(&spelled))?;
+        }
         if let Some(parent) = base.parent() {
             std::fs::create_dir_all(parent).map_err(io(parent))?;
         }
@@ -74,6 +79,23 @@ impl Sent {
     }
 }
 
+/// A collector's URL as the watermark knows it: the loopback names
+/// (`localhost`, 127.0.0.0/8, `::1`) are one host, so the same collector
+/// spelled another way is not sent everything again.
+fn normal(url: &Url) -> String {
+    let loopback = match url.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    let mut u = url.clone();
+    if loopback && u.set_host(Some("loopback")).is_err() {
+        return url.to_string();
+    }
+    u.to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,5 +112,24 @@ mod tests {
         assert!(s.contains(7) && s.contains(9) && !s.contains(8));
         let other = Url::parse("http://d:4318/v1/logs").unwrap();
         assert!(Sent::open(dir.path(), &other, &m).unwrap().is_empty());
+    }
+
+    #[test]
+    fn one_collector_spelled_two_ways_has_one_watermark_and_an_old_one_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let at = |host: &str, path: &str| Url::parse(&format!("http://{host}:4318/v1/{path}")).unwrap();
+        let (l, m) = (at("127.0.0.1", "logs"), at("127.0.0.1", "metrics"));
+        // What an earlier release wrote: keys under the URLs as spelled.
+        let d = Sha256::digest(format!("{l}\n{m}").as_bytes());
+        let old = files::otlp_sent(dir.path(), &hex(&d[..8])).with_extension("keys");
+        std::fs::create_dir_all(old.parent().unwrap()).unwrap();
+        std::fs::write(&old, 5u64.to_le_bytes()).unwrap();
+        let s = Sent::open(dir.path(), &l, &m).unwrap();
+        assert!(s.contains(5), "the earlier watermark is kept");
+        drop(s);
+        let s = Sent::open(dir.path(), &at("localhost", "logs"), &at("localhost", "metrics")).unwrap();
+        assert!(s.contains(5), "localhost is 127.0.0.1");
+        drop(s);
+        assert!(Sent::open(dir.path(), &at("c", "logs"), &at("c", "metrics")).unwrap().is_empty());
     }
 }
