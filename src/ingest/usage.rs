@@ -42,10 +42,17 @@ pub(super) fn bounded(s: &str) -> String {
     crate::model::one_line(s, MAX_TRIGGER)
 }
 
-/// Token counts of a usage object.
+/// Token counts of a usage object. A 5m/1h split larger than the cache
+/// writes it splits (`cache_creation_input_tokens`) cannot be what was
+/// written: the total is, its 1-hour part kept up to it and the rest 5m.
 pub(super) fn tokens_of(u: &Usage) -> TokenCounts {
     let write = u.cache_creation_input_tokens.unwrap_or(0);
-    counts(u.input_tokens, write, u.cache_creation.as_ref(), u.cache_read_input_tokens, u.output_tokens)
+    let mut t = counts(u.input_tokens, write, u.cache_creation.as_ref(), u.cache_read_input_tokens, u.output_tokens);
+    if let Some(total) = u.cache_creation_input_tokens.filter(|&n| t.cache_write_5m + t.cache_write_1h > n) {
+        t.cache_write_1h = t.cache_write_1h.min(total);
+        t.cache_write_5m = total - t.cache_write_1h;
+    }
+    t
 }
 
 /// Token counts from usage fields; a missing 5m/1h split counts as 5m.
@@ -68,5 +75,26 @@ pub(super) fn counts(
         cache_write_1h: w1h,
         cache_read: read.unwrap_or(0),
         output: output.unwrap_or(0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_split_larger_than_its_total_is_priced_at_the_total() {
+        let u = |json: &'static str| -> Usage<'static> { serde_json::from_str(json).unwrap() };
+        let bomb = u(
+            r#"{"cache_creation_input_tokens":5,"cache_creation":{"ephemeral_5m_input_tokens":3,"ephemeral_1h_input_tokens":999999999}}"#,
+        );
+        let t = tokens_of(&bomb);
+        assert_eq!((t.cache_write_5m, t.cache_write_1h), (0, 5));
+        let fair = u(
+            r#"{"cache_creation_input_tokens":9,"cache_creation":{"ephemeral_5m_input_tokens":4,"ephemeral_1h_input_tokens":5}}"#,
+        );
+        assert_eq!((tokens_of(&fair).cache_write_5m, tokens_of(&fair).cache_write_1h), (4, 5));
+        let no_total = u(r#"{"cache_creation":{"ephemeral_1h_input_tokens":7}}"#);
+        assert_eq!(tokens_of(&no_total).cache_write_1h, 7, "no total to hold it to");
     }
 }
