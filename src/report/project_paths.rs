@@ -6,6 +6,8 @@
 //! the one the others are under); a project whose rows carry no cwd keeps
 //! its directory name.
 
+use super::query::Grouping;
+use super::usage::UsageRow;
 use super::ReportError;
 use crate::model::columns as c;
 use crate::store::frames::Cols;
@@ -41,6 +43,27 @@ pub fn project_paths(view: &StoreView) -> Result<HashMap<String, String>, Report
         by.entry(*p).or_default().push(*w);
     }
     Ok(by.into_iter().filter_map(|(p, ws)| pick(p, ws.iter().copied()).map(|w| (p.to_owned(), shown(w)))).collect())
+}
+
+/// Fills `project_path` on the rows of a project or session report (a
+/// project row's key is its directory; a session row names its own).
+pub fn name_rows(view: &StoreView, grouping: Grouping, rows: &mut [UsageRow]) -> Result<(), ReportError> {
+    if !matches!(grouping, Grouping::Project | Grouping::Session) {
+        return Ok(());
+    }
+    let paths = project_paths(view)?;
+    for r in rows {
+        let dir = if grouping == Grouping::Project { &r.key } else { &r.project };
+        r.project_path = paths.get(dir).cloned();
+    }
+    Ok(())
+}
+
+impl UsageRow {
+    /// The project as every view names it: its path, else its directory.
+    pub fn project_name(&self) -> &str {
+        self.project_path.as_deref().unwrap_or(&self.project)
+    }
 }
 
 #[cfg(test)]

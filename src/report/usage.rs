@@ -72,13 +72,6 @@ pub struct UsageRow {
     pub project_path: Option<String>,
 }
 
-impl UsageRow {
-    /// The project as every view names it: its path, else its directory.
-    pub fn project_name(&self) -> &str {
-        self.project_path.as_deref().unwrap_or(&self.project)
-    }
-}
-
 /// The cache columns of the session report, the ones users sort by.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct SessionCache {
@@ -198,13 +191,7 @@ fn finish(
             r.used = Some(used.remove(&r.key).unwrap_or_default());
         }
     }
-    if matches!(grouping, Grouping::Project | Grouping::Session) {
-        let paths = super::project_paths::project_paths(view)?;
-        for r in &mut rows {
-            let dir = if grouping == Grouping::Project { &r.key } else { &r.project };
-            r.project_path = paths.get(dir).cloned();
-        }
-    }
+    super::project_paths::name_rows(view, grouping, &mut rows)?;
     if !grouping.is_period() {
         rows.sort_by(|a, b| b.totals.cost_usd.total_cmp(&a.totals.cost_usd).then_with(|| a.key.cmp(&b.key)));
     }
