@@ -226,13 +226,80 @@ fn a_store_of_the_previous_layout_is_upgraded_by_an_append() {
     assert_eq!(store.read(Table::Requests).unwrap().unwrap().width(), 26);
 }
 
-/// A lead's first `import` killed at any moment leaves a team directory
-/// (its ledger written before any table) or nothing at all, never a
-/// directory a report would read the lead's own transcripts into; the same
-/// import run again completes it, with every person's requests once.
+/// How many interrupts each interrupt test makes (`CACHEWISE_INTERRUPTS`).
+fn interrupts() -> u64 {
+    std::env::var("CACHEWISE_INTERRUPTS").ok().and_then(|v| v.parse().ok()).unwrap_or(6)
+}
+
+/// Runs `args` in `data` (transcripts under `root`) and stops it after a
+/// random moment within `within`, with Ctrl-C or kill -9 at random: which
+/// one, and whether it was still running.
+fn interrupt(
+    root: &Path,
+    data: &Path,
+    args: &[&str],
+    within: std::time::Duration,
+    rng: &mut impl rand::Rng,
+) -> (&'static str, bool) {
+    let mut child = std::process::Command::new(common::bin())
+        .args(args)
+        .arg("--data-dir")
+        .arg(data)
+        .arg("--claude-dir")
+        .arg(root)
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let ms = rng.random_range(0..within.as_millis().max(1) as u64);
+    std::thread::sleep(std::time::Duration::from_millis(ms));
+    let signal = if rng.random_bool(0.5) { "-INT" } else { "-KILL" };
+    let running = child.try_wait().unwrap().is_none();
+    let _ = std::process::Command::new("kill").args([signal, &child.id().to_string()]).status();
+    let _ = child.wait();
+    (signal, running)
+}
+
+/// `args`' JSON, whose numbers are compared to a relative 1e-9.
+fn json_of(root: &Path, data: &Path, args: &[&str]) -> Value {
+    let o = cachewise(root, data, args);
+    assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[track_caller]
+fn same_json(got: &Value, want: &Value, at: &str) {
+    match (got, want) {
+        (Value::Number(g), Value::Number(w)) => {
+            let (g, w) = (g.as_f64().unwrap(), w.as_f64().unwrap());
+            assert!((g - w).abs() <= 1e-9 * w.abs().max(1.0), "{at}: {g} != {w}");
+        }
+        (Value::Array(g), Value::Array(w)) => {
+            assert_eq!(g.len(), w.len(), "{at}: lengths");
+            for (i, (g, w)) in g.iter().zip(w).enumerate() {
+                same_json(g, w, &format!("{at}[{i}]"));
+            }
+        }
+        (Value::Object(g), Value::Object(w)) => {
+            assert_eq!(g.keys().collect::<Vec<_>>(), w.keys().collect::<Vec<_>>(), "{at}: keys");
+            for (k, w) in w {
+                same_json(&g[k], w, &format!("{at}.{k}"));
+            }
+        }
+        _ => assert_eq!(got, want, "{at}"),
+    }
+}
+
+/// A lead's first `import`, interrupted (Ctrl-C or kill -9) at a random
+/// moment, leaves a team directory (its ledger written before any table)
+/// or nothing at all, never a directory a report would read the lead's own
+/// transcripts into; the same import run again makes the store a clean
+/// import makes. `CACHEWISE_INTERRUPTS=100` makes a hundred.
 #[test]
 fn an_interrupted_first_import_leaves_a_team_directory_that_the_same_import_completes() {
     use cachewise::synth::{generate, SynthSpec};
+    use rand::SeedableRng;
     let tmp = tempfile::tempdir().unwrap();
     let prices = cachewise::pricing::PriceTable::embedded().unwrap();
     let end = chrono::Utc::now() - chrono::Duration::days(1);
@@ -249,55 +316,81 @@ fn an_interrupted_first_import_leaves_a_team_directory_that_the_same_import_comp
     }
     let mut import = vec!["--no-ingest", "import"];
     import.extend(bundles.iter().map(String::as_str));
+    let none = tmp.path().join("none");
     let clean = tmp.path().join("clean");
-    assert!(cachewise(&tmp.path().join("none"), &clean, &import).status.success());
-    let want = cachewise(&tmp.path().join("none"), &clean, &["--no-ingest", "report", "team", "--json"]);
-    let want: Value = serde_json::from_slice(&want.stdout).unwrap();
+    let started = std::time::Instant::now();
+    assert!(cachewise(&none, &clean, &import).status.success());
+    let within = started.elapsed() * 6 / 5;
+    let team_report = ["--no-ingest", "--tz", "UTC", "report", "team", "--json"];
+    let want = json_of(&none, &clean, &team_report);
     // The lead's own transcripts, which a report in a non-team directory
     // would read in as a "(local)" person.
     let lead = tmp.path().join("lead");
     write(&lead, "-p/s1.jsonl", &Resp::new("s1", 1, 0).to_lines());
-    let mut kept = 0;
-    // Later and later kills, until three landed after the import began
-    // writing (however slow the machine).
-    for (k, delay_ms) in [20, 60, 120, 200, 300, 450, 650, 900, 1300, 1800, 2500, 3500].into_iter().enumerate() {
-        if kept >= 3 {
-            break;
-        }
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2);
+    let (mut marked, mut stopped_mid_run) = (0, 0);
+    for k in 0..interrupts() {
         let team = tmp.path().join(format!("team{k}"));
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cachewise"))
-            .arg("--data-dir")
-            .arg(&team)
-            .args(&import)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
-        let _ = child.kill();
-        let _ = child.wait();
+        let (signal, running) = interrupt(&none, &team, &import, within, &mut rng);
+        let at = format!("import {k} stopped with {signal}");
+        stopped_mid_run += usize::from(running);
         let ledger = team.join("team-bundles.json").exists();
         let tables =
             fs::read_dir(&team).map(|d| d.flatten().any(|e| e.path().extension().is_some_and(|x| x == "parquet")));
-        assert!(ledger || !tables.unwrap_or(false), "killed at {delay_ms} ms: tables without the team mark");
-        kept += usize::from(ledger);
+        assert!(ledger || !tables.unwrap_or(false), "{at}: tables without the team mark");
+        marked += usize::from(ledger);
         // A report there with the lead's transcripts reads none of them in.
         if ledger {
             let r = cachewise(&lead, &team, &["report", "team", "--json"]);
             let v: Value = serde_json::from_slice(&r.stdout).unwrap_or(Value::Null);
             let users: Vec<&str> =
                 v["rows"].as_array().into_iter().flatten().filter_map(|r| r["user"].as_str()).collect();
-            assert!(
-                !users.contains(&""),
-                "killed at {delay_ms} ms: the lead's own transcripts were read in: {users:?}"
-            );
+            assert!(!users.contains(&""), "{at}: the lead's own transcripts were read in: {users:?}");
         }
-        let again = cachewise(&tmp.path().join("none"), &team, &import);
-        assert!(again.status.success(), "killed at {delay_ms} ms: {}", String::from_utf8_lossy(&again.stderr));
-        let got = cachewise(&tmp.path().join("none"), &team, &["--no-ingest", "report", "team", "--json"]);
-        let got: Value = serde_json::from_slice(&got.stdout).unwrap();
-        assert_eq!(got["total"]["requests"], want["total"]["requests"], "killed at {delay_ms} ms, imported again");
-        assert_eq!(got["total"]["cost_usd"], want["total"]["cost_usd"], "killed at {delay_ms} ms, imported again");
+        let again = cachewise(&none, &team, &import);
+        assert!(again.status.success(), "{at}: {}", String::from_utf8_lossy(&again.stderr));
+        same_json(&json_of(&none, &team, &team_report), &want, &at);
+        let _ = fs::remove_dir_all(&team);
     }
-    assert!(kept > 0, "no kill landed inside an import");
+    println!("{} interrupted imports: {stopped_mid_run} while running, {marked} left a team mark", interrupts());
+    assert!(stopped_mid_run > 0, "no interrupt landed inside an import");
+}
+
+/// A cold `ingest` of a real tree, interrupted (Ctrl-C or kill -9) at a
+/// random moment, then run again, makes the store a clean ingest makes:
+/// every day, session and request the same. `CACHEWISE_INTERRUPTS=100`
+/// makes a hundred.
+#[test]
+fn an_interrupted_ingest_then_another_equals_a_clean_ingest() {
+    use rand::SeedableRng;
+    let Some(root) = common::corpus("real3") else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let now = ["--tz", "UTC", "--now", "2026-12-01T00:00:00Z"];
+    let reports: [&[&str]; 3] =
+        [&["report", "daily", "--json"], &["report", "session", "--json"], &["cache", "--json"]];
+    let run = |data: &Path, args: &[&str]| {
+        let mut all = now.to_vec();
+        all.extend(args);
+        json_of(&root, data, &all)
+    };
+    let clean = tmp.path().join("clean");
+    let started = std::time::Instant::now();
+    ok(&cachewise(&root, &clean, &["ingest"]));
+    let within = started.elapsed() * 6 / 5;
+    let want: Vec<Value> = reports.iter().map(|r| run(&clean, &[&["--no-ingest"], *r].concat())).collect();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+    let mut stopped_mid_run = 0;
+    for k in 0..interrupts() {
+        let data = tmp.path().join(format!("data{k}"));
+        let (signal, running) = interrupt(&root, &data, &["ingest"], within, &mut rng);
+        stopped_mid_run += usize::from(running);
+        ok(&cachewise(&root, &data, &["ingest"]));
+        for (r, want) in reports.iter().zip(&want) {
+            let got = run(&data, &[&["--no-ingest"], *r].concat());
+            same_json(&got, want, &format!("ingest {k} stopped with {signal}, then {}", r.join(" ")));
+        }
+        let _ = fs::remove_dir_all(&data);
+    }
+    println!("{} interrupted ingests: {stopped_mid_run} while running", interrupts());
+    assert!(stopped_mid_run > 0, "no interrupt landed inside an ingest");
 }

@@ -320,3 +320,95 @@ fn the_last_ten_minutes_wait_for_the_next_run() {
     // The two runs together sent each request once.
     matches_report_daily(dir.path(), &rx.accepted());
 }
+
+/// The accepted requests with every log record whose `cachewise.record_id`
+/// came before, and every metric point equal to one before, left out: what
+/// a collector that drops copies holds. Also the number left out.
+fn without_copies(accepted: &[Value]) -> (Vec<Value>, usize) {
+    let (mut ids, mut seen_points, mut copies) =
+        (std::collections::HashSet::new(), std::collections::HashSet::new(), 0);
+    let mut out = accepted.to_vec();
+    for r in &mut out {
+        if r["path"] == "/v1/logs" {
+            for rl in r["body"]["resourceLogs"].as_array_mut().unwrap() {
+                let recs = rl["scopeLogs"][0]["logRecords"].as_array_mut().unwrap();
+                let before = recs.len();
+                recs.retain(|rec| ids.insert(attrs(rec)["cachewise.record_id"].as_str().unwrap().to_owned()));
+                copies += before - recs.len();
+            }
+        } else {
+            for rm in r["body"]["resourceMetrics"].as_array_mut().unwrap() {
+                for m in rm["scopeMetrics"][0]["metrics"].as_array_mut().unwrap() {
+                    let name = m["name"].as_str().unwrap().to_owned();
+                    let ps = m["sum"]["dataPoints"].as_array_mut().unwrap();
+                    ps.retain(|p| seen_points.insert(format!("{name} {p}")));
+                }
+            }
+        }
+    }
+    (out, copies)
+}
+
+/// How many interrupts the interrupt test makes (`CACHEWISE_INTERRUPTS`).
+fn interrupts() -> u64 {
+    std::env::var("CACHEWISE_INTERRUPTS").ok().and_then(|v| v.parse().ok()).unwrap_or(12)
+}
+
+/// Ctrl-C and kill -9 at random moments against a slow collector, each
+/// followed by another run, then one to the end: a Ctrl-C lets the batch in
+/// flight be answered and marked, so nothing is sent twice; a kill resends
+/// at most its batch in flight, with the same record ids and the same metric
+/// points (whatever `--otlp-batch` the next run has), so a collector that
+/// drops copies holds each request once and the sums of `report daily`.
+/// `CACHEWISE_INTERRUPTS=100` makes a hundred interrupts.
+#[test]
+fn interrupted_exports_send_nothing_twice_and_a_killed_batch_again_as_the_same_records() {
+    use rand::{Rng, SeedableRng};
+    if !ready(true) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path());
+    let rx = Receiver::start(&["--delay", "0.04"]);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(49);
+    let (n, mut kills, mut stopped) = (interrupts(), 0, 0);
+    // A run after a kill may send the killed run's batch in flight again.
+    let mut after_kill = false;
+    let now = (end() + TimeDelta::hours(3)).to_rfc3339();
+    for i in 0..n {
+        let copies_before = without_copies(&rx.accepted()).1;
+        let child = Command::new(env!("CARGO_BIN_EXE_cachewise"))
+            .arg("--data-dir")
+            .arg(dir.path())
+            .args(["--no-ingest", "--tz", "UTC", "--now", &now, "export", "--user", "ana", "--machine", "box"])
+            .args(["--otlp", &rx.url(), "--otlp-batch", "40"])
+            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(rng.random_range(100..700)));
+        let sigint = i == 0 || rng.random_bool(0.5);
+        let signal = if sigint { "-INT" } else { "-KILL" };
+        let _ = Command::new("kill").args([signal, &child.id().to_string()]).status();
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        let copies = without_copies(&rx.accepted()).1 - copies_before;
+        if after_kill {
+            assert!(copies <= 40, "more than the killed run's batch in flight was sent again: {copies}");
+        } else {
+            assert_eq!(copies, 0, "run {i} sent something twice: {err}");
+        }
+        stopped += usize::from(sigint && err.contains("stopped:"));
+        kills += usize::from(!sigint);
+        after_kill = !sigint;
+    }
+    // The last run batches 700 at a time: a batch a kill left in flight is
+    // still sent again as it was.
+    let last = export(dir.path(), &rx.url(), &[], &[]);
+    assert!(last.status.success(), "{}", stderr(&last));
+    let (held, copies) = without_copies(&rx.accepted());
+    println!("{n} interrupts ({kills} kill -9, {stopped} Ctrl-C stops after a batch), {copies} records sent twice");
+    assert!(stopped > 0, "no Ctrl-C landed inside a run");
+    matches_report_daily(dir.path(), &held);
+}

@@ -9,6 +9,10 @@ use crate::otlp::{self, config::DEFAULT_BATCH, Config, Flags, OtlpError};
 use crate::team::export::default_machine;
 use crate::team::push::plain_http_warning;
 use clap::Args;
+use signal_hook::consts::{SIGINT, SIGTERM};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
 /// The OTLP flags of `export`.
 #[derive(Debug, Args, Clone)]
@@ -59,7 +63,8 @@ pub fn run_otlp(plan: &Plan, a: &ExportArgs, endpoint: &str) -> anyhow::Result<(
             super::note(&format!("warning: {}", w.replace("the token travels", "the headers travel")));
         }
     }
-    let o = otlp::export(&plan.view()?, &config, a.since, plan.tz)?;
+    let stop = stop_on_interrupt(plan.quiet)?;
+    let o = otlp::export(&plan.view()?, &config, a.since, plan.tz, &stop)?;
     for d in &o.dropped {
         super::note(&format!("warning: {d}"));
     }
@@ -83,4 +88,25 @@ pub fn run_otlp(plan: &Plan, a: &ExportArgs, endpoint: &str) -> anyhow::Result<(
         ),
     });
     Ok(())
+}
+
+/// A flag the first Ctrl-C (or SIGTERM) sets, so the export stops once the
+/// batch in flight is answered and marked sent; a second one ends the
+/// process at once.
+fn stop_on_interrupt(quiet: bool) -> std::io::Result<Arc<AtomicBool>> {
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [SIGINT, SIGTERM] {
+        signal_hook::flag::register_conditional_shutdown(signal, 130, Arc::clone(&stop))?;
+        signal_hook::flag::register(signal, Arc::clone(&stop))?;
+    }
+    let seen = Arc::clone(&stop);
+    std::thread::spawn(move || {
+        while !seen.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        if !quiet {
+            super::note("stopping once the collector has answered the batch in flight (Ctrl-C again stops now)");
+        }
+    });
+    Ok(stop)
 }

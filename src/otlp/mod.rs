@@ -17,6 +17,14 @@
 //!   last `SETTLE` before the run's clock wait for the next run (the newest
 //!   may still be streaming, and a sent response is never sent again).
 //! - **Batches** of `Config::batch` responses bound each request's size.
+//! - **Stopping** (`stop`, set by Ctrl-C or SIGTERM): the batch in flight
+//!   is answered and marked before the run ends, so an interrupted run
+//!   sends nothing twice. Only a kill (or a lost answer) between a
+//!   collector's taking a batch and the mark can send it again: the next
+//!   run sends that batch first, as it was (`sent`'s pending keys), so its
+//!   log records carry the same `cachewise.record_id`s and its metric
+//!   points are the same points (attributes, start and end times, values),
+//!   which a collector or backend can drop as copies.
 //! - **Transport** (`send`): OTLP/HTTP, protobuf (`proto`, declared by
 //!   hand) or JSON, retried on 429, 5xx and transport errors.
 
@@ -39,6 +47,7 @@ use proto::{ExportMetricsServiceRequest, ResourceMetrics, ScopeMetrics};
 use read::Row;
 use send::{Accepted, Sender};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// How long a response rests before it is sent.
 pub const SETTLE: TimeDelta = TimeDelta::minutes(10);
@@ -58,6 +67,10 @@ pub enum OtlpError {
         "the collector at {url} did not take the export after {attempts} tries (last: {why}); nothing of this batch was marked sent, so the next run sends it again"
     )]
     GaveUp { url: String, attempts: u32, why: String },
+    #[error(
+        "stopped: {done} batch(es) were accepted and marked sent before the interrupt; the next run sends the rest"
+    )]
+    Stopped { done: usize },
     #[error("{source} (the {done} batch(es) before it were accepted and are marked sent)")]
     Partial { done: usize, source: Box<OtlpError> },
     #[error("{path}: another `cachewise export --otlp` to this collector is running")]
@@ -99,7 +112,14 @@ pub struct Outcome {
 
 /// Sends what the collector of `config` has not accepted yet: the view's
 /// responses since `since` (a local day in `tz`), as `config.user`'s.
-pub fn export(view: &StoreView, config: &Config, since: Option<NaiveDate>, tz: Tz) -> Result<Outcome, OtlpError> {
+/// Once `stop` is set, no further batch starts.
+pub fn export(
+    view: &StoreView,
+    config: &Config,
+    since: Option<NaiveDate>,
+    tz: Tz,
+    stop: &AtomicBool,
+) -> Result<Outcome, OtlpError> {
     if view.dir().join(files::LEDGER).exists() {
         return Err(OtlpError::TeamStore { dir: view.dir().to_path_buf() });
     }
@@ -121,9 +141,16 @@ pub fn export(view: &StoreView, config: &Config, since: Option<NaiveDate>, tz: T
             todo.push(r);
         }
     }
+    // A batch a killed run left in flight goes first, as it was.
+    let (first, rest): (Vec<Row>, Vec<Row>) = todo.into_iter().partition(|r| sent.was_in_flight(r.key));
+    let batches = std::iter::once(&first[..]).filter(|b| !b.is_empty()).chain(rest.chunks(config.batch));
     let sender = Sender::new(config);
-    for batch in todo.chunks(config.batch) {
-        let step = send_batch(&sender, batch, config, view, tz).and_then(|(accepted, points, bytes)| {
+    for batch in batches {
+        if stop.load(Ordering::SeqCst) {
+            return Err(OtlpError::Stopped { done: out.batches });
+        }
+        let step = sent.begin(batch.iter().map(|r| r.key)).and_then(|()| {
+            let (accepted, points, bytes) = send_batch(&sender, batch, config, view, tz)?;
             sent.mark(batch.iter().map(|r| r.key))?;
             Ok((accepted, points, bytes))
         });

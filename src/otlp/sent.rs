@@ -3,8 +3,13 @@
 //! accepted, 8 bytes each, in `otlp-sent/<hash>.keys` (`store::files`).
 //! Keys are added batch by batch, only after both the logs and the metrics
 //! of the batch were answered with a 2xx, and written atomically, so a run
-//! cut short keeps what was accepted and loses nothing else. A lock file
-//! beside it keeps two exports to one collector from sending the same rows.
+//! cut short keeps what was accepted and loses nothing else. Before a batch
+//! is sent its keys are written to `<hash>.pending`; a run killed before the
+//! collector's answer was marked leaves them there, and the next run sends
+//! exactly that batch first, so the collector gets the same records and the
+//! same metric points again (which it can drop as copies), whatever
+//! `--otlp-batch` says now. A lock file beside it keeps two exports to one
+//! collector from sending the same rows.
 
 use super::OtlpError;
 use crate::store::files;
@@ -19,6 +24,8 @@ use url::Url;
 pub struct Sent {
     path: PathBuf,
     keys: HashSet<u64>,
+    /// The batch of a run that ended before its answer was marked.
+    pending: HashSet<u64>,
     _lock: File,
 }
 
@@ -46,12 +53,22 @@ impl Sent {
             return Err(OtlpError::Busy { path: lock_path });
         }
         let path = base.with_extension("keys");
-        let keys = match std::fs::read(&path) {
-            Ok(bytes) => bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect(),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => HashSet::new(),
-            Err(source) => return Err(OtlpError::Io { path, source }),
-        };
-        Ok(Sent { path, keys, _lock: lock })
+        let keys = read_keys(&path)?;
+        let pending = read_keys(&path.with_extension("pending"))?;
+        Ok(Sent { path, keys, pending, _lock: lock })
+    }
+
+    /// True when `key` was in the batch in flight of a run that ended before
+    /// the collector's answer was marked.
+    pub fn was_in_flight(&self, key: u64) -> bool {
+        self.pending.contains(&key)
+    }
+
+    /// Records `keys` as the batch about to be sent, on disk before this
+    /// returns.
+    pub fn begin(&mut self, keys: impl IntoIterator<Item = u64>) -> Result<(), OtlpError> {
+        self.pending = keys.into_iter().collect();
+        write_keys(&self.path.with_extension("pending"), &self.pending)
     }
 
     /// True when the collector accepted the response of `key`.
@@ -70,13 +87,30 @@ impl Sent {
     }
 
     /// Records `keys` as accepted, on disk before this returns.
+    /// The batch begun is no longer pending once its keys are marked.
     pub fn mark(&mut self, keys: impl IntoIterator<Item = u64>) -> Result<(), OtlpError> {
         self.keys.extend(keys);
-        let mut all: Vec<u64> = self.keys.iter().copied().collect();
-        all.sort_unstable();
-        let bytes: Vec<u8> = all.iter().flat_map(|k| k.to_le_bytes()).collect();
-        crate::team::export::write_atomic(&self.path, &bytes).map_err(|e| OtlpError::Watermark(e.to_string()))
+        write_keys(&self.path, &self.keys)?;
+        self.pending.clear();
+        write_keys(&self.path.with_extension("pending"), &self.pending)
     }
+}
+
+/// The keys of `path` (none when it does not exist).
+fn read_keys(path: &Path) -> Result<HashSet<u64>, OtlpError> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(HashSet::new()),
+        Err(source) => Err(OtlpError::Io { path: path.to_path_buf(), source }),
+    }
+}
+
+/// Writes `keys` to `path` atomically, sorted, 8 bytes each.
+fn write_keys(path: &Path, keys: &HashSet<u64>) -> Result<(), OtlpError> {
+    let mut all: Vec<u64> = keys.iter().copied().collect();
+    all.sort_unstable();
+    let bytes: Vec<u8> = all.iter().flat_map(|k| k.to_le_bytes()).collect();
+    crate::team::export::write_atomic(path, &bytes).map_err(|e| OtlpError::Watermark(e.to_string()))
 }
 
 /// A collector's URL as the watermark knows it: the loopback names
@@ -112,6 +146,22 @@ mod tests {
         assert!(s.contains(7) && s.contains(9) && !s.contains(8));
         let other = Url::parse("http://d:4318/v1/logs").unwrap();
         assert!(Sent::open(dir.path(), &other, &m).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_batch_begun_stays_pending_until_marked() {
+        let dir = tempfile::tempdir().unwrap();
+        let (l, m) = (Url::parse("http://c:4318/v1/logs").unwrap(), Url::parse("http://c:4318/v1/metrics").unwrap());
+        let mut s = Sent::open(dir.path(), &l, &m).unwrap();
+        s.begin([3, 4]).unwrap();
+        drop(s);
+        let mut s = Sent::open(dir.path(), &l, &m).unwrap();
+        assert!(s.was_in_flight(3) && s.was_in_flight(4) && !s.contains(3), "a killed run's batch is pending");
+        s.begin([3, 4]).unwrap();
+        s.mark([3, 4]).unwrap();
+        drop(s);
+        let s = Sent::open(dir.path(), &l, &m).unwrap();
+        assert!(s.contains(3) && !s.was_in_flight(3));
     }
 
     #[test]

@@ -10,13 +10,16 @@ missing (the test then skips unless CACHEWISE_OTLP_PY=required).
 
 Behaviour: --fail N answers the first N requests with --fail-status
 (503 by default, with Retry-After: 1; another status with a JSON
-google.rpc.Status whose message holds a terminal escape).
+google.rpc.Status whose message holds a terminal escape). --delay S
+keeps each answer back S seconds after the request is recorded, as a slow
+collector that has taken a batch but not yet said so.
 """
 
 import argparse
 import json
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -49,6 +52,7 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--fail", type=int, default=0)
     ap.add_argument("--fail-status", type=int, default=503)
+    ap.add_argument("--delay", type=float, default=0.0)
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args()
     if args.check:
@@ -91,13 +95,17 @@ def main():
             with lock:
                 with open(args.out, "a") as f:
                     f.write(json.dumps(record) + "\n")
-            self.send_response(status)
-            if status == 503:
-                self.send_header("Retry-After", "1")
-            self.send_header("Content-Type", out_type)
-            self.send_header("Content-Length", str(len(out)))
-            self.end_headers()
-            self.wfile.write(out)
+            time.sleep(args.delay)
+            try:
+                self.send_response(status)
+                if status == 503:
+                    self.send_header("Retry-After", "1")
+                self.send_header("Content-Type", out_type)
+                self.send_header("Content-Length", str(len(out)))
+                self.end_headers()
+                self.wfile.write(out)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the exporter was killed while waiting for the answer
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     print(server.server_address[1], flush=True)
