@@ -14,7 +14,9 @@ use crate::store::Store;
 use chrono::{DateTime, Utc};
 use std::path::PathBuf;
 
-pub use crate::team::accept::{status_of, TeamState as PushState, BUNDLES_PATH, DEFAULT_MAX_BYTES};
+pub use crate::team::accept::{
+    status_of, TeamState as PushState, BUNDLES_PATH, DEFAULT_MAX_BYTES, DEFAULT_PUSH_MEMORY,
+};
 pub use crate::team::{ImportOutcome, TeamError as PushError};
 
 /// Brings the store up to date with the transcripts under `roots`; lines

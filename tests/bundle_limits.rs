@@ -106,26 +106,10 @@ fn peak_mib() -> u64 {
     kb / 1024
 }
 
-/// The reported bomb: 4M identical rows compress to a few hundred KB.
-fn four_million_row_bomb() -> Vec<u8> {
-    use polars::prelude::*;
-    let one = body(1);
-    let df = ParquetReader::new(std::io::Cursor::new(one)).finish().unwrap();
-    let row = df.slice(0, 1);
-    let meta = KeyValueMetadata::from_static(vec![("cachewise.bundle_schema".to_owned(), "1".to_owned())]);
-    let mut out = Vec::new();
-    let mut w = ParquetWriter::new(&mut out).with_key_value_metadata(Some(meta)).batched(row.schema()).unwrap();
-    for _ in 0..16 {
-        w.write_batch(&row.new_from_index(0, 250_000)).unwrap();
-    }
-    w.finish().unwrap();
-    out
-}
-
 #[tokio::test]
 #[ignore = "builds a 4M-row bundle (a minute in a debug build): cargo test --test bundle_limits bomb -- --ignored --nocapture"]
 async fn four_million_row_bomb_is_refused_at_once_with_the_default_caps() {
-    let bomb = tokio::task::spawn_blocking(four_million_row_bomb).await.unwrap();
+    let bomb = tokio::task::spawn_blocking(|| row_bomb(4_000_000)).await.unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let st = state(tmp.path(), &["alice"], DEFAULT_MAX_BYTES);
     let before = peak_mib();
@@ -141,21 +125,6 @@ async fn four_million_row_bomb_is_refused_at_once_with_the_default_caps() {
     assert!(v["error"].as_str().unwrap().contains("4000000 rows, over the limit of 1000000"), "{v}");
     assert!(took < std::time::Duration::from_secs(2), "{took:?}");
     assert!(snapshot(tmp.path()).is_empty());
-}
-
-/// The reported string bomb: a few thousand rows sharing one 1 MB text
-/// value, dictionary-encoded into a small file whose pages claim little.
-fn shared_string_bomb(rows: usize) -> Vec<u8> {
-    use polars::prelude::*;
-    let one = body(1);
-    let df = ParquetReader::new(std::io::Cursor::new(one)).finish().unwrap();
-    let mut row = df.slice(0, 1).new_from_index(0, rows);
-    let big = "x".repeat(1 << 20);
-    row.with_column(Column::new("cwd".into(), vec![big.as_str(); rows])).unwrap();
-    let meta = KeyValueMetadata::from_static(vec![("cachewise.bundle_schema".to_owned(), "1".to_owned())]);
-    let mut out = Vec::new();
-    ParquetWriter::new(&mut out).with_key_value_metadata(Some(meta)).finish(&mut row).unwrap();
-    out
 }
 
 #[tokio::test]

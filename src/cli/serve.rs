@@ -13,7 +13,7 @@ use super::team::LimitArgs;
 use crate::ingest::IngestError;
 use crate::store::{Store, Table};
 use crate::team::tokens::TokenMap;
-use crate::update::{PushState as TeamState, DEFAULT_MAX_BYTES};
+use crate::update::{PushState as TeamState, DEFAULT_MAX_BYTES, DEFAULT_PUSH_MEMORY};
 use crate::web::host::HostAllow;
 use crate::web::push::router as team_router;
 use crate::web::{self, AppState, Clock, Settings};
@@ -58,6 +58,11 @@ pub struct ServeArgs {
     pub week: super::WeekArgs,
     #[command(flatten)]
     pub limits: LimitArgs,
+    /// With --team: the memory uploads may take at once while they are
+    /// decoded and stored (about 1.4 KB a row); a push that needs more
+    /// waits its turn, and one that needs more than all of it is refused.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_PUSH_MEMORY, requires = "team")]
+    pub push_memory: u64,
 }
 
 /// What the server shows.
@@ -137,7 +142,7 @@ pub fn run_serve(plan: &Plan, a: &ServeArgs) -> anyhow::Result<()> {
         (true, Some(path)) => {
             let tokens = TokenMap::load(path)?;
             let st = TeamState::new(source.store.clone(), tokens, plan.prices.clone(), DEFAULT_MAX_BYTES);
-            Some(st.with_limits(a.limits.limits()))
+            Some(st.with_limits(a.limits.limits()).with_push_memory(a.push_memory))
         }
         _ => None,
     };

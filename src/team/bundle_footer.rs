@@ -80,6 +80,23 @@ pub(super) fn footer<'b>(bytes: &'b [u8], origin: &str, limits: &BundleLimits) -
     Ok((reader, meta, pairs))
 }
 
+/// What decoding `bytes` would cost in memory, from its footer's claims:
+/// `limits::ROW_BYTES` per row plus twice the bytes its columns expand to
+/// (the decoded columns, then the typed rows). 0 when there is no
+/// readable footer: decoding then refuses the file before it costs.
+pub(super) fn decode_cost(bytes: &[u8]) -> u64 {
+    if !bytes.starts_with(b"PAR1") || bytes.len() < 12 || !bytes.ends_with(b"PAR1") {
+        return 0;
+    }
+    let mut reader = ParquetReader::new(Cursor::new(bytes));
+    let Ok((rows, groups)) = guarded(|| reader.get_metadata().map(|m| (m.num_rows as u64, groups_of(m)))) else {
+        return 0;
+    };
+    let rows = rows.max(groups.iter().map(|g| g.rows).sum());
+    let expanded: u64 = groups.iter().flat_map(|g| &g.chunks).map(|c| c.uncompressed.max(0) as u64).sum();
+    rows.saturating_mul(limits::ROW_BYTES).saturating_add(expanded.saturating_mul(2))
+}
+
 /// The footer's claims per row group, for `limits::check`.
 fn groups_of(m: &FileMetadata) -> Vec<Group> {
     m.row_groups

@@ -18,6 +18,11 @@ pub const DEFAULT_MAX_ROWS: u64 = 2_000_000;
 /// Default cap on a bundle's bytes after decompression (all pages).
 pub const DEFAULT_MAX_DECOMPRESSED: u64 = 512 << 20;
 
+/// Memory one decoded row takes until it is in the store (its columns,
+/// the typed request and the checksum pass), measured on a 1.2M-row
+/// bundle: 1.58 GB at the peak, about 1.3 KB a row.
+pub const ROW_BYTES: u64 = 1_400;
+
 /// Longest page header read (a header is a few dozen bytes; statistics can
 /// add a few more).
 const MAX_HEADER: usize = 64 << 10;

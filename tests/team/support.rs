@@ -163,3 +163,34 @@ pub fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap()))
         .collect()
 }
+
+/// A row bomb: `rows` copies of one request compress to a few hundred KB.
+pub fn row_bomb(rows: usize) -> Vec<u8> {
+    use polars::prelude::*;
+    let one = bytes_of(&bundle_of("alice", vec![row("alice", "a-s1", 1, 1)]));
+    let df = ParquetReader::new(std::io::Cursor::new(one)).finish().unwrap();
+    let row = df.slice(0, 1);
+    let meta = KeyValueMetadata::from_static(vec![("cachewise.bundle_schema".to_owned(), "1".to_owned())]);
+    let mut out = Vec::new();
+    let mut w = ParquetWriter::new(&mut out).with_key_value_metadata(Some(meta)).batched(row.schema()).unwrap();
+    for n in (0..rows).step_by(250_000) {
+        w.write_batch(&row.new_from_index(0, (rows - n).min(250_000))).unwrap();
+    }
+    w.finish().unwrap();
+    out
+}
+
+/// The reported string bomb: `rows` rows sharing one 1 MB text value,
+/// dictionary-encoded into a small file whose pages claim little.
+pub fn shared_string_bomb(rows: usize) -> Vec<u8> {
+    use polars::prelude::*;
+    let one = bytes_of(&bundle_of("alice", vec![row("alice", "a-s1", 1, 1)]));
+    let df = ParquetReader::new(std::io::Cursor::new(one)).finish().unwrap();
+    let mut row = df.slice(0, 1).new_from_index(0, rows);
+    let big = "x".repeat(1 << 20);
+    row.with_column(Column::new("cwd".into(), vec![big.as_str(); rows])).unwrap();
+    let meta = KeyValueMetadata::from_static(vec![("cachewise.bundle_schema".to_owned(), "1".to_owned())]);
+    let mut out = Vec::new();
+    ParquetWriter::new(&mut out).with_key_value_metadata(Some(meta)).finish(&mut row).unwrap();
+    out
+}
