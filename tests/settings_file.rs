@@ -113,3 +113,63 @@ fn a_dangling_backup_symlink_is_never_written_through() {
     assert_eq!(std::fs::read_to_string(config.join("settings.json.bak.1")).unwrap(), "{\"model\": \"opus\"}");
     assert_eq!(command_in(&settings), Value::String(ours()));
 }
+
+/// Claude Code rewrites settings.json as it runs, without a lock. A change
+/// it makes between cachewise's read and its write is kept: the write
+/// sees the file changed and makes its edit again on the new text.
+#[test]
+fn a_change_claude_code_makes_while_cachewise_edits_the_file_is_kept() {
+    use cachewise::settings_file::SettingsFile;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("settings.json");
+    std::fs::write(&path, "{\"model\": \"opus\"}\n").unwrap();
+    let mut file = SettingsFile::open(&path).unwrap();
+    file.set(&["statusLine"], &serde_json::json!({"type": "command", "command": "cachewise statusline"})).unwrap();
+    // Claude Code's own write, after cachewise read the file.
+    std::fs::write(&path, "{\"model\": \"opus\", \"theme\": \"dark\"}\n").unwrap();
+    file.save().unwrap();
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(v["theme"], "dark", "Claude Code's change is kept: {v}");
+    assert_eq!(v["statusLine"]["command"], "cachewise statusline", "and cachewise's edit is made: {v}");
+}
+
+/// The same race 150 times with real timing: `statusline --install` while
+/// another writer adds a key of its own at a random moment. No change of
+/// either is lost.
+#[test]
+fn one_hundred_fifty_install_races_lose_no_change() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(150);
+    let mut lost = Vec::new();
+    for i in 0..150 {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(&path, "{\"model\": \"opus\"}\n").unwrap();
+        let delay = std::time::Duration::from_micros(rng.random_range(0..20_000));
+        let other = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(delay);
+                // Claude Code's way: read, change, write a temporary file, rename.
+                let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+                v["theirs"] = Value::from(i);
+                let tmp = path.with_extension("tmp");
+                std::fs::write(&tmp, v.to_string()).unwrap();
+                std::fs::rename(&tmp, &path).unwrap();
+            })
+        };
+        let out = install(dir.path());
+        other.join().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        if v.get("statusLine").is_none() {
+            // The other writer read before the install wrote: its write
+            // replaced the install's, as Claude Code's would. Not ours to keep.
+            continue;
+        }
+        if v.get("theirs").is_none() {
+            lost.push(i);
+        }
+    }
+    assert!(lost.is_empty(), "the other writer's change was lost in races {lost:?}");
+}

@@ -13,7 +13,11 @@
 //!   a backup name that exists in any form, a dangling symlink included, is
 //!   skipped and never written through; the backup is 0600;
 //! - the new text is written to a temporary file beside the target and
-//!   renamed over it.
+//!   renamed over it;
+//! - Claude Code rewrites the file as it runs, without a lock: just before
+//!   the rename the file is read again, and when it changed since it was
+//!   read, the edits are made again on what it holds now (a few tries), so
+//!   a change Claude Code made meanwhile is kept.
 //!
 //! The edits themselves (`edit`) keep the rest of the text as written.
 
@@ -62,7 +66,20 @@ pub struct SettingsFile {
     text: String,
     /// The target's permission bits, when it exists.
     mode: Option<u32>,
+    /// The edits made, to make again on a file that changed meanwhile.
+    edits: Vec<Edit>,
 }
+
+/// One edit: set or append `value` at `path`.
+#[derive(Debug, Clone)]
+struct Edit {
+    path: Vec<String>,
+    value: Value,
+    append: bool,
+}
+
+/// Tries of a save whose file keeps changing under it.
+const SAVE_TRIES: usize = 5;
 
 /// What `save` did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,7 +108,7 @@ impl SettingsFile {
         };
         let text = original.clone().unwrap_or_default();
         edit::parse(&text).map_err(|_| SettingsError::NotObject { path: path.to_path_buf() })?;
-        Ok(SettingsFile { path: path.to_path_buf(), target, original, text, mode })
+        Ok(SettingsFile { path: path.to_path_buf(), target, original, text, mode, edits: Vec::new() })
     }
 
     /// The document as it stands (with the edits made so far).
@@ -101,37 +118,79 @@ impl SettingsFile {
 
     /// Sets the value at `path` (object keys; objects created on the way).
     pub fn set(&mut self, path: &[&str], value: &Value) -> Result<(), SettingsError> {
-        self.text = edit::set(&self.text, path, value).map_err(|_| self.not_object())?;
-        Ok(())
+        self.apply(Edit { path: path.iter().map(|s| (*s).to_owned()).collect(), value: value.clone(), append: false })
     }
 
     /// Appends `value` to the array at `path` (created when missing).
     pub fn push(&mut self, path: &[&str], value: &Value) -> Result<(), SettingsError> {
-        self.text = edit::push(&self.text, path, value).map_err(|_| self.not_object())?;
+        self.apply(Edit { path: path.iter().map(|s| (*s).to_owned()).collect(), value: value.clone(), append: true })
+    }
+
+    fn apply(&mut self, e: Edit) -> Result<(), SettingsError> {
+        let path: Vec<&str> = e.path.iter().map(String::as_str).collect();
+        let edited =
+            if e.append { edit::push(&self.text, &path, &e.value) } else { edit::set(&self.text, &path, &e.value) };
+        self.text = edited.map_err(|_| self.not_object())?;
+        self.edits.push(e);
         Ok(())
+    }
+
+    /// The same edits on the file as it is now.
+    fn reread(self) -> Result<SettingsFile, SettingsError> {
+        let mut fresh = SettingsFile::open(&self.path)?;
+        for e in self.edits {
+            fresh.apply(e)?;
+        }
+        Ok(fresh)
+    }
+
+    /// True when the target still holds the text read.
+    fn unchanged(&self) -> bool {
+        let now = read_bounded(&self.target).ok();
+        now == self.original
     }
 
     fn not_object(&self) -> SettingsError {
         SettingsError::NotObject { path: self.path.clone() }
     }
 
-    /// Writes the edits: a backup first, then the target, renamed into place.
-    pub fn save(self) -> Result<Saved, SettingsError> {
+    /// Writes the edits: a backup first, then the target, renamed into place
+    /// unless the file changed since it was read (then the edits are made
+    /// again on the new text, up to `SAVE_TRIES` times).
+    pub fn save(mut self) -> Result<Saved, SettingsError> {
+        for _ in 1..SAVE_TRIES {
+            match self.save_once()? {
+                Some(saved) => return Ok(saved),
+                None => self = self.reread()?,
+            }
+        }
+        self.save_once()?.ok_or_else(|| SettingsError::Io {
+            path: self.target.clone(),
+            source: std::io::Error::other("the file kept changing while it was written; run the command again"),
+        })
+    }
+
+    /// One try of `save`: None when the file changed since it was read.
+    fn save_once(&self) -> Result<Option<Saved>, SettingsError> {
         let io = io_at;
         let Some(original) = &self.original else {
-            write_atomic(&self.target, &self.text, 0o644).map_err(io(&self.target))?;
-            return Ok(Saved::Created);
+            let written =
+                write_atomic(&self.target, &self.text, 0o644, || self.unchanged()).map_err(io(&self.target))?;
+            return Ok(written.then_some(Saved::Created));
         };
         if *original == self.text {
-            return Ok(Saved::Unchanged);
+            return Ok(Some(Saved::Unchanged));
         }
         let mode = self.mode.unwrap_or(0o644);
         if mode & 0o200 == 0 {
             return Err(SettingsError::ReadOnly { path: self.target.clone(), mode });
         }
+        if !self.unchanged() {
+            return Ok(None);
+        }
         let backup = backup(&self.path, original).map_err(io(&self.path))?;
-        write_atomic(&self.target, &self.text, mode).map_err(io(&self.target))?;
-        Ok(Saved::Written { backup })
+        let written = write_atomic(&self.target, &self.text, mode, || self.unchanged()).map_err(io(&self.target))?;
+        Ok(written.then_some(Saved::Written { backup }))
     }
 }
 
@@ -208,7 +267,9 @@ fn backup(path: &Path, text: &str) -> std::io::Result<PathBuf> {
     Err(std::io::Error::other("no free backup name (.bak to .bak.999)"))
 }
 
-fn write_atomic(path: &Path, text: &str, mode: u32) -> std::io::Result<()> {
+/// Writes `text` to a temporary file beside `path` and renames it over
+/// `path` if `still` says so just before (false: nothing written).
+fn write_atomic(path: &Path, text: &str, mode: u32, still: impl FnOnce() -> bool) -> std::io::Result<bool> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
@@ -221,6 +282,9 @@ fn write_atomic(path: &Path, text: &str, mode: u32) -> std::io::Result<()> {
     }
     #[cfg(not(unix))]
     let _ = mode;
+    if !still() {
+        return Ok(false);
+    }
     tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    Ok(true)
 }
