@@ -25,7 +25,7 @@ fn main() -> ExitCode {
     match cli::run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {}", cachewise::report::term::clean(&format!("{e:#}")));
+            eprintln!("error: {}", cachewise::report::term::clean(&message(&e)));
             if e.downcast_ref::<cli::UsageError>().is_some() {
                 ExitCode::from(EXIT_USAGE as u8)
             } else {
@@ -33,4 +33,21 @@ fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// The error and its causes, each said once: most errors name their cause
+/// in their own words already, and the chain would repeat it.
+fn message(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out += ": ";
+        }
+        out += &text;
+    }
+    out
 }

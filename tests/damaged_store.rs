@@ -394,3 +394,28 @@ fn an_interrupted_ingest_then_another_equals_a_clean_ingest() {
     println!("{} interrupted ingests: {stopped_mid_run} while running", interrupts());
     assert!(stopped_mid_run > 0, "no interrupt landed inside an ingest");
 }
+
+/// A directory where a table belongs (requests, the analysis): a report
+/// names it once and gives the rebuild command; `ingest --rebuild` moves it
+/// aside (`<name>.not-a-table`), says so, and rebuilds the same figures;
+/// an ordinary ingest moves a derived table's stray aside by itself.
+#[test]
+fn a_table_replaced_by_a_directory_is_moved_aside_by_the_rebuild_the_hint_names() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let [a, b, c] = tree(root.path());
+    same(totals(root.path(), data.path(), &[]), sum(&[&a, &b, &c]));
+    fs::remove_file(data.path().join("requests.parquet")).unwrap();
+    fs::create_dir(data.path().join("requests.parquet")).unwrap();
+    let err = fails(&cachewise(root.path(), data.path(), &["report", "daily"]));
+    assert!(err.contains("requests.parquet") && err.contains("ingest --rebuild"), "{err}");
+    assert_eq!(err.matches("not a regular file").count(), 1, "the cause once: {err}");
+    let said = ok(&cachewise(root.path(), data.path(), &["ingest", "--rebuild"]));
+    assert!(said.contains("requests.parquet was not a file: moved to"), "{said}");
+    assert!(data.path().join("requests.parquet.not-a-table").is_dir());
+    same(totals(root.path(), data.path(), &["--no-ingest"]), sum(&[&a, &b, &c]));
+    fs::remove_file(data.path().join("analysis.parquet")).unwrap();
+    fs::create_dir(data.path().join("analysis.parquet")).unwrap();
+    ok(&cachewise(root.path(), data.path(), &["ingest"]));
+    assert!(data.path().join("analysis.parquet").is_file(), "the analysis is written again");
+    assert!(data.path().join("analysis.parquet.not-a-table").is_dir());
+}

@@ -39,6 +39,8 @@ pub struct Rebuilt {
     pub manifest_read: bool,
     /// Every table that holds requests was read: nothing can have been lost.
     pub requests_complete: bool,
+    /// What stood where a table belongs but was no file, and where it went.
+    pub set_aside: Vec<(PathBuf, PathBuf)>,
 }
 
 impl Rebuilt {
@@ -48,6 +50,9 @@ impl Rebuilt {
         let mut out = String::new();
         for (file, cause) in &r.unreadable {
             out += &format!("could not read {file}: {cause}\n");
+        }
+        for (from, to) in &r.set_aside {
+            out += &format!("{} was not a file: moved to {}\n", from.display(), to.display());
         }
         out += &format!(
             "kept {} request(s) of {} transcript(s) deleted since, from the tables that could be read\n",
@@ -104,6 +109,7 @@ pub(super) fn rebuild_locked(
     let written = old_manifest.as_ref().is_none_or(|m| !m.files.is_empty() || m.updated.is_some());
     let exists: HashSet<String> = found.files.iter().map(key).collect();
     let salvaged = salvage(store, &exists, written, &mut notes);
+    notes.set_aside = store.set_aside_strays()?;
     let reads = read_all(&found.files, progress, now);
     let mut out = Outcome {
         files: found.files.len(),

@@ -28,6 +28,32 @@ const STATUSLINE: &str = "statusline";
 pub const REQUESTS_KEYS: &str = "requests-keys.bin";
 /// Tables of older layouts (store schema 2 kept every candidate row).
 pub const OBSOLETE: [&str; 1] = ["lines.parquet"];
+/// How the temporary files and directories of a write begin (`tempfile`'s
+/// own `.tmp`, a team import's and the analysis's staging directories).
+const TEMPORARY: [&str; 3] = [".tmp", ".import-", ".analysis-"];
+/// A temporary file this old belongs to no running write: its run was killed.
+const LEFTOVER_AGE: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Removes the temporary files and directories killed runs left in `dir`
+/// (older than `LEFTOVER_AGE`); what cannot be removed stays. How many went.
+pub fn sweep_leftovers(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    let now = std::time::SystemTime::now();
+    let mut removed = 0;
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let temporary = TEMPORARY.iter().any(|p| name.as_encoded_bytes().starts_with(p.as_bytes()));
+        // symlink_metadata: a link is removed, never followed.
+        let Ok(meta) = std::fs::symlink_metadata(e.path()) else { continue };
+        let old = meta.modified().ok().and_then(|m| now.duration_since(m).ok()).is_some_and(|age| age > LEFTOVER_AGE);
+        if !temporary || !old {
+            continue;
+        }
+        let gone = if meta.is_dir() { std::fs::remove_dir_all(e.path()) } else { std::fs::remove_file(e.path()) };
+        removed += usize::from(gone.is_ok());
+    }
+    removed
+}
 
 /// The plan-limit samples the status line records (`store::samples`).
 pub fn rate_limits(dir: &Path) -> PathBuf {
@@ -125,6 +151,28 @@ pub fn key_path(key: &str) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_killed_runs_old_temporary_files_are_swept_and_a_running_writes_are_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+        let aged = |p: &Path| std::fs::File::open(p).unwrap().set_modified(old).unwrap();
+        for name in [".tmpAbC123", "requests.parquet"] {
+            std::fs::write(dir.path().join(name), b"x").unwrap();
+            aged(&dir.path().join(name));
+        }
+        std::fs::create_dir(dir.path().join(".import-xyz")).unwrap();
+        std::fs::write(dir.path().join(".import-xyz/part.parquet"), b"x").unwrap();
+        aged(&dir.path().join(".import-xyz"));
+        std::fs::write(dir.path().join(".tmpNew456"), b"x").unwrap();
+        assert_eq!(sweep_leftovers(dir.path()), 2);
+        let left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(left.len(), 2, "{left:?}");
+        assert!(left.contains(&"requests.parquet".to_owned()) && left.contains(&".tmpNew456".to_owned()));
+    }
     use std::os::unix::ffi::OsStrExt;
 
     #[test]

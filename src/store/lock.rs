@@ -4,7 +4,8 @@
 //! within a second rather than wait without a word; a store opened with
 //! `Waiting::No` returns `StoreError::Locked` at once instead (reports and
 //! the dashboard then read the last committed store). The file is never
-//! followed through a symbolic link.
+//! followed through a symbolic link. Whoever takes the lock sweeps the
+//! temporary files killed runs left (`files::sweep_leftovers`).
 
 use super::files::LOCK;
 use super::{Store, StoreError};
@@ -67,6 +68,10 @@ impl Store {
                 f.lock().map_err(io)?;
             }
             Err(TryLockError::Error(e)) => return Err(io(e)),
+        }
+        let swept = super::files::sweep_leftovers(&self.dir);
+        if swept > 0 {
+            tracing::info!("{}: removed {swept} temporary file(s) of interrupted runs", self.dir.display());
         }
         let me = format!("{} {}\n", std::process::id(), Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true));
         // Who holds it is for messages only: a failure to say so is no failure.

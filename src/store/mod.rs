@@ -161,6 +161,27 @@ impl StoreError {
     }
 }
 
+/// Moves what stands at `path` aside when it is there but not a regular
+/// file, to `<name>.not-a-table` (or `.not-a-table.N`): where it went.
+fn set_aside(path: &Path) -> Result<Option<PathBuf>, StoreError> {
+    match fs::symlink_metadata(path) {
+        Ok(m) if !m.is_file() => {}
+        _ => return Ok(None),
+    }
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let free = (0..1000).map(|i| match i {
+        0 => path.with_file_name(format!("{name}.not-a-table")),
+        i => path.with_file_name(format!("{name}.not-a-table.{i}")),
+    });
+    let to = free.into_iter().find(|p| fs::symlink_metadata(p).is_err());
+    let to = to.ok_or_else(|| StoreError::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::other("no free name to move it aside"),
+    })?;
+    fs::rename(path, &to).map_err(|source| StoreError::Io { path: path.to_path_buf(), source })?;
+    Ok(Some(to))
+}
+
 /// A data directory.
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -262,6 +283,9 @@ impl Store {
         let file = match files::open_regular(&path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
+                return Err(StoreError::Damaged { path, cause: e.to_string() })
+            }
             Err(source) => return Err(StoreError::Io { path, source }),
         };
         let columns = columns.map(|c| c.iter().map(|s| (*s).to_owned()).collect());
@@ -317,6 +341,20 @@ impl Store {
         Ok(())
     }
 
+    /// Moves whatever stands where a table or the manifest belongs but is not
+    /// a regular file (a directory, a pipe, a link) aside (`set_aside`), so a
+    /// rebuild can write there: each as (from, to).
+    pub fn set_aside_strays(&self) -> Result<Vec<(PathBuf, PathBuf)>, StoreError> {
+        let mut moved = Vec::new();
+        for name in Table::ALL.iter().map(|t| t.file_name()).chain([files::MANIFEST]) {
+            let from = self.dir.join(name);
+            if let Some(to) = set_aside(&from)? {
+                moved.push((from, to));
+            }
+        }
+        Ok(moved)
+    }
+
     /// Writes a table atomically.
     pub fn write(&self, t: Table, df: &mut DataFrame) -> Result<(), StoreError> {
         let path = self.path(t);
@@ -358,6 +396,9 @@ impl Store {
         let sync = sync && !self.scratch;
         if sync {
             tmp.as_file().sync_all().map_err(io)?;
+        }
+        if let Some(to) = set_aside(path)? {
+            tracing::warn!("{} was not a file: moved to {}", path.display(), to.display());
         }
         tmp.persist(path).map_err(|e| io(e.error))?;
         if let Some(d) = File::open(&self.dir).ok().filter(|_| sync) {
