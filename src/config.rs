@@ -41,13 +41,16 @@ pub fn weekday_name(d: chrono::Weekday) -> &'static str {
 }
 
 /// Transcript roots: `--claude-dir` flags, else `CLAUDE_CONFIG_DIR` (comma
-/// separated), else `~/.config/claude` and `~/.claude`.
+/// separated), else `~/.config/claude` and `~/.claude`; each absolute.
 pub fn roots(flags: &[PathBuf], env: Option<&str>, home: Option<&Path>) -> Vec<PathBuf> {
+    // Absolute, so `./claude` and `claude` name the store's files alike and
+    // a relative root spelled another way reads nothing again.
+    let absolute = |p: PathBuf| std::path::absolute(&p).unwrap_or(p);
     if !flags.is_empty() {
-        return flags.to_vec();
+        return flags.iter().cloned().map(absolute).collect();
     }
     if let Some(v) = env.filter(|v| !v.trim().is_empty()) {
-        return v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(PathBuf::from).collect();
+        return v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(PathBuf::from).map(absolute).collect();
     }
     match home {
         Some(h) => vec![h.join(".config/claude"), h.join(".claude")],

@@ -424,3 +424,29 @@ fn transcripts_whose_names_differ_only_in_non_utf8_bytes_keep_their_own_rows() {
         assert_eq!(daily_total(data.path()).requests, 2, "round {round}: each file's request stays");
     }
 }
+
+/// A relative `--claude-dir` spelled another way (`./claude`, `claude`)
+/// names the same transcripts: the second ingest reads nothing again.
+#[test]
+fn a_relative_claude_dir_spelled_another_way_reads_nothing_again() {
+    let work = tempfile::tempdir().unwrap();
+    write(&work.path().join("claude"), "-p/s1.jsonl", &Resp::new("s1", 1, 0).to_lines());
+    let data = work.path().join("data");
+    let run = |root: &str| {
+        let o = std::process::Command::new(common::bin())
+            .current_dir(work.path())
+            .args(["--claude-dir", root, "--data-dir"])
+            .arg(&data)
+            .arg("ingest")
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    assert!(run("./claude").starts_with("1 file, 1 read"), "the first ingest reads it");
+    for spelled in ["claude", "claude/", "./claude/."] {
+        let out = run(spelled);
+        assert!(out.starts_with("1 file, 0 read"), "{spelled}: {out}");
+    }
+}
