@@ -143,3 +143,28 @@ async fn a_shared_string_bomb_is_refused_and_the_server_answers_the_next_push() 
     let err = read_bundle_limited(&bomb, "bomb.parquet", &BundleLimits::default()).unwrap_err();
     assert!(matches!(err, TeamError::Damaged { .. }), "{err}");
 }
+
+/// A bundle of one-row row groups has a footer of megabytes that would
+/// take seconds and most of a gigabyte to parse (an 84 MB one took 12 s and
+/// 736 MB): a footer over `MAX_FOOTER` is refused before it is parsed.
+#[test]
+fn a_bundle_whose_footer_is_megabytes_is_refused_before_it_is_parsed() {
+    use cachewise::team::limits::MAX_FOOTER;
+    use polars::prelude::*;
+    let df = ParquetReader::new(std::io::Cursor::new(body(1))).finish().unwrap();
+    let mut rows = df.slice(0, 1).new_from_index(0, 2_400);
+    let meta = KeyValueMetadata::from_static(vec![("cachewise.bundle_schema".to_owned(), "1".to_owned())]);
+    let mut bytes = Vec::new();
+    ParquetWriter::new(&mut bytes)
+        .with_key_value_metadata(Some(meta))
+        .with_row_group_size(Some(1))
+        .finish(&mut rows)
+        .unwrap();
+    let n = bytes.len();
+    let footer = u64::from(u32::from_le_bytes(bytes[n - 8..n - 4].try_into().unwrap()));
+    assert!(footer > MAX_FOOTER, "the footer is {footer} bytes");
+    let started = std::time::Instant::now();
+    let err = read_bundle_limited(&bytes, "many-groups.parquet", &BundleLimits::default()).unwrap_err();
+    assert!(err.to_string().contains("bytes of Parquet footer"), "{err}");
+    assert!(started.elapsed() < std::time::Duration::from_millis(100), "{:?}", started.elapsed());
+}

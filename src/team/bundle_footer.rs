@@ -61,6 +61,16 @@ pub(super) fn footer<'b>(bytes: &'b [u8], origin: &str, limits: &BundleLimits) -
     if bytes.len() < 12 || !bytes.ends_with(b"PAR1") {
         return Err(damaged("the file is truncated (no Parquet footer)".into()));
     }
+    let footer_len = u32::from_le_bytes([
+        bytes[bytes.len() - 8],
+        bytes[bytes.len() - 7],
+        bytes[bytes.len() - 6],
+        bytes[bytes.len() - 5],
+    ]);
+    if u64::from(footer_len) > limits::MAX_FOOTER {
+        let (what, found, limit) = ("bytes of Parquet footer", u64::from(footer_len), limits::MAX_FOOTER);
+        return Err(TeamError::OverLimit { origin: origin.to_owned(), what, found, limit });
+    }
     let mut reader = ParquetReader::new(Cursor::new(bytes));
     let (kv, rows, groups) = guarded(|| {
         let m = reader.get_metadata()?;

@@ -23,6 +23,11 @@ pub const DEFAULT_MAX_DECOMPRESSED: u64 = 512 << 20;
 /// bundle: 1.58 GB at the peak, about 1.3 KB a row.
 pub const ROW_BYTES: u64 = 1_400;
 
+/// Largest footer read: a bundle's footer is a few KB per row group, and
+/// a file of a million one-row groups has one of 84 MB, which would cost
+/// seconds and most of a gigabyte to parse before any other check.
+pub const MAX_FOOTER: u64 = 8 << 20;
+
 /// Longest page header read (a header is a few dozen bytes; statistics can
 /// add a few more).
 const MAX_HEADER: usize = 64 << 10;
