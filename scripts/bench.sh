@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Side-by-side benchmark against ccusage on the 1 GiB tree (issue 2):
+# Side-by-side benchmark against ccusage on the 1 GiB tree:
 # cold ingest + daily report, warm daily report, and after appending about
 # 1 MB to 10 transcripts; then peak memory of the cold run.
 #   scripts/bench.sh [TREE] [CCUSAGE]

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The full soak of issue 12, on loopback only: 50 transcripts appended to
+# The full soak of the dashboard, on loopback only: 50 transcripts appended to
 # for 60 s while `cachewise serve` ingests them and 20 clients read every
 # route; then the served store must equal a cold ingest of the final tree.
 # Prints the server's memory at the end. Takes about two minutes.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Status-line benchmark (issue 10): `cachewise statusline` beside
+# Status-line benchmark: `cachewise statusline` beside
 # `ccusage statusline` on the same stdin, for a 50 MB transcript with the
 # 1 GiB tree ingested beside it. Quotes p95 from hyperfine's JSON for
 #   first  - no status-line state yet (and no cached store figures)

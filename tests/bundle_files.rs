@@ -1,5 +1,5 @@
 //! Files that are not what they seem, named to `import` and `export --out`
-//! (issue 24, items 6 and 7): import refuses anything but a regular file
+//!: import refuses anything but a regular file
 //! (after following links) before reading it, and a file over the size cap;
 //! export writes through a link to its regular-file target, refuses device
 //! nodes, FIFOs, directories and dangling links, writes `-` to stdout, and

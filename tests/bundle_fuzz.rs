@@ -1,4 +1,4 @@
-//! Fuzzing the bundle reader (issue 12): random bytes, and valid bundles
+//! Fuzzing the bundle reader: random bytes, and valid bundles
 //! with bytes flipped, overwritten, cut short or spliced, never panic and
 //! never make the reader allocate past its caps (the process's peak
 //! resident memory stays within a bound far below what one lying page

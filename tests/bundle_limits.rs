@@ -1,4 +1,4 @@
-//! Decompression bombs (issue 12, item 4): a bundle that would expand past
+//! Decompression bombs: a bundle that would expand past
 //! the row or decompressed-byte caps is refused before it is read, with 413
 //! on push and a clear error on `import`, and the store is left untouched.
 #![allow(clippy::unwrap_used, clippy::expect_used)]

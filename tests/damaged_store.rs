@@ -1,4 +1,4 @@
-//! A damaged store (issue 12, item 7): a garbage or deleted table makes
+//! A damaged store: a garbage or deleted table makes
 //! reports fail once with the file, the cause and the rebuild command (never
 //! zeros, never "unchanged"); `ingest --rebuild` rebuilds from the
 //! transcripts, keeps rows of deleted transcripts where a readable table

@@ -1,4 +1,4 @@
-//! Dollars (issue 12, item 9): an empty team report has no `-0.0`, and the
+//! Dollars: an empty team report has no `-0.0`, and the
 //! one dollar format keeps a negative amount's sign.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

@@ -1,4 +1,4 @@
-//! A bounded fuzz of the transcript line parser (issue 12): random bytes,
+//! A bounded fuzz of the transcript line parser: random bytes,
 //! mutated real-shaped lines, huge numbers, deep nesting and invalid UTF-8,
 //! between good lines. Asserts that nothing panics, that the output is
 //! bounded by the input (rows <= lines, titles <= 200 characters, at most 5

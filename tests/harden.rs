@@ -1,4 +1,4 @@
-//! Safe to deploy for a team (issue 12), the server half, with the real
+//! Safe to deploy for a team, the server half, with the real
 //! binary on loopback: the push listener serves nothing but the push
 //! endpoint; no writer reads local transcripts into a team directory or
 //! relabels a member's rows; the dashboard answers only to its own Host

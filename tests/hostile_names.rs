@@ -1,5 +1,5 @@
 //! Names from transcripts and bundles in reports that leave the machine
-//! (issue 24, items 1 to 3): a tree whose project directory, session files,
+//!: a tree whose project directory, session files,
 //! model names and title are hostile (spreadsheet formulas, HTML, Markdown
 //! markers, a newline, a bidi override, ESC), exported by a person whose
 //! name is hostile too and imported into a team directory beside a bundle

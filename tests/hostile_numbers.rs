@@ -1,4 +1,4 @@
-//! Hostile numbers (issue 12, item 5): token fields above the bound of 10^9
+//! Hostile numbers: token fields above the bound of 10^9
 //! per request are bad lines naming file and line, good lines around them
 //! are kept, and no sum wraps; bundles carrying such values are refused.
 #![allow(clippy::unwrap_used, clippy::expect_used)]

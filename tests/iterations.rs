@@ -1,4 +1,4 @@
-//! Responses made of several API calls (`usage.iterations`, issue 14), end
+//! Responses made of several API calls (`usage.iterations`), end
 //! to end through ingest, the store, the reports and bundles: the three
 //! shapes of transcripts-and-pricing §2.4 and a single call equal to the
 //! top-level usage, with hand-computed figures (`iterations/support.rs`);

@@ -1,4 +1,4 @@
-//! `serve`'s log written to a file (issue 24, item 12): plain text, no
+//! `serve`'s log written to a file: plain text, no
 //! ANSI colour codes, when stderr is not a terminal.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

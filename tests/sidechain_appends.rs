@@ -1,5 +1,5 @@
 //! An old inline sub-agent's thread does not depend on where an append
-//! boundary fell (issue 12, code-reading defect): ingesting a session file in
+//! boundary fell: ingesting a session file in
 //! two parts, cut at any line, names every thread as one cold read does.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

@@ -1,4 +1,4 @@
-//! Soak (issue 12): a writer appends to transcripts while `serve` ingests
+//! Soak: a writer appends to transcripts while `serve` ingests
 //! them and clients read every route on loopback; afterwards the server's
 //! `/api/daily` and `report daily --json` of its store equal a cold ingest
 //! of the final tree, every response was 200, and the server's memory is

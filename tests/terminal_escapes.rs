@@ -1,4 +1,4 @@
-//! Terminal escapes (issue 12, item 6): strings from transcripts and bundles
+//! Terminal escapes: strings from transcripts and bundles
 //! (titles, project and model names, paths, user and machine names) reach
 //! the terminal stripped of control characters in every command that prints
 //! them, on stdout and stderr; JSON escapes them instead.
@@ -88,7 +88,7 @@ fn user_name_with_escape_is_sanitised_in_import_and_report_team() {
     let bundle = tmp.path().join("evil.parquet");
     let args = ["export", "--user", "mallory", "--out", bundle.to_str().unwrap()];
     clean_output(&cachewise(Some(&root), &local, &args), "export");
-    // Export refuses such names (issue 24 item 3); another tool's bundle may
+    // Export refuses such names; another tool's bundle may
     // still carry them.
     let user = "\x1b[2J\x1b]8;;http://evil.example\x07mallory\x1b]8;;\x07";
     let mut b = cachewise::team::read_bundle(&std::fs::read(&bundle).unwrap(), "evil").unwrap();

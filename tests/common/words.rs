@@ -1,7 +1,7 @@
 //! What a page says: its text without markup, and the internal keys no
-//! page may show (issue 26).
+//! page may show.
 
-/// Keys no page may show in its text (issue 26).
+/// Keys no page may show in its text.
 pub const INTERNAL: [&str; 12] = [
     "le_5m",
     "5m_1h",
