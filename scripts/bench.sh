@@ -2,15 +2,15 @@
 # Side-by-side benchmark against ccusage on the 1 GiB tree:
 # cold ingest + daily report, warm daily report, and after appending about
 # 1 MB to 10 transcripts; then peak memory of the cold run.
-#   scripts/bench.sh [TREE] [CCUSAGE]
-# TREE defaults to /tmp/c1g, built with
-#   python3 ../shared/bench/mkcorpus.py ../shared/corpus/real/claude /tmp/c1g --mb 1024 --seed 1
+#   scripts/bench.sh TREE CCUSAGE
+# TREE is a Claude Code config dir of about 1 GiB (the benchmark kit's
+# mkcorpus.py over the public `real` corpus: --mb 1024 --seed 1).
 # CCUSAGE is the ccusage 20.0.24 binary (npm install ccusage@20.0.24).
 # The append runs write to a copy of TREE, which is removed afterwards, so
 # TREE stays as built and runs are comparable.
 set -euo pipefail
-source_tree=${1:-/tmp/c1g}
-ccusage=${2:-/tmp/bench-peer/node_modules/@ccusage/ccusage-linux-x64/bin/ccusage}
+source_tree=${1:?usage: scripts/bench.sh TREE CCUSAGE}
+ccusage=${2:?usage: scripts/bench.sh TREE CCUSAGE}
 here=$(cd "$(dirname "$0")/.." && pwd)
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/cachewise-release}
 cargo build --release --manifest-path "$here/Cargo.toml" >&2

@@ -6,17 +6,18 @@
 #   steady - nothing changed since the last call
 #   append - one response appended before each call
 #   ccusage (its own cache on, as Claude Code would run it)
-# Usage: scripts/statusline_bench.sh [TREE] [CCUSAGE]
-# TREE defaults to /tmp/c1g (built when missing with
-#   python3 ../shared/bench/mkcorpus.py ../shared/corpus/real/claude /tmp/c1g --mb 1024 --seed 1);
-# CCUSAGE to /usr/bin/ccusage (20.0.24). RUNS sets the runs per command
+# Usage: scripts/statusline_bench.sh TREE CORPUS [CCUSAGE]
+# TREE is a Claude Code config dir of about 1 GiB (the benchmark kit's
+# mkcorpus.py over the public `real` corpus: --mb 1024 --seed 1); CORPUS
+# is that public corpus's config dir (its transcripts make the 50 MB one);
+# CCUSAGE defaults to ccusage on the PATH (20.0.24). RUNS sets the runs per command
 # (default 30), MB the transcript's size (default 50), CW a cachewise binary
 # to use instead of building the release one.
 set -euo pipefail
-tree=${1:-/tmp/c1g}
-ccusage=${2:-/usr/bin/ccusage}
+tree=${1:?usage: scripts/statusline_bench.sh TREE CORPUS [CCUSAGE]}
+corpus=${2:?usage: scripts/statusline_bench.sh TREE CORPUS [CCUSAGE]}
+ccusage=${3:-ccusage}
 here=$(cd "$(dirname "$0")/.." && pwd)
-shared=$here/../shared
 if [ -n "${CW:-}" ]; then
   cw=$CW
 else
@@ -24,7 +25,7 @@ else
   cargo build --release --manifest-path "$here/Cargo.toml" >&2
   cw="$CARGO_TARGET_DIR/release/cachewise"
 fi
-[ -d "$tree/projects" ] || python3 "$shared/bench/mkcorpus.py" "$shared/corpus/real/claude" "$tree" --mb 1024 --seed 1
+[ -d "$tree/projects" ] || { echo "$tree: no projects/ (build the tree first)" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 big=$work/root
@@ -33,7 +34,7 @@ transcript=$big/projects/-bench-statusline/$session.jsonl
 mkdir -p "$(dirname "$transcript")"
 # 50 MB: the real corpus's main transcripts, cloned with fresh ids, in one
 # session, timestamps moved to end now.
-python3 - "$shared/corpus/real/claude/projects" "$transcript" "$session" "${MB:-50}" <<'PY'
+python3 - "$corpus/projects" "$transcript" "$session" "${MB:-50}" <<'PY'
 import glob, os, re, sys, datetime
 src, out, session, mb = sys.argv[1], sys.argv[2], sys.argv[3].encode(), int(sys.argv[4])
 files = [f for f in sorted(glob.glob(os.path.join(src, "*", "*.jsonl")))]

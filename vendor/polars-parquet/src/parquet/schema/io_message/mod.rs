@@ -1,3 +1,0 @@
-mod from_message;
-
-pub use from_message::from_message;

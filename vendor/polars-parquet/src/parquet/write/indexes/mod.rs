@@ -1,4 +1,0 @@
-mod serialize;
-mod write;
-
-pub use write::*;
