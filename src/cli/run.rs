@@ -190,14 +190,10 @@ fn run_report(plan: &Plan, kind: ReportKind, a: &ReportOpts) -> anyhow::Result<(
     if a.output.ccusage() && !crate::report::ccusage_json::supported(kind) {
         return Err(super::UsageError(CCUSAGE_SHAPES.into()).into());
     }
-    let clock = std::time::Instant::now();
-    let lap = |what: &str| tracing::debug!("report: {what} after {:?}", clock.elapsed());
     refresh(plan)?;
-    lap("ingest");
     // ccusage's shape breaks every row down by model.
     let q = Query { breakdown: a.breakdown || a.output.ccusage(), ..a.query(plan.tz) };
     let view = plan.view()?;
-    lap("view opened");
     let mut r = usage::usage(&view, kind, &q)?;
     if kind == Grouping::Session {
         annotate_sessions(&mut r, &view, q.user.as_deref())?;
@@ -205,10 +201,8 @@ fn run_report(plan: &Plan, kind: ReportKind, a: &ReportOpts) -> anyhow::Result<(
     if let Some(order) = a.order {
         r.order_by_time(order);
     }
-    lap("report computed");
     warn_estimates(plan, &r.estimated_models);
     super::out(&render::usage(&r, format(a.output), a.layout(plan)));
-    lap("report written");
     Ok(())
 }
 

@@ -134,8 +134,6 @@ fn merge_with(
     ahead: Option<std::thread::ScopedJoinHandle<'_, Option<DataFrame>>>,
 ) -> Result<(Merged, Changed, bool), IngestError> {
     let classify_sessions = derive.is_some();
-    let clock = std::time::Instant::now();
-    let lap = |what: &str| tracing::debug!("merge: {what} after {:?}", clock.elapsed());
     let Delta { rows, replaced, compactions, titles, calls, refusals: new_refusals, readings: new_readings } = delta;
     let mut calls = Calls::gather(store, base, calls)?;
     let refusals = refusals(store, base, new_refusals, &replaced)?;
@@ -145,18 +143,14 @@ fn merge_with(
         _ => store.read(Table::Spares)?.map(frames::in_current_layout).transpose().map_err(at(store, Table::Spares))?,
     };
     let spares = spares.map_or_else(|| empty(store, Table::Spares), Ok)?;
-    lap("read the calls, refusals and spares");
     let target = Target::choose(store, base, &rows, &replaced, &spares)?;
-    lap("chose the requests to write");
     let split = split(base, &rows, &replaced, &target.requests, &spares).map_err(at(store, Table::Requests))?;
     let kept_from_rewritten = split.kept_from_rewritten;
     drop(spares);
     let (compactions, (titles, mut changed)) = side_tables(store, base, compactions, titles, &replaced)?;
     let mut all = rows;
     all.0.push(split.old);
-    lap("split");
     let p = full_plan(&mut all);
-    lap("deduplicated");
     let new_spares = {
         let refs = all.refs();
         let spare_rows: Vec<&Request> = p.spare.iter().map(|&i| refs[i]).collect();
@@ -202,7 +196,6 @@ fn merge_with(
         let changed_rows = classify_sessions.then(|| of_changed(store, base, &df, &changed)).transpose()?;
         (Requests::Frame(df), Some(sessions), changed_rows)
     };
-    lap("built tables");
     let n = target.other_rows + if let Requests::Frame(df) = &requests { df.height() } else { fresh.len() };
     let boundaries = match (classify_sessions, &compactions) {
         (false, _) => None,
@@ -227,7 +220,6 @@ fn merge_with(
             Requests::Frame(df) => target.write(store, df),
             Requests::Rows => write_batches(store, &fresh),
         };
-        lap("wrote the requests");
         written
     };
     let small_tables = || -> Result<(), IngestError> {
@@ -249,20 +241,17 @@ fn merge_with(
                 .map_err(at(store, Table::SessionTotals))?,
         };
         write(store, Table::SessionTotals, sessions)?;
-        lap("wrote the small tables");
         Ok(())
     };
     let (analysis, (a, b)) = rayon::join(
         || {
             let analyzed = analyze();
-            lap("analyzed");
             analyzed
         },
         || rayon::join(write_requests, small_tables),
     );
     a.and(b)?;
     let stored = analysis?;
-    lap("wrote tables");
     drop(fresh);
     crate::lanes::free_beside(all);
     let scope = if whole { Changed::All } else { Changed::Sessions(changed) };

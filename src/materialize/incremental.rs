@@ -44,7 +44,6 @@ pub(super) fn refresh(
     let path = store.path(Table::Analysis);
     let at = |source| StoreError::Polars { path: path.clone(), source };
     let clock = std::time::Instant::now();
-    let lap = |what: &str| tracing::debug!("analysis: {what} after {:?}", clock.elapsed());
     let mut sessions: HashSet<String> = parts.replaces.union(changed).cloned().collect();
     let ((mut mine, side), ahead) = classified;
     // The changed sessions' rows after, then before (in the recent part,
@@ -58,7 +57,6 @@ pub(super) fn refresh(
         mine.vstack_mut_owned(recent.filter(&!&theirs).map_err(at)?).map_err(at)?;
     }
     let missing = || StoreError::Damaged { path: path.clone(), cause: "missing".into() };
-    lap("kept the recent part's other rows");
     let keys = match ahead {
         Some(keys) => keys,
         None => read_keys(store)?.ok_or_else(missing)?,
@@ -66,7 +64,6 @@ pub(super) fn refresh(
     let in_base: HashSet<String> = changed.difference(&parts.replaces).cloned().collect();
     change.count(&keys.filter(&of_sessions(&keys, &in_base).map_err(at)?).map_err(at)?, -1).map_err(at)?;
     let from = change.earliest();
-    lap("read the base's keys");
     loop {
         let outside = without(&keys, &sessions).map_err(at)?;
         let window = window(&outside, from, &mine).map_err(at)?;
@@ -86,7 +83,6 @@ pub(super) fn refresh(
                 || write(store, stamp, parts.generation, mine, &sessions, (n, fold_at)),
                 || super::sides::store_sides(store, prices, side, Some(changed)),
             );
-            lap("wrote the rows and the side tables");
             return sides.and(rows);
         }
         tracing::debug!("analysis: the shared-prefix flags of {} stored session(s) changed", moved.len());

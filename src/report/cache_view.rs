@@ -159,8 +159,6 @@ pub fn cache_report_with(
     usage: Reconciled<'_>,
     mut class_costs: Option<&mut DailyClassCosts>,
 ) -> Result<CacheReport, ReportError> {
-    let clock = std::time::Instant::now();
-    let lap = |what: &str| tracing::debug!("cache report: {what} after {:?}", clock.elapsed());
     let (now, titles) = (view.now(), view.titles()?);
     let mut days = LocalDays::new(q.query.tz);
     let mut total = Tally::default();
@@ -225,7 +223,6 @@ pub fn cache_report_with(
         }
         Ok(())
     })?;
-    lap("the rows' figures");
     let total = total.finish();
     let by_day = day_stats(by_day);
     let by_session = session_stats(sessions, titles);
@@ -244,21 +241,17 @@ pub fn cache_report_with(
         .filter(|s| !with_main.contains(&(s.session_id.as_str(), s.user.as_str())))
         .map(|s| (s.user.clone(), s.session_id.clone(), s.title.clone(), s.project.clone()));
     let not_resumable = super::resume::not_resumable(&states, without_main, view.claude().settings.cleanup_days());
-    lap("resume states");
     let ids: HashSet<&str> = by_session.iter().map(|s| s.session_id.as_str()).collect();
     let compaction = compaction_reports(view, &ids)?;
     let by_trigger = by_trigger(view, q)?;
-    lap("compactions");
     let idle = by_trigger.get(IDLE).copied().unwrap_or(0);
     let usage = match usage {
         Reconciled::Made => Some(reconcile(view, q, &total, None)?),
         Reconciled::With(u) => Some(reconcile(view, q, &total, Some(u))?),
         Reconciled::Later => None,
     };
-    lap("reconciled with the usage reports");
     let idle_compaction = idle_compaction(view, q, idle)?;
     let server = super::cache_rows::server_reasons(view, q)?;
-    lap("idle compaction and the server's reasons");
     Ok(CacheReport {
         model: MODEL_VERSION,
         total,

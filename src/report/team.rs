@@ -190,8 +190,6 @@ pub fn team(view: &StoreView, q: &Query) -> Result<TeamReport, ReportError> {
     let Some(lf) = view.requests() else {
         return Ok(assemble(q, &people, Vec::new(), Vec::new(), Cache::default()));
     };
-    let clock = std::time::Instant::now();
-    let lap = |what: &str| tracing::debug!("report team: {what} after {:?}", clock.elapsed());
     let calls = view.calls()?;
     let selected = q.prepare(lf.clone(), Grouping::Daily)?;
     // The person days, model mix, tokens, machines and models are sums
@@ -206,9 +204,7 @@ pub fn team(view: &StoreView, q: &Query) -> Result<TeamReport, ReportError> {
     let mut ctx = SQLContext::new();
     ctx.register("requests", by_call);
     let person_days = person_days_from(&Grouping::Daily.key_text(ctx.execute(PERSON_DAYS_SQL)?.collect()?)?)?;
-    lap("person days");
     let mix = model_mix_from(&ctx.execute(MODEL_MIX_SQL)?.collect()?)?;
-    lap("model mix");
     drop(ctx);
     let sources = cache::Sources {
         requests: rows,
@@ -217,7 +213,6 @@ pub fn team(view: &StoreView, q: &Query) -> Result<TeamReport, ReportError> {
         prices: view.prices(),
     };
     let cache = Cache::of(sources)?;
-    lap("cache figures");
     Ok(assemble(q, &people, person_days, mix, cache))
 }
 

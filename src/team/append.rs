@@ -97,25 +97,21 @@ pub(super) fn append(team: &Store, scratches: Vec<Scratch>, prices: &PriceTable)
         true => materialize::current(team, prices)?,
         false => None,
     };
-    let clock = std::time::Instant::now();
-    let lap = |what: &str| tracing::debug!("append: {what} after {:?}, peak {}", clock.elapsed(), peak());
     // Into a new team store, the session totals follow the requests (read
     // from the team's table) while the analysis is written; into one with rows, whose
     // analysis is read whole, after it, so their memory peaks do not meet.
     let tables = || -> Result<usize, TeamError> {
         let requests = append_requests(team, &scratches)?;
-        lap("requests");
         append_small_tables(team, &scratches)?;
-        lap("small tables");
         if !had_rows {
-            append_session_totals(team, &scratches, lap)?;
+            append_session_totals(team, &scratches)?;
         }
         Ok(requests)
     };
     let requests = match (had_rows, old_analysis) {
         (true, None) => {
             let requests = tables()?;
-            append_session_totals(team, &scratches, lap)?;
+            append_session_totals(team, &scratches)?;
             drop(scratches);
             materialize::refresh(team, prices, &materialize::Changed::All)?;
             requests
@@ -125,20 +121,18 @@ pub(super) fn append(team: &Store, scratches: Vec<Scratch>, prices: &PriceTable)
             // written while the requests are (each a part at a time).
             let (requests, analysis) = rayon::join(tables, || {
                 append_analysis(team, prices, old, &scratches)?;
-                lap("analysis");
                 Ok::<_, TeamError>(())
             });
             let requests = requests?;
             analysis?;
             if had_rows {
-                append_session_totals(team, &scratches, lap)?;
+                append_session_totals(team, &scratches)?;
             }
             // A person's side rows depend on their own sessions alone: the
             // new people's, derived in their scratch stores, follow the
             // stored ones.
             let sides = scratches.into_iter().map(|s| s.sides).collect();
             materialize::append_sides(team, prices, sides, had_rows)?;
-            lap("side tables");
             requests
         }
     };
@@ -147,14 +141,13 @@ pub(super) fn append(team: &Store, scratches: Vec<Scratch>, prices: &PriceTable)
 
 /// The session totals of the scratch stores' requests, derived again from the
 /// team's requests (a session id may be several people's).
-fn append_session_totals(team: &Store, scratches: &[Scratch], lap: impl Fn(&str)) -> Result<(), TeamError> {
+fn append_session_totals(team: &Store, scratches: &[Scratch]) -> Result<(), TeamError> {
     // Into a new team store every session is new: none to single out.
     let changed = match team.path(Table::SessionTotals).exists() {
         true => Some(new_sessions(scratches)?),
         false => None,
     };
     write_session_totals(team, changed.as_ref())?;
-    lap("session totals");
     Ok(())
 }
 

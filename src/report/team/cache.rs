@@ -63,26 +63,20 @@ pub(super) struct Sources<'a> {
 impl Cache {
     /// The cache figures of every person with selected requests.
     pub fn of(s: Sources<'_>) -> PolarsResult<Cache> {
-        let clock = std::time::Instant::now();
-        let lap = |what: &str| tracing::debug!("team cache: {what} after {:?}", clock.elapsed());
         let mut ctx = SQLContext::new();
         ctx.register("requests", s.requests.clone());
         ctx.register("analysis", s.analysis.clone());
         let people = ctx.execute(PERSON_CACHE_SQL)?.collect()?;
-        lap("person cache");
         let mut ctx = SQLContext::new();
         ctx.register("requests", s.selected.clone().select([col(c::USER), col(c::MESSAGE_ID)]));
         let shared = ctx.execute(SHARED_IDS_SQL)?.collect()?;
-        lap("shared ids");
         let mut by_user = person_figures(&people)?;
         for (user, machine) in machines(s.requests.clone())? {
             if let Some(u) = by_user.get_mut(&user) {
                 u.machines.insert(machine);
             }
         }
-        lap("machines");
         let models = s.requests.select([col(c::MODEL)]).unique(None, UniqueKeepStrategy::Any).collect()?;
-        lap("models");
         let models: BTreeSet<&str> = Cols(&models).str(c::MODEL)?.into_iter().collect();
         Ok(Cache {
             by_user,

@@ -61,8 +61,6 @@ impl Reports {
     /// through the snapshot's memo.
     pub fn build(snap: &Snapshot, q: &Query) -> Result<Reports, ReportError> {
         let view = &snap.view;
-        let clock = std::time::Instant::now();
-        let lap = |what: &str| tracing::debug!("reports for {:?}: {what} after {:?}", q.user, clock.elapsed());
         let cq = CacheQuery { query: q.clone(), session: None };
         // Not on rayon's pool: a rayon worker that waits for polars runs
         // other queued jobs, and one of them could need a memo this build
@@ -79,18 +77,15 @@ impl Reports {
         let (usages, cache) = std::thread::scope(|s| {
             let cache = s.spawn(|| cache_report_with(view, &cq, Reconciled::Later, Some(&mut class_costs)));
             let usages = snap.usages(four, q);
-            lap("usage reports");
             (usages, cache.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
         });
         let [daily, sessions, projects, models] = usages?;
         let mut cache = cache?;
         cache.reconcile_with(&daily);
         let class_costs = class_costs.days();
-        lap("cache report and class costs");
         let session_rows = session_rows(&sessions, &view.session_models()?, q.tz);
         let row_of = session_rows.iter().enumerate().map(|(i, r)| (r.session_id.clone(), i)).collect();
         let recent = usage::usage(view, Grouping::Session, &last_30_days(q, view.now()))?;
-        lap("session rows and the last 30 days");
         Ok(Reports {
             summary: summary_of(view, &daily, recent, q),
             daily,
