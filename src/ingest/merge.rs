@@ -215,12 +215,9 @@ fn merge_with(
         }
         _ => Ok(false),
     };
-    let write_requests = || {
-        let written = match requests {
-            Requests::Frame(df) => target.write(store, df),
-            Requests::Rows => write_batches(store, &fresh),
-        };
-        written
+    let write_requests = || match requests {
+        Requests::Frame(df) => target.write(store, df),
+        Requests::Rows => write_batches(store, &fresh),
     };
     let small_tables = || -> Result<(), IngestError> {
         write(store, Table::Spares, spares)?;
@@ -243,13 +240,7 @@ fn merge_with(
         write(store, Table::SessionTotals, sessions)?;
         Ok(())
     };
-    let (analysis, (a, b)) = rayon::join(
-        || {
-            let analyzed = analyze();
-            analyzed
-        },
-        || rayon::join(write_requests, small_tables),
-    );
+    let (analysis, (a, b)) = rayon::join(analyze, || rayon::join(write_requests, small_tables));
     a.and(b)?;
     let stored = analysis?;
     drop(fresh);

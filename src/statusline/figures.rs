@@ -19,7 +19,6 @@ use chrono::{DateTime, Duration, NaiveTime, TimeZone, Utc};
 use chrono_tz::Tz;
 use polars::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
 
 /// How far back requests are read for the plan-limit estimates.
 const LIMIT_HISTORY_DAYS: i64 = 14;
@@ -103,19 +102,9 @@ pub fn figures(
         prefixes: latest_prefixes(store, prices)?,
     };
     if let Ok(bytes) = serde_json::to_vec(&f) {
-        let _ = write_atomic(&cache, &bytes);
+        let _ = crate::store::files::replace(&cache, crate::store::files::Sync::No, &bytes);
     }
     Ok(f)
-}
-
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
 }
 
 /// The latest stored request per model and version.

@@ -16,7 +16,6 @@ use crate::store::manifest::fingerprint;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Layout version of the state file; another version is read as empty.
@@ -81,12 +80,8 @@ pub fn load(path: &Path, transcript: &Path) -> SessionState {
 
 /// Saves the state atomically (temporary file, rename).
 pub fn save(path: &Path, state: &SessionState) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(&serde_json::to_vec(state).map_err(std::io::Error::other)?)?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    let bytes = serde_json::to_vec(state).map_err(std::io::Error::other)?;
+    crate::store::files::replace(path, crate::store::files::Sync::No, &bytes)
 }
 
 /// Reads what the transcript and its sub-agents gained into `state`, at

@@ -34,6 +34,51 @@ const TEMPORARY: [&str; 3] = [".tmp", ".import-", ".analysis-"];
 /// A temporary file this old belongs to no running write: its run was killed.
 const LEFTOVER_AGE: std::time::Duration = std::time::Duration::from_secs(3600);
 
+/// Whether an atomic write waits for the disk before its rename.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sync {
+    /// fsync the file, then the directory after the rename: what a power cut
+    /// must not lose (tables, the manifest, watermarks, ledgers, bundles).
+    Yes,
+    /// No fsync: caches that are computed again when lost (the status
+    /// line's files), where a few milliseconds per call matter.
+    No,
+}
+
+/// The one atomic write of the data directory and of what cachewise writes
+/// elsewhere: `body` writes a temporary file beside `path` (its directory
+/// made first), which replaces `path` by a rename, so a reader sees the old
+/// file or the new one, never a part. `body`'s error comes back as it is.
+pub fn replace_with<E: From<std::io::Error>>(
+    path: &Path,
+    sync: Sync,
+    body: impl FnOnce(&mut std::io::BufWriter<&std::fs::File>) -> Result<(), E>,
+) -> Result<(), E> {
+    use std::io::Write;
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let tmp = tempfile::NamedTempFile::new_in(dir)?;
+    {
+        let mut w = std::io::BufWriter::new(tmp.as_file());
+        body(&mut w)?;
+        w.flush()?;
+    }
+    if sync == Sync::Yes {
+        tmp.as_file().sync_all()?;
+    }
+    tmp.persist(path).map_err(|e| e.error)?;
+    if let Some(d) = std::fs::File::open(dir).ok().filter(|_| sync == Sync::Yes) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// `replace_with` of `bytes`.
+pub fn replace(path: &Path, sync: Sync, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    replace_with(path, sync, |w| w.write_all(bytes))
+}
+
 /// Removes the temporary files and directories killed runs left in `dir`
 /// (older than `LEFTOVER_AGE`); what cannot be removed stays. How many went.
 pub fn sweep_leftovers(dir: &Path) -> usize {

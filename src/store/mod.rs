@@ -161,6 +161,18 @@ impl StoreError {
     }
 }
 
+/// What failed in a table's write: its encoding or the file.
+enum Written {
+    Polars(PolarsError),
+    Io(std::io::Error),
+}
+
+impl From<std::io::Error> for Written {
+    fn from(e: std::io::Error) -> Written {
+        Written::Io(e)
+    }
+}
+
 /// Moves what stands at `path` aside when it is there but not a regular
 /// file, to `<name>.not-a-table` (or `.not-a-table.N`): where it went.
 fn set_aside(path: &Path) -> Result<Option<PathBuf>, StoreError> {
@@ -386,24 +398,13 @@ impl Store {
         sync: bool,
         body: impl FnOnce(&mut BufWriter<&File>) -> PolarsResult<()>,
     ) -> Result<(), StoreError> {
-        let io = |source| StoreError::Io { path: path.to_path_buf(), source };
-        let tmp = tempfile::NamedTempFile::new_in(&self.dir).map_err(io)?;
-        {
-            let mut w = BufWriter::new(tmp.as_file());
-            body(&mut w).map_err(|source| StoreError::Polars { path: path.to_path_buf(), source })?;
-            w.flush().map_err(io)?;
-        }
-        let sync = sync && !self.scratch;
-        if sync {
-            tmp.as_file().sync_all().map_err(io)?;
-        }
         if let Some(to) = set_aside(path)? {
             tracing::warn!("{} was not a file: moved to {}", path.display(), to.display());
         }
-        tmp.persist(path).map_err(|e| io(e.error))?;
-        if let Some(d) = File::open(&self.dir).ok().filter(|_| sync) {
-            let _ = d.sync_all();
-        }
-        Ok(())
+        let sync = if sync && !self.scratch { files::Sync::Yes } else { files::Sync::No };
+        files::replace_with(path, sync, |w| body(w).map_err(Written::Polars)).map_err(|e| match e {
+            Written::Polars(source) => StoreError::Polars { path: path.to_path_buf(), source },
+            Written::Io(source) => StoreError::Io { path: path.to_path_buf(), source },
+        })
     }
 }

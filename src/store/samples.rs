@@ -58,11 +58,7 @@ fn keep_newer_half(path: &Path) -> std::io::Result<()> {
     let mut buf = Vec::new();
     f.read_to_end(&mut buf)?;
     let start = memchr::memchr(b'\n', &buf).map_or(buf.len(), |i| i + 1);
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(&buf[start..])?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    super::files::replace(path, super::files::Sync::No, &buf[start..])
 }
 
 fn last_line<T: DeserializeOwned>(path: &Path) -> Option<T> {

@@ -19,7 +19,6 @@ use crate::pricing::PriceTable;
 use crate::store::{frames, Store, Table};
 use chrono::{DateTime, SecondsFormat, Utc};
 use std::collections::HashSet;
-use std::io::Write;
 use std::path::Path;
 
 /// What to export.
@@ -125,16 +124,8 @@ pub fn write_file(bundle: &Bundle, path: &Path) -> Result<super::file::Written, 
     super::file::write(path, &bundle_bytes(bundle)?)
 }
 
-/// Replaces `path` with `bytes` atomically.
+/// Replaces `path` with `bytes` atomically, synced (`files::replace`).
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), TeamError> {
-    let io = |source| TeamError::Io { path: path.to_path_buf(), source };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
-    tmp.write_all(bytes).map_err(io)?;
-    tmp.as_file().sync_all().map_err(io)?;
-    tmp.persist(path).map_err(|e| io(e.error))?;
-    Ok(())
+    crate::store::files::replace(path, crate::store::files::Sync::Yes, bytes)
+        .map_err(|source| TeamError::Io { path: path.to_path_buf(), source })
 }
