@@ -3,8 +3,7 @@
 //! each lane is a thread taking the next item until none is left, so at
 //! most `lanes` items are in memory at once. (A rayon iterator does not
 //! bound that: a worker waiting on polars' pool steals further items of
-//! its own.) Hands back the results in the items' order. Also
-//! `free_beside`: a large value freed on a thread of its own.
+//! its own.) Hands back the results in the items' order.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -31,18 +30,6 @@ pub(crate) fn run<T: Sync, R: Send>(items: &[T], lanes: usize, f: impl Fn(&T) ->
         }
     });
     out.into_inner().unwrap_or_default().into_iter().flatten().collect()
-}
-
-/// Frees `value` on a thread of its own: a cold ingest's rows (about
-/// 100,000 requests, each a dozen shared strings) took 6 ms to free on
-/// the critical path, while the report after the merge left a core idle.
-/// The process may end before the thread does; the memory is then the
-/// kernel's to reclaim anyway.
-pub(crate) fn free_beside<T: Send + 'static>(value: T) {
-    // Spawning can fail only when the system is out of threads: then free here.
-    if let Err(e) = std::thread::Builder::new().name("free".into()).spawn(move || drop(value)) {
-        tracing::debug!("freeing on this thread: {e}");
-    }
 }
 
 #[cfg(test)]

@@ -244,7 +244,7 @@ fn merge_with(
     a.and(b)?;
     let stored = analysis?;
     drop(fresh);
-    crate::lanes::free_beside(all);
+    drop(all);
     let scope = if whole { Changed::All } else { Changed::Sessions(changed) };
     Ok((Merged { requests: n, unknown, kept_from_rewritten }, scope, stored))
 }

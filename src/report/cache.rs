@@ -154,12 +154,6 @@ pub struct ListPage {
 }
 
 impl CacheReport {
-    /// Reconciles a report made with `cache_view::Reconciled::Later` (over
-    /// every session) with a usage report of the same query.
-    pub fn reconcile_with(&mut self, usage: &super::usage::UsageReport) {
-        self.usage = Some(Reconcile::of(&self.total, usage.total, usage.calls));
-    }
-
     /// The report with `stale`, `by_session` and `compaction` cut to their
     /// `page`-th run of `per_page` rows (1-based; each list in its own
     /// order), and `lists` saying how many rows each holds: a team's report

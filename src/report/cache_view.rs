@@ -146,9 +146,6 @@ pub enum Reconciled<'a> {
     /// With a usage report of any grouping over the same `q.query` that
     /// the caller has (the dashboard's daily report).
     With(&'a UsageReport),
-    /// Later, by `CacheReport::reconcile_with`, once the caller's usage report is made
-    /// (the dashboard makes both at once). Over every session only.
-    Later,
 }
 
 /// `cache_report`, reconciled as `usage` says; `class_costs`, when given,
@@ -248,7 +245,6 @@ pub fn cache_report_with(
     let usage = match usage {
         Reconciled::Made => Some(reconcile(view, q, &total, None)?),
         Reconciled::With(u) => Some(reconcile(view, q, &total, Some(u))?),
-        Reconciled::Later => None,
     };
     let idle_compaction = idle_compaction(view, q, idle)?;
     let server = super::cache_rows::server_reasons(view, q)?;

@@ -62,26 +62,10 @@ impl Reports {
     pub fn build(snap: &Snapshot, q: &Query) -> Result<Reports, ReportError> {
         let view = &snap.view;
         let cq = CacheQuery { query: q.clone(), session: None };
-        // Not on rayon's pool: a rayon worker that waits for polars runs
-        // other queued jobs, and one of them could need a memo this build
-        // holds (two page builds at once would deadlock).
         let four = [Grouping::Daily, Grouping::Session, Grouping::Project, Grouping::Model];
         let mut class_costs = DailyClassCosts::new(q.tz);
-        // The cache report's pass over the analysis rows runs beside the
-        // usage reports' over the requests, on a thread of its own (not a
-        // rayon worker, as above). The tables both read are loaded first,
-        // so each is loaded once.
-        view.titles()?;
-        view.calls()?;
-        let _ = view.analysis()?;
-        let (usages, cache) = std::thread::scope(|s| {
-            let cache = s.spawn(|| cache_report_with(view, &cq, Reconciled::Later, Some(&mut class_costs)));
-            let usages = snap.usages(four, q);
-            (usages, cache.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-        });
-        let [daily, sessions, projects, models] = usages?;
-        let mut cache = cache?;
-        cache.reconcile_with(&daily);
+        let [daily, sessions, projects, models] = snap.usages(four, q)?;
+        let cache = cache_report_with(view, &cq, Reconciled::With(&daily), Some(&mut class_costs))?;
         let class_costs = class_costs.days();
         let session_rows = session_rows(&sessions, &view.session_models()?, q.tz);
         let row_of = session_rows.iter().enumerate().map(|(i, r)| (r.session_id.clone(), i)).collect();
