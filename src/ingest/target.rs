@@ -79,20 +79,7 @@ impl Target {
         let recent = recent.map_or_else(|| empty(store, Table::RecentRequests), Ok)?;
         let new_rows: usize = rows.0.iter().map(Vec::len).sum();
         let grown = |base_rows: usize| recent.height() + new_rows > FOLD_AT.max(base_rows / 8);
-        // Whether the new rows touch the base: from the base's keys file
-        // when there is one and no file is read again whole (the touched
-        // groups are then the new rows' own), else from its key columns.
-        let hashed = match replaced.is_empty() {
-            true => store.requests_base_keys()?,
-            false => None,
-        };
-        if let Some(keys) = hashed {
-            let mut probe = keys.probe();
-            if grown(keys.len()) || rows.0.iter().flatten().any(|r| probe.may_hold(&r.user, &r.message_id)) {
-                return whole(store.read(Table::Requests)?);
-            }
-            return Ok(Target { whole: false, requests: recent, other_rows: keys.len() });
-        }
+        // Whether the new rows touch the base: from its key columns.
         // The base's sources matter only when a file is read again whole.
         let columns: &[&str] = match replaced.is_empty() {
             true => &[c::USER, c::MESSAGE_ID],

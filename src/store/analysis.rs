@@ -45,8 +45,7 @@ impl Store {
         generation: u64,
         replaces: &HashSet<String>,
     ) -> Result<(), StoreError> {
-        let footer =
-            Footer { stamp: Some(stamp.to_owned()), generation, replaces: replaces.clone(), ..Footer::default() };
+        let footer = Footer { stamp: Some(stamp.to_owned()), generation, replaces: replaces.clone() };
         self.write_part(&ANALYSIS, Table::RecentAnalysis, df, &footer, false)
     }
 

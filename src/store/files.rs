@@ -1,7 +1,6 @@
 //! Every file name of a data directory, defined once. The tables are
 //! `Table::file_name`; beside them: the manifest, the writers' lock, a
-//! team directory's ledger of imported bundles, the requests base's key
-//! hashes, the key of `--hash-paths`,
+//! team directory's ledger of imported bundles, the key of `--hash-paths`,
 //! the push client's acknowledged rows, the OTLP export's watermark, and the status line's files (its
 //! plan-limit samples, its per-transcript state and its cached store
 //! figures). Functions take the directory so that callers that have no
@@ -24,10 +23,9 @@ pub const PUSH_SENT: &str = "push-sent";
 const OTLP_SENT: &str = "otlp-sent";
 /// The status line's files.
 const STATUSLINE: &str = "statusline";
-/// The requests base's key hashes (`store::keys`).
-pub const REQUESTS_KEYS: &str = "requests-keys.bin";
-/// Tables of older layouts (store schema 2 kept every candidate row).
-pub const OBSOLETE: [&str; 1] = ["lines.parquet"];
+/// Files of older layouts, removed by the next write of the tables: every
+/// candidate row (store schema 2), the requests base's key hashes.
+pub const OBSOLETE: [&str; 2] = ["lines.parquet", "requests-keys.bin"];
 /// How the temporary files and directories of a write begin (`tempfile`'s
 /// own `.tmp`, a team import's and the analysis's staging directories).
 const TEMPORARY: [&str; 3] = [".tmp", ".import-", ".analysis-"];
@@ -127,12 +125,6 @@ pub fn statusline_figures(dir: &Path) -> PathBuf {
 /// `.lock` the lock of a running export.
 pub fn otlp_sent(dir: &Path, key: &str) -> PathBuf {
     dir.join(OTLP_SENT).join(key)
-}
-
-/// The requests base's key hashes (`store::keys`), beside
-/// `requests.parquet`.
-pub fn requests_keys(dir: &Path) -> PathBuf {
-    dir.join(REQUESTS_KEYS)
 }
 
 /// The manifest of a data directory.

@@ -16,7 +16,6 @@ mod concat;
 pub mod files;
 pub mod frames;
 mod health;
-pub mod keys;
 pub mod lock;
 pub mod manifest;
 pub mod parts;

@@ -47,9 +47,6 @@ pub const ANALYSIS: TwoParts =
 
 /// Parquet footer key of the analysis parts' stamp.
 pub const STAMP_KEY: &str = "cachewise.analysis";
-/// Parquet footer key of the requests base: the nonce of its keys file
-/// (`store::keys`).
-const KEYS_KEY: &str = "cachewise.requests_keys";
 /// Parquet footer key of the recent analysis part: the sessions it replaces (JSON).
 const REPLACES_KEY: &str = "cachewise.analysis_replaces";
 
@@ -62,8 +59,6 @@ pub struct Footer {
     pub stamp: Option<String>,
     pub generation: u64,
     pub replaces: HashSet<String>,
-    /// The nonce of the requests base's keys file (`store::keys`).
-    pub keys: Option<u64>,
 }
 
 /// The parts of one generation, opened (each file at its start).
@@ -119,8 +114,7 @@ impl Store {
             None => HashSet::new(),
         };
         let generation = value(parts.generation_key).and_then(|g| g.parse().ok()).unwrap_or(0);
-        let keys = value(KEYS_KEY).and_then(|k| u64::from_str_radix(&k, 16).ok());
-        let footer = Footer { stamp: value(STAMP_KEY), generation, replaces, keys };
+        let footer = Footer { stamp: value(STAMP_KEY), generation, replaces };
         let rows = u64::try_from(meta.num_rows).unwrap_or(0);
         file.rewind().map_err(io)?;
         Ok(Some(Part { file, footer, rows }))
@@ -214,9 +208,6 @@ pub(crate) fn footer_pairs(parts: &TwoParts, footer: &Footer) -> Result<Vec<(Str
     let mut pairs = vec![(parts.generation_key.to_owned(), footer.generation.to_string())];
     if let Some(stamp) = &footer.stamp {
         pairs.push((STAMP_KEY.to_owned(), stamp.clone()));
-    }
-    if let Some(nonce) = footer.keys {
-        pairs.push((KEYS_KEY.to_owned(), format!("{nonce:016x}")));
     }
     if !footer.replaces.is_empty() {
         let mut ids: Vec<&String> = footer.replaces.iter().collect();

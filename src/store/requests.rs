@@ -3,7 +3,6 @@
 //! (a fold) or a recent part. A base the manifest says was written, but
 //! that is gone, is an error (`Missing`), not an empty table.
 
-use super::keys::KeysWriter;
 use super::parts::{Footer, Opened, REQUESTS};
 use super::{Store, StoreError, Table};
 use polars::prelude::*;
@@ -94,23 +93,11 @@ impl Store {
 
     /// Writes the requests as a new base (folding in the recent part, which
     /// is then removed).
-    /// The keys file (`store::keys`) follows the base.
     pub fn write_requests_base(&self, df: &mut DataFrame) -> Result<(), StoreError> {
-        let mut keys = self.keys_writer();
-        if let Some(k) = &mut keys {
-            k.add(df).map_err(|source| StoreError::Polars { path: self.path(Table::Requests), source })?;
-        }
         let generation = self.next_generation_of(&REQUESTS)?;
-        let footer = Footer { generation, keys: keys.as_ref().map(|k| k.nonce), ..Footer::default() };
+        let footer = Footer { generation, ..Footer::default() };
         self.write_part(&REQUESTS, Table::Requests, df, &footer, true)?;
-        keys.map(|k| k.write(self)).transpose()?;
         self.remove(Table::RecentRequests)
-    }
-
-    /// The keys file's writer of a new base; none in a scratch store,
-    /// which is read once and never appended to.
-    fn keys_writer(&self) -> Option<KeysWriter> {
-        (!self.scratch).then(KeysWriter::new)
     }
 
     /// Writes the requests as a new base from frames made one at a time, so
@@ -121,25 +108,21 @@ impl Store {
         batches: impl Iterator<Item = PolarsResult<DataFrame>>,
     ) -> Result<(), StoreError> {
         let path = self.path(Table::Requests);
-        let mut keys = self.keys_writer();
         let generation = self.next_generation_of(&REQUESTS)?;
-        let footer = Footer { generation, keys: keys.as_ref().map(|k| k.nonce), ..Footer::default() };
+        let footer = Footer { generation, ..Footer::default() };
         let meta = super::parts::footer_meta(&REQUESTS, &footer, &path)?;
         self.atomic_write(&path, |w| {
             let mut writer = self.parquet_writer(w).with_key_value_metadata(Some(meta)).batched(schema)?;
             for df in batches {
-                let df = df?;
-                keys.as_mut().map(|k| k.add(&df)).transpose()?;
-                writer.write_batch(&df)?;
+                writer.write_batch(&df?)?;
             }
             writer.finish().map(|_| ())
         })?;
-        keys.map(|k| k.write(self)).transpose()?;
         self.remove(Table::RecentRequests)
     }
 
     /// Writes the requests as a new base joined from files without decoding
-    /// them (`concat`), without a keys file (`store::keys`): the stored parts, then `more` (Parquet files of the
+    /// them (`concat`), the stored parts, then `more` (Parquet files of the
     /// table's schema in this store's codec, such as a scratch store's
     /// requests). Returns the rows it holds, or None, with the table as it
     /// was, when a file's schema differs (the caller encodes the rows).
@@ -294,12 +277,10 @@ mod tests {
             store.parquet_writer(f).finish(df).unwrap();
         };
         write(&mut frame(&["d", "e"]));
-        assert_eq!(store.requests_base_keys().unwrap().map(|k| k.len()), Some(2), "the written base's keys");
         assert_eq!(store.concat_requests_base(std::slice::from_ref(&more)).unwrap(), Some(5));
         assert_eq!(ids(&store), ["a", "b", "c", "d", "e"]);
         assert_eq!(store.request_parts().unwrap(), [Table::Requests], "the recent part is folded in");
         assert_eq!(store.generation_of(&REQUESTS).unwrap(), generation.map(|g| g + 1));
-        assert!(store.requests_base_keys().unwrap().is_none(), "a joined base has no keys file of its own");
         let mut other = DataFrame::new(1, vec![Column::new("other".into(), [1u64])]).unwrap();
         write(&mut other);
         assert_eq!(store.concat_requests_base(std::slice::from_ref(&more)).unwrap(), None);
