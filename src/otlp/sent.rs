@@ -98,19 +98,12 @@ impl Sent {
 
 /// The keys of `path` (none when it does not exist).
 fn read_keys(path: &Path) -> Result<HashSet<u64>, OtlpError> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(HashSet::new()),
-        Err(source) => Err(OtlpError::Io { path: path.to_path_buf(), source }),
-    }
+    files::read_key_set(path).map_err(|source| OtlpError::Io { path: path.to_path_buf(), source })
 }
 
-/// Writes `keys` to `path` atomically, sorted, 8 bytes each.
+/// Writes `keys` to `path` atomically.
 fn write_keys(path: &Path, keys: &HashSet<u64>) -> Result<(), OtlpError> {
-    let mut all: Vec<u64> = keys.iter().copied().collect();
-    all.sort_unstable();
-    let bytes: Vec<u8> = all.iter().flat_map(|k| k.to_le_bytes()).collect();
-    crate::team::export::write_atomic(path, &bytes).map_err(|e| OtlpError::Watermark(e.to_string()))
+    files::write_key_set(path, keys).map_err(|e| OtlpError::Watermark(format!("{}: {e}", path.display())))
 }
 
 /// A collector's URL as the watermark knows it: the loopback names

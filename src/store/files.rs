@@ -77,6 +77,24 @@ pub fn replace(path: &Path, sync: Sync, bytes: &[u8]) -> std::io::Result<()> {
     replace_with(path, sync, |w| w.write_all(bytes))
 }
 
+/// A set of 8-byte row keys kept as a file (the push client's and the OTLP
+/// export's watermarks): little-endian, sorted; empty when there is no file.
+pub fn read_key_set(path: &Path) -> std::io::Result<std::collections::HashSet<u64>> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Default::default()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Writes `keys` as `read_key_set` reads them, atomically and synced.
+pub fn write_key_set(path: &Path, keys: &std::collections::HashSet<u64>) -> std::io::Result<()> {
+    let mut all: Vec<u64> = keys.iter().copied().collect();
+    all.sort_unstable();
+    let bytes: Vec<u8> = all.iter().flat_map(|k| k.to_le_bytes()).collect();
+    replace(path, Sync::Yes, &bytes)
+}
+
 /// Removes the temporary files and directories killed runs left in `dir`
 /// (older than `LEFTOVER_AGE`); what cannot be removed stays. How many went.
 pub fn sweep_leftovers(dir: &Path) -> usize {

@@ -128,20 +128,11 @@ fn sent_path(store: &Store, server: &str) -> PathBuf {
 }
 
 fn load_sent(path: &Path) -> Result<HashSet<u64>, TeamError> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))).collect()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(HashSet::new()),
-        Err(source) => Err(TeamError::Io { path: path.to_path_buf(), source }),
-    }
+    crate::store::files::read_key_set(path).map_err(|source| TeamError::Io { path: path.to_path_buf(), source })
 }
 
 fn save_sent(path: &Path, sent: &HashSet<u64>) -> Result<(), TeamError> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|source| TeamError::Io { path: dir.to_path_buf(), source })?;
-    }
-    let mut keys: Vec<u64> = sent.iter().copied().collect();
-    keys.sort_unstable();
-    write_atomic(path, &keys.iter().flat_map(|k| k.to_le_bytes()).collect::<Vec<u8>>())
+    crate::store::files::write_key_set(path, sent).map_err(|source| TeamError::Io { path: path.to_path_buf(), source })
 }
 
 /// Why sending a token to `server` is unsafe, if it is: anything but
