@@ -114,11 +114,11 @@ impl ClassTable {
     /// Miss cost within the TTL (v2: `microcompact`, `context_edit`,
     /// `full_rebuild`): the cache was warm but the prompt changed.
     pub fn edit_cost_usd(&self) -> f64 {
-        self.microcompact.miss_cost_usd + self.context_edit.miss_cost_usd + self.full_rebuild.miss_cost_usd
+        CacheClass::ALL.iter().filter(|c| c.is_edit()).map(|&c| self.get(c).miss_cost_usd).sum()
     }
 
     /// The headline idle cost (§3): miss cost of `ttl_5m` and `ttl_1h`.
     pub fn idle_cost_usd(&self) -> f64 {
-        self.ttl_5m.miss_cost_usd + self.ttl_1h.miss_cost_usd
+        CacheClass::ALL.iter().filter(|c| c.is_idle()).map(|&c| self.get(c).miss_cost_usd).sum()
     }
 }

@@ -103,6 +103,19 @@ impl CacheClass {
         !self.is_start() && self != CacheClass::Hit
     }
 
+    /// True for the misses an idle gap caused (`ttl_5m`, `ttl_1h`): the
+    /// reports' idle cost, and `sql/team_person_cache.sql`'s.
+    pub fn is_idle(self) -> bool {
+        matches!(self, CacheClass::Ttl5m | CacheClass::Ttl1h)
+    }
+
+    /// True for the misses of a warm cache whose prompt changed
+    /// (`microcompact`, `context_edit`, `full_rebuild`): the reports' edit
+    /// cost, and `sql/team_person_cache.sql`'s.
+    pub fn is_edit(self) -> bool {
+        matches!(self, CacheClass::Microcompact | CacheClass::ContextEdit | CacheClass::FullRebuild)
+    }
+
     /// One plain sentence: what happened, and what the user can do about it.
     pub fn meaning(self) -> &'static str {
         match self {

@@ -22,7 +22,7 @@ pub const KEEP_WARM_MAX_GAP_S: f64 = 8.0 * 3600.0;
 
 /// True for a request the keep-warm what-if and the backtest look at.
 pub fn is_expiry(class: CacheClass, thread: &str) -> bool {
-    matches!(class, CacheClass::Ttl5m | CacheClass::Ttl1h) && thread == MAIN_THREAD
+    class.is_idle() && thread == MAIN_THREAD
 }
 
 /// Pings a keep-warm policy sends during a gap of `gap_s` with `ttl_s` in

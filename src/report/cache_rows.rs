@@ -49,10 +49,10 @@ pub fn annotate_sessions(report: &mut UsageReport, view: &StoreView, user: Optio
         if class.is_miss() {
             e.misses += 1;
         }
-        if matches!(class, CacheClass::Ttl5m | CacheClass::Ttl1h) {
+        if class.is_idle() {
             e.idle_cost_usd += miss[i];
         }
-        if matches!(class, CacheClass::Microcompact | CacheClass::ContextEdit | CacheClass::FullRebuild) {
+        if class.is_edit() {
             e.edit_cost_usd += miss[i];
         }
         e.rewinds += u64::from(rewind[i]);

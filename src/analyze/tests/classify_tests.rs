@@ -225,3 +225,27 @@ fn class_names_parse_back() {
     }
     assert_eq!(CacheClass::parse("unexplained"), None);
 }
+
+/// What names the classes outside the enum follows it: the team SQL's idle
+/// and edit lists, a style for every class a page colours, and a swatch in
+/// the session timeline's legend for every edit class.
+#[test]
+fn the_sql_lists_styles_and_legend_follow_the_classes() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let read = |p: &str| std::fs::read_to_string(format!("{root}/{p}")).unwrap();
+    let names = |keep: fn(CacheClass) -> bool| -> Vec<String> {
+        CacheClass::ALL.iter().filter(|c| keep(**c)).map(|c| format!("'{}'", c.as_str())).collect()
+    };
+    let sql = read("sql/team_person_cache.sql");
+    assert!(sql.contains(&format!("class IN ({})", names(CacheClass::is_idle).join(", "))), "idle list");
+    assert!(sql.contains(&format!("class IN ({})", names(CacheClass::is_edit).join(", "))), "edit list");
+    let css = read("web/static/app.css");
+    for c in CacheClass::ALL.iter().filter(|c| **c != CacheClass::First) {
+        assert!(css.contains(&format!(".cls.c-{}", c.as_str())), "no style for {}", c.as_str());
+    }
+    let legend = read("web/templates/session.html");
+    for c in CacheClass::ALL.iter().filter(|c| c.is_edit()) {
+        assert!(css.contains(&format!(".sw.{} ", c.as_str())), "no swatch colour for {}", c.as_str());
+        assert!(legend.contains(&format!("<span class=\"sw {}\"></span>", c.as_str())), "no legend for {}", c.as_str());
+    }
+}
