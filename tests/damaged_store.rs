@@ -256,7 +256,10 @@ fn interrupt(
     std::thread::sleep(std::time::Duration::from_millis(ms));
     let signal = if rng.random_bool(0.5) { "-INT" } else { "-KILL" };
     let running = child.try_wait().unwrap().is_none();
-    let _ = std::process::Command::new("kill").args([signal, &child.id().to_string()]).status();
+    let _ = std::process::Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .stderr(std::process::Stdio::null())
+        .status();
     let _ = child.wait();
     (signal, running)
 }

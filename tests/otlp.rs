@@ -390,7 +390,8 @@ fn interrupted_exports_send_nothing_twice_and_a_killed_batch_again_as_the_same_r
         std::thread::sleep(std::time::Duration::from_millis(rng.random_range(100..700)));
         let sigint = i == 0 || rng.random_bool(0.5);
         let signal = if sigint { "-INT" } else { "-KILL" };
-        let _ = Command::new("kill").args([signal, &child.id().to_string()]).status();
+        let _ =
+            Command::new("kill").args([signal, &child.id().to_string()]).stderr(std::process::Stdio::null()).status();
         let out = child.wait_with_output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         let copies = without_copies(&rx.accepted()).1 - copies_before;

@@ -9,7 +9,7 @@
 
 use super::calls::{readings, refusals, Calls};
 use super::dedup::{full_plan, Chunks};
-use super::derive::{Changed, Derive, Fresh};
+use super::derive::{Changed, Derive};
 use super::session_totals;
 use super::side_tables::side_tables;
 use super::target::{write_batches, Requests, Target};
@@ -107,7 +107,8 @@ pub fn merge_tables(
 /// `merge_tables`; when the tables are rebuilt from the rows alone and
 /// `derive` is given, the derived tables are computed from the rows
 /// (`Derive::whole`) while the tables are written; the last value says
-/// whether they were stored so.
+/// whether they were stored so (else `Derive::after` computes them from
+/// the tables written).
 fn merge_tables_analyzed(
     store: &Store,
     base: Base,
@@ -115,25 +116,6 @@ fn merge_tables_analyzed(
     prices: &PriceTable,
     derive: Option<&dyn Derive>,
 ) -> Result<(Merged, Changed, bool), IngestError> {
-    // The stage's reads of tables this merge does not write, on a thread
-    // of their own while the rows are chosen and built.
-    std::thread::scope(|s| {
-        let ahead = derive.filter(|_| base == Base::Touched).map(|d| s.spawn(move || d.read_ahead(store)));
-        merge_with(store, base, delta, prices, derive, ahead)
-    })
-}
-
-/// `merge_tables_analyzed` with the read-ahead (`Derive::read_ahead`)
-/// running, when the merge touches the stored rows (`Base::Touched`).
-fn merge_with(
-    store: &Store,
-    base: Base,
-    delta: Delta,
-    prices: &PriceTable,
-    derive: Option<&dyn Derive>,
-    ahead: Option<std::thread::ScopedJoinHandle<'_, Option<DataFrame>>>,
-) -> Result<(Merged, Changed, bool), IngestError> {
-    let classify_sessions = derive.is_some();
     let Delta { rows, replaced, compactions, titles, calls, refusals: new_refusals, readings: new_readings } = delta;
     let mut calls = Calls::gather(store, base, calls)?;
     let refusals = refusals(store, base, new_refusals, &replaced)?;
@@ -177,43 +159,36 @@ fn merge_with(
     // (and its sessions derived while the rows are classified); otherwise
     // the new rows join the kept ones.
     let whole = target.whole && split.requests.height() == 0;
-    let (requests, sessions, changed_rows) = if whole {
-        (Requests::Rows, None, None)
+    let (requests, sessions) = if whole {
+        (Requests::Rows, None)
     } else {
         changed.extend(split.sessions);
         changed.extend(fresh.iter().map(|r| r.session_id.to_string()));
         let new = frames::requests_frame(&fresh).map_err(at(store, Table::Requests))?;
         let df = stack(store, Table::Requests, split.requests, new, &REQUEST_ORDER)?;
         // The base's rows of the changed sessions (when only the recent
-        // part is rewritten): every column when the stage after the merge
-        // takes them, else the session totals' alone.
-        let columns = (!classify_sessions).then_some(&session_totals::INPUT_COLUMNS[..]);
+        // part is rewritten), the session totals' columns alone.
+        let columns = Some(&session_totals::INPUT_COLUMNS[..]);
         let base = match target.whole {
             true => None,
             false => store.read_file_sessions(Table::Requests, columns, &changed)?,
         };
         let sessions = sessions_table(store, &df, base.as_ref(), &titles, &changed)?;
-        let changed_rows = classify_sessions.then(|| of_changed(store, base, &df, &changed)).transpose()?;
-        (Requests::Frame(df), Some(sessions), changed_rows)
+        (Requests::Frame(df), Some(sessions))
     };
     let n = target.other_rows + if let Requests::Frame(df) = &requests { df.height() } else { fresh.len() };
-    let boundaries = match (classify_sessions, &compactions) {
-        (false, _) => None,
-        (true, Some(df)) => Some(frames::compactions_from(df).map_err(at(store, Table::Compactions))?),
-        (true, None) if whole => Some(store.load(Table::Compactions, frames::compactions_from)?),
-        // The stored table stays as it is: the stage reads it.
-        (true, None) => None,
+    // A rebuilt store's analysis beside the tables' writes: the requests'
+    // write leaves a core idle most of its time, which the classification
+    // fills. It reads no table the merge writes: the rows come from here.
+    let derive = derive.filter(|_| whole);
+    let boundaries = match (derive, &compactions) {
+        (None, _) => Vec::new(),
+        (Some(_), Some(df)) => frames::compactions_from(df).map_err(at(store, Table::Compactions))?,
+        (Some(_), None) => store.load(Table::Compactions, frames::compactions_from)?,
     };
-    // The cache model beside the tables' writes: the requests' write
-    // leaves a core idle most of its time, which the classification fills.
-    // It reads no table the merge writes: the rows come from here.
-    let analyze = || match (derive, changed_rows) {
-        (Some(d), _) if whole => d.whole(store, fresh.clone(), &calls.0, boundaries.as_deref().unwrap_or_default()),
-        (Some(d), Some(requests)) => {
-            let ahead = ahead.and_then(|h| h.join().ok().flatten());
-            d.beside(store, &changed, Fresh { requests, calls: &calls.0, compactions: boundaries.clone(), ahead })
-        }
-        _ => Ok(false),
+    let analyze = || match derive {
+        Some(d) => d.whole(store, fresh.clone(), &calls.0, &boundaries),
+        None => Ok(false),
     };
     let write_requests = || match requests {
         Requests::Frame(df) => target.write(store, df),
@@ -279,25 +254,6 @@ fn sessions_table(
         out.sort([c::SESSION_ID], SortMultipleOptions::default())
     };
     build().map_err(at(store, Table::SessionTotals))
-}
-
-/// Every request of the `changed` sessions as a scan of the written table
-/// will give them: `base`'s rows (the base's rows of those sessions, when
-/// only the recent part is rewritten), then those of `requests`.
-fn of_changed(
-    store: &Store,
-    base: Option<DataFrame>,
-    requests: &DataFrame,
-    changed: &HashSet<String>,
-) -> Result<DataFrame, IngestError> {
-    let go = || -> PolarsResult<DataFrame> {
-        let mine = requests.filter(&of_sessions(requests, changed)?)?;
-        let Some(base) = base else { return Ok(mine) };
-        let mut out = base.select(requests.get_column_names_owned())?;
-        out.vstack_mut_owned(mine)?;
-        Ok(out)
-    };
-    go().map_err(at(store, Table::Requests))
 }
 
 /// Stored rows kept plus new rows, in the table's order.

@@ -22,30 +22,28 @@ use std::collections::{HashMap, HashSet};
 /// The base's columns that the shared-prefix flags need.
 const KEYS: [&str; 6] = [c::SESSION_ID, c::MODEL, c::VERSION, c::TIME, c::WARM_5M, c::WARM_1H];
 
-/// The base's columns the flags need (`Derive::read_ahead`); None when
-/// there is no base.
-pub(super) fn read_keys(store: &Store) -> Result<Option<DataFrame>, StoreError> {
+/// The base's columns the flags need; None when there is no base.
+fn read_keys(store: &Store) -> Result<Option<DataFrame>, StoreError> {
     store.read_file(Table::Analysis, Some(&KEYS))
 }
 
 /// Refreshes the rows of `changed` on top of the stored `parts`, given
 /// those sessions' rows classified again (`classified`: the analysis rows
-/// and the side tables) and the base's keys when they were read ahead;
-/// returns the rows of the whole table.
+/// and the side tables); returns the rows of the whole table.
 pub(super) fn refresh(
     store: &Store,
     prices: &PriceTable,
     stamp: &str,
     mut parts: Opened,
     changed: &HashSet<String>,
-    classified: ((DataFrame, [DataFrame; 2]), Option<DataFrame>),
+    classified: (DataFrame, [DataFrame; 2]),
     fold_at: usize,
 ) -> Result<usize, StoreError> {
     let path = store.path(Table::Analysis);
     let at = |source| StoreError::Polars { path: path.clone(), source };
     let clock = std::time::Instant::now();
     let mut sessions: HashSet<String> = parts.replaces.union(changed).cloned().collect();
-    let ((mut mine, side), ahead) = classified;
+    let (mut mine, side) = classified;
     // The changed sessions' rows after, then before (in the recent part,
     // or in the base when the recent part does not replace them there).
     let mut change = Change::default();
@@ -57,10 +55,7 @@ pub(super) fn refresh(
         mine.vstack_mut_owned(recent.filter(&!&theirs).map_err(at)?).map_err(at)?;
     }
     let missing = || StoreError::Damaged { path: path.clone(), cause: "missing".into() };
-    let keys = match ahead {
-        Some(keys) => keys,
-        None => read_keys(store)?.ok_or_else(missing)?,
-    };
+    let keys = read_keys(store)?.ok_or_else(missing)?;
     let in_base: HashSet<String> = changed.difference(&parts.replaces).cloned().collect();
     change.count(&keys.filter(&of_sessions(&keys, &in_base).map_err(at)?).map_err(at)?, -1).map_err(at)?;
     let from = change.earliest();

@@ -40,7 +40,6 @@ use std::collections::HashSet;
 const LAYOUT: u32 = 6;
 
 pub use crate::ingest::Changed;
-use crate::ingest::Fresh;
 use crate::model::{Call, Compaction};
 
 /// The stamp of an analysis computed with `prices` by this build.
@@ -68,7 +67,7 @@ pub fn refresh_folding_at(
     if let Changed::Sessions(sessions) = changed {
         let done = current_parts(store, &stamp).and_then(|parts| {
             compute_with_sides(store, prices, Some(sessions))
-                .and_then(|mine| incremental::refresh(store, prices, &stamp, parts, sessions, (mine, None), fold_at))
+                .and_then(|mine| incremental::refresh(store, prices, &stamp, parts, sessions, mine, fold_at))
         });
         match done {
             Err(StoreError::Damaged { path, cause }) => {
@@ -227,38 +226,6 @@ fn classified(
     classify_sessions(&requests, calls, &compactions, prices, sides).map_err(at)
 }
 
-/// `refresh` of the `changed` sessions from the rows a merge is writing
-/// (`Fresh`), beside its writes: nothing here reads a table the merge
-/// writes. False when the stored analysis is not current (or a part of it
-/// does not read): `refresh` then runs after the writes.
-fn refresh_beside(
-    store: &Store,
-    prices: &PriceTable,
-    changed: &HashSet<String>,
-    fresh: Fresh,
-) -> Result<bool, StoreError> {
-    let stamp = stamp(prices);
-    let parts = match current_parts(store, &stamp) {
-        Ok(parts) => parts,
-        Err(StoreError::Damaged { .. }) => return Ok(false),
-        Err(e) => return Err(e),
-    };
-    let Fresh { requests, calls, compactions, ahead } = fresh;
-    let compactions = match compactions {
-        Some(c) => c,
-        None => store.load(Table::Compactions, frames::compactions_from)?,
-    };
-    let (rows, side) = classified(store, Some(requests), calls, compactions, prices, Some(changed), true)?;
-    let mine = (rows, side.unwrap_or_else(sides::empty_sides));
-    match incremental::refresh(store, prices, &stamp, parts, changed, (mine, ahead), FOLD_AT) {
-        Err(StoreError::Damaged { path, cause }) => {
-            tracing::debug!("analysis: left until the tables are written: {}: {cause}", path.display());
-            Ok(false)
-        }
-        other => other.map(|_| true),
-    }
-}
-
 /// Stores a whole analysis (`classify_sessions` over every stored request) as a new
 /// base and its side tables; returns its rows. A large one is written in
 /// slices, one per lane (`write_parts`), so it is encoded on every core.
@@ -321,19 +288,6 @@ impl crate::ingest::Derive for Stage<'_> {
         let Some(sides) = sides else { return Ok(false) };
         store_whole(store, self.prices, rows, sides)?;
         Ok(true)
-    }
-
-    fn beside(
-        &self,
-        store: &Store,
-        sessions: &HashSet<String>,
-        fresh: Fresh,
-    ) -> Result<bool, crate::ingest::IngestError> {
-        Ok(refresh_beside(store, self.prices, sessions, fresh)?)
-    }
-
-    fn read_ahead(&self, store: &Store) -> Option<DataFrame> {
-        incremental::read_keys(store).ok().flatten()
     }
 
     fn after(&self, store: &Store, scope: &Changed) -> Result<(), crate::ingest::IngestError> {
