@@ -139,7 +139,7 @@ fn a_change_claude_code_makes_while_cachewise_edits_the_file_is_kept() {
 /// can still be lost: that window is microseconds, so at most a few of 150
 /// (none on a quiet machine; without the second read, 17).
 #[test]
-fn one_hundred_fifty_install_races_lose_no_change() {
+fn install_races_keep_the_other_writers_change_outside_the_last_microseconds() {
     use rand::{Rng, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(150);
     let mut lost = Vec::new();
