@@ -49,6 +49,11 @@ fn cw(data: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
 
 /// `cw` with the run's clock at `now`.
 fn cw_at(data: &Path, now: DateTime<Utc>, args: &[&str], env: &[(&str, &str)]) -> Output {
+    command_at(data, now, args, env).output().unwrap()
+}
+
+/// The command `cw_at` runs, not started.
+fn command_at(data: &Path, now: DateTime<Utc>, args: &[&str], env: &[(&str, &str)]) -> Command {
     let now = now.to_rfc3339();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_cachewise"));
     cmd.arg("--data-dir").arg(data).args(["--no-ingest", "--tz", "UTC", "--now", &now]).args(args);
@@ -56,7 +61,7 @@ fn cw_at(data: &Path, now: DateTime<Utc>, args: &[&str], env: &[(&str, &str)]) -
         cmd.env_remove(k);
     }
     cmd.env_remove("OTEL_EXPORTER_OTLP_PROTOCOL").envs(env.iter().copied());
-    cmd.output().unwrap()
+    cmd
 }
 
 fn export(data: &Path, url: &str, more: &[&str], env: &[(&str, &str)]) -> Output {
@@ -374,15 +379,10 @@ fn interrupted_exports_send_nothing_twice_and_a_killed_batch_again_as_the_same_r
     let (n, mut kills, mut stopped) = (interrupts(), 0, 0);
     // A run after a kill may send the killed run's batch in flight again.
     let mut after_kill = false;
-    let now = (end() + TimeDelta::hours(3)).to_rfc3339();
     for i in 0..n {
         let copies_before = without_copies(&rx.accepted()).1;
-        let child = Command::new(env!("CARGO_BIN_EXE_cachewise"))
-            .arg("--data-dir")
-            .arg(dir.path())
-            .args(["--no-ingest", "--tz", "UTC", "--now", &now, "export", "--user", "ana", "--machine", "box"])
-            .args(["--otlp", &rx.url(), "--otlp-batch", "40"])
-            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+        let args = ["export", "--user", "ana", "--machine", "box", "--otlp", &rx.url(), "--otlp-batch", "40"];
+        let child = command_at(dir.path(), end() + TimeDelta::hours(3), &args, &[])
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
             .spawn()

@@ -77,6 +77,25 @@ pub fn replace(path: &Path, sync: Sync, bytes: &[u8]) -> std::io::Result<()> {
     replace_with(path, sync, |w| w.write_all(bytes))
 }
 
+/// Moves what stands at `path` aside when it is there but not a regular
+/// file (a directory, a pipe, a link where a table belongs), to
+/// `<name>.not-a-table` (or `.not-a-table.N`): where it went.
+pub fn set_aside(path: &Path) -> std::io::Result<Option<PathBuf>> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if !m.is_file() => {}
+        _ => return Ok(None),
+    }
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut free = (0..1000).map(|i| match i {
+        0 => path.with_file_name(format!("{name}.not-a-table")),
+        i => path.with_file_name(format!("{name}.not-a-table.{i}")),
+    });
+    let to = free.find(|p| std::fs::symlink_metadata(p).is_err());
+    let to = to.ok_or_else(|| std::io::Error::other("no free name to move it aside"))?;
+    std::fs::rename(path, &to)?;
+    Ok(Some(to))
+}
+
 /// A set of 8-byte row keys kept as a file (the push client's and the OTLP
 /// export's watermarks): little-endian, sorted; empty when there is no file.
 pub fn read_key_set(path: &Path) -> std::io::Result<std::collections::HashSet<u64>> {

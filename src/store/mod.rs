@@ -172,27 +172,6 @@ impl From<std::io::Error> for Written {
     }
 }
 
-/// Moves what stands at `path` aside when it is there but not a regular
-/// file, to `<name>.not-a-table` (or `.not-a-table.N`): where it went.
-fn set_aside(path: &Path) -> Result<Option<PathBuf>, StoreError> {
-    match fs::symlink_metadata(path) {
-        Ok(m) if !m.is_file() => {}
-        _ => return Ok(None),
-    }
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let free = (0..1000).map(|i| match i {
-        0 => path.with_file_name(format!("{name}.not-a-table")),
-        i => path.with_file_name(format!("{name}.not-a-table.{i}")),
-    });
-    let to = free.into_iter().find(|p| fs::symlink_metadata(p).is_err());
-    let to = to.ok_or_else(|| StoreError::Io {
-        path: path.to_path_buf(),
-        source: std::io::Error::other("no free name to move it aside"),
-    })?;
-    fs::rename(path, &to).map_err(|source| StoreError::Io { path: path.to_path_buf(), source })?;
-    Ok(Some(to))
-}
-
 /// A data directory.
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -359,7 +338,7 @@ impl Store {
         let mut moved = Vec::new();
         for name in Table::ALL.iter().map(|t| t.file_name()).chain([files::MANIFEST]) {
             let from = self.dir.join(name);
-            if let Some(to) = set_aside(&from)? {
+            if let Some(to) = files::set_aside(&from).map_err(|source| StoreError::Io { path: from.clone(), source })? {
                 moved.push((from, to));
             }
         }
@@ -397,7 +376,9 @@ impl Store {
         sync: bool,
         body: impl FnOnce(&mut BufWriter<&File>) -> PolarsResult<()>,
     ) -> Result<(), StoreError> {
-        if let Some(to) = set_aside(path)? {
+        if let Some(to) =
+            files::set_aside(path).map_err(|source| StoreError::Io { path: path.to_path_buf(), source })?
+        {
             tracing::warn!("{} was not a file: moved to {}", path.display(), to.display());
         }
         let sync = if sync && !self.scratch { files::Sync::Yes } else { files::Sync::No };
