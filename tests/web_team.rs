@@ -420,3 +420,20 @@ async fn team_page_over_all_history_warns_that_the_run_rate_averages_it() {
     let chosen = page(&st, "/team?since=2026-02-11&until=2026-03-01").await;
     assert!(!chosen.contains("No dates are chosen") && !chosen.contains("(all history)"), "{chosen}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_team_members_session_is_named_by_its_project_and_first_day_not_its_id() {
+    // Bundles carry no titles (a title summarises the conversation), so a
+    // team member's session is named by what the bundle does carry.
+    let Team { _dir, store, st, .. } = alice_and_bob();
+    let list = page(&st, "/sessions?user=alice").await;
+    assert!(list.contains(">app, 2026-02-11 (alice-s1)</a>"), "{list}");
+    assert!(list.contains(">app, 2026-02-12 (alice-s2)</a>"));
+    let heading = page(&st, "/session/alice-s2?user=alice").await;
+    assert!(heading.contains("<h1>app, 2026-02-12 (alice-s2)</h1>"), "{heading}");
+    let overview = page(&st, "/?user=bob").await;
+    assert!(overview.contains(">app, 2026-02-13 (bob-s2)</a>"), "{overview}");
+    let cli = support::ok(&cw(None, store.dir(), &["--no-ingest", "report", "session", "--user", "bob"]));
+    let line = cli.lines().find(|l| l.starts_with("│ bob-s1 ")).unwrap();
+    assert!(line.contains(" app, 2026-02-11 "), "{cli}");
+}

@@ -115,6 +115,30 @@ pub fn decision(r: Recommendation) -> &'static str {
 /// `1 person`, `2 people`: a count and its noun (`model::count::plural`).
 pub use crate::model::count::plural;
 
+/// What a session without a title is called: its project's last folder and
+/// the day it began (`spotter, 2026-06-16`), or `session of 2026-06-16`
+/// when the project is hashed or unknown. A title is a summary of the
+/// conversation, so a team member's sessions never carry one (bundles hold
+/// no content); older Claude Code versions wrote none either.
+pub fn untitled(project_path: &str, first_day: chrono::NaiveDate) -> String {
+    let leaf = project_path.rsplit(['/', '\\']).find(|p| !p.is_empty()).filter(|p| !p.starts_with("h:"));
+    match leaf {
+        Some(leaf) => format!("{leaf}, {first_day}"),
+        None => format!("session of {first_day}"),
+    }
+}
+
+/// The name a list or a page heading gives a session: its title, or
+/// `untitled` and the id's first 8 characters, which a title never needs.
+pub fn session_name(title: &str, id: &str, project_path: &str, first_day: chrono::NaiveDate) -> String {
+    if title.is_empty() {
+        let short: String = id.chars().take(8).collect();
+        format!("{} ({short})", untitled(project_path, first_day))
+    } else {
+        title.to_owned()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,6 +165,17 @@ mod tests {
             assert!(!x.words.contains('_'), "{x:?}");
             assert!(!x.words.is_empty());
         }
+    }
+
+    #[test]
+    fn a_session_without_a_title_is_named_by_its_project_and_first_day() {
+        let day = chrono::NaiveDate::from_ymd_opt(2026, 6, 16).unwrap();
+        let id = "88508f41-aaaa-bbbb";
+        assert_eq!(session_name("", id, "/home/u/projects/spotter", day), "spotter, 2026-06-16 (88508f41)");
+        assert_eq!(session_name("", id, "C:\\code\\app\\", day), "app, 2026-06-16 (88508f41)");
+        assert_eq!(session_name("", id, "h:0123456789abcdef", day), "session of 2026-06-16 (88508f41)");
+        assert_eq!(session_name("", id, "", day), "session of 2026-06-16 (88508f41)");
+        assert_eq!(session_name("Fix the parser", id, "/p", day), "Fix the parser");
     }
 
     #[test]

@@ -113,6 +113,15 @@ pub fn usage_table(r: &UsageReport, layout: Layout) -> String {
     out
 }
 
+/// The session's title, or what an untitled session is called.
+fn title(row: &UsageRow, tz: chrono_tz::Tz) -> String {
+    if row.title.is_empty() {
+        super::labels::untitled(row.project_name(), row.first.with_timezone(&tz).date_naive())
+    } else {
+        row.title.clone()
+    }
+}
+
 fn row_cells(shape: &Shape, row: &UsageRow, layout: Layout) -> Vec<String> {
     let key = match (shape.session, layout.width) {
         (true, Some(_)) => row.key.chars().take(SHORT_ID).collect(),
@@ -124,7 +133,7 @@ fn row_cells(shape: &Shape, row: &UsageRow, layout: Layout) -> Vec<String> {
     if shape.session {
         let used = row.used.clone().unwrap_or_default();
         cells.extend([
-            super::cell::shorten(&row.title, TITLE),
+            super::cell::shorten(&title(row, layout.tz), TITLE),
             super::cell::keep_end(row.project_name(), PROJECT),
             used.names.join(", "),
         ]);

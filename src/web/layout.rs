@@ -106,6 +106,14 @@ impl Chrome {
         self.paths.get(project).map_or(project, String::as_str)
     }
 
+    /// A session's name in a list or heading: its title, or its project's
+    /// last folder and first day with its short id
+    /// (`report::labels::session_name`).
+    pub fn session_name(&self, title: &str, id: &str, project: &str, first: &chrono::DateTime<chrono::Utc>) -> String {
+        let day = first.with_timezone(&self.tz).date_naive();
+        crate::report::labels::session_name(title, id, self.path(project), day)
+    }
+
     /// A frame with no data behind it (error pages).
     pub fn plain() -> Chrome {
         Chrome {

@@ -102,13 +102,13 @@ pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<
         SessionSort::Stale => ("Extra to resume now", Unit::Usd, |r| r.stale_premium_usd.unwrap_or(0.0)),
         SessionSort::Cost | SessionSort::Last => ("Cost", Unit::Usd, |r| r.cost_usd),
     };
+    let chrome = Chrome::new(&state, &snap, "Sessions", &params).with_json("/api/sessions");
     let items: Vec<(String, f64)> = table
         .rows
         .iter()
         .take(15)
-        .map(|r| (if r.title.is_empty() { r.session_id.clone() } else { r.title.clone() }, value(r)))
+        .map(|r| (chrome.session_name(&r.title, &r.session_id, &r.project, &r.first), value(r)))
         .collect();
-    let chrome = Chrome::new(&state, &snap, "Sessions", &params).with_json("/api/sessions");
     let first = crate::report::labels::plural(items.len() as u64, "session", "sessions");
     let chart_heading = format!("{what} of the first {first} below, {}", chrome.range.words());
     render(&SessionsPage {
