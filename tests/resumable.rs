@@ -82,3 +82,43 @@ fn a_running_dashboard_notices_a_deleted_transcript_at_its_next_refresh() {
     let page = common::get(&state, "/session/s-gone");
     assert!(page.contains("Start a new session.") && !page.contains("Resume as it is"), "the session page");
 }
+
+/// `GET path` from a server on `addr`, the body.
+fn http_get(addr: &str, path: &str) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    out.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default()
+}
+
+#[test]
+fn a_dashboard_started_with_now_keeps_that_clock() {
+    use std::io::{BufRead, BufReader};
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    session(root.path(), "s-then", 0);
+    // Months ago by the system clock (past Claude Code's cleanup), three
+    // hours ago by `--now`: the dashboard must answer as of `--now`.
+    let now = (t0() + Duration::hours(3)).to_rfc3339();
+    let mut child = std::process::Command::new(common::bin())
+        .args(["--now", &now, "serve", "--bind", "127.0.0.1:0", "--claude-dir"])
+        .arg(root.path())
+        .arg("--data-dir")
+        .arg(data.path())
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CACHEWISE_DATA_DIR")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let first = BufReader::new(child.stdout.take().unwrap()).lines().next().unwrap().unwrap();
+    let addr = first.split("http://").nth(1).unwrap().split('/').next().unwrap().to_owned();
+    let body = http_get(&addr, "/api/advise/s-then");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let a: Value = serde_json::from_str(&body).unwrap();
+    let idle_h = a["idle_s"].as_f64().unwrap() / 3600.0;
+    assert!((idle_h - (3.0 - 10.0 / 60.0)).abs() < 0.01, "idle as of --now: {idle_h} h");
+    assert!(a["not_resumable"].is_null(), "{a}");
+}

@@ -120,7 +120,8 @@ pub struct Global {
     #[arg(long, value_name = "FILE", global = true)]
     pub pricing: Option<PathBuf>,
     /// The clock every figure of this run is computed at (RFC 3339): stale
-    /// sessions, warm or cold, "today", the active block. Default: now.
+    /// sessions, warm or cold, "today", the active block (a dashboard
+    /// keeps that time while it runs). Default: now.
     #[arg(long, value_name = "RFC3339", global = true, value_parser = cache::parse_now)]
     pub now: Option<chrono::DateTime<chrono::Utc>>,
 }

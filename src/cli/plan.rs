@@ -28,6 +28,9 @@ pub struct Plan {
     pub prices: PriceTable,
     /// The run's clock: read once, when the plan is resolved.
     pub now: DateTime<Utc>,
+    /// True when `--now` fixed the clock: a long-running command (`serve`)
+    /// keeps that time instead of reading the system clock.
+    pub now_fixed: bool,
     /// The width terminal tables fit (`config::table_width`); None: no limit.
     pub width: Option<usize>,
     /// Set once this run's ingest has read every transcript there is
@@ -63,6 +66,7 @@ impl Plan {
             quiet: g.quiet,
             prices,
             now,
+            now_fixed: g.now.is_some(),
             width,
             ingested: Default::default(),
         })

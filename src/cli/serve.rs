@@ -134,7 +134,7 @@ pub fn run_serve(plan: &Plan, a: &ServeArgs) -> anyhow::Result<()> {
         tz: plan.tz,
         week_start: a.week.start_of_week,
         banner: source.banner.clone(),
-        clock: Clock::System,
+        clock: if plan.now_fixed { Clock::Fixed(plan.now) } else { Clock::System },
         claude_roots: plan.roots.clone(),
     })?;
     super::run::warn_estimates(plan, state.snapshot().estimated_models());
