@@ -45,6 +45,8 @@ fn a_team_store_never_advises_resuming_a_members_session() {
     let text = cachewise_in(None, team.path(), &["--now", &now, "advise", "s-alice"]);
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("Do this: Start a new session.") && text.contains("a team member's session"), "{text}");
+    assert_eq!(text.matches("cannot be resumed").count(), 1, "said once: {text}");
+    assert!(!text.contains("weigh that against"), "no choice to weigh: {text}");
     let c = json(&cachewise_in(None, team.path(), &["--now", &now, "cache", "--json"]));
     assert!(c["stale"].as_array().unwrap().is_empty(), "no stale list of other people's sessions: {}", c["stale"]);
     assert_eq!(c["not_resumable"][0]["reason"], "team_member");

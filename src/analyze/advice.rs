@@ -149,6 +149,12 @@ impl Advice {
         self.explanation = super::advice_text::not_resumable_text(reason, cleanup_days) + &explain(&self);
         self
     }
+
+    /// The explanation without its opening about resumability: the cache
+    /// state, the three totals and the comparison.
+    pub fn details(&self) -> String {
+        explain(self)
+    }
 }
 
 /// The session's main-thread requests in time order. A session id two

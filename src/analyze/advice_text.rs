@@ -176,10 +176,12 @@ pub fn explain(a: &Advice) -> String {
         fmt_usd(o.restart_usd)
     ));
     s.push_str(&comparison(a));
-    s.push_str(&format!(
-        " Keeping the conversation costs {} more than starting fresh; weigh that against re-explaining the work.",
-        fmt_usd(a.history_premium_usd)
-    ));
+    if a.not_resumable.is_none() {
+        s.push_str(&format!(
+            " Keeping the conversation costs {} more than starting fresh; weigh that against re-explaining the work.",
+            fmt_usd(a.history_premium_usd)
+        ));
+    }
     s.push_str(&keep_warm_text(a));
     if !a.inputs.priced {
         s.push_str(&format!(" No price is known for model {}, so every dollar figure is 0.", a.inputs.model));

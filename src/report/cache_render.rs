@@ -274,7 +274,8 @@ pub fn render_advice(a: &Advice) -> String {
     let _ = writeln!(out, "{}\n", words.why);
     if a.not_resumable.is_some() {
         let _ = writeln!(out, "{}", words.restart);
-        let _ = writeln!(out, "\n{}", a.explanation);
+        // The explanation opens with why it cannot be resumed, said above.
+        let _ = writeln!(out, "\n{}", a.details());
         return out;
     }
     let _ = writeln!(out, "Over the next {}:", plural(u64::from(a.turns), "turn", "turns"));
