@@ -1,6 +1,6 @@
 -- The cache model's class table per person: how many thread requests of
 -- each cache class (hit, first, compaction, model_switch, ttl_5m, ttl_1h,
--- version_change, microcompact, context_edit, full_rebuild), the tokens
+-- shape_change, version_change, microcompact, context_edit, full_rebuild), the tokens
 -- they rebuilt and what their misses cost.
 -- Input: view `analysis`: one row per thread request with its verdict (the
 -- stored analysis table, or bundle rows of kind 'analysis' deduplicated by

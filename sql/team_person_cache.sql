@@ -2,7 +2,7 @@
 -- the cache hit ratio (cache reads over the whole prompt; null without
 -- prompt tokens), the idle cost (misses after the 5-minute or 1-hour cache
 -- expired) and the edit cost (misses within the TTL: microcompact,
--- context_edit, full_rebuild).
+-- context_edit, full_rebuild, shape_change).
 -- Input: view `requests` (one row per request, as sql/team_requests.sql
 -- returns them) and view `analysis` (as sql/team_cache_classes.sql reads
 -- it), both filtered to the report's window.
@@ -21,7 +21,7 @@ lost AS (
   SELECT
     "user" AS lost_user,
     SUM(CASE WHEN class IN ('ttl_5m', 'ttl_1h') THEN miss_cost_usd ELSE 0.0 END) AS idle_cost_usd,
-    SUM(CASE WHEN class IN ('microcompact', 'context_edit', 'full_rebuild') THEN miss_cost_usd ELSE 0.0 END)
+    SUM(CASE WHEN class IN ('shape_change', 'microcompact', 'context_edit', 'full_rebuild') THEN miss_cost_usd ELSE 0.0 END)
       AS edit_cost_usd
   FROM analysis
   GROUP BY "user"

@@ -37,7 +37,7 @@ impl AddAssign for ClassStats {
     }
 }
 
-/// One `ClassStats` per cache class; serialises as a map with all 10 keys
+/// One `ClassStats` per cache class; serialises as a map with all 11 keys
 /// (cache-model v2: no `unexplained`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct ClassTable {
@@ -47,6 +47,7 @@ pub struct ClassTable {
     pub model_switch: ClassStats,
     pub ttl_5m: ClassStats,
     pub ttl_1h: ClassStats,
+    pub shape_change: ClassStats,
     pub version_change: ClassStats,
     pub microcompact: ClassStats,
     pub context_edit: ClassStats,
@@ -63,6 +64,7 @@ impl ClassTable {
             CacheClass::ModelSwitch => &self.model_switch,
             CacheClass::Ttl5m => &self.ttl_5m,
             CacheClass::Ttl1h => &self.ttl_1h,
+            CacheClass::ShapeChange => &self.shape_change,
             CacheClass::VersionChange => &self.version_change,
             CacheClass::Microcompact => &self.microcompact,
             CacheClass::ContextEdit => &self.context_edit,
@@ -79,6 +81,7 @@ impl ClassTable {
             CacheClass::ModelSwitch => &mut self.model_switch,
             CacheClass::Ttl5m => &mut self.ttl_5m,
             CacheClass::Ttl1h => &mut self.ttl_1h,
+            CacheClass::ShapeChange => &mut self.shape_change,
             CacheClass::VersionChange => &mut self.version_change,
             CacheClass::Microcompact => &mut self.microcompact,
             CacheClass::ContextEdit => &mut self.context_edit,

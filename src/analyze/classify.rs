@@ -31,6 +31,10 @@ pub enum CacheClass {
     /// Miss after a gap longer than a 1-hour TTL.
     #[serde(rename = "ttl_1h")]
     Ttl1h,
+    /// Miss within the TTL after Claude Code's system prompt or tool set
+    /// changed: its record of the call (`shapeHash`, 2.1.33x) differs from
+    /// the previous call's on the same model.
+    ShapeChange,
     /// Miss within the TTL after a Claude Code version change.
     VersionChange,
     /// Miss within the TTL right after Claude Code cleared old tool results
@@ -46,13 +50,14 @@ pub enum CacheClass {
 
 impl CacheClass {
     /// Every class, in report order.
-    pub const ALL: [CacheClass; 10] = [
+    pub const ALL: [CacheClass; 11] = [
         CacheClass::Hit,
         CacheClass::First,
         CacheClass::Compaction,
         CacheClass::ModelSwitch,
         CacheClass::Ttl5m,
         CacheClass::Ttl1h,
+        CacheClass::ShapeChange,
         CacheClass::VersionChange,
         CacheClass::Microcompact,
         CacheClass::ContextEdit,
@@ -69,6 +74,7 @@ impl CacheClass {
             CacheClass::ModelSwitch => "model_switch",
             CacheClass::Ttl5m => "ttl_5m",
             CacheClass::Ttl1h => "ttl_1h",
+            CacheClass::ShapeChange => "shape_change",
             CacheClass::VersionChange => "version_change",
             CacheClass::Microcompact => "microcompact",
             CacheClass::ContextEdit => "context_edit",
@@ -85,6 +91,7 @@ impl CacheClass {
             "model_switch" => CacheClass::ModelSwitch,
             "ttl_5m" => CacheClass::Ttl5m,
             "ttl_1h" => CacheClass::Ttl1h,
+            "shape_change" => CacheClass::ShapeChange,
             "version_change" => CacheClass::VersionChange,
             "microcompact" => CacheClass::Microcompact,
             "context_edit" => CacheClass::ContextEdit,
@@ -110,10 +117,13 @@ impl CacheClass {
     }
 
     /// True for the misses of a warm cache whose prompt changed
-    /// (`microcompact`, `context_edit`, `full_rebuild`): the reports' edit
-    /// cost, and `sql/team_person_cache.sql`'s.
+    /// (`shape_change`, `microcompact`, `context_edit`, `full_rebuild`):
+    /// the reports' edit cost, and `sql/team_person_cache.sql`'s.
     pub fn is_edit(self) -> bool {
-        matches!(self, CacheClass::Microcompact | CacheClass::ContextEdit | CacheClass::FullRebuild)
+        matches!(
+            self,
+            CacheClass::ShapeChange | CacheClass::Microcompact | CacheClass::ContextEdit | CacheClass::FullRebuild
+        )
     }
 
     /// One plain sentence: what happened, and what the user can do about it.
@@ -125,6 +135,7 @@ impl CacheClass {
             CacheClass::ModelSwitch => "Another model has its own cache and started a new one: switch models between tasks, not within one.",
             CacheClass::Ttl5m => "You came back after the 5-minute cache expired and it was written again: resume sooner, or compare 1-hour writes in the what-if.",
             CacheClass::Ttl1h => "You came back after the 1-hour cache expired and it was written again: compact or start fresh before a long break.",
+            CacheClass::ShapeChange => "Claude Code's system prompt or tool set changed (its own record says so), so nothing after it could be read: keep MCP servers, tools, CLAUDE.md and settings fixed within a session.",
             CacheClass::VersionChange => "Claude Code was upgraded between two requests and wrote a new prefix: nothing to do; it happens once per upgrade.",
             CacheClass::Microcompact => "Claude Code cleared old tool results, which broke the cache behind them: compact or start a new session before the context grows this large.",
             CacheClass::ContextEdit => "The start of the prompt was still cached but what followed changed (tool results cleared, memory, tools or history edited): avoid editing CLAUDE.md, MCP servers or settings mid-session.",
@@ -137,7 +148,11 @@ impl CacheClass {
     pub fn ttl_independent(self) -> bool {
         matches!(
             self,
-            CacheClass::VersionChange | CacheClass::Microcompact | CacheClass::ContextEdit | CacheClass::FullRebuild
+            CacheClass::ShapeChange
+                | CacheClass::VersionChange
+                | CacheClass::Microcompact
+                | CacheClass::ContextEdit
+                | CacheClass::FullRebuild
         )
     }
 }
@@ -221,6 +236,23 @@ pub fn analyze<R: Borrow<Request>>(
 }
 
 /// TTL of the writes of one call: 1h if any 1h write, 5m if any 5m write.
+/// True when Claude Code recorded both calls' shapes and they differ: the
+/// system prompt or the tools changed (exact, no threshold). The caller
+/// has already ruled out a model switch.
+fn shape_changed(prev: &Request, cur: &Request) -> bool {
+    let (a, b) = (&prev.client.shape_hash, &cur.client.shape_hash);
+    !a.is_empty() && !b.is_empty() && a != b
+}
+
+/// The TTL a call's cache writes got: the one Claude Code asked for when it
+/// recorded it (`promptCacheRequested`), else the write split's.
+fn written_ttl(cur: &Request, t: &TokenCounts) -> Option<u32> {
+    if t.cache_write() == 0 {
+        return None;
+    }
+    cur.client.ttl_asked_s().or_else(|| wrote_ttl(t))
+}
+
 fn wrote_ttl(t: &TokenCounts) -> Option<u32> {
     if t.cache_write_1h > 0 {
         Some(TTL_1H_S)
@@ -260,6 +292,8 @@ fn miss_cause(prev: &Request, cur: &Request, read: u64, gap_s: f64, ttl_s: u32, 
         CacheClass::Ttl1h
     } else if ttl_s == TTL_5M_S && gap_s > f64::from(TTL_5M_S) {
         CacheClass::Ttl5m
+    } else if shape_changed(prev, cur) {
+        CacheClass::ShapeChange
     } else if cur.version != prev.version {
         CacheClass::VersionChange
     } else if cur.thread == MAIN_THREAD && comp.microcompact_between(cur, prev.time) {
@@ -323,7 +357,7 @@ fn classify_thread<R: Borrow<Request>>(
         c.lineage_first = lineage_first;
         c.lineage_first_read = requests[lineage_first].borrow().tokens.cache_read;
         c.miss_cost_usd = miss_cost(t, c.rates.as_ref(), c.rebuilt_tokens);
-        if let Some(w) = wrote_ttl(t) {
+        if let Some(w) = written_ttl(cur, t) {
             lineage_ttl = Some(w);
         }
         c.ttl_after_s = lineage_ttl.unwrap_or(TTL_5M_S);

@@ -69,7 +69,9 @@ fn group_of_class(class: CacheClass) -> Option<Group> {
     match class {
         CacheClass::Ttl5m | CacheClass::Ttl1h => Some(Group::Expired),
         CacheClass::ModelSwitch => Some(Group::Model),
-        CacheClass::ContextEdit | CacheClass::Microcompact | CacheClass::FullRebuild => Some(Group::Edit),
+        CacheClass::ShapeChange | CacheClass::ContextEdit | CacheClass::Microcompact | CacheClass::FullRebuild => {
+            Some(Group::Edit)
+        }
         _ => None,
     }
 }

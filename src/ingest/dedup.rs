@@ -240,6 +240,7 @@ mod tests {
             request_id: req.into(),
             user: Default::default(),
             machine: Default::default(),
+            client: Default::default(),
         }
     }
 

@@ -155,6 +155,20 @@ pub struct Line<'a> {
     pub start_time: Count,
     #[serde(rename = "modelUsage")]
     pub model_usage: Lenient<std::collections::BTreeMap<String, ModelUsage>>,
+    /// `api-request` lines (2.1.33x): the call's id, what made it and the
+    /// hash of its system prompt and tools.
+    #[serde(borrow)]
+    pub id: Text<'a>,
+    #[serde(rename = "querySource", borrow)]
+    pub query_source: Text<'a>,
+    #[serde(rename = "shapeHash", borrow)]
+    pub shape_hash: Text<'a>,
+    /// Assistant lines (2.1.33x): the `api-request` line's id, and the
+    /// TTL the call asked for.
+    #[serde(rename = "requestRef", borrow)]
+    pub request_ref: Text<'a>,
+    #[serde(rename = "promptCacheRequested", borrow)]
+    pub prompt_cache_requested: Text<'a>,
 }
 
 /// One model's running totals on a `cost-state` line. Counts of another

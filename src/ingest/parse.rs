@@ -20,6 +20,7 @@ use chrono::{DateTime, TimeDelta, Utc};
 use foldhash::HashMap;
 
 mod calls;
+mod client;
 mod other;
 mod request;
 mod stamp;
@@ -72,6 +73,9 @@ struct FileParser<'f, 'l> {
     cut: Vec<u8>,
     /// The values every request of the file shares, interned once.
     same: Same,
+    /// Claude Code's records of the calls whose replies are still to
+    /// come, by `api-request` id (`parse::client`).
+    client: client::Pending,
     /// The request the last assistant line was (`rows.requests` index).
     last: Option<usize>,
     /// The clock the caller read, and `MAX_AHEAD` past it: a later stamp is bad.
@@ -134,6 +138,7 @@ impl<'f, 'l> Parser<'f, 'l> {
             recent: request::Recent::default(),
             calls: HashMap::default(),
             cut: Vec::new(),
+            client: client::Pending::default(),
             same,
             last: None,
             now,
@@ -249,6 +254,7 @@ impl FileParser<'_, '_> {
             "ai-title" => self.title(l, TitleKind::AiTitle, l.ai_title.get(), line_no),
             "custom-title" => self.title(l, TitleKind::Custom, l.custom_title.get(), line_no),
             "cost-state" => self.cost_state(l, line_no),
+            "api-request" => self.api_request(l),
             _ => {}
         }
     }

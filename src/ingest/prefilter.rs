@@ -74,8 +74,9 @@ pub fn needed(line: &[u8]) -> bool {
         // An assistant line (whose first `type` may be its message's):
         // parsed without searching its whole length for `"usage"`.
         Some(b"assistant" | b"message") => true,
-        // Claude Code's own running totals (2.1.33x): short, and read whole.
-        Some(b"cost-state") => true,
+        // Claude Code's own running totals, and its record of each call
+        // (2.1.33x): short, and read whole.
+        Some(b"cost-state" | b"api-request") => true,
         _ => {
             f.usage.find(line).is_some()
                 || flagged(head)
@@ -99,6 +100,8 @@ mod tests {
         assert!(needed(br#"{"type":"assistant","message":{"content":"no usage key"}}"#));
         assert!(needed(br#"{"message":{"type":"message","content":"x"},"type":"assistant"}"#));
         assert!(needed(br#"{"type":"summary","summary":"t"}"#));
+        assert!(needed(br#"{"type":"api-request","id":"r1","querySource":"sdk","shapeHash":"ab"}"#));
+        assert!(!needed(br#"{"type":"api-request-shape","shapeHash":"ab","shape":{}}"#));
         assert!(needed(br#"{"type":"ai-title","aiTitle":"t"}"#));
         assert!(needed(br#"{"type":"system","subtype":"model_refusal_fallback","originalModel":"m"}"#));
         assert!(needed(format!(r#"{{"isSidechain":true,"type":"user","message":"{big}"}}"#).as_bytes()));

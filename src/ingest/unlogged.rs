@@ -210,6 +210,7 @@ fn row(r: &CostReading, new: &Totals, like: Option<&Request>) -> Request {
         request_id: String::new(),
         user: Text::from(r.user.as_str()),
         machine: Text::from(""),
+        client: Default::default(),
     }
 }
 

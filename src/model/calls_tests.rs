@@ -32,6 +32,7 @@ pub(crate) fn request(model: &str, tokens: TokenCounts) -> Request {
         request_id: "req_1".into(),
         user: Default::default(),
         machine: Default::default(),
+        client: Default::default(),
     }
 }
 

@@ -26,6 +26,12 @@ pub const SERVER_REASON: &str = "server_reason";
 pub const SERVER_MISSED_TOKENS: &str = "server_missed_tokens";
 /// The reason columns, which older stores and bundles lack.
 pub const REASON_COLUMNS: [&str; 2] = [SERVER_REASON, SERVER_MISSED_TOKENS];
+/// Claude Code's record of a call (`model::ClientRecord`, 2.1.33x): what
+/// made it, the shape of its system prompt and tools, the TTL it asked for.
+pub const QUERY_SOURCE: &str = "query_source";
+pub const SHAPE_HASH: &str = "shape_hash";
+pub const TTL_ASKED: &str = "ttl_asked";
+pub const CLIENT_COLUMNS: [&str; 3] = [QUERY_SOURCE, SHAPE_HASH, TTL_ASKED];
 pub const IS_SIDECHAIN: &str = "is_sidechain";
 pub const COST_USD: &str = "cost_usd";
 pub const SOURCE: &str = "source";
@@ -143,7 +149,7 @@ pub const MODELS: &str = "models";
 
 /// The analysis columns a thread request is rebuilt from
 /// (`store::frames::requests_of`).
-pub const ANALYSIS_REQUEST: [&str; 20] = [
+pub const ANALYSIS_REQUEST: [&str; 22] = [
     USER,
     SESSION_ID,
     THREAD,
@@ -164,6 +170,8 @@ pub const ANALYSIS_REQUEST: [&str; 20] = [
     INFERENCE_GEO,
     SERVER_REASON,
     SERVER_MISSED_TOKENS,
+    SHAPE_HASH,
+    TTL_ASKED,
 ];
 
 /// The analysis columns of a thread request's stored verdict

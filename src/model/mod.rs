@@ -20,6 +20,6 @@ pub use calls::{Call, Refusal};
 pub use name::{line_name_fault, name_fault, safe_name, NameFault, MAX_NAME};
 pub use readings::{is_unlogged, unlogged_thread, CostReading, Lineage, UNLOGGED_COMPACTION, UNLOGGED_OTHER};
 pub use reason::server_reason;
-pub use rows::{Boundary, Compaction, Request, SessionTitle, TitleKind, DEFAULT_TRIGGER, MAIN_THREAD};
+pub use rows::{Boundary, ClientRecord, Compaction, Request, SessionTitle, TitleKind, DEFAULT_TRIGGER, MAIN_THREAD};
 pub use text::{is_unsafe, one_line, printable, ColumnInterner, Interner, Text};
 pub use tokens::{TokenCounts, MAX_TOKENS};

@@ -56,6 +56,43 @@ pub struct Request {
     pub user: Text,
     /// The machine the transcript was read on (team bundles; else empty).
     pub machine: Text,
+    /// What Claude Code (2.1.33x) wrote of the call it made; empty for
+    /// older lines. Left out of the serialized row when empty, like
+    /// `server_reason`.
+    #[serde(default, skip_serializing_if = "ClientRecord::is_empty")]
+    pub client: ClientRecord,
+}
+
+/// Claude Code's own record of one API call (2.1.33x: the assistant line's
+/// `promptCacheRequested`, and its `api-request` line, found by the
+/// assistant line's `requestRef`). Each value is empty when not written.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientRecord {
+    /// What made the call (`querySource`: `sdk`, `repl_main_thread`,
+    /// `compact`, `agent:...`, ...).
+    pub query_source: Text,
+    /// `shapeHash`: a hash of the system prompt and tool definitions; a
+    /// new value means they changed.
+    pub shape_hash: Text,
+    /// `promptCacheRequested`: the TTL the call's cache writes asked for,
+    /// `5m` or `1h`.
+    pub ttl_asked: Text,
+}
+
+impl ClientRecord {
+    /// Nothing recorded.
+    pub fn is_empty(&self) -> bool {
+        self.query_source.is_empty() && self.shape_hash.is_empty() && self.ttl_asked.is_empty()
+    }
+
+    /// The TTL asked for, in seconds (None when not written).
+    pub fn ttl_asked_s(&self) -> Option<u32> {
+        match self.ttl_asked.as_str() {
+            "5m" => Some(300),
+            "1h" => Some(3600),
+            _ => None,
+        }
+    }
 }
 
 /// Which boundary line a `Compaction` row records.

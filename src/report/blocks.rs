@@ -241,6 +241,7 @@ mod tests {
             request_id: "r".into(),
             user: Default::default(),
             machine: Default::default(),
+            client: Default::default(),
         }
     }
 

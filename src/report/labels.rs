@@ -37,13 +37,14 @@ const fn l(group: Group, key: &'static str, words: &'static str) -> Label {
 }
 
 /// The table.
-pub const LABELS: [Label; 23] = [
+pub const LABELS: [Label; 24] = [
     l(Group::Class, "hit", "read from cache"),
     l(Group::Class, "first", "first request of a conversation"),
     l(Group::Class, "compaction", "first request after a compaction"),
     l(Group::Class, "model_switch", "model changed"),
     l(Group::Class, "ttl_5m", "expired after 5 minutes idle"),
     l(Group::Class, "ttl_1h", "expired after an hour idle"),
+    l(Group::Class, "shape_change", "system prompt or tools changed"),
     l(Group::Class, "version_change", "Claude Code upgraded"),
     l(Group::Class, "microcompact", "old tool results cleared"),
     l(Group::Class, "context_edit", "prompt edited (its start still cached)"),

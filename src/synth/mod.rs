@@ -232,6 +232,7 @@ fn request_row(s: &plan::Schedule, n: &RowNames, p: &plan::Script, o: &cache::Ou
         request_id: format!("req_synth_{k:07}"),
         user: Text::default(),
         machine: Text::default(),
+        client: Default::default(),
     }
 }
 

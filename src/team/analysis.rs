@@ -30,7 +30,7 @@ impl PartialEq for BundleAnalysis {
 }
 
 /// Analysis columns shared with request rows (same names and types).
-pub const SHARED: [&str; 20] = crate::model::columns::ANALYSIS_REQUEST;
+pub const SHARED: [&str; 22] = crate::model::columns::ANALYSIS_REQUEST;
 
 /// Columns of analysis rows only, with their types.
 pub fn own_columns() -> Vec<(&'static str, DataType)> {
@@ -192,7 +192,8 @@ pub(super) fn rows_of(df: &DataFrame) -> PolarsResult<Option<DataFrame>> {
     // A bundle written before a column was added lacks it: null (its stamp
     // names the older analysis, so an import classifies its rows again).
     let mut rows = rows;
-    for (name, dtype) in own_columns() {
+    let client = [c::SHAPE_HASH, c::TTL_ASKED].map(|n| (n, DataType::String));
+    for (name, dtype) in client.into_iter().chain(own_columns()) {
         if rows.column(name).is_err() {
             let n = rows.height();
             rows.with_column(Column::full_null(name.into(), n, &dtype))?;

@@ -95,6 +95,7 @@ pub fn row(user: &str, session: &str, k: u64, minutes: i64) -> Request {
         request_id: format!("req_{session}_{k}"),
         user: user.into(),
         machine: "laptop".into(),
+        client: Default::default(),
     }
 }
 

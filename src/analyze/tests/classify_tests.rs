@@ -215,7 +215,7 @@ fn class_names_match_the_json() {
     }
     let starts: Vec<_> = CacheClass::ALL.iter().filter(|k| k.is_start()).collect();
     assert_eq!(starts.len(), 3);
-    assert_eq!(CacheClass::ALL.iter().filter(|k| k.is_miss()).count(), 6);
+    assert_eq!(CacheClass::ALL.iter().filter(|k| k.is_miss()).count(), 7);
 }
 
 #[test]
@@ -248,4 +248,44 @@ fn the_sql_lists_styles_and_legend_follow_the_classes() {
         assert!(css.contains(&format!(".sw.{} ", c.as_str())), "no swatch colour for {}", c.as_str());
         assert!(legend.contains(&format!("<span class=\"sw {}\"></span>", c.as_str())), "no legend for {}", c.as_str());
     }
+}
+
+fn shaped(mut r: Request, shape: &str) -> Request {
+    r.client.shape_hash = shape.into();
+    r
+}
+
+#[test]
+fn a_new_shape_on_the_same_model_is_a_system_prompt_or_tools_change() {
+    let r0 = shaped(main("s", 0.0, [1, 1000, 0, 20000, 100]), "aa");
+    let rebuilt = [1, 21000, 0, 0, 100];
+    let changed = [r0.clone(), shaped(main("s", 60.0, rebuilt), "bb")];
+    assert_eq!(classes(&changed, &[]), [CacheClass::First, CacheClass::ShapeChange]);
+    // Even across an upgrade: the record names the change itself.
+    let upgraded = [r0.clone(), with_version(shaped(main("s", 60.0, rebuilt), "bb"), "9.9.9")];
+    assert_eq!(classes(&upgraded, &[]), [CacheClass::First, CacheClass::ShapeChange]);
+    // The same shape, or one unrecorded, keeps the inference.
+    let same = [r0.clone(), shaped(main("s", 60.0, rebuilt), "aa")];
+    assert_eq!(classes(&same, &[]), [CacheClass::First, CacheClass::FullRebuild]);
+    let unrecorded = [r0.clone(), main("s", 60.0, rebuilt)];
+    assert_eq!(classes(&unrecorded, &[]), [CacheClass::First, CacheClass::FullRebuild]);
+    // A hit is a hit whatever the shape says; an expiry stays an expiry.
+    let hit = [r0.clone(), shaped(main("s", 60.0, [1, 500, 0, 21001, 100]), "bb")];
+    assert_eq!(classes(&hit, &[]), [CacheClass::First, CacheClass::Hit]);
+    let expired = [r0, shaped(main("s", 600.0, rebuilt), "bb")];
+    assert_eq!(classes(&expired, &[]), [CacheClass::First, CacheClass::Ttl5m]);
+}
+
+#[test]
+fn the_ttl_claude_code_asked_for_is_the_ttl_of_the_calls_writes() {
+    let mut r0 = main("s", 0.0, [1, 1000, 0, 20000, 100]);
+    r0.client.ttl_asked = "1h".into();
+    let later = main("s", 1200.0, [1, 21000, 0, 0, 100]);
+    let c = run(&[r0.clone(), later.clone()], &[]);
+    assert_eq!(c[0].ttl_after_s, 3600, "asked for an hour");
+    assert_eq!(c[1].class, CacheClass::FullRebuild, "20 minutes into a 1-hour cache is no expiry");
+    // Without the record, the write split says 5 minutes.
+    r0.client.ttl_asked = "".into();
+    let c = run(&[r0, later], &[]);
+    assert_eq!((c[0].ttl_after_s, c[1].class), (300, CacheClass::Ttl5m));
 }

@@ -71,6 +71,7 @@ pub fn req(session: &str, thread: &str, secs: f64, t: [u64; 5]) -> Request {
         request_id: "req".to_string(),
         user: Default::default(),
         machine: Default::default(),
+        client: Default::default(),
     }
 }
 

@@ -73,6 +73,7 @@ impl FileParser<'_, '_> {
             }
         };
         let thread = self.thread(l);
+        let client = self.client_record(l);
         let (n, last) = (&mut self.names, &mut self.recent);
         let server_reason = match l.reason_kind() {
             "" => self.same.empty.clone(),
@@ -101,6 +102,7 @@ impl FileParser<'_, '_> {
             request_id,
             user: self.same.empty.clone(),
             machine: self.same.empty.clone(),
+            client,
         }
     }
 }

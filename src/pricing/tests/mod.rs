@@ -44,6 +44,7 @@ fn req(model: &str, time: &str, tokens: TokenCounts) -> Request {
         request_id: "r".into(),
         user: Default::default(),
         machine: Default::default(),
+        client: Default::default(),
     }
 }
 

@@ -1,6 +1,7 @@
 //! The timeline's marks over a request's bar (cache model v2): misses after
 //! an expiry or an upgrade, each cause of a miss within the TTL
-//! (microcompact, context edit, full rebuild) and rewinds, each in its own
+//! (system prompt or tools changed, microcompact, context edit, full
+//! rebuild) and rewinds, each in its own
 //! colour and legend entry. Hands on `MARKS` and `mark_of` to `timeline`.
 
 use super::palette;
@@ -9,12 +10,13 @@ use plotters::style::RGBColor;
 
 /// Marks over a bar: TTL and version misses, each cause of a miss within
 /// the TTL (cache model v2), and rewinds, each in its own colour.
-pub(super) const MARKS: [(RGBColor, &str); 5] = [
+pub(super) const MARKS: [(RGBColor, &str); 6] = [
     (palette::MISS, "miss (expired or upgrade)"),
     (palette::MICROCOMPACT, "microcompact"),
     (palette::CONTEXT_EDIT, "context edit"),
     (palette::FULL_REBUILD, "full rebuild"),
     (palette::REWIND, "rewind"),
+    (palette::SHAPE_CHANGE, "system prompt or tools changed"),
 ];
 
 /// The mark of one request, if any.
@@ -24,6 +26,7 @@ pub(super) fn mark_of(r: &TimelineRow) -> Option<(RGBColor, &'static str)> {
         C::Microcompact => Some(MARKS[1]),
         C::ContextEdit => Some(MARKS[2]),
         C::FullRebuild => Some(MARKS[3]),
+        C::ShapeChange => Some(MARKS[5]),
         c if c.is_miss() => Some(MARKS[0]),
         _ if r.rewind => Some(MARKS[4]),
         _ => None,

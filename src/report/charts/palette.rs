@@ -18,6 +18,8 @@ pub const SWITCH: RGBColor = RGBColor(0xbc, 0xbd, 0x22);
 /// Cache model v2 marks: misses within the TTL, by cause, and rewinds.
 pub const MICROCOMPACT: RGBColor = RGBColor(0xe3, 0x77, 0xc2);
 pub const CONTEXT_EDIT: RGBColor = RGBColor(0x6a, 0x3d, 0x9a);
+/// A miss after the system prompt or tools changed (`shape_change`).
+pub const SHAPE_CHANGE: RGBColor = RGBColor(0x39, 0x3b, 0x79);
 pub const FULL_REBUILD: RGBColor = RGBColor(0x8c, 0x56, 0x4b);
 pub const REWIND: RGBColor = RGBColor(0x00, 0x80, 0x80);
 

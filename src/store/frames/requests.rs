@@ -17,7 +17,7 @@ pub fn requests_frame<R: Borrow<Request> + Sync>(rows: &[R]) -> PolarsResult<Dat
     let t = |name: &'static str, f: fn(&TokenCounts) -> u64| {
         move || Ok(u64_column(name, rows.iter().map(|r| f(&r.tokens))))
     };
-    let builders: [&(dyn Fn() -> PolarsResult<Column> + Sync); 26] = [
+    let builders: [&(dyn Fn() -> PolarsResult<Column> + Sync); 29] = [
         &|| Ok(time_column(c::TIME, rows.iter().map(|r| r.time))),
         &s(c::SESSION_ID, |r| &r.session_id),
         &s(c::THREAD, |r| &r.thread),
@@ -36,6 +36,9 @@ pub fn requests_frame<R: Borrow<Request> + Sync>(rows: &[R]) -> PolarsResult<Dat
         &s(c::INFERENCE_GEO, |r| &r.inference_geo),
         &s(c::SERVER_REASON, |r| &r.server_reason),
         &|| Ok(opt_u64_column(c::SERVER_MISSED_TOKENS, rows.iter().map(|r| r.server_missed_tokens))),
+        &s(c::QUERY_SOURCE, |r| &r.client.query_source),
+        &s(c::SHAPE_HASH, |r| &r.client.shape_hash),
+        &s(c::TTL_ASKED, |r| &r.client.ttl_asked),
         &|| Ok(bool_column(c::IS_SIDECHAIN, rows.iter().map(|r| r.is_sidechain))),
         &|| Ok(f64_column(c::COST_USD, rows.iter().map(|r| r.cost_usd))),
         &s(c::SOURCE, |r| &r.source),
@@ -97,9 +100,11 @@ fn read(df: &DataFrame, held: Held) -> PolarsResult<Vec<Request>> {
     let (source, msg, req) = (text(c::SOURCE)?, k.str(c::MESSAGE_ID)?, text(c::REQUEST_ID)?);
     let (user, machine) = (k.str(c::USER)?, text(c::MACHINE)?);
     let (reason, missed) = (k.str_or_empty(c::SERVER_REASON)?, k.opt_u64_or_none(c::SERVER_MISSED_TOKENS)?);
+    let (source_q, shape, ttl) =
+        (k.str_or_empty(c::QUERY_SOURCE)?, k.str_or_empty(c::SHAPE_HASH)?, k.str_or_empty(c::TTL_ASKED)?);
     // Repeated values (a session's id, its project, the models) share one
     // allocation; one slot per text column, in the order below.
-    let mut n: ColumnInterner<'_, 13> = ColumnInterner::default();
+    let mut n: ColumnInterner<'_, 16> = ColumnInterner::default();
     Ok((0..height)
         .map(|i| Request {
             time: time[i],
@@ -124,6 +129,11 @@ fn read(df: &DataFrame, held: Held) -> PolarsResult<Vec<Request>> {
             request_id: req[i].to_owned(),
             user: n.get(11, user[i]),
             machine: n.get(12, machine[i]),
+            client: crate::model::ClientRecord {
+                query_source: n.get(13, source_q[i]),
+                shape_hash: n.get(14, shape[i]),
+                ttl_asked: n.get(15, ttl[i]),
+            },
         })
         .collect())
 }

@@ -1,0 +1,117 @@
+//! Claude Code's own record of each call (2.1.33x): an `api-request` line
+//! names the call (`id`), what made it (`querySource`) and the hash of its
+//! system prompt and tools (`shapeHash`); the reply's assistant line points
+//! back to it (`requestRef`) and says the TTL it asked for
+//! (`promptCacheRequested`). Only these short values are kept, checked and
+//! bounded: the shape itself (`api-request-shape`) is content, never read.
+
+use super::FileParser;
+use crate::ingest::line::Line;
+use crate::model::{ClientRecord, Text};
+use std::collections::HashMap;
+
+/// Calls remembered while their replies are due; a file that names more
+/// without replying forgets the older ones.
+const MAX_PENDING: usize = 256;
+/// Longest `querySource` kept (`agent:builtin:general-purpose` is 29).
+const MAX_SOURCE: usize = 64;
+/// A `shapeHash` is hex (SHA-256: 64 characters).
+const MAX_SHAPE: usize = 64;
+
+/// The `api-request` lines read, by id: what made the call and its shape.
+#[derive(Default)]
+pub(super) struct Pending {
+    calls: HashMap<String, (Text, Text)>,
+}
+
+/// `s` when it is a plain token of at most `max` characters (letters,
+/// digits, `_:.-`), else empty: a hostile value never reaches a report.
+fn token(s: &str, max: usize) -> &str {
+    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | ':' | '.' | '-');
+    if s.len() <= max && s.chars().all(plain) {
+        s
+    } else {
+        ""
+    }
+}
+
+impl FileParser<'_, '_> {
+    /// Remembers an `api-request` line's source and shape until its reply.
+    pub(super) fn api_request(&mut self, l: &Line) {
+        let Some(id) = l.id.get().filter(|id| id.len() <= 128) else { return };
+        if self.client.calls.len() >= MAX_PENDING {
+            self.client.calls.clear();
+        }
+        let source = self.names.get(token(l.query_source.as_str(), MAX_SOURCE));
+        let shape = self.names.get(token(l.shape_hash.as_str(), MAX_SHAPE));
+        self.client.calls.insert(id.to_owned(), (source, shape));
+    }
+
+    /// The record of the call an assistant line replies to: the TTL it
+    /// asked for, and its `api-request` line's values when that line was
+    /// read (an earlier read may have taken it alone: then only the TTL).
+    pub(super) fn client_record(&mut self, l: &Line) -> ClientRecord {
+        let ttl = match l.prompt_cache_requested.as_str() {
+            t @ ("5m" | "1h") => self.names.get(t),
+            _ => self.same.empty.clone(),
+        };
+        let (query_source, shape_hash) = match l.request_ref.get().and_then(|r| self.client.calls.get(r)) {
+            Some((source, shape)) => (source.clone(), shape.clone()),
+            None => (self.same.empty.clone(), self.same.empty.clone()),
+        };
+        ClientRecord { query_source, shape_hash, ttl_asked: ttl }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::token;
+    use crate::ingest::discover::SourceFile;
+    use crate::ingest::parse::{parse_bytes, Start};
+    use crate::ingest::sidechain::Links;
+
+    fn lines(text: &str) -> Vec<crate::model::Request> {
+        let file = SourceFile {
+            path: "/p/s.jsonl".into(),
+            project: "p".into(),
+            session: Some("s".into()),
+            agent: None,
+            size: 0,
+            mtime_ns: 0,
+        };
+        parse_bytes(&file, text.as_bytes(), Start::default(), &mut Links::default(), chrono::Utc::now()).requests
+    }
+
+    fn reply(id: &str, reference: &str, ttl: &str) -> String {
+        format!(
+            r#"{{"type":"assistant","requestRef":"{reference}","promptCacheRequested":"{ttl}","timestamp":"2026-11-09T23:01:00Z","sessionId":"s","message":{{"id":"{id}","model":"claude-opus-5-5","usage":{{"input_tokens":3,"output_tokens":5}}}}}}"#
+        )
+    }
+
+    #[test]
+    fn a_reply_carries_its_calls_source_shape_and_ttl() {
+        let call = r#"{"type":"api-request","id":"r1","querySource":"repl_main_thread","shapeHash":"ab12","params":{"model":"m"}}"#;
+        let shape = r#"{"type":"api-request-shape","shapeHash":"ab12","shape":{"system":"secret"}}"#;
+        let hostile = r#"{"type":"api-request","id":"r2","querySource":"[31mred","shapeHash":"not hex at all"}"#;
+        let text = [call, shape, &reply("m1", "r1", "1h"), hostile, &reply("m2", "r2", "2h"), &reply("m3", "r9", "5m")]
+            .join("\n")
+            + "\n";
+        let got: Vec<(String, String, String)> = lines(&text)
+            .into_iter()
+            .map(|r| {
+                (r.client.query_source.to_string(), r.client.shape_hash.to_string(), r.client.ttl_asked.to_string())
+            })
+            .collect();
+        let own = |a: &str, b: &str, c: &str| (a.to_owned(), b.to_owned(), c.to_owned());
+        assert_eq!(got, [own("repl_main_thread", "ab12", "1h"), own("", "", ""), own("", "", "5m")]);
+    }
+
+    #[test]
+    fn only_plain_short_tokens_are_kept() {
+        assert_eq!(token("agent:builtin:general-purpose", 64), "agent:builtin:general-purpose");
+        assert_eq!(token("repl_main_thread", 64), "repl_main_thread");
+        assert_eq!(token("sdk\u{1b}[31m", 64), "");
+        assert_eq!(token("a b", 64), "");
+        assert_eq!(token(&"f".repeat(65), 64), "");
+    }
+}
