@@ -69,7 +69,7 @@ fn cache_json_v2_contract_by_hand() {
     let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     tree(root.path());
     let v = json(&cachewise(root.path(), data.path(), &["cache", "--json", "--now", "2026-02-12T00:00:00Z"]));
-    assert_eq!(v["model"], "v3");
+    assert_eq!(v["model"], "v4");
     assert!(v["classes"].get("unexplained").is_none());
     let class = |k: &str| &v["classes"][k];
     // s9: q3 (P 40,006 after E 40,005, read 10,000): L = 30,005, right after the microcompact.

@@ -201,11 +201,11 @@ fn a_store_of_the_previous_layout_is_upgraded_by_an_append() {
     let [a, b, c] = tree(root.path());
     same(totals(root.path(), data.path(), &[]), sum(&[&a, &b, &c]));
     // Layout 4: the requests and spares tables without the server's reason
-    // columns (added in layout 5).
+    // columns (added in layout 5) and Claude Code's record of the call.
     let store = Store::open(data.path()).unwrap();
     let strip = |t: Table| {
         let df = store.read(t).unwrap().unwrap();
-        df.drop_many(["server_reason", "server_missed_tokens"])
+        df.drop_many(["server_reason", "server_missed_tokens", "query_source", "shape_hash", "ttl_asked"])
     };
     let (mut requests, mut spares) = (strip(Table::Requests), strip(Table::Spares));
     assert_eq!(requests.width(), 24);
@@ -223,7 +223,7 @@ fn a_store_of_the_previous_layout_is_upgraded_by_an_append() {
     );
     same(totals(root.path(), data.path(), &[]), sum(&[&a, &b, &c, &d]));
     assert!(fs::read_to_string(&manifest).unwrap().contains(&current), "upgraded");
-    assert_eq!(store.read(Table::Requests).unwrap().unwrap().width(), 26);
+    assert_eq!(store.read(Table::Requests).unwrap().unwrap().width(), 29);
 }
 
 /// How many interrupts each interrupt test makes (`CACHEWISE_INTERRUPTS`).

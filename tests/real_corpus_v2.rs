@@ -64,7 +64,7 @@ fn real_corpus_v2_classes_and_where_v1_unexplained_went() {
     // context_edit (19) and full_rebuild (1); the other classes are v1's.
     assert_eq!(went.keys().copied().collect::<Vec<_>>(), ["context_edit", "full_rebuild"]);
     let counts: Vec<u64> = CacheClass::ALL.iter().map(|&k| c.get(k).count).collect();
-    assert_eq!(counts, [2198, 52, 9, 11, 14, 0, 0, 0, 19, 1]);
+    assert_eq!(counts, [2198, 52, 9, 11, 14, 0, 0, 0, 0, 19, 1]);
     assert_eq!(
         (c.get(CacheClass::ContextEdit).rebuilt_tokens, c.get(CacheClass::FullRebuild).rebuilt_tokens),
         (1_116_668, 17_629)

@@ -61,7 +61,10 @@ async fn cache_session_and_overview_pages_show_the_v2_model() {
     let page = get(&state, "/cache").await;
     for k in CacheClass::ALL {
         assert!(page.contains(k.meaning()), "{k:?}'s sentence");
-        assert!(r.total.classes.get(k).count > 0 || k == CacheClass::VersionChange, "demo makes {k:?}");
+        // The demo's transcripts are of versions before Claude Code recorded
+        // the prompt's shape, so none of its misses is a shape change.
+        let absent = [CacheClass::VersionChange, CacheClass::ShapeChange];
+        assert!(r.total.classes.get(k).count > 0 || absent.contains(&k), "demo makes {k:?}");
     }
     assert!(page.contains("rewinds: hits after the prompt shrank"));
     for (k, n) in &r.compactions_by_trigger {

@@ -135,7 +135,7 @@ impl CacheClass {
             CacheClass::ModelSwitch => "Another model has its own cache and started a new one: switch models between tasks, not within one.",
             CacheClass::Ttl5m => "You came back after the 5-minute cache expired and it was written again: resume sooner, or compare 1-hour writes in the what-if.",
             CacheClass::Ttl1h => "You came back after the 1-hour cache expired and it was written again: compact or start fresh before a long break.",
-            CacheClass::ShapeChange => "Claude Code's system prompt or tool set changed (its own record says so), so nothing after it could be read: keep MCP servers, tools, CLAUDE.md and settings fixed within a session.",
+            CacheClass::ShapeChange => "The system prompt or the tool set changed (Claude Code records both with every call), so nothing after them could be read: keep MCP servers, tools, CLAUDE.md and settings fixed within a session.",
             CacheClass::VersionChange => "Claude Code was upgraded between two requests and wrote a new prefix: nothing to do; it happens once per upgrade.",
             CacheClass::Microcompact => "Claude Code cleared old tool results, which broke the cache behind them: compact or start a new session before the context grows this large.",
             CacheClass::ContextEdit => "The start of the prompt was still cached but what followed changed (tool results cleared, memory, tools or history edited): avoid editing CLAUDE.md, MCP servers or settings mid-session.",

@@ -34,7 +34,7 @@ mod what_if;
 mod tests;
 
 /// The cache model these functions implement (`"model"` in `cache --json`).
-pub const MODEL_VERSION: &str = "v3";
+pub const MODEL_VERSION: &str = "v4";
 
 pub use advice::{
     advise, advise_in, advise_with, Advice, AdviceInputs, AdviceOptions, InputSource, ProjectMedians, Recommendation,

@@ -84,6 +84,9 @@ pub enum CauseFrom {
     Server,
     /// cachewise's cache model (the request's class).
     Inferred,
+    /// Claude Code's own record of the call (`shape_change`: its
+    /// `shapeHash` changed, cache-model section 16).
+    Client,
 }
 
 /// The cause of one request as a person reads it: a known server reason
@@ -104,13 +107,15 @@ impl Cause {
 /// The one rule for the cause a person reads of a request (terminal,
 /// pages, CSV, Markdown, OTLP): the server's reason when it gave a known
 /// one (it saw the cache; a request the model calls a hit or a thread's
-/// first is a miss when the server says so), else the inferred class.
+/// first is a miss when the server says so), else the class: named by
+/// Claude Code's own record for `shape_change`, else inferred.
 /// `unavailable` (no diagnosis) and types it does not know leave the
 /// inference in place; the stored reason is one per request (the kept
 /// line's, else another line's of the same response).
 pub fn cause_of(class: CacheClass, server_reason: &str) -> Cause {
     match group_of_reason(server_reason) {
         Some(_) => Cause { key: server_reason.to_owned(), from: CauseFrom::Server },
+        None if class == CacheClass::ShapeChange => Cause { key: class.as_str().to_owned(), from: CauseFrom::Client },
         None => Cause { key: class.as_str().to_owned(), from: CauseFrom::Inferred },
     }
 }

@@ -205,9 +205,17 @@ pub fn copies_within_a_source(rows: &[&Request], plan: &Kept) -> bool {
 }
 
 /// Order of preference among copies of one request: most output first, then
-/// the first by (source, line).
+/// the copy that found Claude Code's record of the call (a fork's copy of
+/// its parent's reply has no `api-request` line beside it), then the first
+/// by (source, line).
 fn better(a: &Request, b: &Request) -> Ordering {
-    b.tokens.output.cmp(&a.tokens.output).then_with(|| a.source.cmp(&b.source)).then_with(|| a.line.cmp(&b.line))
+    let recorded = |r: &Request| !r.client.query_source.is_empty();
+    b.tokens
+        .output
+        .cmp(&a.tokens.output)
+        .then_with(|| recorded(b).cmp(&recorded(a)))
+        .then_with(|| a.source.cmp(&b.source))
+        .then_with(|| a.line.cmp(&b.line))
 }
 
 #[cfg(test)]

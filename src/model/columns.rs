@@ -149,7 +149,7 @@ pub const MODELS: &str = "models";
 
 /// The analysis columns a thread request is rebuilt from
 /// (`store::frames::requests_of`).
-pub const ANALYSIS_REQUEST: [&str; 22] = [
+pub const ANALYSIS_REQUEST: [&str; 23] = [
     USER,
     SESSION_ID,
     THREAD,
@@ -170,6 +170,7 @@ pub const ANALYSIS_REQUEST: [&str; 22] = [
     INFERENCE_GEO,
     SERVER_REASON,
     SERVER_MISSED_TOKENS,
+    QUERY_SOURCE,
     SHAPE_HASH,
     TTL_ASKED,
 ];

@@ -306,6 +306,7 @@ pub fn named_by(from: crate::analyze::CauseFrom) -> &'static str {
     match from {
         crate::analyze::CauseFrom::Server => "the API",
         crate::analyze::CauseFrom::Inferred => "cachewise",
+        crate::analyze::CauseFrom::Client => "Claude Code's record",
     }
 }
 

@@ -44,6 +44,11 @@ pub struct TimelineRow {
     /// it gave a known one, else `class`; and who named it.
     pub cause: String,
     pub cause_from: crate::analyze::CauseFrom,
+    /// What made the call, as Claude Code recorded it (`querySource`,
+    /// 2.1.33x); empty when not recorded.
+    pub query_source: String,
+    /// The TTL the call asked for (`5m`, `1h`); empty when not recorded.
+    pub ttl_asked: String,
 }
 
 impl TimelineRow {
@@ -126,6 +131,8 @@ fn row(r: &Request, c: &RequestCache) -> TimelineRow {
         server_missed_tokens: r.server_missed_tokens,
         cause: cause.key,
         cause_from: cause.from,
+        query_source: r.client.query_source.to_string(),
+        ttl_asked: r.client.ttl_asked.to_string(),
     }
 }
 

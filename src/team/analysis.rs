@@ -30,7 +30,7 @@ impl PartialEq for BundleAnalysis {
 }
 
 /// Analysis columns shared with request rows (same names and types).
-pub const SHARED: [&str; 22] = crate::model::columns::ANALYSIS_REQUEST;
+pub const SHARED: [&str; 23] = crate::model::columns::ANALYSIS_REQUEST;
 
 /// Columns of analysis rows only, with their types.
 pub fn own_columns() -> Vec<(&'static str, DataType)> {
@@ -172,6 +172,9 @@ fn check_text(df: &DataFrame, user: &str) -> Result<(), String> {
         c::SPEED,
         c::INFERENCE_GEO,
         c::SERVER_REASON,
+        c::QUERY_SOURCE,
+        c::SHAPE_HASH,
+        c::TTL_ASKED,
     ] {
         let fault = text(name)?.iter().enumerate().find_map(|(i, v)| v.and_then(name_fault).map(|f| (i, f)));
         if let Some((i, fault)) = fault {
@@ -192,7 +195,7 @@ pub(super) fn rows_of(df: &DataFrame) -> PolarsResult<Option<DataFrame>> {
     // A bundle written before a column was added lacks it: null (its stamp
     // names the older analysis, so an import classifies its rows again).
     let mut rows = rows;
-    let client = [c::SHAPE_HASH, c::TTL_ASKED].map(|n| (n, DataType::String));
+    let client = c::CLIENT_COLUMNS.map(|n| (n, DataType::String));
     for (name, dtype) in client.into_iter().chain(own_columns()) {
         if rows.column(name).is_err() {
             let n = rows.height();

@@ -292,6 +292,7 @@ fn check_columns(df: &DataFrame) -> Result<(), String> {
             Err(_) if CALL_COLUMNS.contains(&col.name().as_str()) => {}
             Err(_) if V2_COLUMNS.contains(&col.name().as_str()) => {}
             Err(_) if c::REASON_COLUMNS.contains(&col.name().as_str()) => {}
+            Err(_) if c::CLIENT_COLUMNS.contains(&col.name().as_str()) => {}
             Err(_) if analysis::own_columns().iter().any(|(n, _)| *n == col.name().as_str()) => {}
             Err(_) => return Err(format!("column {} is missing", col.name())),
             Ok(got) if got.dtype() != col.dtype() => {

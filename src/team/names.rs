@@ -55,6 +55,9 @@ pub fn neutralise(b: &mut Bundle) -> PolarsResult<Renamed> {
             ("speed", &mut r.speed),
             ("inference geo", &mut r.inference_geo),
             ("server reason", &mut r.server_reason),
+            ("query source", &mut r.client.query_source),
+            ("shape hash", &mut r.client.shape_hash),
+            ("TTL asked", &mut r.client.ttl_asked),
             ("source file", &mut r.source),
         ] {
             n.text(t, column, &session);

@@ -113,9 +113,10 @@ pub fn classes_for(cause: Cause) -> &'static [&'static str] {
         Cause::Expired(Ttl::FiveMinutes) => &["ttl_5m"],
         Cause::Expired(Ttl::OneHour) => &["ttl_1h"],
         Cause::ModelChanged => &["model_switch"],
-        Cause::ToolsChanged | Cause::SystemChanged | Cause::MessagesChanged => {
-            &["context_edit", "full_rebuild", "microcompact", "version_change"]
-        }
+        // Claude Code records the shape of its system prompt and tools on
+        // every call (2.1.33x): a change of either is named exactly.
+        Cause::ToolsChanged | Cause::SystemChanged => &["shape_change"],
+        Cause::MessagesChanged => &["context_edit", "full_rebuild", "microcompact", "version_change"],
     }
 }
 
@@ -153,6 +154,14 @@ pub fn each_request_matches(ledger: &[Call], seen: &Seen) {
             assert_eq!((row["cause"].as_str(), row["cause_from"].as_str()), (Some(reason), Some("server")));
         }
         assert_eq!(row["server_missed_tokens"].as_u64(), c.missed, "{}", c.message_id);
+        // Claude Code's record of the call: what made it, the TTL it asked for.
+        assert!(!row["query_source"].as_str().unwrap().is_empty(), "{}: no query source", c.message_id);
+        let asked = row["ttl_asked"].as_str().unwrap();
+        assert!(["5m", "1h"].contains(&asked), "{}: asked for {asked:?}", c.message_id);
+        if u.write_1h > 0 || u.write_5m > 0 {
+            let wrote = if u.write_1h > 0 { "1h" } else { "5m" };
+            assert_eq!(asked, wrote, "{}: the TTL asked for is the TTL the API wrote with", c.message_id);
+        }
     }
 }
 

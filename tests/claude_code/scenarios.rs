@@ -76,7 +76,7 @@ fn claude_code_a_model_switch_is_a_miss_of_its_own() {
 }
 
 #[test]
-fn claude_code_a_changed_tool_set_is_an_edit_of_the_prompt_start() {
+fn claude_code_a_changed_tool_set_is_named_by_claude_codes_own_record() {
     let Some(h) = Harness::start() else { return };
     let me = h.client("tools");
     let s = h.begin(&me, at(0), &["-p", "start [[pad:3000]]"]);
@@ -84,7 +84,7 @@ fn claude_code_a_changed_tool_set_is_an_edit_of_the_prompt_start() {
     let ledger = h.fake.ledger();
     assert_eq!(ledger[1].cause, Cause::ToolsChanged);
     let seen = checks::all(&h, &me, at(5));
-    eprintln!("tools change: {}", seen.rows[&ledger[1].message_id]);
+    assert_eq!(seen.rows[&ledger[1].message_id]["class"], "shape_change");
 }
 
 #[test]

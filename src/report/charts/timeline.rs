@@ -187,6 +187,8 @@ mod tests {
             server_missed_tokens: None,
             cause: class.as_str().to_owned(),
             cause_from: crate::analyze::CauseFrom::Inferred,
+            query_source: String::new(),
+            ttl_asked: String::new(),
         };
         let rows = [row(CacheClass::First, None, 0, 20_000), row(CacheClass::Ttl5m, Some(900.0), 2_000, 19_000)];
         let refs: Vec<&TimelineRow> = rows.iter().collect();
