@@ -163,3 +163,74 @@ fn a_trigger_with_control_characters_is_stored_without_them() {
     assert_eq!(rows[0].uuid, "cb[2J");
     assert_eq!(rows[0].trigger, format!("]0;pwnedauto{}", "x".repeat(52)), "64 characters, none a control");
 }
+
+/// A 2.1.33x turn: the `api-request` line, then its reply pointing back.
+fn recorded_turn(n: u64, minutes: i64, shape: &str) -> [String; 2] {
+    let call = format!(
+        r#"{{"type":"api-request","sessionId":"s1","id":"call-{n}","timestamp":"{}","querySource":"repl_main_thread","shapeHash":"{shape}"}}"#,
+        ts(minutes)
+    );
+    let reply = format!(
+        r#"{{"type":"assistant","sessionId":"s1","requestRef":"call-{n}","promptCacheRequested":"1h","timestamp":"{}","version":"2.1.332","message":{{"id":"msg_{n}","model":"claude-sonnet-4-5-20250929","usage":{{"input_tokens":3,"cache_creation_input_tokens":20000,"cache_creation":{{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":20000}},"cache_read_input_tokens":0,"output_tokens":10}}}},"requestId":"req_{n}"}}"#,
+        ts(minutes)
+    );
+    [call, reply]
+}
+
+fn client_records(data: &Path) -> Vec<(String, String, String)> {
+    let df = Store::open(data).unwrap().read(Table::Requests).unwrap().unwrap();
+    let mut rows: Vec<_> = frames::requests_from(&df)
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.client.query_source.to_string(), r.client.shape_hash.to_string(), r.client.ttl_asked.to_string()))
+        .collect();
+    rows.sort();
+    rows
+}
+
+#[test]
+fn a_store_of_layout_5_is_upgraded_with_claude_codes_records_of_its_calls() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let lines: Vec<String> = recorded_turn(1, 0, "aa").into_iter().chain(recorded_turn(2, 2, "bb")).collect();
+    write(root.path(), "-home-u-app/s1.jsonl", &lines);
+    run(root.path(), data.path());
+    let recorded = |shape: &str| ("repl_main_thread".to_owned(), shape.to_owned(), "1h".to_owned());
+    assert_eq!(client_records(data.path()), [recorded("aa"), recorded("bb")]);
+    // As layout 5 left it: the requests table without the three columns.
+    let store = Store::open(data.path()).unwrap();
+    let mut old = store.read(Table::Requests).unwrap().unwrap().drop_many(["query_source", "shape_hash", "ttl_asked"]);
+    store.write_requests_base(&mut old).unwrap();
+    let manifest = data.path().join("manifest.json");
+    let current = format!("\"schema\":{}", cachewise::store::manifest::STORE_SCHEMA);
+    let text = fs::read_to_string(&manifest).unwrap();
+    fs::write(&manifest, text.replacen(&current, "\"schema\":5", 1)).unwrap();
+    assert!(run(root.path(), data.path()).changed);
+    assert_eq!(client_records(data.path()), [recorded("aa"), recorded("bb")], "the transcript read again");
+    assert!(fs::read_to_string(&manifest).unwrap().contains(&current));
+}
+
+#[test]
+fn report_source_splits_the_spend_by_what_made_each_call() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let mut lines: Vec<String> = recorded_turn(1, 0, "aa").into_iter().chain(recorded_turn(2, 2, "aa")).collect();
+    lines[2] = lines[2].replace("repl_main_thread", "compact");
+    lines.extend(Resp::new("s1", 3, 4).to_lines());
+    write(root.path(), "-home-u-app/s1.jsonl", &lines);
+    let out = cachewise(root.path(), data.path(), &["report", "source", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut got: Vec<(String, u64)> = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["source"].as_str().unwrap().to_owned(), r["requests"].as_u64().unwrap()))
+        .collect();
+    got.sort();
+    let want = [("(not recorded)", 1), ("compact", 1), ("repl_main_thread", 1)];
+    assert_eq!(got, want.map(|(s, n)| (s.to_owned(), n)));
+    let daily: serde_json::Value =
+        serde_json::from_slice(&cachewise(root.path(), data.path(), &["report", "daily", "--json"]).stdout).unwrap();
+    assert_eq!(v["total"], daily["total"], "the same spend, split");
+    let text = cachewise(root.path(), data.path(), &["report", "source"]);
+    assert!(String::from_utf8_lossy(&text.stdout).contains("Made by"));
+}

@@ -43,6 +43,7 @@ impl ValueEnum for ReportKind {
             ReportKind::Usage(Session),
             ReportKind::Usage(Project),
             ReportKind::Usage(Model),
+            ReportKind::Usage(Source),
             ReportKind::Team,
             ReportKind::Blocks,
         ]

@@ -1,4 +1,7 @@
-//! Upgrading a store of an older layout (3 or 4) in place on the next ingest.
+//! Upgrading a store of an older layout (3, 4 or 5) in place on the next
+//! ingest. Layout 6 adds Claude Code's record of each call to the requests
+//! table: files whose assistant lines point to one (`requestRef`) or name
+//! the TTL asked for (`promptCacheRequested`) are read again.
 //! Layout 5 adds the server's miss reason to the requests table: files that
 //! logged one (`cache_miss_reason`) are read again; every other row reads
 //! as carrying none, and the ingest rewrites the requests table whole.
@@ -19,15 +22,16 @@ use std::path::Path;
 
 /// Forgets the files of an older manifest whose lines hold what the older
 /// layout did not keep (layout 3: calls or boundaries; 3 and 4: miss
-/// reasons); returns how many. A file that cannot be read is forgotten too
+/// reasons; 3 to 5: Claude Code's records of calls); returns how many. A file that cannot be read is forgotten too
 /// (it is read again, or its rows stay when it is gone).
 pub fn forget_files_with_calls(manifest: &mut Manifest) -> usize {
     if manifest.schema == STORE_SCHEMA || manifest.files.is_empty() {
         return 0;
     }
     let layout3 = manifest.schema == PREVIOUS_SCHEMA;
+    let layout5 = manifest.schema == 5;
     let before = manifest.files.len();
-    manifest.files.retain(|path, state| match file_logs_calls(Path::new(path), state.offset, layout3) {
+    manifest.files.retain(|path, state| match file_logs_calls(Path::new(path), state.offset, layout3, layout5) {
         Ok(calls) => !calls,
         Err(e) => e.kind() == std::io::ErrorKind::NotFound,
     });
@@ -42,7 +46,7 @@ const CARRY: usize = 64;
 
 /// True when the first `limit` bytes of the file log calls, read a chunk
 /// at a time so a large transcript never sits in memory whole.
-fn file_logs_calls(path: &Path, limit: u64, layout3: bool) -> std::io::Result<bool> {
+fn file_logs_calls(path: &Path, limit: u64, layout3: bool, layout5: bool) -> std::io::Result<bool> {
     let mut f = crate::store::files::open_regular(path)?.take(limit);
     let mut buf = vec![0u8; CHUNK];
     let mut window: Vec<u8> = Vec::with_capacity(CHUNK + CARRY);
@@ -52,7 +56,8 @@ fn file_logs_calls(path: &Path, limit: u64, layout3: bool) -> std::io::Result<bo
             return Ok(false);
         }
         window.extend_from_slice(&buf[..n]);
-        if logs_reasons(&window) || (layout3 && (logs_calls(&window) || logs_boundaries(&window))) {
+        let older = !layout5 && logs_reasons(&window);
+        if older || logs_client(&window) || (layout3 && (logs_calls(&window) || logs_boundaries(&window))) {
             return Ok(true);
         }
         window.drain(..window.len().saturating_sub(CARRY));
@@ -71,6 +76,11 @@ pub fn logs_boundaries(bytes: &[u8]) -> bool {
 /// True when `bytes` hold the server's miss reason (layout 5).
 pub fn logs_reasons(bytes: &[u8]) -> bool {
     memmem::find(bytes, b"\"cache_miss_reason\"").is_some()
+}
+
+/// True when `bytes` hold Claude Code's record of a call (layout 6).
+pub fn logs_client(bytes: &[u8]) -> bool {
+    memmem::find(bytes, b"\"requestRef\"").is_some() || memmem::find(bytes, b"\"promptCacheRequested\"").is_some()
 }
 
 /// True when `bytes` hold a non-empty `"iterations":[...]` list.

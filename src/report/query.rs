@@ -20,6 +20,10 @@ pub enum Grouping {
     Session,
     Project,
     Model,
+    /// What made each call, as Claude Code (2.1.33x) records it
+    /// (`querySource`): the main conversation, sub-agents, compactions,
+    /// side calls; older transcripts' calls are "(not recorded)".
+    Source,
 }
 
 impl Grouping {
@@ -30,6 +34,7 @@ impl Grouping {
             Grouping::Session => "session_id",
             Grouping::Project => "project",
             Grouping::Model => "model",
+            Grouping::Source => "source",
         }
     }
 
@@ -56,6 +61,15 @@ impl Grouping {
 pub fn model_label() -> Expr {
     when(col(c::SPEED).eq(lit(FAST))).then(col(c::MODEL) + lit(FAST_SUFFIX)).otherwise(col(c::MODEL))
 }
+
+/// The row's `query_source`, or `NOT_RECORDED` where Claude Code wrote
+/// none (`StoreView::requests` always has the column).
+fn source_label() -> Expr {
+    when(col(c::QUERY_SOURCE).eq(lit(""))).then(lit(NOT_RECORDED)).otherwise(col(c::QUERY_SOURCE))
+}
+
+/// The source of a call Claude Code wrote no record of.
+pub const NOT_RECORDED: &str = "(not recorded)";
 
 /// `model_label` over one row's model and speed.
 pub fn label(model: &str, speed: &str) -> String {
@@ -163,6 +177,7 @@ impl Query {
             Grouping::Session => col(c::SESSION_ID),
             Grouping::Project => col(c::PROJECT),
             Grouping::Model => model_label(),
+            Grouping::Source => source_label(),
         };
         let sub = if self.breakdown { model_label() } else { lit("") };
         Ok(requests.with_columns([key.alias(c::KEY), sub.alias(c::SUB)]))

@@ -213,6 +213,9 @@ fn stored_columns(groupings: &[Grouping], q: &Query) -> Vec<&'static str> {
     if q.breakdown || groupings.contains(&Grouping::Model) {
         names.push(c::SPEED);
     }
+    if groupings.contains(&Grouping::Source) {
+        names.push(c::QUERY_SOURCE);
+    }
     names
 }
 

@@ -66,6 +66,7 @@ impl Shape {
             Grouping::Session => "Session",
             Grouping::Project => "Project",
             Grouping::Model => "Model",
+            Grouping::Source => "Made by",
             _ => "Period",
         };
         let mut cols = vec![Col::text(first, 0)];

@@ -15,14 +15,17 @@ use std::collections::BTreeMap;
 /// `trigger_written` and `tokens_saved`; a defaulted trigger is `auto`, no
 /// longer `unknown`. 5: the requests table's `server_reason` and
 /// `server_missed_tokens` (cache model v3 section 8.1); a table without
-/// them reads as carrying no reason.
-pub const STORE_SCHEMA: u32 = 5;
+/// them reads as carrying no reason. 6: the requests table's
+/// `query_source`, `shape_hash` and `ttl_asked` (Claude Code's record of
+/// each call, cache model v4 section 16); a table without them reads as
+/// carrying none.
+pub const STORE_SCHEMA: u32 = 6;
 
 /// Layout 3: the requests table of layout 4 without its v2 neighbours.
 pub const PREVIOUS_SCHEMA: u32 = 3;
 
 /// The layouts upgraded in place (every other one is rebuilt).
-pub const UPGRADABLE_SCHEMAS: [u32; 2] = [3, 4];
+pub const UPGRADABLE_SCHEMAS: [u32; 3] = [3, 4, 5];
 
 /// How many leading bytes identify a file across appends.
 pub const HEAD_LEN: u64 = 4096;

@@ -153,7 +153,7 @@ impl StoreView {
             manifest,
             version,
             request_rows: sources.requests.as_ref().map_or(0, |(_, n)| *n),
-            requests: sources.requests.map(|(lf, _)| lf),
+            requests: sources.requests.map(|(lf, _)| with_client_columns(lf)),
             unlogged: sources.unlogged,
             analysis_rows: OnceLock::new(),
             analysis_source: match sources.analysis {
@@ -331,6 +331,20 @@ impl StoreView {
     /// Claude Code's `prompt_cache` readings the status line recorded.
     pub fn live_cache(&self) -> &[LiveCache] {
         self.inner.live.get_or_init(|| samples::read_live(&files::prompt_cache(self.inner.store.dir())))
+    }
+}
+
+/// `requests` with Claude Code's record of each call: a table of a layout
+/// before it (read with `--no-ingest`, not yet upgraded) reads as carrying
+/// none.
+fn with_client_columns(requests: LazyFrame) -> LazyFrame {
+    use crate::model::columns as c;
+    let Ok(schema) = requests.clone().collect_schema() else { return requests };
+    let missing: Vec<Expr> =
+        c::CLIENT_COLUMNS.iter().filter(|n| !schema.contains(n)).map(|n| lit("").alias(*n)).collect();
+    match missing.is_empty() {
+        true => requests,
+        false => requests.with_columns(missing),
     }
 }
 
