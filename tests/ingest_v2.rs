@@ -193,9 +193,12 @@ fn a_store_of_layout_5_is_upgraded_with_claude_codes_records_of_its_calls() {
     let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let lines: Vec<String> = recorded_turn(1, 0, "aa").into_iter().chain(recorded_turn(2, 2, "bb")).collect();
     write(root.path(), "-home-u-app/s1.jsonl", &lines);
+    // An older version's transcript, which the upgrade does not read again.
+    write(root.path(), "-home-u-app/s2.jsonl", &Resp::new("s2", 1, 5).to_lines());
     run(root.path(), data.path());
     let recorded = |shape: &str| ("repl_main_thread".to_owned(), shape.to_owned(), "1h".to_owned());
-    assert_eq!(client_records(data.path()), [recorded("aa"), recorded("bb")]);
+    let none = (String::new(), String::new(), String::new());
+    assert_eq!(client_records(data.path()), [none.clone(), recorded("aa"), recorded("bb")]);
     // As layout 5 left it: the requests table without the three columns.
     let store = Store::open(data.path()).unwrap();
     let mut old = store.read(Table::Requests).unwrap().unwrap().drop_many(["query_source", "shape_hash", "ttl_asked"]);
@@ -205,7 +208,7 @@ fn a_store_of_layout_5_is_upgraded_with_claude_codes_records_of_its_calls() {
     let text = fs::read_to_string(&manifest).unwrap();
     fs::write(&manifest, text.replacen(&current, "\"schema\":5", 1)).unwrap();
     assert!(run(root.path(), data.path()).changed);
-    assert_eq!(client_records(data.path()), [recorded("aa"), recorded("bb")], "the transcript read again");
+    assert_eq!(client_records(data.path()), [none, recorded("aa"), recorded("bb")], "s1 read again");
     assert!(fs::read_to_string(&manifest).unwrap().contains(&current));
 }
 

@@ -57,19 +57,18 @@ impl Target {
         replaced: &HashSet<String>,
         spares: &DataFrame,
     ) -> Result<Target, IngestError> {
+        // Whole, in this layout's columns: a base of an older layout (without
+        // the newest columns) is rewritten with its rows' figures kept.
         let whole = |requests: Option<DataFrame>| -> Result<Target, IngestError> {
+            let requests = requests.map(frames::in_current_layout).transpose().map_err(at(store, Table::Requests))?;
             let requests = requests.map_or_else(|| empty(store, Table::Requests), Ok)?;
             Ok(Target { whole: true, requests, other_rows: 0 })
         };
         if base != Base::Touched {
             return whole((base == Base::All).then(|| store.read(Table::Requests)).transpose()?.flatten());
         }
-        // A base of an older layout (without the newest columns) is
-        // rewritten whole, its rows keeping their figures, in this
-        // layout's columns.
-        if !store.requests_base_has(c::SERVER_REASON)? {
-            let old = store.read(Table::Requests)?.map(frames::in_current_layout).transpose();
-            return whole(old.map_err(at(store, Table::Requests))?);
+        if !store.requests_base_has(c::TTL_ASKED)? {
+            return whole(store.read(Table::Requests)?);
         }
         let parts = store.request_parts()?;
         let recent = match parts.contains(&Table::RecentRequests) {

@@ -106,7 +106,10 @@ mod tests {
         std::fs::write(&path, &body).unwrap();
         assert!(file_logs_calls(&path, body.len() as u64, true, false).unwrap());
         assert!(!file_logs_calls(&path, body.len() as u64, false, false).unwrap(), "layout 4 kept calls");
-        assert!(!file_logs_calls(&path, (CHUNK - 10) as u64, true, false).unwrap(), "only the bytes already read count");
+        assert!(
+            !file_logs_calls(&path, (CHUNK - 10) as u64, true, false).unwrap(),
+            "only the bytes already read count"
+        );
     }
 
     #[test]

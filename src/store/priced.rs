@@ -63,7 +63,7 @@ impl Store {
     /// reads it once).
     pub fn priced_sources(&self, manifest: &Manifest, prices: &PriceTable) -> Result<PricedSources, StoreError> {
         if priced_by(manifest, prices) {
-            let unlogged = self.read(Table::Unlogged)?.filter(|df| df.height() > 0);
+            let unlogged = self.unlogged()?;
             let requests = self.scan_requests_counted()?.map(|c| self.with_unlogged(c)).transpose()?;
             return Ok(PricedSources { requests, calls: None, unlogged: unlogged.map(DataFrame::lazy) });
         }
@@ -108,7 +108,7 @@ impl Store {
 
     /// The stored requests' scan with the unlogged calls after them.
     fn with_unlogged(&self, (lf, n): Counted) -> Result<Counted, StoreError> {
-        let Some(df) = self.read(Table::Unlogged)?.filter(|df| df.height() > 0) else { return Ok((lf, n)) };
+        let Some(df) = self.unlogged()? else { return Ok((lf, n)) };
         let extra = df.height();
         let mut lf = lf;
         let names: Vec<Expr> =
@@ -116,6 +116,13 @@ impl Store {
         let args = UnionArgs { to_supertypes: true, ..UnionArgs::default() };
         let both = concat([lf, df.lazy().select(names)], args).map_err(self.at(Table::Unlogged))?;
         Ok((both, n + extra))
+    }
+
+    /// The unlogged calls in this layout's columns (a table an older layout
+    /// wrote lacks the newest); None when there are none.
+    fn unlogged(&self) -> Result<Option<DataFrame>, StoreError> {
+        let Some(df) = self.read(Table::Unlogged)?.filter(|df| df.height() > 0) else { return Ok(None) };
+        frames::in_current_layout(df).map(Some).map_err(self.at(Table::Unlogged))
     }
 
     fn at(&self, t: Table) -> impl Fn(PolarsError) -> StoreError {

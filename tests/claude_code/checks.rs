@@ -262,3 +262,19 @@ pub fn minutes_left(line: &str) -> i64 {
     let (m, s) = span.split_once(':').unwrap_or_else(|| panic!("no M:SS in {line}"));
     m.parse::<i64>().unwrap() * 60 + s.parse::<i64>().unwrap()
 }
+
+/// Turns the data directory `data` into what layout 5 wrote: the requests
+/// and unlogged calls without Claude Code's record of each call.
+pub fn as_layout_5(data: &std::path::Path) {
+    use cachewise::store::Table;
+    let store = Store::open(data).unwrap();
+    let strip = |t: Table| store.read(t).unwrap().unwrap().drop_many(["query_source", "shape_hash", "ttl_asked"]);
+    let (mut requests, mut unlogged) = (strip(Table::Requests), strip(Table::Unlogged));
+    store.write_requests_base(&mut requests).unwrap();
+    store.write(Table::Unlogged, &mut unlogged).unwrap();
+    let manifest = data.join("manifest.json");
+    let current = format!("\"schema\":{}", cachewise::store::manifest::STORE_SCHEMA);
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    assert!(text.contains(&current));
+    std::fs::write(&manifest, text.replacen(&current, "\"schema\":5", 1)).unwrap();
+}

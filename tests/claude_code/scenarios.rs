@@ -115,6 +115,12 @@ fn claude_code_compact_summary_calls_are_counted_though_unwritten() {
     assert!(text.contains("compaction summaries Claude Code did not write down"), "{text}");
     let html = checks::page(&h, &me, at(10), &format!("/session/{s}"));
     assert!(html.contains("Calls Claude Code did not write down"), "the session page");
+    // As the previous layout (5) left this store: no record of the calls in
+    // the requests or the unlogged calls; the next ingest upgrades it.
+    let by_source = |h: &Harness| cachewise_json(h, &me, at(10), &["report", "source", "--json"]);
+    let before = by_source(&h);
+    checks::as_layout_5(&h.data_dir(&me));
+    assert_eq!(by_source(&h), before, "the same figures and records after the upgrade");
 }
 
 #[test]
