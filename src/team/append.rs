@@ -206,7 +206,8 @@ fn append_requests(team: &Store, scratches: &[Scratch]) -> Result<usize, TeamErr
     let none: &[Request] = &[];
     let polars = |source| TeamError::Polars { what: "appending requests", source };
     let schema = frames::requests_frame(none).map_err(polars)?.schema().as_ref().clone();
-    let old = team.read(Table::Requests)?;
+    // A table an older layout wrote gets this layout's columns first.
+    let old = team.read(Table::Requests)?.map(frames::in_current_layout).transpose().map_err(polars)?;
     let mut count = old.as_ref().map_or(0, DataFrame::height);
     let mut parts: Vec<DataFrame> = Vec::new();
     parts.extend(old);
@@ -235,6 +236,7 @@ fn append_small_tables(team: &Store, scratches: &[Scratch]) -> Result<(), TeamEr
         compactions.extend(s.load(Table::Compactions, frames::compactions_from)?);
         calls.extend(s.load(Table::Calls, frames::calls_from)?);
         if let Some(df) = s.read(Table::Spares)? {
+            let df = frames::in_current_layout(df).map_err(polars(team, Table::Spares))?;
             match &mut spares {
                 None => spares = Some(df),
                 Some(all) => {

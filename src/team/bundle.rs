@@ -30,9 +30,10 @@ use polars::prelude::*;
 /// and a request's API calls are rows of kind `iteration`. 3: the cache
 /// model's verdicts travel as rows of kind `analysis` (`team::analysis`).
 /// 4: request and analysis rows carry the server's miss reason
-/// (`columns::REASON_COLUMNS`). Bundles of schema 1 to 3 (without those
-/// columns and rows) are still read; a missing reason column reads as none.
-pub const BUNDLE_SCHEMA: u32 = 4;
+/// (`columns::REASON_COLUMNS`). 5: and Claude Code's record of each call
+/// (`columns::CLIENT_COLUMNS`). Bundles of schema 1 to 4 (without those
+/// columns and rows) are still read; a missing column reads as empty.
+pub const BUNDLE_SCHEMA: u32 = 5;
 
 /// Compaction columns added by bundle schema 2 (absent from schema 1).
 pub(super) const V2_COLUMNS: [&str; 4] = [c::UUID, c::BOUNDARY, c::TRIGGER_WRITTEN, c::TOKENS_SAVED];

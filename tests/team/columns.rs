@@ -213,3 +213,28 @@ fn a_persons_session_columns_are_their_own_when_session_ids_repeat() {
     assert!(own.iter().all(|(_, k)| k.stale_premium_usd == 0.0 && k.not_resumable.is_some()));
     assert_eq!(in_team, own, "bob's rows of the same session ids are not alice's");
 }
+
+#[test]
+fn a_team_store_of_layout_5_takes_a_new_bundle_and_is_upgraded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let team_dir = Store::open(&tmp.path().join("team")).unwrap();
+    let (alice, bob) = (bundle(tmp.path(), "alice", 0), bundle(tmp.path(), "bob", 30));
+    import(&team_dir, &[incoming(&alice, "alice")], &prices(), t0()).unwrap();
+    // As layout 5 left it: requests and spares without the client columns.
+    let client = ["query_source", "shape_hash", "ttl_asked"];
+    let mut old = team_dir.read(Table::Requests).unwrap().unwrap().drop_many(client);
+    team_dir.write_requests_base(&mut old).unwrap();
+    if let Some(spares) = team_dir.read(Table::Spares).unwrap() {
+        team_dir.write(Table::Spares, &mut spares.drop_many(client)).unwrap();
+    }
+    let manifest = team_dir.dir().join("manifest.json");
+    let current = format!("\"schema\":{}", cachewise::store::manifest::STORE_SCHEMA);
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&manifest, text.replacen(&current, "\"schema\":5", 1)).unwrap();
+    import(&team_dir, &[incoming(&bob, "bob")], &prices(), t0()).unwrap();
+    let requests = team_dir.read(Table::Requests).unwrap().unwrap();
+    assert_eq!((requests.height(), requests.width()), (48, 29), "both people's rows, in this layout");
+    let report =
+        team(&crate::common::view(&team_dir, &prices(), t0() + Duration::days(30)), &Query::new(chrono_tz::UTC));
+    assert_eq!(report.unwrap().rows.len(), 2);
+}
