@@ -114,7 +114,11 @@ impl Store {
         self.atomic_write(&path, |w| {
             let mut writer = self.parquet_writer(w).with_key_value_metadata(Some(meta)).batched(schema)?;
             for df in batches {
-                writer.write_batch(&df?)?;
+                let df = df?;
+                // The writer takes a batch of other columns without a word
+                // and writes a file no reader opens: refuse it here.
+                polars_ensure!(df.schema().as_ref() == schema, SchemaMismatch: "a batch's columns are not the table's");
+                writer.write_batch(&df)?;
             }
             writer.finish().map(|_| ())
         })?;
