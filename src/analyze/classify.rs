@@ -250,7 +250,11 @@ fn written_ttl(cur: &Request, t: &TokenCounts) -> Option<u32> {
     if t.cache_write() == 0 {
         return None;
     }
-    cur.client.ttl_asked_s().or_else(|| wrote_ttl(t))
+    match cur.client.ttl_asked.as_str() {
+        "5m" => Some(TTL_5M_S),
+        "1h" => Some(TTL_1H_S),
+        _ => wrote_ttl(t),
+    }
 }
 
 fn wrote_ttl(t: &TokenCounts) -> Option<u32> {

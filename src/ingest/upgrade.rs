@@ -22,7 +22,8 @@ use std::path::Path;
 
 /// Forgets the files of an older manifest whose lines hold what the older
 /// layout did not keep (layout 3: calls or boundaries; 3 and 4: miss
-/// reasons; 3 to 5: Claude Code's records of calls); returns how many. A file that cannot be read is forgotten too
+/// reasons; 3 to 5: Claude Code's records of calls); returns how many. A
+/// file that cannot be read is forgotten too
 /// (it is read again, or its rows stay when it is gone).
 pub fn forget_files_with_calls(manifest: &mut Manifest) -> usize {
     if manifest.schema == STORE_SCHEMA || manifest.files.is_empty() {

@@ -84,15 +84,6 @@ impl ClientRecord {
     pub fn is_empty(&self) -> bool {
         self.query_source.is_empty() && self.shape_hash.is_empty() && self.ttl_asked.is_empty()
     }
-
-    /// The TTL asked for, in seconds (None when not written).
-    pub fn ttl_asked_s(&self) -> Option<u32> {
-        match self.ttl_asked.as_str() {
-            "5m" => Some(300),
-            "1h" => Some(3600),
-            _ => None,
-        }
-    }
 }
 
 /// Which boundary line a `Compaction` row records.
