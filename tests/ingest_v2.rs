@@ -237,3 +237,27 @@ fn report_source_splits_the_spend_by_what_made_each_call() {
     let text = cachewise(root.path(), data.path(), &["report", "source"]);
     assert!(String::from_utf8_lossy(&text.stdout).contains("Made by"));
 }
+
+#[test]
+fn cache_names_the_claude_code_version_whose_cache_broke() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    // 2.1.332: the second call's system prompt or tools changed (a new
+    // shape, nothing read): a miss within the TTL, named exactly.
+    let lines: Vec<String> = recorded_turn(1, 60, "aa").into_iter().chain(recorded_turn(2, 62, "bb")).collect();
+    write(root.path(), "-home-u-app/s1.jsonl", &lines);
+    write(root.path(), "-home-u-app/s2.jsonl", &Resp::new("s2", 1, 0).to_lines());
+    let out = cachewise(root.path(), data.path(), &["cache", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["classes"]["shape_change"]["count"], 1);
+    let versions = v["by_version"].as_array().unwrap();
+    assert_eq!(versions.len(), 2, "{versions:?}");
+    let newest = &versions[1];
+    assert_eq!((newest["version"].as_str(), newest["requests"].as_u64()), (Some("2.1.332"), Some(2)));
+    assert_eq!(newest["misses_within_ttl"], 1);
+    let miss = v["classes"]["shape_change"]["miss_cost_usd"].as_f64().unwrap();
+    assert!(miss > 0.0 && (newest["misses_within_ttl_usd"].as_f64().unwrap() - miss).abs() < 1e-12);
+    assert_eq!(versions[0]["misses_within_ttl"], 0);
+    let text = String::from_utf8(cachewise(root.path(), data.path(), &["cache"]).stdout).unwrap();
+    assert!(text.contains("By Claude Code version") && text.contains("2.1.332"), "{text}");
+}

@@ -100,6 +100,11 @@ fn the_stored_analysis_reports_what_the_reference_model_computes() {
         // Only the stored report reconciles with the usage reports.
         let usage = got.as_object_mut().unwrap().remove("usage").unwrap();
         assert_eq!(usage["thread_requests"], want["requests"], "{q:?}");
+        // The versions split the same requests and cost.
+        let versions = got.as_object_mut().unwrap().insert("by_version".into(), serde_json::json!([])).unwrap();
+        let sum = |k: &str| versions.as_array().unwrap().iter().map(|v| v[k].as_f64().unwrap()).sum::<f64>();
+        assert_eq!(sum("requests"), want["requests"].as_f64().unwrap(), "{q:?}");
+        assert!((sum("cost_usd") - want["what_if"]["actual_usd"].as_f64().unwrap()).abs() < 1e-6, "{q:?}");
         assert!(want["requests"].as_u64().unwrap() > 0, "{q:?} selects requests");
         same(&want, &got, &format!("{q:?}"));
         compared += 1;

@@ -56,7 +56,7 @@ pub struct CacheQuery {
 /// and compactions.
 #[derive(Debug, Clone, Serialize)]
 pub struct CacheReport {
-    /// The cache model the figures follow (`v3`).
+    /// The cache model the figures follow (`v4`).
     pub model: &'static str,
     #[serde(flatten)]
     pub total: CacheStats,
@@ -80,6 +80,9 @@ pub struct CacheReport {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
     pub by_day: Vec<DayStats>,
+    /// The cache's health per Claude Code version, first used first
+    /// (`cache_versions`).
+    pub by_version: Vec<super::cache_versions::VersionHealth>,
     pub by_session: Vec<SessionStats>,
     pub compaction: Vec<SessionCompaction>,
     pub now: DateTime<Utc>,
@@ -193,6 +196,7 @@ impl CacheReport {
             not_resumable: Vec::new(),
             warnings: self.warnings.clone(),
             by_day: self.by_day.clone(),
+            by_version: self.by_version.clone(),
             by_session: Vec::new(),
             compaction: Vec::new(),
             now: self.now,

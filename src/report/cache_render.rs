@@ -137,6 +137,7 @@ pub fn render_cache(r: &CacheReport, layout: Layout) -> String {
             (labels::bucket(GapBucket::Gt1h), &b.gt_1h),
         ],
     );
+    out += &super::cache_versions::render(&r.by_version);
     out += &v2_lines(r);
     out += &v3_lines(r);
     let comps: usize = r.compaction.iter().map(|c| c.compactions.len()).sum();

@@ -259,6 +259,7 @@ pub fn cache_report_with(
         not_resumable,
         warnings: view.claude().warnings(),
         by_day,
+        by_version: super::cache_versions::by_version(view, q)?,
         by_session,
         compaction,
         now,

@@ -8,6 +8,7 @@ pub mod cache;
 pub mod cache_medians;
 pub mod cache_render;
 pub mod cache_rows;
+pub mod cache_versions;
 pub mod cache_view;
 pub mod cache_words;
 pub mod calls;
