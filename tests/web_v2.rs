@@ -73,6 +73,17 @@ async fn cache_session_and_overview_pages_show_the_v2_model() {
     }
     assert!(r.compactions_by_trigger["idle"] > 0);
     assert!(page.contains(&dollars(r.idle_compaction.rebuild_usd)));
+    // The costliest version for warm misses is on the page, with its cost.
+    let api: serde_json::Value = serde_json::from_str(&get(&state, "/api/cache").await).unwrap();
+    let versions = api["by_version"].as_array().unwrap();
+    let worst = versions
+        .iter()
+        .max_by(|a, b| a["misses_within_ttl_usd"].as_f64().partial_cmp(&b["misses_within_ttl_usd"].as_f64()).unwrap())
+        .unwrap();
+    assert!(versions.len() > 10 && page.contains("The cache by Claude Code version"));
+    let cost = dollars(worst["misses_within_ttl_usd"].as_f64().unwrap());
+    assert!(page.contains(&format!("<tr><td>{}</td>", worst["version"].as_str().unwrap())) && page.contains(&cost));
+    assert!(page.contains(&format!("{} other versions cost less", versions.len() - 10)));
     let overview = get(&state, "/").await;
     assert!(overview.contains("lost to prompt edits while the cache was warm"));
     assert!(overview.contains(&dollars(r.total.classes.edit_cost_usd())));

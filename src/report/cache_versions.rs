@@ -102,16 +102,22 @@ fn empty(version: &str, at: DateTime<Utc>) -> VersionHealth {
 /// TTL cost most (JSON lists every one).
 const SHOWN: usize = 10;
 
+/// The `SHOWN` versions whose misses within the TTL cost most, in the order
+/// they were first used: what the terminal table and the `/cache` page show.
+pub fn costliest(versions: &[VersionHealth]) -> Vec<&VersionHealth> {
+    let mut by_cost: Vec<&VersionHealth> = versions.iter().collect();
+    by_cost.sort_by(|a, b| b.misses_within_ttl_usd.total_cmp(&a.misses_within_ttl_usd));
+    by_cost.truncate(SHOWN);
+    versions.iter().filter(|v| by_cost.contains(v)).collect()
+}
+
 /// The versions as a terminal table (nothing for fewer than two: there is
 /// nothing to compare), the costliest `SHOWN` in the order they were used.
 pub fn render(versions: &[VersionHealth]) -> String {
     if versions.len() < 2 {
         return String::new();
     }
-    let mut costliest: Vec<&VersionHealth> = versions.iter().collect();
-    costliest.sort_by(|a, b| b.misses_within_ttl_usd.total_cmp(&a.misses_within_ttl_usd));
-    costliest.truncate(SHOWN);
-    let shown: Vec<&VersionHealth> = versions.iter().filter(|v| costliest.contains(v)).collect();
+    let shown = costliest(versions);
     let mut t = Table::new();
     t.load_preset(UTF8_BORDERS_ONLY);
     t.set_header(["Version", "First used", "Requests", "Cached", "Misses in TTL", "Their cost"]);

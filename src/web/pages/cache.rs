@@ -46,6 +46,10 @@ pub struct CachePage {
     pub not_resumable: usize,
     /// What Claude Code's settings and transcripts warn about.
     pub warnings: Vec<String>,
+    /// The Claude Code versions whose misses within the TTL cost most
+    /// (`cache_versions::costliest`), and how many others there are.
+    pub versions: Vec<crate::report::cache_versions::VersionHealth>,
+    pub other_versions: usize,
 }
 
 impl CachePage {
@@ -177,5 +181,10 @@ pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<
         not_resumable: c.not_resumable.len(),
         warnings: c.warnings.clone(),
         server: crate::report::cache_render::server_lines(c),
+        versions: crate::report::cache_versions::costliest(&c.by_version).into_iter().cloned().collect(),
+        other_versions: c
+            .by_version
+            .len()
+            .saturating_sub(crate::report::cache_versions::costliest(&c.by_version).len()),
     })
 }
