@@ -261,3 +261,17 @@ fn cache_names_the_claude_code_version_whose_cache_broke() {
     let text = String::from_utf8(cachewise(root.path(), data.path(), &["cache"]).stdout).unwrap();
     assert!(text.contains("By Claude Code version") && text.contains("2.1.332"), "{text}");
 }
+
+#[test]
+fn a_reply_read_by_a_later_ingest_than_its_call_keeps_claude_codes_record() {
+    // The status line ingests while a call is in flight: the `api-request`
+    // line is read by one ingest, the reply by the next.
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let [call, reply] = recorded_turn(1, 0, "aa");
+    let path = write(root.path(), "-home-u-app/s1.jsonl", &[call]);
+    run(root.path(), data.path());
+    append(&path, &format!("{reply}\n"));
+    run(root.path(), data.path());
+    let recorded = ("repl_main_thread".to_owned(), "aa".to_owned(), "1h".to_owned());
+    assert_eq!(client_records(data.path()), [recorded]);
+}

@@ -129,7 +129,7 @@ impl<'f, 'l> Parser<'f, 'l> {
             session: file.session.as_deref().map(|s| names.get(s)),
             agent: file.agent.as_deref().map(|a| names.get(a)),
         };
-        Parser(FileParser {
+        let mut parser = FileParser {
             file,
             rows: FileRows { end: start, ..FileRows::default() },
             by_key: request::ByKey::default(),
@@ -145,7 +145,9 @@ impl<'f, 'l> Parser<'f, 'l> {
             latest: now.checked_add_signed(MAX_AHEAD).unwrap_or(DateTime::<Utc>::MAX_UTC),
             stamp: None,
             compacted: false,
-        })
+        };
+        parser.restore_calls();
+        Parser(parser)
     }
 
     /// Parses the complete lines of `data`, which continues where the last

@@ -85,7 +85,11 @@ fn try_read(file: &SourceFile, prev: Option<&FileState>, now: DateTime<Utc>) -> 
         f.seek(SeekFrom::Start(start.offset))?;
     }
     let mut links = match (mode, prev) {
-        (Mode::Append, Some(p)) => Links::from_state(p.sidechains.clone()),
+        (Mode::Append, Some(p)) => {
+            let mut l = Links::from_state(p.sidechains.clone());
+            l.calls.clone_from(&p.calls);
+            l
+        }
         _ => Links::default(),
     };
     let (rows, first) = stream(file, &mut f, start, &mut links, now)?;
@@ -112,6 +116,7 @@ fn try_read(file: &SourceFile, prev: Option<&FileState>, now: DateTime<Utc>) -> 
         head_len: head.len() as u64,
         head_hash: fingerprint(&head),
         sidechains: links.to_state(),
+        calls: std::mem::take(&mut links.calls),
     };
     let bytes = rows.end.offset - start.offset;
     Ok(FileRead { file: file.clone(), mode, rows, state, bytes })

@@ -23,12 +23,20 @@ pub const WINDOW: usize = 64;
 const ROOT_CHARS: usize = 8;
 
 /// The recent sidechain lines of one file (by a fingerprint of their uuid,
-/// to keep the manifest small) and the roots of their threads.
+/// to keep the manifest small) and the roots of their threads; and, carried
+/// the same way, the file's last calls whose replies may still come
+/// (`parse::client`).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Links {
     order: VecDeque<u64>,
     root: HashMap<u64, String>,
+    /// Claude Code's records of the file's last calls (2.1.33x), oldest
+    /// first: (`api-request` id, `querySource`, `shapeHash`).
+    pub calls: Vec<CarriedCall>,
 }
+
+/// One call's record carried from one read of a file to the next.
+pub type CarriedCall = (String, String, String);
 
 fn id(uuid: &str) -> u64 {
     fingerprint(uuid.as_bytes())

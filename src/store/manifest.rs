@@ -47,6 +47,11 @@ pub struct FileState {
     /// whole read would. Empty for nearly every file.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sidechains: Vec<(u64, String)>,
+    /// Claude Code's records of the file's last calls (2.1.33x: `api-request`
+    /// id, source, shape), so a reply an append reads finds the call an
+    /// earlier read took (`ingest::parse::client`). At most a few per file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub calls: Vec<(String, String, String)>,
 }
 
 /// The manifest of a data directory.

@@ -49,6 +49,7 @@ impl FileParser<'_, '_> {
 
     /// The rows, with the kept lines' calls as `Call` rows.
     pub(super) fn finish(mut self) -> FileRows {
+        self.carry_calls();
         let mut calls: Vec<(usize, Vec<LineCall>)> = self.calls.drain().collect();
         calls.sort_unstable_by_key(|(i, _)| *i);
         for (i, list) in calls {

@@ -13,15 +13,20 @@ use std::collections::HashMap;
 /// Calls remembered while their replies are due; a file that names more
 /// without replying forgets the older ones.
 const MAX_PENDING: usize = 256;
+/// Calls carried to the next read of the file (the manifest keeps them):
+/// the last few, among which the calls still in flight.
+const CARRIED: usize = 8;
 /// Longest `querySource` kept (`agent:builtin:general-purpose` is 29).
 const MAX_SOURCE: usize = 64;
 /// A `shapeHash` is hex (SHA-256: 64 characters).
 const MAX_SHAPE: usize = 64;
 
-/// The `api-request` lines read, by id: what made the call and its shape.
+/// The `api-request` lines read, by id: what made the call and its shape;
+/// and their ids in the order they came, to carry the last ones over.
 #[derive(Default)]
 pub(super) struct Pending {
     calls: HashMap<String, (Text, Text)>,
+    order: Vec<String>,
 }
 
 /// `s` when it is a plain token of at most `max` characters (letters,
@@ -39,12 +44,40 @@ impl FileParser<'_, '_> {
     /// Remembers an `api-request` line's source and shape until its reply.
     pub(super) fn api_request(&mut self, l: &Line) {
         let Some(id) = l.id.get().filter(|id| id.len() <= 128) else { return };
-        if self.client.calls.len() >= MAX_PENDING {
-            self.client.calls.clear();
+        let (source, shape) = (token(l.query_source.as_str(), MAX_SOURCE), token(l.shape_hash.as_str(), MAX_SHAPE));
+        self.remember_call(id, source, shape);
+    }
+
+    fn remember_call(&mut self, id: &str, source: &str, shape: &str) {
+        let p = &mut self.client;
+        if p.calls.len() >= MAX_PENDING {
+            p.calls.clear();
+            p.order.clear();
         }
-        let source = self.names.get(token(l.query_source.as_str(), MAX_SOURCE));
-        let shape = self.names.get(token(l.shape_hash.as_str(), MAX_SHAPE));
-        self.client.calls.insert(id.to_owned(), (source, shape));
+        let record = (self.names.get(source), self.names.get(shape));
+        if p.calls.insert(id.to_owned(), record).is_none() {
+            p.order.push(id.to_owned());
+        }
+    }
+
+    /// Takes over the calls an earlier read of the file carried.
+    pub(super) fn restore_calls(&mut self) {
+        for (id, source, shape) in std::mem::take(&mut self.links.calls) {
+            self.remember_call(&id, token(&source, MAX_SOURCE), token(&shape, MAX_SHAPE));
+        }
+    }
+
+    /// Leaves the last `CARRIED` calls for the next read of the file.
+    pub(super) fn carry_calls(&mut self) {
+        let p = &self.client;
+        let last = &p.order[p.order.len().saturating_sub(CARRIED)..];
+        self.links.calls = last
+            .iter()
+            .filter_map(|id| {
+                let (source, shape) = p.calls.get(id)?;
+                Some((id.clone(), source.to_string(), shape.to_string()))
+            })
+            .collect();
     }
 
     /// The record of the call an assistant line replies to: the TTL it
