@@ -49,7 +49,8 @@ pub struct FileState {
     pub sidechains: Vec<(u64, String)>,
     /// Claude Code's records of the file's last calls (2.1.33x: `api-request`
     /// id, source, shape), so a reply an append reads finds the call an
-    /// earlier read took (`ingest::parse::client`). At most a few per file.
+    /// earlier read took (`ingest::parse::client`): calls without a reply
+    /// yet, and the last one; at most 8.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub calls: Vec<(String, String, String)>,
 }

@@ -21,11 +21,12 @@ const MAX_SOURCE: usize = 64;
 /// A `shapeHash` is hex (SHA-256: 64 characters).
 const MAX_SHAPE: usize = 64;
 
-/// The `api-request` lines read, by id: what made the call and its shape;
-/// and their ids in the order they came, to carry the last ones over.
+/// The `api-request` lines read, by id: what made the call, its shape and
+/// whether a reply was read; and their ids in the order they came, to carry
+/// the last ones over.
 #[derive(Default)]
 pub(super) struct Pending {
-    calls: HashMap<String, (Text, Text)>,
+    calls: HashMap<String, (Text, Text, bool)>,
     order: Vec<String>,
 }
 
@@ -54,7 +55,7 @@ impl FileParser<'_, '_> {
             p.calls.clear();
             p.order.clear();
         }
-        let record = (self.names.get(source), self.names.get(shape));
+        let record = (self.names.get(source), self.names.get(shape), false);
         if p.calls.insert(id.to_owned(), record).is_none() {
             p.order.push(id.to_owned());
         }
@@ -67,15 +68,19 @@ impl FileParser<'_, '_> {
         }
     }
 
-    /// Leaves the last `CARRIED` calls for the next read of the file.
+    /// Leaves for the next read of the file those of its last `CARRIED` calls
+    /// no reply was read for, and the very last (its reply may go on), so
+    /// the manifest keeps next to nothing for a finished session.
     pub(super) fn carry_calls(&mut self) {
         let p = &self.client;
-        let last = &p.order[p.order.len().saturating_sub(CARRIED)..];
-        self.links.calls = last
+        let from = p.order.len().saturating_sub(CARRIED);
+        self.links.calls = p.order[from..]
             .iter()
-            .filter_map(|id| {
-                let (source, shape) = p.calls.get(id)?;
-                Some((id.clone(), source.to_string(), shape.to_string()))
+            .enumerate()
+            .filter_map(|(k, id)| {
+                let (source, shape, replied) = p.calls.get(id)?;
+                let last = from + k + 1 == p.order.len();
+                (!replied || last).then(|| (id.clone(), source.to_string(), shape.to_string()))
             })
             .collect();
     }
@@ -88,8 +93,11 @@ impl FileParser<'_, '_> {
             t @ ("5m" | "1h") => self.names.get(t),
             _ => self.same.empty.clone(),
         };
-        let (query_source, shape_hash) = match l.request_ref.get().and_then(|r| self.client.calls.get(r)) {
-            Some((source, shape)) => (source.clone(), shape.clone()),
+        let (query_source, shape_hash) = match l.request_ref.get().and_then(|r| self.client.calls.get_mut(r)) {
+            Some((source, shape, replied)) => {
+                *replied = true;
+                (source.clone(), shape.clone())
+            }
             None => (self.same.empty.clone(), self.same.empty.clone()),
         };
         ClientRecord { query_source, shape_hash, ttl_asked: ttl }
@@ -137,6 +145,29 @@ mod tests {
             .collect();
         let own = |a: &str, b: &str, c: &str| (a.to_owned(), b.to_owned(), c.to_owned());
         assert_eq!(got, [own("repl_main_thread", "ab12", "1h"), own("", "", ""), own("", "", "5m")]);
+    }
+
+    #[test]
+    fn only_calls_still_in_flight_and_the_last_are_carried_to_the_next_read() {
+        let call = |n: u32| format!(r#"{{"type":"api-request","id":"r{n}","querySource":"sdk","shapeHash":"ab"}}"#);
+        let file = SourceFile {
+            path: "/p/s.jsonl".into(),
+            project: "p".into(),
+            session: Some("s".into()),
+            agent: None,
+            size: 0,
+            mtime_ns: 0,
+        };
+        let mut links = Links::default();
+        let text =
+            [call(1), reply("m1", "r1", "5m"), call(2), reply("m2", "r2", "5m"), call(3), call(4)].join("\n") + "\n";
+        parse_bytes(&file, text.as_bytes(), Start::default(), &mut links, chrono::Utc::now());
+        let ids: Vec<&str> = links.calls.iter().map(|c| c.0.as_str()).collect();
+        assert_eq!(ids, ["r3", "r4"], "r1 and r2 were answered");
+        let mut links = Links::default();
+        let text = [call(1), reply("m1", "r1", "5m")].join("\n") + "\n";
+        parse_bytes(&file, text.as_bytes(), Start::default(), &mut links, chrono::Utc::now());
+        assert_eq!(links.calls.len(), 1, "the last call, whose reply may go on");
     }
 
     #[test]
