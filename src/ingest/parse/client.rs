@@ -86,8 +86,8 @@ impl FileParser<'_, '_> {
     }
 
     /// The record of the call an assistant line replies to: the TTL it
-    /// asked for, and its `api-request` line's values when that line was
-    /// read (an earlier read may have taken it alone: then only the TTL).
+    /// asked for, and its `api-request` line's values (read in this read,
+    /// or carried from an earlier one: `restore_calls`), marked replied.
     pub(super) fn client_record(&mut self, l: &Line) -> ClientRecord {
         let ttl = match l.prompt_cache_requested.as_str() {
             t @ ("5m" | "1h") => self.names.get(t),
