@@ -258,6 +258,11 @@ fn cache_names_the_claude_code_version_whose_cache_broke() {
     let miss = v["classes"]["shape_change"]["miss_cost_usd"].as_f64().unwrap();
     assert!(miss > 0.0 && (newest["misses_within_ttl_usd"].as_f64().unwrap() - miss).abs() < 1e-12);
     assert_eq!(versions[0]["misses_within_ttl"], 0);
+    // Every request in one context band: all three prompts are under 50k.
+    let bands = v["by_context"].as_array().unwrap();
+    assert_eq!(bands.len(), 5);
+    assert_eq!((bands[0]["to_tokens"].as_u64(), bands[0]["requests"].as_u64()), (Some(50_000), Some(3)));
+    assert_eq!(bands[0]["share"].as_f64(), Some(1.0));
     let text = String::from_utf8(cachewise(root.path(), data.path(), &["cache"]).stdout).unwrap();
     assert!(text.contains("By Claude Code version") && text.contains("2.1.332"), "{text}");
 }

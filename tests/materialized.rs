@@ -105,6 +105,11 @@ fn the_stored_analysis_reports_what_the_reference_model_computes() {
         let sum = |k: &str| versions.as_array().unwrap().iter().map(|v| v[k].as_f64().unwrap()).sum::<f64>();
         assert_eq!(sum("requests"), want["requests"].as_f64().unwrap(), "{q:?}");
         assert!((sum("cost_usd") - want["what_if"]["actual_usd"].as_f64().unwrap()).abs() < 1e-6, "{q:?}");
+        // So do the context bands.
+        let bands = got.as_object_mut().unwrap().insert("by_context".into(), serde_json::json!([])).unwrap();
+        let band_sum = |k: &str| bands.as_array().unwrap().iter().map(|v| v[k].as_f64().unwrap()).sum::<f64>();
+        assert_eq!(band_sum("requests"), want["requests"].as_f64().unwrap(), "{q:?}");
+        assert!((band_sum("cost_usd") - want["what_if"]["actual_usd"].as_f64().unwrap()).abs() < 1e-6, "{q:?}");
         assert!(want["requests"].as_u64().unwrap() > 0, "{q:?} selects requests");
         same(&want, &got, &format!("{q:?}"));
         compared += 1;

@@ -83,6 +83,8 @@ pub struct CacheReport {
     /// The cache's health per Claude Code version, first used first
     /// (`cache_versions`).
     pub by_version: Vec<super::cache_versions::VersionHealth>,
+    /// The requests by the size of their prompt (`cache_context`).
+    pub by_context: Vec<super::cache_context::ContextBand>,
     pub by_session: Vec<SessionStats>,
     pub compaction: Vec<SessionCompaction>,
     pub now: DateTime<Utc>,
@@ -197,6 +199,7 @@ impl CacheReport {
             warnings: self.warnings.clone(),
             by_day: self.by_day.clone(),
             by_version: self.by_version.clone(),
+            by_context: self.by_context.clone(),
             by_session: Vec::new(),
             compaction: Vec::new(),
             now: self.now,

@@ -138,6 +138,7 @@ pub fn render_cache(r: &CacheReport, layout: Layout) -> String {
         ],
     );
     out += &super::cache_versions::render(&r.by_version);
+    out += &super::cache_context::render(&r.by_context);
     out += &v2_lines(r);
     out += &v3_lines(r);
     let comps: usize = r.compaction.iter().map(|c| c.compactions.len()).sum();

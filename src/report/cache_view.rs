@@ -260,6 +260,7 @@ pub fn cache_report_with(
         warnings: view.claude().warnings(),
         by_day,
         by_version: super::cache_versions::by_version(view, q)?,
+        by_context: super::cache_context::by_context(view, q)?,
         by_session,
         compaction,
         now,

@@ -5,6 +5,7 @@
 mod analysis_cols;
 pub mod blocks;
 pub mod cache;
+pub mod cache_context;
 pub mod cache_medians;
 pub mod cache_render;
 pub mod cache_rows;

@@ -131,6 +131,7 @@ pub fn cache_report(data: &CacheData, q: &CacheQuery, now: DateTime<Utc>) -> Cac
         by_day: s.by_day,
         // Per version: held to the totals by `materialized`, not recomputed here.
         by_version: Vec::new(),
+        by_context: Vec::new(),
         by_session: s.by_session,
         compaction,
         now,
