@@ -111,7 +111,8 @@ mod tests {
     use crate::ingest::parse::{parse_bytes, Start};
     use crate::ingest::sidechain::Links;
 
-    fn lines(text: &str) -> Vec<crate::model::Request> {
+    /// The requests of `text`, read as one file's lines with `links` carried.
+    fn read(text: &str, links: &mut Links) -> Vec<crate::model::Request> {
         let file = SourceFile {
             path: "/p/s.jsonl".into(),
             project: "p".into(),
@@ -120,7 +121,11 @@ mod tests {
             size: 0,
             mtime_ns: 0,
         };
-        parse_bytes(&file, text.as_bytes(), Start::default(), &mut Links::default(), chrono::Utc::now()).requests
+        parse_bytes(&file, text.as_bytes(), Start::default(), links, chrono::Utc::now()).requests
+    }
+
+    fn lines(text: &str) -> Vec<crate::model::Request> {
+        read(text, &mut Links::default())
     }
 
     fn reply(id: &str, reference: &str, ttl: &str) -> String {
@@ -150,23 +155,15 @@ mod tests {
     #[test]
     fn only_calls_still_in_flight_and_the_last_are_carried_to_the_next_read() {
         let call = |n: u32| format!(r#"{{"type":"api-request","id":"r{n}","querySource":"sdk","shapeHash":"ab"}}"#);
-        let file = SourceFile {
-            path: "/p/s.jsonl".into(),
-            project: "p".into(),
-            session: Some("s".into()),
-            agent: None,
-            size: 0,
-            mtime_ns: 0,
-        };
         let mut links = Links::default();
         let text =
             [call(1), reply("m1", "r1", "5m"), call(2), reply("m2", "r2", "5m"), call(3), call(4)].join("\n") + "\n";
-        parse_bytes(&file, text.as_bytes(), Start::default(), &mut links, chrono::Utc::now());
+        read(&text, &mut links);
         let ids: Vec<&str> = links.calls.iter().map(|c| c.0.as_str()).collect();
         assert_eq!(ids, ["r3", "r4"], "r1 and r2 were answered");
         let mut links = Links::default();
         let text = [call(1), reply("m1", "r1", "5m")].join("\n") + "\n";
-        parse_bytes(&file, text.as_bytes(), Start::default(), &mut links, chrono::Utc::now());
+        read(&text, &mut links);
         assert_eq!(links.calls.len(), 1, "the last call, whose reply may go on");
     }
 
