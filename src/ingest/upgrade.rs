@@ -23,16 +23,14 @@ use std::path::Path;
 /// Forgets the files of an older manifest whose lines hold what the older
 /// layout did not keep (layout 3: calls or boundaries; 3 and 4: miss
 /// reasons; 3 to 5: Claude Code's records of calls); returns how many. A
-/// file that cannot be read is forgotten too
-/// (it is read again, or its rows stay when it is gone).
+/// file that cannot be read is forgotten too (it is read again, or its rows
+/// stay when it is gone).
 pub fn forget_files_with_calls(manifest: &mut Manifest) -> usize {
     if manifest.schema == STORE_SCHEMA || manifest.files.is_empty() {
         return 0;
     }
-    let layout3 = manifest.schema == PREVIOUS_SCHEMA;
-    let layout5 = manifest.schema == 5;
-    let before = manifest.files.len();
-    manifest.files.retain(|path, state| match file_logs_calls(Path::new(path), state.offset, layout3, layout5) {
+    let (before, schema) = (manifest.files.len(), manifest.schema);
+    manifest.files.retain(|path, state| match file_logs_calls(Path::new(path), state.offset, schema) {
         Ok(calls) => !calls,
         Err(e) => e.kind() == std::io::ErrorKind::NotFound,
     });
@@ -47,7 +45,8 @@ const CARRY: usize = 64;
 
 /// True when the first `limit` bytes of the file log calls, read a chunk
 /// at a time so a large transcript never sits in memory whole.
-fn file_logs_calls(path: &Path, limit: u64, layout3: bool, layout5: bool) -> std::io::Result<bool> {
+/// `schema` is the manifest's layout: what to look for follows from it.
+fn file_logs_calls(path: &Path, limit: u64, schema: u32) -> std::io::Result<bool> {
     let mut f = crate::store::files::open_regular(path)?.take(limit);
     let mut buf = vec![0u8; CHUNK];
     let mut window: Vec<u8> = Vec::with_capacity(CHUNK + CARRY);
@@ -57,8 +56,8 @@ fn file_logs_calls(path: &Path, limit: u64, layout3: bool, layout5: bool) -> std
             return Ok(false);
         }
         window.extend_from_slice(&buf[..n]);
-        let older = !layout5 && logs_reasons(&window);
-        if older || logs_client(&window) || (layout3 && (logs_calls(&window) || logs_boundaries(&window))) {
+        let layout3 = schema == PREVIOUS_SCHEMA && (logs_calls(&window) || logs_boundaries(&window));
+        if layout3 || (schema < 5 && logs_reasons(&window)) || logs_client(&window) {
             return Ok(true);
         }
         window.drain(..window.len().saturating_sub(CARRY));
@@ -105,10 +104,10 @@ mod tests {
         let mut body = vec![b'x'; CHUNK - 10];
         body.extend_from_slice(br#""iterations":[{"type":"message"}]"#);
         std::fs::write(&path, &body).unwrap();
-        assert!(file_logs_calls(&path, body.len() as u64, true, false).unwrap());
-        assert!(!file_logs_calls(&path, body.len() as u64, false, false).unwrap(), "layout 4 kept calls");
+        assert!(file_logs_calls(&path, body.len() as u64, PREVIOUS_SCHEMA).unwrap());
+        assert!(!file_logs_calls(&path, body.len() as u64, 4).unwrap(), "layout 4 kept calls");
         assert!(
-            !file_logs_calls(&path, (CHUNK - 10) as u64, true, false).unwrap(),
+            !file_logs_calls(&path, (CHUNK - 10) as u64, PREVIOUS_SCHEMA).unwrap(),
             "only the bytes already read count"
         );
     }

@@ -5,15 +5,14 @@
 //! show how much of the bill that is. Read from the stored analysis rows
 //! the `cache` report covers.
 
-use super::cache::CacheQuery;
 use super::ReportError;
 use crate::model::columns as c;
 use crate::model::count::thousands;
 use crate::model::money::usd;
 use crate::store::frames::Cols;
-use crate::store::view::StoreView;
 use comfy_table::presets::UTF8_BORDERS_ONLY;
 use comfy_table::{Cell, CellAlignment, Table};
+use polars::prelude::DataFrame;
 use serde::Serialize;
 
 /// The bands' lower bounds, in prompt tokens.
@@ -32,12 +31,13 @@ pub struct ContextBand {
     pub share: Option<f64>,
 }
 
-/// The bands of the requests `q` selects (every band, even empty).
-pub fn by_context(view: &StoreView, q: &CacheQuery) -> Result<Vec<ContextBand>, ReportError> {
-    let columns = [c::ACTUAL_USD, c::INPUT, c::CACHE_WRITE_5M, c::CACHE_WRITE_1H, c::CACHE_READ, c::OUTPUT];
-    let df = view.selected(q, &columns)?;
-    let k = Cols(&df);
-    let (tokens, cost) = (k.tokens()?, k.f64(c::ACTUAL_USD)?);
+/// The bands of `df` (the analysis rows a report selects, with at least
+/// the `ACTUAL_USD` and token columns), every band even when empty.
+pub fn by_context(df: &DataFrame) -> Result<Vec<ContextBand>, ReportError> {
+    let (tokens, cost) = match df.height() {
+        0 => (Vec::new(), Vec::new()),
+        _ => (Cols(df).tokens()?, Cols(df).f64(c::ACTUAL_USD)?),
+    };
     let mut bands: Vec<ContextBand> = BANDS
         .iter()
         .enumerate()

@@ -3,9 +3,9 @@
 //! how much of the prompt was read from cache, and the misses within the
 //! TTL (edits of the prompt, shape and version changes: what a release that
 //! breaks the cache makes) with their cost. Read from the stored analysis
-//! rows the `cache` report covers; nothing is classified here.
+//! rows the `cache` report covers (one read for this and `cache_context`);
+//! nothing is classified here.
 
-use super::cache::CacheQuery;
 use super::ReportError;
 use crate::analyze::CacheClass;
 use crate::model::columns as c;
@@ -13,10 +13,10 @@ use crate::model::count::thousands;
 use crate::model::money::usd;
 use crate::model::TokenCounts;
 use crate::store::frames::Cols;
-use crate::store::view::StoreView;
 use chrono::{DateTime, Utc};
 use comfy_table::presets::UTF8_BORDERS_ONLY;
 use comfy_table::{Cell, CellAlignment, Table};
+use polars::prelude::DataFrame;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -39,8 +39,9 @@ pub struct VersionHealth {
     pub cost_usd: f64,
 }
 
-/// The analysis columns the figures are read from.
-const COLUMNS: [&str; 10] = [
+/// The analysis columns the figures are read from (`cache_context` reads
+/// its bands from the same rows).
+pub const COLUMNS: [&str; 10] = [
     c::VERSION,
     c::TIME,
     c::CLASS,
@@ -53,10 +54,13 @@ const COLUMNS: [&str; 10] = [
     c::OUTPUT,
 ];
 
-/// The versions of the requests `q` selects, in the order they were first used.
-pub fn by_version(view: &StoreView, q: &CacheQuery) -> Result<Vec<VersionHealth>, ReportError> {
-    let df = view.selected(q, &COLUMNS)?;
-    let k = Cols(&df);
+/// The versions of `df` (the analysis rows a report selects, with
+/// `COLUMNS`), in the order they were first used.
+pub fn by_version(df: &DataFrame) -> Result<Vec<VersionHealth>, ReportError> {
+    if df.height() == 0 {
+        return Ok(Vec::new());
+    }
+    let k = Cols(df);
     let (version, time, class) = (k.str(c::VERSION)?, k.time(c::TIME)?, k.str(c::CLASS)?);
     let (miss, cost) = (k.f64(c::MISS_COST_USD)?, k.f64(c::ACTUAL_USD)?);
     let tokens = k.tokens()?;

@@ -168,9 +168,17 @@ pub fn cache_report_with(
     if class_costs.is_some() {
         columns.extend(DailyClassCosts::COLUMNS.iter().filter(|n| !FIGURES.contains(n)));
     }
+    columns.extend(super::cache_versions::COLUMNS.iter().filter(|n| !columns.contains(n)).collect::<Vec<_>>());
+    // The rows the version and context splits read, kept from the one pass.
+    let mut split: Option<DataFrame> = None;
     view.for_each_batch(q, &columns, |df| {
         if let Some(costs) = class_costs.as_deref_mut() {
             costs.add(df)?;
+        }
+        let rows = df.select(super::cache_versions::COLUMNS)?;
+        match &mut split {
+            None => split = Some(rows),
+            Some(all) => all.vstack_mut_owned(rows).map(|_| ())?,
         }
         let a = AnalysisCols::of(df)?;
         let mut last: Option<((&str, &str), usize)> = None;
@@ -248,6 +256,7 @@ pub fn cache_report_with(
     };
     let idle_compaction = idle_compaction(view, q, idle)?;
     let server = super::cache_rows::server_reasons(view, q)?;
+    let split = split.unwrap_or_default();
     Ok(CacheReport {
         model: MODEL_VERSION,
         total,
@@ -259,8 +268,8 @@ pub fn cache_report_with(
         not_resumable,
         warnings: view.claude().warnings(),
         by_day,
-        by_version: super::cache_versions::by_version(view, q)?,
-        by_context: super::cache_context::by_context(view, q)?,
+        by_version: super::cache_versions::by_version(&split)?,
+        by_context: super::cache_context::by_context(&split)?,
         by_session,
         compaction,
         now,

@@ -69,7 +69,7 @@ fn source_label() -> Expr {
 }
 
 /// The source of a call Claude Code wrote no record of.
-pub const NOT_RECORDED: &str = "(not recorded)";
+const NOT_RECORDED: &str = "(not recorded)";
 
 /// `model_label` over one row's model and speed.
 pub fn label(model: &str, speed: &str) -> String {

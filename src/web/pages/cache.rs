@@ -166,6 +166,7 @@ pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<
         .filter(|k| **k != CacheClass::Hit)
         .map(|&k| (labels::class(k).to_owned(), c.total.classes.get(k).miss_cost_usd))
         .collect();
+    let versions: Vec<_> = crate::report::cache_versions::costliest(&c.by_version).into_iter().cloned().collect();
     render(&CachePage {
         chrome: Chrome::new(&state, &snap, "Cache", &params).with_json("/api/cache"),
         empty: snap.is_empty(),
@@ -181,10 +182,7 @@ pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<
         not_resumable: c.not_resumable.len(),
         warnings: c.warnings.clone(),
         server: crate::report::cache_render::server_lines(c),
-        versions: crate::report::cache_versions::costliest(&c.by_version).into_iter().cloned().collect(),
-        other_versions: c
-            .by_version
-            .len()
-            .saturating_sub(crate::report::cache_versions::costliest(&c.by_version).len()),
+        other_versions: c.by_version.len() - versions.len(),
+        versions,
     })
 }
