@@ -168,6 +168,12 @@ fn hostile_analysis_rows_are_refused_naming_the_bundle() {
         (c::RESUME_PREMIUM_USD, AnyValue::Float64(-1.0), "resume_premium_usd -1 is not a finite figure"),
         (c::PROJECT, AnyValue::StringOwned("\u{1b}[31mred".into()), "project holds control characters"),
         (c::CLASS, AnyValue::StringOwned("free".into()), "unknown cache class"),
+        (c::QUERY_SOURCE, AnyValue::StringOwned("sdk\u{7}".into()), "query_source holds control characters"),
+        (
+            c::SHAPE_HASH,
+            AnyValue::StringOwned("f".repeat(5000).into()),
+            "shape_hash holds control characters or is too long",
+        ),
     ];
     for (name, value, why) in cases {
         let err = read_bundle(&tampered(&b, name, value), "evil.parquet").unwrap_err().to_string();
