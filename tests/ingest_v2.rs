@@ -250,18 +250,20 @@ fn cache_names_the_claude_code_version_whose_cache_broke() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["classes"]["shape_change"]["count"], 1);
-    let versions = v["by_version"].as_array().unwrap();
+    let versions = v["versions"].as_array().unwrap();
     assert_eq!(versions.len(), 2, "{versions:?}");
     let newest = &versions[1];
     assert_eq!((newest["version"].as_str(), newest["requests"].as_u64()), (Some("2.1.332"), Some(2)));
-    assert_eq!(newest["misses_within_ttl"], 1);
+    assert_eq!((newest["misses_within_ttl"].as_u64(), newest["misses_per_100"].as_f64()), (Some(1), Some(50.0)));
+    assert_eq!(newest["by_cause"]["shape_change"]["misses"], 1);
+    assert_eq!(newest["flagged"], false, "two requests are too few to compare");
     let miss = v["classes"]["shape_change"]["miss_cost_usd"].as_f64().unwrap();
     assert!(miss > 0.0 && (newest["misses_within_ttl_usd"].as_f64().unwrap() - miss).abs() < 1e-12);
     assert_eq!(versions[0]["misses_within_ttl"], 0);
-    // Every request in one context band: all three prompts are under 50k.
-    let bands = v["by_context"].as_array().unwrap();
-    assert_eq!(bands.len(), 5);
-    assert_eq!((bands[0]["to_tokens"].as_u64(), bands[0]["requests"].as_u64()), (Some(50_000), Some(3)));
+    // Every request in one context band: all three prompts are under 100k.
+    let bands = v["context"]["bands"].as_array().unwrap();
+    assert_eq!(bands.len(), 4);
+    assert_eq!((bands[0]["band"].as_str(), bands[0]["requests"].as_u64()), (Some("under 100k"), Some(3)));
     assert_eq!(bands[0]["share"].as_f64(), Some(1.0));
     let text = String::from_utf8(cachewise(root.path(), data.path(), &["cache"]).stdout).unwrap();
     assert!(text.contains("By Claude Code version") && text.contains("2.1.332"), "{text}");
@@ -279,4 +281,48 @@ fn a_reply_read_by_a_later_ingest_than_its_call_keeps_claude_codes_record() {
     run(root.path(), data.path());
     let recorded = ("repl_main_thread".to_owned(), "aa".to_owned(), "1h".to_owned());
     assert_eq!(client_records(data.path()), [recorded]);
+}
+
+#[test]
+fn a_long_conversation_is_told_which_compaction_window_would_have_cost_less() {
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    // Prompts of 300k to 700k tokens on a 1M window, read from cache; no
+    // compaction in the history, so one costs reading the prompt and
+    // writing a 25k summary.
+    let lines: Vec<String> = (3..=7u64)
+        .flat_map(|n| {
+            let mut r = Resp::new("big", n, n as i64);
+            (r.model, r.read, r.w5) = ("claude-opus-4-7".into(), n * 100_000, 1_000);
+            r.to_lines()
+        })
+        .collect();
+    write(root.path(), "-home-u-app/big.jsonl", &lines);
+    let now = "2026-02-11T20:10:00Z";
+    let out = cachewise(root.path(), data.path(), &["cache", "--json", "--now", now]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let windows = v["context"]["windows"].as_array().unwrap();
+    let at = |tokens: u64| windows.iter().find(|w| w["window_tokens"] == tokens && w["default"] == false).unwrap();
+    // At 400k: one compaction at 401,007 tokens leaves 25k, so each of the
+    // last four requests reads 376,007 fewer ($0.50 per million).
+    let (read, summary) = (0.5e-6, 25_000.0 * 6.25e-6);
+    let saving = (4.0 * 376_007.0 - 401_007.0) * read - summary;
+    assert_eq!(at(400_000)["compactions"], 1);
+    assert!((at(400_000)["saving_usd"].as_f64().unwrap() - saving).abs() < 1e-9, "{windows:?}");
+    // At 600k: one at 601,009; the last request reads 576,009 fewer.
+    let saving_600k = (2.0 * 576_009.0 - 601_009.0) * read - summary;
+    assert!((at(600_000)["saving_usd"].as_f64().unwrap() - saving_600k).abs() < 1e-9);
+    let default = windows.iter().find(|w| w["default"] == true).unwrap();
+    assert_eq!((default["compactions"].as_u64(), default["saving_usd"].as_f64()), (Some(0), Some(0.0)));
+    let bands = v["context"]["bands"].as_array().unwrap();
+    assert_eq!(bands.iter().map(|b| b["requests"].as_u64().unwrap()).collect::<Vec<_>>(), [0, 0, 1, 4]);
+    let text = String::from_utf8(cachewise(root.path(), data.path(), &["cache", "--now", now]).stdout).unwrap();
+    assert!(text.contains("Compacting at 400k tokens would have cost $0.40 less, with 1 more compaction."), "{text}");
+    // The live session is past 400k: compact now, with that evidence.
+    let advice = String::from_utf8(cachewise(root.path(), data.path(), &["advise", "big", "--now", now]).stdout).unwrap();
+    let offer = "Compact now: the prompt is 701k tokens, past 400k, and over your history compacting at 400k \
+                 would have cost $0.40 less (with 1 more compaction).";
+    assert!(advice.contains(offer), "{advice}");
+    let json = cachewise(root.path(), data.path(), &["advise", "big", "--json", "--now", now]).stdout;
+    let advice: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(advice["compact_now"]["window_tokens"], 400_000);
 }

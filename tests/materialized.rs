@@ -101,15 +101,21 @@ fn the_stored_analysis_reports_what_the_reference_model_computes() {
         let usage = got.as_object_mut().unwrap().remove("usage").unwrap();
         assert_eq!(usage["thread_requests"], want["requests"], "{q:?}");
         // The versions split the same requests and cost.
-        let versions = got.as_object_mut().unwrap().insert("by_version".into(), serde_json::json!([])).unwrap();
+        let versions = got.as_object_mut().unwrap().insert("versions".into(), serde_json::json!([])).unwrap();
         let sum = |k: &str| versions.as_array().unwrap().iter().map(|v| v[k].as_f64().unwrap()).sum::<f64>();
         assert_eq!(sum("requests"), want["requests"].as_f64().unwrap(), "{q:?}");
         assert!((sum("cost_usd") - want["what_if"]["actual_usd"].as_f64().unwrap()).abs() < 1e-6, "{q:?}");
         // So do the context bands.
-        let bands = got.as_object_mut().unwrap().insert("by_context".into(), serde_json::json!([])).unwrap();
-        let band_sum = |k: &str| bands.as_array().unwrap().iter().map(|v| v[k].as_f64().unwrap()).sum::<f64>();
+        let empty = serde_json::json!({"bands": [], "windows": []});
+        let context = got.as_object_mut().unwrap().insert("context".into(), empty).unwrap();
+        let band_sum = |k: &str| context["bands"].as_array().unwrap().iter().map(|v| v[k].as_f64().unwrap()).sum::<f64>();
         assert_eq!(band_sum("requests"), want["requests"].as_f64().unwrap(), "{q:?}");
-        assert!((band_sum("cost_usd") - want["what_if"]["actual_usd"].as_f64().unwrap()).abs() < 1e-6, "{q:?}");
+        let actual = want["what_if"]["actual_usd"].as_f64().unwrap();
+        assert!((band_sum("cost_usd") - actual).abs() < 1e-6, "{q:?}");
+        // The default compaction window is what happened.
+        let default = context["windows"].as_array().unwrap().iter().find(|w| w["default"] == true).unwrap();
+        assert!((default["cost_usd"].as_f64().unwrap() - actual).abs() < 1e-6, "{q:?}");
+        assert_eq!(default["saving_usd"], 0.0, "{q:?}");
         assert!(want["requests"].as_u64().unwrap() > 0, "{q:?} selects requests");
         same(&want, &got, &format!("{q:?}"));
         compared += 1;

@@ -75,7 +75,7 @@ async fn cache_session_and_overview_pages_show_the_v2_model() {
     assert!(page.contains(&dollars(r.idle_compaction.rebuild_usd)));
     // The costliest version for warm misses is on the page, with its cost.
     let api: serde_json::Value = serde_json::from_str(&get(&state, "/api/cache").await).unwrap();
-    let versions = api["by_version"].as_array().unwrap();
+    let versions = api["versions"].as_array().unwrap();
     let worst = versions
         .iter()
         .max_by(|a, b| a["misses_within_ttl_usd"].as_f64().partial_cmp(&b["misses_within_ttl_usd"].as_f64()).unwrap())

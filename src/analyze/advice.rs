@@ -134,6 +134,9 @@ pub struct Advice {
     /// Why the session cannot be resumed (§8.3 v3; None: it can). The
     /// figures stay, for its history; the explanation says so first.
     pub not_resumable: Option<NotResumable>,
+    /// Compact now: the prompt is past the window that would have cost
+    /// least over the history (§17; None otherwise, or not resumable).
+    pub compact_now: Option<super::window::CompactNow>,
     pub explanation: String,
 }
 
@@ -143,6 +146,7 @@ impl Advice {
     /// first, plainly, that it cannot be resumed and why.
     pub fn not_resumable(mut self, reason: NotResumable, cleanup_days: u64) -> Advice {
         self.not_resumable = Some(reason);
+        self.compact_now = None;
         self.recommendation = Recommendation::Restart;
         self.claude_code.resume_dialog = false;
         self.claude_code.idle_compaction_at = None;
@@ -371,6 +375,7 @@ pub fn advise_in(
         shared_prefix_tokens: rs,
         keep_warm: last_break(&main, requests, caches),
         not_resumable: None,
+        compact_now: None,
         claude_code: claude_code(last, ttl_s, compactions, now),
         inputs,
         explanation: String::new(),

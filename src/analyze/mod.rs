@@ -29,6 +29,7 @@ mod summary;
 mod thread_rows;
 mod threads;
 mod what_if;
+pub mod window;
 
 #[cfg(test)]
 mod tests;

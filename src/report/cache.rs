@@ -82,9 +82,9 @@ pub struct CacheReport {
     pub by_day: Vec<DayStats>,
     /// The cache's health per Claude Code version, first used first
     /// (`cache_versions`).
-    pub by_version: Vec<super::cache_versions::VersionHealth>,
+    pub versions: Vec<super::cache_versions::VersionHealth>,
     /// The requests by the size of their prompt (`cache_context`).
-    pub by_context: Vec<super::cache_context::ContextBand>,
+    pub context: super::cache_context::Context,
     pub by_session: Vec<SessionStats>,
     pub compaction: Vec<SessionCompaction>,
     pub now: DateTime<Utc>,
@@ -198,8 +198,8 @@ impl CacheReport {
             not_resumable: Vec::new(),
             warnings: self.warnings.clone(),
             by_day: self.by_day.clone(),
-            by_version: self.by_version.clone(),
-            by_context: self.by_context.clone(),
+            versions: self.versions.clone(),
+            context: self.context.clone(),
             by_session: Vec::new(),
             compaction: Vec::new(),
             now: self.now,

@@ -137,8 +137,8 @@ pub fn render_cache(r: &CacheReport, layout: Layout) -> String {
             (labels::bucket(GapBucket::Gt1h), &b.gt_1h),
         ],
     );
-    out += &super::cache_versions::render(&r.by_version);
-    out += &super::cache_context::render(&r.by_context);
+    out += &super::cache_versions::render(&r.versions);
+    out += &super::cache_context::render(&r.context);
     out += &v2_lines(r);
     out += &v3_lines(r);
     let comps: usize = r.compaction.iter().map(|c| c.compactions.len()).sum();
@@ -290,6 +290,9 @@ pub fn render_advice(a: &Advice) -> String {
     let _ = writeln!(out, "  {compact:<40} {:>10}", dollars(a.options.compact_usd));
     let _ = writeln!(out, "  {:<40} {:>10}", "start over (loses the conversation)", dollars(a.options.restart_usd));
     let _ = writeln!(out, "{}", words.restart);
+    if let Some(now) = &a.compact_now {
+        let _ = writeln!(out, "{}", now.sentence());
+    }
     let _ = writeln!(out, "\n{}", a.explanation);
     out
 }

@@ -168,14 +168,15 @@ pub fn cache_report_with(
     if class_costs.is_some() {
         columns.extend(DailyClassCosts::COLUMNS.iter().filter(|n| !FIGURES.contains(n)));
     }
-    columns.extend(super::cache_versions::COLUMNS.iter().filter(|n| !columns.contains(n)).collect::<Vec<_>>());
+    let split_columns = super::cache_context::split_columns();
+    columns.extend(split_columns.iter().filter(|n| !columns.contains(n)).collect::<Vec<_>>());
     // The rows the version and context splits read, kept from the one pass.
     let mut split: Option<DataFrame> = None;
     view.for_each_batch(q, &columns, |df| {
         if let Some(costs) = class_costs.as_deref_mut() {
             costs.add(df)?;
         }
-        let rows = df.select(super::cache_versions::COLUMNS)?;
+        let rows = df.select(split_columns.iter().copied())?;
         match &mut split {
             None => split = Some(rows),
             Some(all) => all.vstack_mut_owned(rows).map(|_| ())?,
@@ -268,8 +269,8 @@ pub fn cache_report_with(
         not_resumable,
         warnings: view.claude().warnings(),
         by_day,
-        by_version: super::cache_versions::by_version(&split)?,
-        by_context: super::cache_context::by_context(&split)?,
+        versions: super::cache_versions::by_version(&split)?,
+        context: super::cache_context::context(&split, &compaction)?,
         by_session,
         compaction,
         now,
@@ -334,7 +335,7 @@ fn session_stats(
 }
 
 /// The compaction reports of the sessions `ids` names, by user and session.
-fn compaction_reports(view: &StoreView, ids: &HashSet<&str>) -> Result<Vec<SessionCompaction>, ReportError> {
+pub(crate) fn compaction_reports(view: &StoreView, ids: &HashSet<&str>) -> Result<Vec<SessionCompaction>, ReportError> {
     let df = view.session_analysis()?.collect()?;
     let k = Cols(&df);
     let (user, sid, json) = (k.str(c::USER)?, k.str(c::SESSION_ID)?, k.str(c::COMPACTION_REPORT)?);

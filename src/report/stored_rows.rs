@@ -117,6 +117,18 @@ pub fn advise(view: &StoreView, text: &str, turns: u32) -> Result<(Advice, Store
     Ok((advice, rows))
 }
 
+/// `advice` with `compact_now` when its prompt is past a window that would
+/// have cost less over the whole history (§17).
+fn with_compact_now(view: &StoreView, mut advice: Advice) -> Result<Advice, ReportError> {
+    let prompt = advice.inputs.prompt_tokens;
+    if prompt >= crate::analyze::window::WINDOWS[0] {
+        let all = super::cache::CacheQuery { query: super::query::Query::new(chrono_tz::UTC), session: None };
+        let windows = super::cache_context::context_report(view, &all)?.windows;
+        advice.compact_now = crate::analyze::window::compact_now(prompt, &windows);
+    }
+    Ok(advice)
+}
+
 /// The advice for session `id` (exact) over its stored `rows`, as of the
 /// view's clock, with the project `medians`: what `advise` and the
 /// session page both show.
@@ -137,7 +149,7 @@ pub fn advise_rows(
     let days = k.settings.cleanup_days();
     Ok(match resumability(user, advice.last, view.now(), days, k.deleted.contains(id)) {
         Some(reason) => advice.not_resumable(reason, days),
-        None => advice,
+        None => with_compact_now(view, advice)?,
     })
 }
 

@@ -130,8 +130,8 @@ pub fn cache_report(data: &CacheData, q: &CacheQuery, now: DateTime<Utc>) -> Cac
         live_agreement: Default::default(),
         by_day: s.by_day,
         // Per version: held to the totals by `materialized`, not recomputed here.
-        by_version: Vec::new(),
-        by_context: Vec::new(),
+        versions: Vec::new(),
+        context: Default::default(),
         by_session: s.by_session,
         compaction,
         now,

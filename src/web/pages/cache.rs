@@ -50,6 +50,11 @@ pub struct CachePage {
     /// (`cache_versions::costliest`), and how many others there are.
     pub versions: Vec<crate::report::cache_versions::VersionHealth>,
     pub other_versions: usize,
+    /// Misses within the TTL's cost per 100 requests of `versions`, charted.
+    pub version_chart: String,
+    /// Spend by prompt size and the compaction-window what-if.
+    pub context: crate::report::cache_context::Context,
+    pub window_sentence: Option<String>,
 }
 
 impl CachePage {
@@ -60,6 +65,11 @@ impl CachePage {
             .into_iter()
             .filter_map(|(name, s)| Some((name, crate::analyze::fmt_duration(s?))))
             .collect()
+    }
+
+    /// True when some request had a prompt (the context section shows).
+    pub fn has_context(&self) -> bool {
+        self.context.bands.iter().any(|b| b.requests > 0)
     }
 
     /// The backtest's error, v3 then v2, as percentages of what was paid.
@@ -166,7 +176,7 @@ pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<
         .filter(|k| **k != CacheClass::Hit)
         .map(|&k| (labels::class(k).to_owned(), c.total.classes.get(k).miss_cost_usd))
         .collect();
-    let versions: Vec<_> = crate::report::cache_versions::costliest(&c.by_version).into_iter().cloned().collect();
+    let versions: Vec<_> = crate::report::cache_versions::costliest(&c.versions).into_iter().cloned().collect();
     render(&CachePage {
         chrome: Chrome::new(&state, &snap, "Cache", &params).with_json("/api/cache"),
         empty: snap.is_empty(),
@@ -182,7 +192,19 @@ pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<
         not_resumable: c.not_resumable.len(),
         warnings: c.warnings.clone(),
         server: crate::report::cache_render::server_lines(c),
-        other_versions: c.by_version.len() - versions.len(),
+        other_versions: c.versions.len() - versions.len(),
+        version_chart: version_chart(&versions),
+        context: c.context.clone(),
+        window_sentence: crate::report::cache_context::window_sentence(&c.context.windows),
         versions,
     })
+}
+
+/// What misses within the TTL cost per 100 requests, per version shown.
+fn version_chart(versions: &[crate::report::cache_versions::VersionHealth]) -> String {
+    let bars: Vec<(String, f64)> = versions
+        .iter()
+        .map(|v| (crate::report::cache_versions::version_words(v), v.miss_cost_per_100_usd))
+        .collect();
+    charts::hbars(&bars, Unit::Usd, palette::MISS, 1100)
 }
