@@ -302,25 +302,27 @@ fn a_long_conversation_is_told_which_compaction_window_would_have_cost_less() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let windows = v["context"]["windows"].as_array().unwrap();
     let at = |tokens: u64| windows.iter().find(|w| w["window_tokens"] == tokens && w["default"] == false).unwrap();
-    // At 400k: one compaction at 401,007 tokens leaves 25k, so each of the
-    // last four requests reads 376,007 fewer ($0.50 per million).
+    // At 400k: one compaction after the 401,007-token turn leaves 25k, so
+    // each of the last three requests reads 376,007 fewer ($0.50 per million).
     let (read, summary) = (0.5e-6, 25_000.0 * 6.25e-6);
-    let saving = (4.0 * 376_007.0 - 401_007.0) * read - summary;
+    let saving = (3.0 * 376_007.0 - 401_007.0) * read - summary;
     assert_eq!(at(400_000)["compactions"], 1);
     assert!((at(400_000)["saving_usd"].as_f64().unwrap() - saving).abs() < 1e-9, "{windows:?}");
-    // At 600k: one at 601,009; the last request reads 576,009 fewer.
-    let saving_600k = (2.0 * 576_009.0 - 601_009.0) * read - summary;
+    // At 600k: one after the 601,009-token turn; the last reads 576,009 fewer.
+    let saving_600k = (576_009.0 - 601_009.0) * read - summary;
     assert!((at(600_000)["saving_usd"].as_f64().unwrap() - saving_600k).abs() < 1e-9);
     let default = windows.iter().find(|w| w["default"] == true).unwrap();
     assert_eq!((default["compactions"].as_u64(), default["saving_usd"].as_f64()), (Some(0), Some(0.0)));
     let bands = v["context"]["bands"].as_array().unwrap();
     assert_eq!(bands.iter().map(|b| b["requests"].as_u64().unwrap()).collect::<Vec<_>>(), [0, 0, 1, 4]);
     let text = String::from_utf8(cachewise(root.path(), data.path(), &["cache", "--now", now]).stdout).unwrap();
-    assert!(text.contains("Compacting at 400k tokens would have cost $0.40 less, with 1 more compaction."), "{text}");
-    // The live session is past 400k: compact now, with that evidence.
-    let advice = String::from_utf8(cachewise(root.path(), data.path(), &["advise", "big", "--now", now]).stdout).unwrap();
-    let offer = "Compact now: the prompt is 701k tokens, past 400k, and over your history compacting at 400k \
-                 would have cost $0.40 less (with 1 more compaction).";
+    assert!(text.contains("Compacting at 400k tokens would have cost $0.21 less, with 1 more compaction."), "{text}");
+    // The live session is past 400k: compact now, with that evidence, and
+    // with the turns after which compacting this session pays off.
+    let advice =
+        String::from_utf8(cachewise(root.path(), data.path(), &["advise", "big", "--now", now]).stdout).unwrap();
+    let offer = "If you will go on for 16 turns or more, compact now: the prompt is 701k tokens, past 400k, and \
+                 over your history compacting at 400k would have cost $0.21 less (with 1 more compaction).";
     assert!(advice.contains(offer), "{advice}");
     let json = cachewise(root.path(), data.path(), &["advise", "big", "--json", "--now", now]).stdout;
     let advice: serde_json::Value = serde_json::from_slice(&json).unwrap();

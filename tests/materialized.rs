@@ -108,7 +108,8 @@ fn the_stored_analysis_reports_what_the_reference_model_computes() {
         // So do the context bands.
         let empty = serde_json::json!({"bands": [], "windows": []});
         let context = got.as_object_mut().unwrap().insert("context".into(), empty).unwrap();
-        let band_sum = |k: &str| context["bands"].as_array().unwrap().iter().map(|v| v[k].as_f64().unwrap()).sum::<f64>();
+        let band_sum =
+            |k: &str| context["bands"].as_array().unwrap().iter().map(|v| v[k].as_f64().unwrap()).sum::<f64>();
         assert_eq!(band_sum("requests"), want["requests"].as_f64().unwrap(), "{q:?}");
         let actual = want["what_if"]["actual_usd"].as_f64().unwrap();
         assert!((band_sum("cost_usd") - actual).abs() < 1e-6, "{q:?}");

@@ -81,9 +81,16 @@ async fn cache_session_and_overview_pages_show_the_v2_model() {
         .max_by(|a, b| a["misses_within_ttl_usd"].as_f64().partial_cmp(&b["misses_within_ttl_usd"].as_f64()).unwrap())
         .unwrap();
     assert!(versions.len() > 10 && page.contains("The cache by Claude Code version"));
-    let cost = dollars(worst["misses_within_ttl_usd"].as_f64().unwrap());
+    let cost = dollars(worst["miss_cost_per_100_usd"].as_f64().unwrap());
     assert!(page.contains(&format!("<tr><td>{}</td>", worst["version"].as_str().unwrap())) && page.contains(&cost));
-    assert!(page.contains(&format!("{} other versions cost less", versions.len() - 10)));
+    let shown = 10 + versions.iter().filter(|v| v["flagged"] == true).count().min(versions.len() - 10);
+    assert!(page.contains(&format!("{} other versions cost less", versions.len() - shown)));
+    // What a growing context costs, and the window what-if's sentence.
+    assert!(page.contains("What a growing context costs"));
+    let windows = api["context"]["windows"].as_array().unwrap();
+    assert_eq!(windows.len(), 4);
+    let sentence = cachewise::report::cache_context::window_sentence(windows_of(windows).as_slice()).unwrap();
+    assert!(page.contains(&sentence), "{sentence}");
     let overview = get(&state, "/").await;
     assert!(overview.contains("lost to prompt edits while the cache was warm"));
     assert!(overview.contains(&dollars(r.total.classes.edit_cost_usd())));
@@ -99,4 +106,16 @@ async fn cache_session_and_overview_pages_show_the_v2_model() {
         assert!(page.contains(&format!("<span class=\"cls {css}\"")), "{css} on /session/{id}");
         assert!(page.contains(colour), "{colour} mark on /session/{id}");
     }
+}
+
+fn windows_of(v: &[serde_json::Value]) -> Vec<cachewise::analyze::window::WindowWhatIf> {
+    v.iter()
+        .map(|w| cachewise::analyze::window::WindowWhatIf {
+            window_tokens: w["window_tokens"].as_u64().unwrap(),
+            default: w["default"].as_bool().unwrap(),
+            cost_usd: w["cost_usd"].as_f64().unwrap(),
+            compactions: w["compactions"].as_u64().unwrap(),
+            saving_usd: w["saving_usd"].as_f64().unwrap(),
+        })
+        .collect()
 }

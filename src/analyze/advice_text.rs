@@ -176,11 +176,13 @@ pub fn explain(a: &Advice) -> String {
         fmt_usd(o.restart_usd)
     ));
     s.push_str(&comparison(a));
-    if a.not_resumable.is_none() {
-        s.push_str(&format!(
+    match a.history_premium_usd {
+        _ if a.not_resumable.is_some() => {}
+        p if p > 0.0 => s.push_str(&format!(
             " Keeping the conversation costs {} more than starting fresh; weigh that against re-explaining the work.",
-            fmt_usd(a.history_premium_usd)
-        ));
+            fmt_usd(p)
+        )),
+        p => s.push_str(&format!(" Keeping the conversation also costs {} less than starting fresh.", fmt_usd(-p))),
     }
     s.push_str(&keep_warm_text(a));
     if !a.inputs.priced {

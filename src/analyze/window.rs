@@ -6,15 +6,16 @@
 //!
 //! The rule, per main thread in time order (`simulate`): `cut` is what the
 //! simulated compactions removed from the prompt (never more than the
-//! prompt past the summary, `P - S`). When `P - cut` reaches the window, a
-//! compaction runs before that request: it costs what the history's own
+//! prompt past the summary, `P - S`). Claude Code compacts between turns:
+//! when the previous request's prompt, less its cut, reached the window, a
+//! compaction runs before this request. It costs what the history's own
 //! compactions cost per token of the prompt they compacted (`Evidence`),
-//! and leaves a prompt of `S` tokens, so `cut = P - S`. Each request then
-//! costs what it cost, less its `cut` tokens at its own rates (taken from
-//! its cache reads first, then its writes, then its uncached input). A real
-//! compaction (class `compaction`) starts again from `cut = 0`. A window at
-//! or above the thread's default threshold changes nothing, so the default
-//! reproduces the history.
+//! and leaves that prompt at `S` tokens, so `cut = P_prev - S`. Each
+//! request then costs what it cost, less its cut tokens at its own rates
+//! (taken from its cache reads first, then its writes, then its uncached
+//! input). A real compaction (class `compaction`) starts again from
+//! `cut = 0`. A window at or above the thread's default threshold changes
+//! nothing, so the default reproduces the history.
 
 use super::classify::CacheClass;
 use super::compaction::{CompactionCost, CompactionParams, LARGE_WINDOW_ABOVE};
@@ -135,18 +136,21 @@ fn threshold(rows: &[WindowRow], p: &CompactionParams) -> u64 {
 /// compactions it adds. Nothing below the thread's own threshold changes.
 fn simulate(rows: &[WindowRow], window: u64, e: &Evidence) -> (f64, u64) {
     let (mut cut, mut saving, mut added) = (0u64, 0.0, 0u64);
+    // The previous request's prompt, as it was and as the what-if has it.
+    let mut previous: Option<(u64, u64)> = None;
     for r in rows {
         if r.class == CacheClass::Compaction {
-            cut = 0;
+            (cut, previous) = (0, None);
+        }
+        if let Some((was, kept)) = previous.filter(|&(_, kept)| kept >= window) {
+            added += 1;
+            saving -= e.compaction_usd(kept, r.rates.as_ref());
+            cut = was.saturating_sub(e.summary_tokens);
         }
         let prompt = r.tokens.prompt();
-        let past_summary = prompt.saturating_sub(e.summary_tokens);
-        if prompt - cut.min(past_summary) >= window {
-            added += 1;
-            saving -= e.compaction_usd(prompt - cut.min(past_summary), r.rates.as_ref());
-            cut = past_summary;
-        }
-        saving += cut_usd(r, cut.min(past_summary));
+        let removed = cut.min(prompt.saturating_sub(e.summary_tokens));
+        saving += cut_usd(r, removed);
+        previous = Some((prompt, prompt - removed));
     }
     (saving, added)
 }
@@ -177,13 +181,22 @@ pub struct CompactNow {
     pub saving_usd: f64,
     /// The compactions it would have added there.
     pub compactions: u64,
+    /// Turns after which compacting this session first costs less than
+    /// resuming it (the advice's break-even).
+    pub pays_off_after_turns: u32,
+    /// True when the advice is to compact (within its horizon).
+    pub recommended: bool,
 }
 
 impl CompactNow {
     /// The evidence in one sentence.
     pub fn sentence(&self) -> String {
+        let offer = match self.recommended {
+            true => "Compact now".to_owned(),
+            false => format!("If you will go on for {} turns or more, compact now", self.pays_off_after_turns),
+        };
         format!(
-            "Compact now: the prompt is {}k tokens, past {}k, and over your history compacting at {}k would have cost {} less (with {} more {}).",
+            "{offer}: the prompt is {}k tokens, past {}k, and over your history compacting at {}k would have cost {} less (with {} more {}).",
             self.prompt_tokens / 1000,
             self.window_tokens / 1000,
             self.window_tokens / 1000,
@@ -195,15 +208,25 @@ impl CompactNow {
 }
 
 /// `CompactNow` for a session whose last prompt is `prompt` tokens, given
-/// the history's `windows`.
-pub fn compact_now(prompt: u64, windows: &[WindowWhatIf]) -> Option<CompactNow> {
+/// the history's `windows` and the advice's break-even (`break_even`: None
+/// when compacting this session never pays off, and then nothing is
+/// offered) and recommendation.
+pub fn compact_now(
+    prompt: u64,
+    windows: &[WindowWhatIf],
+    break_even: Option<u32>,
+    recommended: bool,
+) -> Option<CompactNow> {
     let w = cheapest(windows)?;
     let default = windows.iter().find(|w| w.default)?;
-    (prompt >= w.window_tokens && prompt < CompactionParams::default().window_1m_threshold).then(|| CompactNow {
+    let past = prompt >= w.window_tokens && prompt < CompactionParams::default().window_1m_threshold;
+    Some(CompactNow {
         prompt_tokens: prompt,
         window_tokens: w.window_tokens,
         saving_usd: w.saving_usd,
         compactions: w.compactions.saturating_sub(default.compactions),
+        pays_off_after_turns: break_even.filter(|_| past)?,
+        recommended,
     })
 }
 
@@ -219,7 +242,8 @@ mod tests {
     const RATES: Rates = Rates { input: 5e-6, output: 25e-6, read_multiplier: 0.1 };
 
     fn hit(read: u64) -> WindowRow {
-        let tokens = TokenCounts { input: 10, cache_write_5m: 1_000, cache_read: read, output: 500, ..Default::default() };
+        let tokens =
+            TokenCounts { input: 10, cache_write_5m: 1_000, cache_read: read, output: 500, ..Default::default() };
         WindowRow { class: CacheClass::Hit, tokens, rates: Some(RATES), actual_usd: RATES.cost(&tokens, 0) }
     }
 
@@ -245,20 +269,22 @@ mod tests {
         let total: f64 = rows.iter().map(|r| r.actual_usd).sum();
         let w = window_what_if(&[rows], total, 1, &evidence());
         let at_400k = w.iter().find(|w| w.window_tokens == 400_000).unwrap();
-        // One compaction at 400k (to 20k), the prompt then 120k, 220k, 320k.
+        // One compaction after the 400k turn (to 20k): the next prompts are
+        // 120k, 220k, 320k.
         assert_eq!(at_400k.compactions, 2);
-        let expected = 380_000.0 * 4.0 * RATES.read() - 400_000.0 * 1e-6;
+        let expected = 380_000.0 * 3.0 * RATES.read() - 400_000.0 * 1e-6;
         assert!((at_400k.saving_usd - expected).abs() < 1e-9, "{}", at_400k.saving_usd);
         assert!((at_400k.cost_usd - (total - expected)).abs() < 1e-9);
         let at_600k = w.iter().find(|w| w.window_tokens == 600_000).unwrap();
-        // One at 600k: 580k fewer on two reads, for a compaction that costs more.
+        // One after the 600k turn: 580k fewer on the last read, for a
+        // compaction that costs more.
         assert_eq!(at_600k.compactions, 2);
-        assert!((at_600k.saving_usd - (580_000.0 * 2.0 * RATES.read() - 0.6)).abs() < 1e-9);
-        // Three at 200k (at 300k, 220k, 220k): 2.2M fewer read, 0.74M compacted.
+        assert!((at_600k.saving_usd - (580_000.0 * RATES.read() - 0.6)).abs() < 1e-9);
+        // Two at 200k (after 300k, then after 220k): 1.52M fewer read.
         let at_200k = w.iter().find(|w| w.window_tokens == 200_000).unwrap();
-        assert_eq!(at_200k.compactions, 4);
-        assert!((at_200k.saving_usd - (2_200_000.0 * RATES.read() - 0.74)).abs() < 1e-9);
-        assert_eq!(cheapest(&w).map(|w| w.window_tokens), Some(400_000));
+        assert_eq!(at_200k.compactions, 3);
+        assert!((at_200k.saving_usd - (1_520_000.0 * RATES.read() - 0.52)).abs() < 1e-9);
+        assert_eq!(cheapest(&w).map(|w| w.window_tokens), Some(200_000));
     }
 
     #[test]
@@ -269,8 +295,9 @@ mod tests {
         rows.push(after);
         let (saving, added) = simulate(&rows, 400_000, &evidence());
         assert_eq!(added, 1);
-        // Compacted at 451,010 to 20k: 431,010 fewer on both reads; none after.
-        assert!((saving - (2.0 * 431_010.0 * RATES.read() - 451_010.0 * 1e-6)).abs() < 1e-9);
+        // Compacted after the 451,010 turn to 20k: the next reads 431,010
+        // fewer; nothing after the real compaction.
+        assert!((saving - (431_010.0 * RATES.read() - 451_010.0 * 1e-6)).abs() < 1e-9);
         // A thread on a 200k window compacts at 167k: larger windows change nothing.
         let small: Vec<WindowRow> = (1..=4).map(|k| hit(k * 45_000)).collect();
         let total: f64 = small.iter().map(|r| r.actual_usd).sum();
@@ -288,15 +315,21 @@ mod tests {
             saving_usd,
         };
         let windows = [w(200_000, false, 9, -3.0), w(400_000, false, 5, 12.5), w(967_000, true, 2, 0.0)];
-        let now = compact_now(450_000, &windows).unwrap();
+        let now = compact_now(450_000, &windows, Some(3), true).unwrap();
         assert_eq!((now.window_tokens, now.compactions), (400_000, 3));
         assert_eq!(
             now.sentence(),
             "Compact now: the prompt is 450k tokens, past 400k, and over your history compacting at 400k would have cost $12.50 less (with 3 more compactions)."
         );
-        assert_eq!(compact_now(399_999, &windows), None);
-        assert_eq!(compact_now(970_000, &windows), None, "Claude Code compacts it itself");
-        assert_eq!(compact_now(450_000, &[w(400_000, false, 5, -1.0), w(967_000, true, 2, 0.0)]), None);
+        let later = compact_now(450_000, &windows, Some(16), false).unwrap();
+        assert!(later
+            .sentence()
+            .starts_with("If you will go on for 16 turns or more, compact now: the prompt is 450k"));
+        assert_eq!(compact_now(450_000, &windows, None, false), None, "compacting this session never pays off");
+        assert_eq!(compact_now(399_999, &windows, Some(3), true), None);
+        assert_eq!(compact_now(970_000, &windows, Some(3), true), None, "Claude Code compacts it itself");
+        let none_cheaper = [w(400_000, false, 5, -1.0), w(967_000, true, 2, 0.0)];
+        assert_eq!(compact_now(450_000, &none_cheaper, Some(3), true), None);
     }
 
     #[test]

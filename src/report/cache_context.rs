@@ -5,6 +5,7 @@
 //! so a conversation near its window pays for it on every turn. Read from
 //! the stored analysis rows the `cache` report covers.
 
+use super::cache::CacheQuery;
 use super::ReportError;
 use crate::analyze::window::{cheapest, window_what_if, Evidence, WindowRow, WindowWhatIf};
 use crate::analyze::{CacheClass, SessionCompaction};
@@ -14,12 +15,11 @@ use crate::model::money::usd;
 use crate::model::MAIN_THREAD;
 use crate::pricing::Rates;
 use crate::store::frames::Cols;
+use crate::store::view::StoreView;
 use comfy_table::presets::UTF8_BORDERS_ONLY;
 use comfy_table::{Cell, CellAlignment, Table};
 use polars::prelude::DataFrame;
 use serde::Serialize;
-use super::cache::CacheQuery;
-use crate::store::view::StoreView;
 use std::collections::{HashMap, HashSet};
 
 /// The bands' lower bounds, in prompt tokens (the last runs to the largest
@@ -28,7 +28,8 @@ const BANDS: [u64; 4] = [0, 100_000, 200_000, 400_000];
 
 /// The analysis columns the bands and the what-if read (besides the
 /// version split's, `cache_versions::COLUMNS`).
-pub const COLUMNS: [&str; 6] = [c::USER, c::SESSION_ID, c::THREAD, c::RATE_INPUT, c::RATE_OUTPUT, c::RATE_READ_MULTIPLIER];
+pub const COLUMNS: [&str; 6] =
+    [c::USER, c::SESSION_ID, c::THREAD, c::RATE_INPUT, c::RATE_OUTPUT, c::RATE_READ_MULTIPLIER];
 
 /// The columns the version split and the context figures read.
 pub fn split_columns() -> Vec<&'static str> {

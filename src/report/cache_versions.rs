@@ -103,7 +103,9 @@ pub fn by_version(df: &DataFrame) -> Result<Vec<VersionHealth>, ReportError> {
         (*read, *prompt) = (*read + t.cache_read, *prompt + t.prompt());
     }
     let mut out: Vec<VersionHealth> = by.into_values().map(|(v, read, prompt)| finish(v, read, prompt)).collect();
-    out.sort_by(|a, b| release_order(&a.version).cmp(&release_order(&b.version)).then_with(|| a.version.cmp(&b.version)));
+    out.sort_by(|a, b| {
+        release_order(&a.version).cmp(&release_order(&b.version)).then_with(|| a.version.cmp(&b.version))
+    });
     flag(&mut out);
     Ok(out)
 }

@@ -118,12 +118,20 @@ pub fn advice_words(a: &Advice) -> AdviceWords {
         }
         None => {}
     }
-    let restart = format!(
-        "Starting a new session would cost {} over {turns}, {} less, but it loses the conversation: \
+    let restart = if o.restart_usd < chosen {
+        format!(
+            "Starting a new session would cost {} over {turns}, {} less, but it loses the conversation: \
 you explain the work again. That is the price of starting over, not a third way to keep going.",
-        usd(o.restart_usd),
-        usd((chosen - o.restart_usd).max(0.0))
-    );
+            usd(o.restart_usd),
+            usd(chosen - o.restart_usd)
+        )
+    } else {
+        format!(
+            "Starting a new session would cost {} over {turns}, no less than keeping this one, and it loses \
+the conversation.",
+            usd(o.restart_usd)
+        )
+    };
     AdviceWords { decision: format!("{d}."), why, restart }
 }
 

@@ -124,7 +124,9 @@ fn with_compact_now(view: &StoreView, mut advice: Advice) -> Result<Advice, Repo
     if prompt >= crate::analyze::window::WINDOWS[0] {
         let all = super::cache::CacheQuery { query: super::query::Query::new(chrono_tz::UTC), session: None };
         let windows = super::cache_context::context_report(view, &all)?.windows;
-        advice.compact_now = crate::analyze::window::compact_now(prompt, &windows);
+        let recommended = advice.recommendation == crate::analyze::Recommendation::Compact;
+        advice.compact_now =
+            crate::analyze::window::compact_now(prompt, &windows, advice.break_even_turns, recommended);
     }
     Ok(advice)
 }

@@ -61,6 +61,8 @@ fn claude_code_one_hour_ttl_holds_thirty_minutes_and_expires_after_two_hours() {
     assert_eq!((ledger[1].cause, ledger[2].cause), (Cause::Hit, Cause::Expired(Ttl::OneHour)));
     let seen = checks::all(&h, &me, at(160));
     assert_eq!(seen.rows[&ledger[2].message_id]["class"], "ttl_1h");
+    // The TTL it asked for, from its own record of the call.
+    assert!(ledger.iter().all(|c| seen.rows[&c.message_id]["ttl_asked"] == "1h"), "{:?}", seen.rows);
 }
 
 #[test]
@@ -134,6 +136,36 @@ fn claude_code_auto_compaction_near_the_window_is_counted() {
     let ledger = h.fake.ledger();
     assert!(ledger.iter().any(|c| c.summary), "no auto-compaction: {ledger:?}");
     checks::all(&h, &me, at(10));
+}
+
+#[test]
+fn claude_code_a_long_session_past_a_cheaper_window_is_told_to_compact_now() {
+    let Some(h) = Harness::start() else { return };
+    let me = h.client("window");
+    // A conversation that grows past 260k tokens on a 1M window, then
+    // goes on with short turns.
+    let s = h.begin(&me, at(0), &["-p", "start [[pad:2000]]"]);
+    h.resume(&me, &s, at(1), &["-p", "read this [[pad:120000]]"]);
+    h.resume(&me, &s, at(2), &["-p", "and this [[pad:130000]]"]);
+    for minute in 3..=8 {
+        h.resume(&me, &s, at(minute), &["-p", "and on"]);
+    }
+    let ledger = h.fake.ledger();
+    assert!(ledger.iter().all(|c| !c.summary), "a 1M window compacts near 967k: {ledger:?}");
+    checks::all(&h, &me, at(10));
+    let cache = cachewise_json(&h, &me, at(10), &["cache", "--json"]);
+    let bands = cache["context"]["bands"].as_array().unwrap();
+    assert_eq!(bands[2]["band"], "200k-400k");
+    assert_eq!(bands[2]["requests"].as_u64(), Some(ledger.len() as u64 - 2));
+    // Compacting at 200k: one compaction, then every turn reads less.
+    let windows = cache["context"]["windows"].as_array().unwrap();
+    let at_200k = windows.iter().find(|w| w["window_tokens"] == 200_000).unwrap();
+    assert_eq!(at_200k["compactions"], 1, "{windows:?}");
+    assert!(at_200k["saving_usd"].as_f64().unwrap() > 0.0, "{windows:?}");
+    let advice = cachewise_json(&h, &me, at(10), &["advise", &s, "--json"]);
+    assert_eq!(advice["compact_now"]["window_tokens"], 200_000, "{advice}");
+    let text = String::from_utf8(cachewise(&h, &me, at(10), &["advise", &s]).stdout).unwrap();
+    assert!(text.contains("compact now: the prompt is 26") && text.contains("past 200k"), "{text}");
 }
 
 #[test]

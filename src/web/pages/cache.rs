@@ -202,9 +202,7 @@ pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<
 
 /// What misses within the TTL cost per 100 requests, per version shown.
 fn version_chart(versions: &[crate::report::cache_versions::VersionHealth]) -> String {
-    let bars: Vec<(String, f64)> = versions
-        .iter()
-        .map(|v| (crate::report::cache_versions::version_words(v), v.miss_cost_per_100_usd))
-        .collect();
+    let bars: Vec<(String, f64)> =
+        versions.iter().map(|v| (crate::report::cache_versions::version_words(v), v.miss_cost_per_100_usd)).collect();
     charts::hbars(&bars, Unit::Usd, palette::MISS, 1100)
 }
