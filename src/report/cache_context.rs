@@ -8,6 +8,7 @@
 use super::cache::CacheQuery;
 use super::ReportError;
 use crate::analyze::window::{cheapest, window_what_if, Evidence, WindowRow, WindowWhatIf};
+use crate::analyze::LARGE_WINDOW_ABOVE;
 use crate::analyze::{CacheClass, SessionCompaction};
 use crate::model::columns as c;
 use crate::model::count::thousands;
@@ -16,9 +17,10 @@ use crate::model::MAIN_THREAD;
 use crate::pricing::Rates;
 use crate::store::frames::Cols;
 use crate::store::view::StoreView;
+use chrono::{DateTime, Utc};
 use comfy_table::presets::UTF8_BORDERS_ONLY;
 use comfy_table::{Cell, CellAlignment, Table};
-use polars::prelude::DataFrame;
+use polars::prelude::{DataFrame, PolarsResult};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
@@ -39,12 +41,11 @@ pub fn split_columns() -> Vec<&'static str> {
 /// The context figures of every request `q` selects, read on their own:
 /// what `advise` weighs a live session against.
 pub fn context_report(view: &StoreView, q: &CacheQuery) -> Result<Context, ReportError> {
-    let df = view.selected(q, &split_columns())?;
-    let ids: HashSet<&str> = match df.height() {
-        0 => HashSet::new(),
-        _ => Cols(&df).str(c::SESSION_ID)?.into_iter().collect(),
-    };
-    context(&df, &super::cache_view::compaction_reports(view, &ids)?)
+    let mut tally = ContextTally::default();
+    view.for_each_batch(q, &split_columns(), |df| tally.add(df))?;
+    let ids = tally.sessions();
+    let compaction = super::cache_view::compaction_reports(view, &ids.iter().map(String::as_str).collect())?;
+    Ok(tally.finish(&compaction))
 }
 
 /// The requests whose prompt is at least `from` tokens (and under the next
@@ -70,73 +71,110 @@ pub struct Context {
     pub windows: Vec<WindowWhatIf>,
 }
 
-/// The context figures of `df` (the analysis rows a report selects, with
-/// `COLUMNS` and the version split's), every band even when empty;
-/// `compaction` is the selection's compaction report.
-pub fn context(df: &DataFrame, compaction: &[SessionCompaction]) -> Result<Context, ReportError> {
-    let mut bands: Vec<ContextBand> = BANDS
-        .iter()
-        .enumerate()
-        .map(|(i, &from)| {
-            let to = BANDS.get(i + 1).copied();
-            ContextBand { band: band_words(from, to), from_tokens: from, to_tokens: to, ..Default::default() }
-        })
-        .collect();
-    let rows = rows_of(df)?;
-    for (_, r) in &rows {
-        let i = BANDS.iter().rposition(|&from| r.tokens.prompt() >= from).unwrap_or(0);
-        bands[i].requests += 1;
-        bands[i].cost_usd += r.actual_usd;
-    }
-    let total: f64 = crate::model::money::sum(bands.iter().map(|b| b.cost_usd));
-    for b in &mut bands {
-        b.share = (total > 0.0).then(|| b.cost_usd / total);
-    }
-    let compactions = compaction.iter().flat_map(|s| &s.compactions);
-    let evidence = Evidence::of(compactions.clone());
-    let windows = window_what_if(&main_threads(rows), total, compactions.count() as u64, &evidence);
-    Ok(Context { bands, windows })
+/// A main thread: `(user, session)`.
+type ThreadKey = (String, String);
+
+/// The context figures of the rows a report selects, counted a batch at a
+/// time. Only the main threads whose prompt passed 200k tokens are held
+/// (time and `WindowRow`), the only ones a window changes; rows come
+/// grouped by session, so a session's rows are held from the batch that
+/// shows it past 200k on, with its earlier rows of the same run.
+#[derive(Debug, Default)]
+pub struct ContextTally {
+    bands: [(u64, f64); BANDS.len()],
+    /// The main-thread rows of the session being read.
+    run: Option<(ThreadKey, Vec<(DateTime<Utc>, WindowRow)>)>,
+    held: HashMap<ThreadKey, Vec<(DateTime<Utc>, WindowRow)>>,
+    sessions: HashSet<String>,
 }
 
-/// Each row with its thread's key (`None` off the main thread).
-fn rows_of(df: &DataFrame) -> Result<Vec<(Option<(&str, &str)>, WindowRow)>, ReportError> {
-    if df.height() == 0 {
-        return Ok(Vec::new());
-    }
-    let k = Cols(df);
-    let (user, session, thread, class) = (k.str(c::USER)?, k.str(c::SESSION_ID)?, k.str(c::THREAD)?, k.str(c::CLASS)?);
-    let (tokens, cost) = (k.tokens()?, k.f64(c::ACTUAL_USD)?);
-    let rate = |name: &str| -> Result<Vec<Option<f64>>, ReportError> { Ok(df.column(name)?.f64()?.iter().collect()) };
-    let (pin, pout, prm) = (rate(c::RATE_INPUT)?, rate(c::RATE_OUTPUT)?, rate(c::RATE_READ_MULTIPLIER)?);
-    Ok((0..df.height())
-        .map(|i| {
-            let key = (thread[i] == MAIN_THREAD).then_some((user[i], session[i]));
+impl ContextTally {
+    /// Counts `df` (analysis rows with `split_columns`).
+    pub fn add(&mut self, df: &DataFrame) -> PolarsResult<()> {
+        if df.height() == 0 {
+            return Ok(());
+        }
+        let k = Cols(df);
+        let (user, session, thread, class) =
+            (k.str(c::USER)?, k.str(c::SESSION_ID)?, k.str(c::THREAD)?, k.str(c::CLASS)?);
+        let (time, tokens, cost) = (k.time(c::TIME)?, k.tokens()?, k.f64(c::ACTUAL_USD)?);
+        let rate = |name: &str| -> PolarsResult<Vec<Option<f64>>> { Ok(df.column(name)?.f64()?.iter().collect()) };
+        let (pin, pout, prm) = (rate(c::RATE_INPUT)?, rate(c::RATE_OUTPUT)?, rate(c::RATE_READ_MULTIPLIER)?);
+        for i in 0..df.height() {
+            let band = BANDS.iter().rposition(|&from| tokens[i].prompt() >= from).unwrap_or(0);
+            self.bands[band].0 += 1;
+            self.bands[band].1 += cost[i];
+            if !self.sessions.contains(session[i]) {
+                self.sessions.insert(session[i].to_owned());
+            }
+            if thread[i] != MAIN_THREAD {
+                continue;
+            }
             let row = WindowRow {
                 class: CacheClass::parse(class[i]).unwrap_or(CacheClass::Hit),
                 tokens: tokens[i],
                 rates: Rates::stored(pin[i], pout[i], prm[i]),
                 actual_usd: cost[i],
             };
-            (key, row)
-        })
-        .collect())
-}
+            self.push((user[i], session[i]), time[i], row);
+        }
+        Ok(())
+    }
 
-/// The main threads' rows, each thread in the order the rows come (the
-/// analysis table's: by session, then time).
-fn main_threads(rows: Vec<(Option<(&str, &str)>, WindowRow)>) -> Vec<Vec<WindowRow>> {
-    let mut index: HashMap<(&str, &str), usize> = HashMap::new();
-    let mut threads: Vec<Vec<WindowRow>> = Vec::new();
-    for (key, row) in rows {
-        if let Some(key) = key {
-            let i = *index.entry(key).or_insert_with(|| {
-                threads.push(Vec::new());
-                threads.len() - 1
-            });
-            threads[i].push(row);
+    /// Adds a main-thread row to its session's run, closing the previous run.
+    fn push(&mut self, key: (&str, &str), time: DateTime<Utc>, row: WindowRow) {
+        if self.run.as_ref().is_none_or(|(k, _)| (k.0.as_str(), k.1.as_str()) != key) {
+            self.close_run();
+            self.run = Some(((key.0.to_owned(), key.1.to_owned()), Vec::new()));
+        }
+        if let Some((_, rows)) = &mut self.run {
+            rows.push((time, row));
         }
     }
-    threads
+
+    /// Holds the run just read when its session passed 200k tokens (or is
+    /// held already), else lets it go.
+    fn close_run(&mut self) {
+        let Some((key, rows)) = self.run.take() else { return };
+        let large = rows.iter().any(|(_, r)| r.tokens.prompt() > LARGE_WINDOW_ABOVE);
+        if large || self.held.contains_key(&key) {
+            self.held.entry(key).or_default().extend(rows);
+        }
+    }
+
+    /// The sessions read (for their compaction reports).
+    pub fn sessions(&self) -> &HashSet<String> {
+        &self.sessions
+    }
+
+    /// The bands, every one even when empty, and the what-if, with
+    /// `compaction`, the selection's compaction reports, as its evidence.
+    pub fn finish(mut self, compaction: &[SessionCompaction]) -> Context {
+        self.close_run();
+        let total = crate::model::money::sum(self.bands.iter().map(|b| b.1));
+        let bands = BANDS
+            .iter()
+            .zip(self.bands)
+            .enumerate()
+            .map(|(i, (&from, (requests, cost_usd)))| {
+                let to = BANDS.get(i + 1).copied();
+                let share = (total > 0.0).then(|| cost_usd / total);
+                ContextBand { band: band_words(from, to), from_tokens: from, to_tokens: to, requests, cost_usd, share }
+            })
+            .collect();
+        let threads: Vec<Vec<WindowRow>> = self
+            .held
+            .into_values()
+            .map(|mut rows| {
+                rows.sort_by_key(|(time, _)| *time);
+                rows.into_iter().map(|(_, r)| r).collect()
+            })
+            .collect();
+        let compactions = compaction.iter().flat_map(|s| &s.compactions);
+        let evidence = Evidence::of(compactions.clone());
+        let windows = window_what_if(&threads, total, compactions.count() as u64, &evidence);
+        Context { bands, windows }
+    }
 }
 
 /// `100k-200k`, `under 100k`, `400k-1M`.
@@ -193,6 +231,37 @@ pub fn render(context: &Context) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_session_is_held_across_runs_and_replayed_in_time_order() {
+        use crate::model::TokenCounts;
+        let rates = Rates { input: 5e-6, output: 25e-6, read_multiplier: 0.1 };
+        let row = |read: u64| {
+            let tokens = TokenCounts { cache_read: read, ..Default::default() };
+            WindowRow { class: CacheClass::Hit, tokens, rates: Some(rates), actual_usd: rates.cost(&tokens, 0) }
+        };
+        let at = |minute: i64| DateTime::<Utc>::default() + chrono::TimeDelta::minutes(minute);
+        let one = |tally: &mut ContextTally, session: &str, minute: i64, read: u64| {
+            tally.push(("", session), at(minute), row(read));
+        };
+        // The long session's rows come in two runs, out of time order,
+        // around a short session, which is let go.
+        let mut tally = ContextTally::default();
+        one(&mut tally, "long", 2, 500_000);
+        one(&mut tally, "long", 1, 400_000);
+        one(&mut tally, "short", 0, 90_000);
+        one(&mut tally, "long", 3, 600_000);
+        tally.close_run();
+        assert_eq!(tally.held.len(), 1);
+        assert_eq!(tally.held[&(String::new(), "long".to_owned())].len(), 3);
+        let context = tally.finish(&[]);
+        // At 400k: a compaction after the 400k turn (to 25k), then two reads
+        // 375k smaller; compacting costs reading 400k and writing 25k.
+        let at_400k = context.windows.iter().find(|w| w.window_tokens == 400_000).unwrap();
+        let saving = 2.0 * 375_000.0 * rates.read() - 400_000.0 * rates.read() - 25_000.0 * rates.write_5m();
+        assert_eq!(at_400k.compactions, 1);
+        assert!((at_400k.saving_usd - saving).abs() < 1e-12, "{at_400k:?}");
+    }
 
     #[test]
     fn bands_are_named_in_plain_words() {

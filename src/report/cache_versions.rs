@@ -6,7 +6,6 @@
 //! rows the `cache` report covers (one read for this and `cache_context`);
 //! nothing is classified here.
 
-use super::ReportError;
 use crate::analyze::CacheClass;
 use crate::model::columns as c;
 use crate::model::count::thousands;
@@ -16,7 +15,7 @@ use crate::store::frames::Cols;
 use chrono::{DateTime, Utc};
 use comfy_table::presets::UTF8_BORDERS_ONLY;
 use comfy_table::{Cell, CellAlignment, Table};
-use polars::prelude::DataFrame;
+use polars::prelude::{DataFrame, PolarsResult};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -58,8 +57,7 @@ pub struct CauseRate {
     pub miss_cost_per_100_usd: f64,
 }
 
-/// The analysis columns the figures are read from (`cache_context` reads
-/// its bands from the same rows).
+/// The analysis columns the figures are read from.
 pub const COLUMNS: [&str; 10] = [
     c::VERSION,
     c::TIME,
@@ -73,41 +71,57 @@ pub const COLUMNS: [&str; 10] = [
     c::OUTPUT,
 ];
 
-/// The versions of `df` (the analysis rows a report selects, with
-/// `COLUMNS`), in version order (the order they were released), flagged.
-pub fn by_version(df: &DataFrame) -> Result<Vec<VersionHealth>, ReportError> {
-    if df.height() == 0 {
-        return Ok(Vec::new());
-    }
-    let k = Cols(df);
-    let (version, time, class) = (k.str(c::VERSION)?, k.time(c::TIME)?, k.str(c::CLASS)?);
-    let (miss, cost) = (k.f64(c::MISS_COST_USD)?, k.f64(c::ACTUAL_USD)?);
-    let tokens = k.tokens()?;
-    let mut by: BTreeMap<&str, (VersionHealth, u64, u64)> = BTreeMap::new();
-    for i in 0..df.height() {
-        let (v, read, prompt) = by.entry(version[i]).or_insert_with(|| (empty(version[i], time[i]), 0, 0));
-        v.first = v.first.min(time[i]);
-        v.last = v.last.max(time[i]);
-        v.requests += 1;
-        v.cost_usd += cost[i];
-        if let Some(class) = CacheClass::parse(class[i]).filter(|k| k.is_miss()) {
-            let cause = v.by_cause.entry(class.as_str()).or_default();
-            cause.misses += 1;
-            cause.miss_cost_per_100_usd += miss[i];
-            if !class.is_idle() {
-                v.misses_within_ttl += 1;
-                v.misses_within_ttl_usd += miss[i];
-            }
+/// The versions of the rows a report selects, counted a batch at a time.
+#[derive(Debug, Default)]
+pub struct VersionTally {
+    /// Per version: its figures, cache reads and prompt tokens.
+    by: BTreeMap<String, (VersionHealth, u64, u64)>,
+}
+
+impl VersionTally {
+    /// Counts `df` (analysis rows with `COLUMNS`).
+    pub fn add(&mut self, df: &DataFrame) -> PolarsResult<()> {
+        if df.height() == 0 {
+            return Ok(());
         }
-        let t: TokenCounts = tokens[i];
-        (*read, *prompt) = (*read + t.cache_read, *prompt + t.prompt());
+        let k = Cols(df);
+        let (version, time, class) = (k.str(c::VERSION)?, k.time(c::TIME)?, k.str(c::CLASS)?);
+        let (miss, cost) = (k.f64(c::MISS_COST_USD)?, k.f64(c::ACTUAL_USD)?);
+        let tokens = k.tokens()?;
+        for i in 0..df.height() {
+            let (v, read, prompt) = match self.by.get_mut(version[i]) {
+                Some(v) => v,
+                None => self.by.entry(version[i].to_owned()).or_insert((empty(version[i], time[i]), 0, 0)),
+            };
+            v.first = v.first.min(time[i]);
+            v.last = v.last.max(time[i]);
+            v.requests += 1;
+            v.cost_usd += cost[i];
+            if let Some(class) = CacheClass::parse(class[i]).filter(|k| k.is_miss()) {
+                let cause = v.by_cause.entry(class.as_str()).or_default();
+                cause.misses += 1;
+                cause.miss_cost_per_100_usd += miss[i];
+                if !class.is_idle() {
+                    v.misses_within_ttl += 1;
+                    v.misses_within_ttl_usd += miss[i];
+                }
+            }
+            let t: TokenCounts = tokens[i];
+            (*read, *prompt) = (*read + t.cache_read, *prompt + t.prompt());
+        }
+        Ok(())
     }
-    let mut out: Vec<VersionHealth> = by.into_values().map(|(v, read, prompt)| finish(v, read, prompt)).collect();
-    out.sort_by(|a, b| {
-        release_order(&a.version).cmp(&release_order(&b.version)).then_with(|| a.version.cmp(&b.version))
-    });
-    flag(&mut out);
-    Ok(out)
+
+    /// The versions in release order, flagged.
+    pub fn finish(self) -> Vec<VersionHealth> {
+        let mut out: Vec<VersionHealth> =
+            self.by.into_values().map(|(v, read, prompt)| finish(v, read, prompt)).collect();
+        out.sort_by(|a, b| {
+            release_order(&a.version).cmp(&release_order(&b.version)).then_with(|| a.version.cmp(&b.version))
+        });
+        flag(&mut out);
+        out
+    }
 }
 
 /// The ratios of `v` once its rows are counted.

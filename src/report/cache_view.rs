@@ -10,8 +10,10 @@
 
 use super::analysis_cols::{AnalysisCols, LocalDays, FIGURES};
 use super::cache::{find_session, CacheQuery, CacheReport, Reconcile};
+use super::cache_context::ContextTally;
 use super::cache_medians::idle_compaction;
 use super::cache_rows::DailyClassCosts;
+use super::cache_versions::VersionTally;
 use super::query::Grouping;
 pub use super::resume::{resume_states, resume_states_of, stale, stale_in, stale_of, STALE};
 use super::slices::for_each_frame;
@@ -170,17 +172,14 @@ pub fn cache_report_with(
     }
     let split_columns = super::cache_context::split_columns();
     columns.extend(split_columns.iter().filter(|n| !columns.contains(n)).collect::<Vec<_>>());
-    // The rows the version and context splits read, kept from the one pass.
-    let mut split: Option<DataFrame> = None;
+    // The version and context splits, counted in the one pass.
+    let (mut versions, mut context) = (VersionTally::default(), ContextTally::default());
     view.for_each_batch(q, &columns, |df| {
         if let Some(costs) = class_costs.as_deref_mut() {
             costs.add(df)?;
         }
-        let rows = df.select(split_columns.iter().copied())?;
-        match &mut split {
-            None => split = Some(rows),
-            Some(all) => all.vstack_mut_owned(rows).map(|_| ())?,
-        }
+        versions.add(df)?;
+        context.add(df)?;
         let a = AnalysisCols::of(df)?;
         let mut last: Option<((&str, &str), usize)> = None;
         let mut today: Option<(i32, usize)> = None;
@@ -257,7 +256,6 @@ pub fn cache_report_with(
     };
     let idle_compaction = idle_compaction(view, q, idle)?;
     let server = super::cache_rows::server_reasons(view, q)?;
-    let split = split.unwrap_or_default();
     Ok(CacheReport {
         model: MODEL_VERSION,
         total,
@@ -269,8 +267,8 @@ pub fn cache_report_with(
         not_resumable,
         warnings: view.claude().warnings(),
         by_day,
-        versions: super::cache_versions::by_version(&split)?,
-        context: super::cache_context::context(&split, &compaction)?,
+        versions: versions.finish(),
+        context: context.finish(&compaction),
         by_session,
         compaction,
         now,
