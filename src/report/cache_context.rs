@@ -73,6 +73,8 @@ pub struct Context {
 
 /// A main thread: `(user, session)`.
 type ThreadKey = (String, String);
+/// A main thread's rows, with their times.
+type Rows = Vec<(DateTime<Utc>, WindowRow)>;
 
 /// The context figures of the rows a report selects, counted a batch at a
 /// time. Only the main threads whose prompt passed 200k tokens are held
@@ -83,8 +85,8 @@ type ThreadKey = (String, String);
 pub struct ContextTally {
     bands: [(u64, f64); BANDS.len()],
     /// The main-thread rows of the session being read.
-    run: Option<(ThreadKey, Vec<(DateTime<Utc>, WindowRow)>)>,
-    held: HashMap<ThreadKey, Vec<(DateTime<Utc>, WindowRow)>>,
+    run: Option<(ThreadKey, Rows)>,
+    held: HashMap<ThreadKey, Rows>,
     sessions: HashSet<String>,
 }
 
