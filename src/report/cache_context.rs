@@ -6,21 +6,18 @@
 //! the stored analysis rows the `cache` report covers.
 
 use super::cache::CacheQuery;
+use super::cache_splits::{SplitRows, COLUMNS};
 use super::ReportError;
 use crate::analyze::window::{cheapest, window_what_if, Evidence, WindowRow, WindowWhatIf};
 use crate::analyze::LARGE_WINDOW_ABOVE;
 use crate::analyze::{CacheClass, SessionCompaction};
-use crate::model::columns as c;
 use crate::model::count::thousands;
 use crate::model::money::usd;
 use crate::model::MAIN_THREAD;
-use crate::pricing::Rates;
-use crate::store::frames::Cols;
 use crate::store::view::StoreView;
 use chrono::{DateTime, Utc};
 use comfy_table::presets::UTF8_BORDERS_ONLY;
 use comfy_table::{Cell, CellAlignment, Table};
-use polars::prelude::{DataFrame, PolarsResult};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
@@ -28,21 +25,14 @@ use std::collections::{HashMap, HashSet};
 /// window, 1M).
 const BANDS: [u64; 4] = [0, 100_000, 200_000, 400_000];
 
-/// The analysis columns the bands and the what-if read (besides the
-/// version split's, `cache_versions::COLUMNS`).
-pub const COLUMNS: [&str; 6] =
-    [c::USER, c::SESSION_ID, c::THREAD, c::RATE_INPUT, c::RATE_OUTPUT, c::RATE_READ_MULTIPLIER];
-
-/// The columns the version split and the context figures read.
-pub fn split_columns() -> Vec<&'static str> {
-    super::cache_versions::COLUMNS.iter().chain(&COLUMNS).copied().collect()
-}
-
 /// The context figures of every request `q` selects, read on their own:
 /// what `advise` weighs a live session against.
 pub fn context_report(view: &StoreView, q: &CacheQuery) -> Result<Context, ReportError> {
     let mut tally = ContextTally::default();
-    view.for_each_batch(q, &split_columns(), |df| tally.add(df))?;
+    view.for_each_batch(q, &COLUMNS, |df| {
+        tally.add(&SplitRows::of(df)?);
+        Ok(())
+    })?;
     let ids = tally.sessions();
     let compaction = super::cache_view::compaction_reports(view, &ids.iter().map(String::as_str).collect())?;
     Ok(tally.finish(&compaction))
@@ -91,36 +81,28 @@ pub struct ContextTally {
 }
 
 impl ContextTally {
-    /// Counts `df` (analysis rows with `split_columns`).
-    pub fn add(&mut self, df: &DataFrame) -> PolarsResult<()> {
-        if df.height() == 0 {
-            return Ok(());
-        }
-        let k = Cols(df);
-        let (user, session, thread, class) =
-            (k.str(c::USER)?, k.str(c::SESSION_ID)?, k.str(c::THREAD)?, k.str(c::CLASS)?);
-        let (time, tokens, cost) = (k.time(c::TIME)?, k.tokens()?, k.f64(c::ACTUAL_USD)?);
-        let rate = |name: &str| -> PolarsResult<Vec<Option<f64>>> { Ok(df.column(name)?.f64()?.iter().collect()) };
-        let (pin, pout, prm) = (rate(c::RATE_INPUT)?, rate(c::RATE_OUTPUT)?, rate(c::RATE_READ_MULTIPLIER)?);
-        for i in 0..df.height() {
-            let band = BANDS.iter().rposition(|&from| tokens[i].prompt() >= from).unwrap_or(0);
+    /// Counts a batch's `rows`.
+    pub fn add(&mut self, rows: &SplitRows) {
+        for i in 0..rows.rows() {
+            let prompt = rows.tokens[i].prompt();
+            let band = BANDS.iter().rposition(|&from| prompt >= from).unwrap_or(0);
             self.bands[band].0 += 1;
-            self.bands[band].1 += cost[i];
-            if !self.sessions.contains(session[i]) {
-                self.sessions.insert(session[i].to_owned());
+            self.bands[band].1 += rows.actual_usd[i];
+            // Rows come grouped by session: look a session up when it changes.
+            if (i == 0 || rows.session[i] != rows.session[i - 1]) && !self.sessions.contains(rows.session[i]) {
+                self.sessions.insert(rows.session[i].to_owned());
             }
-            if thread[i] != MAIN_THREAD {
+            if rows.thread[i] != MAIN_THREAD {
                 continue;
             }
             let row = WindowRow {
-                class: CacheClass::parse(class[i]).unwrap_or(CacheClass::Hit),
-                tokens: tokens[i],
-                rates: Rates::stored(pin[i], pout[i], prm[i]),
-                actual_usd: cost[i],
+                class: rows.class[i].unwrap_or(CacheClass::Hit),
+                tokens: rows.tokens[i],
+                rates: rows.rates[i],
+                actual_usd: rows.actual_usd[i],
             };
-            self.push((user[i], session[i]), time[i], row);
+            self.push((rows.user[i], rows.session[i]), rows.time[i], row);
         }
-        Ok(())
     }
 
     /// Adds a main-thread row to its session's run, closing the previous run.
@@ -237,6 +219,7 @@ mod tests {
     #[test]
     fn a_long_session_is_held_across_runs_and_replayed_in_time_order() {
         use crate::model::TokenCounts;
+        use crate::pricing::Rates;
         let rates = Rates { input: 5e-6, output: 25e-6, read_multiplier: 0.1 };
         let row = |read: u64| {
             let tokens = TokenCounts { cache_read: read, ..Default::default() };

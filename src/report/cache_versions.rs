@@ -6,16 +6,13 @@
 //! rows the `cache` report covers (one read for this and `cache_context`);
 //! nothing is classified here.
 
-use crate::analyze::CacheClass;
-use crate::model::columns as c;
+use super::cache_splits::SplitRows;
 use crate::model::count::thousands;
 use crate::model::money::usd;
 use crate::model::TokenCounts;
-use crate::store::frames::Cols;
 use chrono::{DateTime, Utc};
 use comfy_table::presets::UTF8_BORDERS_ONLY;
 use comfy_table::{Cell, CellAlignment, Table};
-use polars::prelude::{DataFrame, PolarsResult};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -57,20 +54,6 @@ pub struct CauseRate {
     pub miss_cost_per_100_usd: f64,
 }
 
-/// The analysis columns the figures are read from.
-pub const COLUMNS: [&str; 10] = [
-    c::VERSION,
-    c::TIME,
-    c::CLASS,
-    c::MISS_COST_USD,
-    c::ACTUAL_USD,
-    c::INPUT,
-    c::CACHE_WRITE_5M,
-    c::CACHE_WRITE_1H,
-    c::CACHE_READ,
-    c::OUTPUT,
-];
-
 /// The versions of the rows a report selects, counted a batch at a time.
 #[derive(Debug, Default)]
 pub struct VersionTally {
@@ -79,37 +62,30 @@ pub struct VersionTally {
 }
 
 impl VersionTally {
-    /// Counts `df` (analysis rows with `COLUMNS`).
-    pub fn add(&mut self, df: &DataFrame) -> PolarsResult<()> {
-        if df.height() == 0 {
-            return Ok(());
-        }
-        let k = Cols(df);
-        let (version, time, class) = (k.str(c::VERSION)?, k.time(c::TIME)?, k.str(c::CLASS)?);
-        let (miss, cost) = (k.f64(c::MISS_COST_USD)?, k.f64(c::ACTUAL_USD)?);
-        let tokens = k.tokens()?;
-        for i in 0..df.height() {
-            let (v, read, prompt) = match self.by.get_mut(version[i]) {
+    /// Counts a batch's `rows`.
+    pub fn add(&mut self, rows: &SplitRows) {
+        for i in 0..rows.rows() {
+            let (version, time) = (rows.version[i], rows.time[i]);
+            let (v, read, prompt) = match self.by.get_mut(version) {
                 Some(v) => v,
-                None => self.by.entry(version[i].to_owned()).or_insert((empty(version[i], time[i]), 0, 0)),
+                None => self.by.entry(version.to_owned()).or_insert((empty(version, time), 0, 0)),
             };
-            v.first = v.first.min(time[i]);
-            v.last = v.last.max(time[i]);
+            v.first = v.first.min(time);
+            v.last = v.last.max(time);
             v.requests += 1;
-            v.cost_usd += cost[i];
-            if let Some(class) = CacheClass::parse(class[i]).filter(|k| k.is_miss()) {
+            v.cost_usd += rows.actual_usd[i];
+            if let Some(class) = rows.class[i].filter(|k| k.is_miss()) {
                 let cause = v.by_cause.entry(class.as_str()).or_default();
                 cause.misses += 1;
-                cause.miss_cost_per_100_usd += miss[i];
+                cause.miss_cost_per_100_usd += rows.miss_usd[i];
                 if !class.is_idle() {
                     v.misses_within_ttl += 1;
-                    v.misses_within_ttl_usd += miss[i];
+                    v.misses_within_ttl_usd += rows.miss_usd[i];
                 }
             }
-            let t: TokenCounts = tokens[i];
+            let t: TokenCounts = rows.tokens[i];
             (*read, *prompt) = (*read + t.cache_read, *prompt + t.prompt());
         }
-        Ok(())
     }
 
     /// The versions in release order, flagged.

@@ -10,10 +10,9 @@
 
 use super::analysis_cols::{AnalysisCols, LocalDays, FIGURES};
 use super::cache::{find_session, CacheQuery, CacheReport, Reconcile};
-use super::cache_context::ContextTally;
 use super::cache_medians::idle_compaction;
 use super::cache_rows::DailyClassCosts;
-use super::cache_versions::VersionTally;
+use super::cache_splits::Splits;
 use super::query::Grouping;
 pub use super::resume::{resume_states, resume_states_of, stale, stale_in, stale_of, STALE};
 use super::slices::for_each_frame;
@@ -170,16 +169,14 @@ pub fn cache_report_with(
     if class_costs.is_some() {
         columns.extend(DailyClassCosts::COLUMNS.iter().filter(|n| !FIGURES.contains(n)));
     }
-    let split_columns = super::cache_context::split_columns();
-    columns.extend(split_columns.iter().filter(|n| !columns.contains(n)).collect::<Vec<_>>());
+    columns.extend(super::cache_splits::COLUMNS.iter().filter(|n| !columns.contains(n)).collect::<Vec<_>>());
     // The version and context splits, counted in the one pass.
-    let (mut versions, mut context) = (VersionTally::default(), ContextTally::default());
+    let mut splits = Splits::default();
     view.for_each_batch(q, &columns, |df| {
         if let Some(costs) = class_costs.as_deref_mut() {
             costs.add(df)?;
         }
-        versions.add(df)?;
-        context.add(df)?;
+        splits.add(df)?;
         let a = AnalysisCols::of(df)?;
         let mut last: Option<((&str, &str), usize)> = None;
         let mut today: Option<(i32, usize)> = None;
@@ -267,8 +264,8 @@ pub fn cache_report_with(
         not_resumable,
         warnings: view.claude().warnings(),
         by_day,
-        versions: versions.finish(),
-        context: context.finish(&compaction),
+        versions: splits.versions.finish(),
+        context: splits.context.finish(&compaction),
         by_session,
         compaction,
         now,

@@ -9,6 +9,7 @@ pub mod cache_context;
 pub mod cache_medians;
 pub mod cache_render;
 pub mod cache_rows;
+pub mod cache_splits;
 pub mod cache_versions;
 pub mod cache_view;
 pub mod cache_words;
