@@ -49,15 +49,16 @@ fn json_of(out: std::process::Output) -> Value {
 
 fn check_reasons(v: &Value) {
     let s = &v["server_reasons"];
-    assert_eq!(s["hit"], json!({"carrying": 1, "by_type": {"messages_changed": 1}}), "{s}");
-    assert_eq!(s["context_edit"], json!({"carrying": 1, "by_type": {"tools_changed": 1}}), "{s}");
-    assert_eq!(s["model_switch"], json!({"carrying": 1, "by_type": {"model_changed": 1}}), "{s}");
+    let tally = |carrying, by_type, agree, disagree| json!({"carrying": carrying, "by_type": by_type, "agree": agree, "disagree": disagree});
+    assert_eq!(s["hit"], tally(1, json!({"messages_changed": 1}), 0, 1), "{s}");
+    assert_eq!(s["context_edit"], tally(1, json!({"tools_changed": 1}), 1, 0), "{s}");
+    assert_eq!(s["model_switch"], tally(1, json!({"model_changed": 1}), 1, 0), "{s}");
     assert_eq!(
         s["ttl_5m"],
-        json!({"carrying": 2, "by_type": {"previous_message_not_found": 1, "beta_flag_changed31mb": 1}}),
-        "an unknown type is kept as written, its controls and markup dropped: {s}"
+        tally(2, json!({"previous_message_not_found": 1, "beta_flag_changed31mb": 1}), 1, 0),
+        "an unknown type is kept as written, its controls and markup dropped, and counted in neither: {s}"
     );
-    assert_eq!(s["first"], json!({"carrying": 0, "by_type": {}}), "every class is listed");
+    assert_eq!(s["first"], tally(0, json!({}), 0, 0), "every class is listed");
     assert_eq!(v["agreement"], json!({"agree": 3, "disagree": 1, "hits_with_reason": 1}));
 }
 

@@ -11,20 +11,21 @@ use crate::model::reason as r;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// The requests of one class that carry a reason, by type.
+/// The requests of one class that carry a reason, by type, and how many
+/// of them agree with the class (`agrees`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ReasonTally {
     pub carrying: u64,
     pub by_type: BTreeMap<String, u64>,
+    pub agree: u64,
+    pub disagree: u64,
 }
 
-/// How often the server's reasons agree with the classes (section 8.1):
-/// `ttl_5m`/`ttl_1h` with `previous_message_not_found`, `model_switch` with
-/// `model_changed`, `context_edit`/`microcompact`/`full_rebuild` with
-/// `system_changed`, `tools_changed` or `messages_changed` agree; a hit
-/// that carries any reason, or a request whose reason names another group
-/// than its class's, disagrees. `unavailable` and unknown types count in
-/// neither.
+/// How often the server's reasons agree with the classes, by families
+/// (cache model v4, section 19; `agrees`): a request that carries a known
+/// reason agrees when its class is in the reason's family, and a hit that
+/// carries one disagrees (`hits_with_reason`). `unavailable` and unknown
+/// types count in neither.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Agreement {
     pub agree: u64,
@@ -48,32 +49,25 @@ impl Default for ServerReasons {
     }
 }
 
-/// The group of classes a known reason explains.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Group {
-    Expired,
-    Model,
-    Edit,
-}
-
-fn group_of_reason(reason: &str) -> Option<Group> {
-    match reason {
-        r::PREVIOUS_MESSAGE_NOT_FOUND => Some(Group::Expired),
-        r::MODEL_CHANGED => Some(Group::Model),
-        r::SYSTEM_CHANGED | r::TOOLS_CHANGED | r::MESSAGES_CHANGED => Some(Group::Edit),
-        _ => None,
-    }
-}
-
-fn group_of_class(class: CacheClass) -> Option<Group> {
-    match class {
-        CacheClass::Ttl5m | CacheClass::Ttl1h => Some(Group::Expired),
-        CacheClass::ModelSwitch => Some(Group::Model),
-        CacheClass::ShapeChange | CacheClass::ContextEdit | CacheClass::Microcompact | CacheClass::FullRebuild => {
-            Some(Group::Edit)
+/// Whether the server's `reason` agrees with `class`, by families (None:
+/// `unavailable` or a type it does not know, counted in neither): an
+/// expired prefix is `ttl_5m` or `ttl_1h`, or a compaction after a gap
+/// longer than the TTL (`expired`: the cache had expired before Claude
+/// Code compacted); a changed model a model switch;
+/// a changed system prompt or tool set an edit of the prompt's start, a
+/// shape change, a full rebuild or a version change; changed messages an
+/// edit, a full rebuild, a microcompact or a compaction.
+pub fn agrees(class: CacheClass, reason: &str, expired: bool) -> Option<bool> {
+    use CacheClass as C;
+    Some(match reason {
+        r::PREVIOUS_MESSAGE_NOT_FOUND => matches!(class, C::Ttl5m | C::Ttl1h) || (class == C::Compaction && expired),
+        r::MODEL_CHANGED => class == C::ModelSwitch,
+        r::SYSTEM_CHANGED | r::TOOLS_CHANGED => {
+            matches!(class, C::ContextEdit | C::ShapeChange | C::FullRebuild | C::VersionChange)
         }
-        _ => None,
-    }
+        r::MESSAGES_CHANGED => matches!(class, C::ContextEdit | C::FullRebuild | C::Microcompact | C::Compaction),
+        _ => return None,
+    })
 }
 
 /// Who named the cause a person reads.
@@ -113,7 +107,7 @@ impl Cause {
 /// inference in place; the stored reason is one per request (the kept
 /// line's, else another line's of the same response).
 pub fn cause_of(class: CacheClass, server_reason: &str) -> Cause {
-    match group_of_reason(server_reason) {
+    match agrees(class, server_reason, false) {
         Some(_) => Cause { key: server_reason.to_owned(), from: CauseFrom::Server },
         None if class == CacheClass::ShapeChange => Cause { key: class.as_str().to_owned(), from: CauseFrom::Client },
         None => Cause { key: class.as_str().to_owned(), from: CauseFrom::Inferred },
@@ -122,8 +116,9 @@ pub fn cause_of(class: CacheClass, server_reason: &str) -> Cause {
 
 impl ServerReasons {
     /// Counts one request of `class` whose stored reason is `reason`
-    /// (empty: none).
-    pub fn add(&mut self, class: CacheClass, reason: &str) {
+    /// (empty: none), `expired` when the gap before it was longer than
+    /// the TTL in force.
+    pub fn add(&mut self, class: CacheClass, reason: &str, expired: bool) {
         if reason.is_empty() {
             return;
         }
@@ -131,14 +126,13 @@ impl ServerReasons {
         tally.carrying += 1;
         *tally.by_type.entry(reason.to_owned()).or_default() += 1;
         let a = &mut self.agreement;
+        match agrees(class, reason, expired) {
+            Some(true) => (a.agree, tally.agree) = (a.agree + 1, tally.agree + 1),
+            Some(false) => (a.disagree, tally.disagree) = (a.disagree + 1, tally.disagree + 1),
+            None => return,
+        }
         if class == CacheClass::Hit {
             a.hits_with_reason += 1;
-            a.disagree += 1;
-        } else if let Some(g) = group_of_reason(reason) {
-            match group_of_class(class) == Some(g) {
-                true => a.agree += 1,
-                false => a.disagree += 1,
-            }
         }
     }
 }
@@ -220,23 +214,35 @@ mod tests {
     }
 
     #[test]
-    fn agreement_follows_section_8_1() {
+    fn agreement_follows_the_families_of_section_19() {
         let mut s = ServerReasons::default();
-        s.add(CacheClass::ContextEdit, r::TOOLS_CHANGED);
-        s.add(CacheClass::Ttl1h, r::PREVIOUS_MESSAGE_NOT_FOUND);
-        s.add(CacheClass::ModelSwitch, r::MODEL_CHANGED);
-        s.add(CacheClass::Hit, r::MESSAGES_CHANGED);
-        s.add(CacheClass::Ttl5m, r::TOOLS_CHANGED);
-        s.add(CacheClass::FullRebuild, r::UNAVAILABLE);
-        s.add(CacheClass::FullRebuild, "beta_changed");
-        s.add(CacheClass::Hit, "");
-        assert_eq!(s.agreement, Agreement { agree: 3, disagree: 2, hits_with_reason: 1 });
-        assert_eq!(s.by_class["hit"].carrying, 1);
+        s.add(CacheClass::ContextEdit, r::TOOLS_CHANGED, false);
+        s.add(CacheClass::Ttl1h, r::PREVIOUS_MESSAGE_NOT_FOUND, false);
+        s.add(CacheClass::ModelSwitch, r::MODEL_CHANGED, false);
+        s.add(CacheClass::Hit, r::MESSAGES_CHANGED, false);
+        s.add(CacheClass::Ttl5m, r::TOOLS_CHANGED, false);
+        s.add(CacheClass::FullRebuild, r::UNAVAILABLE, false);
+        s.add(CacheClass::FullRebuild, "beta_changed", false);
+        s.add(CacheClass::Hit, r::UNAVAILABLE, false);
+        s.add(CacheClass::Hit, "", false);
+        // v4's families: an upgrade changes the system prompt; a compaction
+        // changes the messages, not the tools; a first request is no miss.
+        s.add(CacheClass::VersionChange, r::SYSTEM_CHANGED, false);
+        s.add(CacheClass::Compaction, r::MESSAGES_CHANGED, false);
+        s.add(CacheClass::Compaction, r::TOOLS_CHANGED, false);
+        s.add(CacheClass::First, r::MESSAGES_CHANGED, false);
+        // A compaction after the cache expired: the server says so.
+        s.add(CacheClass::Compaction, r::PREVIOUS_MESSAGE_NOT_FOUND, true);
+        s.add(CacheClass::Compaction, r::PREVIOUS_MESSAGE_NOT_FOUND, false);
+        s.add(CacheClass::Microcompact, r::SYSTEM_CHANGED, false);
+        assert_eq!(s.agreement, Agreement { agree: 6, disagree: 6, hits_with_reason: 1 });
+        assert_eq!((s.by_class["compaction"].agree, s.by_class["compaction"].disagree), (2, 2));
+        assert_eq!(s.by_class["hit"].carrying, 2);
         assert_eq!(
             s.by_class["full_rebuild"].by_type,
             BTreeMap::from([("beta_changed".into(), 1), ("unavailable".into(), 1)])
         );
-        assert_eq!(s.by_class["first"], ReasonTally::default(), "every class is listed");
+        assert_eq!(s.by_class["shape_change"], ReasonTally::default(), "every class is listed");
     }
 
     #[test]

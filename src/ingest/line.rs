@@ -204,7 +204,7 @@ pub struct Message<'a> {
     pub model: Text<'a>,
     #[serde(borrow)]
     pub usage: Option<Usage<'a>>,
-    /// `diagnostics` (2.1.280+): the server's miss reason, when given.
+    /// `diagnostics` (2.1.119+): the server's miss reason, when given.
     #[serde(borrow)]
     pub diagnostics: Lenient<Diagnostics<'a>>,
 }

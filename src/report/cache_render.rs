@@ -203,15 +203,19 @@ pub fn server_reason_text(reason: &str, missed: Option<u64>) -> String {
 }
 
 /// What the server said about its misses, beside the classes (cache-model
-/// v3 section 8.1), as lines of words: the terminal and `/cache` show them.
+/// section 19), as lines of words: the terminal and `/cache` show them.
 pub fn server_lines(r: &CacheReport) -> Vec<String> {
     let a = &r.server.agreement;
     let carrying: u64 = r.server.by_class.values().map(|t| t.carrying).sum();
     if carrying == 0 {
-        return vec!["Claude Code's own miss reasons: none in these transcripts (written by Claude Code 2.1.280 and later, Claude API only).".into()];
+        return vec!["Claude Code's own miss reasons: none in these transcripts (written by Claude Code 2.1.119 and later, Claude API only).".into()];
     }
+    let unknown = match carrying.saturating_sub(a.agree + a.disagree) {
+        0 => String::new(),
+        n => format!("; {} no diagnosis or a reason of another kind", plural(n, "gives", "give")),
+    };
     let mut out = vec![format!(
-        "Claude Code's own miss reasons: {} {} one; {} agree with cachewise's cause, {} disagree ({} on requests cachewise counts as hits).",
+        "Claude Code's own miss reasons: {} {} one; {} agree with cachewise's cause, {} disagree ({} on requests cachewise counts as hits){unknown}.",
         plural(carrying, "request", "requests"),
         if carrying == 1 { "carries" } else { "carry" },
         thousands(a.agree),

@@ -131,13 +131,14 @@ pub fn misses(view: &StoreView, q: &CacheQuery) -> Result<Vec<MissRow>, ReportEr
 /// The server's miss reasons of the rows `q` selects, per class, and their
 /// agreement with the classes (cache-model v3 section 8.1).
 pub fn server_reasons(view: &StoreView, q: &CacheQuery) -> Result<ServerReasons, ReportError> {
-    let df = view.selected(q, &[c::CLASS, c::SERVER_REASON])?;
+    let df = view.selected(q, &[c::CLASS, c::SERVER_REASON, c::GAP_S, c::TTL_S])?;
     let k = Cols(&df);
-    let (class, reason) = (k.str(c::CLASS)?, k.str(c::SERVER_REASON)?);
+    let (class, reason, ttl) = (k.str(c::CLASS)?, k.str(c::SERVER_REASON)?, k.u64(c::TTL_S)?);
+    let gap: Vec<Option<f64>> = df.column(c::GAP_S)?.f64()?.iter().collect();
     let mut out = ServerReasons::default();
-    for (class, reason) in class.iter().zip(&reason).filter(|(_, r)| !r.is_empty()) {
-        if let Some(class) = CacheClass::parse(class) {
-            out.add(class, reason);
+    for i in (0..df.height()).filter(|&i| !reason[i].is_empty()) {
+        if let Some(class) = CacheClass::parse(class[i]) {
+            out.add(class, reason[i], gap[i].is_some_and(|g| g > ttl[i] as f64));
         }
     }
     Ok(out)

@@ -116,7 +116,7 @@ pub fn cache_report(data: &CacheData, q: &CacheQuery, now: DateTime<Utc>) -> Cac
     let stale = states.into_iter().filter(|st| st.not_resumable.is_none()).collect();
     let mut server = cachewise::analyze::ServerReasons::default();
     for (r, k) in data.requests.iter().zip(&data.caches).filter(|(r, _)| include(r)) {
-        server.add(k.class, &r.server_reason);
+        server.add(k.class, &r.server_reason, k.gap_s.is_some_and(|g| g > f64::from(k.ttl_s)));
     }
     CacheReport {
         model: MODEL_VERSION,
