@@ -1,4 +1,4 @@
-//! The server's own miss reasons (cache-model v3 section 8.1), on
+//! The server's own miss reasons (cache-model section 19), on
 //! transcripts of the documented shape: a reason on a miss after a tool
 //! change, on an expired resume, on a model switch, one on a hit, and an
 //! unknown type (kept as written, bounded and plain); read at ingest,
@@ -115,4 +115,30 @@ fn a_requests_table_without_the_reason_columns_reads_as_carrying_none() {
     let read = frames::requests_from(&older).unwrap();
     assert_eq!(read.len(), stored.len());
     assert!(read.iter().all(|r| r.server_reason.is_empty() && r.server_missed_tokens.is_none()));
+}
+
+#[test]
+fn a_reason_on_a_first_request_and_conflicting_reasons_on_one_response_are_counted_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (root, data) = (tmp.path().join("claude"), tmp.path().join("data"));
+    // A session's first request that carries a reason, then a response
+    // whose three lines carry two reasons: the kept line's (the last, the
+    // whole output) is the request's, once.
+    let mut lines = with_reason(&resp(1, 0, 0, 20_000), &json!({"type": "tools_changed"}));
+    let mut second = with_reason(&resp(2, 1, 0, 20_100), &json!({"type": "previous_message_not_found"}));
+    let kept = second.len() - 1;
+    second[kept] = second[kept].replace("previous_message_not_found", "system_changed");
+    lines.extend(second);
+    write(&root, "-home-u-app/s1.jsonl", &lines);
+    let v = json_of(cachewise(&root, &data, &["cache", "--json"]));
+    let s = &v["server_reasons"];
+    assert_eq!(s["first"]["by_type"], json!({"tools_changed": 1}), "{s}");
+    assert_eq!((s["first"]["agree"].as_u64(), s["first"]["disagree"].as_u64()), (Some(0), Some(1)));
+    assert_eq!(s["full_rebuild"]["by_type"], json!({"system_changed": 1}), "{s}");
+    assert_eq!(s["full_rebuild"]["agree"], 1);
+    assert_eq!(v["agreement"], json!({"agree": 1, "disagree": 1, "hits_with_reason": 0}));
+    // The cause a person reads is the server's.
+    let out = cachewise(&root, &data, &["--no-ingest", "cache", "--misses"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("the system prompt changed") && !text.contains("expired or was evicted"), "{text}");
 }

@@ -1,6 +1,6 @@
 //! What Claude Code and the API say about the cache, beside what cachewise
 //! infers: the server's own miss reasons against the cache model's classes
-//! (cache-model v3 section 8.1: per class, how many requests carry a reason
+//! (cache-model section 19: per class, how many requests carry a reason
 //! and of which type, and how often the reason agrees with the class; a
 //! reason never changes a class), and the status line's `prompt_cache`
 //! verdicts against cachewise's own (`LiveAgreement`).

@@ -217,7 +217,7 @@ pub struct Diagnostics<'a> {
     pub cache_miss_reason: Lenient<MissReason<'a>>,
 }
 
-/// `message.diagnostics.cache_miss_reason` (cache-model v3 section 8.1).
+/// `message.diagnostics.cache_miss_reason` (cache-model section 19).
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub struct MissReason<'a> {

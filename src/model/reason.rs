@@ -1,6 +1,6 @@
 //! The server's own verdict on a request it did not serve from cache as
 //! expected (Claude Code 2.1.119+: `message.diagnostics.cache_miss_reason`,
-//! cache-model v3 section 8.1), as stored: its `type` kept as written
+//! cache-model section 19), as stored: its `type` kept as written
 //! (unknown types too), bounded and reduced to plain characters.
 
 /// The longest reason type stored (the known ones are under 30).

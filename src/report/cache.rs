@@ -241,7 +241,7 @@ pub struct MissRow {
     pub cache_read: u64,
     pub rebuilt_tokens: u64,
     pub miss_cost_usd: f64,
-    /// The server's miss reason (cache-model v3 section 8.1); empty: none.
+    /// The server's miss reason (cache-model section 19); empty: none.
     pub server_reason: String,
     /// Its `cache_missed_input_tokens`, when given (beside `rebuilt_tokens`).
     pub server_missed_tokens: Option<u64>,

@@ -129,7 +129,7 @@ pub fn misses(view: &StoreView, q: &CacheQuery) -> Result<Vec<MissRow>, ReportEr
 }
 
 /// The server's miss reasons of the rows `q` selects, per class, and their
-/// agreement with the classes (cache-model v3 section 8.1).
+/// agreement with the classes (cache-model section 19).
 pub fn server_reasons(view: &StoreView, q: &CacheQuery) -> Result<ServerReasons, ReportError> {
     let df = view.selected(q, &[c::CLASS, c::SERVER_REASON, c::GAP_S, c::TTL_S])?;
     let k = Cols(&df);

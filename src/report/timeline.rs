@@ -36,7 +36,7 @@ pub struct TimelineRow {
     pub rebuilt_tokens: u64,
     pub miss_cost_usd: f64,
     pub cost_usd: f64,
-    /// The server's miss reason (cache-model v3 section 8.1); empty: none.
+    /// The server's miss reason (cache-model section 19); empty: none.
     pub server_reason: String,
     /// Its `cache_missed_input_tokens`, when given.
     pub server_missed_tokens: Option<u64>,

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 /// holds microcompacts too, with `user`, `uuid`, `boundary`,
 /// `trigger_written` and `tokens_saved`; a defaulted trigger is `auto`, no
 /// longer `unknown`. 5: the requests table's `server_reason` and
-/// `server_missed_tokens` (cache model v3 section 8.1); a table without
+/// `server_missed_tokens` (cache model section 19); a table without
 /// them reads as carrying no reason. 6: the requests table's
 /// `query_source`, `shape_hash` and `ttl_asked` (Claude Code's record of
 /// each call, cache model v4 section 16); a table without them reads as
