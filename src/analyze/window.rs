@@ -230,6 +230,20 @@ pub fn compact_now(
     })
 }
 
+/// A what-if for tests: at 200k $3 more, at 400k $12.50 less with 3 more
+/// compactions than the default's 2.
+#[cfg(test)]
+pub(crate) fn sample_windows() -> [WindowWhatIf; 3] {
+    let w = |window_tokens, default, compactions, saving_usd| WindowWhatIf {
+        window_tokens,
+        default,
+        cost_usd: 100.0 - saving_usd,
+        compactions,
+        saving_usd,
+    };
+    [w(200_000, false, 9, -3.0), w(400_000, false, 5, 12.5), w(967_000, true, 2, 0.0)]
+}
+
 /// The window that would have saved most, if any saves money.
 pub fn cheapest(windows: &[WindowWhatIf]) -> Option<&WindowWhatIf> {
     windows.iter().filter(|w| !w.default && w.saving_usd > 0.0).max_by(|a, b| a.saving_usd.total_cmp(&b.saving_usd))
@@ -307,14 +321,7 @@ mod tests {
 
     #[test]
     fn compacting_now_is_offered_only_past_the_cheaper_window() {
-        let w = |window_tokens, default, compactions, saving_usd| WindowWhatIf {
-            window_tokens,
-            default,
-            cost_usd: 100.0 - saving_usd,
-            compactions,
-            saving_usd,
-        };
-        let windows = [w(200_000, false, 9, -3.0), w(400_000, false, 5, 12.5), w(967_000, true, 2, 0.0)];
+        let windows = sample_windows();
         let now = compact_now(450_000, &windows, Some(3), true).unwrap();
         assert_eq!((now.window_tokens, now.compactions), (400_000, 3));
         assert_eq!(
@@ -328,7 +335,7 @@ mod tests {
         assert_eq!(compact_now(450_000, &windows, None, false), None, "compacting this session never pays off");
         assert_eq!(compact_now(399_999, &windows, Some(3), true), None);
         assert_eq!(compact_now(970_000, &windows, Some(3), true), None, "Claude Code compacts it itself");
-        let none_cheaper = [w(400_000, false, 5, -1.0), w(967_000, true, 2, 0.0)];
+        let none_cheaper = [windows[0], windows[2]];
         assert_eq!(compact_now(450_000, &none_cheaper, Some(3), true), None);
     }
 

@@ -257,14 +257,7 @@ mod tests {
 
     #[test]
     fn the_sentence_names_the_cheapest_window_and_the_compactions_it_adds() {
-        let w = |window_tokens, default, compactions, saving_usd| WindowWhatIf {
-            window_tokens,
-            default,
-            cost_usd: 100.0 - saving_usd,
-            compactions,
-            saving_usd,
-        };
-        let windows = [w(200_000, false, 9, -3.0), w(400_000, false, 5, 12.5), w(967_000, true, 2, 0.0)];
+        let windows = crate::analyze::window::sample_windows();
         assert_eq!(
             window_sentence(&windows).as_deref(),
             Some("Compacting at 400k tokens would have cost $12.50 less, with 3 more compactions.")
