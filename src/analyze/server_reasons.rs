@@ -206,6 +206,13 @@ mod tests {
             let c = cause_of(class, r::TOOLS_CHANGED);
             assert_eq!((c.key.as_str(), c.from), (r::TOOLS_CHANGED, CauseFrom::Server), "{class:?}");
         }
+        // No known reason: Claude Code's own record of the call next.
+        for reason in ["", r::UNAVAILABLE] {
+            let c = cause_of(CacheClass::ShapeChange, reason);
+            assert_eq!((c.key.as_str(), c.from), ("shape_change", CauseFrom::Client), "{reason:?}");
+        }
+        let c = cause_of(CacheClass::ShapeChange, r::SYSTEM_CHANGED);
+        assert_eq!((c.key.as_str(), c.from), (r::SYSTEM_CHANGED, CauseFrom::Server), "the server first");
         // No reason, no diagnosis, or a type it does not know: the inference.
         for reason in ["", r::UNAVAILABLE, "beta_header_changed"] {
             let c = cause_of(CacheClass::Ttl5m, reason);
