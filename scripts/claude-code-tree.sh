@@ -15,4 +15,4 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/cachewise-target}
 CACHEWISE_TREE_OUT="$out" CACHEWISE_TREE_MB="$mb" CACHEWISE_CLAUDE_CODE=required \
-  cargo test --manifest-path "$here/Cargo.toml" --test claude_code -- --ignored --exact tree::claude_code_bench_tree --nocapture
+  cargo test --manifest-path "$here/Cargo.toml" --test suite -- --ignored --exact claude_code::tree::claude_code_bench_tree --nocapture

@@ -5,4 +5,4 @@
 # Prints the server's memory at the end. Takes about two minutes.
 set -eu
 cd "$(dirname "$0")/.."
-exec cargo test --test soak -- --ignored --nocapture soak_fifty_transcripts_twenty_clients_sixty_seconds
+exec cargo test --test suite -- --ignored --nocapture soak::soak_fifty_transcripts_twenty_clients_sixty_seconds

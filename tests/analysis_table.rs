@@ -7,7 +7,7 @@
 //! else it does (nothing, a rebuild, an upgrade of the previous layout).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use cachewise::analyze::analyze;
 use cachewise::ingest::Silent;

@@ -4,7 +4,7 @@
 //! writes the recent part alone.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use cachewise::ingest::Silent;
 use cachewise::pricing::PriceTable;

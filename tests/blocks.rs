@@ -2,7 +2,7 @@
 //! the real binary, over a fixture tree with hand-computed figures.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use chrono::Duration;
 use common::{t0, write, Resp};

@@ -6,7 +6,7 @@
 //! reports a failed write. No run replaces a device node or a link.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::cachewise_in as cachewise;
 use common::{write, Resp};

@@ -7,9 +7,7 @@
 //! memory is this test's.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-#[path = "team/support.rs"]
-mod support;
+use crate::team_support as support;
 
 use cachewise::team::limits::BundleLimits;
 use cachewise::team::read_bundle_limited;

@@ -3,9 +3,7 @@
 //! on push and a clear error on `import`, and the store is left untouched.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-#[path = "team/support.rs"]
-mod support;
+use crate::team_support as support;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};

@@ -6,7 +6,7 @@
 //! about to be deleted unread) in `cache --json`, the summary and `advise`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use cachewise::pricing::PriceTable;
 use cachewise::report::cache::CacheQuery;

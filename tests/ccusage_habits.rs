@@ -5,7 +5,7 @@
 //! `--start-of-week`, `--offline`; fast mode told apart from standard.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use cachewise::report::render::csv_value;
 use common::{title_line, write, Resp};

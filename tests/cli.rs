@@ -2,7 +2,7 @@
 //! CSV, time zones, the summary, exit codes and error messages.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{cachewise, write, Resp};
 use serde_json::Value;

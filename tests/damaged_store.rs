@@ -6,7 +6,7 @@
 //! rebuilt on the next ingest, which says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{append, cachewise, write, Resp};
 use serde_json::Value;

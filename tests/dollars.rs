@@ -2,7 +2,7 @@
 //! one dollar format keeps a negative amount's sign.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{write, Resp};
 use std::path::Path;

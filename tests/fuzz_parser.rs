@@ -8,7 +8,7 @@
 //! fuzz_parser` runs it longer.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use cachewise::ingest::discover::SourceFile;
 use cachewise::ingest::parse::{parse_bytes, FileRows, Start};

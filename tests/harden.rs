@@ -11,9 +11,8 @@
 //! tests against an older build (to show they fail there).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-#[path = "team/support.rs"]
-mod support;
+use crate::common;
+use crate::team_support as support;
 
 use axum::body::Body;
 use axum::http::Request;

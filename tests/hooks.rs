@@ -5,7 +5,7 @@
 //! symlinked settings file, and a second install changes nothing.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use chrono::{DateTime, Duration, Utc};
 use common::{cachewise, t0, write, Resp};

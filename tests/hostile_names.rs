@@ -9,7 +9,7 @@
 //! control character.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::cachewise_in as cachewise;
 use common::{title_line, write, Resp};

@@ -3,7 +3,7 @@
 //! are kept, and no sum wraps; bundles carrying such values are refused.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use cachewise::ingest::Silent;
 use cachewise::pricing::PriceTable;

@@ -3,7 +3,7 @@
 //! store.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use cachewise::ingest::Silent;
 use cachewise::pricing::PriceTable;

@@ -6,7 +6,7 @@
 //! without losing the rows of deleted transcripts.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use cachewise::ingest::Silent;
 use cachewise::model::{Boundary, Compaction};

@@ -6,7 +6,7 @@
 //! that logged calls; bundles carrying the calls.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 #[path = "iterations/props.rs"]
 mod props;
 #[path = "iterations/support.rs"]

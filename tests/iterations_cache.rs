@@ -6,7 +6,7 @@
 //! model mix splits the response by call model, as `report model` does.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::cachewise;
 use serde_json::{json, Value};

@@ -5,7 +5,7 @@
 //! responses), under every filter a report takes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use cachewise::analyze::{advise_with, CacheClass};
 use cachewise::model::{Compaction, Request, MAIN_THREAD};

@@ -6,7 +6,7 @@
 //! refused, never read.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{cachewise, t0, write, Resp};
 use std::process::{Command, Stdio};

@@ -9,7 +9,7 @@
 //! dollars, the difference named.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use cachewise::pricing::PriceTable;
 use cachewise::report::stored_rows::advise;

@@ -24,7 +24,7 @@ use std::process::{Command, Output};
 
 #[path = "otlp/collector.rs"]
 mod collector;
-mod common;
+use crate::common;
 use collector::{attrs, from_logs, from_metrics, points, ready, same_days, Day, Receiver};
 
 const SECRET_HEADER: &str = "Bearer s3cret-header-value";

@@ -5,7 +5,7 @@
 //! leaves that line for the next block.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use cachewise::ingest::discover::SourceFile;
 use cachewise::ingest::parse::{parse_bytes, FileRows, Parser, Start};

@@ -6,7 +6,7 @@
 //! from a transcript, fast mode included; `cachewise prices --json`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use axum::body::Body;
 use axum::http::Request;

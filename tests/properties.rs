@@ -6,7 +6,7 @@
 //! tree yields exactly the totals of its undamaged lines.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use cachewise::ingest::Silent;
 use cachewise::pricing::PriceTable;

@@ -3,7 +3,7 @@
 //! the token and the cent, and every report must add up to the same total.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use cachewise::ingest::Silent;
 use cachewise::pricing::PriceTable;

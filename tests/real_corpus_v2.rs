@@ -6,7 +6,7 @@
 //! without a version change) over the same per-request data.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use cachewise::analyze::{rewrite_premium, CacheClass, TTL_1H_S, TTL_5M_S};
 use cachewise::ingest::Silent;

@@ -5,7 +5,7 @@
 //! deleted transcript at its next refresh.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use chrono::Duration;
 use common::{cachewise, cachewise_in, t0, write, Resp};

@@ -2,7 +2,7 @@
 //! ANSI colour codes, when stderr is not a terminal.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{write, Resp};
 use std::io::{BufRead, BufReader};

@@ -6,7 +6,7 @@
 //! agreement, named in words beside each miss, and carried by team bundles.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{cachewise, cachewise_in, write, Resp};
 use serde_json::{json, Value};

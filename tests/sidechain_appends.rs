@@ -3,7 +3,7 @@
 //! two parts, cut at any line, names every thread as one cold read does.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use cachewise::ingest::Silent;
 use cachewise::pricing::PriceTable;

@@ -6,7 +6,7 @@
 //! (50 files, 20 clients, 60 s) is ignored: `scripts/soak.sh` runs it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{append, write, Resp};
 use serde_json::Value;

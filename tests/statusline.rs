@@ -5,7 +5,7 @@
 //! `--install` on a temporary home.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use chrono::{DateTime, Duration, Utc};
 use common::{append, t0, write, Resp};

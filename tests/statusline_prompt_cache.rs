@@ -6,7 +6,7 @@
 //! often they agreed. Without `prompt_cache` the line is the transcript's.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use chrono::{DateTime, Duration, Utc};
 use common::{cachewise, t0, write, Resp};

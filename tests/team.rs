@@ -17,7 +17,7 @@
 mod checks;
 #[path = "team/columns.rs"]
 mod columns;
-mod common;
+use crate::common;
 #[path = "team/engines.rs"]
 mod engines;
 #[path = "team/engines_real.rs"]
@@ -32,8 +32,7 @@ mod server;
 mod sides;
 #[path = "team/snapshot.rs"]
 mod snapshot;
-#[path = "team/support.rs"]
-mod support;
+use crate::team_support as support;
 #[path = "team/team_sql.rs"]
 mod team_sql;
 #[path = "team/window.rs"]

@@ -3,9 +3,8 @@
 //! data dir then reports the pushed rows once, under the token's user.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-#[path = "team/support.rs"]
-mod support;
+use crate::common;
+use crate::team_support as support;
 
 use common::{write, Resp};
 use serde_json::Value;

@@ -4,7 +4,7 @@
 //! them, on stdout and stderr; JSON escapes them instead.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{title_line, write, Resp};
 use std::path::Path;

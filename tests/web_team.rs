@@ -7,9 +7,8 @@
 //! stay escaped.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-#[path = "team/support.rs"]
-mod support;
+use crate::common;
+use crate::team_support as support;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};

@@ -5,7 +5,7 @@
 //! rewinds distinctly; the overview shows the money lost within the TTL.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
