@@ -166,6 +166,8 @@ fn claude_code_a_long_session_past_a_cheaper_window_is_told_to_compact_now() {
     assert_eq!(advice["compact_now"]["window_tokens"], 200_000, "{advice}");
     let text = String::from_utf8(cachewise(&h, &me, at(10), &["advise", &s]).stdout).unwrap();
     assert!(text.contains("compact now: the prompt is 26") && text.contains("past 200k"), "{text}");
+    let html = checks::page(&h, &me, at(10), &format!("/session/{s}"));
+    assert!(html.contains("compact now: the prompt is 26"), "the session page offers it too");
 }
 
 #[test]

@@ -1,5 +1,0 @@
-pub mod buffer;
-pub mod storage;
-
-pub use buffer::Buffer;
-pub use storage::SharedStorage;
