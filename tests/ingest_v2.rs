@@ -256,6 +256,8 @@ fn cache_names_the_claude_code_version_whose_cache_broke() {
     assert_eq!((newest["version"].as_str(), newest["requests"].as_u64()), (Some("2.1.332"), Some(2)));
     assert_eq!((newest["misses_within_ttl"].as_u64(), newest["misses_per_100"].as_f64()), (Some(1), Some(50.0)));
     assert_eq!(newest["by_cause"]["shape_change"]["misses"], 1);
+    let cause_usd = newest["by_cause"]["shape_change"]["miss_cost_usd"].as_f64().unwrap();
+    assert!((cause_usd - v["classes"]["shape_change"]["miss_cost_usd"].as_f64().unwrap()).abs() < 1e-12);
     assert_eq!(newest["flagged"], false, "two requests are too few to compare");
     let miss = v["classes"]["shape_change"]["miss_cost_usd"].as_f64().unwrap();
     assert!(miss > 0.0 && (newest["misses_within_ttl_usd"].as_f64().unwrap() - miss).abs() < 1e-12);

@@ -50,6 +50,8 @@ pub struct VersionHealth {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct CauseRate {
     pub misses: u64,
+    /// Their miss cost.
+    pub miss_cost_usd: f64,
     pub misses_per_100: f64,
     pub miss_cost_per_100_usd: f64,
 }
@@ -77,7 +79,7 @@ impl VersionTally {
             if let Some(class) = rows.class[i].filter(|k| k.is_miss()) {
                 let cause = v.by_cause.entry(class.as_str()).or_default();
                 cause.misses += 1;
-                cause.miss_cost_per_100_usd += rows.miss_usd[i];
+                cause.miss_cost_usd += rows.miss_usd[i];
                 if !class.is_idle() {
                     v.misses_within_ttl += 1;
                     v.misses_within_ttl_usd += rows.miss_usd[i];
@@ -108,7 +110,7 @@ fn finish(mut v: VersionHealth, read: u64, prompt: u64) -> VersionHealth {
     v.miss_cost_per_100_usd = per_100(v.misses_within_ttl_usd);
     for cause in v.by_cause.values_mut() {
         cause.misses_per_100 = per_100(cause.misses as f64);
-        cause.miss_cost_per_100_usd = per_100(cause.miss_cost_per_100_usd);
+        cause.miss_cost_per_100_usd = per_100(cause.miss_cost_usd);
     }
     v
 }
