@@ -86,7 +86,7 @@ pub struct WindowWhatIf {
     /// True for the model's default (what happened).
     pub default: bool,
     pub cost_usd: f64,
-    /// Compactions the what-if adds to the history's.
+    /// Compactions in the what-if: the history's and those it adds.
     pub compactions: u64,
     pub saving_usd: f64,
 }
@@ -193,7 +193,10 @@ impl CompactNow {
     pub fn sentence(&self) -> String {
         let offer = match self.recommended {
             true => "Compact now".to_owned(),
-            false => format!("If you will go on for {} turns or more, compact now", self.pays_off_after_turns),
+            false => format!(
+                "If you will go on for {} or more, compact now",
+                crate::model::count::plural(u64::from(self.pays_off_after_turns), "turn", "turns")
+            ),
         };
         format!(
             "{offer}: the prompt is {}k tokens, past {}k, and over your history compacting at {}k would have cost {} less (with {} more {}).",
