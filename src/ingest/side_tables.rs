@@ -50,9 +50,13 @@ pub(super) fn side_tables(
     Ok((compactions, (titles, changed)))
 }
 
-/// Row order of the `compactions` table: copies of one boundary line are adjacent.
-pub(crate) fn compaction_order(c: &Compaction) -> (&str, &str, DateTime<Utc>, Boundary, &str, &str) {
-    (&c.user, &c.session_id, c.time, c.boundary, &c.uuid, &c.source)
+/// Row order of the `compactions` table: copies of one boundary line are
+/// adjacent, in an order of their own fields (whichever was read first),
+/// so the copy a merge keeps is the same whether the copies came in one
+/// read or in several.
+pub(crate) fn compaction_order(c: &Compaction) -> impl Ord + '_ {
+    let copy = (c.pre_tokens, c.tokens_saved, &c.trigger, c.trigger_written);
+    (&c.user, &c.session_id, c.time, c.boundary, &c.uuid, &c.source, copy)
 }
 
 /// Two rows of one boundary line (a resumed session replays it into another
