@@ -3,8 +3,9 @@
 //! present (zeros included), so the JSON keys are a stable contract. Hands on
 //! `ClassTable` to the summary and its per-day / per-session breakdowns.
 
-use super::classify::{CacheClass, RequestCache};
-use serde::Serialize;
+use super::cache_class::{CacheClass, CLASSES};
+use super::classify::RequestCache;
+use serde::{Serialize, Serializer};
 use std::ops::AddAssign;
 
 /// Count, rebuilt tokens and miss cost of a set of requests.
@@ -37,56 +38,26 @@ impl AddAssign for ClassStats {
     }
 }
 
-/// One `ClassStats` per cache class; serialises as a map with all 11 keys
-/// (cache-model v2: no `unexplained`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct ClassTable {
-    pub hit: ClassStats,
-    pub first: ClassStats,
-    pub compaction: ClassStats,
-    pub model_switch: ClassStats,
-    pub ttl_5m: ClassStats,
-    pub ttl_1h: ClassStats,
-    pub shape_change: ClassStats,
-    pub version_change: ClassStats,
-    pub microcompact: ClassStats,
-    pub context_edit: ClassStats,
-    pub full_rebuild: ClassStats,
+/// One `ClassStats` per cache class, indexed by class; serialises as a map
+/// with every class's name (cache-model v2: no `unexplained`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ClassTable([ClassStats; CLASSES.len()]);
+
+impl Serialize for ClassTable {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(CLASSES.iter().map(|c| (c.name, self.get(c.class))))
+    }
 }
 
 impl ClassTable {
     /// The stats of one class.
     pub fn get(&self, class: CacheClass) -> &ClassStats {
-        match class {
-            CacheClass::Hit => &self.hit,
-            CacheClass::First => &self.first,
-            CacheClass::Compaction => &self.compaction,
-            CacheClass::ModelSwitch => &self.model_switch,
-            CacheClass::Ttl5m => &self.ttl_5m,
-            CacheClass::Ttl1h => &self.ttl_1h,
-            CacheClass::ShapeChange => &self.shape_change,
-            CacheClass::VersionChange => &self.version_change,
-            CacheClass::Microcompact => &self.microcompact,
-            CacheClass::ContextEdit => &self.context_edit,
-            CacheClass::FullRebuild => &self.full_rebuild,
-        }
+        &self.0[class as usize]
     }
 
     /// The stats of one class, to add to.
     pub fn get_mut(&mut self, class: CacheClass) -> &mut ClassStats {
-        match class {
-            CacheClass::Hit => &mut self.hit,
-            CacheClass::First => &mut self.first,
-            CacheClass::Compaction => &mut self.compaction,
-            CacheClass::ModelSwitch => &mut self.model_switch,
-            CacheClass::Ttl5m => &mut self.ttl_5m,
-            CacheClass::Ttl1h => &mut self.ttl_1h,
-            CacheClass::ShapeChange => &mut self.shape_change,
-            CacheClass::VersionChange => &mut self.version_change,
-            CacheClass::Microcompact => &mut self.microcompact,
-            CacheClass::ContextEdit => &mut self.context_edit,
-            CacheClass::FullRebuild => &mut self.full_rebuild,
-        }
+        &mut self.0[class as usize]
     }
 
     /// Adds one classified request to its class.
@@ -106,7 +77,7 @@ impl ClassTable {
 
     /// Requests that were lineage starts.
     pub fn starts(&self) -> u64 {
-        self.first.count + self.compaction.count + self.model_switch.count
+        CacheClass::ALL.iter().filter(|k| k.is_start()).map(|&k| self.get(k).count).sum()
     }
 
     /// Requests that were misses (any cause).

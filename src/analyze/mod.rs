@@ -12,6 +12,7 @@
 mod advice;
 mod advice_options;
 mod advice_text;
+mod cache_class;
 mod class_table;
 mod classify;
 mod claude_code;
@@ -44,6 +45,7 @@ pub use advice::{
 pub use advice_text::{
     claude_code_text, fmt_duration, fmt_tokens, fmt_usd, option_names, DIALOG_COMPACT, DIALOG_RESUME,
 };
+pub use cache_class::{ClassGroup, ClassInfo, CLASSES};
 pub use class_table::{ClassStats, ClassTable};
 pub use classify::{analyze, CacheClass, RequestCache};
 pub use claude_code::{

@@ -60,7 +60,7 @@ impl Default for ServerReasons {
 pub fn agrees(class: CacheClass, reason: &str, expired: bool) -> Option<bool> {
     use CacheClass as C;
     Some(match reason {
-        r::PREVIOUS_MESSAGE_NOT_FOUND => matches!(class, C::Ttl5m | C::Ttl1h) || (class == C::Compaction && expired),
+        r::PREVIOUS_MESSAGE_NOT_FOUND => class.is_idle() || (class == C::Compaction && expired),
         r::MODEL_CHANGED => class == C::ModelSwitch,
         r::SYSTEM_CHANGED | r::TOOLS_CHANGED => {
             matches!(class, C::ContextEdit | C::ShapeChange | C::FullRebuild | C::VersionChange)

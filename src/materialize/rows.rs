@@ -145,14 +145,13 @@ pub fn finish_with(df: DataFrame, w5: Vec<bool>, w1: Vec<bool>) -> PolarsResult<
     let classes = k.str(c::CLASS)?;
     let gaps: Vec<Option<f64>> = df.column(c::GAP_S)?.f64()?.iter().collect();
     let (prev, first_read) = (k.u64(c::EXPECTED_PREFIX)?, k.u64(c::LINEAGE_FIRST_READ)?);
-    let opt = |name: &str| -> PolarsResult<Vec<Option<f64>>> { Ok(df.column(name)?.f64()?.iter().collect()) };
-    let (pin, pout, prm) = (opt(c::RATE_INPUT)?, opt(c::RATE_OUTPUT)?, opt(c::RATE_READ_MULTIPLIER)?);
+    let rates = k.rates()?;
     let expiry: Vec<bool> = df.column(c::KEEP_WARM_PING_USD)?.f64()?.iter().map(|v| v.is_some()).collect();
     let mut p5 = Vec::with_capacity(df.height());
     let mut p1 = Vec::with_capacity(df.height());
     let mut backtest = Vec::with_capacity(df.height());
     for i in 0..df.height() {
-        let rates = Rates::stored(pin[i], pout[i], prm[i]);
+        let rates = rates[i];
         let class = CacheClass::parse(classes[i]).unwrap_or(CacheClass::First);
         let row = PolicyRow {
             tokens: &tokens[i],

@@ -71,7 +71,7 @@ pub fn reconcile_line(u: &crate::report::cache::Reconcile) -> String {
 pub fn render_cache(r: &CacheReport, layout: Layout) -> String {
     let s = &r.total;
     let mut out = String::new();
-    let misses = s.classes.ttl_5m.count + s.classes.ttl_1h.count;
+    let misses: u64 = CacheClass::ALL.iter().filter(|c| c.is_idle()).map(|&c| s.classes.get(c).count).sum();
     for w in &r.warnings {
         let _ = writeln!(out, "Warning: {w}");
     }

@@ -12,7 +12,6 @@ use super::usage::{SessionCache, UsageReport};
 use super::ReportError;
 use crate::analyze::{cause_of, CacheClass, ServerReasons};
 use crate::model::columns as c;
-use crate::pricing::Rates;
 use crate::store::frames::Cols;
 use crate::store::view::StoreView;
 use polars::prelude::*;
@@ -184,10 +183,9 @@ impl DailyClassCosts {
     pub fn add(&mut self, df: &DataFrame) -> PolarsResult<()> {
         let k = Cols(df);
         let (time, model, tokens, web) = (k.time(c::TIME)?, k.str(c::MODEL)?, k.tokens()?, k.u64(c::WEB_SEARCH)?);
-        let rate = |name: &str| -> PolarsResult<Vec<Option<f64>>> { Ok(df.column(name)?.f64()?.iter().collect()) };
-        let (pin, pout, prm) = (rate(c::RATE_INPUT)?, rate(c::RATE_OUTPUT)?, rate(c::RATE_READ_MULTIPLIER)?);
+        let rates = k.rates()?;
         for i in 0..df.height() {
-            let rates = Rates::stored(pin[i], pout[i], prm[i]);
+            let rates = rates[i];
             let cost = crate::pricing::split(rates.as_ref(), &tokens[i], web[i]);
             let models = self.by.entry(self.days.day(time[i].timestamp_millis())).or_default();
             match models.get_mut(model[i]) {

@@ -51,8 +51,6 @@ impl<'a> SplitRows<'a> {
     /// The rows of `df` (analysis rows with `COLUMNS`).
     pub fn of(df: &'a DataFrame) -> PolarsResult<SplitRows<'a>> {
         let k = Cols(df);
-        let rate = |name: &str| -> PolarsResult<Vec<Option<f64>>> { Ok(df.column(name)?.f64()?.iter().collect()) };
-        let (pin, pout, prm) = (rate(c::RATE_INPUT)?, rate(c::RATE_OUTPUT)?, rate(c::RATE_READ_MULTIPLIER)?);
         Ok(SplitRows {
             user: k.str(c::USER)?,
             session: k.str(c::SESSION_ID)?,
@@ -63,7 +61,7 @@ impl<'a> SplitRows<'a> {
             miss_usd: k.f64(c::MISS_COST_USD)?,
             actual_usd: k.f64(c::ACTUAL_USD)?,
             tokens: k.tokens()?,
-            rates: (0..df.height()).map(|i| Rates::stored(pin[i], pout[i], prm[i])).collect(),
+            rates: k.rates()?,
         })
     }
 

@@ -1,6 +1,7 @@
-//! Every key a user could meet, in words: the cache classes, the idle-gap
-//! buckets, the compaction triggers and boundaries, and the advice's
-//! decisions, one table (`LABELS`) with each key's group and its label. The
+//! Every key a user could meet, in words: the cache classes (their words
+//! are the class table's, `analyze::CLASSES`), and in one table here
+//! (`LABELS`, each key with its group and label) the idle-gap buckets, the
+//! compaction triggers and boundaries and the advice's decisions. The
 //! terminal reports, the pages and the charts say these words; JSON keeps
 //! the keys (they are the stable names). Also `plural`, the one way a
 //! count is written beside its noun.
@@ -11,8 +12,6 @@ use crate::model::Boundary;
 /// What kind of key a label names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Group {
-    /// What the cache did at a request (`CacheClass`).
-    Class,
     /// How long the request before it rested (`GapBucket`).
     IdleGap,
     /// Why a conversation was compacted.
@@ -37,18 +36,7 @@ const fn l(group: Group, key: &'static str, words: &'static str) -> Label {
 }
 
 /// The table.
-pub const LABELS: [Label; 24] = [
-    l(Group::Class, "hit", "read from cache"),
-    l(Group::Class, "first", "first request of a conversation"),
-    l(Group::Class, "compaction", "first request after a compaction"),
-    l(Group::Class, "model_switch", "model changed"),
-    l(Group::Class, "ttl_5m", "expired after 5 minutes idle"),
-    l(Group::Class, "ttl_1h", "expired after an hour idle"),
-    l(Group::Class, "shape_change", "system prompt or tools changed"),
-    l(Group::Class, "version_change", "Claude Code upgraded"),
-    l(Group::Class, "microcompact", "old tool results cleared"),
-    l(Group::Class, "context_edit", "prompt edited (its start still cached)"),
-    l(Group::Class, "full_rebuild", "rebuilt although still warm"),
+pub const LABELS: [Label; 13] = [
     l(Group::IdleGap, "le_5m", "5 minutes or less"),
     l(Group::IdleGap, "5m_1h", "5 minutes to an hour"),
     l(Group::IdleGap, "gt_1h", "over an hour"),
@@ -74,9 +62,9 @@ fn known(group: Group, key: &str) -> &'static str {
     words(group, key).unwrap_or("other")
 }
 
-/// A cache class in words.
+/// A cache class in words (the class table's, `analyze::CLASSES`).
 pub fn class(c: CacheClass) -> &'static str {
-    known(Group::Class, c.as_str())
+    c.words()
 }
 
 /// The cause a person reads (`analyze::cause_of`) in words: the server's
@@ -146,9 +134,6 @@ mod tests {
 
     #[test]
     fn every_key_has_words() {
-        for c in CacheClass::ALL {
-            assert!(words(Group::Class, c.as_str()).is_some(), "{c:?}");
-        }
         for b in [GapBucket::Le5m, GapBucket::From5mTo1h, GapBucket::Gt1h] {
             assert!(words(Group::IdleGap, b.as_str()).is_some(), "{b:?}");
         }

@@ -11,7 +11,6 @@ use crate::analyze::{
     resumability, shared_prefix, NotResumable, ResumePremium, StaleSession, WarmPrefixes, SHARED_PREFIX_WINDOW_S,
 };
 use crate::model::columns as c;
-use crate::pricing::Rates;
 use crate::store::claude::ClaudeState;
 use crate::store::frames::Cols;
 use crate::store::view::StoreView;
@@ -94,14 +93,13 @@ pub fn resume_states_of(
     let (version, first_read) = (k.str(c::VERSION)?, k.u64(c::LINEAGE_FIRST_READ)?);
     let (time, ttl, premium, tokens) =
         (k.time(c::TIME)?, k.u64(c::TTL_AFTER_S)?, k.f64(c::RESUME_PREMIUM_USD)?, k.prompts()?);
-    let rate = |name: &str| -> PolarsResult<Vec<Option<f64>>> { Ok(df.column(name)?.f64()?.iter().collect()) };
-    let (pin, pout, prm) = (rate(c::RATE_INPUT)?, rate(c::RATE_OUTPUT)?, rate(c::RATE_READ_MULTIPLIER)?);
+    let rates = k.rates()?;
     Ok((0..df.height())
         .map(|i| {
             let ttl_s = u32::try_from(ttl[i]).unwrap_or(u32::MAX);
             let (idle_s, expires_at, is_warm) = StaleSession::at(time[i], ttl_s, now);
             let rs = shared_prefix(first_read[i], tokens[i], warm.warm(model[i], version[i]));
-            let rates = Rates::stored(pin[i], pout[i], prm[i]);
+            let rates = rates[i];
             let p = ResumePremium::of(rates.as_ref(), tokens[i], rs, ttl_s);
             let (days, deleted) =
                 claude.map_or((u64::MAX, false), |k| (k.settings.cleanup_days(), k.deleted.contains(sid[i])));

@@ -10,7 +10,6 @@ use crate::analyze::limits::Priced;
 use crate::analyze::{advise_in, resumability, Advice, CacheClass, RequestCache, WarmPrefixes};
 use crate::model::columns::{self as c, ANALYSIS_REQUEST, VERDICT};
 use crate::model::{Compaction, Request};
-use crate::pricing::Rates;
 use crate::store::analysis::collect_sessions;
 use crate::store::frames::{requests_of, Cols};
 use crate::store::view::StoreView;
@@ -45,8 +44,7 @@ pub fn verdicts_of(df: &DataFrame) -> PolarsResult<Vec<RequestCache>> {
     let (prefix, lost, rebuilt) = (k.u64(c::EXPECTED_PREFIX)?, k.u64(c::LOST_TOKENS)?, k.u64(c::REBUILT_TOKENS)?);
     let miss = k.f64(c::MISS_COST_USD)?;
     let first_read = k.u64(c::LINEAGE_FIRST_READ)?;
-    let rate = |name: &str| -> PolarsResult<Vec<Option<f64>>> { Ok(df.column(name)?.f64()?.iter().collect()) };
-    let (pin, pout, prm) = (rate(c::RATE_INPUT)?, rate(c::RATE_OUTPUT)?, rate(c::RATE_READ_MULTIPLIER)?);
+    let rates = k.rates()?;
     let secs = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
     (0..df.height())
         .map(|i| {
@@ -66,7 +64,7 @@ pub fn verdicts_of(df: &DataFrame) -> PolarsResult<Vec<RequestCache>> {
                 prev: None,
                 lineage_first: i,
                 lineage_first_read: first_read[i],
-                rates: Rates::stored(pin[i], pout[i], prm[i]),
+                rates: rates[i],
             })
         })
         .collect()

@@ -5,6 +5,7 @@
 
 use crate::model::columns as c;
 use crate::model::TokenCounts;
+use crate::pricing::Rates;
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
 
@@ -121,6 +122,13 @@ impl<'a> Cols<'a> {
                 output: output[i],
             })
             .collect())
+    }
+    /// The rates each analysis row paid, from its three rate columns (None
+    /// for a model without a price, whose columns are null).
+    pub fn rates(&self) -> PolarsResult<Vec<Option<Rates>>> {
+        let rate = |name: &str| -> PolarsResult<Vec<Option<f64>>> { Ok(self.0.column(name)?.f64()?.iter().collect()) };
+        let (pin, pout, prm) = (rate(c::RATE_INPUT)?, rate(c::RATE_OUTPUT)?, rate(c::RATE_READ_MULTIPLIER)?);
+        Ok((0..self.0.height()).map(|i| Rates::stored(pin[i], pout[i], prm[i])).collect())
     }
     /// The prompt of each row: input, cache writes and cache read (no output).
     pub fn prompts(&self) -> PolarsResult<Vec<u64>> {

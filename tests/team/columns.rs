@@ -6,7 +6,7 @@
 
 use super::common::t0;
 use super::support::{prices, row};
-use cachewise::analyze::{analyze, ClassTable};
+use cachewise::analyze::{analyze, CacheClass, ClassTable};
 use cachewise::ingest::Rows;
 use cachewise::model::columns as c;
 use cachewise::model::Request;
@@ -100,9 +100,17 @@ fn report_team_from_columns_equals_the_cache_model_per_person() {
         assert_eq!(report.rows.len(), 3);
         for r in &report.rows {
             let classes = &want[&r.user];
-            assert_eq!(got_classes[&r.user].ttl_5m.count, classes.ttl_5m.count, "{}", r.user);
+            assert_eq!(
+                got_classes[&r.user].get(CacheClass::Ttl5m).count,
+                classes.get(CacheClass::Ttl5m).count,
+                "{}",
+                r.user
+            );
             assert_eq!(got_classes[&r.user].requests(), classes.requests(), "{}", r.user);
-            assert!(classes.ttl_5m.count > 0 && classes.ttl_1h.count > 0, "the fixture has expiries");
+            assert!(
+                classes.get(CacheClass::Ttl5m).count > 0 && classes.get(CacheClass::Ttl1h).count > 0,
+                "the fixture has expiries"
+            );
             assert!(close(r.figures.idle_cost_usd, classes.idle_cost_usd()), "{}: {}", r.user, r.figures.idle_cost_usd);
             assert!(close(r.figures.edit_cost_usd, classes.edit_cost_usd()));
             assert_eq!(r.machines, ["laptop"]);

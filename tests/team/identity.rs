@@ -44,9 +44,12 @@ fn thread_identity_includes_the_user_in_team_figures() {
         cache_report(&data, &CacheQuery { query, session: None }, now)
     };
     let all = report(None).total.classes;
-    assert_eq!((all.hit.count, all.first.count, all.context_edit.count), (1, 2, 1));
+    assert_eq!(
+        (all.get(CacheClass::Hit).count, all.get(CacheClass::First).count, all.get(CacheClass::ContextEdit).count),
+        (1, 2, 1)
+    );
     // bob's edit: min(60,004, 60,015) - 10,000 = 50,004 lost, rebuilt min(50,004, 50,015).
-    assert_eq!(all.context_edit.rebuilt_tokens, 50_004);
+    assert_eq!(all.get(CacheClass::ContextEdit).rebuilt_tokens, 50_004);
     let (a, b) = (report(Some("alice")).total.classes, report(Some("bob")).total.classes);
     for k in CacheClass::ALL {
         assert_eq!(all.get(k).count, a.get(k).count + b.get(k).count, "{k:?}");

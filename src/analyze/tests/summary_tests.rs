@@ -3,7 +3,7 @@
 //! and the JSON contract keys.
 
 use super::fixtures::*;
-use crate::analyze::{analyze, summarize, utc_day, CacheSummary, GapBucket, SummaryOptions};
+use crate::analyze::{analyze, summarize, utc_day, CacheClass, CacheSummary, GapBucket, SummaryOptions};
 use crate::model::{Compaction, Request};
 use std::collections::HashMap;
 
@@ -45,9 +45,16 @@ fn buckets_classes_ratios_and_mix() {
     assert_eq!(t.idle_buckets.gt_1h.rebuilt_tokens, 10_805);
     assert_close(t.idle_buckets.gt_1h.miss_cost_usd, 10_805.0 * 1.9);
     assert_eq!(t.idle_buckets.le_5m.rebuilt_tokens + t.idle_buckets.from_5m_to_1h.rebuilt_tokens, 0);
-    assert_eq!((t.classes.first.count, t.classes.hit.count, t.classes.ttl_1h.count), (1, 4, 1));
-    assert_eq!(t.classes.first.rebuilt_tokens, 10_001);
-    assert_close(t.classes.first.miss_cost_usd, 10_001.0 * 1.9);
+    assert_eq!(
+        (
+            t.classes.get(CacheClass::First).count,
+            t.classes.get(CacheClass::Hit).count,
+            t.classes.get(CacheClass::Ttl1h).count
+        ),
+        (1, 4, 1)
+    );
+    assert_eq!(t.classes.get(CacheClass::First).rebuilt_tokens, 10_001);
+    assert_close(t.classes.get(CacheClass::First).miss_cost_usd, 10_001.0 * 1.9);
     assert_close(t.idle_cost_usd, 10_805.0 * 1.9);
     let (read, write) = (41_210.0, 21_605.0);
     assert_close(t.hit_ratio_tokens.unwrap(), read / (read + write + 6.0));
@@ -61,7 +68,7 @@ fn gaps_before_lineage_starts_are_bucketed() {
     let s = summary(&reqs, &[], 4000.0);
     assert_eq!(s.total.idle_buckets.gt_1h.count, 1);
     assert_eq!(s.total.idle_buckets.gt_1h.rebuilt_tokens, 10_012);
-    assert_eq!(s.total.classes.model_switch.count, 1);
+    assert_eq!(s.total.classes.get(CacheClass::ModelSwitch).count, 1);
     assert_eq!(s.total.idle_cost_usd, 0.0);
     assert_eq!(s.total.hit_ratio_requests, None);
 }
@@ -74,7 +81,7 @@ fn per_day_and_per_session_breakdowns() {
     let days: Vec<&str> = s.by_day.iter().map(|d| d.day.as_str()).collect();
     assert_eq!(days, ["2026-02-01", "2026-02-02"]);
     assert_eq!(s.by_day[0].stats.requests, 6);
-    assert_eq!(s.by_day[1].stats.classes.first.count, 1);
+    assert_eq!(s.by_day[1].stats.classes.get(CacheClass::First).count, 1);
     assert_eq!(s.by_session.len(), 2);
     assert_eq!((s.by_session[0].session_id.as_str(), s.by_session[0].title.as_str()), ("s", "A title"));
     assert_eq!(s.by_session[0].last, at(7805.002));
@@ -134,7 +141,7 @@ fn summarize_where_keeps_classes_from_the_whole_thread() {
     // Only the last request of "s": still a ttl_1h miss, not a first.
     let last = at(7805.002);
     let s = crate::analyze::summarize_where(&reqs, &caches, &opts, &|r| r.session_id == "s" && r.time == last);
-    assert_eq!((s.total.requests, s.total.classes.ttl_1h.count), (1, 1));
+    assert_eq!((s.total.requests, s.total.classes.get(CacheClass::Ttl1h).count), (1, 1));
     assert_eq!(s.by_session.len(), 1);
     let stale: Vec<&str> = s.stale.iter().map(|x| x.session_id.as_str()).collect();
     assert_eq!(stale, ["s"]);

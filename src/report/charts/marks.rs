@@ -5,23 +5,24 @@
 //! colour and legend entry. Hands on `MARKS` and `mark_of` to `timeline`.
 
 use super::palette;
+use crate::analyze::CacheClass as C;
 use crate::report::timeline::TimelineRow;
 use plotters::style::RGBColor;
 
 /// Marks over a bar: TTL and version misses, each cause of a miss within
 /// the TTL (cache model v2), and rewinds, each in its own colour.
+/// A class's mark says the class table's words (`analyze::CLASSES`).
 pub(super) const MARKS: [(RGBColor, &str); 6] = [
     (palette::MISS, "miss (expired or upgrade)"),
-    (palette::MICROCOMPACT, "microcompact"),
-    (palette::CONTEXT_EDIT, "context edit"),
-    (palette::FULL_REBUILD, "full rebuild"),
+    (palette::MICROCOMPACT, C::Microcompact.words()),
+    (palette::CONTEXT_EDIT, C::ContextEdit.words()),
+    (palette::FULL_REBUILD, C::FullRebuild.words()),
     (palette::REWIND, "rewind"),
-    (palette::SHAPE_CHANGE, "system prompt or tools changed"),
+    (palette::SHAPE_CHANGE, C::ShapeChange.words()),
 ];
 
 /// The mark of one request, if any.
 pub(super) fn mark_of(r: &TimelineRow) -> Option<(RGBColor, &'static str)> {
-    use crate::analyze::CacheClass as C;
     match r.class {
         C::Microcompact => Some(MARKS[1]),
         C::ContextEdit => Some(MARKS[2]),
