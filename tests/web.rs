@@ -9,10 +9,11 @@ use crate::common;
 
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
+use cachewise::model::format::usd as dollars;
 use cachewise::model::{SessionTitle, TitleKind};
 use cachewise::pricing::PriceTable;
 use cachewise::report::query::{Grouping, Query};
-use cachewise::report::render::{dollars, usage_json};
+use cachewise::report::render::usage_json;
 use cachewise::report::usage::usage;
 use cachewise::store::Store;
 use cachewise::synth::{generate, SynthSpec};

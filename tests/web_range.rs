@@ -12,8 +12,8 @@ use crate::common;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
+use cachewise::model::format::usd as dollars;
 use cachewise::pricing::PriceTable;
-use cachewise::report::render::dollars;
 use cachewise::store::Store;
 use cachewise::synth::{generate, SynthSpec};
 use cachewise::web::{app, AppState};
@@ -97,7 +97,7 @@ async fn a_range_on_cache_equals_the_cli_cache_report_of_those_days() {
     }
     let hit = format!("{:.1}%", cli["hit_ratio_tokens"].as_f64().unwrap() * 100.0);
     assert!(text.contains(&hit), "hit ratio {hit}");
-    let hits = cachewise::report::render::thousands(cli["classes"]["hit"]["count"].as_u64().unwrap());
+    let hits = cachewise::model::format::thousands(cli["classes"]["hit"]["count"].as_u64().unwrap());
     assert!(text.contains(&hits), "hits {hits}");
     assert!(text.contains(&format!("{SINCE} to {UNTIL}")), "the page says its days");
     let whole_page = text_of(&page(&st, "/cache").await);

@@ -12,10 +12,10 @@ use crate::team_support as support;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
+use cachewise::model::format::usd as dollars;
 use cachewise::model::Request as Row;
 use cachewise::pricing::PriceTable;
 use cachewise::report::query::Query;
-use cachewise::report::render::dollars;
 use cachewise::report::team::team;
 use cachewise::store::Store;
 use cachewise::team::import::{import, Incoming};

@@ -5,33 +5,7 @@
 
 use super::advice::{Advice, Recommendation, MAX_BREAK_EVEN_TURNS};
 use super::stale::NotResumable;
-use crate::model::count::plural;
-
-/// Dollars, sign-correct: the one dollar format (`model::money::usd`).
-pub use crate::model::money::usd as fmt_usd;
-
-/// Tokens rounded to thousands (`182k`), exact below 1000.
-pub fn fmt_tokens(n: f64) -> String {
-    if n.abs() < 1000.0 {
-        format!("{n:.0}")
-    } else {
-        format!("{:.0}k", n / 1000.0)
-    }
-}
-
-/// A duration in the largest sensible unit.
-pub fn fmt_duration(secs: f64) -> String {
-    let s = secs.abs();
-    if s < 90.0 {
-        format!("{s:.0} s")
-    } else if s < 90.0 * 60.0 {
-        format!("{:.0} min", s / 60.0)
-    } else if s < 48.0 * 3600.0 {
-        format!("{:.1} h", s / 3600.0)
-    } else {
-        format!("{:.1} days", s / 86400.0)
-    }
-}
+use crate::model::format::{duration_words, plural, tokens_rounded, usd};
 
 /// The cache-state sentence.
 fn cache_state(a: &Advice) -> String {
@@ -41,16 +15,16 @@ fn cache_state(a: &Advice) -> String {
         let left = (a.expires_at - a.last).as_seconds_f64() - a.idle_s;
         format!(
             "The cache is warm for another {} ({ttl} TTL, expires {}); resuming reads the {} tokens of context from cache.",
-            fmt_duration(left),
+            duration_words(left),
             a.expires_at.format("%Y-%m-%d %H:%M UTC"),
-            fmt_tokens(p)
+            tokens_rounded(p)
         )
     } else {
         format!(
             "The cache expired {} ago ({ttl} TTL); resuming re-writes {} tokens ({} more than a warm read).",
-            fmt_duration(a.idle_s - f64::from(a.ttl_s)),
-            fmt_tokens(p - a.shared_prefix_tokens as f64),
-            fmt_usd(a.cold_resume_usd)
+            duration_words(a.idle_s - f64::from(a.ttl_s)),
+            tokens_rounded(p - a.shared_prefix_tokens as f64),
+            usd(a.cold_resume_usd)
         ) + &shared_prefix_text(a)
     }
 }
@@ -61,7 +35,7 @@ fn shared_prefix_text(a: &Advice) -> String {
         0 => String::new(),
         rs => format!(
             " The first {} tokens (system prompt and tools) are still cached from recent use.",
-            fmt_tokens(rs as f64)
+            tokens_rounded(rs as f64)
         ),
     }
 }
@@ -71,8 +45,8 @@ fn keep_warm_text(a: &Advice) -> String {
     match &a.keep_warm {
         Some(k) => format!(
             " Keeping this session warm through its last break would have cost {} and saved {}.",
-            fmt_usd(k.cost_usd),
-            fmt_usd(k.miss_cost_usd)
+            usd(k.cost_usd),
+            usd(k.miss_cost_usd)
         ),
         None => String::new(),
     }
@@ -123,10 +97,10 @@ fn comparison(a: &Advice) -> String {
     let (resume, compact) = option_names(a);
     let verdict = match a.recommendation {
         Recommendation::Compact => {
-            format!("{} saves {} over {over}.", capitalise(&compact), fmt_usd(diff))
+            format!("{} saves {} over {over}.", capitalise(&compact), usd(diff))
         }
         Recommendation::Resume => {
-            format!("{} is {} cheaper than {compact} over {over}.", capitalise(&resume), fmt_usd(diff))
+            format!("{} is {} cheaper than {compact} over {over}.", capitalise(&resume), usd(diff))
         }
         Recommendation::Restart => return "Only a new session is possible.".to_owned(),
     };
@@ -171,18 +145,18 @@ pub fn explain(a: &Advice) -> String {
     s.push_str(&format!(
         " Over {}: resume {}, compact then continue {}, start fresh {}. ",
         turns(a.turns),
-        fmt_usd(o.resume_usd),
-        fmt_usd(o.compact_usd),
-        fmt_usd(o.restart_usd)
+        usd(o.resume_usd),
+        usd(o.compact_usd),
+        usd(o.restart_usd)
     ));
     s.push_str(&comparison(a));
     match a.history_premium_usd {
         _ if a.not_resumable.is_some() => {}
         p if p > 0.0 => s.push_str(&format!(
             " Keeping the conversation costs {} more than starting fresh; weigh that against re-explaining the work.",
-            fmt_usd(p)
+            usd(p)
         )),
-        p => s.push_str(&format!(" Keeping the conversation also costs {} less than starting fresh.", fmt_usd(-p))),
+        p => s.push_str(&format!(" Keeping the conversation also costs {} less than starting fresh.", usd(-p))),
     }
     s.push_str(&keep_warm_text(a));
     if !a.inputs.priced {

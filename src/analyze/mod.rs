@@ -42,9 +42,7 @@ pub use advice::{
     advise, advise_in, advise_with, Advice, AdviceInputs, AdviceOptions, InputSource, ProjectMedians, Recommendation,
     DEFAULT_GROWTH_TOKENS, FALLBACK_SUMMARY_SHARE, MAX_BREAK_EVEN_TURNS, MIN_SUMMARY_TOKENS,
 };
-pub use advice_text::{
-    claude_code_text, fmt_duration, fmt_tokens, fmt_usd, option_names, DIALOG_COMPACT, DIALOG_RESUME,
-};
+pub use advice_text::{claude_code_text, option_names, DIALOG_COMPACT, DIALOG_RESUME};
 pub use cache_class::{ClassGroup, ClassInfo, CLASSES};
 pub use class_table::{ClassStats, ClassTable};
 pub use classify::{analyze, CacheClass, RequestCache};

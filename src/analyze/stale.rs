@@ -61,7 +61,7 @@ impl NotResumable {
             NotResumable::PastCleanup => {
                 format!(
                     "idle longer than Claude Code keeps transcripts ({})",
-                    crate::model::count::plural(cleanup_days, "day", "days")
+                    crate::model::format::plural(cleanup_days, "day", "days")
                 )
             }
             NotResumable::NoMainThread => "no main conversation (sub-agents only)".to_owned(),

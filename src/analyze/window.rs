@@ -195,7 +195,7 @@ impl CompactNow {
             true => "Compact now".to_owned(),
             false => format!(
                 "If you will go on for {} or more, compact now",
-                crate::model::count::plural(u64::from(self.pays_off_after_turns), "turn", "turns")
+                crate::model::format::plural(u64::from(self.pays_off_after_turns), "turn", "turns")
             ),
         };
         format!(
@@ -203,8 +203,8 @@ impl CompactNow {
             self.prompt_tokens / 1000,
             self.window_tokens / 1000,
             self.window_tokens / 1000,
-            crate::model::money::usd(self.saving_usd),
-            crate::model::count::thousands(self.compactions),
+            crate::model::format::usd(self.saving_usd),
+            crate::model::format::thousands(self.compactions),
             if self.compactions == 1 { "compaction" } else { "compactions" },
         )
     }

@@ -8,11 +8,11 @@
 use super::plan::Plan;
 use super::run::refresh;
 use super::{ReportOpts, UsageError};
+use crate::model::format::thousands;
 use crate::model::NameFault;
 use crate::report::cell::term;
 use crate::report::labels::plural;
 use crate::report::query::Grouping;
-use crate::report::render::thousands;
 use crate::report::team::{self as team_report, window_warning, TeamFormat};
 use crate::team::export::{default_machine, write_file};
 use crate::team::file::Written;

@@ -12,7 +12,8 @@
 
 pub mod install;
 
-use crate::analyze::{fmt_duration, fmt_usd, option_names, Advice, Recommendation};
+use crate::analyze::{option_names, Advice, Recommendation};
+use crate::model::format::{duration_words, usd};
 use crate::model::stdin::{json_object, StdinError};
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
@@ -76,19 +77,19 @@ pub fn message(advice: &Advice, input: &SessionStart, now: DateTime<Utc>, tz: Tz
     let ttl = if advice.ttl_s >= 3600 { "1 h" } else { "5 min" };
     let claude = input
         .estimated_cache_write_usd
-        .map(|usd| format!(" (Claude Code estimates {} for re-caching the whole context)", fmt_usd(usd)))
+        .map(|x| format!(" (Claude Code estimates {} for re-caching the whole context)", usd(x)))
         .unwrap_or_default();
     let first = match advice.warm {
         true => format!(
             "cachewise: the cache is warm until {} ({ttl} TTL); if it goes cold, the next message pays +{}{claude}.",
             at(advice.expires_at),
-            fmt_usd(advice.cold_resume_usd)
+            usd(advice.cold_resume_usd)
         ),
         false => format!(
             "cachewise: the cache went cold at {} ({} idle); the next message re-writes it: +{}{claude}.",
             at(advice.expires_at),
-            fmt_duration(advice.idle_s),
-            fmt_usd(advice.cold_resume_usd)
+            duration_words(advice.idle_s),
+            usd(advice.cold_resume_usd)
         ),
     };
     let (resume, compact) = option_names(advice);
@@ -101,9 +102,9 @@ pub fn message(advice: &Advice, input: &SessionStart, now: DateTime<Utc>, tz: Tz
     format!(
         "{first}\nOver the next {} turns: {resume} {} · {compact} {} · start fresh {}. Recommended: {pick}.",
         advice.turns,
-        fmt_usd(o.resume_usd),
-        fmt_usd(o.compact_usd),
-        fmt_usd(o.restart_usd)
+        usd(o.resume_usd),
+        usd(o.compact_usd),
+        usd(o.restart_usd)
     )
 }
 

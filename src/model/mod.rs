@@ -5,7 +5,7 @@
 
 pub mod calls;
 pub mod columns;
-pub mod count;
+pub mod format;
 pub mod limits;
 pub mod money;
 pub mod name;

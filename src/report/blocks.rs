@@ -10,11 +10,12 @@
 
 use super::fit::{self, Col, Layout};
 use super::query::Query;
-use super::render::{dollars, thousands, totals_json};
+use super::render::totals_json;
 use super::usage::Totals;
 use super::ReportError;
-use crate::analyze::fmt_duration;
 use crate::model::columns as c;
+use crate::model::format::duration_words;
+use crate::model::format::{thousands, usd};
 use crate::model::Request;
 use crate::store::frames::requests_from;
 use crate::store::view::StoreView;
@@ -181,7 +182,7 @@ pub fn to_table(blocks: &[Block], layout: Layout) -> String {
     for b in blocks {
         let state = match (b.gap, b.left_s) {
             (true, _) => "gap".to_owned(),
-            (false, Some(left)) => format!("active, {} left", fmt_duration(left as f64)),
+            (false, Some(left)) => format!("active, {} left", duration_words(left as f64)),
             (false, None) => String::new(),
         };
         let k = &b.totals.tokens;
@@ -192,16 +193,16 @@ pub fn to_table(blocks: &[Block], layout: Layout) -> String {
             state,
             figure(thousands(b.totals.requests)),
             figure(thousands(k.prompt() + k.output)),
-            figure(dollars(b.totals.cost_usd)),
-            b.burn_rate_usd_per_h.map(dollars).unwrap_or_default(),
-            b.projected_usd.map(dollars).unwrap_or_default(),
+            figure(usd(b.totals.cost_usd)),
+            b.burn_rate_usd_per_h.map(usd).unwrap_or_default(),
+            b.projected_usd.map(usd).unwrap_or_default(),
         ]);
     }
     let t = total(blocks);
     let blocks_n = blocks.iter().filter(|b| !b.gap).count();
     let label = format!("Total ({blocks_n} {})", if blocks_n == 1 { "block" } else { "blocks" });
     let tokens = thousands(t.tokens.prompt() + t.tokens.output);
-    let mut last = vec![label, String::new(), String::new(), thousands(t.requests), tokens, dollars(t.cost_usd)];
+    let mut last = vec![label, String::new(), String::new(), thousands(t.requests), tokens, usd(t.cost_usd)];
     last.extend([String::new(), String::new()]);
     rows.push(last);
     format!("{}\n", fit::table(&COLUMNS, &rows, layout))

@@ -11,8 +11,8 @@ use super::ReportError;
 use crate::analyze::window::{cheapest, window_what_if, Evidence, WindowRow, WindowWhatIf};
 use crate::analyze::LARGE_WINDOW_ABOVE;
 use crate::analyze::{CacheClass, SessionCompaction};
-use crate::model::count::thousands;
-use crate::model::money::usd;
+use crate::model::format::thousands;
+use crate::model::format::usd;
 use crate::model::MAIN_THREAD;
 use crate::store::view::StoreView;
 use chrono::{DateTime, Utc};
@@ -205,7 +205,7 @@ pub fn render(context: &Context) -> String {
             Cell::new(&b.band),
             right(thousands(b.requests)),
             right(usd(b.cost_usd)),
-            right(b.share.map_or_else(|| "-".to_owned(), |s| format!("{:.1}%", s * 100.0))),
+            right(crate::model::format::percent(b.share)),
         ]);
     }
     let sentence = window_sentence(&context.windows).map(|s| format!("{s}\n")).unwrap_or_default();

@@ -9,18 +9,12 @@ use super::cache_words::{advice_words, what_if_caption};
 use super::cell;
 use super::fit::{self, Col, Layout};
 use super::labels::{self, plural};
-use super::render::{dollars, thousands};
-use crate::analyze::{
-    fmt_duration, reason_words, Advice, CacheClass, ClassStats, GapBucket, DIALOG_COMPACT, DIALOG_RESUME,
-};
+use crate::analyze::{reason_words, Advice, CacheClass, ClassStats, GapBucket, DIALOG_COMPACT, DIALOG_RESUME};
+use crate::model::format::{duration_words, percent, thousands, usd};
 use crate::pricing::Estimate;
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use std::collections::BTreeMap;
 use std::fmt::Write;
-
-fn pct(x: Option<f64>) -> String {
-    x.map_or_else(|| "n/a".to_owned(), |v| format!("{:.1}%", v * 100.0))
-}
 
 fn stats_table(header: [&str; 4], rows: &[(&str, &ClassStats)]) -> String {
     let mut t = Table::new();
@@ -32,7 +26,7 @@ fn stats_table(header: [&str; 4], rows: &[(&str, &ClassStats)]) -> String {
             Cell::new(name),
             right(thousands(s.count)),
             right(thousands(s.rebuilt_tokens)),
-            right(dollars(s.miss_cost_usd)),
+            right(usd(s.miss_cost_usd)),
         ]);
     }
     format!("{t}\n")
@@ -43,26 +37,26 @@ pub fn reconcile_line(u: &crate::report::cache::Reconcile) -> String {
     let mut line = format!(
         "  {}, {} as `report daily` counts them; the cache model counts {} of conversation threads ({})",
         plural(u.requests, "request", "requests"),
-        dollars(u.cost_usd),
+        usd(u.cost_usd),
         plural(u.thread_requests, "request", "requests"),
-        dollars(u.thread_cost_usd)
+        usd(u.thread_cost_usd)
     );
     if u.advisor_calls > 0 {
         line += &format!(
             ": {} ({}) belong to no thread",
             plural(u.advisor_calls, "advisor call", "advisor calls"),
-            dollars(u.advisor_cost_usd)
+            usd(u.advisor_cost_usd)
         );
     }
     if u.unlogged_calls > 0 {
         line += &format!(
             "; {} ({}) Claude Code paid for but did not write down",
             plural(u.unlogged_calls, "call", "calls"),
-            dollars(u.unlogged_cost_usd)
+            usd(u.unlogged_cost_usd)
         );
     }
     if u.other_usd.abs() >= 0.005 {
-        line += &format!("; {} of responses with no call the cache model reads", dollars(u.other_usd));
+        line += &format!("; {} of responses with no call the cache model reads", usd(u.other_usd));
     }
     line + ".\n"
 }
@@ -82,16 +76,16 @@ pub fn render_cache(r: &CacheReport, layout: Layout) -> String {
     let _ = writeln!(
         out,
         "  Lost to expired caches: {} ({} after idle gaps)",
-        dollars(s.idle_cost_usd),
+        usd(s.idle_cost_usd),
         plural(misses, "rebuild", "rebuilds")
     );
     let w = &s.what_if;
     let _ = writeln!(
         out,
         "  What-if over the conversations' requests (billed {}): all writes 5 min {}, all writes 1 h {}",
-        dollars(w.actual_usd),
-        dollars(w.ttl_5m_usd),
-        dollars(w.ttl_1h_usd)
+        usd(w.actual_usd),
+        usd(w.ttl_5m_usd),
+        usd(w.ttl_1h_usd)
     );
     let _ = writeln!(out, "  -> {}", what_if_caption(w, &s.write_mix));
     let mix = s.write_mix.write_5m_tokens + s.write_mix.write_1h_tokens;
@@ -104,8 +98,8 @@ pub fn render_cache(r: &CacheReport, layout: Layout) -> String {
     let _ = writeln!(
         out,
         "  Hit ratio: {} of prompt tokens read from cache; {} of continuing requests hit; {writes}\n",
-        pct(s.hit_ratio_tokens),
-        pct(s.hit_ratio_requests),
+        percent(s.hit_ratio_tokens),
+        percent(s.hit_ratio_requests),
     );
     if !r.stale.is_empty() {
         out += "Stale sessions (what the next message pays because the cache expired):\n";
@@ -147,7 +141,7 @@ pub fn render_cache(r: &CacheReport, layout: Layout) -> String {
         let _ = writeln!(
             out,
             "Compactions: {comps} seen, costing {} (the summarising request plus the rebuild after it).",
-            dollars(cost)
+            usd(cost)
         );
     }
     if let Some(note) = Estimate::note(&r.estimated_models) {
@@ -167,8 +161,8 @@ fn v3_lines(r: &CacheReport) -> String {
             "Keep-warm: pinging the cache before it expired through {} ({}) would have cost {} and {verdict} {} net{}.",
             plural(k.misses_avoided, "break", "breaks"),
             plural(k.pings, "ping", "pings"),
-            dollars(k.cost_usd),
-            dollars(k.saving_usd.abs()),
+            usd(k.cost_usd),
+            usd(k.saving_usd.abs()),
             match k.left_out_gaps {
                 0 => String::new(),
                 n => format!("; {} over 8 h left out", plural(n, "break", "breaks")),
@@ -182,11 +176,11 @@ fn v3_lines(r: &CacheReport) -> String {
             "How well cachewise priced the {} that really happened: {} paid, predicted {} (off by {}; \
 counting the whole prompt as rewritten, with no shared prefix still warm, predicted {}, off by {}).",
             plural(b.misses, "resume", "resumes"),
-            dollars(b.observed_usd),
-            dollars(b.predicted_usd),
-            pct(b.mae_pct.map(|p| p / 100.0)),
-            dollars(b.v2_predicted_usd),
-            pct(b.v2_mae_pct.map(|p| p / 100.0))
+            usd(b.observed_usd),
+            usd(b.predicted_usd),
+            percent(b.mae_pct.map(|p| p / 100.0)),
+            usd(b.v2_predicted_usd),
+            percent(b.v2_mae_pct.map(|p| p / 100.0))
         );
     }
     out
@@ -252,8 +246,8 @@ fn v2_lines(r: &CacheReport) -> String {
             out,
             "Idle compaction: {} idle over an hour after a prompt of 200k+ tokens cost {} in rebuilt caches; compacting before the cache expired (what Claude Code's idle compaction does) would have cost {}.",
             plural(i.gaps, "time a conversation sat", "times conversations sat"),
-            dollars(i.rebuild_usd),
-            dollars(i.compact_usd)
+            usd(i.rebuild_usd),
+            usd(i.compact_usd)
         );
     } else {
         out += "Idle compaction: no conversation of 200k+ tokens sat idle over an hour, so it had nothing to save.\n";
@@ -290,9 +284,9 @@ pub fn render_advice(a: &Advice) -> String {
     } else {
         ("resume".to_owned(), "compact, continue".to_owned())
     };
-    let _ = writeln!(out, "  {resume:<40} {:>10}", dollars(a.options.resume_usd));
-    let _ = writeln!(out, "  {compact:<40} {:>10}", dollars(a.options.compact_usd));
-    let _ = writeln!(out, "  {:<40} {:>10}", "start over (loses the conversation)", dollars(a.options.restart_usd));
+    let _ = writeln!(out, "  {resume:<40} {:>10}", usd(a.options.resume_usd));
+    let _ = writeln!(out, "  {compact:<40} {:>10}", usd(a.options.compact_usd));
+    let _ = writeln!(out, "  {:<40} {:>10}", "start over (loses the conversation)", usd(a.options.restart_usd));
     let _ = writeln!(out, "{}", words.restart);
     if let Some(now) = &a.compact_now {
         let _ = writeln!(out, "{}", now.sentence());
@@ -346,12 +340,12 @@ pub fn render_misses(rows: &[super::cache::MissRow], layout: Layout) -> String {
                 m.thread.clone(),
                 cause_text(m),
                 named_by(m.cause_from).to_owned(),
-                m.gap_s.map_or_else(String::new, fmt_duration),
-                fmt_duration(f64::from(m.ttl_s)),
+                m.gap_s.map_or_else(String::new, duration_words),
+                duration_words(f64::from(m.ttl_s)),
                 thousands(m.expected_prefix),
                 thousands(m.cache_read),
                 thousands(m.rebuilt_tokens),
-                dollars(m.miss_cost_usd),
+                usd(m.miss_cost_usd),
             ]
         })
         .collect();
@@ -382,8 +376,8 @@ fn stale_table(stale: &[crate::analyze::StaleSession], layout: Layout) -> String
         .map(|st| {
             vec![
                 short_id(&st.session_id).to_owned(),
-                dollars(st.premium_usd),
-                fmt_duration(st.idle_s),
+                usd(st.premium_usd),
+                duration_words(st.idle_s),
                 thousands(st.prompt_tokens),
                 cell::shorten(&st.title, 32),
             ]

@@ -7,8 +7,8 @@
 //! nothing is classified here.
 
 use super::cache_splits::SplitRows;
-use crate::model::count::thousands;
-use crate::model::money::usd;
+use crate::model::format::thousands;
+use crate::model::format::usd;
 use crate::model::TokenCounts;
 use chrono::{DateTime, Utc};
 use comfy_table::presets::UTF8_BORDERS_ONLY;
@@ -222,7 +222,7 @@ pub fn render(versions: &[VersionHealth]) -> String {
             Cell::new(format!("{}{mark}", version_words(v))),
             Cell::new(v.first.format("%Y-%m-%d").to_string()),
             right(thousands(v.requests)),
-            right(v.hit_ratio.map_or_else(|| "-".to_owned(), |r| format!("{:.1}%", r * 100.0))),
+            right(crate::model::format::percent(v.hit_ratio)),
             right(format!("{:.1}", v.misses_per_100)),
             right(usd(v.miss_cost_per_100_usd)),
         ]);

@@ -9,7 +9,7 @@
 
 use super::labels::{decision, plural};
 use crate::analyze::{Advice, Recommendation, WhatIf, WriteMix};
-use crate::model::money::usd;
+use crate::model::format::usd;
 
 /// Cents, as shown.
 fn cents(x: f64) -> i64 {

@@ -38,18 +38,17 @@ impl Unit {
         match self {
             Unit::Usd if v >= 100.0 => format!("${v:.0}"),
             Unit::Usd => format!("${v:.2}"),
-            Unit::Tokens if v >= 1e6 => format!("{:.1}M", v / 1e6),
-            Unit::Tokens if v >= 1e3 => format!("{:.0}k", v / 1e3),
-            Unit::Tokens | Unit::Count => format!("{v:.0}"),
+            Unit::Tokens => crate::model::format::tokens_rounded(v),
+            Unit::Count => format!("{v:.0}"),
         }
     }
 
     /// A value as a tooltip says it: dollars to the cent, tokens exact.
     pub fn exact(self, v: f64) -> String {
         match self {
-            Unit::Usd => crate::model::money::usd(v),
-            Unit::Tokens => format!("{} tokens", crate::report::render::thousands(v.max(0.0).round() as u64)),
-            Unit::Count => crate::report::render::thousands(v.max(0.0).round() as u64),
+            Unit::Usd => crate::model::format::usd(v),
+            Unit::Tokens => format!("{} tokens", crate::model::format::thousands(v.max(0.0).round() as u64)),
+            Unit::Count => crate::model::format::thousands(v.max(0.0).round() as u64),
         }
     }
 }

@@ -101,8 +101,8 @@ pub fn decision(r: Recommendation) -> &'static str {
     }
 }
 
-/// `1 person`, `2 people`: a count and its noun (`model::count::plural`).
-pub use crate::model::count::plural;
+/// `1 person`, `2 people`: a count and its noun (`model::format::plural`).
+pub use crate::model::format::plural;
 
 /// What a session without a title is called: its project's last folder and
 /// the day it began (`spotter, 2026-06-16`), or `session of 2026-06-16`

@@ -11,7 +11,8 @@
 use super::blocks::{self, Block};
 use super::stored_rows::StoredRows;
 use crate::analyze::limits::{self, LimitEstimate, Priced};
-use crate::analyze::{claude_code, fmt_usd, resume_premium, resume_premium_of, ClaudeCode, StaleSession};
+use crate::analyze::{claude_code, resume_premium, resume_premium_of, ClaudeCode, StaleSession};
+use crate::model::format::usd;
 use crate::model::limits::{LiveCache, Sample, WindowKind};
 use crate::model::MAIN_THREAD;
 use chrono::{DateTime, Duration, Utc};
@@ -143,10 +144,10 @@ impl LimitUse {
             (Some(pct), Some(per), Some([lo, hi])) => format!(
                 "Plan limits: a cold resume now uses about {pct:.1}% of your 5-hour window \
 (1% is about {} at list price; {} intervals, {}-{}).",
-                fmt_usd(per),
+                usd(per),
                 e.intervals,
-                fmt_usd(lo),
-                fmt_usd(hi)
+                usd(lo),
+                usd(hi)
             ),
             _ => format!("Plan limits: {}.", e.note.as_deref().unwrap_or("no estimate")),
         }

@@ -5,7 +5,7 @@
 //! terminal table or the JSON contract to the CLI.
 
 use super::fit::{self, Col, Layout};
-use super::render::thousands;
+use crate::model::format::thousands;
 use crate::pricing::{DatedValue, LongContext, ModelPrice, PriceTable, Rates, GEO_US_MULTIPLIER};
 use chrono::{DateTime, Utc};
 use serde::Serialize;

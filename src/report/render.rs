@@ -7,6 +7,7 @@ use super::cell::CsvTable;
 use super::fit::Layout;
 use super::query::Grouping;
 use super::usage::{Totals, UsageReport, UsageRow};
+use crate::model::format::{thousands, usd};
 use serde_json::{json, Map, Value};
 
 /// How a report is printed.
@@ -202,20 +203,14 @@ pub fn csv_value(v: &Value) -> String {
     }
 }
 
-/// `1234567` -> `1,234,567` (`model::count::thousands`).
-pub use crate::model::count::thousands;
-
-/// `$1,234.57`, `-$1.23`: the one dollar format (`model::money::usd`).
-pub use crate::model::money::usd as dollars;
-
 /// One line on advisor calls, refused attempts, fallbacks and calls Claude
 /// Code did not write down, costs first and counts in brackets; only those
 /// there were ("" when none).
 pub fn calls_line(c: &CallTotals) -> String {
     let mut parts = Vec::new();
-    let mut add = |n: u64, usd: f64, what: &str| {
+    let mut add = |n: u64, cost: f64, what: &str| {
         if n > 0 {
-            parts.push(format!("{what} {} ({})", dollars(usd), thousands(n)));
+            parts.push(format!("{what} {} ({})", usd(cost), thousands(n)));
         }
     };
     add(c.advisor_calls, c.advisor_cost_usd, "advisor calls");
@@ -237,16 +232,6 @@ pub fn calls_line(c: &CallTotals) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn number_formats() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(1234567), "1,234,567");
-        assert_eq!(thousands(100), "100");
-        assert_eq!(dollars(125.2349), "$125.23");
-        assert_eq!(dollars(1234.5), "$1,234.50");
-        assert_eq!(dollars(-2.5), "-$2.50", "a negative amount keeps its sign");
-    }
 
     #[test]
     fn the_calls_line_gives_costs_then_counts() {

@@ -3,9 +3,10 @@
 
 use super::calls::CallTotals;
 use super::query::{Grouping, Query};
-use super::render::{calls_line, dollars, thousands};
+use super::render::calls_line;
 use super::usage::{usage, Totals, UsageReport, UsageRow};
 use super::ReportError;
+use crate::model::format::{thousands, usd};
 use crate::pricing::Estimate;
 use crate::store::view::StoreView;
 use chrono::{DateTime, Days, NaiveDate, Utc};
@@ -79,7 +80,7 @@ fn when(stored: &str, tz: chrono_tz::Tz) -> String {
 /// The summary as terminal text.
 pub fn render(s: &Summary) -> String {
     let line = |label: &str, t: &Totals| {
-        format!("{label:<10} {:>12}  {:>8} requests\n", dollars(t.cost_usd), thousands(t.requests))
+        format!("{label:<10} {:>12}  {:>8} requests\n", usd(t.cost_usd), thousands(t.requests))
     };
     let mut out = String::new();
     for w in &s.warnings {
@@ -98,7 +99,7 @@ pub fn render(s: &Summary) -> String {
         for r in &s.top_sessions {
             let name = if r.title.is_empty() { &r.key } else { &r.title };
             let title: String = super::cell::term(name).chars().take(50).collect();
-            out += &format!("  {:>10}  {}  {}\n", dollars(r.totals.cost_usd), r.last.format("%Y-%m-%d"), title);
+            out += &format!("  {:>10}  {}  {}\n", usd(r.totals.cost_usd), r.last.format("%Y-%m-%d"), title);
         }
     }
     if let (0, Some(day)) = (s.last_30.requests, s.last_used) {

@@ -5,8 +5,9 @@
 use super::calls::CallTotals;
 use super::fit::{self, Col, Layout};
 use super::query::Grouping;
-use super::render::{calls_line, dollars, thousands};
+use super::render::calls_line;
 use super::usage::{Totals, UsageReport, UsageRow};
+use crate::model::format::{thousands, usd};
 use crate::pricing::Estimate;
 
 /// Characters of a session id shown when the table has a width limit
@@ -172,7 +173,7 @@ fn numbers(t: &Totals) -> [String; 7] {
         thousands(t.tokens.cache_write_5m),
         thousands(t.tokens.cache_write_1h),
         thousands(t.tokens.cache_read),
-        dollars(t.cost_usd),
+        usd(t.cost_usd),
     ]
 }
 
@@ -180,14 +181,14 @@ fn cache_cells(row: &UsageRow) -> [String; 6] {
     let c = row.cache.unwrap_or_default();
     [
         thousands(c.misses),
-        dollars(c.idle_cost_usd),
-        dollars(c.edit_cost_usd),
+        usd(c.idle_cost_usd),
+        usd(c.edit_cost_usd),
         thousands(c.rewinds),
         thousands(c.peak_prompt),
-        dollars(c.stale_premium_usd),
+        usd(c.stale_premium_usd),
     ]
 }
 
 fn call_cells(c: &CallTotals) -> [String; 4] {
-    [thousands(c.advisor_calls), dollars(c.advisor_cost_usd), thousands(c.fallback_calls), dollars(c.refused_cost_usd)]
+    [thousands(c.advisor_calls), usd(c.advisor_cost_usd), thousands(c.fallback_calls), usd(c.refused_cost_usd)]
 }

@@ -4,7 +4,7 @@
 
 use super::input::strip_controls;
 use super::Status;
-use crate::analyze::fmt_usd;
+use crate::model::format::{clock_span, usd};
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 
@@ -27,17 +27,6 @@ impl Paint {
     }
 }
 
-/// `3:12` for seconds left, `25m` / `2h05m` for longer spans, `3d` past two days.
-pub fn clock_span(secs: i64) -> String {
-    let s = secs.max(0);
-    match s {
-        0..=599 => format!("{}:{:02}", s / 60, s % 60),
-        600..=3599 => format!("{}m", s / 60),
-        3600..=172_799 => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
-        _ => format!("{}d", s / 86_400),
-    }
-}
-
 fn ttl_label(ttl_s: u32) -> &'static str {
     if ttl_s >= 3600 {
         "1h"
@@ -55,8 +44,8 @@ pub fn line(st: &Status, now: DateTime<Utc>, tz: Tz, colour: bool) -> String {
         (exp, Some(ttl)) if st.warm && (exp.is_some() || from_claude_code) => {
             let left = exp.map(|e| format!(" {} left", clock_span((e - now).num_seconds()))).unwrap_or_default();
             parts.push(p.on(GREEN, &format!("● warm{left} ({} TTL)", ttl_label(ttl))));
-            if let Some(usd) = st.cold_resume_usd {
-                parts.push(format!("cold resume +{}{}", fmt_usd(usd), limit_share(st)));
+            if let Some(cost) = st.cold_resume_usd {
+                parts.push(format!("cold resume +{}{}", usd(cost), limit_share(st)));
             }
         }
         (exp, Some(_)) if exp.is_some() || from_claude_code => {
@@ -70,8 +59,8 @@ pub fn line(st: &Status, now: DateTime<Utc>, tz: Tz, colour: bool) -> String {
                 format!(" {} (since {at})", clock_span((now - exp).num_seconds()))
             });
             parts.push(p.on(YELLOW, &format!("○ cold{}", since.unwrap_or_default())));
-            if let Some(usd) = st.cold_resume_usd {
-                parts.push(p.on(RED, &format!("next message +{}{}", fmt_usd(usd), limit_share(st))));
+            if let Some(cost) = st.cold_resume_usd {
+                parts.push(p.on(RED, &format!("next message +{}{}", usd(cost), limit_share(st))));
             }
         }
         _ => parts.push(p.on(DIM, &format!("cachewise: {}", st.note.as_deref().unwrap_or("no data")))),
@@ -80,10 +69,10 @@ pub fn line(st: &Status, now: DateTime<Utc>, tz: Tz, colour: bool) -> String {
         parts.push(format!("last miss: {cause}"));
     }
     if let Some(c) = st.session_cost_usd.filter(|_| st.expires_at.is_some()) {
-        parts.push(format!("session {}", fmt_usd(c)));
+        parts.push(format!("session {}", usd(c)));
     }
     if let Some(c) = st.today_cost_usd {
-        parts.push(format!("today {}", fmt_usd(c)));
+        parts.push(format!("today {}", usd(c)));
     }
     if let Some(pct) = st.five_hour_used_pct {
         let colour = usage_colour(pct);

@@ -3,7 +3,7 @@
 //! count looks the same everywhere. Formatting only; no figure is computed
 //! here.
 
-use crate::report::render::thousands;
+use crate::model::format;
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 
@@ -49,44 +49,29 @@ impl<T: Num + ?Sized> Num for &T {
     }
 }
 
-/// `$1,234.57`, `-$1.23`, `<$0.01`: the one dollar format (`model::money::usd`).
+/// `$1,234.57`, `-$1.23`, `<$0.01` (`model::format::usd`).
 pub fn usd(x: impl Num) -> String {
-    crate::model::money::usd(x.value())
+    format::usd(x.value())
 }
 
 /// `1,234,567`.
 pub fn num(x: impl Num) -> String {
-    thousands(x.value().max(0.0).round() as u64)
+    format::thousands(x.value().max(0.0).round() as u64)
 }
 
-/// `1.2M`, `34k`, `512`: token counts in tight places.
+/// `1.2M`, `34k`, `512` (`model::format::tokens`).
 pub fn tokens(x: impl Num) -> String {
-    let v = x.value();
-    if v >= 1e6 {
-        format!("{:.1}M", v / 1e6)
-    } else if v >= 1e4 {
-        format!("{:.0}k", v / 1e3)
-    } else if v >= 1e3 {
-        format!("{:.1}k", v / 1e3)
-    } else {
-        format!("{v:.0}")
-    }
+    format::tokens(x.value())
 }
 
 /// `93.4%`, or `–` when there is nothing to divide.
 pub fn pct(x: Option<f64>) -> String {
-    x.map_or_else(|| "–".to_owned(), |v| format!("{:.1}%", v * 100.0))
+    format::percent(x)
 }
 
-/// `4m 10s`, `2h 05m`, `3d 4h`.
+/// `4m 10s`, `2h 05m`, `3d 4h` (`model::format::duration`).
 pub fn duration(seconds: impl Num) -> String {
-    let s = seconds.value().max(0.0).round() as u64;
-    match s {
-        0..60 => format!("{s}s"),
-        60..3600 => format!("{}m {:02}s", s / 60, s % 60),
-        3600..86_400 => format!("{}h {:02}m", s / 3600, s % 3600 / 60),
-        _ => format!("{}d {}h", s / 86_400, s % 86_400 / 3600),
-    }
+    format::duration(seconds.value())
 }
 
 /// A time in the dashboard's zone: `2026-11-03 14:05`.

@@ -35,10 +35,10 @@ fn request_title(i: usize, r: &TimelineRow) -> String {
         t(r.read_tokens),
         t(r.write_tokens()),
         t(r.input_tokens),
-        crate::model::money::usd(r.cost_usd)
+        crate::model::format::usd(r.cost_usd)
     );
     if r.miss_cost_usd > 0.0 {
-        s += &format!(", of which the miss {}", crate::model::money::usd(r.miss_cost_usd));
+        s += &format!(", of which the miss {}", crate::model::format::usd(r.miss_cost_usd));
     }
     s
 }
@@ -121,7 +121,7 @@ fn gap_panel(area: &Area<'_>, rows: &[&TimelineRow]) -> Result<Vec<Hover>, Strin
         .disable_x_mesh()
         .y_labels(5)
         .x_label_formatter(&|x| format!("{}", x.round() as u64 + 1))
-        .y_label_formatter(&|y| crate::analyze::fmt_duration(*y))
+        .y_label_formatter(&|y| crate::model::format::duration_words(*y))
         .draw()
         .map_err(err)?;
     let bars = rows.iter().enumerate().filter_map(|(i, r)| {
@@ -148,8 +148,8 @@ fn gap_panel(area: &Area<'_>, rows: &[&TimelineRow]) -> Result<Vec<Hover>, Strin
                 title: format!(
                     "request {}: idle {} before it, cache lifetime {}: {verdict}",
                     i + 1,
-                    crate::analyze::fmt_duration(g),
-                    crate::analyze::fmt_duration(f64::from(r.ttl_s))
+                    crate::model::format::duration_words(g),
+                    crate::model::format::duration_words(f64::from(r.ttl_s))
                 ),
             })
         })

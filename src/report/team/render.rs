@@ -3,10 +3,10 @@
 //! and a terminal table. Formatting only; the numbers come from `team`.
 
 use super::{Figures, TeamReport, TeamRow, BASELINE, DAYS_PER_MONTH, PILOT_DAYS};
+use crate::model::format::{percent, thousands, usd};
 use crate::pricing::Estimate;
 use crate::report::cell::{self, CsvTable};
 use crate::report::fit::{self, Col, Layout};
-use crate::report::render::{dollars, thousands};
 use std::fmt::Write;
 
 /// How the team report is printed.
@@ -45,10 +45,6 @@ pub fn who(user: &str) -> &str {
     }
 }
 
-fn percent(x: Option<f64>) -> String {
-    x.map_or_else(|| "-".to_owned(), |v| format!("{:.1}%", v * 100.0))
-}
-
 /// The main columns (`HEADER`): person, active days, requests, spend, per
 /// active day (mean, median, p90), cache hit ratio, lost to expired caches,
 /// lost to prompt edits within the TTL (cache model v2), run-rate. The
@@ -58,14 +54,14 @@ pub fn cells(name: &str, f: &Figures, monthly: f64) -> [String; 11] {
         name.to_owned(),
         thousands(f.active_days),
         thousands(f.requests),
-        dollars(f.cost_usd),
-        dollars(f.cost_per_active_day_mean_usd),
-        dollars(f.cost_per_active_day_median_usd),
-        dollars(f.cost_per_active_day_p90_usd),
+        usd(f.cost_usd),
+        usd(f.cost_per_active_day_mean_usd),
+        usd(f.cost_per_active_day_median_usd),
+        usd(f.cost_per_active_day_p90_usd),
         percent(f.cache_hit_ratio),
-        dollars(f.idle_cost_usd),
-        dollars(f.edit_cost_usd),
-        dollars(monthly),
+        usd(f.idle_cost_usd),
+        usd(f.edit_cost_usd),
+        usd(monthly),
     ]
 }
 
@@ -103,8 +99,8 @@ pub fn mix_cells(r: &TeamReport) -> Vec<[String; 5]> {
     let mut out = Vec::new();
     for row in &r.rows {
         for m in &row.figures.models {
-            let share = format!("{:.1}%", m.cost_share * 100.0);
-            out.push([who(&row.user).to_owned(), m.model.clone(), thousands(m.requests), dollars(m.cost_usd), share]);
+            let share = percent(Some(m.cost_share));
+            out.push([who(&row.user).to_owned(), m.model.clone(), thousands(m.requests), usd(m.cost_usd), share]);
         }
     }
     out
@@ -139,13 +135,13 @@ per active day; the run-rate is {} per seat per month.",
         b.monthly_high_usd,
         b.source,
         b.url,
-        dollars(t.figures.cost_per_active_day_mean_usd),
-        dollars(t.figures.cost_per_active_day_median_usd),
-        dollars(t.figures.cost_per_active_day_p90_usd),
+        usd(t.figures.cost_per_active_day_mean_usd),
+        usd(t.figures.cost_per_active_day_median_usd),
+        usd(t.figures.cost_per_active_day_p90_usd),
         t.people_under_baseline_p90,
         t.people_active,
         b.p90_users_per_active_day_usd,
-        dollars(t.monthly_projection_per_seat_usd),
+        usd(t.monthly_projection_per_seat_usd),
     )
 }
 
@@ -162,9 +158,9 @@ per active day: {}.",
         if t.people == 1 { "person" } else { "people" },
         t.adoption_pct,
         if days == 1 { "day" } else { "days" },
-        dollars(t.cost_per_seat_usd),
+        usd(t.cost_per_seat_usd),
         if t.people == 1 { "1 person".to_owned() } else { format!("{} people", t.people) },
-        dollars(t.figures.cost_per_active_day_mean_usd),
+        usd(t.figures.cost_per_active_day_mean_usd),
     )
 }
 

@@ -63,7 +63,7 @@ impl CachePage {
         let b = &self.total.keep_warm.break_even_gap_s;
         [("5-minute", b.ttl_5m), ("1-hour", b.ttl_1h)]
             .into_iter()
-            .filter_map(|(name, s)| Some((name, crate::analyze::fmt_duration(s?))))
+            .filter_map(|(name, s)| Some((name, crate::model::format::duration_words(s?))))
             .collect()
     }
 
