@@ -47,8 +47,6 @@ pub fn analysis_rows<R: Borrow<Request>>(
     prices: &PriceTable,
 ) -> PolarsResult<DataFrame> {
     let rows: Vec<(&Request, &RequestCache)> = thread.iter().map(Borrow::borrow).zip(caches).collect();
-    let s = |name: &str, f: fn(&Request) -> &str| text_column(name, rows.iter().map(|(r, _)| f(r)));
-    let t = |name: &str, f: fn(&TokenCounts) -> u64| u64_column(name, rows.iter().map(|(r, _)| f(&r.tokens)));
     let u = |name: &str, f: fn(&RequestCache) -> u64| u64_column(name, rows.iter().map(|(_, k)| f(k)));
     let rate =
         |name: &str, f: fn(&Rates) -> f64| opt_f64_column(name, rows.iter().map(|(_, k)| k.rates.as_ref().map(f)));
@@ -62,7 +60,40 @@ pub fn analysis_rows<R: Borrow<Request>>(
         let prev = k.prev.filter(|_| is_expiry(k.class, &r.thread))?;
         Some(ping_usd(caches[prev].rates.as_ref(), k.expected_prefix))
     });
-    let columns = vec![
+    let mut columns = request_columns(&rows)?;
+    columns.extend([
+        text_column(c::CLASS, rows.iter().map(|(_, k)| k.class.as_str()))?,
+        bool_column(c::REWIND, rows.iter().map(|(_, k)| k.rewind)),
+        opt_f64_column(c::GAP_S, rows.iter().map(|(_, k)| k.gap_s)),
+        u(c::TTL_S, |k| u64::from(k.ttl_s)),
+        u(c::TTL_AFTER_S, |k| u64::from(k.ttl_after_s)),
+        u(c::EXPECTED_PREFIX, |k| k.expected_prefix),
+        u(c::LOST_TOKENS, |k| k.lost_tokens),
+        u(c::REBUILT_TOKENS, |k| k.rebuilt_tokens),
+        f64_column(c::MISS_COST_USD, rows.iter().map(|(_, k)| k.miss_cost_usd)),
+        u64_column(c::LINEAGE_FIRST_READ, rows.iter().map(|(_, k)| thread[k.lineage_first].borrow().tokens.cache_read)),
+        rate(c::RATE_INPUT, |p| p.input),
+        rate(c::RATE_OUTPUT, |p| p.output),
+        rate(c::RATE_READ_MULTIPLIER, |p| p.read_multiplier),
+        f64_column(c::ACTUAL_USD, rows.iter().map(|(r, k)| request_cost(k.rates.as_ref(), &r.tokens, r.web_search))),
+        bool_column(c::LAST_MAIN, last.into_iter()),
+        f64_column(
+            c::RESUME_PREMIUM_USD,
+            rows.iter().map(|(r, k)| rewrite_premium(k.rates.as_ref(), r.tokens.prompt() as f64, k.ttl_after_s)),
+        ),
+        opt_f64_column(c::IDLE_COMPACT_FIXED_USD, idle.iter().map(|x| x.map(|(f, _)| f))),
+        opt_f64_column(c::IDLE_COMPACT_PER_TOKEN_USD, idle.iter().map(|x| x.map(|(_, p)| p))),
+        opt_f64_column(c::KEEP_WARM_PING_USD, ping),
+    ]);
+    DataFrame::new(rows.len(), columns)
+}
+
+/// The columns an analysis row shares with its request
+/// (`columns::ANALYSIS_REQUEST`).
+fn request_columns(rows: &[(&Request, &RequestCache)]) -> PolarsResult<Vec<Column>> {
+    let s = |name: &str, f: fn(&Request) -> &str| text_column(name, rows.iter().map(|(r, _)| f(r)));
+    let t = |name: &str, f: fn(&TokenCounts) -> u64| u64_column(name, rows.iter().map(|(r, _)| f(&r.tokens)));
+    Ok(vec![
         s(c::USER, |r| &r.user)?,
         s(c::SESSION_ID, |r| &r.session_id)?,
         s(c::THREAD, |r| &r.thread)?,
@@ -86,30 +117,7 @@ pub fn analysis_rows<R: Borrow<Request>>(
         s(c::QUERY_SOURCE, |r| &r.client.query_source)?,
         s(c::SHAPE_HASH, |r| &r.client.shape_hash)?,
         s(c::TTL_ASKED, |r| &r.client.ttl_asked)?,
-        text_column(c::CLASS, rows.iter().map(|(_, k)| k.class.as_str()))?,
-        bool_column(c::REWIND, rows.iter().map(|(_, k)| k.rewind)),
-        opt_f64_column(c::GAP_S, rows.iter().map(|(_, k)| k.gap_s)),
-        u(c::TTL_S, |k| u64::from(k.ttl_s)),
-        u(c::TTL_AFTER_S, |k| u64::from(k.ttl_after_s)),
-        u(c::EXPECTED_PREFIX, |k| k.expected_prefix),
-        u(c::LOST_TOKENS, |k| k.lost_tokens),
-        u(c::REBUILT_TOKENS, |k| k.rebuilt_tokens),
-        f64_column(c::MISS_COST_USD, rows.iter().map(|(_, k)| k.miss_cost_usd)),
-        u64_column(c::LINEAGE_FIRST_READ, rows.iter().map(|(_, k)| thread[k.lineage_first].borrow().tokens.cache_read)),
-        rate(c::RATE_INPUT, |p| p.input),
-        rate(c::RATE_OUTPUT, |p| p.output),
-        rate(c::RATE_READ_MULTIPLIER, |p| p.read_multiplier),
-        f64_column(c::ACTUAL_USD, rows.iter().map(|(r, k)| request_cost(k.rates.as_ref(), &r.tokens, r.web_search))),
-        bool_column(c::LAST_MAIN, last.into_iter()),
-        f64_column(
-            c::RESUME_PREMIUM_USD,
-            rows.iter().map(|(r, k)| rewrite_premium(k.rates.as_ref(), r.tokens.prompt() as f64, k.ttl_after_s)),
-        ),
-        opt_f64_column(c::IDLE_COMPACT_FIXED_USD, idle.iter().map(|x| x.map(|(f, _)| f))),
-        opt_f64_column(c::IDLE_COMPACT_PER_TOKEN_USD, idle.iter().map(|x| x.map(|(_, p)| p))),
-        opt_f64_column(c::KEEP_WARM_PING_USD, ping),
-    ];
-    DataFrame::new(rows.len(), columns)
+    ])
 }
 
 /// The columns `finish` adds (over the whole table).

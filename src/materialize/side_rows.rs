@@ -49,6 +49,32 @@ fn to_json(v: &impl serde::Serialize) -> PolarsResult<String> {
     serde_json::to_string(v).map_err(|e| PolarsError::ComputeError(e.to_string().into()))
 }
 
+/// Each session's models and how many of its requests each served (a
+/// model only its responses' inner calls used counts none), counted a run
+/// of one session's rows at a time (the rows come grouped by session).
+fn session_models<'a, R: Borrow<Request>>(
+    thread: &'a [R],
+    calls: &'a [Call],
+) -> FoldMap<(&'a str, &'a str), FoldMap<&'a str, u64>> {
+    let mut call_models: FoldMap<(&str, &str), Vec<&str>> = FoldMap::default();
+    for k in calls {
+        call_models.entry((k.user.as_str(), k.message_id.as_str())).or_default().push(k.model.as_str());
+    }
+    let mut models: FoldMap<(&str, &str), FoldMap<&str, u64>> = FoldMap::default();
+    let same = |a: &Request, b: &Request| (&a.user, &a.session_id) == (&b.user, &b.session_id);
+    for run in thread.chunk_by(|a, b| same(a.borrow(), b.borrow())) {
+        let first = run[0].borrow();
+        let m = models.entry((first.user.as_str(), first.session_id.as_str())).or_default();
+        for r in run.iter().map(Borrow::borrow) {
+            *m.entry(r.model.as_str()).or_default() += 1;
+            for k in call_models.get(&(r.user.as_str(), r.message_id.as_str())).into_iter().flatten() {
+                m.entry(k).or_default();
+            }
+        }
+    }
+    models
+}
+
 /// The session analysis: one row per `(user, session)` with a main thread:
 /// its last main-thread request (what a stale session's cold resume costs,
 /// cache-model §6: its prompt, TTL, rates, model, version and lineage's
@@ -62,24 +88,7 @@ pub fn session_analysis_frame<R: Borrow<Request>>(
 ) -> PolarsResult<DataFrame> {
     let reports = compaction_report(thread, caches, compactions, &CompactionParams::default());
     let last = last_main(thread);
-    let mut call_models: FoldMap<(&str, &str), Vec<&str>> = FoldMap::default();
-    for k in calls {
-        call_models.entry((k.user.as_str(), k.message_id.as_str())).or_default().push(k.model.as_str());
-    }
-    // Each session's models, counted a run of one session's rows at a time
-    // (the rows come grouped by session).
-    let mut models: FoldMap<(&str, &str), FoldMap<&str, u64>> = FoldMap::default();
-    let same = |a: &Request, b: &Request| (&a.user, &a.session_id) == (&b.user, &b.session_id);
-    for run in thread.chunk_by(|a, b| same(a.borrow(), b.borrow())) {
-        let first = run[0].borrow();
-        let m = models.entry((first.user.as_str(), first.session_id.as_str())).or_default();
-        for r in run.iter().map(Borrow::borrow) {
-            *m.entry(r.model.as_str()).or_default() += 1;
-            for k in call_models.get(&(r.user.as_str(), r.message_id.as_str())).into_iter().flatten() {
-                m.entry(k).or_default();
-            }
-        }
-    }
+    let models = session_models(thread, calls);
     let rows: Vec<(&SessionCompaction, &Request, &RequestCache)> = reports
         .iter()
         .filter_map(|r| {

@@ -65,7 +65,6 @@ pub fn reconcile_line(u: &crate::report::cache::Reconcile) -> String {
 pub fn render_cache(r: &CacheReport, layout: Layout) -> String {
     let s = &r.total;
     let mut out = String::new();
-    let misses: u64 = CacheClass::ALL.iter().filter(|c| c.is_idle()).map(|&c| s.classes.get(c).count).sum();
     for w in &r.warnings {
         let _ = writeln!(out, "Warning: {w}");
     }
@@ -73,6 +72,50 @@ pub fn render_cache(r: &CacheReport, layout: Layout) -> String {
     if let Some(u) = &r.usage {
         out.push_str(&reconcile_line(u));
     }
+    out += &headline(r);
+    if !r.stale.is_empty() {
+        out += "Stale sessions (what the next message pays because the cache expired):\n";
+        out += &stale_table(&r.stale, layout);
+        let _ = writeln!(out, "`cachewise advise <session>` compares resuming, compacting first and restarting.\n");
+    }
+    out += &not_resumable_line(r);
+    let rows: Vec<(&str, &ClassStats)> =
+        CacheClass::ALL.iter().map(|c| (labels::class(*c), s.classes.get(*c))).collect();
+    out += &stats_table(["Requests by cache outcome", "Count", "Rebuilt tokens", "Miss cost"], &rows);
+    let b = &s.idle_buckets;
+    out += &stats_table(
+        ["Gap before the request", "Count", "Rebuilt tokens", "Miss cost"],
+        &[
+            (labels::bucket(GapBucket::Le5m), &b.le_5m),
+            (labels::bucket(GapBucket::From5mTo1h), &b.from_5m_to_1h),
+            (labels::bucket(GapBucket::Gt1h), &b.gt_1h),
+        ],
+    );
+    out += &super::cache_versions::render(&r.versions);
+    out += &super::cache_context::render(&r.context);
+    out += &v2_lines(r);
+    out += &v3_lines(r);
+    let comps: usize = r.compaction.iter().map(|c| c.compactions.len()).sum();
+    if comps > 0 {
+        let cost: f64 = r.compaction.iter().map(|c| c.total_usd).sum();
+        let _ = writeln!(
+            out,
+            "Compactions: {comps} seen, costing {} (the summarising request plus the rebuild after it).",
+            usd(cost)
+        );
+    }
+    if let Some(note) = Estimate::note(&r.estimated_models) {
+        let _ = writeln!(out, "{}", cell::term(&note));
+    }
+    out
+}
+
+/// The headline: what expired caches lost, the TTL what-if and the hit
+/// ratios.
+fn headline(r: &CacheReport) -> String {
+    let s = &r.total;
+    let mut out = String::new();
+    let misses: u64 = CacheClass::ALL.iter().filter(|c| c.is_idle()).map(|&c| s.classes.get(c).count).sum();
     let _ = writeln!(
         out,
         "  Lost to expired caches: {} ({} after idle gaps)",
@@ -101,11 +144,12 @@ pub fn render_cache(r: &CacheReport, layout: Layout) -> String {
         percent(s.hit_ratio_tokens),
         percent(s.hit_ratio_requests),
     );
-    if !r.stale.is_empty() {
-        out += "Stale sessions (what the next message pays because the cache expired):\n";
-        out += &stale_table(&r.stale, layout);
-        let _ = writeln!(out, "`cachewise advise <session>` compares resuming, compacting first and restarting.\n");
-    }
+    out
+}
+
+/// How many sessions can no longer be resumed, and why.
+fn not_resumable_line(r: &CacheReport) -> String {
+    let mut out = String::new();
     if !r.not_resumable.is_empty() {
         let mut why: BTreeMap<&str, usize> = BTreeMap::new();
         for n in &r.not_resumable {
@@ -118,34 +162,6 @@ pub fn render_cache(r: &CacheReport, layout: Layout) -> String {
             plural(r.not_resumable.len() as u64, "session", "sessions"),
             why.join(", ")
         );
-    }
-    let rows: Vec<(&str, &ClassStats)> =
-        CacheClass::ALL.iter().map(|c| (labels::class(*c), s.classes.get(*c))).collect();
-    out += &stats_table(["Requests by cache outcome", "Count", "Rebuilt tokens", "Miss cost"], &rows);
-    let b = &s.idle_buckets;
-    out += &stats_table(
-        ["Gap before the request", "Count", "Rebuilt tokens", "Miss cost"],
-        &[
-            (labels::bucket(GapBucket::Le5m), &b.le_5m),
-            (labels::bucket(GapBucket::From5mTo1h), &b.from_5m_to_1h),
-            (labels::bucket(GapBucket::Gt1h), &b.gt_1h),
-        ],
-    );
-    out += &super::cache_versions::render(&r.versions);
-    out += &super::cache_context::render(&r.context);
-    out += &v2_lines(r);
-    out += &v3_lines(r);
-    let comps: usize = r.compaction.iter().map(|c| c.compactions.len()).sum();
-    if comps > 0 {
-        let cost: f64 = r.compaction.iter().map(|c| c.total_usd).sum();
-        let _ = writeln!(
-            out,
-            "Compactions: {comps} seen, costing {} (the summarising request plus the rebuild after it).",
-            usd(cost)
-        );
-    }
-    if let Some(note) = Estimate::note(&r.estimated_models) {
-        let _ = writeln!(out, "{}", cell::term(&note));
     }
     out
 }

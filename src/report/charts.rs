@@ -229,27 +229,33 @@ pub fn stacked_bars(c: &Stacked<'_>) -> String {
             .iter()
             .enumerate()
             .map(|(i, label)| {
-                let v = c.values.get(i).map_or(&[][..], Vec::as_slice);
-                let total: f64 = v.iter().sum();
-                let parts: Vec<String> = c
-                    .series
-                    .iter()
-                    .zip(v)
-                    .filter(|(_, x)| **x > 0.0)
-                    .map(|((name, _), x)| format!("{name} {}", unit.exact(*x)))
-                    .collect();
-                let detail = if parts.len() > 1 { format!(" ({})", parts.join(", ")) } else { String::new() };
                 let x = i as f64;
                 Hover {
                     from: chart.backend_coord(&(x - 0.5, top)),
                     to: chart.backend_coord(&(x + 0.5, 0.0)),
-                    title: format!("{label}: {}{detail}", unit.exact(total)),
+                    title: bar_title(c, i, label),
                 }
             })
             .collect();
         root.present().map_err(err)?;
         Ok(hovers)
     })
+}
+
+/// A stacked bar's tooltip: its label, total and, when it has several,
+/// its segments.
+fn bar_title(c: &Stacked<'_>, i: usize, label: &str) -> String {
+    let v = c.values.get(i).map_or(&[][..], Vec::as_slice);
+    let total: f64 = v.iter().sum();
+    let parts: Vec<String> = c
+        .series
+        .iter()
+        .zip(v)
+        .filter(|(_, x)| **x > 0.0)
+        .map(|((name, _), x)| format!("{name} {}", c.unit.exact(*x)))
+        .collect();
+    let detail = if parts.len() > 1 { format!(" ({})", parts.join(", ")) } else { String::new() };
+    format!("{label}: {}{detail}", c.unit.exact(total))
 }
 
 /// Horizontal bars, one per `(label, value)`, first on top; each bar's

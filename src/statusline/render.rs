@@ -15,6 +15,7 @@ const DIM: &str = "\x1b[2m";
 const RESET: &str = "\x1b[0m";
 
 /// Paints text when colour is on.
+#[derive(Clone, Copy)]
 struct Paint(bool);
 
 impl Paint {
@@ -38,7 +39,31 @@ fn ttl_label(ttl_s: u32) -> &'static str {
 /// One line for a terminal.
 pub fn line(st: &Status, now: DateTime<Utc>, tz: Tz, colour: bool) -> String {
     let p = Paint(colour);
-    let mut parts: Vec<String> = Vec::new();
+    let mut parts = cache_parts(st, now, tz, p);
+    if let Some(cause) = &st.last_miss_cause {
+        parts.push(format!("last miss: {cause}"));
+    }
+    if let Some(c) = st.session_cost_usd.filter(|_| st.expires_at.is_some()) {
+        parts.push(format!("session {}", usd(c)));
+    }
+    if let Some(c) = st.today_cost_usd {
+        parts.push(format!("today {}", usd(c)));
+    }
+    parts.extend(limit_parts(st, tz, p));
+    let text = parts.join(" · ");
+    // Only the escape sequences added above survive.
+    let clean: String = text
+        .split('\x1b')
+        .enumerate()
+        .map(|(i, s)| if i == 0 { strip_controls(s) } else { format!("\x1b{}", strip_controls(s)) })
+        .collect();
+    clean.replace(['\n', '\r'], " ")
+}
+
+/// The cache's state (warm and for how long, or cold and since when) and
+/// what a cold resume costs; the reason when there is no verdict.
+fn cache_parts(st: &Status, now: DateTime<Utc>, tz: Tz, p: Paint) -> Vec<String> {
+    let mut parts = Vec::new();
     let from_claude_code = st.verdict_from == Some("claude_code");
     match (st.expires_at, st.ttl_s) {
         (exp, Some(ttl)) if st.warm && (exp.is_some() || from_claude_code) => {
@@ -65,22 +90,19 @@ pub fn line(st: &Status, now: DateTime<Utc>, tz: Tz, colour: bool) -> String {
         }
         _ => parts.push(p.on(DIM, &format!("cachewise: {}", st.note.as_deref().unwrap_or("no data")))),
     }
-    if let Some(cause) = &st.last_miss_cause {
-        parts.push(format!("last miss: {cause}"));
-    }
-    if let Some(c) = st.session_cost_usd.filter(|_| st.expires_at.is_some()) {
-        parts.push(format!("session {}", usd(c)));
-    }
-    if let Some(c) = st.today_cost_usd {
-        parts.push(format!("today {}", usd(c)));
-    }
+    parts
+}
+
+/// The plan limits Claude Code reported: the 5-hour window and the spend
+/// limit, each with when it resets.
+fn limit_parts(st: &Status, tz: Tz, p: Paint) -> Vec<String> {
+    let mut parts = Vec::new();
     if let Some(pct) = st.five_hour_used_pct {
-        let colour = usage_colour(pct);
         let resets = st
             .five_hour_resets_at
             .map(|t| format!(" (resets {})", t.with_timezone(&tz).format("%H:%M")))
             .unwrap_or_default();
-        parts.push(p.on(colour, &format!("5h {pct:.0}%{resets}")));
+        parts.push(p.on(usage_colour(pct), &format!("5h {pct:.0}%{resets}")));
     }
     if let Some(pct) = st.spend_limit_used_pct {
         let resets = st
@@ -89,14 +111,7 @@ pub fn line(st: &Status, now: DateTime<Utc>, tz: Tz, colour: bool) -> String {
             .unwrap_or_default();
         parts.push(p.on(usage_colour(pct), &format!("spend {pct:.0}%{resets}")));
     }
-    let text = parts.join(" · ");
-    // Only the escape sequences added above survive.
-    let clean: String = text
-        .split('\x1b')
-        .enumerate()
-        .map(|(i, s)| if i == 0 { strip_controls(s) } else { format!("\x1b{}", strip_controls(s)) })
-        .collect();
-    clean.replace(['\n', '\r'], " ")
+    parts
 }
 
 /// Green under half a window, yellow from half, red from 80%.

@@ -218,28 +218,11 @@ fn import_pending(
     let known: BTreeSet<&str> = by_user.keys().copied().filter(|u| people.contains_key(*u)).collect();
     let mut added = vec![0; pending.len()];
     let mut unknown = UnknownModels::new();
-    // New people's scratch stores, two at a time (`lanes`).
     let new: Vec<(&str, &Vec<usize>)> =
         by_user.iter().filter(|(u, _)| !known.contains(*u)).map(|(u, l)| (*u, l)).collect();
-    let built = lanes::run(&new, lanes::LANES, |(user, list)| {
-        tracing::debug!("import: {user} is new to the store (peak {})", append::peak());
-        let bundles = list.iter().map(|&k| pending[k].bundle()).collect::<Result<Vec<_>, _>>()?;
-        let mut counts = vec![0; pending.len()];
-        count_added(&HashSet::new(), list, &bundles, &mut counts);
-        let (s, u) = append::scratch(store, bundles, prices)?;
-        Ok::<_, TeamError>((s, u, counts))
-    });
-    let mut scratches = Vec::new();
-    for b in built {
-        let (s, u, counts) = b?;
-        add_unknown(&mut unknown, u);
-        scratches.push(s);
-        added.iter_mut().zip(counts).for_each(|(a, n)| *a += n);
-    }
     let mut requests_after = requests_before;
-    if !scratches.is_empty() {
-        mark_team_dir(store)?;
-        requests_after = append::append(store, scratches, prices)?;
+    if let Some(after) = add_new_people(store, pending, &new, prices, &mut unknown, &mut added)? {
+        requests_after = after;
     }
     if !known.is_empty() {
         let list: Vec<usize> = known.iter().flat_map(|u| by_user.get(u).into_iter().flatten().copied()).collect();
@@ -264,6 +247,40 @@ fn import_pending(
         shared_examples: shared.1,
         unknown_models: unknown.into_keys().collect(),
     })
+}
+
+/// People new to the store: each one's bundles merged into a scratch store
+/// of their own, two people at a time (`lanes`), then every scratch store
+/// appended (`append`). Adds to `unknown` and to each bundle's `added`;
+/// the requests the store holds afterwards, None when nobody was new.
+fn add_new_people(
+    store: &Store,
+    pending: &[Pending<'_>],
+    new: &[(&str, &Vec<usize>)],
+    prices: &PriceTable,
+    unknown: &mut UnknownModels,
+    added: &mut [usize],
+) -> Result<Option<usize>, TeamError> {
+    let built = lanes::run(new, lanes::LANES, |(user, list)| {
+        tracing::debug!("import: {user} is new to the store (peak {})", append::peak());
+        let bundles = list.iter().map(|&k| pending[k].bundle()).collect::<Result<Vec<_>, _>>()?;
+        let mut counts = vec![0; pending.len()];
+        count_added(&HashSet::new(), list, &bundles, &mut counts);
+        let (s, u) = append::scratch(store, bundles, prices)?;
+        Ok::<_, TeamError>((s, u, counts))
+    });
+    let mut scratches = Vec::new();
+    for b in built {
+        let (s, u, counts) = b?;
+        add_unknown(unknown, u);
+        scratches.push(s);
+        added.iter_mut().zip(counts).for_each(|(a, n)| *a += n);
+    }
+    if scratches.is_empty() {
+        return Ok(None);
+    }
+    mark_team_dir(store)?;
+    Ok(Some(append::append(store, scratches, prices)?))
 }
 
 /// The rows of bundles of people the store holds, for `merge`.

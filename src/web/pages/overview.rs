@@ -153,6 +153,21 @@ pub fn class_chart(costs: &[DayClassCost], range: &Range, model: Option<&str>, w
     (charts::stacked_bars(&Stacked::cost_per_day(&labels, &CLASS_SERIES, &values, width)), labels)
 }
 
+/// The chart's days: the page's range, or without one the last 30 days
+/// (or the 30 up to the last day with data, when nothing happened in them).
+fn chart_range(range: &Range, view: &Reports) -> Range {
+    if !range.is_all() {
+        return range.clone();
+    }
+    let last_data = view.daily.rows.last().and_then(|r| NaiveDate::parse_from_str(&r.key, "%Y-%m-%d").ok());
+    let from = range.today.checked_sub_days(Days::new(CHART_DAYS - 1));
+    let end = match (last_data, from) {
+        (Some(last), Some(from)) if last < from => last,
+        _ => range.today,
+    };
+    Range { since: end.checked_sub_days(Days::new(CHART_DAYS - 1)), until: Some(end), ..range.clone() }
+}
+
 fn build(state: &AppState, snap: &Snapshot, view: &Reports, params: &Params) -> Result<OverviewPage, WebError> {
     let all = super::everyone(snap)?;
     if let Some(m) = Params::text(&params.model) {
@@ -164,19 +179,7 @@ fn build(state: &AppState, snap: &Snapshot, view: &Reports, params: &Params) -> 
     let model = Params::text(&params.model);
     let s = &view.summary;
     let range = super::range(state, snap, params)?;
-    // Without a range the chart shows the last 30 days (or the 30 up to
-    // the last day with data, when nothing happened in them).
-    let chart_range = if range.is_all() {
-        let last_data = view.daily.rows.last().and_then(|r| NaiveDate::parse_from_str(&r.key, "%Y-%m-%d").ok());
-        let from = range.today.checked_sub_days(Days::new(CHART_DAYS - 1));
-        let end = match (last_data, from) {
-            (Some(last), Some(from)) if last < from => last,
-            _ => range.today,
-        };
-        Range { since: end.checked_sub_days(Days::new(CHART_DAYS - 1)), until: Some(end), ..range.clone() }
-    } else {
-        range.clone()
-    };
+    let chart_range = chart_range(&range, view);
     let (chart, labels) = class_chart(&view.class_costs, &chart_range, model.as_deref(), 1100);
     let mut chart_heading = super::periods::period_heading("Cost", &chart_range, &labels);
     if let Some(m) = &model {
