@@ -135,30 +135,7 @@ pub fn ingest(
     if upgraded > 0 {
         tracing::info!("upgrading the store: reading {upgraded} files with fields it did not keep again");
     }
-    let mut todo: Vec<&SourceFile> =
-        found.files.iter().filter(|f| !unchanged(f, manifest.files.get(&key(f)))).collect();
-    // Largest first, so no core is left with one big file at the end.
-    todo.sort_by_key(|f| std::cmp::Reverse(f.size));
-    let total: u64 =
-        todo.iter().map(|f| f.size.saturating_sub(manifest.files.get(&key(f)).map_or(0, |s| s.offset))).sum();
-    progress.start(total);
-    // Each core takes the next file in that order (an indexed split would
-    // start one core halfway down the list and leave it a big file at the
-    // end); the reads are then put back in order.
-    let mut reads: Vec<(usize, FileRead)> = todo
-        .iter()
-        .enumerate()
-        .par_bridge()
-        .map(|(i, f)| {
-            let r = read_file(f, manifest.files.get(&key(f)), now);
-            progress.advance(r.bytes);
-            (i, r)
-        })
-        .collect();
-    read::release_buffers();
-    reads.sort_unstable_by_key(|(i, _)| *i);
-    let reads: Vec<FileRead> = reads.into_iter().map(|(_, r)| r).collect();
-    progress.finish();
+    let reads = read_changed(&found.files, &manifest, progress, now);
     tracing::debug!("read {} files in {:?}", reads.len(), started.elapsed());
     let mut out = Outcome {
         files: found.files.len(),
@@ -169,19 +146,7 @@ pub fn ingest(
     let reprice = manifest.pricing != pricing_fingerprint(prices) || manifest.schema != STORE_SCHEMA;
     if reads.iter().all(|r| r.bytes == 0 && r.mode == Mode::Append) && !reprice && store.path(Table::Requests).exists()
     {
-        for r in reads {
-            out.problems += r.rows.problems;
-            manifest.files.insert(key(&r.file), r.state);
-        }
-        if out.files_read > 0 {
-            store.save_manifest(&manifest)?;
-        }
-        // Nothing new; only a damaged, missing or stale analysis table
-        // (derived, so never a reason to fail) is written again.
-        if !derive.is_current(store) {
-            derive.after(store, &Changed::All)?;
-            out.analysis_recomputed = true;
-        }
+        nothing_new(store, &mut manifest, reads, derive, &mut out)?;
         out.seen = Seen { transcripts, manifest: Some((store.version(), manifest)) };
         return Ok(out);
     }
@@ -195,6 +160,62 @@ pub fn ingest(
     // The version while the lock is still held: what this ingest wrote.
     out.seen = Seen { transcripts, manifest: Some((store.version(), manifest)) };
     Ok(out)
+}
+
+/// Reads the files that changed since the manifest's record of them,
+/// the largest first (so no core is left with one big file at the end),
+/// each core taking the next file in that order (an indexed split would
+/// start one core halfway down the list and leave it a big file at the
+/// end); the reads come back in that order.
+fn read_changed(
+    files: &[SourceFile],
+    manifest: &Manifest,
+    progress: &dyn Progress,
+    now: DateTime<Utc>,
+) -> Vec<FileRead> {
+    let mut todo: Vec<&SourceFile> = files.iter().filter(|f| !unchanged(f, manifest.files.get(&key(f)))).collect();
+    todo.sort_by_key(|f| std::cmp::Reverse(f.size));
+    let total: u64 =
+        todo.iter().map(|f| f.size.saturating_sub(manifest.files.get(&key(f)).map_or(0, |s| s.offset))).sum();
+    progress.start(total);
+    let mut reads: Vec<(usize, FileRead)> = todo
+        .iter()
+        .enumerate()
+        .par_bridge()
+        .map(|(i, f)| {
+            let r = read_file(f, manifest.files.get(&key(f)), now);
+            progress.advance(r.bytes);
+            (i, r)
+        })
+        .collect();
+    read::release_buffers();
+    reads.sort_unstable_by_key(|(i, _)| *i);
+    progress.finish();
+    reads.into_iter().map(|(_, r)| r).collect()
+}
+
+/// An ingest that found no new line: the manifest records what the reads
+/// saw (when they read anything), and only a damaged, missing or stale
+/// analysis table (derived, so never a reason to fail) is written again.
+fn nothing_new(
+    store: &Store,
+    manifest: &mut Manifest,
+    reads: Vec<FileRead>,
+    derive: &dyn Derive,
+    out: &mut Outcome,
+) -> Result<(), IngestError> {
+    for r in reads {
+        out.problems += r.rows.problems;
+        manifest.files.insert(key(&r.file), r.state);
+    }
+    if out.files_read > 0 {
+        store.save_manifest(manifest)?;
+    }
+    if !derive.is_current(store) {
+        derive.after(store, &Changed::All)?;
+        out.analysis_recomputed = true;
+    }
+    Ok(())
 }
 
 /// Checks every table before trusting any. A damaged or missing requests

@@ -307,6 +307,26 @@ impl FileParser<'_, '_> {
         }
     }
 
+    /// The row of a response already read: the request last seen is tried
+    /// first (a response's lines follow each other), then the key is looked up.
+    fn row_of(&self, message_id: &str, request_id: &str) -> Option<usize> {
+        let same = |r: &Request| r.message_id == message_id && r.request_id == request_id;
+        match self.last.filter(|&i| same(&self.rows.requests[i])) {
+            Some(i) => Some(i),
+            None => self.by_key.find(&self.rows.requests, message_id, request_id),
+        }
+    }
+
+    /// The server's reason another line of row `i`'s response carries,
+    /// when the kept line lacks one.
+    fn reason_from(&mut self, i: usize, l: &Line) {
+        if self.rows.requests[i].server_reason.is_empty() && !l.reason_kind().is_empty() {
+            let reason = self.names.get(&crate::model::server_reason(l.reason_kind()));
+            self.rows.requests[i].server_reason = reason;
+            self.rows.requests[i].server_missed_tokens = l.reason_tokens();
+        }
+    }
+
     fn assistant(&mut self, l: &Line, line_no: u64) {
         let Some(msg) = &l.message else { return };
         let Some(usage) = &msg.usage else { return };
@@ -332,15 +352,8 @@ impl FileParser<'_, '_> {
         let tokens = if calls.is_empty() { top } else { calls.iter().map(|c| c.2).sum() };
         let calls = if redundant(&calls, model, &top) { Vec::new() } else { calls };
         let request_id = l.request_id.as_str();
-        // A response's lines follow each other: the request last seen is
-        // tried before the key is built and looked up.
-        let same = |r: &Request| r.message_id == message_id && r.request_id == request_id;
-        let found = match self.last.filter(|&i| same(&self.rows.requests[i])) {
-            Some(i) => Ok(i),
-            None => self.by_key.find(&self.rows.requests, message_id, request_id).ok_or(()),
-        };
-        match found {
-            Ok(i) => {
+        match self.row_of(message_id, request_id) {
+            Some(i) => {
                 self.last = Some(i);
                 let first = self.rows.requests[i].time.min(time);
                 if tokens.output > self.rows.requests[i].tokens.output {
@@ -355,15 +368,12 @@ impl FileParser<'_, '_> {
                     }
                     self.rows.requests[i] = better;
                     self.keep_calls(i, calls);
-                } else if self.rows.requests[i].server_reason.is_empty() && !l.reason_kind().is_empty() {
-                    // The kept line lacks the reason another line of the response carries.
-                    let reason = self.names.get(&crate::model::server_reason(l.reason_kind()));
-                    self.rows.requests[i].server_reason = reason;
-                    self.rows.requests[i].server_missed_tokens = l.reason_tokens();
+                } else {
+                    self.reason_from(i, l);
                 }
                 self.rows.requests[i].time = first;
             }
-            Err(()) => {
+            None => {
                 let key = (message_id.to_owned(), request_id.to_owned());
                 let req = self.request(l, usage, tokens, model, key, line_no, time);
                 let i = self.rows.requests.len();

@@ -14,12 +14,13 @@ use super::cache_medians::idle_compaction;
 use super::cache_rows::DailyClassCosts;
 use super::cache_splits::Splits;
 use super::query::Grouping;
+use super::resume::NotResumableSession;
 pub use super::resume::{resume_states, resume_states_of, stale, stale_in, stale_of, STALE};
 use super::slices::for_each_frame;
 use super::usage::UsageReport;
 use super::ReportError;
 use crate::analyze::{
-    count_by_trigger, CacheStats, DayStats, SessionCompaction, SessionStats, Tally, IDLE, MODEL_VERSION,
+    count_by_trigger, CacheStats, DayStats, SessionCompaction, SessionStats, StaleSession, Tally, IDLE, MODEL_VERSION,
 };
 use crate::model::columns as c;
 use crate::model::Compaction;
@@ -159,12 +160,7 @@ pub fn cache_report_with(
 ) -> Result<CacheReport, ReportError> {
     let (now, titles) = (view.now(), view.titles()?);
     let mut days = LocalDays::new(q.query.tz);
-    let mut total = Tally::default();
-    let mut by_day: Vec<(i32, Tally)> = Vec::new();
-    let mut day_index: HashMap<i32, usize> = HashMap::new();
-    let mut index: HashMap<(String, String), usize> = HashMap::new();
-    let mut sessions: Vec<((String, String), SessionTally)> = Vec::new();
-    let mut models: BTreeSet<String> = BTreeSet::new();
+    let mut tallies = Tallies::default();
     let mut columns = FIGURES.to_vec();
     if class_costs.is_some() {
         columns.extend(DailyClassCosts::COLUMNS.iter().filter(|n| !FIGURES.contains(n)));
@@ -177,72 +173,14 @@ pub fn cache_report_with(
             costs.add(df)?;
         }
         splits.add(df)?;
-        let a = AnalysisCols::of(df)?;
-        let mut last: Option<((&str, &str), usize)> = None;
-        let mut today: Option<(i32, usize)> = None;
-        let mut model = "";
-        for i in 0..df.height() {
-            let f = a.figures(i);
-            let time = DateTime::from_timestamp_millis(a.time_ms[i]).unwrap_or_default();
-            total.add_figures(&f);
-            let day = days.day(a.time_ms[i]);
-            if today.is_none_or(|(d, _)| d != day) {
-                today = Some((
-                    day,
-                    *day_index.entry(day).or_insert_with(|| {
-                        by_day.push((day, Tally::default()));
-                        by_day.len() - 1
-                    }),
-                ));
-            }
-            if let Some((_, k)) = today {
-                by_day[k].1.add_figures(&f);
-            }
-            if a.model[i] != model {
-                model = a.model[i];
-                models.insert(model.to_owned());
-            }
-            // Rows come grouped by session: look a session up when it changes.
-            let key = (a.user[i], a.session[i]);
-            let k = match last {
-                Some((l, k)) if l == key => k,
-                _ => *index.entry((key.0.to_owned(), key.1.to_owned())).or_insert_with(|| {
-                    let first = SessionTally {
-                        tally: Tally::default(),
-                        project: a.project[i].to_owned(),
-                        first: time,
-                        last: time,
-                    };
-                    sessions.push(((key.0.to_owned(), key.1.to_owned()), first));
-                    sessions.len() - 1
-                }),
-            };
-            last = Some((key, k));
-            let s = &mut sessions[k].1;
-            s.tally.add_figures(&f);
-            s.first = s.first.min(time);
-            s.last = s.last.max(time);
-        }
+        tallies.add(df, &mut days)?;
         Ok(())
     })?;
+    let Tallies { total, by_day, sessions, models, .. } = tallies;
     let total = total.finish();
     let by_day = day_stats(by_day);
     let by_session = session_stats(sessions, titles);
-    let selected = |session_id: &str, user: &str| {
-        by_session.binary_search_by(|s| (s.session_id.as_str(), s.user.as_str()).cmp(&(session_id, user))).is_ok()
-    };
-    let states: Vec<_> =
-        resume_states(view, None)?.into_iter().filter(|st| selected(&st.session_id, &st.user)).collect();
-    let mut stale: Vec<_> = states.iter().filter(|s| !s.warm && s.not_resumable.is_none()).cloned().collect();
-    stale.sort_by(|a, b| {
-        b.premium_usd.total_cmp(&a.premium_usd).then_with(|| (&a.session_id, &a.user).cmp(&(&b.session_id, &b.user)))
-    });
-    let with_main: HashSet<(&str, &str)> = states.iter().map(|s| (s.session_id.as_str(), s.user.as_str())).collect();
-    let without_main = by_session
-        .iter()
-        .filter(|s| !with_main.contains(&(s.session_id.as_str(), s.user.as_str())))
-        .map(|s| (s.user.clone(), s.session_id.clone(), s.title.clone(), s.project.clone()));
-    let not_resumable = super::resume::not_resumable(&states, without_main, view.claude().settings.cleanup_days());
+    let (stale, not_resumable) = resume_lists(view, &by_session)?;
     let ids: HashSet<&str> = by_session.iter().map(|s| s.session_id.as_str()).collect();
     let compaction = compaction_reports(view, &ids)?;
     let by_trigger = by_trigger(view, q)?;
@@ -273,6 +211,96 @@ pub fn cache_report_with(
         usage,
         lists: None,
     })
+}
+
+/// The cache report's running tallies over the rows: the total, per day,
+/// per session, and the models seen.
+#[derive(Default)]
+struct Tallies {
+    total: Tally,
+    by_day: Vec<(i32, Tally)>,
+    day_index: HashMap<i32, usize>,
+    index: HashMap<(String, String), usize>,
+    sessions: Vec<((String, String), SessionTally)>,
+    models: BTreeSet<String>,
+}
+
+impl Tallies {
+    /// Adds a batch of analysis rows (`FIGURES`), each to the total, its
+    /// day in `days`' zone and its session.
+    fn add(&mut self, df: &DataFrame, days: &mut LocalDays) -> PolarsResult<()> {
+        let a = AnalysisCols::of(df)?;
+        let mut last: Option<((&str, &str), usize)> = None;
+        let mut today: Option<(i32, usize)> = None;
+        let mut model = "";
+        for i in 0..df.height() {
+            let f = a.figures(i);
+            let time = DateTime::from_timestamp_millis(a.time_ms[i]).unwrap_or_default();
+            self.total.add_figures(&f);
+            let day = days.day(a.time_ms[i]);
+            if today.is_none_or(|(d, _)| d != day) {
+                today = Some((
+                    day,
+                    *self.day_index.entry(day).or_insert_with(|| {
+                        self.by_day.push((day, Tally::default()));
+                        self.by_day.len() - 1
+                    }),
+                ));
+            }
+            if let Some((_, k)) = today {
+                self.by_day[k].1.add_figures(&f);
+            }
+            if a.model[i] != model {
+                model = a.model[i];
+                self.models.insert(model.to_owned());
+            }
+            // Rows come grouped by session: look a session up when it changes.
+            let key = (a.user[i], a.session[i]);
+            let k = match last {
+                Some((l, k)) if l == key => k,
+                _ => *self.index.entry((key.0.to_owned(), key.1.to_owned())).or_insert_with(|| {
+                    let first = SessionTally {
+                        tally: Tally::default(),
+                        project: a.project[i].to_owned(),
+                        first: time,
+                        last: time,
+                    };
+                    self.sessions.push(((key.0.to_owned(), key.1.to_owned()), first));
+                    self.sessions.len() - 1
+                }),
+            };
+            last = Some((key, k));
+            let s = &mut self.sessions[k].1;
+            s.tally.add_figures(&f);
+            s.first = s.first.min(time);
+            s.last = s.last.max(time);
+        }
+        Ok(())
+    }
+}
+
+/// The stale sessions of `by_session` (dearest premium first) and those
+/// that can no longer be resumed.
+fn resume_lists(
+    view: &StoreView,
+    by_session: &[SessionStats],
+) -> Result<(Vec<StaleSession>, Vec<NotResumableSession>), ReportError> {
+    let selected = |session_id: &str, user: &str| {
+        by_session.binary_search_by(|s| (s.session_id.as_str(), s.user.as_str()).cmp(&(session_id, user))).is_ok()
+    };
+    let states: Vec<_> =
+        resume_states(view, None)?.into_iter().filter(|st| selected(&st.session_id, &st.user)).collect();
+    let mut stale: Vec<_> = states.iter().filter(|s| !s.warm && s.not_resumable.is_none()).cloned().collect();
+    stale.sort_by(|a, b| {
+        b.premium_usd.total_cmp(&a.premium_usd).then_with(|| (&a.session_id, &a.user).cmp(&(&b.session_id, &b.user)))
+    });
+    let with_main: HashSet<(&str, &str)> = states.iter().map(|s| (s.session_id.as_str(), s.user.as_str())).collect();
+    let without_main = by_session
+        .iter()
+        .filter(|s| !with_main.contains(&(s.session_id.as_str(), s.user.as_str())))
+        .map(|s| (s.user.clone(), s.session_id.clone(), s.title.clone(), s.project.clone()));
+    let not_resumable = super::resume::not_resumable(&states, without_main, view.claude().settings.cleanup_days());
+    Ok((stale, not_resumable))
 }
 
 /// The selection as the usage reports count it, against the thread
