@@ -120,11 +120,7 @@ fn merge_tables_analyzed(
     let mut calls = Calls::gather(store, base, calls)?;
     let refusals = refusals(store, base, new_refusals, &replaced)?;
     let readings = readings(store, base, new_readings, &replaced)?;
-    let spares = match base {
-        Base::Empty => None,
-        _ => store.read(Table::Spares)?.map(frames::in_current_layout).transpose().map_err(at(store, Table::Spares))?,
-    };
-    let spares = spares.map_or_else(|| empty(store, Table::Spares), Ok)?;
+    let spares = stored_spares(store, base)?;
     let target = Target::choose(store, base, &rows, &replaced, &spares)?;
     let split = split(base, &rows, &replaced, &target.requests, &spares).map_err(at(store, Table::Requests))?;
     let kept_from_rewritten = split.kept_from_rewritten;
@@ -133,27 +129,10 @@ fn merge_tables_analyzed(
     let mut all = rows;
     all.0.push(split.old);
     let p = full_plan(&mut all);
-    let new_spares = {
-        let refs = all.refs();
-        let spare_rows: Vec<&Request> = p.spare.iter().map(|&i| refs[i]).collect();
-        frames::requests_frame(&spare_rows).map_err(at(store, Table::Spares))?
-    };
-    let mut kept_time: Vec<Option<DateTime<Utc>>> = vec![None; all.0.iter().map(Vec::len).sum()];
-    for &(i, time) in &p.kept {
-        kept_time[i] = Some(time);
-    }
-    let kept_rows = all.iter_mut().zip(&kept_time).filter_map(|(r, t)| t.map(|t| (r, t)));
-    let mut unknown = prices.price_all(kept_rows.map(|(r, t)| {
-        r.time = t;
-        r
-    }));
-    for (r, _) in all.iter_mut().zip(&kept_time).filter(|(_, t)| t.is_some()) {
-        calls.price(prices, r, &mut unknown);
-    }
-    drop(kept_time);
-    let refs = all.refs();
-    let fresh: Vec<&Request> = p.kept.iter().map(|&(i, _)| refs[i]).collect();
-    drop(refs);
+    let new_spares =
+        frames::requests_frame(&picked(&all, p.spare.iter().copied())).map_err(at(store, Table::Spares))?;
+    let unknown = price_kept(&mut all, &p.kept, &mut calls, prices);
+    let fresh = picked(&all, p.kept.iter().map(|&(i, _)| i));
     let spares = stack(store, Table::Spares, split.spares, new_spares, &SPARE_ORDER)?;
     // A rebuilt table is written straight from the rows, a batch at a time
     // (and its sessions derived while the rows are classified); otherwise
@@ -164,16 +143,8 @@ fn merge_tables_analyzed(
     } else {
         changed.extend(split.sessions);
         changed.extend(fresh.iter().map(|r| r.session_id.to_string()));
-        let new = frames::requests_frame(&fresh).map_err(at(store, Table::Requests))?;
-        let df = stack(store, Table::Requests, split.requests, new, &REQUEST_ORDER)?;
-        // The base's rows of the changed sessions (when only the recent
-        // part is rewritten), the session totals' columns alone.
-        let columns = Some(&session_totals::INPUT_COLUMNS[..]);
-        let base = match target.whole {
-            true => None,
-            false => store.read_file_sessions(Table::Requests, columns, &changed)?,
-        };
-        let sessions = sessions_table(store, &df, base.as_ref(), &titles, &changed)?;
+        let df = joined(store, split.requests, &fresh)?;
+        let sessions = sessions_of_changed(store, &df, target.whole, &titles, &changed)?;
         (Requests::Frame(df), Some(sessions))
     };
     let n = target.other_rows + if let Requests::Frame(df) = &requests { df.height() } else { fresh.len() };
@@ -181,11 +152,7 @@ fn merge_tables_analyzed(
     // write leaves a core idle most of its time, which the classification
     // fills. It reads no table the merge writes: the rows come from here.
     let derive = derive.filter(|_| whole);
-    let boundaries = match (derive, &compactions) {
-        (None, _) => Vec::new(),
-        (Some(_), Some(df)) => frames::compactions_from(df).map_err(at(store, Table::Compactions))?,
-        (Some(_), None) => store.load(Table::Compactions, frames::compactions_from)?,
-    };
+    let boundaries = if derive.is_some() { boundaries(store, compactions.as_ref())? } else { Vec::new() };
     let analyze = || match derive {
         Some(d) => d.whole(store, fresh.clone(), &calls.0, &boundaries),
         None => Ok(false),
@@ -194,34 +161,96 @@ fn merge_tables_analyzed(
         Requests::Frame(df) => target.write(store, df),
         Requests::Rows => write_batches(store, &fresh),
     };
-    let small_tables = || -> Result<(), IngestError> {
-        write(store, Table::Spares, spares)?;
-        if let Some(df) = compactions {
-            write(store, Table::Compactions, df)?;
-        }
-        write(store, Table::Titles, frames::titles_frame(&titles).map_err(at(store, Table::Titles))?)?;
-        calls.write(store)?;
-        if let Some(df) = refusals {
-            write(store, Table::Refusals, df)?;
-        }
-        if let Some(df) = readings {
-            write(store, Table::CostReadings, df)?;
-        }
-        let sessions = match sessions {
-            Some(df) => df,
-            None => session_totals::frame(&session_totals::derive(&fresh, &titles))
-                .map_err(at(store, Table::SessionTotals))?,
-        };
-        write(store, Table::SessionTotals, sessions)?;
-        Ok(())
-    };
+    let small = SmallTables { spares, compactions, titles, refusals, readings, sessions };
+    let small_tables = || small.write(store, &calls, &fresh);
     let (analysis, (a, b)) = rayon::join(analyze, || rayon::join(write_requests, small_tables));
     a.and(b)?;
     let stored = analysis?;
-    drop(fresh);
-    drop(all);
     let scope = if whole { Changed::All } else { Changed::Sessions(changed) };
     Ok((Merged { requests: n, unknown, kept_from_rewritten }, scope, stored))
+}
+
+/// The stored spares (none into an empty store), in this layout.
+fn stored_spares(store: &Store, base: Base) -> Result<DataFrame, IngestError> {
+    let spares = match base {
+        Base::Empty => None,
+        _ => store.read(Table::Spares)?.map(frames::in_current_layout).transpose().map_err(at(store, Table::Spares))?,
+    };
+    spares.map_or_else(|| empty(store, Table::Spares), Ok)
+}
+
+/// The rows of `all` at `indices`.
+fn picked(all: &Chunks, indices: impl Iterator<Item = usize>) -> Vec<&Request> {
+    let refs = all.refs();
+    indices.map(|i| refs[i]).collect()
+}
+
+/// The compaction boundaries the merge leaves: `merged` when it rewrote
+/// the table, else the stored ones.
+fn boundaries(store: &Store, merged: Option<&DataFrame>) -> Result<Vec<Compaction>, IngestError> {
+    match merged {
+        Some(df) => frames::compactions_from(df).map_err(at(store, Table::Compactions)),
+        None => Ok(store.load(Table::Compactions, frames::compactions_from)?),
+    }
+}
+
+/// The tables a merge writes beside the requests.
+struct SmallTables {
+    spares: DataFrame,
+    /// None when no compaction changed.
+    compactions: Option<DataFrame>,
+    titles: Vec<SessionTitle>,
+    refusals: Option<DataFrame>,
+    readings: Option<DataFrame>,
+    /// The session totals, when the merge derived them from the tables;
+    /// else they are derived from the merged rows (`fresh`).
+    sessions: Option<DataFrame>,
+}
+
+impl SmallTables {
+    fn write(self, store: &Store, calls: &Calls, fresh: &[&Request]) -> Result<(), IngestError> {
+        write(store, Table::Spares, self.spares)?;
+        if let Some(df) = self.compactions {
+            write(store, Table::Compactions, df)?;
+        }
+        write(store, Table::Titles, frames::titles_frame(&self.titles).map_err(at(store, Table::Titles))?)?;
+        calls.write(store)?;
+        if let Some(df) = self.refusals {
+            write(store, Table::Refusals, df)?;
+        }
+        if let Some(df) = self.readings {
+            write(store, Table::CostReadings, df)?;
+        }
+        let sessions = match self.sessions {
+            Some(df) => df,
+            None => session_totals::frame(&session_totals::derive(fresh, &self.titles))
+                .map_err(at(store, Table::SessionTotals))?,
+        };
+        write(store, Table::SessionTotals, sessions)
+    }
+}
+
+/// Prices the rows the plan keeps, each at the time it is kept with, and
+/// their calls; hands on the models the table has no price for.
+fn price_kept(
+    all: &mut Chunks,
+    kept: &[(usize, DateTime<Utc>)],
+    calls: &mut Calls,
+    prices: &PriceTable,
+) -> UnknownModels {
+    let mut kept_time: Vec<Option<DateTime<Utc>>> = vec![None; all.0.iter().map(Vec::len).sum()];
+    for &(i, time) in kept {
+        kept_time[i] = Some(time);
+    }
+    let kept_rows = all.iter_mut().zip(&kept_time).filter_map(|(r, t)| t.map(|t| (r, t)));
+    let mut unknown = prices.price_all(kept_rows.map(|(r, t)| {
+        r.time = t;
+        r
+    }));
+    for (r, _) in all.iter_mut().zip(&kept_time).filter(|(_, t)| t.is_some()) {
+        calls.price(prices, r, &mut unknown);
+    }
+    unknown
 }
 
 /// Row order of the `requests` table (unique per request).
@@ -232,6 +261,30 @@ const SPARE_ORDER: [&str; 5] = [c::USER, c::MESSAGE_ID, c::REQUEST_ID, c::SOURCE
 /// The session totals: stored rows of unchanged sessions, derived rows of
 /// the others (from the rewritten requests, plus `base`, the base's rows
 /// of those sessions, when only the recent part was rewritten).
+/// The kept rows of the table (`old`) and the merged ones, in table order.
+fn joined(store: &Store, old: DataFrame, fresh: &[&Request]) -> Result<DataFrame, IngestError> {
+    let new = frames::requests_frame(fresh).map_err(at(store, Table::Requests))?;
+    stack(store, Table::Requests, old, new, &REQUEST_ORDER)
+}
+
+/// The session totals after a merge into `requests`: read with the base's
+/// rows of the changed sessions when only the recent part is rewritten
+/// (`whole` false; the session totals' columns alone).
+fn sessions_of_changed(
+    store: &Store,
+    requests: &DataFrame,
+    whole: bool,
+    titles: &[SessionTitle],
+    changed: &HashSet<String>,
+) -> Result<DataFrame, IngestError> {
+    let columns = Some(&session_totals::INPUT_COLUMNS[..]);
+    let base = match whole {
+        true => None,
+        false => store.read_file_sessions(Table::Requests, columns, changed)?,
+    };
+    sessions_table(store, requests, base.as_ref(), titles, changed)
+}
+
 fn sessions_table(
     store: &Store,
     requests: &DataFrame,
