@@ -9,8 +9,8 @@
 use crate::common;
 
 use cachewise::pricing::PriceTable;
+use cachewise::report::cache::view::cache_report;
 use cachewise::report::cache::CacheQuery;
-use cachewise::report::cache_view::cache_report;
 use cachewise::report::query::Query;
 use cachewise::store::Store;
 use cachewise::synth::{generate, SynthSpec};

@@ -1,4 +1,4 @@
-//! The stored analysis (`materialize`, read by `report::cache_view`) gives
+//! The stored analysis (`materialize`, read by `report::cache::view`) gives
 //! the same cache report, resume advice and session figures as the
 //! in-memory reference model over the same rows: two people's copies of
 //! the demo generator's data (every cache-model v2 event, multi-call
@@ -10,9 +10,9 @@ use crate::common;
 use cachewise::analyze::{advise_with, CacheClass};
 use cachewise::model::{Compaction, Request, MAIN_THREAD};
 use cachewise::pricing::PriceTable;
+use cachewise::report::cache::rows::{daily_class_costs, misses, DailyClassCosts};
+use cachewise::report::cache::view as cache_view;
 use cachewise::report::cache::CacheQuery;
-use cachewise::report::cache_rows::{daily_class_costs, misses, DailyClassCosts};
-use cachewise::report::cache_view;
 use cachewise::report::query::Query;
 use cachewise::report::stored_rows::advise;
 use cachewise::store::Store;

@@ -89,7 +89,7 @@ async fn cache_session_and_overview_pages_show_the_v2_model() {
     assert!(page.contains("What a growing context costs"));
     let windows = api["context"]["windows"].as_array().unwrap();
     assert_eq!(windows.len(), 4);
-    let sentence = cachewise::report::cache_context::window_sentence(windows_of(windows).as_slice()).unwrap();
+    let sentence = cachewise::report::cache::context::window_sentence(windows_of(windows).as_slice()).unwrap();
     assert!(page.contains(&sentence), "{sentence}");
     let overview = get(&state, "/").await;
     assert!(overview.contains("lost to prompt edits while the cache was warm"));

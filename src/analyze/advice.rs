@@ -217,7 +217,7 @@ fn scoped_median(
 /// requests, in the session's project if it has any, else over all
 /// sessions; and of requests after a compaction, in the project only
 /// (other projects' compactions are not used for `S`, §7 v3). Computed from
-/// rows (`ProjectMedians::of`) or from stored columns (`report::cache_view`).
+/// rows (`ProjectMedians::of`) or from stored columns (`report::cache::view`).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ProjectMedians {
     pub first: Option<(f64, InputSource)>,

@@ -1,15 +1,16 @@
 //! `cachewise cache` and `cachewise advise`: open the run's view, call
-//! `report::cache_view` / `report::stored_rows`, print.
+//! `report::cache::view` / `report::stored_rows`, print.
 
 use super::plan::Plan;
 use super::run::{refresh, warn_estimates};
 use super::{FilterArgs, LayoutArgs};
 use crate::analyze::limits;
 use crate::model::limits::WindowKind;
+use crate::report::cache::misses::render_misses;
+use crate::report::cache::render::{render_advice, render_cache};
+use crate::report::cache::rows::misses;
+use crate::report::cache::view::cache_report;
 use crate::report::cache::CacheQuery;
-use crate::report::cache_render::{render_advice, render_cache, render_misses};
-use crate::report::cache_rows::misses;
-use crate::report::cache_view::cache_report;
 use crate::report::now::{cold_resume_usd, LimitUse};
 use crate::report::stored_rows::{advise, priced, StoredRows};
 use crate::store::view::StoreView;

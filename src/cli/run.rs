@@ -9,7 +9,7 @@ use super::team::ReportKind;
 use super::{Cli, Command, OutputArgs, PricesArgs, ReportOpts};
 use crate::ingest::{IngestError, Outcome};
 use crate::pricing::Estimate;
-use crate::report::cache_rows::annotate_sessions;
+use crate::report::cache::rows::annotate_sessions;
 use crate::report::labels::plural;
 use crate::report::query::{Grouping, Query};
 use crate::report::render::{self, Format};

@@ -5,14 +5,6 @@
 mod analysis_cols;
 pub mod blocks;
 pub mod cache;
-pub mod cache_context;
-pub mod cache_medians;
-pub mod cache_render;
-pub mod cache_rows;
-pub mod cache_splits;
-pub mod cache_versions;
-pub mod cache_view;
-pub mod cache_words;
 pub mod calls;
 pub mod ccusage_json;
 pub mod cell;

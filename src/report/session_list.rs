@@ -1,6 +1,6 @@
 //! The session list of the dashboard (`/sessions`): one row per row of
 //! the session report (`report session`, with the cache columns of
-//! `report::cache_rows::annotate_sessions`: cost, requests, misses, idle cost,
+//! `report::cache::rows::annotate_sessions`: cost, requests, misses, idle cost,
 //! peak prompt), marked stale from the stale list and with the models the
 //! requests used. Then filtering (text, project, model, date range),
 //! sorting and paging, so a page of 100k sessions costs one pass over rows

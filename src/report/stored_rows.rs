@@ -4,12 +4,12 @@
 //! verdict is its stored columns (`columns::VERDICT`), as the `cache`
 //! report sums them. Only these few rows ever become request objects.
 
-use super::cache_medians::MedianTable;
 use super::ReportError;
 use crate::analyze::limits::Priced;
 use crate::analyze::{advise_in, resumability, Advice, CacheClass, RequestCache, WarmPrefixes};
 use crate::model::columns::{self as c, ANALYSIS_REQUEST, VERDICT};
 use crate::model::{Compaction, Request};
+use crate::report::cache::medians::MedianTable;
 use crate::store::analysis::collect_sessions;
 use crate::store::frames::{requests_of, Cols};
 use crate::store::view::StoreView;
@@ -121,7 +121,7 @@ fn with_compact_now(view: &StoreView, mut advice: Advice) -> Result<Advice, Repo
     let prompt = advice.inputs.prompt_tokens;
     if prompt >= crate::analyze::window::WINDOWS[0] {
         let all = super::cache::CacheQuery { query: super::query::Query::new(chrono_tz::UTC), session: None };
-        let windows = super::cache_context::context_report(view, &all)?.windows;
+        let windows = crate::report::cache::context::context_report(view, &all)?.windows;
         let recommended = advice.recommendation == crate::analyze::Recommendation::Compact;
         advice.compact_now =
             crate::analyze::window::compact_now(prompt, &windows, advice.break_even_turns, recommended);

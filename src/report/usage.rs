@@ -60,7 +60,7 @@ pub struct UsageRow {
     pub totals: Totals,
     /// Per model, with `--breakdown`.
     pub models: Vec<(String, Totals)>,
-    /// Cache figures of a session row (`report::cache_rows::annotate_sessions`).
+    /// Cache figures of a session row (`report::cache::rows::annotate_sessions`).
     pub cache: Option<SessionCache>,
     /// Advisor and fallback calls of a session row (`report::calls`).
     pub calls: Option<CallTotals>,

@@ -20,7 +20,7 @@ pub use reports::Reports;
 use crate::analyze::Advice;
 use crate::pricing::Estimate;
 use crate::report::blocks;
-use crate::report::cache_medians::MedianTable;
+use crate::report::cache::medians::MedianTable;
 use crate::report::query::{Grouping, Query};
 use crate::report::stored_rows::{advise_rows, recent_rows, session_stored_rows, StoredRows};
 use crate::report::team::{team, TeamReport};

@@ -1,7 +1,7 @@
 //! The in-memory reference of the cache report: the cache model
 //! (`analyze::analyze`) run over a whole store's rows, summed as the
 //! reference model does. Tests hold the shipped report, which reads the
-//! stored verdicts (`report::cache_view`), equal to it. Not in the shipped
+//! stored verdicts (`report::cache::view`), equal to it. Not in the shipped
 //! library: nothing there classifies at view time.
 
 #![allow(dead_code)]

@@ -200,7 +200,7 @@ fn hostile_analysis_rows_are_refused_naming_the_bundle() {
 
 #[test]
 fn a_persons_session_columns_are_their_own_when_session_ids_repeat() {
-    use cachewise::report::cache_rows::annotate_sessions;
+    use cachewise::report::cache::rows::annotate_sessions;
     use cachewise::report::query::Grouping;
     use cachewise::report::usage::usage;
     // Both bundles name their sessions -s0, -s1 and -s2 (`bundle`).

@@ -8,7 +8,7 @@
 
 use super::periods::{chart_periods, period_heading};
 use crate::analyze::{CacheClass, CacheStats, ClassStats, GapBucket, IdleCompaction};
-use crate::report::cache_words::what_if_caption;
+use crate::report::cache::words::what_if_caption;
 use crate::report::charts::{self, palette, Stacked, Unit};
 use crate::report::labels::{self, plural};
 use crate::web::error::WebError;
@@ -47,13 +47,13 @@ pub struct CachePage {
     /// What Claude Code's settings and transcripts warn about.
     pub warnings: Vec<String>,
     /// The Claude Code versions whose misses within the TTL cost most
-    /// (`cache_versions::costliest`), and how many others there are.
-    pub versions: Vec<crate::report::cache_versions::VersionHealth>,
+    /// (`cache::versions::costliest`), and how many others there are.
+    pub versions: Vec<crate::report::cache::versions::VersionHealth>,
     pub other_versions: usize,
     /// Misses within the TTL's cost per 100 requests of `versions`, charted.
     pub version_chart: String,
     /// Spend by prompt size and the compaction-window what-if.
-    pub context: crate::report::cache_context::Context,
+    pub context: crate::report::cache::context::Context,
     pub window_sentence: Option<String>,
 }
 
@@ -176,7 +176,7 @@ pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<
         .filter(|k| **k != CacheClass::Hit)
         .map(|&k| (labels::class(k).to_owned(), c.total.classes.get(k).miss_cost_usd))
         .collect();
-    let versions: Vec<_> = crate::report::cache_versions::costliest(&c.versions).into_iter().cloned().collect();
+    let versions: Vec<_> = crate::report::cache::versions::costliest(&c.versions).into_iter().cloned().collect();
     render(&CachePage {
         chrome: Chrome::new(&state, &snap, "Cache", &params).with_json("/api/cache"),
         empty: snap.is_empty(),
@@ -187,22 +187,22 @@ pub async fn page(State(state): State<AppState>, params: Params) -> Result<Html<
         stale: c.stale.len(),
         by_trigger: c.compactions_by_trigger.iter().map(|(k, n)| (labels::trigger(k), *n)).collect(),
         idle: c.idle_compaction,
-        reconcile: c.usage.as_ref().map(|u| crate::report::cache_render::reconcile_line(u).trim().to_owned()),
+        reconcile: c.usage.as_ref().map(|u| crate::report::cache::render::reconcile_line(u).trim().to_owned()),
         what_if_caption: what_if_caption(&c.total.what_if, &c.total.write_mix),
         not_resumable: c.not_resumable.len(),
         warnings: c.warnings.clone(),
-        server: crate::report::cache_render::server_lines(c),
+        server: crate::report::cache::render::server_lines(c),
         other_versions: c.versions.len() - versions.len(),
         version_chart: version_chart(&versions),
         context: c.context.clone(),
-        window_sentence: crate::report::cache_context::window_sentence(&c.context.windows),
+        window_sentence: crate::report::cache::context::window_sentence(&c.context.windows),
         versions,
     })
 }
 
 /// What misses within the TTL cost per 100 requests, per version shown.
-fn version_chart(versions: &[crate::report::cache_versions::VersionHealth]) -> String {
+fn version_chart(versions: &[crate::report::cache::versions::VersionHealth]) -> String {
     let bars: Vec<(String, f64)> =
-        versions.iter().map(|v| (crate::report::cache_versions::version_words(v), v.miss_cost_per_100_usd)).collect();
+        versions.iter().map(|v| (crate::report::cache::versions::version_words(v), v.miss_cost_per_100_usd)).collect();
     charts::hbars(&bars, Unit::Usd, palette::MISS, 1100)
 }

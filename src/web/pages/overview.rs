@@ -6,7 +6,7 @@
 
 use super::periods::chart_periods;
 use crate::analyze::{StaleSession, WhatIf};
-use crate::report::cache_words::what_if_caption;
+use crate::report::cache::words::what_if_caption;
 use crate::report::calls::CallTotals;
 use crate::report::charts::{self, palette, Stacked};
 use crate::report::class_cost::DayClassCost;

@@ -6,7 +6,7 @@
 
 use crate::analyze::{self, Advice, ClassTable};
 use crate::model::{Compaction, Refusal, MAIN_THREAD};
-use crate::report::cache_words::{advice_words, AdviceWords};
+use crate::report::cache::words::{advice_words, AdviceWords};
 use crate::report::charts;
 use crate::report::labels;
 use crate::report::session_list::SessionRow;
@@ -76,7 +76,7 @@ impl SessionPage {
     /// Who named a request's cause, and cachewise's own class beside the
     /// server's when they differ.
     pub fn named_by(&self, r: &TimelineRow) -> String {
-        let by = crate::report::cache_render::named_by(r.cause_from);
+        let by = crate::report::cache::misses::named_by(r.cause_from);
         match r.cause().by_server() {
             true if r.class.is_miss() => format!("{by} (cachewise: {})", labels::class(r.class)),
             true => format!("{by} (cachewise: a hit)"),

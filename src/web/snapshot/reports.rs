@@ -4,9 +4,9 @@
 //! requests one `Query` selects, from the snapshot's view at its clock.
 
 use super::Snapshot;
+use crate::report::cache::rows::{annotate_sessions, DailyClassCosts};
+use crate::report::cache::view::{cache_report_with, Reconciled};
 use crate::report::cache::{CacheQuery, CacheReport};
-use crate::report::cache_rows::{annotate_sessions, DailyClassCosts};
-use crate::report::cache_view::{cache_report_with, Reconciled};
 use crate::report::class_cost::DayClassCost;
 use crate::report::query::{Grouping, Query};
 use crate::report::session_list::{session_rows, SessionRow};

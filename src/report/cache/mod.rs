@@ -1,7 +1,18 @@
 //! The cache report's types (`CacheQuery`, `CacheReport`, `Reconcile`, `MissRow`) and
 //! how a session is found by id, prefix or title. The report itself is
-//! `report::cache_view::cache_report`, over a view's stored columns (the
+//! `report::cache::view::cache_report`, over a view's stored columns (the
 //! tests hold it equal to an in-memory reference in `tests/common`).
+
+pub mod context;
+pub mod medians;
+pub mod misses;
+pub mod render;
+pub mod rows;
+pub mod splits;
+mod tallies;
+pub mod versions;
+pub mod view;
+pub mod words;
 
 use super::query::Query;
 use super::resume::NotResumableSession;
@@ -81,10 +92,10 @@ pub struct CacheReport {
     pub warnings: Vec<String>,
     pub by_day: Vec<DayStats>,
     /// The cache's health per Claude Code version, first used first
-    /// (`cache_versions`).
-    pub versions: Vec<super::cache_versions::VersionHealth>,
-    /// The requests by the size of their prompt (`cache_context`).
-    pub context: super::cache_context::Context,
+    /// (`cache::versions`).
+    pub versions: Vec<crate::report::cache::versions::VersionHealth>,
+    /// The requests by the size of their prompt (`cache::context`).
+    pub context: crate::report::cache::context::Context,
     pub by_session: Vec<SessionStats>,
     pub compaction: Vec<SessionCompaction>,
     pub now: DateTime<Utc>,

@@ -3,10 +3,10 @@
 //! how much of the prompt was read from cache, and the misses within the
 //! TTL (edits of the prompt, shape and version changes: what a release that
 //! breaks the cache makes) with their cost. Read from the stored analysis
-//! rows the `cache` report covers (one read for this and `cache_context`);
+//! rows the `cache` report covers (one read for this and `cache::context`);
 //! nothing is classified here.
 
-use super::cache_splits::SplitRows;
+use super::splits::SplitRows;
 use crate::model::format::thousands;
 use crate::model::format::usd;
 use crate::model::TokenCounts;
@@ -200,7 +200,7 @@ pub fn version_words(v: &VersionHealth) -> String {
     if v.version.is_empty() {
         "(not written)".to_owned()
     } else {
-        super::cell::shorten(&super::cell::term(&v.version), 16)
+        crate::report::cell::shorten(&crate::report::cell::term(&v.version), 16)
     }
 }
 
@@ -229,7 +229,7 @@ pub fn render(versions: &[VersionHealth]) -> String {
     }
     let mut notes = String::new();
     for v in shown.iter().filter(|v| v.flagged) {
-        let why = v.why.as_deref().map(super::cell::term).unwrap_or_default();
+        let why = v.why.as_deref().map(crate::report::cell::term).unwrap_or_default();
         notes += &format!("{} broke the cache more often: {why}.\n", version_words(v));
     }
     if let n @ 1.. = versions.len() - shown.len() {

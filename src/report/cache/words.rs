@@ -7,9 +7,9 @@
 //! in cents, the way they are shown, so a caption never contradicts its
 //! figures.
 
-use super::labels::{decision, plural};
 use crate::analyze::{Advice, Recommendation, WhatIf, WriteMix};
 use crate::model::format::usd;
+use crate::report::labels::{decision, plural};
 
 /// Cents, as shown.
 fn cents(x: f64) -> i64 {

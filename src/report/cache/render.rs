@@ -4,14 +4,14 @@
 //! (rewinds, compactions by trigger, idle compaction). Advice names its
 //! options as Claude Code's resume dialog does when the dialog applies.
 
-use super::cache::CacheReport;
-use super::cache_words::{advice_words, what_if_caption};
-use super::cell;
-use super::fit::{self, Col, Layout};
-use super::labels::{self, plural};
+use super::words::{advice_words, what_if_caption};
+use super::CacheReport;
 use crate::analyze::{reason_words, Advice, CacheClass, ClassStats, GapBucket, DIALOG_COMPACT, DIALOG_RESUME};
 use crate::model::format::{duration_words, percent, thousands, usd};
 use crate::pricing::Estimate;
+use crate::report::cell;
+use crate::report::fit::{self, Col, Layout};
+use crate::report::labels::{self, plural};
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -33,7 +33,7 @@ fn stats_table(header: [&str; 4], rows: &[(&str, &ClassStats)]) -> String {
 }
 
 /// How the cache figures relate to `report daily`'s, in words.
-pub fn reconcile_line(u: &crate::report::cache::Reconcile) -> String {
+pub fn reconcile_line(u: &super::Reconcile) -> String {
     let mut line = format!(
         "  {}, {} as `report daily` counts them; the cache model counts {} of conversation threads ({})",
         plural(u.requests, "request", "requests"),
@@ -91,8 +91,8 @@ pub fn render_cache(r: &CacheReport, layout: Layout) -> String {
             (labels::bucket(GapBucket::Gt1h), &b.gt_1h),
         ],
     );
-    out += &super::cache_versions::render(&r.versions);
-    out += &super::cache_context::render(&r.context);
+    out += &super::versions::render(&r.versions);
+    out += &super::context::render(&r.context);
     out += &v2_lines(r);
     out += &v3_lines(r);
     let comps: usize = r.compaction.iter().map(|c| c.compactions.len()).sum();
@@ -311,66 +311,9 @@ pub fn render_advice(a: &Advice) -> String {
     out
 }
 
-/// A miss's cause in words, with the tokens the server says were missed.
-fn cause_text(m: &super::cache::MissRow) -> String {
-    let cause = crate::analyze::Cause { key: m.cause.clone(), from: m.cause_from };
-    match (cause.by_server(), m.server_missed_tokens) {
-        (true, Some(n)) => format!("{} ({} tokens)", labels::cause(&cause), thousands(n)),
-        _ => labels::cause(&cause),
-    }
-}
-
-/// Who named a cause, in words.
-pub fn named_by(from: crate::analyze::CauseFrom) -> &'static str {
-    match from {
-        crate::analyze::CauseFrom::Server => "the API",
-        crate::analyze::CauseFrom::Inferred => "cachewise",
-        crate::analyze::CauseFrom::Client => "Claude Code's record",
-    }
-}
-
-/// The misses' columns: the time, session, cause and cost always; the
-/// rest as the width allows.
-const MISS_COLUMNS: [Col; 11] = [
-    Col::text("Time (UTC)", 0),
-    Col::text("Session", 0),
-    Col::text("Thread", 3),
-    Col::text("Cause", 0),
-    Col::text("Named by", 2),
-    Col::num("Gap", 1),
-    Col::num("TTL", 2),
-    Col::num("Expected", 3),
-    Col::num("Read", 3),
-    Col::num("Rebuilt", 1),
-    Col::num("Cost", 0),
-];
-
-/// The misses as a terminal table that fits `layout`.
-pub fn render_misses(rows: &[super::cache::MissRow], layout: Layout) -> String {
-    let rows: Vec<Vec<String>> = rows
-        .iter()
-        .map(|m| {
-            vec![
-                m.time.format("%Y-%m-%d %H:%M:%S").to_string(),
-                short_id(&m.session_id).to_owned(),
-                m.thread.clone(),
-                cause_text(m),
-                named_by(m.cause_from).to_owned(),
-                m.gap_s.map_or_else(String::new, duration_words),
-                duration_words(f64::from(m.ttl_s)),
-                thousands(m.expected_prefix),
-                thousands(m.cache_read),
-                thousands(m.rebuilt_tokens),
-                usd(m.miss_cost_usd),
-            ]
-        })
-        .collect();
-    format!("{}\n", fit::table(&MISS_COLUMNS, &rows, layout))
-}
-
 /// The first 8 characters of a session id, what `advise` and the
 /// dashboard's `/session/<prefix>` take.
-fn short_id(id: &str) -> &str {
+pub(super) fn short_id(id: &str) -> &str {
     id.get(..8).unwrap_or(id)
 }
 

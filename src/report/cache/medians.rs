@@ -5,11 +5,11 @@
 //! over the selected gap rows, priced `fixed + summary * per_token` from
 //! the columns `materialize` stored.
 
-use super::cache::CacheQuery;
-use super::ReportError;
+use super::CacheQuery;
 use crate::analyze::{median, CacheClass, IdleCompaction, InputSource, ProjectMedians};
 use crate::model::columns as c;
 use crate::model::MAIN_THREAD;
+use crate::report::ReportError;
 use crate::store::frames::Cols;
 use crate::store::view::StoreView;
 use polars::prelude::*;
@@ -76,7 +76,7 @@ pub(super) fn idle_compaction(view: &StoreView, q: &CacheQuery, idle: u64) -> Re
     let gaps = view.analysis()?.filter(col(c::IDLE_COMPACT_FIXED_USD).is_not_null());
     let cols =
         [c::PROJECT, c::EXPECTED_PREFIX, c::MISS_COST_USD, c::IDLE_COMPACT_FIXED_USD, c::IDLE_COMPACT_PER_TOKEN_USD];
-    let df = super::cache_view::selected(gaps, q, &cols)?;
+    let df = super::view::selected(gaps, q, &cols)?;
     if df.height() == 0 {
         return Ok(out);
     }

@@ -1,8 +1,8 @@
 //! The columns the `cache` report's version and context splits read
-//! (`cache_versions`, `cache_context`), taken from each batch once for both.
+//! (`cache::versions`, `cache::context`), taken from each batch once for both.
 
-use super::cache_context::ContextTally;
-use super::cache_versions::VersionTally;
+use super::context::ContextTally;
+use super::versions::VersionTally;
 use crate::analyze::CacheClass;
 use crate::model::columns as c;
 use crate::model::TokenCounts;

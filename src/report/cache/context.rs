@@ -5,15 +5,15 @@
 //! so a conversation near its window pays for it on every turn. Read from
 //! the stored analysis rows the `cache` report covers.
 
-use super::cache::CacheQuery;
-use super::cache_splits::{SplitRows, COLUMNS};
-use super::ReportError;
+use super::splits::{SplitRows, COLUMNS};
+use super::CacheQuery;
 use crate::analyze::window::{cheapest, window_what_if, Evidence, WindowRow, WindowWhatIf};
 use crate::analyze::LARGE_WINDOW_ABOVE;
 use crate::analyze::{CacheClass, SessionCompaction};
 use crate::model::format::thousands;
 use crate::model::format::usd;
 use crate::model::MAIN_THREAD;
+use crate::report::ReportError;
 use crate::store::view::StoreView;
 use chrono::{DateTime, Utc};
 use comfy_table::presets::UTF8_BORDERS_ONLY;
@@ -34,7 +34,7 @@ pub fn context_report(view: &StoreView, q: &CacheQuery) -> Result<Context, Repor
         Ok(())
     })?;
     let ids = tally.sessions();
-    let compaction = super::cache_view::compaction_reports(view, &ids.iter().map(String::as_str).collect())?;
+    let compaction = super::view::compaction_reports(view, &ids.iter().map(String::as_str).collect())?;
     Ok(tally.finish(&compaction))
 }
 

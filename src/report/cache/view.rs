@@ -8,36 +8,29 @@
 //! small lookups every report shares (sessions by id, prefix or title,
 //! people, models).
 
-use super::analysis_cols::{AnalysisCols, LocalDays, FIGURES};
-use super::cache::{find_session, CacheQuery, CacheReport, Reconcile};
-use super::cache_medians::idle_compaction;
-use super::cache_rows::DailyClassCosts;
-use super::cache_splits::Splits;
-use super::query::Grouping;
-use super::resume::NotResumableSession;
-pub use super::resume::{resume_states, resume_states_of, stale, stale_in, stale_of, STALE};
-use super::slices::for_each_frame;
-use super::usage::UsageReport;
-use super::ReportError;
+use super::medians::idle_compaction;
+use super::rows::DailyClassCosts;
+use super::splits::Splits;
+use super::tallies::Tallies;
+use super::{find_session, CacheQuery, CacheReport, Reconcile};
 use crate::analyze::{
-    count_by_trigger, CacheStats, DayStats, SessionCompaction, SessionStats, StaleSession, Tally, IDLE, MODEL_VERSION,
+    count_by_trigger, CacheStats, SessionCompaction, SessionStats, StaleSession, IDLE, MODEL_VERSION,
 };
 use crate::model::columns as c;
 use crate::model::Compaction;
 use crate::pricing::Estimate;
+use crate::report::analysis_cols::{LocalDays, FIGURES};
+use crate::report::query::Grouping;
+use crate::report::resume::NotResumableSession;
+pub use crate::report::resume::{resume_states, resume_states_of, stale, stale_in, stale_of, STALE};
+use crate::report::slices::for_each_frame;
+use crate::report::usage::UsageReport;
+use crate::report::ReportError;
 use crate::store::frames::Cols;
 use crate::store::view::StoreView;
-use chrono::{DateTime, Utc};
+use chrono::DateTime;
 use polars::prelude::*;
-use std::collections::{BTreeSet, HashMap, HashSet};
-
-/// Per-session running sums plus the session's project and time span.
-struct SessionTally {
-    tally: Tally,
-    project: String,
-    first: DateTime<Utc>,
-    last: DateTime<Utc>,
-}
+use std::collections::{HashMap, HashSet};
 
 impl StoreView {
     /// Finds a session by full id, unique id prefix or title
@@ -165,7 +158,7 @@ pub fn cache_report_with(
     if class_costs.is_some() {
         columns.extend(DailyClassCosts::COLUMNS.iter().filter(|n| !FIGURES.contains(n)));
     }
-    columns.extend(super::cache_splits::COLUMNS.iter().filter(|n| !columns.contains(n)).collect::<Vec<_>>());
+    columns.extend(super::splits::COLUMNS.iter().filter(|n| !columns.contains(n)).collect::<Vec<_>>());
     // The version and context splits, counted in the one pass.
     let mut splits = Splits::default();
     view.for_each_batch(q, &columns, |df| {
@@ -176,10 +169,7 @@ pub fn cache_report_with(
         tallies.add(df, &mut days)?;
         Ok(())
     })?;
-    let Tallies { total, by_day, sessions, models, .. } = tallies;
-    let total = total.finish();
-    let by_day = day_stats(by_day);
-    let by_session = session_stats(sessions, titles);
+    let (total, by_day, by_session, models) = tallies.finish(titles);
     let (stale, not_resumable) = resume_lists(view, &by_session)?;
     let ids: HashSet<&str> = by_session.iter().map(|s| s.session_id.as_str()).collect();
     let compaction = compaction_reports(view, &ids)?;
@@ -190,7 +180,7 @@ pub fn cache_report_with(
         Reconciled::With(u) => Some(reconcile(view, q, &total, Some(u))?),
     };
     let idle_compaction = idle_compaction(view, q, idle)?;
-    let server = super::cache_rows::server_reasons(view, q)?;
+    let server = super::rows::server_reasons(view, q)?;
     Ok(CacheReport {
         model: MODEL_VERSION,
         total,
@@ -213,72 +203,6 @@ pub fn cache_report_with(
     })
 }
 
-/// The cache report's running tallies over the rows: the total, per day,
-/// per session, and the models seen.
-#[derive(Default)]
-struct Tallies {
-    total: Tally,
-    by_day: Vec<(i32, Tally)>,
-    day_index: HashMap<i32, usize>,
-    index: HashMap<(String, String), usize>,
-    sessions: Vec<((String, String), SessionTally)>,
-    models: BTreeSet<String>,
-}
-
-impl Tallies {
-    /// Adds a batch of analysis rows (`FIGURES`), each to the total, its
-    /// day in `days`' zone and its session.
-    fn add(&mut self, df: &DataFrame, days: &mut LocalDays) -> PolarsResult<()> {
-        let a = AnalysisCols::of(df)?;
-        let mut last: Option<((&str, &str), usize)> = None;
-        let mut today: Option<(i32, usize)> = None;
-        let mut model = "";
-        for i in 0..df.height() {
-            let f = a.figures(i);
-            let time = DateTime::from_timestamp_millis(a.time_ms[i]).unwrap_or_default();
-            self.total.add_figures(&f);
-            let day = days.day(a.time_ms[i]);
-            if today.is_none_or(|(d, _)| d != day) {
-                today = Some((
-                    day,
-                    *self.day_index.entry(day).or_insert_with(|| {
-                        self.by_day.push((day, Tally::default()));
-                        self.by_day.len() - 1
-                    }),
-                ));
-            }
-            if let Some((_, k)) = today {
-                self.by_day[k].1.add_figures(&f);
-            }
-            if a.model[i] != model {
-                model = a.model[i];
-                self.models.insert(model.to_owned());
-            }
-            // Rows come grouped by session: look a session up when it changes.
-            let key = (a.user[i], a.session[i]);
-            let k = match last {
-                Some((l, k)) if l == key => k,
-                _ => *self.index.entry((key.0.to_owned(), key.1.to_owned())).or_insert_with(|| {
-                    let first = SessionTally {
-                        tally: Tally::default(),
-                        project: a.project[i].to_owned(),
-                        first: time,
-                        last: time,
-                    };
-                    self.sessions.push(((key.0.to_owned(), key.1.to_owned()), first));
-                    self.sessions.len() - 1
-                }),
-            };
-            last = Some((key, k));
-            let s = &mut self.sessions[k].1;
-            s.tally.add_figures(&f);
-            s.first = s.first.min(time);
-            s.last = s.last.max(time);
-        }
-        Ok(())
-    }
-}
-
 /// The stale sessions of `by_session` (dearest premium first) and those
 /// that can no longer be resumed.
 fn resume_lists(
@@ -299,7 +223,8 @@ fn resume_lists(
         .iter()
         .filter(|s| !with_main.contains(&(s.session_id.as_str(), s.user.as_str())))
         .map(|s| (s.user.clone(), s.session_id.clone(), s.title.clone(), s.project.clone()));
-    let not_resumable = super::resume::not_resumable(&states, without_main, view.claude().settings.cleanup_days());
+    let not_resumable =
+        crate::report::resume::not_resumable(&states, without_main, view.claude().settings.cleanup_days());
     Ok((stale, not_resumable))
 }
 
@@ -317,11 +242,11 @@ fn reconcile(
     let (totals, calls) = match (&q.session, given) {
         (None, Some(u)) => (u.total, u.calls),
         (None, None) => {
-            let u = super::usage::usage(view, Grouping::Daily, &q.query)?;
+            let u = crate::report::usage::usage(view, Grouping::Daily, &q.query)?;
             (u.total, u.calls)
         }
         (Some(id), _) => {
-            let sessions = super::usage::usage(view, Grouping::Session, &q.query)?;
+            let sessions = crate::report::usage::usage(view, Grouping::Session, &q.query)?;
             match sessions.rows.iter().find(|r| r.key == *id) {
                 Some(r) => (r.totals, r.calls.unwrap_or_default()),
                 None => Default::default(),
@@ -329,32 +254,6 @@ fn reconcile(
         }
     };
     Ok(Reconcile::of(total, totals, calls))
-}
-
-fn day_stats(mut v: Vec<(i32, Tally)>) -> Vec<DayStats> {
-    let name = LocalDays::name;
-    v.sort_by_key(|(d, _)| *d);
-    v.into_iter().map(|(d, t)| DayStats { day: name(d), stats: t.finish() }).collect()
-}
-
-fn session_stats(
-    sessions: Vec<((String, String), SessionTally)>,
-    titles: &HashMap<String, String>,
-) -> Vec<SessionStats> {
-    let mut v: Vec<SessionStats> = sessions
-        .into_iter()
-        .map(|((user, sid), s)| SessionStats {
-            title: titles.get(&sid).cloned().unwrap_or_default(),
-            session_id: sid,
-            user,
-            project: s.project,
-            first: s.first,
-            last: s.last,
-            stats: s.tally.finish(),
-        })
-        .collect();
-    v.sort_by(|a, b| (&a.session_id, &a.user).cmp(&(&b.session_id, &b.user)));
-    v
 }
 
 /// The compaction reports of the sessions `ids` names, by user and session.

@@ -4,14 +4,14 @@
 //! per day and model (the dashboard's daily bars), and the server's miss
 //! reasons per class.
 
-use super::analysis_cols::LocalDays;
-use super::cache::{CacheQuery, MissRow};
-use super::cache_view::resume_states;
-use super::class_cost::{ClassCost, DayClassCost};
-use super::usage::{SessionCache, UsageReport};
-use super::ReportError;
+use super::view::resume_states;
+use super::{CacheQuery, MissRow};
 use crate::analyze::{cause_of, CacheClass, ServerReasons};
 use crate::model::columns as c;
+use crate::report::analysis_cols::LocalDays;
+use crate::report::class_cost::{ClassCost, DayClassCost};
+use crate::report::usage::{SessionCache, UsageReport};
+use crate::report::ReportError;
 use crate::store::frames::Cols;
 use crate::store::view::StoreView;
 use polars::prelude::*;
