@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use cachewise::report::render::csv_value;
+use cachewise::report::usage::render::csv_value;
 use common::{title_line, write, Resp};
 use serde_json::Value;
 use std::path::Path;

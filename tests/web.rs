@@ -13,7 +13,7 @@ use cachewise::model::format::usd as dollars;
 use cachewise::model::{SessionTitle, TitleKind};
 use cachewise::pricing::PriceTable;
 use cachewise::report::query::{Grouping, Query};
-use cachewise::report::render::usage_json;
+use cachewise::report::usage::render::usage_json;
 use cachewise::report::usage::usage;
 use cachewise::store::Store;
 use cachewise::synth::{generate, SynthSpec};

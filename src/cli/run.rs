@@ -12,7 +12,7 @@ use crate::pricing::Estimate;
 use crate::report::cache::rows::annotate_sessions;
 use crate::report::labels::plural;
 use crate::report::query::{Grouping, Query};
-use crate::report::render::{self, Format};
+use crate::report::usage::render::{self, Format};
 use crate::report::{prices, summary, usage};
 use crate::store::lock::Waiting;
 use crate::store::StoreError;
@@ -187,7 +187,7 @@ fn run_report(plan: &Plan, kind: ReportKind, a: &ReportOpts) -> anyhow::Result<(
         ReportKind::Usage(g) => g,
     };
     team::check_usage_flags(a)?;
-    if a.output.ccusage() && !crate::report::ccusage_json::supported(kind) {
+    if a.output.ccusage() && !crate::report::usage::ccusage_json::supported(kind) {
         return Err(super::UsageError(CCUSAGE_SHAPES.into()).into());
     }
     refresh(plan)?;

@@ -10,7 +10,7 @@
 
 use super::fit::{self, Col, Layout};
 use super::query::Query;
-use super::render::totals_json;
+use super::usage::render::totals_json;
 use super::usage::Totals;
 use super::ReportError;
 use crate::model::columns as c;

@@ -6,7 +6,6 @@ mod analysis_cols;
 pub mod blocks;
 pub mod cache;
 pub mod calls;
-pub mod ccusage_json;
 pub mod cell;
 pub mod charts;
 pub mod class_cost;
@@ -17,7 +16,6 @@ pub mod order;
 pub mod prices;
 pub mod project_paths;
 pub mod query;
-pub mod render;
 pub mod resume;
 pub mod session_list;
 pub mod session_models;
@@ -28,7 +26,6 @@ pub mod team;
 pub mod term;
 pub mod timeline;
 pub mod usage;
-pub mod usage_table;
 
 use crate::store::StoreError;
 

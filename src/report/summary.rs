@@ -3,7 +3,7 @@
 
 use super::calls::CallTotals;
 use super::query::{Grouping, Query};
-use super::render::calls_line;
+use super::usage::render::calls_line;
 use super::usage::{usage, Totals, UsageReport, UsageRow};
 use super::ReportError;
 use crate::model::format::{thousands, usd};

@@ -3,6 +3,10 @@
 //! calls split by model, `report::calls`) -> `sql/usage_by_key.sql` ->
 //! typed rows with totals. The CLI and the web pages both call `usage`.
 
+pub mod ccusage_json;
+pub mod render;
+pub mod table;
+
 use super::calls::{self, CallTotals};
 use super::query::{Grouping, Query};
 use super::session_models::{session_models, SessionModels};
@@ -19,7 +23,7 @@ use polars::sql::SQLContext;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-const USAGE_SQL: &str = include_str!("../../sql/usage_by_key.sql");
+const USAGE_SQL: &str = include_str!("../../../sql/usage_by_key.sql");
 
 /// Requests, tokens and cost of any set of requests; merges with `+`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
@@ -395,5 +399,4 @@ fn model_flags(mut models: Vec<String>, calls: &[Call], prices: &PriceTable) -> 
 }
 
 #[cfg(test)]
-#[path = "usage_tests.rs"]
 mod tests;

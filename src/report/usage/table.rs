@@ -2,13 +2,13 @@
 //! terminal (`report::fit`), a sub-row per model with `--breakdown`, and a
 //! total row; then the notes on calls, unknown and estimated models.
 
-use super::calls::CallTotals;
-use super::fit::{self, Col, Layout};
-use super::query::Grouping;
 use super::render::calls_line;
-use super::usage::{Totals, UsageReport, UsageRow};
+use super::{Totals, UsageReport, UsageRow};
 use crate::model::format::{thousands, usd};
 use crate::pricing::Estimate;
+use crate::report::calls::CallTotals;
+use crate::report::fit::{self, Col, Layout};
+use crate::report::query::Grouping;
 
 /// Characters of a session id shown when the table has a width limit
 /// (`advise` and the dashboard take any unique prefix).
@@ -106,11 +106,11 @@ pub fn usage_table(r: &UsageReport, layout: Layout) -> String {
         out.push_str(&format!("Included in the costs: {}", calls_line(&r.calls)));
     }
     if !r.unknown_models.is_empty() {
-        let names = super::cell::term(&r.unknown_models.join(", ")).into_owned();
+        let names = crate::report::cell::term(&r.unknown_models.join(", ")).into_owned();
         out.push_str(&format!("Unknown models (priced at $0, not guessed): {names}\n"));
     }
     if let Some(note) = Estimate::note(&r.estimated_models) {
-        out.push_str(&format!("{}\n", super::cell::term(&note)));
+        out.push_str(&format!("{}\n", crate::report::cell::term(&note)));
     }
     out
 }
@@ -118,7 +118,7 @@ pub fn usage_table(r: &UsageReport, layout: Layout) -> String {
 /// The session's title, or what an untitled session is called.
 fn title(row: &UsageRow, tz: chrono_tz::Tz) -> String {
     if row.title.is_empty() {
-        super::labels::untitled(row.project_name(), row.first.with_timezone(&tz).date_naive())
+        crate::report::labels::untitled(row.project_name(), row.first.with_timezone(&tz).date_naive())
     } else {
         row.title.clone()
     }
@@ -135,8 +135,8 @@ fn row_cells(shape: &Shape, row: &UsageRow, layout: Layout) -> Vec<String> {
     if shape.session {
         let used = row.used.clone().unwrap_or_default();
         cells.extend([
-            super::cell::shorten(&title(row, layout.tz), TITLE),
-            super::cell::keep_end(row.project_name(), PROJECT),
+            crate::report::cell::shorten(&title(row, layout.tz), TITLE),
+            crate::report::cell::keep_end(row.project_name(), PROJECT),
             used.names.join(", "),
         ]);
         if shape.fast {

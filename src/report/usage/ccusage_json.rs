@@ -7,8 +7,8 @@
 //! apart). The figures are cachewise's own (`docs/ccusage.md` says where
 //! they differ from ccusage's). Formatting only.
 
-use super::query::{Grouping, FAST_SUFFIX};
-use super::usage::{Totals, UsageReport, UsageRow};
+use super::{Totals, UsageReport, UsageRow};
+use crate::report::query::{Grouping, FAST_SUFFIX};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 

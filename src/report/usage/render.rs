@@ -1,13 +1,13 @@
 //! Output of usage reports: JSON (the documented contract), CSV (the JSON
-//! rows' columns) and the terminal table (`usage_table`). Formatting
+//! rows' columns) and the terminal table (`usage::table`). Formatting
 //! only; the numbers come from `report::usage`.
 
-use super::calls::CallTotals;
-use super::cell::CsvTable;
-use super::fit::Layout;
-use super::query::Grouping;
-use super::usage::{Totals, UsageReport, UsageRow};
+use super::{Totals, UsageReport, UsageRow};
 use crate::model::format::{thousands, usd};
+use crate::report::calls::CallTotals;
+use crate::report::cell::CsvTable;
+use crate::report::fit::Layout;
+use crate::report::query::Grouping;
 use serde_json::{json, Map, Value};
 
 /// How a report is printed.
@@ -15,7 +15,7 @@ use serde_json::{json, Map, Value};
 pub enum Format {
     Table,
     Json,
-    /// ccusage 20's JSON (`report::ccusage_json`).
+    /// ccusage 20's JSON (`usage::ccusage_json`).
     CcusageJson,
     Csv,
 }
@@ -114,12 +114,12 @@ pub fn usage_json(r: &UsageReport) -> Value {
 /// Renders a usage report in the chosen format (a table in `layout`).
 pub fn usage(r: &UsageReport, format: Format, layout: Layout) -> String {
     match format {
-        Format::Json => super::term::json(&usage_json(r)).unwrap_or_default(),
+        Format::Json => crate::report::term::json(&usage_json(r)).unwrap_or_default(),
         Format::CcusageJson => {
-            super::ccusage_json::render(r).and_then(|v| super::term::json(&v).ok()).unwrap_or_default()
+            super::ccusage_json::render(r).and_then(|v| crate::report::term::json(&v).ok()).unwrap_or_default()
         }
         Format::Csv => usage_csv(r),
-        Format::Table => super::usage_table::usage_table(r, layout),
+        Format::Table => super::table::usage_table(r, layout),
     }
 }
 
