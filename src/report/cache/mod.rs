@@ -1,7 +1,12 @@
-//! The cache report's types (`CacheQuery`, `CacheReport`, `Reconcile`, `MissRow`) and
-//! how a session is found by id, prefix or title. The report itself is
-//! `report::cache::view::cache_report`, over a view's stored columns (the
-//! tests hold it equal to an in-memory reference in `tests/common`).
+//! The cache report. Here: its types (`CacheQuery`, `CacheReport`,
+//! `Reconcile`, `MissRow`) and how a session is found by id, prefix or
+//! title. The report itself is `view::cache_report`, over a view's stored
+//! columns (the tests hold it equal to an in-memory reference in
+//! `tests/common`), summed in one pass (`tallies`, and the splits by Claude
+//! Code version and prompt size: `splits`, `versions`, `context`); the
+//! idle-compaction what-if's medians (`medians`), the misses and per-day
+//! class costs (`rows`); in the terminal (`render`, `misses`) and in words
+//! (`words`).
 
 pub mod context;
 pub mod medians;
