@@ -1,4 +1,5 @@
 //! Tests of `report::usage`: slices merged, groupings read together.
+use super::rows::rows_from;
 use super::*;
 use crate::model::calls::tests::request;
 use crate::store::frames;
