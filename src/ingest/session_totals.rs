@@ -2,7 +2,7 @@
 //! `sessions.parquet`): per session its project, first and last request,
 //! title and totals, folded from the priced requests. Not the session
 //! analysis (`materialize::side_rows`) nor the dashboard's session list
-//! (`report::session_list`).
+//! (`report::session::list`).
 
 use super::best_titles;
 use crate::model::columns as c;

@@ -17,14 +17,12 @@ pub mod prices;
 pub mod project_paths;
 pub mod query;
 pub mod resume;
-pub mod session_list;
-pub mod session_models;
+pub mod session;
 pub mod slices;
 pub mod stored_rows;
 pub mod summary;
 pub mod team;
 pub mod term;
-pub mod timeline;
 pub mod usage;
 
 use crate::store::StoreError;

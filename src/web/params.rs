@@ -7,7 +7,7 @@
 
 use super::error::{ApiError, WebError};
 use crate::report::query::Query;
-use crate::report::session_list::{SessionFilter, SessionSort};
+use crate::report::session::list::{SessionFilter, SessionSort};
 use axum::extract::{FromRequestParts, Query as UrlQuery};
 use axum::http::request::Parts;
 use chrono::{NaiveDate, Weekday};

@@ -6,7 +6,7 @@
 
 use super::palette;
 use crate::analyze::CacheClass as C;
-use crate::report::timeline::TimelineRow;
+use crate::report::session::timeline::TimelineRow;
 use plotters::style::RGBColor;
 
 /// Marks over a bar: TTL and version misses, each cause of a miss within

@@ -7,7 +7,7 @@
 use super::marks::{mark_of, MARKS};
 use super::{err, house_mesh, palette, text, Area, Drawn, Hover, Unit};
 use crate::report::labels;
-use crate::report::timeline::TimelineRow;
+use crate::report::session::timeline::TimelineRow;
 use plotters::coord::combinators::IntoLogRange;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;

@@ -4,13 +4,13 @@
 //! typed rows with totals. The CLI and the web pages both call `usage`.
 
 pub mod ccusage_json;
+pub mod models;
 pub mod render;
 mod rows;
 pub mod table;
 
 use super::calls::{self, CallTotals};
 use super::query::{Grouping, Query};
-use super::session_models::{session_models, SessionModels};
 use super::slices::{for_each_slice_of, BATCH_ROWS};
 use super::ReportError;
 use crate::model::columns as c;
@@ -19,6 +19,7 @@ use crate::pricing::{Estimate, PriceTable};
 use crate::store::frames::Cols;
 use crate::store::view::StoreView;
 use chrono::{DateTime, Utc};
+use models::{session_models, SessionModels};
 use polars::prelude::*;
 use polars::sql::SQLContext;
 use serde::Serialize;

@@ -4,7 +4,7 @@
 //! `user` asked for.
 
 use crate::report::charts::{self, palette, Unit};
-use crate::report::session_list::{session_page, SessionListPage, SessionRow, SessionSort};
+use crate::report::session::list::{session_page, SessionListPage, SessionRow, SessionSort};
 use crate::web::error::WebError;
 use crate::web::layout::{render, Chrome};
 use crate::web::params::Params;

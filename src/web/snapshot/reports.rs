@@ -9,7 +9,7 @@ use crate::report::cache::view::{cache_report_with, Reconciled};
 use crate::report::cache::{CacheQuery, CacheReport};
 use crate::report::class_cost::DayClassCost;
 use crate::report::query::{Grouping, Query};
-use crate::report::session_list::{session_rows, SessionRow};
+use crate::report::session::list::{session_rows, SessionRow};
 use crate::report::summary::{last_30_days, summary_of, Summary};
 use crate::report::usage::{self, UsageReport};
 use crate::report::ReportError;

@@ -4,10 +4,10 @@
 //! of `report session`, over the requests a query selects; and the model
 //! ids of a by-model report (fast mode folded in), for model filters.
 
-use super::query::{label, model_id, Query, FAST};
-use super::usage::UsageReport;
 use super::ReportError;
+use super::UsageReport;
 use crate::model::columns as c;
+use crate::report::query::{label, model_id, Query, FAST};
 use crate::store::frames::Cols;
 use polars::prelude::*;
 use std::collections::HashMap;

@@ -6,11 +6,11 @@
 //! sorting and paging, so a page of 100k sessions costs one pass over rows
 //! already built.
 
-use super::calls::CallTotals;
-use super::query::model_id;
-use super::session_models::SessionModels;
-use super::usage::UsageReport;
 use crate::model::TokenCounts;
+use crate::report::calls::CallTotals;
+use crate::report::query::model_id;
+use crate::report::usage::models::SessionModels;
+use crate::report::usage::UsageReport;
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 use serde::Serialize;
