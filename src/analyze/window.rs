@@ -20,6 +20,7 @@
 use super::classify::CacheClass;
 use super::compaction::{CompactionCost, CompactionParams, LARGE_WINDOW_ABOVE};
 use super::stats::median;
+use crate::model::format::{plural, tokens_rounded, usd};
 use crate::model::TokenCounts;
 use crate::pricing::Rates;
 use serde::Serialize;
@@ -195,17 +196,15 @@ impl CompactNow {
             true => "Compact now".to_owned(),
             false => format!(
                 "If you will go on for {} or more, compact now",
-                crate::model::format::plural(u64::from(self.pays_off_after_turns), "turn", "turns")
+                plural(u64::from(self.pays_off_after_turns), "turn", "turns")
             ),
         };
+        let window = tokens_rounded(self.window_tokens as f64);
         format!(
-            "{offer}: the prompt is {}k tokens, past {}k, and over your history compacting at {}k would have cost {} less (with {} more {}).",
-            self.prompt_tokens / 1000,
-            self.window_tokens / 1000,
-            self.window_tokens / 1000,
-            crate::model::format::usd(self.saving_usd),
-            crate::model::format::thousands(self.compactions),
-            if self.compactions == 1 { "compaction" } else { "compactions" },
+            "{offer}: the prompt is {} tokens, past {window}, and over your history compacting at {window} would have cost {} less (with {}).",
+            tokens_rounded(self.prompt_tokens as f64),
+            usd(self.saving_usd),
+            plural(self.compactions, "more compaction", "more compactions"),
         )
     }
 }

@@ -10,8 +10,7 @@ use super::CacheQuery;
 use crate::analyze::window::{cheapest, window_what_if, Evidence, WindowRow, WindowWhatIf};
 use crate::analyze::LARGE_WINDOW_ABOVE;
 use crate::analyze::{CacheClass, SessionCompaction};
-use crate::model::format::thousands;
-use crate::model::format::usd;
+use crate::model::format::{plural, thousands, tokens_rounded, usd};
 use crate::model::MAIN_THREAD;
 use crate::report::ReportError;
 use crate::store::view::StoreView;
@@ -178,12 +177,11 @@ pub fn window_sentence(windows: &[WindowWhatIf]) -> Option<String> {
     Some(match cheapest(windows) {
         Some(w) => {
             let more = w.compactions.saturating_sub(default.compactions);
-            let noun = if more == 1 { "compaction" } else { "compactions" };
             format!(
-                "Compacting at {}k tokens would have cost {} less, with {} more {noun}.",
-                w.window_tokens / 1000,
+                "Compacting at {} tokens would have cost {} less, with {}.",
+                tokens_rounded(w.window_tokens as f64),
                 usd(w.saving_usd),
-                thousands(more)
+                plural(more, "more compaction", "more compactions")
             )
         }
         None => "Compacting earlier than Claude Code's default window would not have cost less.".to_owned(),
