@@ -145,10 +145,12 @@ impl ContextTally {
                 ContextBand { band: band_words(from, to), from_tokens: from, to_tokens: to, requests, cost_usd, share }
             })
             .collect();
-        let threads: Vec<Vec<WindowRow>> = self
-            .held
-            .into_values()
-            .map(|mut rows| {
+        // In session order, so the what-if sums the same way every run.
+        let mut held: Vec<(ThreadKey, Rows)> = self.held.into_iter().collect();
+        held.sort_by(|a, b| a.0.cmp(&b.0));
+        let threads: Vec<Vec<WindowRow>> = held
+            .into_iter()
+            .map(|(_, mut rows)| {
                 rows.sort_by_key(|(time, _)| *time);
                 rows.into_iter().map(|(_, r)| r).collect()
             })
