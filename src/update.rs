@@ -10,6 +10,7 @@
 use crate::ingest::{self, IngestError, Outcome, Progress, Rows};
 use crate::materialize::Stage;
 use crate::pricing::{PriceTable, UnknownModels};
+use crate::store::manifest::{Manifest, STORE_SCHEMA};
 use crate::store::Store;
 use chrono::{DateTime, Utc};
 use std::path::PathBuf;
@@ -44,9 +45,25 @@ pub fn rebuild(
 }
 
 /// Writes candidate rows as the store's tables, replacing what they held
-/// (the demo data); returns the requests stored and the unpriced models.
-pub fn store_rows(store: &Store, rows: Rows, prices: &PriceTable) -> Result<(usize, UnknownModels), IngestError> {
-    ingest::store_rows_with_calls(store, rows, prices, &Stage { prices })
+/// (the demo data), with a manifest that lists no transcript and says the
+/// store was updated at `updated`; returns the requests stored and the
+/// unpriced models.
+pub fn store_rows(
+    store: &Store,
+    rows: Rows,
+    prices: &PriceTable,
+    updated: Option<DateTime<Utc>>,
+) -> Result<(usize, UnknownModels), IngestError> {
+    let commit = store.begin()?;
+    let stored = ingest::store_rows_with_calls(&commit, rows, prices, &Stage { prices })?;
+    let manifest = Manifest {
+        schema: STORE_SCHEMA,
+        pricing: prices.fingerprint(),
+        updated: updated.map(|t| t.to_rfc3339()),
+        ..Manifest::default()
+    };
+    commit.finish(&manifest)?;
+    Ok(stored)
 }
 
 /// Authorises, validates and imports one pushed bundle

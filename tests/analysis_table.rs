@@ -52,9 +52,9 @@ fn copy_of(data: &Path) -> tempfile::TempDir {
 fn from_scratch(data: &Path) -> DataFrame {
     let copy = copy_of(data);
     let store = Store::open(copy.path()).unwrap();
-    store.remove(Table::Analysis).unwrap();
-    store.remove(Table::RecentAnalysis).unwrap();
-    materialize::refresh(&store, &prices(), &Changed::All).unwrap();
+    store.begin().unwrap().remove(Table::Analysis).unwrap();
+    store.begin().unwrap().remove(Table::RecentAnalysis).unwrap();
+    materialize::refresh(&store.begin().unwrap(), &prices(), &Changed::All).unwrap();
     stored(copy.path())
 }
 
@@ -63,7 +63,7 @@ fn folded(data: &Path) -> DataFrame {
     let copy = copy_of(data);
     let store = Store::open(copy.path()).unwrap();
     let changed = Changed::Sessions(["s0".to_owned()].into());
-    materialize::refresh_folding_at(&store, &prices(), &changed, 0).unwrap();
+    materialize::refresh_folding_at(&store.begin().unwrap(), &prices(), &changed, 0).unwrap();
     stored(copy.path())
 }
 
@@ -232,7 +232,7 @@ fn sides(data: &Path) -> Vec<Vec<String>> {
 fn sides_from_scratch(data: &Path) -> Vec<Vec<String>> {
     let copy = copy_of(data);
     let store = Store::open(copy.path()).unwrap();
-    materialize::refresh(&store, &prices(), &Changed::All).unwrap();
+    materialize::refresh(&store.begin().unwrap(), &prices(), &Changed::All).unwrap();
     sides(copy.path())
 }
 
@@ -324,8 +324,9 @@ fn a_damaged_or_missing_analysis_table_is_recomputed_by_the_next_ingest() {
     for (what, damage) in damage {
         if what.starts_with("recent") {
             // A recent part: the base written whole, then one session refreshed.
-            materialize::refresh(&store, &prices(), &Changed::All).unwrap();
-            materialize::refresh(&store, &prices(), &Changed::Sessions(["s1".to_owned()].into())).unwrap();
+            materialize::refresh(&store.begin().unwrap(), &prices(), &Changed::All).unwrap();
+            materialize::refresh(&store.begin().unwrap(), &prices(), &Changed::Sessions(["s1".to_owned()].into()))
+                .unwrap();
             assert!(recent.exists());
         }
         damage();
@@ -351,7 +352,7 @@ fn a_damaged_or_missing_analysis_table_is_recomputed_by_the_next_ingest() {
         check(data.path()).unwrap_or_else(|e| panic!("{what}: {e}"));
     }
     // A warm ingest leaves a good table alone.
-    materialize::refresh(&store, &prices(), &Changed::Sessions(["s1".to_owned()].into())).unwrap();
+    materialize::refresh(&store.begin().unwrap(), &prices(), &Changed::Sessions(["s1".to_owned()].into())).unwrap();
     let times = || [&path, &recent].map(|p| fs::metadata(p).unwrap().modified().unwrap());
     let before = times();
     ingest_tree(root.path(), data.path());
@@ -370,7 +371,7 @@ fn a_rebuild_and_the_recovery_of_a_damaged_store_write_the_analysis_table() {
     same_rows(&stored(data.path()), &good).unwrap();
     // A damaged derived table makes the next ingest rebuild the store.
     fs::write(store.path(Table::SessionTotals), b"damaged").unwrap();
-    store.remove(Table::Analysis).unwrap();
+    store.begin().unwrap().remove(Table::Analysis).unwrap();
     let o = ingest(&[root.path().to_path_buf()], &store, &prices(), &Silent, chrono::Utc::now()).unwrap();
     assert!(o.rebuilt.is_some());
     same_rows(&stored(data.path()), &good).unwrap();
@@ -387,7 +388,7 @@ fn an_upgrade_from_the_previous_layouts_writes_the_analysis_table() {
         let good = stored(data.path());
         // Layout 3 had no analysis table; layout 4's lacks the reason columns.
         let store = Store::open(data.path()).unwrap();
-        store.remove(Table::Analysis).unwrap();
+        store.begin().unwrap().remove(Table::Analysis).unwrap();
         let manifest = data.path().join("manifest.json");
         let text = fs::read_to_string(&manifest).unwrap();
         let current = format!("\"schema\":{STORE_SCHEMA}");

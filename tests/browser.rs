@@ -259,7 +259,7 @@ fn the_team_page_at_800_px_keeps_the_run_rate_and_top_model_in_view() {
         let own = tmp.path().join(user);
         let data = generate(seed, &SynthSpec::demo(chrono::Utc::now()));
         let rows = cachewise::ingest::Rows { rows: data.requests, compactions: data.compactions, ..Default::default() };
-        cachewise::update::store_rows(&cachewise::store::Store::open(&own).unwrap(), rows, &prices).unwrap();
+        cachewise::update::store_rows(&cachewise::store::Store::open(&own).unwrap(), rows, &prices, None).unwrap();
         let bundle = tmp.path().join(format!("{user}.parquet"));
         let out = Command::new(env!("CARGO_BIN_EXE_cachewise"))
             .arg("--data-dir")

@@ -67,7 +67,7 @@ fn the_demo_data_has_a_backtest_and_a_keep_warm_what_if() {
     let prices = PriceTable::embedded().unwrap();
     let store = Store::open(dir.path()).unwrap();
     let rows = cachewise::ingest::Rows { rows: data.requests, compactions: data.compactions, ..Default::default() };
-    cachewise::update::store_rows(&store, rows, &prices).unwrap();
+    cachewise::update::store_rows(&store, rows, &prices, None).unwrap();
     let view = common::view(&store, &prices, end + Duration::hours(1));
     let r = cache_report(&view, &CacheQuery { query: Query::new(chrono_tz::UTC), session: None }).unwrap();
     let b = serde_json::to_value(r.total.backtest).unwrap();

@@ -209,8 +209,8 @@ fn a_store_of_the_previous_layout_is_upgraded_by_an_append() {
     };
     let (mut requests, mut spares) = (strip(Table::Requests), strip(Table::Spares));
     assert_eq!(requests.width(), 24);
-    store.write_requests_base(&mut requests).unwrap();
-    store.write(Table::Spares, &mut spares).unwrap();
+    store.begin().unwrap().write_requests_base(&mut requests).unwrap();
+    store.begin().unwrap().write(Table::Spares, &mut spares).unwrap();
     let manifest = data.path().join("manifest.json");
     let text = fs::read_to_string(&manifest).unwrap();
     let current = format!("\"schema\":{}", cachewise::store::manifest::STORE_SCHEMA);
@@ -311,7 +311,7 @@ fn an_interrupted_first_import_leaves_a_team_directory_that_the_same_import_comp
         let own = tmp.path().join(user);
         let data = generate(seed, &SynthSpec::demo(end));
         let rows = cachewise::ingest::Rows { rows: data.requests, compactions: data.compactions, ..Default::default() };
-        cachewise::update::store_rows(&cachewise::store::Store::open(&own).unwrap(), rows, &prices).unwrap();
+        cachewise::update::store_rows(&cachewise::store::Store::open(&own).unwrap(), rows, &prices, None).unwrap();
         let bundle = tmp.path().join(format!("{user}.parquet"));
         let args = ["--no-ingest", "export", "--user", user, "--out", bundle.to_str().unwrap()];
         assert!(cachewise(&tmp.path().join("none"), &own, &args).status.success());

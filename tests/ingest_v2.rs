@@ -202,7 +202,7 @@ fn a_store_of_layout_5_is_upgraded_with_claude_codes_records_of_its_calls() {
     // As layout 5 left it: the requests table without the three columns.
     let store = Store::open(data.path()).unwrap();
     let mut old = store.read(Table::Requests).unwrap().unwrap().drop_many(["query_source", "shape_hash", "ttl_asked"]);
-    store.write_requests_base(&mut old).unwrap();
+    store.begin().unwrap().write_requests_base(&mut old).unwrap();
     let manifest = data.path().join("manifest.json");
     let current = format!("\"schema\":{}", cachewise::store::manifest::STORE_SCHEMA);
     let text = fs::read_to_string(&manifest).unwrap();

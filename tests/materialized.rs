@@ -70,6 +70,7 @@ fn team_store(dir: &std::path::Path) -> (Store, PriceTable, chrono::DateTime<Utc
         &store,
         cachewise::ingest::Rows { rows: requests, calls, compactions, ..Default::default() },
         &prices,
+        None,
     )
     .unwrap();
     (store, prices, end + TimeDelta::hours(3))
@@ -193,6 +194,7 @@ fn an_analysis_written_in_slices_is_the_analysis_computed_whole() {
         &store,
         cachewise::ingest::Rows { rows: data.requests, calls, compactions: data.compactions, ..Default::default() },
         &prices,
+        None,
     )
     .unwrap();
     let stored = cachewise::materialize::current(&store, &prices).unwrap().expect("stored with these prices");

@@ -19,7 +19,7 @@ fn a_held_lock_is_named_and_reports_read_the_last_committed_store() {
     assert!(cachewise(root.path(), data.path(), &["ingest"]).status.success());
     write(root.path(), "-home-u-app/t.jsonl", &Resp::new("t", 2, 5).to_lines());
     let store = cachewise::store::Store::open(data.path()).unwrap();
-    let held = store.lock().unwrap();
+    let held = store.begin().unwrap();
     let started = Instant::now();
     let out = cachewise(root.path(), data.path(), &["--now", &t0().to_rfc3339(), "report", "daily", "--json"]);
     assert!(started.elapsed() < Duration::from_secs(10), "the report did not wait");

@@ -40,7 +40,7 @@ fn store(dir: &Path) {
     let calls = add_calls(&data.requests, 7);
     let rows =
         cachewise::ingest::Rows { rows: data.requests, calls, compactions: data.compactions, ..Default::default() };
-    cachewise::update::store_rows(&Store::open(dir).unwrap(), rows, &PriceTable::embedded().unwrap()).unwrap();
+    cachewise::update::store_rows(&Store::open(dir).unwrap(), rows, &PriceTable::embedded().unwrap(), None).unwrap();
 }
 
 fn cw(data: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {

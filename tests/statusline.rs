@@ -138,7 +138,7 @@ fn a_locked_or_unusable_data_dir_does_not_break_the_line() {
     let path = write(&tmp.path().join("claude"), "-p/s1.jsonl", &lines(std::slice::from_ref(&r)));
     let data = tmp.path().join("data");
     let store = cachewise::store::Store::open(&data).unwrap();
-    let _lock = store.lock().unwrap();
+    let _commit = store.begin().unwrap();
     let v = status(&data, &input(&path, false), t0() + Duration::minutes(1));
     assert!(close(v["session_cost_usd"].as_f64().unwrap(), r.sonnet_cost()), "a held lock is not waited on");
     let file = tmp.path().join("a-file");

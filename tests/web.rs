@@ -62,6 +62,7 @@ fn fixture() -> (tempfile::TempDir, Store, String) {
         &store,
         cachewise::ingest::Rows { rows: data.requests, compactions: data.compactions, titles, ..Default::default() },
         &prices,
+        None,
     )
     .unwrap();
     (dir, store, evil)

@@ -39,7 +39,7 @@ fn fixture() -> (tempfile::TempDir, Store) {
     let data = generate(11, &SynthSpec::scaled(end(), 12, 40));
     let prices = PriceTable::embedded().unwrap();
     let rows = cachewise::ingest::Rows { rows: data.requests, compactions: data.compactions, ..Default::default() };
-    cachewise::update::store_rows(&store, rows, &prices).unwrap();
+    cachewise::update::store_rows(&store, rows, &prices, None).unwrap();
     (dir, store)
 }
 

@@ -52,6 +52,7 @@ async fn cache_session_and_overview_pages_show_the_v2_model() {
         &store,
         cachewise::ingest::Rows { rows: data.requests, compactions: data.compactions, ..Default::default() },
         &prices,
+        None,
     )
     .unwrap();
     let now = end + TimeDelta::hours(2);

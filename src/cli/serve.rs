@@ -93,7 +93,7 @@ fn prepare(plan: &Plan, a: &ServeArgs) -> anyhow::Result<Source> {
     }
     if a.team {
         // The push server's directory is a team directory from the start.
-        crate::team::import::mark_team_dir(&plan.store)?;
+        crate::team::import::mark_team_dir(&plan.store.begin()?)?;
         return Ok(live(None));
     }
     if !local_ingest(plan, Asked::Implicitly)? {

@@ -13,7 +13,7 @@ use super::IngestError;
 use crate::model::calls::{call_line_key, sort_calls};
 use crate::model::{Call, CostReading, Refusal, Request};
 use crate::pricing::{PriceTable, UnknownModels};
-use crate::store::{frames, Store, Table};
+use crate::store::{frames, Commit, Store, Table};
 use std::collections::HashSet;
 
 /// The refusals table when it changed: the stored rows without those of
@@ -93,7 +93,7 @@ impl Calls {
     }
 
     /// Writes the table.
-    pub fn write(&self, store: &Store) -> Result<(), IngestError> {
+    pub fn write(&self, store: &Commit<'_>) -> Result<(), IngestError> {
         let mut df = frames::calls_frame(&self.0)
             .map_err(|source| crate::store::StoreError::Polars { path: store.path(Table::Calls), source })?;
         df.rechunk_mut();

@@ -7,7 +7,7 @@
 
 use super::IngestError;
 use crate::model::{Call, Compaction, Request};
-use crate::store::Store;
+use crate::store::{Commit, Store};
 use std::collections::HashSet;
 
 /// What a merge changed.
@@ -26,14 +26,14 @@ pub trait Derive: Sync {
     /// writes the rows; false when it leaves them to `after`.
     fn whole(
         &self,
-        store: &Store,
+        store: &Commit<'_>,
         rows: Vec<&Request>,
         calls: &[Call],
         boundaries: &[Compaction],
     ) -> Result<bool, IngestError>;
 
     /// Brings the derived tables up to date after a merge that changed `scope`.
-    fn after(&self, store: &Store, scope: &Changed) -> Result<(), IngestError>;
+    fn after(&self, store: &Commit<'_>, scope: &Changed) -> Result<(), IngestError>;
 
     /// True when the derived tables are current; an ingest that read
     /// nothing new calls `after` with `Changed::All` otherwise.
@@ -44,11 +44,11 @@ pub trait Derive: Sync {
 pub struct Nothing;
 
 impl Derive for Nothing {
-    fn whole(&self, _: &Store, _: Vec<&Request>, _: &[Call], _: &[Compaction]) -> Result<bool, IngestError> {
+    fn whole(&self, _: &Commit<'_>, _: Vec<&Request>, _: &[Call], _: &[Compaction]) -> Result<bool, IngestError> {
         Ok(false)
     }
 
-    fn after(&self, _: &Store, _: &Changed) -> Result<(), IngestError> {
+    fn after(&self, _: &Commit<'_>, _: &Changed) -> Result<(), IngestError> {
         Ok(())
     }
 

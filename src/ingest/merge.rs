@@ -21,7 +21,7 @@ use crate::model::{Call, Compaction, CostReading, Refusal, Request, SessionTitle
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::analysis::of_sessions;
 use crate::store::frames;
-use crate::store::{Store, StoreError, Table};
+use crate::store::{Commit, Store, StoreError, Table};
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
 use std::collections::HashSet;
@@ -70,7 +70,7 @@ pub struct Merged {
 /// Merges `delta` into the store's tables and writes them, then brings the
 /// analysis tables up to date for what changed.
 pub fn merge(
-    store: &Store,
+    store: &Commit<'_>,
     base: Base,
     delta: Delta,
     prices: &PriceTable,
@@ -95,7 +95,7 @@ pub fn merge(
 /// `merge` without the analysis: writes the tables and says what changed
 /// (team import appends analysis rows it already has).
 pub fn merge_tables(
-    store: &Store,
+    store: &Commit<'_>,
     base: Base,
     delta: Delta,
     prices: &PriceTable,
@@ -110,7 +110,7 @@ pub fn merge_tables(
 /// whether they were stored so (else `Derive::after` computes them from
 /// the tables written).
 fn merge_tables_analyzed(
-    store: &Store,
+    store: &Commit<'_>,
     base: Base,
     delta: Delta,
     prices: &PriceTable,
@@ -208,7 +208,7 @@ struct SmallTables {
 }
 
 impl SmallTables {
-    fn write(self, store: &Store, calls: &Calls, fresh: &[&Request]) -> Result<(), IngestError> {
+    fn write(self, store: &Commit<'_>, calls: &Calls, fresh: &[&Request]) -> Result<(), IngestError> {
         write(store, Table::Spares, self.spares)?;
         if let Some(df) = self.compactions {
             write(store, Table::Compactions, df)?;
@@ -331,7 +331,7 @@ pub(super) fn at(store: &Store, t: Table) -> impl Fn(PolarsError) -> IngestError
     move |source| StoreError::Polars { path: store.path(t), source }.into()
 }
 
-fn write(store: &Store, t: Table, mut df: DataFrame) -> Result<(), IngestError> {
+fn write(store: &Commit<'_>, t: Table, mut df: DataFrame) -> Result<(), IngestError> {
     df.rechunk_mut();
     store.write(t, &mut df)?;
     Ok(())

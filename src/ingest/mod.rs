@@ -29,7 +29,7 @@ use crate::model::{Call, Compaction, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::manifest::{Manifest, STORE_SCHEMA, UPGRADABLE_SCHEMAS};
 use crate::store::view::Version;
-use crate::store::{Store, StoreError, Table};
+use crate::store::{Commit, Store, StoreError, Table};
 use chrono::{DateTime, Utc};
 pub use derive::{Changed, Derive, Nothing};
 pub use rebuild::{rebuild, Rebuilt};
@@ -118,7 +118,7 @@ pub fn ingest(
     now: DateTime<Utc>,
 ) -> Result<Outcome, IngestError> {
     let clock = std::time::Instant::now();
-    let _lock = store.lock()?;
+    let commit = store.begin()?;
     // The manifest is parsed while the tree is walked.
     let (found, manifest) = rayon::join(|| discover(roots), || store.manifest());
     tracing::debug!("found {} files and read the manifest in {:?}", found.files.len(), clock.elapsed());
@@ -129,7 +129,7 @@ pub fn ingest(
     let transcripts: HashSet<String> = found.files.iter().map(key).collect();
     let mut manifest = manifest?;
     if needs_rebuild(store, &manifest)? {
-        return rebuild::rebuild_locked(roots, store, prices, progress, derive, now);
+        return rebuild::rebuild_locked(roots, commit, prices, progress, derive, now);
     }
     let upgraded = upgrade::forget_files_with_calls(&mut manifest);
     if upgraded > 0 {
@@ -146,19 +146,18 @@ pub fn ingest(
     let reprice = manifest.pricing != pricing_fingerprint(prices) || manifest.schema != STORE_SCHEMA;
     if reads.iter().all(|r| r.bytes == 0 && r.mode == Mode::Append) && !reprice && store.path(Table::Requests).exists()
     {
-        nothing_new(store, &mut manifest, reads, derive, &mut out)?;
-        out.seen = Seen { transcripts, manifest: Some((store.version(), manifest)) };
+        let version = nothing_new(commit, &mut manifest, reads, derive, &mut out)?;
+        out.seen = Seen { transcripts, manifest: Some((version, manifest)) };
         return Ok(out);
     }
-    apply(store, &mut manifest, reads, prices, derive, &mut out)?;
+    apply(&commit, &mut manifest, reads, prices, derive, &mut out)?;
     tracing::debug!("merged and wrote tables at {:?}", started.elapsed());
     manifest.schema = STORE_SCHEMA;
     manifest.pricing = pricing_fingerprint(prices);
     manifest.updated = Some(now.to_rfc3339());
-    store.save_manifest(&manifest)?;
-    tracing::debug!("saved the manifest at {:?}", started.elapsed());
     // The version while the lock is still held: what this ingest wrote.
-    out.seen = Seen { transcripts, manifest: Some((store.version(), manifest)) };
+    let version = commit.finish(&manifest)?;
+    out.seen = Seen { transcripts, manifest: Some((version, manifest)) };
     Ok(out)
 }
 
@@ -198,24 +197,24 @@ fn read_changed(
 /// saw (when they read anything), and only a damaged, missing or stale
 /// analysis table (derived, so never a reason to fail) is written again.
 fn nothing_new(
-    store: &Store,
+    commit: Commit<'_>,
     manifest: &mut Manifest,
     reads: Vec<FileRead>,
     derive: &dyn Derive,
     out: &mut Outcome,
-) -> Result<(), IngestError> {
+) -> Result<Version, IngestError> {
     for r in reads {
         out.problems += r.rows.problems;
         manifest.files.insert(key(&r.file), r.state);
     }
-    if out.files_read > 0 {
-        store.save_manifest(manifest)?;
-    }
-    if !derive.is_current(store) {
-        derive.after(store, &Changed::All)?;
+    if !derive.is_current(&commit) {
+        derive.after(&commit, &Changed::All)?;
         out.analysis_recomputed = true;
     }
-    Ok(())
+    Ok(match out.files_read > 0 {
+        true => commit.finish(manifest)?,
+        false => commit.version(),
+    })
 }
 
 /// Checks every table before trusting any. A damaged or missing requests
@@ -247,7 +246,7 @@ fn key(f: &SourceFile) -> String {
 
 /// Merges the new reads into the stored tables and rewrites them.
 fn apply(
-    store: &Store,
+    store: &Commit<'_>,
     manifest: &mut Manifest,
     reads: Vec<FileRead>,
     prices: &PriceTable,
@@ -290,7 +289,7 @@ fn apply(
 /// without a price. Demo data and team imports go through here, so every
 /// table is built one way.
 pub fn store_rows(
-    store: &Store,
+    store: &Commit<'_>,
     rows: Vec<Request>,
     compactions: Vec<Compaction>,
     titles: Vec<SessionTitle>,
@@ -312,7 +311,7 @@ pub struct Rows {
 
 /// `store_rows`, with the call rows of the candidate rows' lines.
 pub fn store_rows_with_calls(
-    store: &Store,
+    store: &Commit<'_>,
     given: Rows,
     prices: &PriceTable,
     derive: &dyn Derive,

@@ -16,7 +16,7 @@ use crate::model::{Call, Compaction, CostReading, Refusal, Request, SessionTitle
 use crate::pricing::PriceTable;
 use crate::store::frames;
 use crate::store::manifest::{Manifest, STORE_SCHEMA};
-use crate::store::{Store, StoreError, Table};
+use crate::store::{Commit, Store, StoreError, Table};
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashSet};
@@ -90,14 +90,13 @@ pub fn rebuild(
     derive: &dyn Derive,
     now: DateTime<Utc>,
 ) -> Result<Outcome, IngestError> {
-    let _lock = store.lock()?;
-    rebuild_locked(roots, store, prices, progress, derive, now)
+    rebuild_locked(roots, store.begin()?, prices, progress, derive, now)
 }
 
 /// `rebuild`, for a caller that holds the store's lock.
 pub(super) fn rebuild_locked(
     roots: &[PathBuf],
-    store: &Store,
+    commit: Commit<'_>,
     prices: &PriceTable,
     progress: &dyn Progress,
     derive: &dyn Derive,
@@ -105,11 +104,11 @@ pub(super) fn rebuild_locked(
 ) -> Result<Outcome, IngestError> {
     let found = discover(roots);
     let mut notes = Rebuilt::default();
-    let old_manifest = old_manifest(store, &mut notes);
+    let old_manifest = old_manifest(&commit, &mut notes);
     let written = old_manifest.as_ref().is_none_or(|m| !m.files.is_empty() || m.updated.is_some());
     let exists: HashSet<String> = found.files.iter().map(key).collect();
-    let salvaged = salvage(store, &exists, written, &mut notes);
-    notes.set_aside = store.set_aside_strays()?;
+    let salvaged = salvage(&commit, &exists, written, &mut notes);
+    notes.set_aside = commit.set_aside_strays()?;
     let reads = read_all(&found.files, progress, now);
     let mut out = Outcome {
         files: found.files.len(),
@@ -140,12 +139,12 @@ pub(super) fn rebuild_locked(
     delta.refusals.extend(salvaged.refusals);
     delta.readings.extend(salvaged.readings);
     keep_listed(&mut manifest, &delta, old_manifest);
-    let merged = merge(store, Base::Empty, delta, prices, derive)?;
-    store.remove_obsolete()?;
+    let merged = merge(&commit, Base::Empty, delta, prices, derive)?;
+    commit.remove_obsolete()?;
     manifest.schema = STORE_SCHEMA;
     manifest.pricing = pricing_fingerprint(prices);
     manifest.updated = Some(now.to_rfc3339());
-    store.save_manifest(&manifest)?;
+    commit.finish(&manifest)?;
     out.unknown_models = merged.unknown;
     out.requests = Some(merged.requests);
     out.changed = true;

@@ -10,7 +10,7 @@ use super::IngestError;
 use crate::model::columns as c;
 use crate::model::Request;
 use crate::store::frames;
-use crate::store::{Store, Table};
+use crate::store::{Commit, Store, Table};
 use polars::prelude::*;
 use std::collections::HashSet;
 
@@ -24,7 +24,7 @@ pub(super) enum Requests {
 /// Rows per batch when a rebuilt requests table is written.
 const BATCH_ROWS: usize = 16_384;
 
-pub(super) fn write_batches(store: &Store, rows: &[&Request]) -> Result<(), IngestError> {
+pub(super) fn write_batches(store: &Commit<'_>, rows: &[&Request]) -> Result<(), IngestError> {
     let schema = empty(store, Table::Requests)?.schema().as_ref().clone();
     let batches = rows.chunks(BATCH_ROWS).map(|b| {
         let mut df = frames::requests_frame(b)?;
@@ -97,7 +97,7 @@ impl Target {
         Ok(Target { whole: false, requests: recent, other_rows: keys.height() })
     }
 
-    pub(super) fn write(&self, store: &Store, mut df: DataFrame) -> Result<(), IngestError> {
+    pub(super) fn write(&self, store: &Commit<'_>, mut df: DataFrame) -> Result<(), IngestError> {
         df.rechunk_mut();
         match self.whole {
             true => store.write_requests_base(&mut df)?,

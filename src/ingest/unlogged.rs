@@ -17,7 +17,7 @@ use crate::model::calls::{calls_of, sort_calls};
 use crate::model::{is_unlogged, unlogged_thread, Call, CostReading, Lineage, Request, Text, TokenCounts};
 use crate::pricing::PriceTable;
 use crate::store::analysis::collect_sessions;
-use crate::store::{frames, Store, StoreError, Table};
+use crate::store::{frames, Commit, StoreError, Table};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// Which lineages a merge asks to compute again.
@@ -41,7 +41,7 @@ fn add(a: &mut Totals, b: &Totals) {
 }
 
 /// Brings the `unlogged` table up to date for `touched`.
-pub fn refresh(store: &Store, prices: &PriceTable, touched: &Touched) -> Result<(), StoreError> {
+pub fn refresh(store: &Commit<'_>, prices: &PriceTable, touched: &Touched) -> Result<(), StoreError> {
     if matches!(touched, Touched::Sessions(s) if s.is_empty()) {
         return Ok(());
     }

@@ -15,7 +15,7 @@ use crate::pricing::PriceTable;
 use crate::store::analysis::{of_sessions, without};
 use crate::store::frames::Cols;
 use crate::store::parts::Opened;
-use crate::store::{Store, StoreError, Table};
+use crate::store::{Commit, Store, StoreError, Table};
 use polars::prelude::*;
 use std::collections::{HashMap, HashSet};
 
@@ -31,7 +31,7 @@ fn read_keys(store: &Store) -> Result<Option<DataFrame>, StoreError> {
 /// those sessions' rows classified again (`classified`: the analysis rows
 /// and the side tables); returns the rows of the whole table.
 pub(super) fn refresh(
-    store: &Store,
+    store: &Commit<'_>,
     prices: &PriceTable,
     stamp: &str,
     mut parts: Opened,
@@ -141,7 +141,7 @@ fn moved(window: &DataFrame, from: Option<i64>, w5: &[bool], w1: &[bool]) -> Pol
 /// with the base's other rows (`base_rows` of them) into a new base when
 /// it passes `fold_at` rows or an eighth of the base.
 fn write(
-    store: &Store,
+    store: &Commit<'_>,
     stamp: &str,
     generation: u64,
     mut mine: DataFrame,

@@ -11,7 +11,7 @@ use super::{finish_with, stamp, warm_of};
 use crate::lanes;
 use crate::model::columns as c;
 use crate::pricing::PriceTable;
-use crate::store::{Store, StoreError, Table};
+use crate::store::{Commit, StoreError, Table};
 use polars::io::parquet::write::BatchedWriter;
 use polars::prelude::*;
 use std::fs::File;
@@ -79,7 +79,7 @@ impl<W: std::io::Write, F: FnOnce() -> PolarsResult<ParquetWriter<W>>> Lazy<W, F
 
 /// Stores the analysis table of `n` parts: `load(i, columns)` reads part
 /// `i`, only `columns` when given. Returns the rows written.
-pub fn write_parts<L>(store: &Store, prices: &PriceTable, n: usize, load: L) -> Result<usize, StoreError>
+pub fn write_parts<L>(store: &Commit<'_>, prices: &PriceTable, n: usize, load: L) -> Result<usize, StoreError>
 where
     L: Fn(usize, Option<&[&str]>) -> Result<DataFrame, StoreError> + Sync,
 {
@@ -106,7 +106,13 @@ where
 
 /// Each part encoded in a lane, then the files joined; None, with the
 /// table as it was, when their schemas differ.
-fn joined<L>(store: &Store, prices: &PriceTable, n: usize, load: &L, flags: &Flags) -> Result<Option<usize>, StoreError>
+fn joined<L>(
+    store: &Commit<'_>,
+    prices: &PriceTable,
+    n: usize,
+    load: &L,
+    flags: &Flags,
+) -> Result<Option<usize>, StoreError>
 where
     L: Fn(usize, Option<&[&str]>) -> Result<DataFrame, StoreError> + Sync,
 {
@@ -126,7 +132,7 @@ pub(super) type Piece<'a> = dyn FnMut(&DataFrame) -> PolarsResult<()> + 'a;
 /// into a new analysis base without decoding them. None, with the table
 /// as it was, when their schemas differ.
 pub(super) fn encode_joined<E>(
-    store: &Store,
+    store: &Commit<'_>,
     prices: &PriceTable,
     n: usize,
     encode: E,
@@ -162,7 +168,7 @@ fn polars_writer<W: std::io::Write>(w: Result<ParquetWriter<W>, StoreError>) -> 
 }
 
 /// The parts written by one writer, a batch each.
-fn batched<L>(store: &Store, prices: &PriceTable, n: usize, load: &L, flags: &Flags) -> Result<usize, StoreError>
+fn batched<L>(store: &Commit<'_>, prices: &PriceTable, n: usize, load: &L, flags: &Flags) -> Result<usize, StoreError>
 where
     L: Fn(usize, Option<&[&str]>) -> Result<DataFrame, StoreError>,
 {

@@ -30,7 +30,7 @@ pub use view::{view, view_after};
 use crate::analyze::MODEL_VERSION;
 use crate::pricing::PriceTable;
 use crate::store::frames;
-use crate::store::{Store, StoreError, Table};
+use crate::store::{Commit, Store, StoreError, Table};
 use polars::prelude::*;
 use std::collections::HashSet;
 
@@ -52,13 +52,13 @@ pub fn stamp(prices: &PriceTable) -> String {
 /// and only the recent part is written (`incremental`), unless the table
 /// must be computed whole (no usable stored table, `Changed::All`) or the
 /// recent part has grown past `FOLD_AT` rows or an eighth of the base.
-pub fn refresh(store: &Store, prices: &PriceTable, changed: &Changed) -> Result<usize, StoreError> {
+pub fn refresh(store: &Commit<'_>, prices: &PriceTable, changed: &Changed) -> Result<usize, StoreError> {
     refresh_folding_at(store, prices, changed, FOLD_AT)
 }
 
 /// `refresh`, folding the recent part into the base past `fold_at` rows.
 pub fn refresh_folding_at(
-    store: &Store,
+    store: &Commit<'_>,
     prices: &PriceTable,
     changed: &Changed,
     fold_at: usize,
@@ -98,7 +98,7 @@ fn current_parts(store: &Store, stamp: &str) -> Result<crate::store::parts::Open
 
 /// Adds the what-if columns to a whole analysis table (`finish`) and stores
 /// it as a new base with `prices`'s stamp; returns its rows.
-pub fn write(store: &Store, prices: &PriceTable, df: DataFrame) -> Result<usize, StoreError> {
+pub fn write(store: &Commit<'_>, prices: &PriceTable, df: DataFrame) -> Result<usize, StoreError> {
     let path = store.path(Table::Analysis);
     let clock = std::time::Instant::now();
     let mut df = finish(df).map_err(|source| StoreError::Polars { path: path.clone(), source })?;
@@ -230,7 +230,7 @@ fn classified(
 /// base and its side tables; returns its rows. A large one is written in
 /// slices, one per lane (`write_parts`), so it is encoded on every core.
 pub fn store_whole(
-    store: &Store,
+    store: &Commit<'_>,
     prices: &PriceTable,
     rows: DataFrame,
     side: [DataFrame; 2],
@@ -265,7 +265,7 @@ pub struct Stage<'a> {
 impl crate::ingest::Derive for Stage<'_> {
     fn whole(
         &self,
-        store: &Store,
+        store: &Commit<'_>,
         mut rows: Vec<&crate::model::Request>,
         calls: &[crate::model::Call],
         boundaries: &[crate::model::Compaction],
@@ -290,7 +290,7 @@ impl crate::ingest::Derive for Stage<'_> {
         Ok(true)
     }
 
-    fn after(&self, store: &Store, scope: &Changed) -> Result<(), crate::ingest::IngestError> {
+    fn after(&self, store: &Commit<'_>, scope: &Changed) -> Result<(), crate::ingest::IngestError> {
         refresh(store, self.prices, scope)?;
         Ok(())
     }

@@ -17,7 +17,7 @@ use crate::pricing::PriceTable;
 use crate::store::analysis::{collect_sessions, without};
 use crate::store::frames::requests_of;
 use crate::store::frames::{self, Cols};
-use crate::store::{Store, StoreError, Table};
+use crate::store::{Commit, Store, StoreError, Table};
 use polars::prelude::*;
 use std::collections::HashSet;
 
@@ -43,7 +43,7 @@ fn rows_where(scan: &LazyFrame, filter: Expr) -> PolarsResult<DataFrame> {
 
 /// Brings the side tables up to date with the stored analysis rows: the
 /// sessions `changed` names, or every person's, one person at a time.
-pub fn refresh_sides(store: &Store, prices: &PriceTable, changed: &Changed) -> Result<(), StoreError> {
+pub fn refresh_sides(store: &Commit<'_>, prices: &PriceTable, changed: &Changed) -> Result<(), StoreError> {
     let path = store.path(Table::SessionAnalysis);
     let at = |source| StoreError::Polars { path: path.clone(), source };
     let scan = super::scan(store, prices)?;
@@ -92,7 +92,7 @@ pub fn sides_of(store: &Store, rows: &DataFrame, prices: &PriceTable) -> Result<
 /// the whole tables). Stored tables that do not read are derived again
 /// for every session.
 pub fn append_sides(
-    store: &Store,
+    store: &Commit<'_>,
     prices: &PriceTable,
     new: Vec<[DataFrame; 2]>,
     onto_stored: bool,
@@ -112,7 +112,7 @@ pub fn append_sides(
 /// Writes side frames computed for `only` these sessions (merged with the
 /// stored tables' other sessions), or for every session.
 pub(super) fn store_sides(
-    store: &Store,
+    store: &Commit<'_>,
     prices: &PriceTable,
     new: [DataFrame; 2],
     only: Option<&HashSet<String>>,
@@ -138,7 +138,7 @@ pub(super) fn empty_sides() -> [DataFrame; 2] {
 }
 
 /// Writes the side tables (derived: a torn one is computed again).
-fn write_sides(store: &Store, [labels, reports]: [DataFrame; 2]) -> Result<(), StoreError> {
+fn write_sides(store: &Commit<'_>, [labels, reports]: [DataFrame; 2]) -> Result<(), StoreError> {
     let write = |t: Table, mut df: DataFrame| {
         df.rechunk_mut();
         // Waited for on disk: a side table torn by a power loss would take

@@ -15,7 +15,7 @@ use crate::analyze::thread_keys;
 use crate::lanes::LANES;
 use crate::model::{Call, Compaction, Request};
 use crate::pricing::PriceTable;
-use crate::store::{Store, StoreError, Table};
+use crate::store::{Commit, StoreError, Table};
 use polars::prelude::*;
 use rayon::prelude::*;
 use std::sync::Mutex;
@@ -26,7 +26,7 @@ use std::sync::Mutex;
 /// the lanes' files do not join (the caller then classifies and stores
 /// the analysis whole).
 pub fn store_streamed(
-    store: &Store,
+    store: &Commit<'_>,
     prices: &PriceTable,
     rows: &[&Request],
     calls: &[Call],

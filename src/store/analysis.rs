@@ -28,27 +28,6 @@ impl Store {
         self.next_generation_of(&ANALYSIS).unwrap_or(1)
     }
 
-    /// Writes `df` as a new analysis base of `generation`, and removes the
-    /// recent part.
-    pub fn write_analysis_base(&self, df: &mut DataFrame, stamp: &str, generation: u64) -> Result<(), StoreError> {
-        let footer = Footer { stamp: Some(stamp.to_owned()), generation, ..Footer::default() };
-        self.write_part(&ANALYSIS, Table::Analysis, df, &footer, false)?;
-        self.remove(Table::RecentAnalysis)
-    }
-
-    /// Writes `df` as the recent analysis part extending base `generation`,
-    /// replacing the base's rows of `replaces`.
-    pub fn write_analysis_recent(
-        &self,
-        df: &mut DataFrame,
-        stamp: &str,
-        generation: u64,
-        replaces: &HashSet<String>,
-    ) -> Result<(), StoreError> {
-        let footer = Footer { stamp: Some(stamp.to_owned()), generation, replaces: replaces.clone() };
-        self.write_part(&ANALYSIS, Table::RecentAnalysis, df, &footer, false)
-    }
-
     /// The footer pairs of an analysis base of `generation` computed with
     /// `stamp` (a base joined from files gets these).
     pub fn analysis_base_pairs(&self, stamp: &str, generation: u64) -> Result<Vec<(String, String)>, StoreError> {
@@ -110,6 +89,29 @@ impl Store {
     /// A part file decoded whole.
     fn decode(&self, t: Table, f: File) -> Result<DataFrame, StoreError> {
         ParquetReader::new(BufReader::new(f)).finish().map_err(|e| StoreError::damaged(self.path(t), &e))
+    }
+}
+
+impl super::Commit<'_> {
+    /// Writes `df` as a new analysis base of `generation`, and removes the
+    /// recent part.
+    pub fn write_analysis_base(&self, df: &mut DataFrame, stamp: &str, generation: u64) -> Result<(), StoreError> {
+        let footer = Footer { stamp: Some(stamp.to_owned()), generation, ..Footer::default() };
+        self.write_part(&ANALYSIS, Table::Analysis, df, &footer, false)?;
+        self.remove(Table::RecentAnalysis)
+    }
+
+    /// Writes `df` as the recent analysis part extending base `generation`,
+    /// replacing the base's rows of `replaces`.
+    pub fn write_analysis_recent(
+        &self,
+        df: &mut DataFrame,
+        stamp: &str,
+        generation: u64,
+        replaces: &HashSet<String>,
+    ) -> Result<(), StoreError> {
+        let footer = Footer { stamp: Some(stamp.to_owned()), generation, replaces: replaces.clone() };
+        self.write_part(&ANALYSIS, Table::RecentAnalysis, df, &footer, false)
     }
 }
 

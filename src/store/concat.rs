@@ -9,7 +9,7 @@
 //! by side (`materialize::joined`). Files whose schemas or Arrow schemas
 //! differ are refused (`Mismatch`), and the caller encodes the rows instead.
 
-use super::{Store, StoreError};
+use super::StoreError;
 use polars::prelude::PolarsError;
 use polars_parquet_format::thrift::protocol::{TCompactInputProtocol, TCompactOutputProtocol, TOutputProtocol};
 use polars_parquet_format::{FileMetaData, KeyValue, RowGroup};
@@ -112,7 +112,7 @@ fn key<'m>(m: &'m FileMetaData, key: &str) -> Option<&'m str> {
     m.key_value_metadata.iter().flatten().find(|kv| kv.key == key).and_then(|kv| kv.value.as_deref())
 }
 
-impl Store {
+impl super::Commit<'_> {
     /// Replaces `target` with `files` joined (`concat`), whose footer pairs
     /// `set` replaces; `sync` waits for the disk (a derived table need not).
     /// Returns the rows written, or None, with `target` as it was, when a

@@ -86,7 +86,7 @@ mod tests {
         assert!(store.problems(false).is_empty(), "a store never written has no problems");
         let mut df = DataFrame::new(1, vec![Column::new("x".into(), [1u64])]).unwrap();
         for t in REQUIRED {
-            store.write(t, &mut df).unwrap();
+            store.begin().unwrap().write(t, &mut df).unwrap();
         }
         assert!(store.problems(true).is_empty());
         fs::write(store.path(Table::Spares), b"not parquet at all").unwrap();
@@ -104,7 +104,7 @@ mod tests {
         let mut df =
             DataFrame::new(3, vec![Column::new("x".into(), [1u64, 2, 3]), Column::new("y".into(), ["a", "b", "c"])])
                 .unwrap();
-        store.write(Table::SessionTotals, &mut df).unwrap();
+        store.begin().unwrap().write(Table::SessionTotals, &mut df).unwrap();
         let good = fs::read(store.path(Table::SessionTotals)).unwrap();
         for cut in (0..good.len()).step_by(3) {
             fs::write(store.path(Table::SessionTotals), &good[..cut]).unwrap();

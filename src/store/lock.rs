@@ -43,10 +43,10 @@ impl std::fmt::Display for Holder {
 }
 
 impl Store {
-    /// Takes the directory's exclusive lock; released when the file drops.
+    /// Takes the directory's exclusive lock (for a `Commit`); released when the file drops.
     /// Held by another writer: waits (and says who holds it, as a warning),
     /// or, opened with `Waiting::No`, returns `StoreError::Locked`.
-    pub fn lock(&self) -> Result<File, StoreError> {
+    pub(super) fn lock(&self) -> Result<File, StoreError> {
         let path = self.dir.join(LOCK);
         let io = |source| StoreError::Lock { path: path.clone(), source };
         let mut f = OpenOptions::new()

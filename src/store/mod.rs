@@ -1,6 +1,8 @@
-//! The data directory: Parquet tables plus the ingest manifest. Every write
-//! is atomic (temporary file, fsync, rename), and one ingest at a time holds
-//! the directory's lock, so a crash or Ctrl-C never leaves a torn table.
+//! The data directory: Parquet tables plus the ingest manifest. `Store`
+//! reads; every write goes through a `Commit` (`commit`), which holds the
+//! directory's lock, replaces each file atomically (temporary file, fsync,
+//! rename) and writes the manifest last, so a crash or Ctrl-C never leaves
+//! a torn table or a manifest naming more than the tables hold.
 //!
 //! The requests live in two parts of one generation (`requests`: the base
 //! and a recent part that appends rewrite, checked together by readers);
@@ -12,6 +14,7 @@
 
 pub mod analysis;
 pub mod claude;
+mod commit;
 mod concat;
 pub mod files;
 pub mod frames;
@@ -24,12 +27,13 @@ mod requests;
 pub mod samples;
 pub mod view;
 
+pub use commit::Commit;
 pub use health::TableProblem;
 
 use manifest::{Manifest, STORE_SCHEMA, UPGRADABLE_SCHEMAS};
 use polars::prelude::*;
-use std::fs::{self, File};
-use std::io::{BufReader, BufWriter, Write};
+use std::fs;
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
 /// The tables kept in a data directory.
@@ -182,7 +186,7 @@ pub struct Store {
     waiting: lock::Waiting,
 }
 
-use files::{MANIFEST, OBSOLETE};
+use files::MANIFEST;
 
 impl Store {
     /// Opens (creating if needed) the data directory.
@@ -244,12 +248,6 @@ impl Store {
         Ok(if m.schema == STORE_SCHEMA || UPGRADABLE_SCHEMAS.contains(&m.schema) { m } else { Manifest::default() })
     }
 
-    pub fn save_manifest(&self, m: &Manifest) -> Result<(), StoreError> {
-        let path = self.dir.join(MANIFEST);
-        let bytes = serde_json::to_vec(m).map_err(|source| StoreError::Manifest { path: path.clone(), source })?;
-        self.atomic_write(&path, |w| w.write_all(&bytes).map_err(PolarsError::from))
-    }
-
     /// Reads a table; `None` when it was never written. `Requests` is the
     /// base followed by the recent part of the same generation.
     pub fn read(&self, t: Table) -> Result<Option<DataFrame>, StoreError> {
@@ -308,83 +306,5 @@ impl Store {
             None => scan,
         };
         analysis::collect_sessions(selected, sessions).map(Some).map_err(|e| StoreError::damaged(path, &e))
-    }
-
-    /// Deletes a table file, if there is one.
-    pub fn remove(&self, t: Table) -> Result<(), StoreError> {
-        let path = self.path(t);
-        match fs::remove_file(&path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(StoreError::Io { path, source: e }),
-            _ => Ok(()),
-        }
-    }
-
-    /// Deletes files of older store layouts.
-    pub fn remove_obsolete(&self) -> Result<(), StoreError> {
-        for name in OBSOLETE {
-            let path = self.dir.join(name);
-            match fs::remove_file(&path) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(StoreError::Io { path, source: e }),
-                _ => {}
-            }
-        }
-        Ok(())
-    }
-
-    /// Moves whatever stands where a table or the manifest belongs but is not
-    /// a regular file (a directory, a pipe, a link) aside (`set_aside`), so a
-    /// rebuild can write there: each as (from, to).
-    pub fn set_aside_strays(&self) -> Result<Vec<(PathBuf, PathBuf)>, StoreError> {
-        let mut moved = Vec::new();
-        for name in Table::ALL.iter().map(|t| t.file_name()).chain([files::MANIFEST]) {
-            let from = self.dir.join(name);
-            if let Some(to) = files::set_aside(&from).map_err(|source| StoreError::Io { path: from.clone(), source })? {
-                moved.push((from, to));
-            }
-        }
-        Ok(moved)
-    }
-
-    /// Writes a table atomically.
-    pub fn write(&self, t: Table, df: &mut DataFrame) -> Result<(), StoreError> {
-        let path = self.path(t);
-        self.atomic_write(&path, |w| self.parquet_writer(w).finish(df).map(|_| ()))
-    }
-
-    pub(crate) fn atomic_write(
-        &self,
-        path: &Path,
-        body: impl FnOnce(&mut BufWriter<&File>) -> PolarsResult<()>,
-    ) -> Result<(), StoreError> {
-        self.replace_file(path, true, body)
-    }
-
-    /// `atomic_write` without waiting for the disk: for a derived file that
-    /// a reader checks (footer, stamp) and that is computed again when a
-    /// crash leaves it torn or old (the analysis table's parts).
-    pub(crate) fn atomic_write_derived(
-        &self,
-        path: &Path,
-        body: impl FnOnce(&mut BufWriter<&File>) -> PolarsResult<()>,
-    ) -> Result<(), StoreError> {
-        self.replace_file(path, false, body)
-    }
-
-    fn replace_file(
-        &self,
-        path: &Path,
-        sync: bool,
-        body: impl FnOnce(&mut BufWriter<&File>) -> PolarsResult<()>,
-    ) -> Result<(), StoreError> {
-        if let Some(to) =
-            files::set_aside(path).map_err(|source| StoreError::Io { path: path.to_path_buf(), source })?
-        {
-            tracing::warn!("{} was not a file: moved to {}", path.display(), to.display());
-        }
-        let sync = if sync && !self.scratch { files::Sync::Yes } else { files::Sync::No };
-        files::replace_with(path, sync, |w| body(w).map_err(Written::Polars)).map_err(|e| match e {
-            Written::Polars(source) => StoreError::Polars { path: path.to_path_buf(), source },
-            Written::Io(source) => StoreError::Io { path: path.to_path_buf(), source },
-        })
     }
 }

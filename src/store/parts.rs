@@ -182,7 +182,9 @@ impl Store {
     pub(crate) fn open_parts(&self, parts: &TwoParts, stamp: Option<&str>) -> Result<Option<Opened>, StoreError> {
         self.open_parts_with(parts, stamp, || {})
     }
+}
 
+impl super::Commit<'_> {
     /// Writes `df` as part `t` of `parts` with the footer `footer`.
     pub(crate) fn write_part(
         &self,

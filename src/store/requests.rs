@@ -90,7 +90,9 @@ impl Store {
     pub fn request_parts(&self) -> Result<Vec<Table>, StoreError> {
         Ok(self.open_requests()?.into_iter().map(|(t, _)| t).collect())
     }
+}
 
+impl super::Commit<'_> {
     /// Writes the requests as a new base (folding in the recent part, which
     /// is then removed).
     pub fn write_requests_base(&self, df: &mut DataFrame) -> Result<(), StoreError> {
@@ -221,14 +223,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         assert!(store.read(Table::Requests).unwrap().is_none());
-        store.write_requests_base(&mut frame(&["a", "b"])).unwrap();
-        store.write_requests_recent(&mut frame(&["c"])).unwrap();
+        store.begin().unwrap().write_requests_base(&mut frame(&["a", "b"])).unwrap();
+        store.begin().unwrap().write_requests_recent(&mut frame(&["c"])).unwrap();
         assert_eq!(ids(&store), ["a", "b", "c"]);
         assert_eq!(store.request_parts().unwrap(), [Table::Requests, Table::RecentRequests]);
         // A fold cut short after the new base was written: the old recent
         // part is still there, but names the old generation.
         let stale = fs::read(store.path(Table::RecentRequests)).unwrap();
-        store.write_requests_base(&mut frame(&["a", "b", "c"])).unwrap();
+        store.begin().unwrap().write_requests_base(&mut frame(&["a", "b", "c"])).unwrap();
         assert!(!store.path(Table::RecentRequests).exists(), "a fold removes the recent part");
         fs::write(store.path(Table::RecentRequests), stale).unwrap();
         assert_eq!(ids(&store), ["a", "b", "c"], "the stale recent part is not counted twice");
@@ -239,16 +241,16 @@ mod tests {
     fn reader_refuses_mixed_generations() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
-        store.write_requests_base(&mut frame(&["a", "b"])).unwrap();
-        store.write_requests_recent(&mut frame(&["c"])).unwrap();
+        store.begin().unwrap().write_requests_base(&mut frame(&["a", "b"])).unwrap();
+        store.begin().unwrap().write_requests_recent(&mut frame(&["c"])).unwrap();
         // A writer folds between the reader's two opens: base 2 holds c and
         // a new d, and an append writes a recent part of generation 2.
         let mut folded = false;
         let parts = store
             .open_requests_with(|| {
                 if !std::mem::replace(&mut folded, true) {
-                    store.write_requests_base(&mut frame(&["a", "b", "c", "d"])).unwrap();
-                    store.write_requests_recent(&mut frame(&["e"])).unwrap();
+                    store.begin().unwrap().write_requests_base(&mut frame(&["a", "b", "c", "d"])).unwrap();
+                    store.begin().unwrap().write_requests_recent(&mut frame(&["e"])).unwrap();
                 }
             })
             .unwrap();
@@ -258,13 +260,15 @@ mod tests {
         let parts = store
             .open_requests_with(|| {
                 if !std::mem::replace(&mut folded, true) {
-                    store.write_requests_base(&mut frame(&["a", "b", "c", "d", "e", "f"])).unwrap();
+                    store.begin().unwrap().write_requests_base(&mut frame(&["a", "b", "c", "d", "e", "f"])).unwrap();
                 }
             })
             .unwrap();
         assert_eq!(ids_of(&store, parts), ["a", "b", "c", "d", "e", "f"]);
         // A store that never settles is refused, not read half.
-        let err = store.open_requests_with(|| store.write_requests_base(&mut frame(&["z"])).unwrap()).unwrap_err();
+        let err = store
+            .open_requests_with(|| store.begin().unwrap().write_requests_base(&mut frame(&["z"])).unwrap())
+            .unwrap_err();
         assert!(matches!(err, StoreError::Busy { tries: super::super::parts::TRIES, .. }), "{err}");
     }
 
@@ -272,8 +276,8 @@ mod tests {
     fn joined_files_become_the_base_and_other_schemas_leave_it_as_it_was() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
-        store.write_requests_base(&mut frame(&["a", "b"])).unwrap();
-        store.write_requests_recent(&mut frame(&["c"])).unwrap();
+        store.begin().unwrap().write_requests_base(&mut frame(&["a", "b"])).unwrap();
+        store.begin().unwrap().write_requests_recent(&mut frame(&["c"])).unwrap();
         let generation = store.generation_of(&REQUESTS).unwrap();
         let more = dir.path().join("more.parquet");
         let write = |df: &mut DataFrame| {
@@ -281,13 +285,13 @@ mod tests {
             store.parquet_writer(f).finish(df).unwrap();
         };
         write(&mut frame(&["d", "e"]));
-        assert_eq!(store.concat_requests_base(std::slice::from_ref(&more)).unwrap(), Some(5));
+        assert_eq!(store.begin().unwrap().concat_requests_base(std::slice::from_ref(&more)).unwrap(), Some(5));
         assert_eq!(ids(&store), ["a", "b", "c", "d", "e"]);
         assert_eq!(store.request_parts().unwrap(), [Table::Requests], "the recent part is folded in");
         assert_eq!(store.generation_of(&REQUESTS).unwrap(), generation.map(|g| g + 1));
         let mut other = DataFrame::new(1, vec![Column::new("other".into(), [1u64])]).unwrap();
         write(&mut other);
-        assert_eq!(store.concat_requests_base(std::slice::from_ref(&more)).unwrap(), None);
+        assert_eq!(store.begin().unwrap().concat_requests_base(std::slice::from_ref(&more)).unwrap(), None);
         assert_eq!(ids(&store), ["a", "b", "c", "d", "e"], "the table is as it was");
     }
 }

@@ -25,7 +25,7 @@ use crate::model::{Compaction, Request, SessionTitle};
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::analysis::of_sessions;
 use crate::store::frames::{self, Cols};
-use crate::store::{Store, StoreError, Table};
+use crate::store::{Commit, Store, StoreError, Table};
 use polars::prelude::*;
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -47,7 +47,7 @@ pub(super) struct Scratch {
 /// directory; the analysis rows come from the bundle when it carries them
 /// for exactly these rows (`own_analysis`), else are computed.
 pub(super) fn scratch(
-    team: &Store,
+    team: &Commit<'_>,
     bundles: Vec<Cow<'_, Bundle>>,
     prices: &PriceTable,
 ) -> Result<(Scratch, UnknownModels), TeamError> {
@@ -67,7 +67,8 @@ pub(super) fn scratch(
         calls.extend(b.calls);
     }
     let delta = Delta { rows: Chunks(vec![rows]), compactions, calls, ..Delta::default() };
-    let (merged, _) = merge_tables(&store, Base::Empty, delta, prices)?;
+    let commit = store.begin()?;
+    let (merged, _) = merge_tables(&commit, Base::Empty, delta, prices)?;
     tracing::debug!("scratch: merged after {:?}", clock.elapsed());
     let mut analysis = match own {
         Some(df) => df,
@@ -76,7 +77,8 @@ pub(super) fn scratch(
     let sides = materialize::sides_of(&store, &analysis, prices)?;
     tracing::debug!("scratch: side tables after {:?}", clock.elapsed());
     let path = dir.path().join(ANALYSIS_ROWS);
-    store.atomic_write(&path, |w| store.parquet_writer(w).finish(&mut analysis).map(|_| ()))?;
+    commit.atomic_write(&path, |w| store.parquet_writer(w).finish(&mut analysis).map(|_| ()))?;
+    drop(commit);
     tracing::debug!("scratch: analysis rows written after {:?}", clock.elapsed());
     Ok((Scratch { _dir: dir, store, analysis: path, sides }, merged.unknown))
 }
@@ -91,7 +93,7 @@ fn own_analysis(bundles: &[Cow<'_, Bundle>], prices: &PriceTable) -> Option<Data
 
 /// Appends the scratch stores' tables to the team store; returns the
 /// requests it holds afterwards.
-pub(super) fn append(team: &Store, scratches: Vec<Scratch>, prices: &PriceTable) -> Result<usize, TeamError> {
+pub(super) fn append(team: &Commit<'_>, scratches: Vec<Scratch>, prices: &PriceTable) -> Result<usize, TeamError> {
     let had_rows = team.path(Table::Requests).exists();
     let old_analysis = match had_rows {
         true => materialize::current(team, prices)?,
@@ -141,7 +143,7 @@ pub(super) fn append(team: &Store, scratches: Vec<Scratch>, prices: &PriceTable)
 
 /// The session totals of the scratch stores' requests, derived again from the
 /// team's requests (a session id may be several people's).
-fn append_session_totals(team: &Store, scratches: &[Scratch]) -> Result<(), TeamError> {
+fn append_session_totals(team: &Commit<'_>, scratches: &[Scratch]) -> Result<(), TeamError> {
     // Into a new team store every session is new: none to single out.
     let changed = match team.path(Table::SessionTotals).exists() {
         true => Some(new_sessions(scratches)?),
@@ -155,7 +157,7 @@ fn append_session_totals(team: &Store, scratches: &[Scratch]) -> Result<(), Team
 /// columns), then each scratch store's, with the what-if columns over all
 /// (`materialize::write_parts`).
 fn append_analysis(
-    team: &Store,
+    team: &Commit<'_>,
     prices: &PriceTable,
     old: Option<DataFrame>,
     scratches: &[Scratch],
@@ -197,7 +199,7 @@ fn at_analysis(store: &Store) -> impl Fn(PolarsError) -> StoreError + '_ {
 /// The team's requests, then each scratch store's, written as a new base:
 /// their files joined (`Store::concat_requests_base`), or, when a schema
 /// differs, a frame at a time.
-fn append_requests(team: &Store, scratches: &[Scratch]) -> Result<usize, TeamError> {
+fn append_requests(team: &Commit<'_>, scratches: &[Scratch]) -> Result<usize, TeamError> {
     // The scratch stores wrote them in the team's codec: copied, not encoded.
     let files: Vec<std::path::PathBuf> = scratches.iter().map(|s| s.store.path(Table::Requests)).collect();
     if let Some(rows) = team.concat_requests_base(&files)? {
@@ -227,8 +229,8 @@ fn append_requests(team: &Store, scratches: &[Scratch]) -> Result<usize, TeamErr
 
 /// Spares, compactions and calls: the team's rows plus the scratch stores',
 /// in each table's order.
-fn append_small_tables(team: &Store, scratches: &[Scratch]) -> Result<(), TeamError> {
-    let stores: Vec<&Store> = std::iter::once(team).chain(scratches.iter().map(|s| &s.store)).collect();
+fn append_small_tables(team: &Commit<'_>, scratches: &[Scratch]) -> Result<(), TeamError> {
+    let stores: Vec<&Store> = std::iter::once(team.store()).chain(scratches.iter().map(|s| &s.store)).collect();
     let mut compactions = Vec::new();
     let mut calls = Vec::new();
     let mut spares: Option<DataFrame> = None;
@@ -294,7 +296,7 @@ const SESSION_SLICE: u32 = 262_144;
 /// The session totals: stored rows of other sessions, and the `changed`
 /// sessions (every session when None) derived again from the (whole)
 /// requests table.
-fn write_session_totals(team: &Store, changed: Option<&HashSet<String>>) -> Result<(), TeamError> {
+fn write_session_totals(team: &Commit<'_>, changed: Option<&HashSet<String>>) -> Result<(), TeamError> {
     let at = polars(team, Table::SessionTotals);
     let titles: Vec<SessionTitle> = team
         .load(Table::Titles, frames::titles_from)?

@@ -10,7 +10,6 @@
 use super::append;
 use super::bundle::read_bundle_limited;
 use super::bundle::Bundle;
-use super::export::write_atomic;
 use super::limits::BundleLimits;
 use super::pending::{self, Pending};
 use super::shared::shared_message_ids_stored;
@@ -24,7 +23,7 @@ use crate::model::Compaction;
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::frames::Cols;
 use crate::store::manifest::STORE_SCHEMA;
-use crate::store::Store;
+use crate::store::{Commit, Store};
 use chrono::{DateTime, SecondsFormat, Utc};
 use foldhash::{HashSet, HashSetExt};
 use rayon::prelude::*;
@@ -98,14 +97,14 @@ pub fn holds_bundles(store: &Store) -> bool {
 /// nothing, and an interrupted first import leaves a team directory (the
 /// same import run again completes it), never one a report would read
 /// local transcripts into.
-pub fn mark_team_dir(store: &Store) -> Result<(), TeamError> {
+pub fn mark_team_dir(store: &Commit<'_>) -> Result<(), TeamError> {
     if holds_bundles(store) {
         return Ok(());
     }
     if stored_people(store)?.contains_key("") {
         return Err(TeamError::LocalStore { dir: store.dir().to_path_buf() });
     }
-    write_atomic(&store.dir().join(LEDGER), b"{}")
+    Ok(store.write_ledger(b"{}")?)
 }
 
 /// Reads and validates every file (directories: their `*.parquet`, sorted)
@@ -202,7 +201,7 @@ fn import_pending(
     prices: &PriceTable,
     now: DateTime<Utc>,
 ) -> Result<ImportOutcome, TeamError> {
-    let _lock = store.lock()?;
+    let commit = store.begin()?;
     let people = stored_people(store)?;
     if !holds_bundles(store) && people.contains_key("") {
         return Err(TeamError::LocalStore { dir: store.dir().to_path_buf() });
@@ -221,20 +220,21 @@ fn import_pending(
     let new: Vec<(&str, &Vec<usize>)> =
         by_user.iter().filter(|(u, _)| !known.contains(*u)).map(|(u, l)| (*u, l)).collect();
     let mut requests_after = requests_before;
-    if let Some(after) = add_new_people(store, pending, &new, prices, &mut unknown, &mut added)? {
+    if let Some(after) = add_new_people(&commit, pending, &new, prices, &mut unknown, &mut added)? {
         requests_after = after;
     }
     if !known.is_empty() {
         let list: Vec<usize> = known.iter().flat_map(|u| by_user.get(u).into_iter().flatten().copied()).collect();
         let bundles = list.iter().map(|&k| pending[k].bundle()).collect::<Result<Vec<_>, _>>()?;
         count_added(&stored_keys(store, &known)?, &list, &bundles, &mut added);
-        mark_team_dir(store)?;
-        let merged = merge(store, Base::Touched, delta_of(&bundles), prices, &crate::materialize::Stage { prices })?;
+        mark_team_dir(&commit)?;
+        let merged = merge(&commit, Base::Touched, delta_of(&bundles), prices, &crate::materialize::Stage { prices })?;
         add_unknown(&mut unknown, merged.unknown);
         requests_after = merged.requests;
     }
     let shared = shared_message_ids_stored(store)?;
-    record(store, pending, priced_with(store, requests_before, prices)?, now)?;
+    let pricing = priced_with(store, requests_before, prices)?;
+    record(commit, pending, pricing, now)?;
     let received = pending.iter().map(Pending::requests).sum();
     Ok(ImportOutcome {
         bundles: pending.iter().zip(&added).map(|(p, &added)| summary(p, added)).collect(),
@@ -254,7 +254,7 @@ fn import_pending(
 /// appended (`append`). Adds to `unknown` and to each bundle's `added`;
 /// the requests the store holds afterwards, None when nobody was new.
 fn add_new_people(
-    store: &Store,
+    store: &Commit<'_>,
     pending: &[Pending<'_>],
     new: &[(&str, &Vec<usize>)],
     prices: &PriceTable,
@@ -373,7 +373,7 @@ fn priced_with(store: &Store, requests_before: usize, prices: &PriceTable) -> Re
 }
 
 /// Updates the ledger, the manifest's freshness and its `pricing` after a merge.
-fn record(store: &Store, pending: &[Pending<'_>], pricing: u64, now: DateTime<Utc>) -> Result<(), TeamError> {
+fn record(store: Commit<'_>, pending: &[Pending<'_>], pricing: u64, now: DateTime<Utc>) -> Result<(), TeamError> {
     let path = store.dir().join(LEDGER);
     let mut ledger: BTreeMap<String, LedgerEntry> = match fs::read(&path) {
         Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_default(),
@@ -389,11 +389,11 @@ fn record(store: &Store, pending: &[Pending<'_>], pricing: u64, now: DateTime<Ut
         e.hashed_paths = p.meta.hashed_paths;
     }
     let bytes = serde_json::to_vec_pretty(&ledger).unwrap_or_default();
-    write_atomic(&path, &bytes)?;
+    store.write_ledger(&bytes)?;
     let mut m = store.manifest()?;
     m.schema = STORE_SCHEMA;
     m.pricing = pricing;
     m.updated = Some(now.to_rfc3339());
-    store.save_manifest(&m)?;
+    store.finish(&m)?;
     Ok(())
 }

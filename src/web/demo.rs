@@ -8,7 +8,6 @@
 use crate::ingest::{IngestError, Rows};
 use crate::model::{SessionTitle, TitleKind};
 use crate::pricing::PriceTable;
-use crate::store::manifest::{Manifest, STORE_SCHEMA};
 use crate::store::Store;
 use crate::synth::{generate, SynthSpec};
 use chrono::{DateTime, Utc};
@@ -47,13 +46,6 @@ pub fn write_demo(store: &Store, prices: &PriceTable, now: DateTime<Utc>) -> Res
         .collect();
     let calls = crate::synth::calls::add_calls(&data.requests, DEMO_CALLS_EVERY);
     let rows = Rows { rows: data.requests, calls, compactions: data.compactions, titles };
-    let (n, _) = crate::update::store_rows(store, rows, prices)?;
-    let manifest = Manifest {
-        schema: STORE_SCHEMA,
-        pricing: prices.fingerprint(),
-        updated: Some(now.to_rfc3339()),
-        ..Manifest::default()
-    };
-    store.save_manifest(&manifest)?;
+    let (n, _) = crate::update::store_rows(store, rows, prices, Some(now))?;
     Ok(n)
 }

@@ -270,8 +270,8 @@ pub fn as_layout_5(data: &std::path::Path) {
     let store = Store::open(data).unwrap();
     let strip = |t: Table| store.read(t).unwrap().unwrap().drop_many(["query_source", "shape_hash", "ttl_asked"]);
     let (mut requests, mut unlogged) = (strip(Table::Requests), strip(Table::Unlogged));
-    store.write_requests_base(&mut requests).unwrap();
-    store.write(Table::Unlogged, &mut unlogged).unwrap();
+    store.begin().unwrap().write_requests_base(&mut requests).unwrap();
+    store.begin().unwrap().write(Table::Unlogged, &mut unlogged).unwrap();
     let manifest = data.join("manifest.json");
     let current = format!("\"schema\":{}", cachewise::store::manifest::STORE_SCHEMA);
     let text = std::fs::read_to_string(&manifest).unwrap();

@@ -43,7 +43,7 @@ fn person(user: &str, shift: i64) -> Vec<Request> {
 pub(super) fn bundle(dir: &std::path::Path, user: &str, shift: i64) -> Bundle {
     let store = Store::open(&dir.join(format!("local-{user}"))).unwrap();
     let rows: Vec<Request> = person("", shift).into_iter().map(|r| Request { machine: "".into(), ..r }).collect();
-    store_rows(&store, Rows { rows, ..Rows::default() }, &prices()).unwrap();
+    store_rows(&store, Rows { rows, ..Rows::default() }, &prices(), None).unwrap();
     let spec = ExportSpec {
         user: user.into(),
         machine: "laptop".into(),
@@ -237,9 +237,9 @@ fn a_team_store_of_layout_5_takes_a_new_bundle_and_is_upgraded() {
     // As layout 5 left it: requests and spares without the client columns.
     let client = ["query_source", "shape_hash", "ttl_asked"];
     let mut old = team_dir.read(Table::Requests).unwrap().unwrap().drop_many(client);
-    team_dir.write_requests_base(&mut old).unwrap();
+    team_dir.begin().unwrap().write_requests_base(&mut old).unwrap();
     if let Some(spares) = team_dir.read(Table::Spares).unwrap() {
-        team_dir.write(Table::Spares, &mut spares.drop_many(client)).unwrap();
+        team_dir.begin().unwrap().write(Table::Spares, &mut spares.drop_many(client)).unwrap();
     }
     let manifest = team_dir.dir().join("manifest.json");
     let current = format!("\"schema\":{}", cachewise::store::manifest::STORE_SCHEMA);

@@ -70,9 +70,9 @@ fn from_scratch(dir: &Path) -> [Vec<String>; 3] {
     }
     let store = Store::open(copy.path()).unwrap();
     for t in [Table::Analysis, Table::RecentAnalysis, Table::AnalysisCompactions, Table::SessionAnalysis] {
-        store.remove(t).unwrap();
+        store.begin().unwrap().remove(t).unwrap();
     }
-    materialize::refresh(&store, &prices(), &Changed::All).unwrap();
+    materialize::refresh(&store.begin().unwrap(), &prices(), &Changed::All).unwrap();
     tables(copy.path())
 }
 
