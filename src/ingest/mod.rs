@@ -21,6 +21,7 @@ mod skip;
 pub mod soft;
 mod target;
 mod touched;
+pub(crate) mod union;
 pub mod unlogged;
 pub mod upgrade;
 mod usage;

@@ -6,38 +6,34 @@
 //! taken from the bundle (`bundle_analysis`) or computed there, with the
 //! side tables of their sessions (which depend on that person's sessions
 //! alone), and then every table of the scratch stores is appended to the
-//! team store: the
-//! requests a person at a time (batched Parquet writes, never the whole
-//! table as rows), the small tables whole. The what-if columns are added
-//! once over the whole analysis table (`materialize::write`). Hands
-//! `import` the new request count and the unpriced models.
+//! team store by the stages that own them: the request tables by
+//! `ingest::union` (the requests a person at a time, never the whole table
+//! as rows; the small tables whole), the analysis by `materialize` (the
+//! what-if columns added once over the whole table). This module writes no
+//! file itself. Hands `import` the new request count and the unpriced
+//! models.
 
 use super::bundle::Bundle;
 use super::TeamError;
 use crate::ingest::dedup::Chunks;
 use crate::ingest::merge::{merge_tables, Base, Delta};
-use crate::ingest::session_totals;
-use crate::ingest::side_tables::compaction_order;
+use crate::ingest::union;
 use crate::materialize::{self, WHAT_IF};
-use crate::model::calls::sort_calls;
 use crate::model::columns as c;
-use crate::model::{Compaction, Request, SessionTitle};
+use crate::model::{Compaction, Request};
 use crate::pricing::{PriceTable, UnknownModels};
-use crate::store::analysis::of_sessions;
-use crate::store::frames::{self, Cols};
+use crate::store::frames::Cols;
 use crate::store::{Commit, Store, StoreError, Table};
 use polars::prelude::*;
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-/// The scratch file of a person's analysis rows.
-const ANALYSIS_ROWS: &str = "analysis-rows.parquet";
-
 /// One new person's rows, merged into a scratch store beside the team's.
 pub(super) struct Scratch {
     _dir: tempfile::TempDir,
     store: Store,
-    /// The file of the person's analysis rows (without the what-if columns).
+    /// The file of the person's analysis rows (without the what-if
+    /// columns): the scratch store's analysis base.
     analysis: std::path::PathBuf,
     /// The side tables of the person's sessions (`materialize::sides_of`).
     sides: [DataFrame; 2],
@@ -47,7 +43,7 @@ pub(super) struct Scratch {
 /// directory; the analysis rows come from the bundle when it carries them
 /// for exactly these rows (`own_analysis`), else are computed.
 pub(super) fn scratch(
-    team: &Commit<'_>,
+    team: &Store,
     bundles: Vec<Cow<'_, Bundle>>,
     prices: &PriceTable,
 ) -> Result<(Scratch, UnknownModels), TeamError> {
@@ -76,11 +72,11 @@ pub(super) fn scratch(
     };
     let sides = materialize::sides_of(&store, &analysis, prices)?;
     tracing::debug!("scratch: side tables after {:?}", clock.elapsed());
-    let path = dir.path().join(ANALYSIS_ROWS);
-    commit.atomic_write(&path, |w| store.parquet_writer(w).finish(&mut analysis).map(|_| ()))?;
+    commit.write_analysis_base(&mut analysis, &materialize::stamp(prices), 1)?;
     drop(commit);
     tracing::debug!("scratch: analysis rows written after {:?}", clock.elapsed());
-    Ok((Scratch { _dir: dir, store, analysis: path, sides }, merged.unknown))
+    let analysis = store.path(Table::Analysis);
+    Ok((Scratch { _dir: dir, store, analysis, sides }, merged.unknown))
 }
 
 /// The bundle's own analysis rows, when one bundle alone brings this
@@ -103,8 +99,9 @@ pub(super) fn append(team: &Commit<'_>, scratches: Vec<Scratch>, prices: &PriceT
     // from the team's table) while the analysis is written; into one with rows, whose
     // analysis is read whole, after it, so their memory peaks do not meet.
     let tables = || -> Result<usize, TeamError> {
-        let requests = append_requests(team, &scratches)?;
-        append_small_tables(team, &scratches)?;
+        let more: Vec<&Store> = scratches.iter().map(|s| &s.store).collect();
+        let requests = union::append_requests(team, &more)?;
+        union::append_small_tables(team, &more)?;
         if !had_rows {
             append_session_totals(team, &scratches)?;
         }
@@ -149,7 +146,7 @@ fn append_session_totals(team: &Commit<'_>, scratches: &[Scratch]) -> Result<(),
         true => Some(new_sessions(scratches)?),
         false => None,
     };
-    write_session_totals(team, changed.as_ref())?;
+    union::write_session_totals(team, changed.as_ref())?;
     Ok(())
 }
 
@@ -196,81 +193,6 @@ fn at_analysis(store: &Store) -> impl Fn(PolarsError) -> StoreError + '_ {
     move |source| StoreError::Polars { path: store.path(Table::Analysis), source }
 }
 
-/// The team's requests, then each scratch store's, written as a new base:
-/// their files joined (`Store::concat_requests_base`), or, when a schema
-/// differs, a frame at a time.
-fn append_requests(team: &Commit<'_>, scratches: &[Scratch]) -> Result<usize, TeamError> {
-    // The scratch stores wrote them in the team's codec: copied, not encoded.
-    let files: Vec<std::path::PathBuf> = scratches.iter().map(|s| s.store.path(Table::Requests)).collect();
-    if let Some(rows) = team.concat_requests_base(&files)? {
-        return Ok(usize::try_from(rows).unwrap_or(usize::MAX));
-    }
-    let none: &[Request] = &[];
-    let polars = |source| TeamError::Polars { what: "appending requests", source };
-    let schema = frames::requests_frame(none).map_err(polars)?.schema().as_ref().clone();
-    // A table an older layout wrote gets this layout's columns first.
-    let old = team.read(Table::Requests)?.map(frames::in_current_layout).transpose().map_err(polars)?;
-    let mut count = old.as_ref().map_or(0, DataFrame::height);
-    let mut parts: Vec<DataFrame> = Vec::new();
-    parts.extend(old);
-    let mut heights = Vec::new();
-    for s in scratches {
-        heights.push(s.store.read_file(Table::Requests, Some(&[c::MESSAGE_ID]))?.map_or(0, |d| d.height()));
-    }
-    count += heights.iter().sum::<usize>();
-    let later = scratches.iter().map(|s| {
-        let df = s.store.read(Table::Requests).map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;
-        df.map_or_else(|| Ok(DataFrame::empty_with_schema(&schema)), |d| d.select(schema.iter_names().cloned()))
-    });
-    let batches = parts.into_iter().map(Ok).chain(later);
-    team.write_requests_base_batches(&schema, batches)?;
-    Ok(count)
-}
-
-/// Spares, compactions and calls: the team's rows plus the scratch stores',
-/// in each table's order.
-fn append_small_tables(team: &Commit<'_>, scratches: &[Scratch]) -> Result<(), TeamError> {
-    let stores: Vec<&Store> = std::iter::once(team.store()).chain(scratches.iter().map(|s| &s.store)).collect();
-    let mut compactions = Vec::new();
-    let mut calls = Vec::new();
-    let mut spares: Option<DataFrame> = None;
-    for s in &stores {
-        compactions.extend(s.load(Table::Compactions, frames::compactions_from)?);
-        calls.extend(s.load(Table::Calls, frames::calls_from)?);
-        if let Some(df) = s.read(Table::Spares)? {
-            let df = frames::in_current_layout(df).map_err(polars(team, Table::Spares))?;
-            match &mut spares {
-                None => spares = Some(df),
-                Some(all) => {
-                    all.vstack_mut_owned(df).map_err(polars(team, Table::Spares))?;
-                }
-            }
-        }
-    }
-    // Bundles carry no titles and no refusals: a new team store takes the
-    // scratch store's empty tables, so every table a store needs exists.
-    for t in [Table::Titles, Table::Refusals] {
-        if let (false, Some(s)) = (team.path(t).exists(), scratches.first()) {
-            if let Some(mut df) = s.store.read(t)? {
-                team.write(t, &mut df)?;
-            }
-        }
-    }
-    compactions.sort_by(|a, b| compaction_order(a).cmp(&compaction_order(b)));
-    sort_calls(&mut calls);
-    let mut df = frames::compactions_frame(&compactions).map_err(polars(team, Table::Compactions))?;
-    team.write(Table::Compactions, &mut df)?;
-    let mut df = frames::calls_frame(&calls).map_err(polars(team, Table::Calls))?;
-    team.write(Table::Calls, &mut df)?;
-    if let Some(mut df) = spares {
-        let order = [c::USER, c::MESSAGE_ID, c::REQUEST_ID, c::SOURCE, c::LINE];
-        df = df.sort(order, SortMultipleOptions::default()).map_err(polars(team, Table::Spares))?;
-        df.rechunk_mut();
-        team.write(Table::Spares, &mut df)?;
-    }
-    Ok(())
-}
-
 fn polars(store: &Store, t: Table) -> impl Fn(PolarsError) -> TeamError + '_ {
     move |source| StoreError::Polars { path: store.path(t), source }.into()
 }
@@ -289,48 +211,6 @@ fn new_sessions(scratches: &[Scratch]) -> Result<HashSet<String>, TeamError> {
 
 /// Stored analysis rows given their what-if columns at a time.
 const OLD_SLICE: usize = 131_072;
-
-/// Requests folded into sessions at a time.
-const SESSION_SLICE: u32 = 262_144;
-
-/// The session totals: stored rows of other sessions, and the `changed`
-/// sessions (every session when None) derived again from the (whole)
-/// requests table.
-fn write_session_totals(team: &Commit<'_>, changed: Option<&HashSet<String>>) -> Result<(), TeamError> {
-    let at = polars(team, Table::SessionTotals);
-    let titles: Vec<SessionTitle> = team
-        .load(Table::Titles, frames::titles_from)?
-        .into_iter()
-        .filter(|t| changed.is_none_or(|c| c.contains(&t.session_id)))
-        .collect();
-    let Some(scan) = team.scan_requests()? else { return Ok(()) };
-    // Folded a slice of the table at a time: the whole table's columns
-    // would meet the analysis being written in memory.
-    let mut fold = session_totals::Fold::default();
-    let mut offset: i64 = 0;
-    loop {
-        let input = scan.clone().select(session_totals::INPUT_COLUMNS.map(col)).slice(offset, SESSION_SLICE).collect();
-        let input = input.map_err(&at)?;
-        if input.height() == 0 {
-            break;
-        }
-        offset += i64::try_from(input.height()).unwrap_or(i64::MAX);
-        match changed {
-            None => fold.add_frame(&input),
-            Some(c) => fold.add_frame(&input.filter(&of_sessions(&input, c).map_err(&at)?).map_err(&at)?),
-        }
-        .map_err(&at)?;
-    }
-    let mut derived = session_totals::frame(&fold.finish(&titles)).map_err(&at)?;
-    if let (Some(c), Some(stored)) = (changed, team.read(Table::SessionTotals)?) {
-        let mut kept = stored.filter(&!&of_sessions(&stored, c).map_err(&at)?).map_err(&at)?;
-        kept.vstack_mut_owned(derived).map_err(&at)?;
-        derived = kept.sort([c::SESSION_ID], SortMultipleOptions::default()).map_err(&at)?;
-    }
-    derived.rechunk_mut();
-    team.write(Table::SessionTotals, &mut derived)?;
-    Ok(())
-}
 
 /// Peak resident memory so far (debug logs).
 pub(super) fn peak() -> String {
