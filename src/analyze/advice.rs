@@ -11,7 +11,7 @@ use super::advice_text::explain;
 use super::classify::{CacheClass, RequestCache};
 use super::claude_code::{claude_code, ClaudeCode};
 use super::keep_warm::last_break;
-pub use super::keep_warm::LastBreak;
+pub(super) use super::keep_warm::LastBreak;
 use super::prefix::{shared_prefix, ResumePremium, WarmPrefixes};
 use super::prices::{rates_for, write_multiplier, Basis, RateSource};
 use super::stale::NotResumable;

@@ -123,7 +123,7 @@ fn capitalise(s: &str) -> String {
 }
 
 /// The opening of the advice of a session that cannot be resumed (§8.3 v3).
-pub fn not_resumable_text(reason: NotResumable, cleanup_days: u64) -> String {
+pub(super) fn not_resumable_text(reason: NotResumable, cleanup_days: u64) -> String {
     let why = match reason {
         NotResumable::TranscriptDeleted => {
             "its transcript was deleted (Claude Code removes old transcripts)".to_owned()
@@ -138,7 +138,7 @@ pub fn not_resumable_text(reason: NotResumable, cleanup_days: u64) -> String {
 }
 
 /// The explanation paragraph of an advice.
-pub fn explain(a: &Advice) -> String {
+pub(super) fn explain(a: &Advice) -> String {
     let o = &a.options;
     let mut s = cache_state(a);
     s.push_str(&claude_code_text(a));

@@ -18,7 +18,7 @@ pub const IDLE_COMPACTION_MIN_TOKENS: u64 = 200_000;
 /// ... this many seconds after the last request (before the 1-hour cache expires).
 pub const IDLE_COMPACTION_AFTER_S: i64 = 3240;
 /// The TTL in force idle compaction needs (a 1-hour cache).
-pub const IDLE_COMPACTION_TTL_S: u32 = 3600;
+pub(super) const IDLE_COMPACTION_TTL_S: u32 = 3600;
 
 /// What the user will meet in Claude Code (§7 v2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

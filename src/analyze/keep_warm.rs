@@ -68,7 +68,7 @@ pub struct Expiry {
 
 /// The `Expiry` of request `i` among classified requests (None unless a
 /// main-thread expiry).
-pub fn expiry_of(
+pub(super) fn expiry_of(
     requests: &[Request],
     caches: &[RequestCache],
     shared: &SharedPrefixIndex<'_>,

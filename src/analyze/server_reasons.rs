@@ -57,7 +57,7 @@ impl Default for ServerReasons {
 /// a changed system prompt or tool set an edit of the prompt's start, a
 /// shape change, a full rebuild or a version change; changed messages an
 /// edit, a full rebuild, a microcompact or a compaction.
-pub fn agrees(class: CacheClass, reason: &str, expired: bool) -> Option<bool> {
+pub(super) fn agrees(class: CacheClass, reason: &str, expired: bool) -> Option<bool> {
     use CacheClass as C;
     Some(match reason {
         r::PREVIOUS_MESSAGE_NOT_FOUND => class.is_idle() || (class == C::Compaction && expired),

@@ -17,7 +17,7 @@ use std::ops::Range;
 
 /// Requests grouped by thread, each thread in time order.
 #[derive(Debug, Clone)]
-pub struct ThreadIndex {
+pub(super) struct ThreadIndex {
     /// Request indices sorted by (user, session, thread, time, message_id).
     order: Vec<usize>,
     /// One range into `order` per thread.
@@ -38,7 +38,7 @@ impl ThreadIndex {
     /// Groups `requests` (in any order) by `(user, session_id, thread)`.
     /// Each distinct thread key is replaced by its rank among the keys, so
     /// the sort compares integers where it compared three strings.
-    pub fn build<R: Borrow<Request>>(requests: &[R]) -> ThreadIndex {
+    pub(super) fn build<R: Borrow<Request>>(requests: &[R]) -> ThreadIndex {
         let rank = thread_ranks(requests);
         let mut order: Vec<usize> = (0..requests.len()).collect();
         order.sort_unstable_by(|&a, &b| {
@@ -59,7 +59,7 @@ impl ThreadIndex {
     }
 
     /// Every thread as the time-ordered indices of its requests.
-    pub fn threads(&self) -> impl Iterator<Item = &[usize]> + '_ {
+    pub(super) fn threads(&self) -> impl Iterator<Item = &[usize]> + '_ {
         self.runs.iter().map(move |r| &self.order[r.clone()])
     }
 }
@@ -127,7 +127,7 @@ struct Times {
 
 /// Compaction and microcompact times per `(user, session)`.
 #[derive(Debug, Clone, Default)]
-pub struct CompactionTimes<'a> {
+pub(super) struct CompactionTimes<'a> {
     by_session: HashMap<(&'a str, &'a str), Times>,
 }
 
@@ -139,7 +139,7 @@ fn any_between(times: &[DateTime<Utc>], after: DateTime<Utc>, upto: DateTime<Utc
 
 impl<'a> CompactionTimes<'a> {
     /// Indexes `compactions` (both boundary kinds) by `(user, session)`.
-    pub fn build(compactions: &'a [Compaction]) -> CompactionTimes<'a> {
+    pub(super) fn build(compactions: &'a [Compaction]) -> CompactionTimes<'a> {
         let mut by_session: HashMap<(&str, &str), Times> = HashMap::new();
         for c in compactions {
             let e = by_session.entry((c.user.as_str(), c.session_id.as_str())).or_default();
@@ -157,7 +157,7 @@ impl<'a> CompactionTimes<'a> {
 
     /// The boundary times of `r`'s session: looked up once for a thread,
     /// whose requests all share it.
-    pub fn of_session<'s>(&'s self, r: &'s Request) -> SessionTimes<'s> {
+    pub(super) fn of_session<'s>(&'s self, r: &'s Request) -> SessionTimes<'s> {
         let m: &'s HashMap<(&'s str, &'s str), Times> = &self.by_session;
         SessionTimes(m.get(&(r.user.as_str(), r.session_id.as_str())))
     }
@@ -165,22 +165,22 @@ impl<'a> CompactionTimes<'a> {
 
 /// The boundary times of one `(user, session)`, if it has any.
 #[derive(Debug, Clone, Copy)]
-pub struct SessionTimes<'s>(Option<&'s Times>);
+pub(super) struct SessionTimes<'s>(Option<&'s Times>);
 
 impl SessionTimes<'_> {
     /// True when a compaction of the session has `after < time <= r.time`.
-    pub fn between(&self, r: &Request, after: DateTime<Utc>) -> bool {
+    pub(super) fn between(&self, r: &Request, after: DateTime<Utc>) -> bool {
         self.0.is_some_and(|t| any_between(&t.compactions, after, r.time))
     }
 
     /// True when a microcompact of the session has `after < time <= r.time`.
-    pub fn microcompact_between(&self, r: &Request, after: DateTime<Utc>) -> bool {
+    pub(super) fn microcompact_between(&self, r: &Request, after: DateTime<Utc>) -> bool {
         self.0.is_some_and(|t| any_between(&t.microcompacts, after, r.time))
     }
 }
 
 /// The identity of a session: `(user, session_id)`.
-pub type SessionKey<'a> = (&'a str, &'a str);
+pub(super) type SessionKey<'a> = (&'a str, &'a str);
 
 /// The last main-thread request of every `(user, session)` (by time, then
 /// message id).

@@ -8,7 +8,7 @@ use super::ReportOpts;
 use crate::report::blocks::{blocks_of, to_json, to_table};
 use crate::report::order::Order;
 
-pub fn run_blocks(plan: &Plan, a: &ReportOpts) -> anyhow::Result<()> {
+pub(super) fn run_blocks(plan: &Plan, a: &ReportOpts) -> anyhow::Result<()> {
     if a.output.csv || a.breakdown {
         return Err(super::UsageError("report blocks takes --json, not --csv or --breakdown".into()).into());
     }

@@ -66,7 +66,7 @@ pub(super) fn parse_now(s: &str) -> Result<DateTime<Utc>, String> {
     }
 }
 
-pub fn run_cache(plan: &Plan, a: &CacheArgs) -> anyhow::Result<()> {
+pub(super) fn run_cache(plan: &Plan, a: &CacheArgs) -> anyhow::Result<()> {
     refresh(plan)?;
     let view = plan.view()?;
     let session = a.session.as_deref().map(|s| view.resolve_session(s)).transpose()?;
@@ -93,7 +93,7 @@ pub fn run_cache(plan: &Plan, a: &CacheArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub fn run_advise(plan: &Plan, a: &AdviseArgs) -> anyhow::Result<()> {
+pub(super) fn run_advise(plan: &Plan, a: &AdviseArgs) -> anyhow::Result<()> {
     refresh(plan)?;
     let view = plan.view()?;
     let (advice, rows) = advise(&view, &a.session, a.turns)?;

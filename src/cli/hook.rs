@@ -43,7 +43,7 @@ pub struct HooksArgs {
 }
 
 /// Runs a hook; never fails (reasons go to stderr).
-pub fn run_hook(g: &Global, a: &HookArgs) -> anyhow::Result<()> {
+pub(super) fn run_hook(g: &Global, a: &HookArgs) -> anyhow::Result<()> {
     match a.event {
         HookEvent::SessionStart => {
             if let Err(why) = session_start(g) {
@@ -85,7 +85,7 @@ fn session_start(g: &Global) -> Result<(), String> {
 }
 
 /// `hooks --install` / `--print-config`.
-pub fn run_hooks(a: &HooksArgs) -> anyhow::Result<()> {
+pub(super) fn run_hooks(a: &HooksArgs) -> anyhow::Result<()> {
     let exe = self_command("")?;
     let exe = exe.trim_end();
     if a.print_config {

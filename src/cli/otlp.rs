@@ -42,7 +42,7 @@ pub struct OtlpArgs {
 }
 
 /// `cachewise export --otlp`.
-pub fn run_otlp(plan: &Plan, a: &ExportArgs, endpoint: &str) -> anyhow::Result<()> {
+pub(super) fn run_otlp(plan: &Plan, a: &ExportArgs, endpoint: &str) -> anyhow::Result<()> {
     let flags = Flags {
         endpoint: Some(endpoint.to_owned()).filter(|e| !e.is_empty()),
         headers: a.otlp.headers.clone(),

@@ -34,7 +34,7 @@ pub struct IngestArgs {
 
 /// Who wants the transcripts read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Asked {
+pub(super) enum Asked {
     /// A report, `serve`, `export` or `push` reading first, as they do.
     Implicitly,
     /// `cachewise ingest`, with its flags.
@@ -44,7 +44,7 @@ pub enum Asked {
 /// True when the local transcripts are read into `plan`'s store now; a
 /// note on stderr when a team directory is left alone, an error when
 /// `cachewise ingest` was asked without `--into-team`.
-pub fn local_ingest(plan: &Plan, asked: Asked) -> Result<bool, UsageError> {
+pub(super) fn local_ingest(plan: &Plan, asked: Asked) -> Result<bool, UsageError> {
     let team_dir = plan.store.holds_bundles();
     match asked {
         Asked::ByName(_) | Asked::Implicitly if !team_dir => Ok(asked != Asked::Implicitly || plan.ingest),

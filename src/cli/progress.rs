@@ -8,10 +8,10 @@ use std::io::IsTerminal;
 /// Below this many bytes an ingest is quick enough not to need a bar.
 const MIN_BYTES: u64 = 64 << 20;
 
-pub struct Bar(ProgressBar);
+pub(super) struct Bar(ProgressBar);
 
 impl Bar {
-    pub fn new(quiet: bool) -> Bar {
+    pub(super) fn new(quiet: bool) -> Bar {
         let bar = ProgressBar::hidden();
         if !quiet && std::io::stderr().is_terminal() {
             bar.set_draw_target(ProgressDrawTarget::stderr());

@@ -63,7 +63,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
 }
 
 /// One warning per model priced as its family's newest version (stderr).
-pub fn warn_estimates(plan: &Plan, estimates: &[Estimate]) {
+pub(super) fn warn_estimates(plan: &Plan, estimates: &[Estimate]) {
     if plan.quiet {
         return;
     }
@@ -83,7 +83,7 @@ fn run_prices(plan: &Plan, a: &PricesArgs, file: Option<&std::path::Path>) -> an
 
 /// Ingests when the ingest policy (`policy::local_ingest`) allows it;
 /// warnings go to stderr.
-pub fn refresh(plan: &Plan) -> anyhow::Result<Option<Outcome>> {
+pub(super) fn refresh(plan: &Plan) -> anyhow::Result<Option<Outcome>> {
     if !local_ingest(plan, Asked::Implicitly)? {
         return Ok(None);
     }
@@ -176,7 +176,7 @@ fn format(o: OutputArgs) -> Format {
 }
 
 /// Why `--json-format ccusage` was refused.
-pub const CCUSAGE_SHAPES: &str =
+pub(super) const CCUSAGE_SHAPES: &str =
     "--json-format ccusage is for the daily, monthly and session reports (ccusage's JSON shapes)";
 
 /// `cachewise report KIND` and its aliases (`cachewise daily`, ...).

@@ -126,7 +126,7 @@ fn prepare(plan: &Plan, a: &ServeArgs) -> anyhow::Result<Source> {
 
 /// Runs the dashboard (and with `--team` the push listener) until Ctrl-C
 /// or SIGTERM; stops within a fraction of a second.
-pub fn run_serve(plan: &Plan, a: &ServeArgs) -> anyhow::Result<()> {
+pub(super) fn run_serve(plan: &Plan, a: &ServeArgs) -> anyhow::Result<()> {
     let source = prepare(plan, a)?;
     let state = AppState::new(Settings {
         store: source.store.clone(),

@@ -37,7 +37,7 @@ pub struct StatuslineArgs {
 }
 
 /// Runs the status line; only `--install` can fail.
-pub fn run_statusline(g: &Global, a: &StatuslineArgs) -> anyhow::Result<()> {
+pub(super) fn run_statusline(g: &Global, a: &StatuslineArgs) -> anyhow::Result<()> {
     if a.install || a.print_config {
         return run_install(a);
     }

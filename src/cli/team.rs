@@ -172,7 +172,7 @@ pub struct PushArgs {
 
 /// The name rows go under: `--user` when given, else the login name
 /// (`$USER`, then `$LOGNAME`).
-pub fn login_name(given: Option<&str>) -> Result<String, UsageError> {
+pub(super) fn login_name(given: Option<&str>) -> Result<String, UsageError> {
     let login = || ["USER", "LOGNAME"].iter().find_map(|k| std::env::var(k).ok().filter(|v| !v.trim().is_empty()));
     match given.map(str::to_owned).or_else(login) {
         Some(name) => Ok(name.trim().to_owned()),
@@ -226,7 +226,7 @@ fn start_of_day(plan: &Plan, d: NaiveDate) -> DateTime<Utc> {
 }
 
 /// `cachewise export`.
-pub fn run_export(plan: &Plan, a: &ExportArgs) -> anyhow::Result<()> {
+pub(super) fn run_export(plan: &Plan, a: &ExportArgs) -> anyhow::Result<()> {
     if let Some(endpoint) = &a.otlp.otlp {
         return super::otlp::run_otlp(plan, a, endpoint);
     }
@@ -262,7 +262,7 @@ pub fn run_export(plan: &Plan, a: &ExportArgs) -> anyhow::Result<()> {
 }
 
 /// `cachewise import`: never ingests local transcripts.
-pub fn run_import(plan: &Plan, a: &ImportArgs) -> anyhow::Result<()> {
+pub(super) fn run_import(plan: &Plan, a: &ImportArgs) -> anyhow::Result<()> {
     let o = team::import_files(&plan.store, &a.paths, &a.limits.limits(), &plan.prices, Utc::now())?;
     super::out(&describe_import(&o, &plan.store.dir().display().to_string()));
     Ok(())
@@ -307,7 +307,7 @@ fn describe_import(o: &ImportOutcome, dir: &str) -> String {
 }
 
 /// `cachewise push`.
-pub fn run_push(plan: &Plan, a: &PushArgs) -> anyhow::Result<()> {
+pub(super) fn run_push(plan: &Plan, a: &PushArgs) -> anyhow::Result<()> {
     refresh(plan)?;
     if let Some(w) = push::plain_http_warning(&a.server) {
         if !plan.quiet {
@@ -339,7 +339,7 @@ pub fn run_push(plan: &Plan, a: &PushArgs) -> anyhow::Result<()> {
 }
 
 /// `cachewise report team`.
-pub fn run_team_report(plan: &Plan, a: &ReportOpts) -> anyhow::Result<()> {
+pub(super) fn run_team_report(plan: &Plan, a: &ReportOpts) -> anyhow::Result<()> {
     if a.output.ccusage() {
         return Err(UsageError(super::run::CCUSAGE_SHAPES.into()).into());
     }
@@ -365,7 +365,7 @@ pub fn run_team_report(plan: &Plan, a: &ReportOpts) -> anyhow::Result<()> {
 }
 
 /// `--md` and `--csv-summary` belong to `report team`.
-pub fn check_usage_flags(a: &ReportOpts) -> Result<(), UsageError> {
+pub(super) fn check_usage_flags(a: &ReportOpts) -> Result<(), UsageError> {
     for (given, flag) in [(a.team.md, "--md"), (a.team.csv_summary, "--csv-summary")] {
         if given {
             return Err(UsageError(format!("{flag} is only for `cachewise report team`")));

@@ -73,7 +73,7 @@ impl Calls {
     /// The stored rows (none when the tables are rebuilt from the delta)
     /// plus `new`: a file read again whole keeps its earlier rows, as its
     /// requests do (`touched`), and a line read again has its new calls.
-    pub fn gather(store: &Store, base: Base, new: Vec<Call>) -> Result<Calls, IngestError> {
+    pub(super) fn gather(store: &Store, base: Base, new: Vec<Call>) -> Result<Calls, IngestError> {
         let mut rows = new;
         if base != Base::Empty {
             rows.extend(store.load(Table::Calls, frames::calls_from)?);
@@ -86,14 +86,14 @@ impl Calls {
 
     /// Prices `r` from its calls when its line logged any (else leaves the
     /// price `price_all` set).
-    pub fn price(&mut self, prices: &PriceTable, r: &mut Request, unknown: &mut UnknownModels) {
+    pub(super) fn price(&mut self, prices: &PriceTable, r: &mut Request, unknown: &mut UnknownModels) {
         if !self.0.is_empty() {
             prices.price_from_calls(r, &mut self.0, unknown);
         }
     }
 
     /// Writes the table.
-    pub fn write(&self, store: &Commit<'_>) -> Result<(), IngestError> {
+    pub(super) fn write(&self, store: &Commit<'_>) -> Result<(), IngestError> {
         let mut df = frames::calls_frame(&self.0)
             .map_err(|source| crate::store::StoreError::Polars { path: store.path(Table::Calls), source })?;
         df.rechunk_mut();

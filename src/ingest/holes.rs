@@ -11,7 +11,7 @@ use std::io;
 
 /// What `skip_hole` found at the file's position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Skipped {
+pub(super) enum Skipped {
     /// The position moved this many bytes forward, over a hole, to stored
     /// data (0: it was at data, or holes are unknown here).
     ToData(u64),
@@ -22,7 +22,7 @@ pub enum Skipped {
 
 /// Moves `f`'s position over the hole it is in, if any.
 #[cfg(target_os = "linux")]
-pub fn skip_hole(f: &mut File) -> io::Result<Skipped> {
+pub(super) fn skip_hole(f: &mut File) -> io::Result<Skipped> {
     use rustix::fs::{seek, SeekFrom};
     use std::io::Seek;
     let at = f.stream_position()?;
@@ -47,7 +47,7 @@ pub fn skip_hole(_: &mut File) -> io::Result<Skipped> {
 
 /// The length of the hole at `f`'s position (0 at stored data, or where
 /// holes are unknown), the position left where it was.
-pub fn hole_len(f: &mut File) -> io::Result<u64> {
+pub(super) fn hole_len(f: &mut File) -> io::Result<u64> {
     use std::io::Seek;
     let n = match skip_hole(f)? {
         Skipped::ToData(n) | Skipped::ToEnd(n) => n,

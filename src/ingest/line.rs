@@ -12,13 +12,13 @@ use std::fmt;
 
 /// A string field that may be absent, null, or of the wrong type.
 #[derive(Debug, Default)]
-pub struct Text<'a>(pub Option<Cow<'a, str>>);
+pub(super) struct Text<'a>(pub Option<Cow<'a, str>>);
 
 impl<'a> Text<'a> {
-    pub fn as_str(&self) -> &str {
+    pub(super) fn as_str(&self) -> &str {
         self.0.as_deref().unwrap_or("")
     }
-    pub fn get(&self) -> Option<&str> {
+    pub(super) fn get(&self) -> Option<&str> {
         self.0.as_deref().filter(|s| !s.is_empty())
     }
 }
@@ -72,7 +72,7 @@ impl<'de> Visitor<'de> for TextVisitor {
 
 /// A boolean flag that reads as false when absent or not a boolean.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct Flag(pub bool);
+pub(super) struct Flag(pub bool);
 
 impl<'de> Deserialize<'de> for Flag {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -94,7 +94,7 @@ enum IgnoredOr<T> {
 /// times while it builds it, and each move copies the whole struct.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct Line<'a> {
+pub(super) struct Line<'a> {
     #[serde(rename = "type", borrow)]
     pub kind: Text<'a>,
     #[serde(borrow)]
@@ -175,7 +175,7 @@ pub struct Line<'a> {
 /// type read as absent; the parser bounds them.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct ModelUsage {
+pub(super) struct ModelUsage {
     #[serde(rename = "inputTokens")]
     pub input: Count,
     #[serde(rename = "outputTokens")]
@@ -197,7 +197,7 @@ pub struct ModelUsage {
 /// The Messages-API object of a line; `content` is never read.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct Message<'a> {
+pub(super) struct Message<'a> {
     #[serde(borrow)]
     pub id: Text<'a>,
     #[serde(borrow)]
@@ -212,7 +212,7 @@ pub struct Message<'a> {
 /// `message.diagnostics`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct Diagnostics<'a> {
+pub(super) struct Diagnostics<'a> {
     #[serde(borrow)]
     pub cache_miss_reason: Lenient<MissReason<'a>>,
 }
@@ -220,7 +220,7 @@ pub struct Diagnostics<'a> {
 /// `message.diagnostics.cache_miss_reason` (cache-model section 19).
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct MissReason<'a> {
+pub(super) struct MissReason<'a> {
     #[serde(rename = "type", borrow)]
     pub kind: Text<'a>,
     pub cache_missed_input_tokens: Count,
@@ -229,7 +229,7 @@ pub struct MissReason<'a> {
 /// An object that reads as absent when it is anything else (metadata:
 /// a bad value must not fail the line).
 #[derive(Debug)]
-pub struct Lenient<T>(pub Option<T>);
+pub(super) struct Lenient<T>(pub Option<T>);
 
 impl<T> Default for Lenient<T> {
     fn default() -> Self {
@@ -248,12 +248,12 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Lenient<T> {
 
 impl Line<'_> {
     /// The server's miss reason as written (empty when none).
-    pub fn reason_kind(&self) -> &str {
+    pub(super) fn reason_kind(&self) -> &str {
         self.miss_reason().map_or("", |r| r.kind.as_str())
     }
 
     /// Its `cache_missed_input_tokens`, when given.
-    pub fn reason_tokens(&self) -> Option<u64> {
+    pub(super) fn reason_tokens(&self) -> Option<u64> {
         self.miss_reason().and_then(|r| r.cache_missed_input_tokens.0)
     }
 
@@ -265,7 +265,7 @@ impl Line<'_> {
 /// `message.usage`: token counts must be non-negative integers.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct Usage<'a> {
+pub(super) struct Usage<'a> {
     pub input_tokens: Option<u64>,
     pub cache_creation_input_tokens: Option<u64>,
     pub cache_read_input_tokens: Option<u64>,
@@ -284,7 +284,7 @@ pub struct Usage<'a> {
 /// One entry of `usage.iterations`: its type, model and token fields.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct CallUsage<'a> {
+pub(super) struct CallUsage<'a> {
     #[serde(rename = "type", borrow)]
     pub kind: Text<'a>,
     #[serde(borrow)]
@@ -299,7 +299,7 @@ pub struct CallUsage<'a> {
 /// `usage.cache_creation`: the write split by TTL.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct CacheCreation {
+pub(super) struct CacheCreation {
     pub ephemeral_5m_input_tokens: Option<u64>,
     pub ephemeral_1h_input_tokens: Option<u64>,
 }
@@ -307,7 +307,7 @@ pub struct CacheCreation {
 /// `usage.server_tool_use`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct ServerToolUse {
+pub(super) struct ServerToolUse {
     pub web_search_requests: Option<u64>,
 }
 
@@ -316,7 +316,7 @@ pub struct ServerToolUse {
 /// lists are skipped unread). Counts of another type read as absent.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
-pub struct CompactMeta<'a> {
+pub(super) struct CompactMeta<'a> {
     #[serde(borrow)]
     pub trigger: Text<'a>,
     #[serde(rename = "preTokens")]
@@ -328,7 +328,7 @@ pub struct CompactMeta<'a> {
 /// A count that reads as absent when it is not a non-negative integer
 /// (metadata, not billing: a bad value must not fail the line).
 #[derive(Debug, Default, Clone, Copy)]
-pub struct Count(pub Option<u64>);
+pub(super) struct Count(pub Option<u64>);
 
 impl<'de> Deserialize<'de> for Count {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

@@ -52,7 +52,7 @@ fn first_type(head: &[u8]) -> Option<&[u8]> {
 
 /// True when the line may carry usage, a compaction, a title, a refusal
 /// fallback or a sidechain link.
-pub fn needed(line: &[u8]) -> bool {
+pub(super) fn needed(line: &[u8]) -> bool {
     let f = finders();
     let head = &line[..line.len().min(HEAD)];
     let tail = &line[line.len().saturating_sub(TAIL)..];

@@ -10,12 +10,12 @@ use memchr::memmem::Finder;
 use std::sync::OnceLock;
 
 /// Content shorter than this is left to serde.
-pub const MIN_SPAN: usize = 256;
+pub(super) const MIN_SPAN: usize = 256;
 
 /// The byte range of the value of the first `"content"` key, when it is a
 /// string, array or object. No key inside a JSON string can match: its
 /// quotes would be escaped.
-pub fn content_span(line: &[u8]) -> Option<(usize, usize)> {
+pub(super) fn content_span(line: &[u8]) -> Option<(usize, usize)> {
     const KEY: &[u8] = b"\"content\"";
     // Built once: a searcher's set-up costs as much as a short search.
     static FINDER: OnceLock<Finder<'static>> = OnceLock::new();

@@ -21,7 +21,7 @@ use polars::prelude::*;
 use std::borrow::Borrow;
 
 /// The label table of `compactions` (whole sessions of `thread`).
-pub fn labels_frame<R: Borrow<Request>>(thread: &[R], compactions: &[Compaction]) -> PolarsResult<DataFrame> {
+pub(super) fn labels_frame<R: Borrow<Request>>(thread: &[R], compactions: &[Compaction]) -> PolarsResult<DataFrame> {
     let labels = compaction_labels(thread, compactions);
     let anchor = |f: fn(&Request) -> &str| -> Vec<Option<&str>> {
         labels.iter().map(|l| l.anchor.map(|i| f(thread[i].borrow()))).collect()
@@ -80,7 +80,7 @@ fn session_models<'a, R: Borrow<Request>>(
 /// cache-model §6: its prompt, TTL, rates, model, version and lineage's
 /// first read, from which a view computes the v3 premium at its clock) and
 /// its compaction report.
-pub fn session_analysis_frame<R: Borrow<Request>>(
+pub(super) fn session_analysis_frame<R: Borrow<Request>>(
     thread: &[R],
     caches: &[RequestCache],
     compactions: &[Compaction],

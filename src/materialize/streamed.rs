@@ -25,7 +25,7 @@ use std::sync::Mutex;
 /// side tables, or None, with nothing written, when there are no rows or
 /// the lanes' files do not join (the caller then classifies and stores
 /// the analysis whole).
-pub fn store_streamed(
+pub(super) fn store_streamed(
     store: &Commit<'_>,
     prices: &PriceTable,
     rows: &[&Request],

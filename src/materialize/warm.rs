@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 /// `(warm_5m, warm_1h)` per row of `parts` taken as one table (in order),
 /// from their model, version and time columns.
-pub fn warm_flags(parts: &[&DataFrame]) -> PolarsResult<(Vec<bool>, Vec<bool>)> {
+pub(super) fn warm_flags(parts: &[&DataFrame]) -> PolarsResult<(Vec<bool>, Vec<bool>)> {
     let mut columns = Vec::with_capacity(parts.len());
     for df in parts {
         let k = Cols(df);
@@ -29,7 +29,7 @@ pub(super) fn times(df: &DataFrame) -> PolarsResult<Vec<i64>> {
 }
 
 /// `warm_flags` over rows given as (model, version, time in milliseconds).
-pub fn warm_flags_of<'a>(rows: impl Iterator<Item = (&'a str, &'a str, i64)>) -> (Vec<bool>, Vec<bool>) {
+pub(super) fn warm_flags_of<'a>(rows: impl Iterator<Item = (&'a str, &'a str, i64)>) -> (Vec<bool>, Vec<bool>) {
     let mut groups: HashMap<(&str, &str), u32> = HashMap::new();
     let mut keys: Vec<(u32, i64)> = Vec::with_capacity(rows.size_hint().0);
     // Neighbouring rows mostly share a model and version: look up only changes.

@@ -70,12 +70,12 @@ pub(crate) mod fixtures {
     use chrono::{DateTime, Duration, TimeZone, Utc};
 
     /// `min` minutes after 2026-11-30 10:00 UTC.
-    pub fn t(min: i64) -> DateTime<Utc> {
+    pub(crate) fn t(min: i64) -> DateTime<Utc> {
         Utc.with_ymd_and_hms(2026, 11, 30, 10, 0, 0).unwrap() + Duration::minutes(min)
     }
 
     /// A 5-hour window at `pct`, resetting at epoch second `reset`, seen at `t(min)`.
-    pub fn sample(min: i64, pct: f64, reset: i64) -> Sample {
+    pub(crate) fn sample(min: i64, pct: f64, reset: i64) -> Sample {
         let w = Window { used_pct: pct, resets_at: Some(reset) };
         Sample { time: t(min), session_id: "s".into(), five_hour: Some(w), seven_day: None }
     }

@@ -20,10 +20,10 @@ const DEFAULT_READ_MULTIPLIER: f64 = 0.1;
 
 /// Highest price a table may give, USD per million tokens (today's
 /// dearest is $75): a typo or a hostile file cannot make a cost overflow.
-pub const MAX_PRICE_PER_MTOK: f64 = 1e6;
+pub(super) const MAX_PRICE_PER_MTOK: f64 = 1e6;
 
 /// Highest multiplier (read, fast mode, long context) a table may give.
-pub const MAX_MULTIPLIER: f64 = 1e3;
+pub(super) const MAX_MULTIPLIER: f64 = 1e3;
 
 /// One model's prices, as written in the TOML table.
 #[derive(Debug, Clone, PartialEq, Deserialize)]

@@ -12,7 +12,7 @@ use chrono_tz::Tz;
 use polars::prelude::*;
 
 /// The columns `AnalysisCols::of` reads.
-pub const FIGURES: [&str; 21] = [
+pub(super) const FIGURES: [&str; 21] = [
     c::USER,
     c::SESSION_ID,
     c::PROJECT,
@@ -45,7 +45,7 @@ fn f64s<'a>(df: &'a DataFrame, name: &str) -> PolarsResult<&'a [f64]> {
 }
 
 /// The `FIGURES` columns of a frame (one chunk: `DataFrame::rechunk_mut`).
-pub struct AnalysisCols<'a> {
+pub(super) struct AnalysisCols<'a> {
     pub user: Vec<&'a str>,
     pub session: Vec<&'a str>,
     pub project: Vec<&'a str>,
@@ -71,7 +71,7 @@ pub struct AnalysisCols<'a> {
 }
 
 impl<'a> AnalysisCols<'a> {
-    pub fn of(df: &'a DataFrame) -> PolarsResult<AnalysisCols<'a>> {
+    pub(super) fn of(df: &'a DataFrame) -> PolarsResult<AnalysisCols<'a>> {
         let k = Cols(df);
         let class = df.column(c::CLASS)?.str()?;
         let class = class
@@ -109,7 +109,7 @@ impl<'a> AnalysisCols<'a> {
     }
 
     /// Row `i` as the summary sums it.
-    pub fn figures(&self, i: usize) -> Figures {
+    pub(super) fn figures(&self, i: usize) -> Figures {
         Figures {
             count: 1,
             tokens: TokenCounts {
@@ -144,7 +144,7 @@ impl<'a> AnalysisCols<'a> {
 
 /// Local days of UTC times in one time zone, remembering the offset of the
 /// last quarter hour asked (offsets change on quarter hours at most).
-pub struct LocalDays {
+pub(super) struct LocalDays {
     tz: Tz,
     quarter: i64,
     offset_ms: i64,
@@ -154,12 +154,12 @@ const QUARTER_MS: i64 = 900_000;
 const DAY_MS: i64 = 86_400_000;
 
 impl LocalDays {
-    pub fn new(tz: Tz) -> LocalDays {
+    pub(super) fn new(tz: Tz) -> LocalDays {
         LocalDays { tz, quarter: i64::MIN, offset_ms: 0 }
     }
 
     /// The local day of `ms` (UTC milliseconds), as days since 1970-01-01.
-    pub fn day(&mut self, ms: i64) -> i32 {
+    pub(super) fn day(&mut self, ms: i64) -> i32 {
         let quarter = ms.div_euclid(QUARTER_MS);
         if quarter != self.quarter {
             let t = chrono::DateTime::from_timestamp_millis(quarter * QUARTER_MS).unwrap_or_default();
@@ -170,7 +170,7 @@ impl LocalDays {
     }
 
     /// `YYYY-MM-DD` of a day number.
-    pub fn name(day: i32) -> String {
+    pub(super) fn name(day: i32) -> String {
         let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).unwrap_or_default();
         (epoch + chrono::TimeDelta::days(i64::from(day))).format("%Y-%m-%d").to_string()
     }

@@ -145,10 +145,10 @@ fn nested(path: &[&str], value: Value) -> Value {
 
 /// A document that does not read as an object.
 #[derive(Debug, PartialEq, Eq)]
-pub struct NotObject;
+pub(super) struct NotObject;
 
 /// The parsed document (`{}` for blank text).
-pub fn parse(text: &str) -> Result<Map<String, Value>, NotObject> {
+pub(super) fn parse(text: &str) -> Result<Map<String, Value>, NotObject> {
     if text.trim().is_empty() {
         return Ok(Map::new());
     }
@@ -165,7 +165,7 @@ fn render(doc: &Map<String, Value>) -> String {
 
 /// `text` with the value at `path` set to `value`: the value replaced in
 /// place, or inserted into the deepest object on the path.
-pub fn set(text: &str, path: &[&str], value: &Value) -> Result<String, NotObject> {
+pub(super) fn set(text: &str, path: &[&str], value: &Value) -> Result<String, NotObject> {
     let mut doc = parse(text)?;
     if !set_in(&mut doc, path, value.clone()) {
         return Err(NotObject);
@@ -186,7 +186,7 @@ pub fn set(text: &str, path: &[&str], value: &Value) -> Result<String, NotObject
 }
 
 /// `text` with `value` appended to the array at `path` (created when missing).
-pub fn push(text: &str, path: &[&str], value: &Value) -> Result<String, NotObject> {
+pub(super) fn push(text: &str, path: &[&str], value: &Value) -> Result<String, NotObject> {
     let doc = parse(text)?;
     let root = Value::Object(doc.clone());
     let current = path.iter().try_fold(&root, |v, k| v.get(k));

@@ -25,7 +25,7 @@ const ARROW_SCHEMA: &str = "ARROW:schema";
 
 /// Why files were not joined.
 #[derive(Debug, thiserror::Error)]
-pub enum ConcatError {
+pub(super) enum ConcatError {
     #[error("not a Parquet file: {0}")]
     Malformed(String),
     #[error("the files' schemas differ")]
@@ -35,7 +35,7 @@ pub enum ConcatError {
 }
 
 /// One file: its bytes and its parsed footer.
-pub struct Part {
+pub(super) struct Part {
     bytes: Vec<u8>,
     meta: FileMetaData,
     body_end: usize,
@@ -43,7 +43,7 @@ pub struct Part {
 
 impl Part {
     /// Reads a Parquet file's footer (its pages are left as they are).
-    pub fn new(bytes: Vec<u8>) -> Result<Part, ConcatError> {
+    pub(super) fn new(bytes: Vec<u8>) -> Result<Part, ConcatError> {
         let bad = |why: &str| ConcatError::Malformed(why.to_owned());
         let n = bytes.len();
         if n < 12 || !bytes.starts_with(MAGIC) || !bytes.ends_with(MAGIC) {
@@ -64,7 +64,7 @@ impl Part {
 /// part in memory at a time; the footer keeps the first part's metadata
 /// pairs, with `set` replacing (or adding) its keys. Returns the rows
 /// written. On an error `out` holds a torn file.
-pub fn concat(
+pub(super) fn concat(
     parts: impl IntoIterator<Item = Result<Part, ConcatError>>,
     set: &[(String, String)],
     out: &mut impl Write,

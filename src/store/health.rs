@@ -9,7 +9,7 @@ use polars::prelude::*;
 use std::io::BufReader;
 
 /// Every table a written store holds (the recent part comes and goes).
-pub const REQUIRED: [Table; 5] =
+pub(super) const REQUIRED: [Table; 5] =
     [Table::Requests, Table::Spares, Table::Compactions, Table::Titles, Table::SessionTotals];
 
 /// One table that cannot be trusted.

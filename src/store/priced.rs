@@ -28,7 +28,7 @@ fn priced_by(m: &Manifest, prices: &PriceTable) -> bool {
 type Repriced = (Vec<Request>, Vec<Call>);
 
 /// The requests a view reads and how many there are.
-pub type Counted = (LazyFrame, usize);
+pub(super) type Counted = (LazyFrame, usize);
 
 /// What a view reads of the requests, priced once (`priced_sources`).
 pub struct PricedSources {

@@ -15,7 +15,7 @@ pub const HAIKU: &str = "claude-haiku-4-5-20251001";
 
 /// Tokens of the shared Claude Code system prompt and tools for a model:
 /// the globally cached prefix every request of that model starts with.
-pub fn system_prefix(model: &str) -> u64 {
+pub(super) fn system_prefix(model: &str) -> u64 {
     match model {
         OPUS => 19_840,
         SONNET => 18_960,
@@ -24,28 +24,28 @@ pub fn system_prefix(model: &str) -> u64 {
 }
 
 /// Claude Code version string of version number `k` (`2.1.30` + k).
-pub fn version(k: u32) -> String {
+pub(super) fn version(k: u32) -> String {
     format!("2.1.{}", 30 + k)
 }
 
 /// `n` random lowercase hex digits.
-pub fn hex(rng: &mut ChaCha8Rng, n: usize) -> String {
+pub(super) fn hex(rng: &mut ChaCha8Rng, n: usize) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     (0..n).map(|_| char::from(DIGITS[rng.random_range(0..16)])).collect()
 }
 
 /// A random UUID-shaped session id.
-pub fn session_id(rng: &mut ChaCha8Rng) -> String {
+pub(super) fn session_id(rng: &mut ChaCha8Rng) -> String {
     format!("{}-{}-4{}-{}-{}", hex(rng, 8), hex(rng, 4), hex(rng, 3), hex(rng, 4), hex(rng, 12))
 }
 
 /// Project directory name of project `k` (`-home-dev-demo1`, ...).
-pub fn project_dir(k: usize) -> String {
+pub(super) fn project_dir(k: usize) -> String {
     format!("-home-dev-demo{}", k + 1)
 }
 
 /// Working directory of project `k`.
-pub fn project_cwd(k: usize) -> String {
+pub(super) fn project_cwd(k: usize) -> String {
     format!("/home/dev/demo{}", k + 1)
 }
 
@@ -70,19 +70,19 @@ const OBJECTS: &[&str] = &[
 const BRANCHES: &[&str] = &["main", "main", "feature/export", "fix/flaky-tests", "dev"];
 
 /// A plausible session title.
-pub fn title(rng: &mut ChaCha8Rng) -> String {
+pub(super) fn title(rng: &mut ChaCha8Rng) -> String {
     let v = VERBS[rng.random_range(0..VERBS.len())];
     let o = OBJECTS[rng.random_range(0..OBJECTS.len())];
     format!("{v} {o}")
 }
 
 /// A plausible git branch.
-pub fn branch(rng: &mut ChaCha8Rng) -> String {
+pub(super) fn branch(rng: &mut ChaCha8Rng) -> String {
     BRANCHES[rng.random_range(0..BRANCHES.len())].to_string()
 }
 
 /// A small index per model id, for table lookups.
-pub fn model_index(model: &str) -> usize {
+pub(super) fn model_index(model: &str) -> usize {
     match model {
         OPUS => 0,
         SONNET => 1,

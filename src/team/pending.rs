@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// One bundle of an import.
-pub struct Pending<'a> {
+pub(super) struct Pending<'a> {
     pub origin: String,
     pub meta: BundleMeta,
     /// Its requests and compactions, counted once it is checked.
@@ -45,7 +45,7 @@ enum Held<'a> {
 
 impl<'a> Pending<'a> {
     /// A bundle already decoded (an upload); its owner is checked here.
-    pub fn decoded(i: &'a Incoming) -> Result<Pending<'a>, TeamError> {
+    pub(super) fn decoded(i: &'a Incoming) -> Result<Pending<'a>, TeamError> {
         check_owner(&i.bundle, &i.origin)?;
         Ok(Pending {
             origin: i.origin.clone(),
@@ -56,19 +56,19 @@ impl<'a> Pending<'a> {
     }
 
     /// Request rows the bundle holds (0 before it is checked).
-    pub fn requests(&self) -> usize {
+    pub(super) fn requests(&self) -> usize {
         self.counts.get().map_or(0, |c| c.0)
     }
 
     /// Compaction rows the bundle holds (0 before it is checked).
-    pub fn compactions(&self) -> usize {
+    pub(super) fn compactions(&self) -> usize {
         self.counts.get().map_or(0, |c| c.1)
     }
 
     /// The bundle's rows. A checked file is decoded again (it was valid, and
     /// its bytes are the ones checked); a file whose footer alone was read
     /// is read, checked in full (as an upload is) and decoded here.
-    pub fn bundle(&self) -> Result<Cow<'a, Bundle>, TeamError> {
+    pub(super) fn bundle(&self) -> Result<Cow<'a, Bundle>, TeamError> {
         match &self.held {
             Held::Decoded(b) => Ok(Cow::Borrowed(*b)),
             Held::Checked { bytes, limits } => Ok(Cow::Owned(read_bundle_again(bytes, &self.origin, limits)?)),
@@ -93,7 +93,7 @@ fn changed(origin: &str) -> TeamError {
 
 /// Reads every file's footer, in order (the first bad one stops it): who
 /// sent it, within `limits`. No page is decompressed.
-pub fn footers(files: Vec<PathBuf>, limits: &BundleLimits) -> Result<Vec<Pending<'static>>, TeamError> {
+pub(super) fn footers(files: Vec<PathBuf>, limits: &BundleLimits) -> Result<Vec<Pending<'static>>, TeamError> {
     files
         .into_iter()
         .map(|path| {
@@ -108,7 +108,7 @@ pub fn footers(files: Vec<PathBuf>, limits: &BundleLimits) -> Result<Vec<Pending
 /// Checks, two at a time, the files of `people` (the store's, with their
 /// request counts) whose footer alone was
 /// read, keeping their bytes; the first bad one in `pending` order stops it.
-pub fn check_known(pending: &mut [Pending<'_>], people: &BTreeMap<String, usize>) -> Result<(), TeamError> {
+pub(super) fn check_known(pending: &mut [Pending<'_>], people: &BTreeMap<String, usize>) -> Result<(), TeamError> {
     let todo: Vec<(usize, PathBuf, BundleLimits)> = pending
         .iter()
         .enumerate()
@@ -142,14 +142,14 @@ fn check_file(path: &Path, limits: &BundleLimits) -> Result<(Checked, Vec<u8>), 
 /// Checks every file on its columns, two at a time, and drops them: the
 /// first bad file in `files` order, when an import stopped on a bad one
 /// (lanes of people meet them in another order).
-pub fn first_bad(files: &[PathBuf], limits: &BundleLimits) -> Result<(), TeamError> {
+pub(super) fn first_bad(files: &[PathBuf], limits: &BundleLimits) -> Result<(), TeamError> {
     let checked = lanes::run(files, lanes::LANES, |f| check_file(f, limits).map(|_| ()));
     checked.into_iter().collect()
 }
 
 /// Whether `e` is a verdict on one bundle file (bad, over a limit,
 /// unreadable), which `first_bad` reports in file order.
-pub fn is_verdict(e: &TeamError) -> bool {
+pub(super) fn is_verdict(e: &TeamError) -> bool {
     matches!(
         e,
         TeamError::NotParquet { .. }

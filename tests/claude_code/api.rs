@@ -22,7 +22,7 @@ use std::time::Instant;
 
 /// One API call the fake served.
 #[derive(Debug, Clone)]
-pub struct Call {
+pub(crate) struct Call {
     pub at: DateTime<Utc>,
     /// `X-Claude-Code-Session-Id`.
     pub session: String,
@@ -65,10 +65,10 @@ struct Inner {
 
 /// The fake's state, shared by its handlers and the test.
 #[derive(Debug, Clone)]
-pub struct Fake(Arc<Mutex<Inner>>);
+pub(crate) struct Fake(Arc<Mutex<Inner>>);
 
 impl Fake {
-    pub fn new(now: DateTime<Utc>) -> Fake {
+    pub(crate) fn new(now: DateTime<Utc>) -> Fake {
         let inner = Inner {
             cache: Cache::default(),
             ledger: Vec::new(),
@@ -79,21 +79,21 @@ impl Fake {
     }
 
     /// Sets the clock (what `POST /_fake/clock` does).
-    pub fn set_clock(&self, now: DateTime<Utc>) {
+    pub(crate) fn set_clock(&self, now: DateTime<Utc>) {
         self.lock().clock = Clock { at: now, set: Instant::now() };
     }
 
-    pub fn now(&self) -> DateTime<Utc> {
+    pub(crate) fn now(&self) -> DateTime<Utc> {
         self.lock().clock.now()
     }
 
     /// Every call served so far.
-    pub fn ledger(&self) -> Vec<Call> {
+    pub(crate) fn ledger(&self) -> Vec<Call> {
         self.lock().ledger.clone()
     }
 
     /// Every path a request was made to, in order.
-    pub fn paths(&self) -> Vec<String> {
+    pub(crate) fn paths(&self) -> Vec<String> {
         self.lock().paths.clone()
     }
 
@@ -102,7 +102,7 @@ impl Fake {
     }
 
     /// The router over this state.
-    pub fn router(&self) -> Router {
+    pub(crate) fn router(&self) -> Router {
         Router::new()
             .route("/v1/messages", post(messages))
             .route("/v1/messages/count_tokens", post(count_tokens))
@@ -115,7 +115,7 @@ impl Fake {
 
     /// Serves on `listener` (bound inside the test's network namespace)
     /// on a runtime of its own, for as long as the test runs.
-    pub fn serve(&self, listener: std::net::TcpListener) {
+    pub(crate) fn serve(&self, listener: std::net::TcpListener) {
         let app = self.router();
         std::thread::spawn(move || {
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
@@ -164,7 +164,7 @@ fn header_str(headers: &HeaderMap, name: &str) -> String {
 /// tools change continues one. The session (Claude Code's header) is in
 /// the ledger, not in the thread: a fork's first request continues its
 /// parent's conversation, and reads its cache.
-pub fn thread_of(body: &Value) -> String {
+pub(super) fn thread_of(body: &Value) -> String {
     let mut first = body.pointer("/messages/0/content").cloned().unwrap_or(Value::Null);
     if let Some(blocks) = first.as_array_mut() {
         blocks.iter_mut().filter_map(Value::as_object_mut).for_each(|b| {

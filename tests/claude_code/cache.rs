@@ -28,13 +28,13 @@ use std::collections::HashMap;
 
 /// A breakpoint's time to live.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ttl {
+pub(crate) enum Ttl {
     FiveMinutes,
     OneHour,
 }
 
 impl Ttl {
-    pub fn length(self) -> TimeDelta {
+    pub(crate) fn length(self) -> TimeDelta {
         match self {
             Ttl::FiveMinutes => TimeDelta::minutes(5),
             Ttl::OneHour => TimeDelta::hours(1),
@@ -69,7 +69,7 @@ struct Block {
 
 /// A request as the cache sees it.
 #[derive(Debug, Clone)]
-pub struct Prompt {
+pub(super) struct Prompt {
     pub model: String,
     blocks: Vec<Block>,
     tools: [u8; 32],
@@ -78,7 +78,7 @@ pub struct Prompt {
 
 /// The token classes of one response's usage (output aside).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Usage {
+pub(crate) struct Usage {
     pub input: u64,
     pub write_5m: u64,
     pub write_1h: u64,
@@ -86,14 +86,14 @@ pub struct Usage {
 }
 
 impl Usage {
-    pub fn prompt(&self) -> u64 {
+    pub(crate) fn prompt(&self) -> u64 {
         self.input + self.write_5m + self.write_1h + self.read
     }
 }
 
 /// Why a request read what it read (the ledger's cause).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Cause {
+pub(crate) enum Cause {
     /// The thread's first request.
     First,
     /// The previous request's prefix was read.
@@ -108,7 +108,7 @@ pub enum Cause {
 
 impl Cause {
     /// The `cache_miss_reason.type` the API sends (None: no reason).
-    pub fn reason(self) -> Option<&'static str> {
+    pub(crate) fn reason(self) -> Option<&'static str> {
         match self {
             Cause::First | Cause::Hit => None,
             Cause::ModelChanged => Some("model_changed"),
@@ -122,7 +122,7 @@ impl Cause {
 
 /// What one request got.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Served {
+pub(super) struct Served {
     pub usage: Usage,
     pub cause: Cause,
     /// `cache_missed_input_tokens`: what the previous request had cached
@@ -149,14 +149,14 @@ struct Last {
 /// The cache of one fake API: entries per (model, prefix), and each
 /// thread's previous request.
 #[derive(Debug, Default)]
-pub struct Cache {
+pub(super) struct Cache {
     entries: HashMap<(String, [u8; 32]), Entry>,
     threads: HashMap<String, Last>,
 }
 
 impl Cache {
     /// Serves `prompt` for `thread` at `now`, updating the cache.
-    pub fn serve(&mut self, thread: &str, prompt: &Prompt, now: DateTime<Utc>) -> Served {
+    pub(super) fn serve(&mut self, thread: &str, prompt: &Prompt, now: DateTime<Utc>) -> Served {
         let before = self.threads.get(thread).map(|last| self.still_live(last, now));
         self.entries.retain(|_, e| e.expires > now);
         let last_bp = prompt.blocks.iter().rposition(|b| b.breakpoint.is_some());
@@ -251,7 +251,7 @@ impl Last {
 
 impl Prompt {
     /// The request body as the cache sees it.
-    pub fn of(body: &Value) -> Prompt {
+    pub(super) fn of(body: &Value) -> Prompt {
         let model = body.get("model").and_then(Value::as_str).unwrap_or("").to_owned();
         let mut p = Builder::default();
         for tool in body.get("tools").and_then(Value::as_array).into_iter().flatten() {
@@ -285,7 +285,7 @@ impl Prompt {
     }
 
     /// Every token of the request.
-    pub fn tokens(&self) -> u64 {
+    pub(super) fn tokens(&self) -> u64 {
         self.blocks.last().map_or(0, |b| b.through)
     }
 }
@@ -319,12 +319,12 @@ impl Builder {
 }
 
 /// A block's size: its JSON's bytes / 4, rounded up, plus its pads.
-pub fn tokens_of(text: &str) -> u64 {
+pub(super) fn tokens_of(text: &str) -> u64 {
     (text.len() as u64).div_ceil(4) + pads(text)
 }
 
 /// The sum of every `[[pad:N]]` in `text`.
-pub fn pads(text: &str) -> u64 {
+pub(super) fn pads(text: &str) -> u64 {
     let mut sum = 0u64;
     let mut rest = text;
     while let Some(i) = rest.find("[[pad:") {

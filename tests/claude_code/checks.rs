@@ -20,10 +20,10 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// A secret planted in prompts and tool output; never in the store.
-pub const MARKER: &str = "sk-ant-MARKER-never-in-the-store";
+pub(super) const MARKER: &str = "sk-ant-MARKER-never-in-the-store";
 
 /// cachewise's figures of one client, as of `now`.
-pub struct Seen {
+pub(super) struct Seen {
     pub sessions: Vec<Value>,
     pub total_usd: f64,
     pub requests: u64,
@@ -33,7 +33,7 @@ pub struct Seen {
 
 /// Ingests `client`'s transcripts (no line may be malformed) and reads
 /// back every figure the checks need.
-pub fn seen(h: &Harness, client: &Client, now: DateTime<Utc>) -> Seen {
+pub(super) fn seen(h: &Harness, client: &Client, now: DateTime<Utc>) -> Seen {
     let out = cachewise(h, client, now, &["ingest"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "ingest: {err}");
@@ -54,12 +54,12 @@ pub fn seen(h: &Harness, client: &Client, now: DateTime<Utc>) -> Seen {
 }
 
 /// `GET uri` of the dashboard over `client`'s data directory, as JSON.
-pub fn api(h: &Harness, client: &Client, now: DateTime<Utc>, uri: &str) -> Value {
+pub(super) fn api(h: &Harness, client: &Client, now: DateTime<Utc>, uri: &str) -> Value {
     serde_json::from_str(&page(h, client, now, uri)).unwrap()
 }
 
 /// `GET uri` of the dashboard over `client`'s data directory: its body.
-pub fn page(h: &Harness, client: &Client, now: DateTime<Utc>, uri: &str) -> String {
+pub(super) fn page(h: &Harness, client: &Client, now: DateTime<Utc>, uri: &str) -> String {
     let store = Store::open(&h.data_dir(client)).unwrap();
     let state = AppState::new(Settings {
         store,
@@ -84,7 +84,7 @@ pub fn page(h: &Harness, client: &Client, now: DateTime<Utc>, uri: &str) -> Stri
 }
 
 /// A ledger call priced by cachewise's table.
-pub fn price(prices: &PriceTable, c: &Call) -> f64 {
+pub(super) fn price(prices: &PriceTable, c: &Call) -> f64 {
     let rates = prices.base_rates(&c.model, c.at).unwrap_or_else(|| panic!("no price for {}", c.model));
     let u = c.usage;
     let tokens = cachewise::model::TokenCounts {
@@ -98,7 +98,7 @@ pub fn price(prices: &PriceTable, c: &Call) -> f64 {
 }
 
 /// Every call was counted: cachewise's total is the ledger's, priced.
-pub fn every_call_counted(ledger: &[Call], seen: &Seen) {
+pub(super) fn every_call_counted(ledger: &[Call], seen: &Seen) {
     let prices = PriceTable::embedded().unwrap();
     let truth: f64 = ledger.iter().map(|c| price(&prices, c)).sum();
     assert!((seen.total_usd - truth).abs() < 1e-6, "cachewise ${} against the ledger's ${truth}", seen.total_usd);
@@ -106,7 +106,7 @@ pub fn every_call_counted(ledger: &[Call], seen: &Seen) {
 }
 
 /// The cache classes a ledger cause may be reported as.
-pub fn classes_for(cause: Cause) -> &'static [&'static str] {
+pub(super) fn classes_for(cause: Cause) -> &'static [&'static str] {
     match cause {
         Cause::First => &["first", "compaction"],
         Cause::Hit => &["hit"],
@@ -123,7 +123,7 @@ pub fn classes_for(cause: Cause) -> &'static [&'static str] {
 /// Each recorded call: its tokens, its class and its reason. A fork's
 /// first request reads its parent's cache (a hit to the API) and starts
 /// the fork's thread (`first` to cachewise, whose threads are a session's).
-pub fn each_request_matches(ledger: &[Call], seen: &Seen) {
+pub(super) fn each_request_matches(ledger: &[Call], seen: &Seen) {
     for (k, c) in ledger.iter().enumerate().filter(|(_, c)| !c.summary) {
         let row = seen
             .rows
@@ -166,7 +166,7 @@ pub fn each_request_matches(ledger: &[Call], seen: &Seen) {
 }
 
 /// Claude Code's last `cost-state` per session file (its `totalCostUSD`).
-pub fn last_cost_states(client: &Client) -> BTreeMap<String, f64> {
+pub(super) fn last_cost_states(client: &Client) -> BTreeMap<String, f64> {
     let mut out = BTreeMap::new();
     for p in client.transcripts() {
         for line in std::fs::read_to_string(&p).unwrap().lines() {
@@ -181,7 +181,7 @@ pub fn last_cost_states(client: &Client) -> BTreeMap<String, f64> {
 
 /// Each session's cost is Claude Code's own (sessions whose lineage is
 /// their own: no fork, one terminal at a time).
-pub fn costs_match_claude_code(client: &Client, seen: &Seen) {
+pub(super) fn costs_match_claude_code(client: &Client, seen: &Seen) {
     for (session, claude) in last_cost_states(client) {
         let mine = seen.sessions.iter().find(|s| s["session_id"] == session.as_str());
         let mine = mine.map_or(0.0, |s| s["cost_usd"].as_f64().unwrap());
@@ -190,7 +190,7 @@ pub fn costs_match_claude_code(client: &Client, seen: &Seen) {
 }
 
 /// No file of the data directory holds `MARKER`.
-pub fn marker_never_stored(h: &Harness, client: &Client) {
+pub(super) fn marker_never_stored(h: &Harness, client: &Client) {
     let mut dirs = vec![h.data_dir(client)];
     while let Some(d) = dirs.pop() {
         for e in std::fs::read_dir(&d).unwrap().flatten() {
@@ -207,7 +207,7 @@ pub fn marker_never_stored(h: &Harness, client: &Client) {
 }
 
 /// Every check a single-lineage scenario passes.
-pub fn all(h: &Harness, client: &Client, now: DateTime<Utc>) -> Seen {
+pub(super) fn all(h: &Harness, client: &Client, now: DateTime<Utc>) -> Seen {
     let seen = seen(h, client, now);
     let ledger = h.fake.ledger();
     every_call_counted(&ledger, &seen);
@@ -219,7 +219,7 @@ pub fn all(h: &Harness, client: &Client, now: DateTime<Utc>) -> Seen {
 
 /// What cachewise's hooks told the user, as Claude Code recorded it
 /// (`hook_system_message` attachments), in order.
-pub fn hook_messages(client: &Client) -> Vec<String> {
+pub(super) fn hook_messages(client: &Client) -> Vec<String> {
     let mut out = Vec::new();
     for p in client.transcripts() {
         for line in std::fs::read_to_string(&p).unwrap().lines() {
@@ -234,7 +234,7 @@ pub fn hook_messages(client: &Client) -> Vec<String> {
 
 /// What `call` paid for rewriting what `before` had cached, beyond the read
 /// a warm cache would have charged: the premium of an expired cache.
-pub fn rewrite_premium(before: &Call, call: &Call) -> f64 {
+pub(super) fn rewrite_premium(before: &Call, call: &Call) -> f64 {
     let prices = PriceTable::embedded().unwrap();
     let rates = prices.base_rates(&call.model, call.at).unwrap();
     let cached = (before.usage.prompt() as f64).min((call.usage.write_5m + call.usage.write_1h) as f64);
@@ -243,20 +243,20 @@ pub fn rewrite_premium(before: &Call, call: &Call) -> f64 {
 }
 
 /// The first `+$X.XX` a message quotes.
-pub fn first_dollars(text: &str) -> f64 {
+pub(super) fn first_dollars(text: &str) -> f64 {
     let at = text.find("+$").unwrap_or_else(|| panic!("no +$ in {text}")) + 2;
     let digits: String = text[at..].chars().take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ',').collect();
     digits.replace(',', "").trim_end_matches('.').parse().unwrap()
 }
 
 /// cachewise's status line on a captured screen (its warm or cold line).
-pub fn status_line(screen: &str) -> String {
+pub(super) fn status_line(screen: &str) -> String {
     let line = screen.lines().find(|l| l.contains(" warm ") || l.contains(" cold "));
     line.unwrap_or_else(|| panic!("no status line on the screen:\n{screen}")).trim().to_owned()
 }
 
 /// The seconds a status line's `warm M:SS left` says.
-pub fn minutes_left(line: &str) -> i64 {
+pub(super) fn minutes_left(line: &str) -> i64 {
     let at = line.find("warm ").unwrap_or_else(|| panic!("not warm: {line}")) + 5;
     let span: String = line[at..].chars().take_while(|c| !c.is_whitespace()).collect();
     let (m, s) = span.split_once(':').unwrap_or_else(|| panic!("no M:SS in {line}"));
@@ -265,7 +265,7 @@ pub fn minutes_left(line: &str) -> i64 {
 
 /// Turns the data directory `data` into what layout 5 wrote: the requests
 /// and unlogged calls without Claude Code's record of each call.
-pub fn as_layout_5(data: &std::path::Path) {
+pub(super) fn as_layout_5(data: &std::path::Path) {
     use cachewise::store::Table;
     let store = Store::open(data).unwrap();
     let strip = |t: Table| store.read(t).unwrap().unwrap().drop_many(["query_source", "shape_hash", "ttl_asked"]);

@@ -9,11 +9,11 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 /// The Claude Code release the suite pins (`.ci/run` installs it).
-pub const PINNED: &str = include_str!("CLAUDE_CODE_VERSION");
+pub(super) const PINNED: &str = include_str!("CLAUDE_CODE_VERSION");
 
 /// Where `.ci/run` installs the pinned release: `npm install --prefix`
 /// this folder.
-pub fn install_dir() -> PathBuf {
+pub(super) fn install_dir() -> PathBuf {
     let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
     home.join(".cache/cachewise-claude-code").join(PINNED.trim())
 }
@@ -22,7 +22,7 @@ pub fn install_dir() -> PathBuf {
 const FAKETIME: &str = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
 
 /// What the suite needs, or why it cannot run.
-pub struct Setup {
+pub(crate) struct Setup {
     pub bin: PathBuf,
     pub version: String,
 }
@@ -30,7 +30,7 @@ pub struct Setup {
 impl Setup {
     /// The client to run: `CACHEWISE_CLAUDE_CODE_BIN`, else the pinned
     /// install; `Err` names what is missing.
-    pub fn find() -> Result<Setup, String> {
+    pub(crate) fn find() -> Result<Setup, String> {
         let bin = match std::env::var_os("CACHEWISE_CLAUDE_CODE_BIN") {
             Some(b) => PathBuf::from(b),
             None => install_dir().join("node_modules/.bin/claude"),
@@ -51,7 +51,7 @@ impl Setup {
 }
 
 /// One person's Claude Code: its config directory and working directory.
-pub struct Client<'a> {
+pub(crate) struct Client<'a> {
     pub setup: &'a Setup,
     pub ns: &'a Netns,
     pub port: u16,
@@ -62,12 +62,12 @@ pub struct Client<'a> {
 
 impl Client<'_> {
     /// The config directory (`CLAUDE_CONFIG_DIR`), where transcripts go.
-    pub fn config(&self) -> PathBuf {
+    pub(crate) fn config(&self) -> PathBuf {
         self.home.join(".claude")
     }
 
     /// Runs `claude ARGS` at the instant `at`, in the namespace.
-    pub fn run(&self, at: DateTime<Utc>, args: &[&str]) -> Output {
+    pub(crate) fn run(&self, at: DateTime<Utc>, args: &[&str]) -> Output {
         std::fs::create_dir_all(&self.work).expect("work dir");
         let mut c = self.ns.command("env");
         c.env_clear()
@@ -91,7 +91,7 @@ impl Client<'_> {
     }
 
     /// `run`, which must succeed; its stdout.
-    pub fn ok(&self, at: DateTime<Utc>, args: &[&str]) -> String {
+    pub(crate) fn ok(&self, at: DateTime<Utc>, args: &[&str]) -> String {
         let out = self.run(at, args);
         assert!(
             out.status.success(),
@@ -103,7 +103,7 @@ impl Client<'_> {
     }
 
     /// Every transcript file under the config directory.
-    pub fn transcripts(&self) -> Vec<PathBuf> {
+    pub(crate) fn transcripts(&self) -> Vec<PathBuf> {
         let mut out = Vec::new();
         let mut dirs = vec![self.config().join("projects")];
         while let Some(d) = dirs.pop() {
@@ -124,7 +124,13 @@ impl Client<'_> {
 /// Claude Code in interactive mode, in a tmux pane, resuming `session` at
 /// `at`: each of `prompts` is typed and answered in turn; the screen is
 /// captured once the client is up and after each answer, then it exits.
-pub fn interactive(h: &super::Harness, c: &Client, at: DateTime<Utc>, session: &str, prompts: &[&str]) -> Vec<String> {
+pub(super) fn interactive(
+    h: &super::Harness,
+    c: &Client,
+    at: DateTime<Utc>,
+    session: &str,
+    prompts: &[&str],
+) -> Vec<String> {
     seed_interactive(c);
     h.fake.set_clock(at);
     let name = format!("cw{}", std::process::id() ^ (at.timestamp() as u32));

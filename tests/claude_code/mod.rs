@@ -29,7 +29,7 @@ use std::process::Output;
 
 /// Everything one scenario runs against: the client, the namespace, the
 /// fake API and a folder of its own.
-pub struct Harness {
+pub(crate) struct Harness {
     pub setup: Setup,
     pub ns: Netns,
     pub fake: Fake,
@@ -38,19 +38,19 @@ pub struct Harness {
 }
 
 /// The instant every scenario starts at.
-pub fn t0() -> DateTime<Utc> {
+pub(crate) fn t0() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 11, 30, 9, 0, 0).unwrap()
 }
 
 /// `t0` plus `minutes`.
-pub fn at(minutes: i64) -> DateTime<Utc> {
+pub(crate) fn at(minutes: i64) -> DateTime<Utc> {
     t0() + TimeDelta::minutes(minutes)
 }
 
 impl Harness {
     /// A new harness, or None (said on stderr) when the client or the
     /// namespace is missing and the suite is not required.
-    pub fn start() -> Option<Harness> {
+    pub(crate) fn start() -> Option<Harness> {
         let required = std::env::var("CACHEWISE_CLAUDE_CODE").is_ok_and(|v| v == "required");
         let ready = Setup::find().and_then(|setup| Ok((setup, Netns::new()?)));
         let (setup, ns) = match ready {
@@ -70,20 +70,20 @@ impl Harness {
     }
 
     /// A person's Claude Code, with a home of its own under the harness.
-    pub fn client(&self, name: &str) -> Client<'_> {
+    pub(crate) fn client(&self, name: &str) -> Client<'_> {
         let home = self.dir.path().join(name);
         Client { setup: &self.setup, ns: &self.ns, port: self.port, work: home.join("work"), home }
     }
 
     /// Runs `client` with `args` at `when`, with the fake's clock set to it.
-    pub fn run(&self, client: &Client, when: DateTime<Utc>, args: &[&str]) -> String {
+    pub(crate) fn run(&self, client: &Client, when: DateTime<Utc>, args: &[&str]) -> String {
         self.fake.set_clock(when);
         client.ok(when, args)
     }
 
     /// Starts a session (`claude ARGS --output-format json` at `when`);
     /// its id.
-    pub fn begin(&self, client: &Client, when: DateTime<Utc>, args: &[&str]) -> String {
+    pub(crate) fn begin(&self, client: &Client, when: DateTime<Utc>, args: &[&str]) -> String {
         let mut all: Vec<&str> = args.to_vec();
         all.extend(["--output-format", "json"]);
         let out = self.run(client, when, &all);
@@ -92,25 +92,25 @@ impl Harness {
     }
 
     /// Resumes `session` with `args` at `when`.
-    pub fn resume(&self, client: &Client, session: &str, when: DateTime<Utc>, args: &[&str]) -> String {
+    pub(crate) fn resume(&self, client: &Client, session: &str, when: DateTime<Utc>, args: &[&str]) -> String {
         let mut all: Vec<&str> = args.to_vec();
         all.extend(["--resume", session]);
         self.run(client, when, &all)
     }
 
     /// The data directory cachewise uses for `client`.
-    pub fn data_dir(&self, client: &Client) -> PathBuf {
+    pub(crate) fn data_dir(&self, client: &Client) -> PathBuf {
         client.home.join("cachewise-data")
     }
 }
 
 /// Runs cachewise over `client`'s transcripts at the clock `now`.
-pub fn cachewise(h: &Harness, client: &Client, now: DateTime<Utc>, args: &[&str]) -> Output {
+pub(crate) fn cachewise(h: &Harness, client: &Client, now: DateTime<Utc>, args: &[&str]) -> Output {
     cachewise_at(&client.config(), &h.data_dir(client), now, args)
 }
 
 /// Runs cachewise over the transcripts under `claude_dir`.
-pub fn cachewise_at(claude_dir: &Path, data: &Path, now: DateTime<Utc>, args: &[&str]) -> Output {
+pub(crate) fn cachewise_at(claude_dir: &Path, data: &Path, now: DateTime<Utc>, args: &[&str]) -> Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_cachewise"))
         .args(args)
         .arg("--claude-dir")
@@ -128,7 +128,7 @@ pub fn cachewise_at(claude_dir: &Path, data: &Path, now: DateTime<Utc>, args: &[
 }
 
 /// `cachewise ... --json` parsed; it must succeed.
-pub fn cachewise_json(h: &Harness, client: &Client, now: DateTime<Utc>, args: &[&str]) -> serde_json::Value {
+pub(crate) fn cachewise_json(h: &Harness, client: &Client, now: DateTime<Utc>, args: &[&str]) -> serde_json::Value {
     let out = cachewise(h, client, now, args);
     assert!(out.status.success(), "cachewise {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("cachewise {args:?} JSON: {e}"))

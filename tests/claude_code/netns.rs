@@ -13,13 +13,13 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
 /// A namespace held open for as long as the value lives.
-pub struct Netns {
+pub(crate) struct Netns {
     holder: Child,
 }
 
 impl Netns {
     /// A new namespace with its loopback up; `Err` says why there is none.
-    pub fn new() -> Result<Netns, String> {
+    pub(crate) fn new() -> Result<Netns, String> {
         let mut holder = Command::new("unshare")
             .args(["-n", "--", "sh", "-c", "ip link set lo up && echo up && exec sleep 86400"])
             .stdout(Stdio::piped())
@@ -41,12 +41,12 @@ impl Netns {
     }
 
     /// `/proc/<holder>/ns/net`.
-    pub fn path(&self) -> PathBuf {
+    pub(crate) fn path(&self) -> PathBuf {
         PathBuf::from(format!("/proc/{}/ns/net", self.holder.id()))
     }
 
     /// A listener on the namespace's loopback, on a port of its choosing.
-    pub fn listen(&self) -> TcpListener {
+    pub(crate) fn listen(&self) -> TcpListener {
         let path = self.path();
         std::thread::spawn(move || {
             let ns = std::fs::File::open(&path).expect("namespace file");
@@ -62,13 +62,13 @@ impl Netns {
     }
 
     /// The namespace's network interfaces, from the kernel's own list.
-    pub fn interfaces(&self) -> Vec<String> {
+    pub(crate) fn interfaces(&self) -> Vec<String> {
         let dev = std::fs::read_to_string(format!("/proc/{}/net/dev", self.holder.id())).unwrap_or_default();
         dev.lines().skip(2).filter_map(|l| l.split(':').next()).map(|s| s.trim().to_owned()).collect()
     }
 
     /// `program` to be run inside the namespace.
-    pub fn command(&self, program: &str) -> Command {
+    pub(crate) fn command(&self, program: &str) -> Command {
         let mut c = Command::new("nsenter");
         c.arg(format!("--net={}", self.path().display())).arg("--").arg(program);
         c

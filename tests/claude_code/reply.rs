@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 
 /// The content the fake answers with, and its stop reason.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Reply {
+pub(super) struct Reply {
     pub blocks: Vec<Value>,
     pub stop: &'static str,
     /// The request asked for a compaction summary.
@@ -27,7 +27,7 @@ pub struct Reply {
 
 impl Reply {
     /// The output tokens the answer costs: its blocks' JSON / 4, rounded up.
-    pub fn output_tokens(&self) -> u64 {
+    pub(super) fn output_tokens(&self) -> u64 {
         self.blocks.iter().map(|b| super::cache::tokens_of(&b.to_string())).sum()
     }
 }
@@ -36,7 +36,7 @@ impl Reply {
 const SUMMARY_ASK: &str = "create a detailed summary";
 
 /// The answer to `body`; `n` numbers it (tool call ids).
-pub fn reply_to(body: &Value, n: u64) -> Reply {
+pub(super) fn reply_to(body: &Value, n: u64) -> Reply {
     let delay_ms = last_user(body)
         .map(texts_of)
         .unwrap_or_default()
@@ -114,7 +114,7 @@ fn has_tool_result(message: &Value) -> bool {
 }
 
 /// The argument of the last `[[name:ARG]]` in `text`.
-pub fn directive(text: &str, name: &str) -> Option<String> {
+pub(super) fn directive(text: &str, name: &str) -> Option<String> {
     let open = format!("[[{name}:");
     let start = text.rfind(&open)? + open.len();
     let len = text[start..].find("]]")?;

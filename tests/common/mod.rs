@@ -11,26 +11,26 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-pub mod reference;
-pub mod stepwise;
-pub mod words;
+pub(crate) mod reference;
+pub(crate) mod stepwise;
+pub(crate) mod words;
 
 /// Runs the `cachewise` binary on the transcripts under `root` and the data
 /// directory `data`, with the user's own settings left out of its
 /// environment.
-pub fn cachewise(root: &Path, data: &Path, args: &[&str]) -> Output {
+pub(crate) fn cachewise(root: &Path, data: &Path, args: &[&str]) -> Output {
     cachewise_in(Some(root), data, args)
 }
 
 /// The binary under test: this build's, or `CACHEWISE_TEST_BIN` (to show
 /// a test fails on an older build).
-pub fn bin() -> std::ffi::OsString {
+pub(crate) fn bin() -> std::ffi::OsString {
     std::env::var_os("CACHEWISE_TEST_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_cachewise").into())
 }
 
 /// `cachewise`, also without any transcript root (`None`: the data
 /// directory alone, as for `import` or `--no-ingest` reports).
-pub fn cachewise_in(root: Option<&Path>, data: &Path, args: &[&str]) -> Output {
+pub(crate) fn cachewise_in(root: Option<&Path>, data: &Path, args: &[&str]) -> Output {
     let mut c = Command::new(bin());
     c.args(args).arg("--data-dir").arg(data).env_remove("CLAUDE_CONFIG_DIR").env_remove("CACHEWISE_DATA_DIR");
     if let Some(r) = root {
@@ -40,11 +40,11 @@ pub fn cachewise_in(root: Option<&Path>, data: &Path, args: &[&str]) -> Output {
 }
 
 /// A secret that appears in message content and must never reach the store.
-pub const SECRET: &str = "sk-ant-SECRET-never-store-me";
+pub(crate) const SECRET: &str = "sk-ant-SECRET-never-store-me";
 
 /// One API response, written as `lines` JSONL lines.
 #[derive(Debug, Clone)]
-pub struct Resp {
+pub(crate) struct Resp {
     pub session: String,
     pub msg: String,
     pub req: String,
@@ -61,12 +61,12 @@ pub struct Resp {
     pub version: String,
 }
 
-pub fn t0() -> DateTime<Utc> {
+pub(crate) fn t0() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 2, 11, 20, 0, 0).unwrap()
 }
 
 impl Resp {
-    pub fn new(session: &str, n: u64, minutes: i64) -> Resp {
+    pub(crate) fn new(session: &str, n: u64, minutes: i64) -> Resp {
         Resp {
             session: session.into(),
             msg: format!("msg_{session}_{n}"),
@@ -86,7 +86,7 @@ impl Resp {
     }
 
     /// The JSONL lines of this response: placeholder output on all but the last.
-    pub fn to_lines(&self) -> Vec<String> {
+    pub(crate) fn to_lines(&self) -> Vec<String> {
         (0..self.lines)
             .map(|i| {
                 let last = i + 1 == self.lines;
@@ -112,7 +112,7 @@ impl Resp {
     }
 
     /// List-price cost of this response for Sonnet 4.5 ($3 in, $15 out).
-    pub fn sonnet_cost(&self) -> f64 {
+    pub(crate) fn sonnet_cost(&self) -> f64 {
         let pin = 3e-6;
         self.input as f64 * pin
             + self.w5 as f64 * 1.25 * pin
@@ -122,26 +122,26 @@ impl Resp {
     }
 }
 
-pub fn user_line(session: &str, minutes: i64) -> String {
+pub(crate) fn user_line(session: &str, minutes: i64) -> String {
     let ts = (t0() + Duration::minutes(minutes)).format("%Y-%m-%dT%H:%M:%S%.3fZ");
     format!(
         r#"{{"parentUuid":null,"isSidechain":false,"type":"user","sessionId":"{session}","message":{{"role":"user","content":"{SECRET} please"}},"uuid":"user-{minutes}","timestamp":"{ts}","toolUseResult":{{"usage":{{"input_tokens":999999}}}}}}"#
     )
 }
 
-pub fn compact_line(session: &str, minutes: i64, pre: u64) -> String {
+pub(crate) fn compact_line(session: &str, minutes: i64, pre: u64) -> String {
     let ts = (t0() + Duration::minutes(minutes)).format("%Y-%m-%dT%H:%M:%S%.3fZ");
     format!(
         r#"{{"parentUuid":null,"type":"system","subtype":"compact_boundary","content":"Conversation compacted","sessionId":"{session}","timestamp":"{ts}","uuid":"cb-{minutes}","compactMetadata":{{"trigger":"auto","preTokens":{pre}}}}}"#
     )
 }
 
-pub fn title_line(session: &str, title: &str) -> String {
+pub(crate) fn title_line(session: &str, title: &str) -> String {
     format!(r#"{{"type":"ai-title","sessionId":"{session}","aiTitle":"{title}"}}"#)
 }
 
 /// Writes `lines` (joined with `\n`, with a trailing newline) to `root/projects/rel`.
-pub fn write(root: &Path, rel: &str, lines: &[String]) -> PathBuf {
+pub(crate) fn write(root: &Path, rel: &str, lines: &[String]) -> PathBuf {
     let path = root.join("projects").join(rel);
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     let mut body = lines.join("\n");
@@ -151,21 +151,21 @@ pub fn write(root: &Path, rel: &str, lines: &[String]) -> PathBuf {
 }
 
 /// Appends raw text to a file.
-pub fn append(path: &Path, text: &str) {
+pub(crate) fn append(path: &Path, text: &str) {
     use std::io::Write;
     let mut f = fs::OpenOptions::new().append(true).open(path).unwrap();
     f.write_all(text.as_bytes()).unwrap();
 }
 
 /// The shared real corpus, when this checkout sits beside `shared/`.
-pub fn real_corpus() -> Option<PathBuf> {
+pub(crate) fn real_corpus() -> Option<PathBuf> {
     corpus("real")
 }
 
 /// `../shared/corpus/NAME/claude`, when this checkout sits beside
 /// `shared/`; None (the caller skips, saying so) when it does not, and a
 /// failure instead when `CACHEWISE_CORPUS=required` (CI).
-pub fn corpus(name: &str) -> Option<PathBuf> {
+pub(crate) fn corpus(name: &str) -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus").join(name).join("claude");
     if p.join("projects").is_dir() {
         return Some(p);
@@ -178,7 +178,7 @@ pub fn corpus(name: &str) -> Option<PathBuf> {
 
 /// The dashboard's settings over `store`: built-in prices, days in UTC,
 /// weeks from Monday, the clock stopped at `now`, no Claude Code roots.
-pub fn settings(store: &Store, now: DateTime<Utc>) -> Settings {
+pub(crate) fn settings(store: &Store, now: DateTime<Utc>) -> Settings {
     Settings {
         store: store.clone(),
         prices: PriceTable::embedded().unwrap(),
@@ -191,7 +191,7 @@ pub fn settings(store: &Store, now: DateTime<Utc>) -> Settings {
 }
 
 /// `GET uri` of the dashboard, in process: the body (the status must be 200).
-pub fn get(state: &AppState, uri: &str) -> String {
+pub(crate) fn get(state: &AppState, uri: &str) -> String {
     use http_body_util::BodyExt;
     use tower::ServiceExt;
     // Multi-threaded: a page's first read runs the engine, which blocks.
@@ -207,12 +207,12 @@ pub fn get(state: &AppState, uri: &str) -> String {
 
 /// The dashboard's state over `store`: built-in prices, days in UTC, the
 /// clock stopped at `now`.
-pub fn web_state(store: &Store, now: DateTime<Utc>) -> AppState {
+pub(crate) fn web_state(store: &Store, now: DateTime<Utc>) -> AppState {
     web_state_weeks(store, now, chrono::Weekday::Mon)
 }
 
 /// `web_state` with weeks starting on `week_start` (`serve --start-of-week`).
-pub fn web_state_weeks(store: &Store, now: DateTime<Utc>, week_start: chrono::Weekday) -> AppState {
+pub(crate) fn web_state_weeks(store: &Store, now: DateTime<Utc>, week_start: chrono::Weekday) -> AppState {
     AppState::new(Settings {
         store: store.clone(),
         prices: PriceTable::embedded().unwrap(),
@@ -226,6 +226,6 @@ pub fn web_state_weeks(store: &Store, now: DateTime<Utc>, week_start: chrono::We
 }
 
 /// The store as a report reads it, as of `now`.
-pub fn view(store: &Store, prices: &PriceTable, now: DateTime<Utc>) -> cachewise::store::view::StoreView {
+pub(crate) fn view(store: &Store, prices: &PriceTable, now: DateTime<Utc>) -> cachewise::store::view::StoreView {
     cachewise::materialize::view(store, prices, now).unwrap()
 }

@@ -21,7 +21,7 @@ use std::collections::{BTreeSet, HashMap};
 
 /// Requests with their cache classification, compactions and titles.
 #[derive(Debug, Clone, Default)]
-pub struct CacheData {
+pub(crate) struct CacheData {
     pub requests: Vec<Request>,
     /// `caches[i]` classifies `requests[i]`.
     pub caches: Vec<RequestCache>,
@@ -35,7 +35,7 @@ pub struct CacheData {
 
 impl CacheData {
     /// Loads the store's tables and runs the cache model over all of them.
-    pub fn load(store: &Store, prices: &PriceTable) -> CacheData {
+    pub(crate) fn load(store: &Store, prices: &PriceTable) -> CacheData {
         let requests = match store.read(Table::Requests).unwrap() {
             Some(df) => frames::requests_from(&df).unwrap(),
             None => Vec::new(),
@@ -59,7 +59,7 @@ impl CacheData {
     }
 
     /// Classifies in-memory rows (each request one call).
-    pub fn new(
+    pub(crate) fn new(
         requests: Vec<Request>,
         compactions: Vec<Compaction>,
         titles: HashMap<String, String>,
@@ -73,7 +73,7 @@ impl CacheData {
     }
 
     /// Finds a session by full id, unique id prefix, or title.
-    pub fn resolve_session(&self, text: &str) -> String {
+    pub(crate) fn resolve_session(&self, text: &str) -> String {
         let mut ids: Vec<&str> = self.requests.iter().map(|r| r.session_id.as_str()).collect();
         ids.sort_unstable();
         ids.dedup();
@@ -82,7 +82,7 @@ impl CacheData {
 }
 
 /// The cache report of the requests `q` selects, as of `now`.
-pub fn cache_report(data: &CacheData, q: &CacheQuery, now: DateTime<Utc>) -> CacheReport {
+pub(crate) fn cache_report(data: &CacheData, q: &CacheQuery, now: DateTime<Utc>) -> CacheReport {
     let tz = q.query.tz;
     let day_of = move |t: DateTime<Utc>| t.with_timezone(&tz).format("%Y-%m-%d").to_string();
     let include = |r: &Request| q.selects(r);

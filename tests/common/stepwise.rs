@@ -17,17 +17,17 @@ use std::path::Path;
 /// response of two API calls (`usage.iterations`), 6 a microcompact, 7 a
 /// new response. `shape` picks the gap before it, the model and version,
 /// 1h writes, and a cache miss.
-pub type Event = (usize, u8, u64, u64, u8);
+pub(crate) type Event = (usize, u8, u64, u64, u8);
 
-pub fn events() -> impl Strategy<Value = Vec<Event>> {
+pub(crate) fn events() -> impl Strategy<Value = Vec<Event>> {
     prop::collection::vec((0usize..3, 0u8..8, 0u64..6, 1u64..900, any::<u8>()), 1..24)
 }
 
 /// One step: (file, lines to add, rewrite the file, leave half a line at
 /// the end, delete the file).
-pub type Step = (usize, usize, bool, bool, bool);
+pub(crate) type Step = (usize, usize, bool, bool, bool);
 
-pub fn steps() -> impl Strategy<Value = Vec<Step>> {
+pub(crate) fn steps() -> impl Strategy<Value = Vec<Step>> {
     let step = (0usize..3, 0usize..6, prop::bool::weighted(0.15), any::<bool>(), prop::bool::weighted(0.1));
     prop::collection::vec(step, 1..10)
 }
@@ -38,7 +38,7 @@ const VERSIONS: [&str; 2] = ["2.1.39", "2.1.40"];
 const GAPS: [i64; 8] = [0, 1, 3, 3, 4, 7, 61, 70];
 
 /// The lines of each of the three files, as the events make them.
-pub fn files(events: &[Event]) -> Vec<(String, Vec<String>)> {
+pub(crate) fn files(events: &[Event]) -> Vec<(String, Vec<String>)> {
     let mut files: Vec<(String, Vec<String>)> =
         (0..3).map(|f| (format!("-p{}/s{f}.jsonl", f % 2), Vec::new())).collect();
     let mut minutes = 0i64;
@@ -113,7 +113,7 @@ fn microcompact_line(session: &str, minutes: i64, i: usize, out: u64) -> String 
 
 /// Writes the first `n` lines of a file (without its first line when
 /// rewritten), optionally followed by half of the next line.
-pub fn write_prefix(root: &Path, file: &(String, Vec<String>), n: usize, rewritten: bool, partial: bool) {
+pub(crate) fn write_prefix(root: &Path, file: &(String, Vec<String>), n: usize, rewritten: bool, partial: bool) {
     let lines = &file.1[usize::from(rewritten).min(n)..n];
     let mut body: String = lines.iter().map(|l| format!("{l}\n")).collect();
     if let Some(next) = file.1.get(n).filter(|_| partial) {
@@ -126,7 +126,12 @@ pub fn write_prefix(root: &Path, file: &(String, Vec<String>), n: usize, rewritt
 
 /// Plays `steps` on the tree under `root`, calling `after` once per step;
 /// returns which files ended up rewritten.
-pub fn play(root: &Path, files: &[(String, Vec<String>)], steps: &[Step], mut after: impl FnMut(usize)) -> Vec<bool> {
+pub(crate) fn play(
+    root: &Path,
+    files: &[(String, Vec<String>)],
+    steps: &[Step],
+    mut after: impl FnMut(usize),
+) -> Vec<bool> {
     let mut shown = vec![0usize; files.len()];
     let mut rewritten = vec![false; files.len()];
     for (k, &(f, grow, rewrite, partial, delete)) in steps.iter().enumerate() {
@@ -145,7 +150,7 @@ pub fn play(root: &Path, files: &[(String, Vec<String>)], steps: &[Step], mut af
 }
 
 /// Writes every file complete, as last rewritten.
-pub fn finish(root: &Path, files: &[(String, Vec<String>)], rewritten: &[bool]) {
+pub(crate) fn finish(root: &Path, files: &[(String, Vec<String>)], rewritten: &[bool]) {
     for (file, &r) in files.iter().zip(rewritten) {
         write_prefix(root, file, file.1.len(), r, false);
     }

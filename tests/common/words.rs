@@ -2,7 +2,7 @@
 //! page may show.
 
 /// Keys no page may show in its text.
-pub const INTERNAL: [&str; 12] = [
+pub(crate) const INTERNAL: [&str; 12] = [
     "le_5m",
     "5m_1h",
     "gt_1h",
@@ -19,7 +19,7 @@ pub const INTERNAL: [&str; 12] = [
 
 /// Words that do not speak to a user: the spec's shorthand, counters of
 /// nothing, internal references. No page or terminal report says them.
-pub const JARGON: [&str; 9] = [
+pub(crate) const JARGON: [&str; 9] = [
     "as before",
     "rests over",
     "1 rests",
@@ -33,7 +33,7 @@ pub const JARGON: [&str; 9] = [
 
 /// A page's text: its HTML without tags, comments, styles or scripts, each
 /// run of white space one space.
-pub fn text_of(html: &str) -> String {
+pub(crate) fn text_of(html: &str) -> String {
     let mut out = String::with_capacity(html.len());
     let mut rest = html;
     while let Some(i) = rest.find('<') {

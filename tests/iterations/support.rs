@@ -12,18 +12,18 @@ use cachewise::update::ingest;
 use serde_json::{json, Value};
 use std::path::Path;
 
-pub const OPUS: &str = "claude-opus-4-8";
-pub const FABLE: &str = "claude-fable-5";
+pub(super) const OPUS: &str = "claude-opus-4-8";
+pub(super) const FABLE: &str = "claude-fable-5";
 
-pub fn prices() -> PriceTable {
+pub(super) fn prices() -> PriceTable {
     PriceTable::load(None).unwrap()
 }
 
-pub fn run(root: &Path, data: &Path) -> Outcome {
+pub(super) fn run(root: &Path, data: &Path) -> Outcome {
     ingest(&[root.to_path_buf()], &Store::open(data).unwrap(), &prices(), &Silent, chrono::Utc::now()).unwrap()
 }
 
-pub fn report(data: &Path, g: Grouping, breakdown: bool) -> UsageReport {
+pub(super) fn report(data: &Path, g: Grouping, breakdown: bool) -> UsageReport {
     let mut q = Query::new(chrono_tz::UTC);
     q.breakdown = breakdown;
     usage(&crate::common::view(&Store::open(data).unwrap(), &prices(), crate::common::t0()), g, &q).unwrap()
@@ -31,7 +31,7 @@ pub fn report(data: &Path, g: Grouping, breakdown: bool) -> UsageReport {
 
 /// One call's usage: `[input, 5m write, 1h write, read, output]`; `split`
 /// false leaves out the 5m/1h split (all of the write counts as 5m).
-pub fn calls_usage(t: [u64; 5], split: bool) -> Value {
+pub(super) fn calls_usage(t: [u64; 5], split: bool) -> Value {
     let mut u = json!({"input_tokens": t[0], "cache_creation_input_tokens": t[1] + t[2],
         "cache_read_input_tokens": t[3], "output_tokens": t[4]});
     if split {
@@ -41,7 +41,7 @@ pub fn calls_usage(t: [u64; 5], split: bool) -> Value {
 }
 
 /// A call of `kind` on `model` (none: the message's).
-pub fn call(kind: &str, model: Option<&str>, t: [u64; 5]) -> Value {
+pub(super) fn call(kind: &str, model: Option<&str>, t: [u64; 5]) -> Value {
     let mut c = calls_usage(t, true);
     c["type"] = json!(kind);
     if let Some(m) = model {
@@ -52,12 +52,12 @@ pub fn call(kind: &str, model: Option<&str>, t: [u64; 5]) -> Value {
 
 /// An assistant line of session `s` at minute `min`: top-level usage `top`
 /// (given as a JSON usage object) and the `calls`.
-pub fn line(s: &str, n: u32, min: u32, model: &str, top: Value, calls: Vec<Value>) -> String {
+pub(super) fn line(s: &str, n: u32, min: u32, model: &str, top: Value, calls: Vec<Value>) -> String {
     line_at("2026-05-01", s, n, min, model, top, calls)
 }
 
 /// `line` on another day (`YYYY-MM-DD`).
-pub fn line_at(day: &str, s: &str, n: u32, min: u32, model: &str, top: Value, calls: Vec<Value>) -> String {
+pub(super) fn line_at(day: &str, s: &str, n: u32, min: u32, model: &str, top: Value, calls: Vec<Value>) -> String {
     let mut usage = top;
     usage["iterations"] = Value::Array(calls);
     json!({"type": "assistant", "sessionId": s, "cwd": "/home/u/app", "version": "2.1.200",
@@ -73,7 +73,7 @@ pub fn line_at(day: &str, s: &str, n: u32, min: u32, model: &str, top: Value, ca
 /// Calls: 3*5 + 1000*6.25 + 40000*0.5 + 200*25 = 0.031265 (per million),
 /// 149112*10 + 14153*50 = 2.19877, 1*5 + 41000*0.5 + 300*25 = 0.028005;
 /// total $2.25804 (the top-level usage alone: $0.05927).
-pub fn advisor(s: &str, n: u32, min: u32) -> String {
+pub(super) fn advisor(s: &str, n: u32, min: u32) -> String {
     let calls = vec![
         call("message", None, [3, 1000, 0, 40_000, 200]),
         call("advisor_message", Some(FABLE), [149_112, 0, 0, 0, 14_153]),
@@ -81,49 +81,49 @@ pub fn advisor(s: &str, n: u32, min: u32) -> String {
     ];
     line(s, n, min, OPUS, calls_usage([4, 1000, 0, 81_000, 500], true), calls)
 }
-pub const ADVISOR_COST: f64 = 2.25804;
-pub const ADVISOR_CALL_COST: f64 = 2.19877;
+pub(super) const ADVISOR_COST: f64 = 2.25804;
+pub(super) const ADVISOR_CALL_COST: f64 = 2.19877;
 
 /// Shape 2: a refused `message` on Fable, then a `fallback_message` on
 /// Opus; the top-level usage and `message.model` are the fallback's.
 /// Refused: 3*10 + 21874*20 + 32238*1 + 12*50 = 0.470348; fallback:
 /// 5*5 + 54112*0.5 + 800*25 = 0.047081; total $0.517429.
-pub fn refusal(s: &str, n: u32, min: u32) -> String {
+pub(super) fn refusal(s: &str, n: u32, min: u32) -> String {
     let fallback = [5, 0, 0, 54_112, 800];
     let calls =
         vec![call("message", Some(FABLE), [3, 0, 21_874, 32_238, 12]), call("fallback_message", Some(OPUS), fallback)];
     line(s, n, min, OPUS, calls_usage(fallback, true), calls)
 }
-pub const REFUSED_COST: f64 = 0.470348;
-pub const FALLBACK_COST: f64 = 0.047081;
+pub(super) const REFUSED_COST: f64 = 0.470348;
+pub(super) const FALLBACK_COST: f64 = 0.047081;
 
 /// Shape 3: two `message` calls whose writes are 3,176 5m and 931 1h, with a
 /// short top-level split (1h 931 + 5m 0 for a total of 4,107).
 /// Calls: 2*5 + 3176*6.25 + 40000*0.5 + 100*25 = 0.04236 and
 /// 1*5 + 931*10 + 43176*0.5 + 250*25 = 0.037153; total $0.079513.
-pub fn short_split(s: &str, n: u32, min: u32) -> String {
+pub(super) fn short_split(s: &str, n: u32, min: u32) -> String {
     let calls = vec![call("message", None, [2, 3176, 0, 40_000, 100]), call("message", None, [1, 0, 931, 43_176, 250])];
     let mut top = calls_usage([3, 0, 931, 83_176, 350], true);
     top["cache_creation_input_tokens"] = json!(4107);
     line(s, n, min, OPUS, top, calls)
 }
-pub const SHORT_SPLIT_COST: f64 = 0.079513;
+pub(super) const SHORT_SPLIT_COST: f64 = 0.079513;
 
 /// Shape 4: one `message` call equal to the top-level usage.
 /// 3*5 + 1000*6.25 + 40000*0.5 + 200*25 = $0.031265.
-pub fn single(s: &str, n: u32, min: u32) -> String {
+pub(super) fn single(s: &str, n: u32, min: u32) -> String {
     let t = [3, 1000, 0, 40_000, 200];
     line(s, n, min, OPUS, calls_usage(t, true), vec![call("message", None, t)])
 }
-pub const SINGLE_COST: f64 = 0.031265;
+pub(super) const SINGLE_COST: f64 = 0.031265;
 
 #[track_caller]
-pub fn close(got: f64, want: f64) {
+pub(super) fn close(got: f64, want: f64) {
     assert!((got - want).abs() < 1e-12, "got {got}, want {want}");
 }
 
 /// The `system` line that accompanies a refusal fallback.
-pub fn refusal_line(s: &str, min: u32) -> String {
+pub(super) fn refusal_line(s: &str, min: u32) -> String {
     json!({"type": "system", "subtype": "model_refusal_fallback", "sessionId": s,
         "timestamp": format!("2026-05-01T12:{min:02}:00.000Z"), "uuid": format!("sys_{s}_{min}"),
         "content": "secret words", "originalModel": FABLE, "fallbackModel": OPUS, "trigger": "refusal",

@@ -9,10 +9,10 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
-pub const RECEIVER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/otlp/receiver.py");
+pub(super) const RECEIVER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/otlp/receiver.py");
 
 /// True when the receiver can run here (`protobuf`: with the package).
-pub fn ready(protobuf: bool) -> bool {
+pub(super) fn ready(protobuf: bool) -> bool {
     let required = std::env::var("CACHEWISE_OTLP_PY").is_ok_and(|v| v == "required");
     let mut cmd = Command::new("python3");
     cmd.arg(RECEIVER);
@@ -27,7 +27,7 @@ pub fn ready(protobuf: bool) -> bool {
     false
 }
 
-pub struct Receiver {
+pub(super) struct Receiver {
     child: Child,
     port: u16,
     out: PathBuf,
@@ -35,7 +35,7 @@ pub struct Receiver {
 }
 
 impl Receiver {
-    pub fn start(args: &[&str]) -> Receiver {
+    pub(super) fn start(args: &[&str]) -> Receiver {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("received.jsonl");
         let mut child = Command::new("python3")
@@ -52,18 +52,18 @@ impl Receiver {
         Receiver { child, port, out, _dir: dir }
     }
 
-    pub fn url(&self) -> String {
+    pub(super) fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
 
     /// Every request answered, in order.
-    pub fn requests(&self) -> Vec<Value> {
+    pub(super) fn requests(&self) -> Vec<Value> {
         let text = std::fs::read_to_string(&self.out).unwrap_or_default();
         text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
     }
 
     /// The requests answered with a 2xx.
-    pub fn accepted(&self) -> Vec<Value> {
+    pub(super) fn accepted(&self) -> Vec<Value> {
         self.requests().into_iter().filter(|r| r["status"].as_u64().is_some_and(|s| s < 300)).collect()
     }
 }
@@ -77,18 +77,18 @@ impl Drop for Receiver {
 
 /// Per day: requests, cost, input, output, cache read, 5m and 1h writes.
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
-pub struct Day {
+pub(super) struct Day {
     pub requests: u64,
     pub cost: f64,
     pub tokens: [u64; 5],
 }
 
-pub fn day_of(nanos: &Value) -> String {
+pub(super) fn day_of(nanos: &Value) -> String {
     let n: i64 = nanos.as_str().unwrap().parse().unwrap();
     DateTime::from_timestamp_nanos(n).format("%Y-%m-%d").to_string()
 }
 
-pub fn attrs(v: &Value) -> BTreeMap<String, Value> {
+pub(super) fn attrs(v: &Value) -> BTreeMap<String, Value> {
     let kv = v["attributes"].as_array().cloned().unwrap_or_default();
     kv.into_iter()
         .map(|a| {
@@ -98,12 +98,12 @@ pub fn attrs(v: &Value) -> BTreeMap<String, Value> {
         .collect()
 }
 
-pub fn int(v: &Value) -> u64 {
+pub(super) fn int(v: &Value) -> u64 {
     v.as_str().map_or_else(|| v.as_u64().unwrap(), |s| s.parse().unwrap())
 }
 
 /// What the accepted log records add up to per day.
-pub fn from_logs(accepted: &[Value]) -> BTreeMap<String, Day> {
+pub(super) fn from_logs(accepted: &[Value]) -> BTreeMap<String, Day> {
     let mut out: BTreeMap<String, Day> = BTreeMap::new();
     for r in accepted.iter().filter(|r| r["path"] == "/v1/logs") {
         for rl in r["body"]["resourceLogs"].as_array().unwrap() {
@@ -129,7 +129,7 @@ pub fn from_logs(accepted: &[Value]) -> BTreeMap<String, Day> {
 
 /// The points of metric `name` in the accepted requests, each with its
 /// day (of its start), attributes and value.
-pub fn points(accepted: &[Value], name: &str) -> Vec<(String, BTreeMap<String, Value>, f64)> {
+pub(super) fn points(accepted: &[Value], name: &str) -> Vec<(String, BTreeMap<String, Value>, f64)> {
     let mut out = Vec::new();
     for r in accepted.iter().filter(|r| r["path"] == "/v1/metrics") {
         for rm in r["body"]["resourceMetrics"].as_array().unwrap() {
@@ -149,7 +149,7 @@ pub fn points(accepted: &[Value], name: &str) -> Vec<(String, BTreeMap<String, V
 }
 
 /// What the accepted metric points add up to per day (requests left 0).
-pub fn from_metrics(accepted: &[Value]) -> BTreeMap<String, Day> {
+pub(super) fn from_metrics(accepted: &[Value]) -> BTreeMap<String, Day> {
     let mut out: BTreeMap<String, Day> = BTreeMap::new();
     for (day, _, v) in points(accepted, "claude_code.cost.usage") {
         out.entry(day).or_default().cost += v;
@@ -169,7 +169,7 @@ pub fn from_metrics(accepted: &[Value]) -> BTreeMap<String, Day> {
 }
 
 #[track_caller]
-pub fn same_days(got: &BTreeMap<String, Day>, want: &BTreeMap<String, Day>, requests: bool, what: &str) {
+pub(super) fn same_days(got: &BTreeMap<String, Day>, want: &BTreeMap<String, Day>, requests: bool, what: &str) {
     assert_eq!(got.keys().collect::<Vec<_>>(), want.keys().collect::<Vec<_>>(), "{what}: days");
     for (day, w) in want {
         let g = &got[day];

@@ -19,12 +19,12 @@ use std::process::{Command, Output};
 
 /// The binary under test: this build's, or `CACHEWISE_TEST_BIN` (to show
 /// a test fails on an older build).
-pub fn test_bin() -> std::ffi::OsString {
+pub(crate) fn test_bin() -> std::ffi::OsString {
     std::env::var_os("CACHEWISE_TEST_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_cachewise").into())
 }
 
 /// Runs `cachewise --tz UTC --data-dir DATA [--claude-dir ROOT] ARGS`.
-pub fn cw(root: Option<&Path>, data: &Path, args: &[&str]) -> Output {
+pub(crate) fn cw(root: Option<&Path>, data: &Path, args: &[&str]) -> Output {
     let mut c = Command::new(test_bin());
     c.args(["--tz", "UTC", "--data-dir"]).arg(data).args(args);
     match root {
@@ -35,7 +35,7 @@ pub fn cw(root: Option<&Path>, data: &Path, args: &[&str]) -> Output {
     c.output().unwrap()
 }
 
-pub fn ok(o: &Output) -> String {
+pub(crate) fn ok(o: &Output) -> String {
     assert!(
         o.status.success(),
         "stderr: {}\nstdout: {}",
@@ -45,13 +45,13 @@ pub fn ok(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()
 }
 
-pub fn json(o: &Output) -> Value {
+pub(crate) fn json(o: &Output) -> Value {
     serde_json::from_str(&ok(o)).unwrap()
 }
 
 /// A person's transcripts: `sessions` sessions of `n` responses, one day
 /// apart, under `root/projects/-home-NAME-app/`. Returns the responses.
-pub fn person_tree(root: &Path, name: &str, sessions: usize, n: u64) -> Vec<Resp> {
+pub(crate) fn person_tree(root: &Path, name: &str, sessions: usize, n: u64) -> Vec<Resp> {
     let mut all = Vec::new();
     for s in 0..sessions {
         let sid = format!("{name}-s{s}");
@@ -65,7 +65,7 @@ pub fn person_tree(root: &Path, name: &str, sessions: usize, n: u64) -> Vec<Resp
 }
 
 /// A priced-later request row of `user` (Sonnet 4.5).
-pub fn row(user: &str, session: &str, k: u64, minutes: i64) -> Request {
+pub(crate) fn row(user: &str, session: &str, k: u64, minutes: i64) -> Request {
     Request {
         time: t0() + Duration::minutes(minutes),
         session_id: session.into(),
@@ -100,7 +100,7 @@ pub fn row(user: &str, session: &str, k: u64, minutes: i64) -> Request {
 }
 
 /// A bundle of `rows` (all of one user) with no compactions.
-pub fn bundle_of(user: &str, rows: Vec<Request>) -> Bundle {
+pub(crate) fn bundle_of(user: &str, rows: Vec<Request>) -> Bundle {
     let meta = BundleMeta {
         schema: BUNDLE_SCHEMA,
         version: "test".into(),
@@ -123,18 +123,18 @@ pub fn bundle_of(user: &str, rows: Vec<Request>) -> Bundle {
     Bundle { meta, requests: rows, compactions, calls: Vec::new(), analysis: None }
 }
 
-pub fn bytes_of(b: &Bundle) -> Vec<u8> {
+pub(crate) fn bytes_of(b: &Bundle) -> Vec<u8> {
     bundle_bytes(b).unwrap()
 }
 
-pub fn prices() -> PriceTable {
+pub(crate) fn prices() -> PriceTable {
     PriceTable::load(None).unwrap()
 }
 
 /// `TOKEN_PREFIX + user` is each user's token.
-pub const TOKEN_PREFIX: &str = "test-token-0123456789-";
+pub(crate) const TOKEN_PREFIX: &str = "test-token-0123456789-";
 
-pub fn state(dir: &Path, users: &[&str], max_bytes: usize) -> TeamState {
+pub(crate) fn state(dir: &Path, users: &[&str], max_bytes: usize) -> TeamState {
     let tokens: Vec<(String, &str)> = users.iter().map(|u| (format!("{TOKEN_PREFIX}{u}"), *u)).collect();
     let tokens = TokenMap::new(tokens.iter().map(|(t, u)| (t.as_str(), *u)));
     TeamState::new(Store::open(dir).unwrap(), tokens, prices(), max_bytes)
@@ -142,7 +142,7 @@ pub fn state(dir: &Path, users: &[&str], max_bytes: usize) -> TeamState {
 
 /// Serves the team router on 127.0.0.1:0 from a background runtime;
 /// returns the base URL. The server lives as long as the test process.
-pub fn serve(state: TeamState) -> String {
+pub(crate) fn serve(state: TeamState) -> String {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
@@ -156,7 +156,7 @@ pub fn serve(state: TeamState) -> String {
 }
 
 /// Every file in a directory with its bytes, to show nothing changed.
-pub fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+pub(crate) fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -166,7 +166,7 @@ pub fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 }
 
 /// A row bomb: `rows` copies of one request compress to a few hundred KB.
-pub fn row_bomb(rows: usize) -> Vec<u8> {
+pub(crate) fn row_bomb(rows: usize) -> Vec<u8> {
     use polars::prelude::*;
     let one = bytes_of(&bundle_of("alice", vec![row("alice", "a-s1", 1, 1)]));
     let df = ParquetReader::new(std::io::Cursor::new(one)).finish().unwrap();
@@ -183,7 +183,7 @@ pub fn row_bomb(rows: usize) -> Vec<u8> {
 
 /// The reported string bomb: `rows` rows sharing one 1 MB text value,
 /// dictionary-encoded into a small file whose pages claim little.
-pub fn shared_string_bomb(rows: usize) -> Vec<u8> {
+pub(crate) fn shared_string_bomb(rows: usize) -> Vec<u8> {
     use polars::prelude::*;
     let one = bytes_of(&bundle_of("alice", vec![row("alice", "a-s1", 1, 1)]));
     let df = ParquetReader::new(std::io::Cursor::new(one)).finish().unwrap();

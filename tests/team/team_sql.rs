@@ -11,7 +11,7 @@ use std::process::Command;
 use std::time::Instant;
 
 /// The file names of sql/*.sql.
-pub fn sql_files() -> Vec<String> {
+pub(super) fn sql_files() -> Vec<String> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sql");
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
@@ -25,7 +25,7 @@ pub fn sql_files() -> Vec<String> {
 /// `team_sql.py --engine ENGINE --tz UTC [--queries] PATHS...`'s JSON, or
 /// None (after printing `skip:` and why) when the engine cannot run here
 /// and `CACHEWISE_<ENGINE>` is not `required`.
-pub fn team_sql(engine: &str, paths: &[&Path], queries: bool) -> Option<Value> {
+pub(super) fn team_sql(engine: &str, paths: &[&Path], queries: bool) -> Option<Value> {
     let var = format!("CACHEWISE_{}", engine.to_uppercase());
     let required = std::env::var(&var).is_ok_and(|v| v == "required");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/team_sql.py");
@@ -58,7 +58,7 @@ pub fn team_sql(engine: &str, paths: &[&Path], queries: bool) -> Option<Value> {
 }
 
 /// Equal, floats to a relative 1e-9.
-pub fn same(a: &Value, b: &Value) -> bool {
+pub(super) fn same(a: &Value, b: &Value) -> bool {
     match (a.as_f64(), b.as_f64()) {
         (Some(x), Some(y)) if a.is_f64() || b.is_f64() => (x - y).abs() <= 1e-9 * x.abs().max(y.abs()) + 1e-12,
         _ => a == b,
@@ -67,7 +67,7 @@ pub fn same(a: &Value, b: &Value) -> bool {
 
 /// Differences between `want` ({file: {"sort": [..], "rows": [..]}}, from
 /// cachewise) and `got` ({file: [rows]}, from the script), as messages.
-pub fn compare_queries(want: &Value, got: &Value) -> Vec<String> {
+pub(super) fn compare_queries(want: &Value, got: &Value) -> Vec<String> {
     let mut problems = Vec::new();
     for (name, spec) in want.as_object().unwrap() {
         let Some(rows) = got[name].as_array() else {
@@ -106,7 +106,7 @@ pub fn compare_queries(want: &Value, got: &Value) -> Vec<String> {
 
 /// Differences between the script's figures (`got`, its "queries",
 /// "engine" and "tz" aside) and `report` (`report team --json`).
-pub fn compare_figures(got: &Value, report: &Value) -> Vec<String> {
+pub(super) fn compare_figures(got: &Value, report: &Value) -> Vec<String> {
     let mut problems = Vec::new();
     for (k, v) in got.as_object().unwrap().iter().filter(|(k, _)| !["queries", "engine", "tz"].contains(&k.as_str())) {
         within(v, &report[k], k, &mut problems);

@@ -8,17 +8,17 @@ use crate::pricing::Rates;
 use chrono::{DateTime, TimeDelta, TimeZone, Utc};
 
 /// Model with the round prices.
-pub const M1: &str = "m1";
+pub(super) const M1: &str = "m1";
 /// A second priced model (same prices), for model switches.
-pub const M2: &str = "m2";
+pub(super) const M2: &str = "m2";
 /// A model the fake table does not know.
-pub const UNKNOWN: &str = "mystery";
+pub(super) const UNKNOWN: &str = "mystery";
 
 /// Rates of the fake table.
-pub const RATES: Rates = Rates { input: 1.0, output: 2.0, read_multiplier: 0.1 };
+pub(super) const RATES: Rates = Rates { input: 1.0, output: 2.0, read_multiplier: 0.1 };
 
 /// Fake prices: `m1`, `m2` known, anything else unknown.
-pub struct FakeRates;
+pub(super) struct FakeRates;
 
 impl RateSource for FakeRates {
     fn request_rates(&self, r: &Request) -> Option<Rates> {
@@ -30,23 +30,23 @@ impl RateSource for FakeRates {
 }
 
 /// The fixed origin of test times.
-pub fn t0() -> DateTime<Utc> {
+pub(super) fn t0() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 2, 1, 10, 0, 0).single().unwrap_or_default()
 }
 
 /// `t0 + secs` (millisecond precision).
-pub fn at(secs: f64) -> DateTime<Utc> {
+pub(super) fn at(secs: f64) -> DateTime<Utc> {
     t0() + TimeDelta::milliseconds((secs * 1000.0).round() as i64)
 }
 
 /// Token counts `[in, w5, w1h, r, out]`.
-pub fn tok(t: [u64; 5]) -> TokenCounts {
+pub(super) fn tok(t: [u64; 5]) -> TokenCounts {
     TokenCounts { input: t[0], cache_write_5m: t[1], cache_write_1h: t[2], cache_read: t[3], output: t[4] }
 }
 
 /// A request of `session`/`thread` at `t0 + secs`, model `m1`, version
 /// `2.1.0`, project `p1`.
-pub fn req(session: &str, thread: &str, secs: f64, t: [u64; 5]) -> Request {
+pub(super) fn req(session: &str, thread: &str, secs: f64, t: [u64; 5]) -> Request {
     let time = at(secs);
     Request {
         time,
@@ -76,30 +76,30 @@ pub fn req(session: &str, thread: &str, secs: f64, t: [u64; 5]) -> Request {
 }
 
 /// A main-thread request of `session`.
-pub fn main(session: &str, secs: f64, t: [u64; 5]) -> Request {
+pub(super) fn main(session: &str, secs: f64, t: [u64; 5]) -> Request {
     req(session, MAIN_THREAD, secs, t)
 }
 
 /// With another model.
-pub fn with_model(mut r: Request, model: &str) -> Request {
+pub(super) fn with_model(mut r: Request, model: &str) -> Request {
     r.model = model.into();
     r
 }
 
 /// With another version.
-pub fn with_version(mut r: Request, v: &str) -> Request {
+pub(super) fn with_version(mut r: Request, v: &str) -> Request {
     r.version = v.into();
     r
 }
 
 /// With another project.
-pub fn with_project(mut r: Request, p: &str) -> Request {
+pub(super) fn with_project(mut r: Request, p: &str) -> Request {
     r.project = p.into();
     r
 }
 
 /// A compaction of `session` at `t0 + secs`.
-pub fn compaction(session: &str, secs: f64) -> Compaction {
+pub(super) fn compaction(session: &str, secs: f64) -> Compaction {
     Compaction {
         session_id: session.to_string(),
         time: at(secs),
@@ -113,7 +113,7 @@ pub fn compaction(session: &str, secs: f64) -> Compaction {
 
 /// A compaction of `session` at `t0 + secs` with `trigger` as written
 /// (`None`: absent, defaulted to `auto`).
-pub fn compaction_with(session: &str, secs: f64, trigger: Option<&str>) -> Compaction {
+pub(super) fn compaction_with(session: &str, secs: f64, trigger: Option<&str>) -> Compaction {
     Compaction {
         trigger: trigger.unwrap_or(DEFAULT_TRIGGER).to_string(),
         trigger_written: trigger.is_some(),
@@ -123,7 +123,7 @@ pub fn compaction_with(session: &str, secs: f64, trigger: Option<&str>) -> Compa
 }
 
 /// A microcompact of `session` at `t0 + secs`.
-pub fn microcompact(session: &str, secs: f64) -> Compaction {
+pub(super) fn microcompact(session: &str, secs: f64) -> Compaction {
     Compaction {
         boundary: Boundary::Microcompact,
         tokens_saved: Some(30_000),
@@ -133,18 +133,18 @@ pub fn microcompact(session: &str, secs: f64) -> Compaction {
 }
 
 /// With another user (team rows).
-pub fn link(mut r: Request, user: &str) -> Request {
+pub(super) fn link(mut r: Request, user: &str) -> Request {
     r.user = user.into();
     r
 }
 
 /// Float equality to 1e-9 relative.
-pub fn close(a: f64, b: f64) -> bool {
+pub(super) fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-9 * (1.0 + a.abs().max(b.abs()))
 }
 
 /// Asserts float equality with a message.
 #[track_caller]
-pub fn assert_close(a: f64, b: f64) {
+pub(super) fn assert_close(a: f64, b: f64) {
     assert!(close(a, b), "{a} != {b}");
 }

@@ -13,7 +13,7 @@ use crate::model::{
 /// The largest running total a `cost-state` line may carry per token
 /// class: a million requests at the per-request bound. Above it the line
 /// is damaged or hostile.
-pub const MAX_TOTAL_TOKENS: u64 = MAX_TOKENS * 1_000_000;
+pub(super) const MAX_TOTAL_TOKENS: u64 = MAX_TOKENS * 1_000_000;
 /// Most models one `cost-state` line may name.
 const MAX_MODELS: usize = 64;
 

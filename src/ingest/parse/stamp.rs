@@ -6,7 +6,7 @@
 use chrono::{DateTime, NaiveDate, ParseError, Utc};
 
 /// The instant `ts` names, or chrono's error.
-pub fn parse(ts: &str) -> Result<DateTime<Utc>, ParseError> {
+pub(super) fn parse(ts: &str) -> Result<DateTime<Utc>, ParseError> {
     match utc_z(ts.as_bytes()) {
         Some(t) => Ok(t),
         None => DateTime::parse_from_rfc3339(ts).map(|t| t.with_timezone(&Utc)),

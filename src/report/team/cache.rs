@@ -62,7 +62,7 @@ pub(super) struct Sources<'a> {
 
 impl Cache {
     /// The cache figures of every person with selected requests.
-    pub fn of(s: Sources<'_>) -> PolarsResult<Cache> {
+    pub(super) fn of(s: Sources<'_>) -> PolarsResult<Cache> {
         let mut ctx = SQLContext::new();
         ctx.register("requests", s.requests.clone());
         ctx.register("analysis", s.analysis.clone());

@@ -49,7 +49,7 @@ pub fn who(user: &str) -> &str {
 /// active day (mean, median, p90), cache hit ratio, lost to expired caches,
 /// lost to prompt edits within the TTL (cache model v2), run-rate. The
 /// terminal, Markdown and the Team page show these.
-pub fn cells(name: &str, f: &Figures, monthly: f64) -> [String; 11] {
+pub(super) fn cells(name: &str, f: &Figures, monthly: f64) -> [String; 11] {
     [
         name.to_owned(),
         thousands(f.active_days),

@@ -35,7 +35,7 @@ pub struct Reports {
 
 /// `report::usage`, with the cache columns on session reports: what
 /// `cachewise report` prints.
-pub fn usage_report(view: &StoreView, g: Grouping, q: &Query) -> Result<UsageReport, ReportError> {
+pub(super) fn usage_report(view: &StoreView, g: Grouping, q: &Query) -> Result<UsageReport, ReportError> {
     let mut r = usage::usage(view, g, q)?;
     if g == Grouping::Session {
         annotate_sessions(&mut r, view, q.user.as_deref())?;
@@ -45,7 +45,7 @@ pub fn usage_report(view: &StoreView, g: Grouping, q: &Query) -> Result<UsageRep
 
 /// `usage_report` of several groupings, from one read of the requests
 /// (`usage::usages`).
-pub fn usage_reports(view: &StoreView, gs: &[Grouping], q: &Query) -> Result<Vec<UsageReport>, ReportError> {
+pub(super) fn usage_reports(view: &StoreView, gs: &[Grouping], q: &Query) -> Result<Vec<UsageReport>, ReportError> {
     let clock = std::time::Instant::now();
     let mut reports = usage::usages(view, gs, q)?;
     tracing::debug!("usage reports {gs:?}: made after {:?}", clock.elapsed());
