@@ -93,7 +93,7 @@ pub fn rebuild(
     rebuild_locked(roots, store.begin()?, prices, progress, derive, now)
 }
 
-/// `rebuild`, for a caller that holds the store's lock.
+/// `rebuild`, inside a commit the caller began (it holds the lock).
 pub(super) fn rebuild_locked(
     roots: &[PathBuf],
     commit: Commit<'_>,
