@@ -207,3 +207,29 @@ async fn serve_reads_the_transcripts_again_when_its_data_directory_is_deleted() 
     let after = tokio::task::spawn_blocking(move || st2.snapshot().all().unwrap().daily.total).await.unwrap();
     assert_eq!((after.requests, after.cost_usd), (before.requests, before.cost_usd), "the same figures as before");
 }
+
+/// A clock tick (`Snapshot::at`) keeps the usage and team reports, which
+/// never read the clock, and makes the rest again at the later clock: s1's
+/// 1-hour cache, warm 10 minutes after it, has expired 70 minutes after.
+#[test]
+fn a_clock_tick_keeps_the_reports_that_do_not_read_the_clock() {
+    use cachewise::report::query::{Grouping, Query};
+    use std::sync::Arc;
+    let tmp = tempfile::tempdir().unwrap();
+    tree(&tmp.path().join("claude"));
+    let store = ingested(&tmp.path().join("claude"), &tmp.path().join("data"));
+    let before = web_state(&store, t0() + Duration::minutes(10)).snapshot();
+    let q = Query::new(before.tz);
+    let (daily, team, all) =
+        (before.usage(Grouping::Daily, &q).unwrap(), before.team(&q).unwrap(), before.all().unwrap());
+    let later = before.at(t0() + Duration::minutes(70));
+    assert!(Arc::ptr_eq(&daily, &later.usage(Grouping::Daily, &q).unwrap()), "the daily report is kept");
+    assert!(Arc::ptr_eq(&team, &later.team(&q).unwrap()), "the team report is kept");
+    let again = later.all().unwrap();
+    assert!(!Arc::ptr_eq(&all, &again), "the report set is made again");
+    let stale =
+        |r: &cachewise::web::snapshot::Reports| r.cache.stale.iter().map(|s| s.session_id.clone()).collect::<Vec<_>>();
+    assert_eq!(stale(&all), ["s2"]);
+    assert_eq!(stale(&again).len(), 2, "s1 expired between the two clocks: {:?}", stale(&again));
+    assert_eq!(again.daily.rows.len(), all.daily.rows.len());
+}

@@ -6,8 +6,10 @@
 //!
 //! The refresh task swaps in a new snapshot when the store's version
 //! changes (`build`: a new view) and, while it does not, once a minute at a
-//! later clock (`at`: the same view and tables, fresh memos), so stale
-//! sessions and "today" follow the clock without reading the store again.
+//! later clock (`at`: the same view and tables, fresh memos but for the
+//! usage and team reports, which never read the clock), so stale sessions
+//! and "today" follow the clock without reading the store again or summing
+//! every request again.
 //! Reports are computed when a page first asks for them (the refresh task
 //! asks for everyone's right after a swap).
 
@@ -64,12 +66,15 @@ pub struct Snapshot {
     all: Memo<(), Reports>,
     people: Memo<Query, Reports>,
     paths: OnceLock<Arc<HashMap<String, String>>>,
-    usage: Memo<(Grouping, Query), UsageReport>,
+    /// Shared with the snapshots of the same view at later clocks (`at`):
+    /// the usage and team reports never read the clock.
+    usage: Arc<Memo<(Grouping, Query), UsageReport>>,
     usage_json: Memo<(Grouping, Query), axum::body::Bytes>,
     sessions: Memo<String, StoredRows>,
     recent: Memo<(), StoredRows>,
     cache_json: Memo<CachePage, axum::body::Bytes>,
-    teams: Memo<Query, TeamReport>,
+    /// Shared like `usage`.
+    teams: Arc<Memo<Query, TeamReport>>,
     team_json: Memo<Query, axum::body::Bytes>,
 }
 
@@ -87,19 +92,25 @@ impl Snapshot {
             all: Memo::default(),
             people: Memo::with_limit(REPORT_SETS_REMEMBERED),
             paths: OnceLock::new(),
-            usage: Memo::default(),
+            usage: Arc::default(),
             usage_json: Memo::default(),
             sessions: Memo::with_limit(SESSIONS_REMEMBERED),
             recent: Memo::default(),
             cache_json: Memo::with_limit(CACHE_PAGES_REMEMBERED),
-            teams: Memo::default(),
+            teams: Arc::default(),
             team_json: Memo::default(),
         }
     }
 
-    /// The same store at a later clock: same view and tables, no memo kept.
+    /// The same store at a later clock: same view and tables; the usage
+    /// and team reports, which do not depend on the clock, are kept, every
+    /// other memo starts empty.
     pub fn at(&self, now: DateTime<Utc>) -> Snapshot {
-        Snapshot::new(self.view.at(now), self.tz, self.version)
+        Snapshot {
+            usage: Arc::clone(&self.usage),
+            teams: Arc::clone(&self.teams),
+            ..Snapshot::new(self.view.at(now), self.tz, self.version)
+        }
     }
 
     /// The clock of every figure of this snapshot.
