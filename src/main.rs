@@ -7,13 +7,13 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 /// jemalloc returns freed memory to the system (glibc's per-thread arenas
-/// kept a long-running dashboard near its peak after every large query),
-/// from a background thread (`main`): without it, pages freed after the
-/// dashboard's last report stay with the process until it allocates again,
-/// which at rest is never (a 100-person store's server held 1.1-2.3 GB
-/// between refreshes; 0.3 GB with it). `--features system-alloc` uses the
-/// system's allocator instead, for heap profilers that watch malloc
-/// (heaptrack).
+/// kept a long-running dashboard near its peak after every large query);
+/// for the dashboard, from a background thread (`main`): without it, pages
+/// freed after the server's last report stay with the process until it
+/// allocates again, which at rest is never (a 100-person store's server
+/// held 1.1-2.3 GB between refreshes; 0.3 GB with it). One-shot commands
+/// end before it would matter. `--features system-alloc` uses the system's
+/// allocator instead, for heap profilers that watch malloc (heaptrack).
 #[cfg(not(any(target_env = "msvc", feature = "system-alloc")))]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
@@ -27,9 +27,11 @@ fn main() -> ExitCode {
         .with_ansi(std::io::stderr().is_terminal())
         .init();
     #[cfg(not(any(target_env = "msvc", feature = "system-alloc")))]
-    if let Err(e) = tikv_jemalloc_ctl::background_thread::write(true) {
-        // Memory is still returned, only later: never a reason to stop.
-        tracing::debug!("jemalloc's background thread: {e}");
+    if matches!(args.command, Some(cli::Command::Serve(_))) {
+        if let Err(e) = tikv_jemalloc_ctl::background_thread::write(true) {
+            // Memory is still returned, only later: never a reason to stop.
+            tracing::debug!("jemalloc's background thread: {e}");
+        }
     }
     match cli::run(args) {
         Ok(()) => ExitCode::SUCCESS,
