@@ -2,7 +2,8 @@
 //!
 //! The pipeline, bottom up: `model` (typed rows, column names), `pricing`
 //! (prices and the one money function), `store` (the data directory: its
-//! tables, their generations, and `StoreView`, the one reader), `ingest`
+//! tables, their generations, `Commit`, the one writer, and `StoreView`,
+//! the one reader), `ingest`
 //! (transcripts -> deduplicated, priced rows, merged into the store),
 //! `analyze` (the cache model, pure), `materialize` (the cache model as the
 //! stage after a merge, stored as columns), `team` (bundles: export, import),
