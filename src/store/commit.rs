@@ -1,7 +1,9 @@
 //! The one way anything writes a data directory's tables, manifest and
 //! team ledger. A `Commit` holds the directory's lock for as long as it
-//! lives; every one of those files is written through it (each atomically: a temporary file renamed over the old
-//! name, `replace_file`); `finish` writes the manifest last, so a reader
+//! lives; every one of those files is written through it (each atomically:
+//! a temporary file renamed over the old name, `replace_file`), and a
+//! scratch store's analysis rows are its analysis base (`team::append`
+//! reads them from there); `finish` writes the manifest last, so a reader
 //! or a crash between two writes never meets a manifest that names more
 //! than the tables hold. A commit dropped without `finish` leaves the
 //! manifest as it was: what was written is kept, and the next ingest reads
@@ -69,23 +71,12 @@ impl Commit<'_> {
 
     /// Deletes a table file, if there is one.
     pub fn remove(&self, t: Table) -> Result<(), StoreError> {
-        let path = self.path(t);
-        match std::fs::remove_file(&path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(StoreError::Io { path, source: e }),
-            _ => Ok(()),
-        }
+        remove_if_there(self.path(t))
     }
 
     /// Deletes files of older store layouts.
     pub fn remove_obsolete(&self) -> Result<(), StoreError> {
-        for name in super::files::OBSOLETE {
-            let path = self.dir.join(name);
-            match std::fs::remove_file(&path) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(StoreError::Io { path, source: e }),
-                _ => {}
-            }
-        }
-        Ok(())
+        super::files::OBSOLETE.iter().try_for_each(|name| remove_if_there(self.dir.join(name)))
     }
 
     /// Moves whatever stands where a table or the manifest belongs but is not
@@ -141,5 +132,13 @@ impl Commit<'_> {
             Written::Polars(source) => StoreError::Polars { path: path.to_path_buf(), source },
             Written::Io(source) => StoreError::Io { path: path.to_path_buf(), source },
         })
+    }
+}
+
+/// Deletes `path`; a file that is not there is no error.
+fn remove_if_there(path: PathBuf) -> Result<(), StoreError> {
+    match std::fs::remove_file(&path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(StoreError::Io { path, source: e }),
+        _ => Ok(()),
     }
 }

@@ -32,9 +32,6 @@ use std::collections::HashSet;
 pub(super) struct Scratch {
     _dir: tempfile::TempDir,
     store: Store,
-    /// The file of the person's analysis rows (without the what-if
-    /// columns): the scratch store's analysis base.
-    analysis: std::path::PathBuf,
     /// The side tables of the person's sessions (`materialize::sides_of`).
     sides: [DataFrame; 2],
 }
@@ -75,8 +72,7 @@ pub(super) fn scratch(
     commit.write_analysis_base(&mut analysis, &materialize::stamp(prices), 1)?;
     drop(commit);
     tracing::debug!("scratch: analysis rows written after {:?}", clock.elapsed());
-    let analysis = store.path(Table::Analysis);
-    Ok((Scratch { _dir: dir, store, analysis, sides }, merged.unknown))
+    Ok((Scratch { _dir: dir, store, sides }, merged.unknown))
 }
 
 /// The bundle's own analysis rows, when one bundle alone brings this
@@ -160,7 +156,7 @@ fn append_analysis(
     scratches: &[Scratch],
 ) -> Result<usize, TeamError> {
     let old = old.map(|o| o.drop_many(WHAT_IF));
-    let files: Vec<std::path::PathBuf> = scratches.iter().map(|s| s.analysis.clone()).collect();
+    let files: Vec<std::path::PathBuf> = scratches.iter().map(|s| s.store.path(Table::Analysis)).collect();
     let select = |df: &DataFrame, columns: Option<&[&str]>| match columns {
         Some(c) => df.select(c.iter().copied()).map_err(at_analysis(team)),
         None => Ok(df.clone()),

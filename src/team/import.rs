@@ -373,8 +373,8 @@ fn priced_with(store: &Store, requests_before: usize, prices: &PriceTable) -> Re
 }
 
 /// Updates the ledger, the manifest's freshness and its `pricing` after a merge.
-fn record(store: Commit<'_>, pending: &[Pending<'_>], pricing: u64, now: DateTime<Utc>) -> Result<(), TeamError> {
-    let path = store.dir().join(LEDGER);
+fn record(commit: Commit<'_>, pending: &[Pending<'_>], pricing: u64, now: DateTime<Utc>) -> Result<(), TeamError> {
+    let path = commit.dir().join(LEDGER);
     let mut ledger: BTreeMap<String, LedgerEntry> = match fs::read(&path) {
         Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_default(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeMap::new(),
@@ -389,11 +389,11 @@ fn record(store: Commit<'_>, pending: &[Pending<'_>], pricing: u64, now: DateTim
         e.hashed_paths = p.meta.hashed_paths;
     }
     let bytes = serde_json::to_vec_pretty(&ledger).unwrap_or_default();
-    store.write_ledger(&bytes)?;
-    let mut m = store.manifest()?;
+    commit.write_ledger(&bytes)?;
+    let mut m = commit.manifest()?;
     m.schema = STORE_SCHEMA;
     m.pricing = pricing;
     m.updated = Some(now.to_rfc3339());
-    store.finish(&m)?;
+    commit.finish(&m)?;
     Ok(())
 }
