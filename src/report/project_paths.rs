@@ -9,10 +9,7 @@
 use super::query::Grouping;
 use super::usage::UsageRow;
 use super::ReportError;
-use crate::model::columns as c;
-use crate::store::frames::Cols;
 use crate::store::view::StoreView;
-use polars::prelude::*;
 use std::collections::HashMap;
 
 /// Claude Code's directory name of a path.
@@ -34,15 +31,11 @@ fn shown(path: &str) -> String {
 
 /// Project directory -> the path to show, for every project with a cwd.
 pub fn project_paths(view: &StoreView) -> Result<HashMap<String, String>, ReportError> {
-    let Some(requests) = view.requests() else { return Ok(HashMap::new()) };
-    let df = requests.select([col(c::PROJECT), col(c::CWD)]).unique(None, UniqueKeepStrategy::Any).collect()?;
-    let k = Cols(&df);
-    let (projects, cwds) = (k.str(c::PROJECT)?, k.str(c::CWD)?);
-    let mut by: HashMap<&str, Vec<&str>> = HashMap::new();
-    for (p, w) in projects.iter().zip(cwds.iter()) {
-        by.entry(*p).or_default().push(*w);
-    }
-    Ok(by.into_iter().filter_map(|(p, ws)| pick(p, ws.iter().copied()).map(|w| (p.to_owned(), shown(w)))).collect())
+    let cwds = view.project_cwds()?;
+    Ok(cwds
+        .iter()
+        .filter_map(|(p, ws)| pick(p, ws.iter().map(String::as_str)).map(|w| (p.clone(), shown(w))))
+        .collect())
 }
 
 /// Fills `project_path` on the rows of a project or session report (a

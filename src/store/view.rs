@@ -119,6 +119,7 @@ struct Inner {
     analysis_source: Source,
     analysis: OnceLock<AnalysisFrames>,
     titles: OnceLock<HashMap<String, String>>,
+    project_cwds: OnceLock<HashMap<String, Vec<String>>>,
     calls: Decoded<Vec<Call>>,
     compactions: Decoded<Vec<Compaction>>,
     refusals: Decoded<Vec<Refusal>>,
@@ -164,6 +165,7 @@ impl StoreView {
             },
             analysis: OnceLock::new(),
             titles: OnceLock::new(),
+            project_cwds: OnceLock::new(),
             calls: Decoded::open(store, Table::Calls)?,
             compactions: Decoded::open(store, Table::Compactions)?,
             refusals: Decoded::open(store, Table::Refusals)?,
@@ -298,6 +300,22 @@ impl StoreView {
         Ok(self.inner.titles.get_or_init(|| titles))
     }
 
+    /// Project directory -> the working directories its requests ran in
+    /// (empty ones left out), read from the requests once per view: a
+    /// scan of every stored request, which each report naming projects
+    /// made again.
+    pub fn project_cwds(&self) -> Result<&HashMap<String, Vec<String>>, StoreError> {
+        if let Some(p) = self.inner.project_cwds.get() {
+            return Ok(p);
+        }
+        let cwds = match &self.inner.requests {
+            Some(lf) => project_cwds_of(lf.clone())
+                .map_err(|e| StoreError::damaged(self.inner.store.path(Table::Requests), &e))?,
+            None => HashMap::new(),
+        };
+        Ok(self.inner.project_cwds.get_or_init(|| cwds))
+    }
+
     /// The API calls inside responses, in stored order.
     pub fn calls(&self) -> Result<&[Call], StoreError> {
         let i = &self.inner;
@@ -346,6 +364,18 @@ fn with_client_columns(requests: LazyFrame) -> LazyFrame {
         true => requests,
         false => requests.with_columns(missing),
     }
+}
+
+/// Project -> its distinct non-empty cwds, from the requests.
+fn project_cwds_of(requests: LazyFrame) -> PolarsResult<HashMap<String, Vec<String>>> {
+    use crate::model::columns as c;
+    let df = requests.select([col(c::PROJECT), col(c::CWD)]).unique(None, UniqueKeepStrategy::Any).collect()?;
+    let k = frames::Cols(&df);
+    let mut by: HashMap<String, Vec<String>> = HashMap::new();
+    for (p, w) in k.str(c::PROJECT)?.iter().zip(k.str(c::CWD)?.iter()).filter(|(_, w)| !w.is_empty()) {
+        by.entry((*p).to_owned()).or_default().push((*w).to_owned());
+    }
+    Ok(by)
 }
 
 /// Session id -> title from the session totals (empty titles left out).

@@ -88,10 +88,13 @@ pub(crate) fn cache_report(data: &CacheData, q: &CacheQuery, now: DateTime<Utc>)
     let include = |r: &Request| q.selects(r);
     let opts = SummaryOptions { now, titles: &data.titles, day_of: &day_of };
     let s = summarize_where(&data.requests, &data.caches, &opts, &include);
-    let sessions: std::collections::HashSet<&str> = s.by_session.iter().map(|x| x.session_id.as_str()).collect();
+    // A person's copy of a session is theirs: another person's copy of the
+    // same session id is not among the selected sessions.
+    let sessions: std::collections::HashSet<(&str, &str)> =
+        s.by_session.iter().map(|x| (x.user.as_str(), x.session_id.as_str())).collect();
     let compaction = compaction_report(&data.requests, &data.caches, &data.compactions, &CompactionParams::default())
         .into_iter()
-        .filter(|c| sessions.contains(c.session_id.as_str()))
+        .filter(|c| sessions.contains(&(c.user.as_str(), c.session_id.as_str())))
         .collect();
     let models: BTreeSet<&str> = data.requests.iter().filter(|r| include(r)).map(|r| r.model.as_str()).collect();
     let estimated_models =

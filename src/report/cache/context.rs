@@ -32,8 +32,9 @@ pub fn context_report(view: &StoreView, q: &CacheQuery) -> Result<Context, Repor
         tally.add(&SplitRows::of(df)?);
         Ok(())
     })?;
-    let ids = tally.sessions();
-    let compaction = super::view::compaction_reports(view, &ids.iter().map(String::as_str).collect())?;
+    let (ids, user) = (tally.sessions(), q.query.user.as_deref());
+    let selected = |u: &str, s: &str| user.is_none_or(|x| x == u) && ids.contains(s);
+    let compaction = super::view::compaction_reports(view, selected)?;
     Ok(tally.finish(&compaction))
 }
 

@@ -170,9 +170,10 @@ pub fn cache_report_with(
         Ok(())
     })?;
     let (total, by_day, by_session, models) = tallies.finish(titles);
-    let (stale, not_resumable) = resume_lists(view, &by_session)?;
-    let ids: HashSet<&str> = by_session.iter().map(|s| s.session_id.as_str()).collect();
-    let compaction = compaction_reports(view, &ids)?;
+    let user = q.query.user.as_deref();
+    let (stale, not_resumable) = resume_lists(view, user, &by_session)?;
+    let ids: HashSet<(&str, &str)> = by_session.iter().map(|s| (s.user.as_str(), s.session_id.as_str())).collect();
+    let compaction = compaction_reports(view, |user, session| ids.contains(&(user, session)))?;
     let by_trigger = by_trigger(view, q)?;
     let idle = by_trigger.get(IDLE).copied().unwrap_or(0);
     let usage = match usage {
@@ -204,16 +205,17 @@ pub fn cache_report_with(
 }
 
 /// The stale sessions of `by_session` (dearest premium first) and those
-/// that can no longer be resumed.
+/// that can no longer be resumed; of one person when `user` says so.
 fn resume_lists(
     view: &StoreView,
+    user: Option<&str>,
     by_session: &[SessionStats],
 ) -> Result<(Vec<StaleSession>, Vec<NotResumableSession>), ReportError> {
     let selected = |session_id: &str, user: &str| {
         by_session.binary_search_by(|s| (s.session_id.as_str(), s.user.as_str()).cmp(&(session_id, user))).is_ok()
     };
     let states: Vec<_> =
-        resume_states(view, None)?.into_iter().filter(|st| selected(&st.session_id, &st.user)).collect();
+        resume_states(view, user)?.into_iter().filter(|st| selected(&st.session_id, &st.user)).collect();
     let mut stale: Vec<_> = states.iter().filter(|s| !s.warm && s.not_resumable.is_none()).cloned().collect();
     stale.sort_by(|a, b| {
         b.premium_usd.total_cmp(&a.premium_usd).then_with(|| (&a.session_id, &a.user).cmp(&(&b.session_id, &b.user)))
@@ -256,12 +258,17 @@ fn reconcile(
     Ok(Reconcile::of(total, totals, calls))
 }
 
-/// The compaction reports of the sessions `ids` names, by user and session.
-pub(crate) fn compaction_reports(view: &StoreView, ids: &HashSet<&str>) -> Result<Vec<SessionCompaction>, ReportError> {
-    let df = view.session_analysis()?.collect()?;
+/// The compaction reports of the sessions `selected` takes (by user and
+/// session id: a person's copy of a session is theirs), by user and session.
+pub(crate) fn compaction_reports(
+    view: &StoreView,
+    selected: impl Fn(&str, &str) -> bool,
+) -> Result<Vec<SessionCompaction>, ReportError> {
+    let df =
+        view.session_analysis()?.select([col(c::USER), col(c::SESSION_ID), col(c::COMPACTION_REPORT)]).collect()?;
     let k = Cols(&df);
     let (user, sid, json) = (k.str(c::USER)?, k.str(c::SESSION_ID)?, k.str(c::COMPACTION_REPORT)?);
-    let mut order: Vec<usize> = (0..df.height()).filter(|&i| ids.contains(sid[i])).collect();
+    let mut order: Vec<usize> = (0..df.height()).filter(|&i| selected(user[i], sid[i])).collect();
     order.sort_by(|&a, &b| (user[a], sid[a]).cmp(&(user[b], sid[b])));
     order
         .into_iter()

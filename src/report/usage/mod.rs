@@ -19,11 +19,11 @@ use crate::pricing::{Estimate, PriceTable};
 use crate::store::frames::Cols;
 use crate::store::view::StoreView;
 use chrono::{DateTime, Utc};
-use models::{session_models, SessionModels};
+use models::{model_counts, session_models_of, SessionModels};
 use polars::prelude::*;
 use polars::sql::SQLContext;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 const USAGE_SQL: &str = include_str!("../../../sql/usage_by_key.sql");
 
@@ -153,11 +153,12 @@ pub fn usages(view: &StoreView, groupings: &[Grouping], q: &Query) -> Result<Vec
     if stored_calls.is_empty() {
         // No call to match a row with: the SQL runs a slice at a time.
         let clock = std::time::Instant::now();
-        let (frames, models) = by_slices(&lf, view.request_rows(), q, BATCH_ROWS, groupings)?;
+        let (frames, models, used) = by_slices(&lf, view.request_rows(), q, BATCH_ROWS, groupings)?;
         tracing::debug!("usage: {} grouping(s) summed after {:?}", groupings.len(), clock.elapsed());
-        let no_calls = |g: Grouping| (g == Grouping::Session).then(BTreeMap::new);
-        let report = |(g, df): (&Grouping, DataFrame)| {
-            finish(view, &lf, *g, q, (df, models.clone(), CallTotals::default(), no_calls(*g)))
+        let mut used = Some(used);
+        let report = |(g, rows): (&Grouping, DataFrame)| {
+            let by_session = (*g == Grouping::Session).then(|| (BTreeMap::new(), used.take().unwrap_or_default()));
+            finish(view, *g, q, Grouped { rows, models: models.clone(), calls: CallTotals::default(), by_session })
         };
         return groupings.iter().zip(frames).map(report).collect();
     }
@@ -165,32 +166,33 @@ pub fn usages(view: &StoreView, groupings: &[Grouping], q: &Query) -> Result<Vec
         let mut names = stored_columns(&[g], q);
         names.extend(calls::KEY_COLUMNS.iter().chain([&c::SPEED]).filter(|n| !names.contains(n)).collect::<Vec<_>>());
         let rows = one_chunk(q.filter(lf.clone())?, &names)?;
+        let used = match g {
+            Grouping::Session => session_models_of(vec![model_counts(rows.clone().lazy())])?,
+            _ => HashMap::new(),
+        };
         let selected = q.keyed(rows.lazy(), g)?.select(columns(g, true)).collect()?;
-        finish(view, &lf, g, q, with_calls(selected, g, q, stored_calls)?)
+        let mut grouped = with_calls(selected, g, q, stored_calls)?;
+        if let Some((_, models)) = &mut grouped.by_session {
+            *models = used;
+        }
+        finish(view, g, q, grouped)
     };
     groupings.iter().map(|g| one(*g)).collect()
 }
 
 /// A usage report from the SQL's rows: typed rows, session titles, calls
 /// and models, in the report's order, with their total.
-fn finish(
-    view: &StoreView,
-    lf: &LazyFrame,
-    grouping: Grouping,
-    q: &Query,
-    x: Grouped,
-) -> Result<UsageReport, ReportError> {
-    let (df, models, mut total_calls, by_session) = x;
+fn finish(view: &StoreView, grouping: Grouping, q: &Query, grouped: Grouped) -> Result<UsageReport, ReportError> {
+    let Grouped { rows: df, models, calls: mut total_calls, by_session } = grouped;
     let mut rows = rows::rows_from(&grouping.key_text(df)?)?;
     let (unlogged, unlogged_by_session) = calls::unlogged(view, q)?;
     total_calls = total_calls + unlogged;
-    if grouping == Grouping::Session {
-        let (titles, mut by_session) = (view.titles()?, by_session.unwrap_or_default());
+    if let Some((mut by_session, mut used)) = by_session {
+        let titles = view.titles()?;
         for (s, u) in unlogged_by_session {
             let e = by_session.entry(s).or_default();
             *e = *e + u;
         }
-        let mut used = session_models(lf.clone(), q)?;
         for r in &mut rows {
             r.title = titles.get(&r.key).cloned().unwrap_or_default();
             r.calls = Some(by_session.get(&r.key).copied().unwrap_or_default());
@@ -216,7 +218,7 @@ fn stored_columns(groupings: &[Grouping], q: &Query) -> Vec<&'static str> {
     if groupings.contains(&Grouping::Session) {
         names.push(c::SESSION_ID);
     }
-    if q.breakdown || groupings.contains(&Grouping::Model) {
+    if q.breakdown || groupings.contains(&Grouping::Model) || groupings.contains(&Grouping::Session) {
         names.push(c::SPEED);
     }
     if groupings.contains(&Grouping::Source) {
@@ -250,27 +252,43 @@ fn columns(grouping: Grouping, with_calls: bool) -> Vec<Expr> {
     cols
 }
 
-/// The usage SQL's rows (by key and sub), the models, the calls' totals
-/// and each session's.
-type Grouped = (DataFrame, Vec<String>, CallTotals, Option<BTreeMap<String, CallTotals>>);
+/// The usage SQL's rows of one grouping, before they are typed.
+struct Grouped {
+    /// By key and sub.
+    rows: DataFrame,
+    /// The models of the selected requests.
+    models: Vec<String>,
+    /// The calls' totals.
+    calls: CallTotals,
+    /// A session report's calls and models of each session.
+    by_session: Option<(BTreeMap<String, CallTotals>, HashMap<String, SessionModels>)>,
+}
+
+/// Each grouping's SQL rows, the models, and each session's models.
+type Sliced = (Vec<DataFrame>, Vec<String>, HashMap<String, SessionModels>);
 
 /// The usage SQL of each grouping over each slice of the stored requests
 /// (the slice's selected rows read once for all groupings), its rows
 /// merged by key and sub (each column is a sum, a minimum or a maximum);
-/// and the models of the selected rows.
+/// the models of the selected rows, and (with a session report) each
+/// session's.
 fn by_slices(
     lf: &LazyFrame,
     n: usize,
     q: &Query,
     rows: IdxSize,
     groupings: &[Grouping],
-) -> PolarsResult<(Vec<DataFrame>, Vec<String>)> {
+) -> Result<Sliced, ReportError> {
     let mut parts: Vec<Vec<LazyFrame>> = vec![Vec::new(); groupings.len()];
-    let mut models: Vec<String> = Vec::new();
+    let (mut models, mut counts): (Vec<String>, Vec<LazyFrame>) = (Vec::new(), Vec::new());
     let stored = stored_columns(groupings, q);
+    let sessions = groupings.contains(&Grouping::Session);
     for_each_slice_of(lf, n, q, rows, |slice| {
         let df = one_chunk(q.filter(slice)?, &stored)?;
         models.extend(distinct_models(&df)?);
+        if sessions {
+            counts.push(model_counts(df.clone().lazy()).collect()?.lazy());
+        }
         for (g, parts) in groupings.iter().zip(&mut parts) {
             let keyed = q.keyed(df.clone().lazy(), *g)?.select(columns(*g, false)).collect()?;
             let mut ctx = SQLContext::new();
@@ -280,7 +298,7 @@ fn by_slices(
         Ok(())
     })?;
     let frames = parts.into_iter().map(merged).collect::<PolarsResult<Vec<_>>>()?;
-    Ok((frames, models))
+    Ok((frames, models, session_models_of(counts)?))
 }
 
 /// The SQL's rows of several slices as one: merged by key and sub.
@@ -314,7 +332,8 @@ fn with_calls(mut selected: DataFrame, grouping: Grouping, q: &Query, stored_cal
     let matched = calls::match_rows(&selected, stored_calls)?;
     let per_request = |i: usize| CallTotals::of(&stored_calls[matched[i].1.clone()]);
     let total_calls = (0..matched.len()).map(per_request).fold(CallTotals::default(), |a, b| a + b);
-    let by_session = session_calls(grouping, &selected, &matched, per_request)?;
+    // Each session's models are the caller's to fill (`usages`).
+    let by_session = session_calls(grouping, &selected, &matched, per_request)?.map(|calls| (calls, HashMap::new()));
     let models = distinct_models(&selected)?;
     let (by_model, sub_model) = (grouping == Grouping::Model, q.breakdown);
     if by_model || sub_model {
@@ -322,7 +341,7 @@ fn with_calls(mut selected: DataFrame, grouping: Grouping, q: &Query, stored_cal
     }
     let mut ctx = SQLContext::new();
     ctx.register("requests", selected.lazy());
-    Ok((ctx.execute(USAGE_SQL)?.collect()?, models, total_calls, by_session))
+    Ok(Grouped { rows: ctx.execute(USAGE_SQL)?.collect()?, models, calls: total_calls, by_session })
 }
 
 /// The calls of each session of a session report (None for other groupings).

@@ -7,7 +7,7 @@
 use super::ReportError;
 use super::UsageReport;
 use crate::model::columns as c;
-use crate::report::query::{label, model_id, Query, FAST};
+use crate::report::query::{label, model_id, FAST};
 use crate::store::frames::Cols;
 use polars::prelude::*;
 use std::collections::HashMap;
@@ -21,11 +21,22 @@ pub struct SessionModels {
     pub fast_requests: u64,
 }
 
-/// The models of every session among the requests of `requests` (the
-/// stored requests table) that `q` selects.
-pub fn session_models(requests: LazyFrame, q: &Query) -> Result<HashMap<String, SessionModels>, ReportError> {
+/// Requests per session, model and speed among `rows` (with those
+/// columns): what `session_models_of` reads, one frame per slice.
+pub(super) fn model_counts(rows: LazyFrame) -> LazyFrame {
+    rows.group_by([col(c::SESSION_ID), col(c::MODEL), col(c::SPEED)])
+        .agg([len().cast(DataType::UInt64).alias(c::REQUESTS)])
+}
+
+/// The models of every session from the `model_counts` of some slices of
+/// the requests.
+pub(super) fn session_models_of(mut counts: Vec<LazyFrame>) -> Result<HashMap<String, SessionModels>, ReportError> {
     let keys = [col(c::SESSION_ID), col(c::MODEL), col(c::SPEED)];
-    let df = q.filter(requests)?.group_by(keys).agg([len().cast(DataType::UInt64).alias(c::REQUESTS)]).collect()?;
+    let df = match counts.len() {
+        0 => return Ok(HashMap::new()),
+        1 => counts.remove(0).collect()?,
+        _ => concat(counts, UnionArgs::default())?.group_by(keys).agg([col(c::REQUESTS).sum()]).collect()?,
+    };
     let k = Cols(&df);
     let (sid, model, speed, n) = (k.str(c::SESSION_ID)?, k.str(c::MODEL)?, k.str(c::SPEED)?, k.u64(c::REQUESTS)?);
     let mut counts: HashMap<&str, (HashMap<String, u64>, u64)> = HashMap::new();

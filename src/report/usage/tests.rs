@@ -29,9 +29,10 @@ fn grouped(
     q: &Query,
     rows: IdxSize,
     g: Grouping,
-) -> PolarsResult<(Vec<UsageRow>, Vec<String>)> {
-    let (frames, mut models) = by_slices(lf, n, q, rows, &[g])?;
+) -> Result<(Vec<UsageRow>, Vec<String>), ReportError> {
+    let (frames, mut models, used) = by_slices(lf, n, q, rows, &[g])?;
     let df = frames.into_iter().next().ok_or_else(|| polars_err!(ComputeError: "no frame for {g:?}"))?;
+    assert_eq!(used.is_empty(), g != Grouping::Session, "{g:?}: each session's models with a session report only");
     models.sort_unstable();
     models.dedup();
     Ok((rows_from(&g.key_text(df)?)?, models))
@@ -50,7 +51,7 @@ fn assert_same_rows(a: &[UsageRow], b: &[UsageRow], what: &str) {
 }
 
 #[test]
-fn slices_merge_to_the_rows_of_one_pass() -> PolarsResult<()> {
+fn slices_merge_to_the_rows_of_one_pass() -> Result<(), ReportError> {
     let (lf, n) = (frames::requests_frame(&rows())?.lazy(), rows().len());
     for (g, breakdown) in [(Grouping::Daily, false), (Grouping::Session, true), (Grouping::Project, false)]
         .into_iter()
@@ -70,14 +71,14 @@ fn slices_merge_to_the_rows_of_one_pass() -> PolarsResult<()> {
 }
 
 #[test]
-fn several_groupings_in_one_read_are_each_grouping_alone() -> PolarsResult<()> {
+fn several_groupings_in_one_read_are_each_grouping_alone() -> Result<(), ReportError> {
     let (lf, n) = (frames::requests_frame(&rows())?.lazy(), rows().len());
     let all = [Grouping::Daily, Grouping::Session, Grouping::Project, Grouping::Model, Grouping::Weekly];
     for breakdown in [false, true] {
         let mut q = Query::new(chrono_tz::UTC);
         q.breakdown = breakdown;
         q.project = Some("p".into());
-        let (together, mut models) = by_slices(&lf, n, &q, 7, &all)?;
+        let (together, mut models, _) = by_slices(&lf, n, &q, 7, &all)?;
         models.sort_unstable();
         models.dedup();
         assert_eq!(together.len(), all.len());
@@ -88,5 +89,20 @@ fn several_groupings_in_one_read_are_each_grouping_alone() -> PolarsResult<()> {
             assert_eq!(models, alone_models);
         }
     }
+    Ok(())
+}
+
+#[test]
+fn each_sessions_models_are_counted_over_every_slice() -> Result<(), ReportError> {
+    let (lf, n) = (frames::requests_frame(&rows())?.lazy(), rows().len());
+    let q = Query::new(chrono_tz::UTC);
+    let (_, _, one) = by_slices(&lf, n, &q, 1_000, &[Grouping::Session])?;
+    let (_, _, sliced) = by_slices(&lf, n, &q, 3, &[Grouping::Daily, Grouping::Session])?;
+    assert_eq!(one, sliced);
+    assert_eq!(one.len(), 4);
+    // s0: requests 0, 4, ..., 36; every third of all requests is Opus (0, 12, 24, 36).
+    let s0 = &one["s0"];
+    assert_eq!(s0.names, ["claude-sonnet-4-5", "claude-opus-4-1"]);
+    assert_eq!(s0.fast_requests, 0);
     Ok(())
 }
