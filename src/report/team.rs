@@ -208,7 +208,7 @@ pub fn team(view: &StoreView, q: &Query) -> Result<TeamReport, ReportError> {
     drop(ctx);
     let sources = cache::Sources {
         requests: rows,
-        selected,
+        shared_ids: sums::shared_message_ids(&lf, view.request_rows(), q)?,
         analysis: sums::analysis(&view.analysis()?, view.analysis_rows()?, q)?,
         prices: view.prices(),
     };

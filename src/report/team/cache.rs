@@ -3,8 +3,9 @@
 //! cost, classified over the person's whole history, so a thread that began
 //! before `--since` is whole and a warm request just inside the window stays
 //! a hit) and the requests table. Tokens, hit ratio, idle and edit cost come
-//! from `sql/team_person_cache.sql`, shared message ids from
-//! `sql/team_shared_message_ids.sql`; machines and unpriced models from
+//! from `sql/team_person_cache.sql`, shared message ids counted a slice at
+//! a time (`sums::shared_message_ids`, the count
+//! `sql/team_shared_message_ids.sql` makes); machines and unpriced models from
 //! small lazy queries. Nothing is classified here. No stale session is
 //! listed: a team store holds other people's sessions, which only they can
 //! resume (`analyze::resumability`). Hands `Cache` to `team::assemble`.
@@ -23,7 +24,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 const PERSON_CACHE_SQL: &str = include_str!("../../../sql/team_person_cache.sql");
 const CLASSES_SQL: &str = include_str!("../../../sql/team_cache_classes.sql");
-const SHARED_IDS_SQL: &str = include_str!("../../../sql/team_shared_message_ids.sql");
 
 /// Per-user figures from the stored columns.
 #[derive(Debug, Default)]
@@ -52,8 +52,9 @@ pub(super) struct Sources<'a> {
     /// The requests the query selects (not split), summed per person,
     /// day, model and machine (`team::sums`).
     pub requests: LazyFrame,
-    /// The same requests, every column (a scan).
-    pub selected: LazyFrame,
+    /// Message ids stored under several people among them
+    /// (`sums::shared_message_ids`).
+    pub shared_ids: usize,
     /// The analysis rows the query selects, their miss cost summed per
     /// person and class (`team::sums`).
     pub analysis: LazyFrame,
@@ -67,9 +68,6 @@ impl Cache {
         ctx.register("requests", s.requests.clone());
         ctx.register("analysis", s.analysis.clone());
         let people = ctx.execute(PERSON_CACHE_SQL)?.collect()?;
-        let mut ctx = SQLContext::new();
-        ctx.register("requests", s.selected.clone().select([col(c::USER), col(c::MESSAGE_ID)]));
-        let shared = ctx.execute(SHARED_IDS_SQL)?.collect()?;
         let mut by_user = person_figures(&people)?;
         for (user, machine) in machines(s.requests.clone())? {
             if let Some(u) = by_user.get_mut(&user) {
@@ -80,7 +78,7 @@ impl Cache {
         let models: BTreeSet<&str> = Cols(&models).str(c::MODEL)?.into_iter().collect();
         Ok(Cache {
             by_user,
-            shared_ids: Cols(&shared).u64("message_ids")?.first().copied().unwrap_or(0) as usize,
+            shared_ids: s.shared_ids,
             unknown_models: models.iter().filter(|m| s.prices.resolve(m).is_none()).map(|m| (*m).to_owned()).collect(),
             estimated_models: s.prices.estimated_models(models),
         })

@@ -12,7 +12,10 @@ use crate::model::Call;
 use crate::report::calls;
 use crate::report::query::{Grouping, Query};
 use crate::report::slices::{for_each_slice_of, BATCH_ROWS};
+use crate::store::frames::Cols;
+use foldhash::{HashMap, HashMapExt};
 use polars::prelude::*;
+use std::hash::BuildHasher;
 
 /// What the sums add up, per person, day, model and machine: `counted`,
 /// the cost and `c::TOKENS`.
@@ -59,6 +62,39 @@ fn batched(
         Ok(())
     })?;
     Ok(then(concat(parts, UnionArgs::default())?).collect()?.lazy())
+}
+
+/// Message ids stored under more than one person among the requests of
+/// `scan` (`n` rows) that `q` selects (each copy is kept under its own
+/// user: the team report's flag; `sql/team_shared_message_ids.sql` is the
+/// same count as a query), a slice at a time. Each id is held as its
+/// 64-bit hash (fixed seed), so memory follows the number of distinct ids,
+/// not their text; two people's different ids sharing a hash (odds about 1
+/// in 400,000 at ten million ids) would count once too many.
+pub(super) fn shared_message_ids(scan: &LazyFrame, n: usize, q: &Query) -> PolarsResult<usize> {
+    const SHARED: u32 = u32::MAX;
+    let ids = foldhash::fast::FixedState::with_seed(0);
+    let mut people: HashMap<String, u32> = HashMap::new();
+    let mut owner: HashMap<u64, u32> = HashMap::new();
+    for_each_slice_of(scan, n, q, BATCH_ROWS, |slice| {
+        let df = q.filter(slice)?.select([col(c::USER), col(c::MESSAGE_ID)]).collect()?;
+        let k = Cols(&df);
+        for (user, id) in k.str(c::USER)?.into_iter().zip(k.str(c::MESSAGE_ID)?) {
+            let person = match people.get(user) {
+                Some(p) => *p,
+                None => {
+                    let p = u32::try_from(people.len()).unwrap_or(SHARED - 1);
+                    *people.entry(user.to_owned()).or_insert(p)
+                }
+            };
+            let first = owner.entry(ids.hash_one(id)).or_insert(person);
+            if *first != person {
+                *first = SHARED;
+            }
+        }
+        Ok(())
+    })?;
+    Ok(owner.values().filter(|p| **p == SHARED).count())
 }
 
 /// The selected requests (`lf`) with each response made of API calls split
@@ -112,5 +148,24 @@ mod tests {
         assert_eq!(counted, 30);
         let cost = one.column(c::COST_USD).unwrap().f64().unwrap().sum().unwrap();
         assert!((cost - 0.25 * 435.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_message_id_under_two_people_counts_once() {
+        // ana m1 m2, bo m2 m3 m3 (a replayed copy of his own), cy m3 m4.
+        let held = [("ana", "m1"), ("ana", "m2"), ("bo", "m2"), ("bo", "m3"), ("bo", "m3"), ("cy", "m3"), ("cy", "m4")];
+        let rows: Vec<crate::model::Request> = held
+            .iter()
+            .map(|(user, id)| {
+                let mut r = request("claude-sonnet-4-5", TokenCounts::default());
+                (r.user, r.message_id) = ((*user).into(), (*id).into());
+                r
+            })
+            .collect();
+        let (lf, n) = (frames::requests_frame(&rows).unwrap().lazy(), rows.len());
+        let mut q = Query::new(chrono_tz::UTC);
+        assert_eq!(shared_message_ids(&lf, n, &q).unwrap(), 2, "m2 and m3");
+        q.user = Some("bo".into());
+        assert_eq!(shared_message_ids(&lf, n, &q).unwrap(), 0, "one person shares with nobody");
     }
 }
