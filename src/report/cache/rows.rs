@@ -127,21 +127,23 @@ pub fn misses(view: &StoreView, q: &CacheQuery) -> Result<Vec<MissRow>, ReportEr
     Ok(out)
 }
 
-/// The server's miss reasons of the rows `q` selects, per class, and their
-/// agreement with the classes (cache-model section 19).
-pub fn server_reasons(view: &StoreView, q: &CacheQuery) -> Result<ServerReasons, ReportError> {
-    let df = view.selected(q, &[c::CLASS, c::SERVER_REASON, c::GAP_S, c::TTL_S])?;
-    let k = Cols(&df);
+/// Adds the server's miss reasons of a batch of analysis rows (with
+/// `SERVER_COLUMNS`), per class, and their agreement with the classes
+/// (cache-model section 19): the cache report counts them in its pass.
+pub fn add_server_reasons(out: &mut ServerReasons, df: &DataFrame) -> PolarsResult<()> {
+    let k = Cols(df);
     let (class, reason, ttl) = (k.str(c::CLASS)?, k.str(c::SERVER_REASON)?, k.u64(c::TTL_S)?);
     let gap: Vec<Option<f64>> = df.column(c::GAP_S)?.f64()?.iter().collect();
-    let mut out = ServerReasons::default();
     for i in (0..df.height()).filter(|&i| !reason[i].is_empty()) {
         if let Some(class) = CacheClass::parse(class[i]) {
             out.add(class, reason[i], gap[i].is_some_and(|g| g > ttl[i] as f64));
         }
     }
-    Ok(out)
+    Ok(())
 }
+
+/// The analysis columns `add_server_reasons` reads.
+pub const SERVER_COLUMNS: [&str; 4] = [c::CLASS, c::SERVER_REASON, c::GAP_S, c::TTL_S];
 
 /// Cost by token class per local day and model over the rows `q` selects,
 /// each row at the rates it paid: the dashboard's stacked daily bars.

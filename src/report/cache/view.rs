@@ -14,7 +14,7 @@ use super::splits::Splits;
 use super::tallies::Tallies;
 use super::{find_session, CacheQuery, CacheReport, Reconcile};
 use crate::analyze::{
-    count_by_trigger, CacheStats, SessionCompaction, SessionStats, StaleSession, IDLE, MODEL_VERSION,
+    count_by_trigger, CacheStats, ServerReasons, SessionCompaction, SessionStats, StaleSession, IDLE, MODEL_VERSION,
 };
 use crate::model::columns as c;
 use crate::model::Compaction;
@@ -158,14 +158,16 @@ pub fn cache_report_with(
     if class_costs.is_some() {
         columns.extend(DailyClassCosts::COLUMNS.iter().filter(|n| !FIGURES.contains(n)));
     }
-    columns.extend(super::splits::COLUMNS.iter().filter(|n| !columns.contains(n)).collect::<Vec<_>>());
-    // The version and context splits, counted in the one pass.
-    let mut splits = Splits::default();
+    let more = super::splits::COLUMNS.iter().chain(&super::rows::SERVER_COLUMNS);
+    columns.extend(more.filter(|n| !columns.contains(n)).collect::<Vec<_>>());
+    // The version and context splits and the server's reasons, counted in the one pass.
+    let (mut splits, mut server) = (Splits::default(), ServerReasons::default());
     view.for_each_batch(q, &columns, |df| {
         if let Some(costs) = class_costs.as_deref_mut() {
             costs.add(df)?;
         }
         splits.add(df)?;
+        super::rows::add_server_reasons(&mut server, df)?;
         tallies.add(df, &mut days)?;
         Ok(())
     })?;
@@ -181,7 +183,6 @@ pub fn cache_report_with(
         Reconciled::With(u) => Some(reconcile(view, q, &total, Some(u))?),
     };
     let idle_compaction = idle_compaction(view, q, idle)?;
-    let server = super::rows::server_reasons(view, q)?;
     Ok(CacheReport {
         model: MODEL_VERSION,
         total,
