@@ -66,6 +66,7 @@ pub struct Snapshot {
     all: Memo<(), Reports>,
     people: Memo<Query, Reports>,
     paths: OnceLock<Arc<HashMap<String, String>>>,
+    session_models: OnceLock<HashMap<String, Vec<String>>>,
     /// Shared with the snapshots of the same view at later clocks (`at`):
     /// the usage and team reports never read the clock.
     usage: Arc<Memo<(Grouping, Query), UsageReport>>,
@@ -92,6 +93,7 @@ impl Snapshot {
             all: Memo::default(),
             people: Memo::with_limit(REPORT_SETS_REMEMBERED),
             paths: OnceLock::new(),
+            session_models: OnceLock::new(),
             usage: Arc::default(),
             usage_json: Memo::default(),
             sessions: Memo::with_limit(SESSIONS_REMEMBERED),
@@ -270,6 +272,16 @@ impl Snapshot {
             HashMap::new()
         });
         Arc::clone(self.paths.get_or_init(|| Arc::new(paths)))
+    }
+
+    /// Each session's models, most requests first (every person's copy
+    /// counted), read once per snapshot: every person's session list names them.
+    pub fn session_models(&self) -> Result<&HashMap<String, Vec<String>>, ReportError> {
+        if let Some(m) = self.session_models.get() {
+            return Ok(m);
+        }
+        let models = self.view.session_models()?;
+        Ok(self.session_models.get_or_init(|| models))
     }
 
     /// A page of the cache report as JSON bytes (`/api/cache`), made by

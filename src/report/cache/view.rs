@@ -286,7 +286,11 @@ pub(crate) fn compaction_reports(
 /// Compactions by trigger, each counted with its anchor request's day,
 /// project and user (and session).
 fn by_trigger(view: &StoreView, q: &CacheQuery) -> Result<std::collections::BTreeMap<String, u64>, ReportError> {
-    let df = view.compaction_labels()?.collect()?;
+    let mut labels = view.compaction_labels()?;
+    if let Some(u) = &q.query.user {
+        labels = labels.filter(col(c::USER).eq(lit(u.clone())));
+    }
+    let df = labels.collect()?;
     let k = Cols(&df);
     let (user, sid, uuid, trigger, label) =
         (k.str(c::USER)?, k.str(c::SESSION_ID)?, k.str(c::UUID)?, k.str(c::TRIGGER)?, k.str(c::LABEL)?);

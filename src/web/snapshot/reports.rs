@@ -67,7 +67,7 @@ impl Reports {
         let [daily, sessions, projects, models] = snap.usages(four, q)?;
         let cache = cache_report_with(view, &cq, Reconciled::With(&daily), Some(&mut class_costs))?;
         let class_costs = class_costs.days();
-        let session_rows = session_rows(&sessions, &view.session_models()?, q.tz);
+        let session_rows = session_rows(&sessions, snap.session_models()?, q.tz);
         let row_of = session_rows.iter().enumerate().map(|(i, r)| (r.session_id.clone(), i)).collect();
         let recent = usage::usage(view, Grouping::Session, &last_30_days(q, view.now()))?;
         Ok(Reports {
