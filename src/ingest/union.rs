@@ -36,11 +36,9 @@ pub(crate) fn append_requests(team: &Commit<'_>, more: &[&Store]) -> Result<usiz
     let mut count = old.as_ref().map_or(0, DataFrame::height);
     let mut parts: Vec<DataFrame> = Vec::new();
     parts.extend(old);
-    let mut heights = Vec::new();
     for s in more {
-        heights.push(s.read_file(Table::Requests, Some(&[c::MESSAGE_ID]))?.map_or(0, |d| d.height()));
+        count += s.read_file(Table::Requests, Some(&[c::MESSAGE_ID]))?.map_or(0, |d| d.height());
     }
-    count += heights.iter().sum::<usize>();
     let later = more.iter().map(|s| {
         let df = s.read(Table::Requests).map_err(|e| PolarsError::ComputeError(e.to_string().into()))?;
         df.map_or_else(|| Ok(DataFrame::empty_with_schema(&schema)), |d| d.select(schema.iter_names().cloned()))

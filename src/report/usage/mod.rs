@@ -171,11 +171,7 @@ pub fn usages(view: &StoreView, groupings: &[Grouping], q: &Query) -> Result<Vec
             _ => HashMap::new(),
         };
         let selected = q.keyed(rows.lazy(), g)?.select(columns(g, true)).collect()?;
-        let mut grouped = with_calls(selected, g, q, stored_calls)?;
-        if let Some((_, models)) = &mut grouped.by_session {
-            *models = used;
-        }
-        finish(view, g, q, grouped)
+        finish(view, g, q, with_calls(selected, g, q, stored_calls, used)?)
     };
     groupings.iter().map(|g| one(*g)).collect()
 }
@@ -325,15 +321,20 @@ fn distinct_models(rows: &DataFrame) -> PolarsResult<Vec<String>> {
 }
 
 /// The SQL's rows, the models, the calls' totals and (session reports)
-/// each session's, of the selected rows (`selected`, with the calls' key
-/// columns), each request made of several calls split by model when the
-/// report is by model or broken down by model.
-fn with_calls(mut selected: DataFrame, grouping: Grouping, q: &Query, stored_calls: &[Call]) -> PolarsResult<Grouped> {
+/// each session's calls and models (`used`), of the selected rows
+/// (`selected`, with the calls' key columns), each request made of several
+/// calls split by model when the report is by model or broken down by model.
+fn with_calls(
+    mut selected: DataFrame,
+    grouping: Grouping,
+    q: &Query,
+    stored_calls: &[Call],
+    used: HashMap<String, SessionModels>,
+) -> PolarsResult<Grouped> {
     let matched = calls::match_rows(&selected, stored_calls)?;
     let per_request = |i: usize| CallTotals::of(&stored_calls[matched[i].1.clone()]);
     let total_calls = (0..matched.len()).map(per_request).fold(CallTotals::default(), |a, b| a + b);
-    // Each session's models are the caller's to fill (`usages`).
-    let by_session = session_calls(grouping, &selected, &matched, per_request)?.map(|calls| (calls, HashMap::new()));
+    let by_session = session_calls(grouping, &selected, &matched, per_request)?.map(|calls| (calls, used));
     let models = distinct_models(&selected)?;
     let (by_model, sub_model) = (grouping == Grouping::Model, q.breakdown);
     if by_model || sub_model {
