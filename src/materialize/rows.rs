@@ -151,7 +151,7 @@ pub fn finish_with(df: DataFrame, w5: Vec<bool>, w1: Vec<bool>) -> PolarsResult<
     let tokens = k.tokens()?;
     let web = k.u64(c::WEB_SEARCH)?;
     let classes = k.str(c::CLASS)?;
-    let gaps: Vec<Option<f64>> = df.column(c::GAP_S)?.f64()?.iter().collect();
+    let gaps = k.opt_f64(c::GAP_S)?;
     let (prev, first_read) = (k.u64(c::EXPECTED_PREFIX)?, k.u64(c::LINEAGE_FIRST_READ)?);
     let rates = k.rates()?;
     let expiry: Vec<bool> = df.column(c::KEEP_WARM_PING_USD)?.f64()?.iter().map(|v| v.is_some()).collect();

@@ -73,11 +73,10 @@ pub(super) struct AnalysisCols<'a> {
 impl<'a> AnalysisCols<'a> {
     pub(super) fn of(df: &'a DataFrame) -> PolarsResult<AnalysisCols<'a>> {
         let k = Cols(df);
-        let class = df.column(c::CLASS)?.str()?;
-        let class = class
-            .iter()
-            .map(|v| {
-                let name = v.unwrap_or("");
+        let class = k
+            .str(c::CLASS)?
+            .into_iter()
+            .map(|name| {
                 CacheClass::parse(name)
                     .ok_or_else(|| PolarsError::ComputeError(format!("analysis: unknown cache class {name:?}").into()))
             })
@@ -95,16 +94,16 @@ impl<'a> AnalysisCols<'a> {
             read: u64s(df, c::CACHE_READ)?,
             class,
             rewind: k.bool(c::REWIND)?,
-            gap_s: df.column(c::GAP_S)?.f64()?.iter().collect(),
+            gap_s: k.opt_f64(c::GAP_S)?,
             rebuilt: u64s(df, c::REBUILT_TOKENS)?,
             miss_cost: f64s(df, c::MISS_COST_USD)?,
             actual: f64s(df, c::ACTUAL_USD)?,
             policy_5m: f64s(df, c::POLICY_5M_USD)?,
             policy_1h: f64s(df, c::POLICY_1H_USD)?,
             ttl_s: u64s(df, c::TTL_S)?,
-            ping: df.column(c::KEEP_WARM_PING_USD)?.f64()?.iter().collect(),
-            backtest: df.column(c::BACKTEST_USD)?.f64()?.iter().collect(),
-            backtest_v2: df.column(c::BACKTEST_V2_USD)?.f64()?.iter().collect(),
+            ping: k.opt_f64(c::KEEP_WARM_PING_USD)?,
+            backtest: k.opt_f64(c::BACKTEST_USD)?,
+            backtest_v2: k.opt_f64(c::BACKTEST_V2_USD)?,
         })
     }
 

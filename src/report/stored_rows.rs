@@ -39,7 +39,7 @@ pub fn verdicts_of(df: &DataFrame) -> PolarsResult<Vec<RequestCache>> {
     let k = Cols(df);
     let class = k.str(c::CLASS)?;
     let rewind = k.bool(c::REWIND)?;
-    let gap: Vec<Option<f64>> = df.column(c::GAP_S)?.f64()?.iter().collect();
+    let gap = k.opt_f64(c::GAP_S)?;
     let (ttl, after) = (k.u64(c::TTL_S)?, k.u64(c::TTL_AFTER_S)?);
     let (prefix, lost, rebuilt) = (k.u64(c::EXPECTED_PREFIX)?, k.u64(c::LOST_TOKENS)?, k.u64(c::REBUILT_TOKENS)?);
     let miss = k.f64(c::MISS_COST_USD)?;

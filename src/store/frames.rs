@@ -8,6 +8,7 @@ use crate::model::TokenCounts;
 use crate::pricing::Rates;
 use chrono::{DateTime, Utc};
 use polars::prelude::*;
+use polars_arrow::array::Array;
 
 mod requests;
 mod small;
@@ -74,22 +75,31 @@ impl<'a> Cols<'a> {
             polars_ensure!(self.0.column(name)?.dtype() == &DataType::String, SchemaMismatch: "column {name} is not text");
             return Ok(Vec::new());
         };
-        Ok(col.str()?.iter().map(|v| v.unwrap_or("")).collect())
+        let ca = col.str()?;
+        let mut out = Vec::with_capacity(ca.len());
+        for arr in ca.downcast_iter() {
+            match arr.null_count() {
+                0 => out.extend(arr.values_iter()),
+                _ => out.extend(arr.iter().map(|v| v.unwrap_or(""))),
+            }
+        }
+        Ok(out)
     }
     pub fn u64(&self, name: &str) -> PolarsResult<Vec<u64>> {
         let Some(col) = self.rows(name)? else { return Ok(Vec::new()) };
-        let col = col.cast(&DataType::UInt64)?;
-        Ok(col.u64()?.iter().map(|v| v.unwrap_or(0)).collect())
+        Ok(values(col.cast(&DataType::UInt64)?.u64()?, 0))
     }
     pub fn opt_u64(&self, name: &str) -> PolarsResult<Vec<Option<u64>>> {
         let Some(col) = self.rows(name)? else { return Ok(Vec::new()) };
-        let col = col.cast(&DataType::UInt64)?;
-        Ok(col.u64()?.iter().collect())
+        Ok(options(col.cast(&DataType::UInt64)?.u64()?))
     }
     pub fn f64(&self, name: &str) -> PolarsResult<Vec<f64>> {
         let Some(col) = self.rows(name)? else { return Ok(Vec::new()) };
-        let col = col.cast(&DataType::Float64)?;
-        Ok(col.f64()?.iter().map(|v| v.unwrap_or(0.0)).collect())
+        Ok(values(col.cast(&DataType::Float64)?.f64()?, 0.0))
+    }
+    /// A float column with its nulls (a gap, a rate, a what-if of no value).
+    pub fn opt_f64(&self, name: &str) -> PolarsResult<Vec<Option<f64>>> {
+        Ok(options(self.0.column(name)?.f64()?))
     }
     /// A text column that older layouts lack: empty strings when absent.
     pub fn str_or_empty(&self, name: &str) -> PolarsResult<Vec<&'a str>> {
@@ -107,7 +117,15 @@ impl<'a> Cols<'a> {
     }
     pub fn bool(&self, name: &str) -> PolarsResult<Vec<bool>> {
         let Some(col) = self.rows(name)? else { return Ok(Vec::new()) };
-        Ok(col.bool()?.iter().map(|v| v.unwrap_or(false)).collect())
+        let ca = col.bool()?;
+        let mut out = Vec::with_capacity(ca.len());
+        for arr in ca.downcast_iter() {
+            match arr.null_count() {
+                0 => out.extend(arr.values_iter()),
+                _ => out.extend(arr.iter().map(|v| v.unwrap_or(false))),
+            }
+        }
+        Ok(out)
     }
     /// The five token columns as counts per row.
     pub fn tokens(&self) -> PolarsResult<Vec<TokenCounts>> {
@@ -126,8 +144,8 @@ impl<'a> Cols<'a> {
     /// The rates each analysis row paid, from its three rate columns (None
     /// for a model without a price, whose columns are null).
     pub fn rates(&self) -> PolarsResult<Vec<Option<Rates>>> {
-        let rate = |name: &str| -> PolarsResult<Vec<Option<f64>>> { Ok(self.0.column(name)?.f64()?.iter().collect()) };
-        let (pin, pout, prm) = (rate(c::RATE_INPUT)?, rate(c::RATE_OUTPUT)?, rate(c::RATE_READ_MULTIPLIER)?);
+        let (pin, pout) = (self.opt_f64(c::RATE_INPUT)?, self.opt_f64(c::RATE_OUTPUT)?);
+        let prm = self.opt_f64(c::RATE_READ_MULTIPLIER)?;
         Ok((0..self.0.height()).map(|i| Rates::stored(pin[i], pout[i], prm[i])).collect())
     }
     /// The prompt of each row: input, cache writes and cache read (no output).
@@ -139,9 +157,37 @@ impl<'a> Cols<'a> {
     pub fn time(&self, name: &str) -> PolarsResult<Vec<DateTime<Utc>>> {
         let Some(col) = self.rows(name)? else { return Ok(Vec::new()) };
         let col = col.cast(&DataType::Datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC)))?;
-        let ms = col.datetime()?.physical().clone();
-        Ok(ms.iter().map(|v| DateTime::from_timestamp_millis(v.unwrap_or(0)).unwrap_or_default()).collect())
+        let ms = values(col.datetime()?.physical(), 0);
+        Ok(ms.into_iter().map(|v| DateTime::from_timestamp_millis(v).unwrap_or_default()).collect())
     }
+}
+
+// Column readers a chunk at a time: a chunk without nulls is copied whole
+// (the generic per-value iterator over chunks cost a report over every
+// analysis row about a second).
+
+/// A numeric column's values, nulls as `null`.
+fn values<T: PolarsNumericType>(ca: &ChunkedArray<T>, null: T::Native) -> Vec<T::Native> {
+    let mut out = Vec::with_capacity(ca.len());
+    for arr in ca.downcast_iter() {
+        match arr.null_count() {
+            0 => out.extend_from_slice(arr.values()),
+            _ => out.extend(arr.iter().map(|v| v.copied().unwrap_or(null))),
+        }
+    }
+    out
+}
+
+/// A numeric column's values with their nulls.
+fn options<T: PolarsNumericType>(ca: &ChunkedArray<T>) -> Vec<Option<T::Native>> {
+    let mut out = Vec::with_capacity(ca.len());
+    for arr in ca.downcast_iter() {
+        match arr.null_count() {
+            0 => out.extend(arr.values().iter().map(|&v| Some(v))),
+            _ => out.extend(arr.iter().map(|v| v.copied())),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -169,5 +215,21 @@ mod tests {
         let err = k.str("n").unwrap_err().to_string();
         assert!(err.contains("column n is not text"), "{err}");
         assert!(k.str("missing").is_err(), "an absent column is an error");
+    }
+
+    #[test]
+    fn columns_of_several_chunks_with_and_without_nulls_read_in_row_order() {
+        let mut a = df!("s" => [Some("a"), None], "n" => [Some(1u64), None], "f" => [Some(0.5), None], "b" => [Some(true), None])
+            .unwrap();
+        let b = df!("s" => ["c", "d"], "n" => [3u64, 4], "f" => [1.5, 2.5], "b" => [false, true]).unwrap();
+        a.vstack_mut(&b).unwrap();
+        assert_eq!(a.column("n").unwrap().as_materialized_series().n_chunks(), 2);
+        let k = Cols(&a);
+        assert_eq!(k.str("s").unwrap(), vec!["a", "", "c", "d"]);
+        assert_eq!(k.u64("n").unwrap(), vec![1, 0, 3, 4]);
+        assert_eq!(k.opt_u64("n").unwrap(), vec![Some(1), None, Some(3), Some(4)]);
+        assert_eq!(k.f64("f").unwrap(), vec![0.5, 0.0, 1.5, 2.5]);
+        assert_eq!(k.opt_f64("f").unwrap(), vec![Some(0.5), None, Some(1.5), Some(2.5)]);
+        assert_eq!(k.bool("b").unwrap(), vec![true, false, false, true]);
     }
 }

@@ -133,7 +133,7 @@ pub fn misses(view: &StoreView, q: &CacheQuery) -> Result<Vec<MissRow>, ReportEr
 pub fn add_server_reasons(out: &mut ServerReasons, df: &DataFrame) -> PolarsResult<()> {
     let k = Cols(df);
     let (class, reason, ttl) = (k.str(c::CLASS)?, k.str(c::SERVER_REASON)?, k.u64(c::TTL_S)?);
-    let gap: Vec<Option<f64>> = df.column(c::GAP_S)?.f64()?.iter().collect();
+    let gap = k.opt_f64(c::GAP_S)?;
     for i in (0..df.height()).filter(|&i| !reason[i].is_empty()) {
         if let Some(class) = CacheClass::parse(class[i]) {
             out.add(class, reason[i], gap[i].is_some_and(|g| g > ttl[i] as f64));
