@@ -12,9 +12,10 @@ use cachewise::model::{Compaction, Request, MAIN_THREAD};
 use cachewise::pricing::PriceTable;
 use cachewise::report::cache::rows::{daily_class_costs, misses, DailyClassCosts};
 use cachewise::report::cache::view as cache_view;
-use cachewise::report::cache::CacheQuery;
-use cachewise::report::query::Query;
+use cachewise::report::cache::{CacheQuery, Reconcile};
+use cachewise::report::query::{Grouping, Query};
 use cachewise::report::stored_rows::advise;
+use cachewise::report::usage;
 use cachewise::store::Store;
 use cachewise::synth::{calls::add_calls, generate, SynthSpec};
 use chrono::{NaiveDate, TimeDelta, TimeZone, Utc};
@@ -148,7 +149,9 @@ fn the_class_costs_summed_in_the_cache_reports_pass_are_those_of_their_own_pass(
     for query in queries {
         let q = CacheQuery { query, session: None };
         let mut costs = DailyClassCosts::new(q.query.tz);
-        let both = cache_view::cache_report_with(&view, &q, cache_view::Reconciled::Made, Some(&mut costs)).unwrap();
+        let mut both = cache_view::cache_report_with(&view, &q, Some(&mut costs)).unwrap();
+        let daily = usage::usage(&view, Grouping::Daily, &q.query).unwrap();
+        both.usage = Some(Reconcile::of(&both.total, daily.total, daily.calls));
         let (costs, alone) = (costs.days(), daily_class_costs(&view, &q).unwrap());
         assert_eq!(costs, alone, "{q:?}");
         assert!(costs.len() > 3, "{q:?}: several days");

@@ -24,7 +24,6 @@ use crate::report::query::Grouping;
 use crate::report::resume::NotResumableSession;
 pub use crate::report::resume::{resume_states, resume_states_of, stale, stale_in, stale_of, STALE};
 use crate::report::slices::for_each_frame;
-use crate::report::usage::UsageReport;
 use crate::report::ReportError;
 use crate::store::frames::Cols;
 use crate::store::view::StoreView;
@@ -128,27 +127,21 @@ pub(super) fn selected(rows: LazyFrame, q: &CacheQuery, columns: &[&str]) -> Pol
     lf.select(columns.iter().map(|n| col(*n)).collect::<Vec<Expr>>()).collect()
 }
 
-/// The `cache` report of the rows `q` selects, as of the view's clock.
+/// The `cache` report of the rows `q` selects, as of the view's clock,
+/// reconciled with the usage reports (`Reconcile`).
 pub fn cache_report(view: &StoreView, q: &CacheQuery) -> Result<CacheReport, ReportError> {
-    cache_report_with(view, q, Reconciled::Made, None)
+    let mut report = cache_report_with(view, q, None)?;
+    report.usage = Some(reconcile(view, q, &report.total)?);
+    Ok(report)
 }
 
-/// How a cache report is reconciled with the usage reports (`Reconcile`).
-#[derive(Clone, Copy)]
-pub enum Reconciled<'a> {
-    /// With a daily report made for it.
-    Made,
-    /// With a usage report of any grouping over the same `q.query` that
-    /// the caller has (the dashboard's daily report).
-    With(&'a UsageReport),
-}
-
-/// `cache_report`, reconciled as `usage` says; `class_costs`, when given,
-/// is summed in the same pass over the rows.
+/// `cache_report` without `usage`, for a caller with a usage report of
+/// the same selection to reconcile with (`Reconcile::of`: the dashboard
+/// makes both at once); `class_costs`, when given, is summed in the same
+/// pass over the rows.
 pub fn cache_report_with(
     view: &StoreView,
     q: &CacheQuery,
-    usage: Reconciled<'_>,
     mut class_costs: Option<&mut DailyClassCosts>,
 ) -> Result<CacheReport, ReportError> {
     let (now, titles) = (view.now(), view.titles()?);
@@ -178,10 +171,6 @@ pub fn cache_report_with(
     let compaction = compaction_reports(view, |user, session| ids.contains(&(user, session)))?;
     let by_trigger = by_trigger(view, q)?;
     let idle = by_trigger.get(IDLE).copied().unwrap_or(0);
-    let usage = match usage {
-        Reconciled::Made => Some(reconcile(view, q, &total, None)?),
-        Reconciled::With(u) => Some(reconcile(view, q, &total, Some(u))?),
-    };
     let idle_compaction = idle_compaction(view, q, idle)?;
     Ok(CacheReport {
         model: MODEL_VERSION,
@@ -200,7 +189,7 @@ pub fn cache_report_with(
         compaction,
         now,
         estimated_models: view.prices().estimated_models(models.iter().map(String::as_str)),
-        usage,
+        usage: None,
         lists: None,
     })
 }
@@ -233,22 +222,15 @@ fn resume_lists(
 
 /// The selection as the usage reports count it, against the thread
 /// requests the cache model counted (`Reconcile`). Over every session, any
-/// grouping has the same totals: `given` when the caller has one, else a
-/// daily report (fewer rows than a session report, and no models per
-/// session to find).
-fn reconcile(
-    view: &StoreView,
-    q: &CacheQuery,
-    total: &CacheStats,
-    given: Option<&UsageReport>,
-) -> Result<Reconcile, ReportError> {
-    let (totals, calls) = match (&q.session, given) {
-        (None, Some(u)) => (u.total, u.calls),
-        (None, None) => {
+/// grouping has the same totals: a daily report (fewer rows than a session
+/// report, and no models per session to find).
+fn reconcile(view: &StoreView, q: &CacheQuery, total: &CacheStats) -> Result<Reconcile, ReportError> {
+    let (totals, calls) = match &q.session {
+        None => {
             let u = crate::report::usage::usage(view, Grouping::Daily, &q.query)?;
             (u.total, u.calls)
         }
-        (Some(id), _) => {
+        Some(id) => {
             let sessions = crate::report::usage::usage(view, Grouping::Session, &q.query)?;
             match sessions.rows.iter().find(|r| r.key == *id) {
                 Some(r) => (r.totals, r.calls.unwrap_or_default()),

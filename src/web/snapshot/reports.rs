@@ -5,8 +5,8 @@
 
 use super::Snapshot;
 use crate::report::cache::rows::{annotate_sessions, DailyClassCosts};
-use crate::report::cache::view::{cache_report_with, Reconciled};
-use crate::report::cache::{CacheQuery, CacheReport};
+use crate::report::cache::view::cache_report_with;
+use crate::report::cache::{CacheQuery, CacheReport, Reconcile};
 use crate::report::class_cost::DayClassCost;
 use crate::report::query::{Grouping, Query};
 use crate::report::session::list::{session_rows, SessionRow};
@@ -64,8 +64,13 @@ impl Reports {
         let cq = CacheQuery { query: q.clone(), session: None };
         let four = [Grouping::Daily, Grouping::Session, Grouping::Project, Grouping::Model];
         let mut class_costs = DailyClassCosts::new(q.tz);
-        let [daily, sessions, projects, models] = snap.usages(four, q)?;
-        let cache = cache_report_with(view, &cq, Reconciled::With(&daily), Some(&mut class_costs))?;
+        // The usage reports read the requests, the cache report the
+        // analysis: side by side, the dashboard of a 100-person store is
+        // ready in 6 s instead of 9 (docs/performance.md).
+        let (usages, cache) =
+            rayon::join(|| snap.usages(four, q), || cache_report_with(view, &cq, Some(&mut class_costs)));
+        let ([daily, sessions, projects, models], mut cache) = (usages?, cache?);
+        cache.usage = Some(Reconcile::of(&cache.total, daily.total, daily.calls));
         let class_costs = class_costs.days();
         let session_rows = session_rows(&sessions, snap.session_models()?, q.tz);
         let row_of = session_rows.iter().enumerate().map(|(i, r)| (r.session_id.clone(), i)).collect();
