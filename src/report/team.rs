@@ -206,12 +206,15 @@ pub fn team(view: &StoreView, q: &Query) -> Result<TeamReport, ReportError> {
     let person_days = person_days_from(&Grouping::Daily.key_text(ctx.execute(PERSON_DAYS_SQL)?.collect()?)?)?;
     let mix = model_mix_from(&ctx.execute(MODEL_MIX_SQL)?.collect()?)?;
     drop(ctx);
-    let sources = cache::Sources {
-        requests: rows,
-        shared_ids: sums::shared_message_ids(&lf, view.request_rows(), q)?,
-        analysis: sums::analysis(&view.analysis()?, view.analysis_rows()?, q)?,
-        prices: view.prices(),
-    };
+    // Two passes side by side, one over the requests' message ids and one
+    // over the analysis (the report of 100 people in 2 s:
+    // docs/performance.md; the sums above beside them were slower).
+    let (shared_ids, analysis) = rayon::join(
+        || sums::shared_message_ids(&lf, view.request_rows(), q),
+        || -> Result<LazyFrame, ReportError> { Ok(sums::analysis(&view.analysis()?, view.analysis_rows()?, q)?) },
+    );
+    let sources =
+        cache::Sources { requests: rows, shared_ids: shared_ids?, analysis: analysis?, prices: view.prices() };
     let cache = Cache::of(sources)?;
     Ok(assemble(q, &people, person_days, mix, cache))
 }
