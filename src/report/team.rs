@@ -207,8 +207,8 @@ pub fn team(view: &StoreView, q: &Query) -> Result<TeamReport, ReportError> {
     let mix = model_mix_from(&ctx.execute(MODEL_MIX_SQL)?.collect()?)?;
     drop(ctx);
     // Two passes side by side, one over the requests' message ids and one
-    // over the analysis (the report of 100 people in 2 s:
-    // docs/performance.md; the sums above beside them were slower).
+    // over the analysis, for the 100-person target (docs/performance.md;
+    // the sums above as a third beside them were slower on two cores).
     let (shared_ids, analysis) = rayon::join(
         || sums::shared_message_ids(&lf, view.request_rows(), q),
         || -> Result<LazyFrame, ReportError> { Ok(sums::analysis(&view.analysis()?, view.analysis_rows()?, q)?) },
