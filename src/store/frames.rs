@@ -78,10 +78,7 @@ impl<'a> Cols<'a> {
         let ca = col.str()?;
         let mut out = Vec::with_capacity(ca.len());
         for arr in ca.downcast_iter() {
-            match arr.null_count() {
-                0 => out.extend(arr.values_iter()),
-                _ => out.extend(arr.iter().map(|v| v.unwrap_or(""))),
-            }
+            out.extend(arr.iter().map(|v| v.unwrap_or("")));
         }
         Ok(out)
     }
@@ -120,10 +117,7 @@ impl<'a> Cols<'a> {
         let ca = col.bool()?;
         let mut out = Vec::with_capacity(ca.len());
         for arr in ca.downcast_iter() {
-            match arr.null_count() {
-                0 => out.extend(arr.values_iter()),
-                _ => out.extend(arr.iter().map(|v| v.unwrap_or(false))),
-            }
+            out.extend(arr.iter().map(|v| v.unwrap_or(false)));
         }
         Ok(out)
     }
@@ -162,9 +156,10 @@ impl<'a> Cols<'a> {
     }
 }
 
-// Column readers a chunk at a time: a chunk without nulls is copied whole
-// (the generic per-value iterator over chunks cost a report over every
-// analysis row about a second).
+// Column readers a chunk at a time (polars' iterator over every chunk
+// cost a report over every analysis row about a second); a chunk's own
+// iterator skips its validity when it has no nulls, and a numeric chunk
+// without nulls is copied whole.
 
 /// A numeric column's values, nulls as `null`.
 fn values<T: PolarsNumericType>(ca: &ChunkedArray<T>, null: T::Native) -> Vec<T::Native> {
@@ -182,10 +177,7 @@ fn values<T: PolarsNumericType>(ca: &ChunkedArray<T>, null: T::Native) -> Vec<T:
 fn options<T: PolarsNumericType>(ca: &ChunkedArray<T>) -> Vec<Option<T::Native>> {
     let mut out = Vec::with_capacity(ca.len());
     for arr in ca.downcast_iter() {
-        match arr.null_count() {
-            0 => out.extend(arr.values().iter().map(|&v| Some(v))),
-            _ => out.extend(arr.iter().map(|v| v.copied())),
-        }
+        out.extend(arr.iter().map(|v| v.copied()));
     }
     out
 }
