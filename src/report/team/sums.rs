@@ -15,17 +15,27 @@ use crate::report::slices::{for_each_slice_of, BATCH_ROWS};
 use crate::store::frames::Cols;
 use foldhash::{HashMap, HashMapExt};
 use polars::prelude::*;
+use std::collections::BTreeMap;
 use std::hash::BuildHasher;
 
 /// What the sums add up, per person, day, model and machine: `counted`,
 /// the cost and `c::TOKENS`.
 const SUMMED: [&str; 2] = [c::COUNTED, c::COST_USD];
 
-/// `lf` (requests with `key` and `counted`) summed per person, local day,
-/// model, speed (fast mode apart) and machine.
+/// What the request sums are per: person, local day, model, speed (fast
+/// mode apart) and machine.
+const REQUEST_KEYS: [&str; 5] = [c::USER, c::KEY, c::MODEL, c::SPEED, c::MACHINE];
+
+/// `lf` (requests with `key` and `counted`) summed per `REQUEST_KEYS`.
 fn group(lf: LazyFrame) -> LazyFrame {
-    let keys = [c::USER, c::KEY, c::MODEL, c::SPEED, c::MACHINE].map(col);
-    lf.group_by(keys).agg(SUMMED.iter().chain(&c::TOKENS).map(|n| col(*n).sum()).collect::<Vec<_>>())
+    lf.group_by(REQUEST_KEYS.map(col)).agg(SUMMED.iter().chain(&c::TOKENS).map(|n| col(*n).sum()).collect::<Vec<_>>())
+}
+
+/// `lf` sorted by `keys`. A group-by gives its groups in no fixed order, and
+/// the queries over the sums add them up in the order they come: sorted,
+/// the same rows give the same figures to the last bit on every run.
+fn in_order(lf: LazyFrame, keys: &[&str]) -> LazyFrame {
+    lf.sort(keys.iter().copied(), SortMultipleOptions::default())
 }
 
 fn counted(lf: LazyFrame) -> LazyFrame {
@@ -35,15 +45,48 @@ fn counted(lf: LazyFrame) -> LazyFrame {
 /// The requests of `scan` (the stored requests table) that `q` selects,
 /// summed; in memory.
 pub(super) fn requests(scan: &LazyFrame, n: usize, q: &Query) -> PolarsResult<LazyFrame> {
-    batched(scan, n, q, BATCH_ROWS, |lf| group(counted(lf)), group)
+    batched(scan, n, q, BATCH_ROWS, |lf| group(counted(lf)), |lf| in_order(group(lf), &REQUEST_KEYS))
 }
 
 /// The miss cost of the analysis rows of `scan` (the stored analysis
 /// table) that `q` selects, summed per person and class (what
-/// `sql/team_person_cache.sql` reads of them); in memory.
+/// `sql/team_person_cache.sql` reads of them), sorted by both; in memory.
+/// Summed here in the rows' order, not by a polars group-by: with one or
+/// two keys polars sums each group in parallel parts and adds the parts in
+/// whichever order its threads finish, so the same rows could give figures
+/// that differ in the last bit from one run to the next.
 pub(super) fn analysis(scan: &LazyFrame, n: usize, q: &Query) -> PolarsResult<LazyFrame> {
-    let group = |lf: LazyFrame| lf.group_by([col(c::USER), col(c::CLASS)]).agg([col(c::MISS_COST_USD).sum()]);
-    batched(scan, n, q, BATCH_ROWS, group, group)
+    let mut sums: BTreeMap<String, BTreeMap<String, f64>> = BTreeMap::new();
+    for_each_slice_of(scan, n, q, BATCH_ROWS, |slice| {
+        let df = q.filter(slice)?.select([col(c::USER), col(c::CLASS), col(c::MISS_COST_USD)]).collect()?;
+        let k = Cols(&df);
+        for ((user, class), cost) in k.str(c::USER)?.into_iter().zip(k.str(c::CLASS)?).zip(k.opt_f64(c::MISS_COST_USD)?)
+        {
+            let classes = match sums.get_mut(user) {
+                Some(classes) => classes,
+                None => sums.entry(user.to_owned()).or_default(),
+            };
+            match classes.get_mut(class) {
+                Some(sum) => *sum += cost.unwrap_or(0.0),
+                None => _ = classes.insert(class.to_owned(), cost.unwrap_or(0.0)),
+            }
+        }
+        Ok(())
+    })?;
+    let (mut users, mut classes, mut costs) = (Vec::new(), Vec::new(), Vec::new());
+    for (user, sums) in &sums {
+        for (class, sum) in sums {
+            users.push(user.as_str());
+            classes.push(class.as_str());
+            costs.push(*sum);
+        }
+    }
+    let df = DataFrame::new_infer_height(vec![
+        Column::new(c::USER.into(), users),
+        Column::new(c::CLASS.into(), classes),
+        Column::new(c::MISS_COST_USD.into(), costs),
+    ])?;
+    Ok(df.lazy())
 }
 
 /// `first` over the rows of `scan` (`n` rows) that `q` selects, a slice
@@ -107,7 +150,8 @@ pub(super) fn split(lf: LazyFrame, stored: &[Call]) -> PolarsResult<LazyFrame> {
         keys.iter().chain(&SUMMED).chain(&c::TOKENS).chain(&calls::KEY_COLUMNS).map(|n| col(*n)).collect();
     let df = counted(lf).select(cols).collect()?;
     let matched = calls::match_rows(&df, stored)?;
-    Ok(group(calls::split_by_model(df, stored, &matched, false, false)?.lazy()).collect()?.lazy())
+    let split = calls::split_by_model(df, stored, &matched, false, false)?.lazy();
+    Ok(in_order(group(split), &REQUEST_KEYS).collect()?.lazy())
 }
 
 #[cfg(test)]
