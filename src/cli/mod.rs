@@ -4,6 +4,7 @@
 mod blocks;
 mod cache;
 mod hook;
+mod imported;
 mod otlp;
 mod plan;
 mod policy;

@@ -8,9 +8,7 @@
 use super::plan::Plan;
 use super::run::refresh;
 use super::{ReportOpts, UsageError};
-use crate::model::format::thousands;
 use crate::model::NameFault;
-use crate::report::cell::term;
 use crate::report::labels::plural;
 use crate::report::query::Grouping;
 use crate::report::team::{self as team_report, window_warning, TeamFormat};
@@ -18,7 +16,7 @@ use crate::team::export::{default_machine, write_file};
 use crate::team::file::Written;
 use crate::team::hash::PathHasher;
 use crate::team::limits::{self, BundleLimits};
-use crate::team::{self, push, ExportSpec, ImportOutcome};
+use crate::team::{self, push, ExportSpec};
 use chrono::{DateTime, NaiveDate, NaiveTime, TimeZone, Utc};
 use clap::builder::PossibleValue;
 use clap::{Args, ValueEnum};
@@ -264,46 +262,8 @@ pub(super) fn run_export(plan: &Plan, a: &ExportArgs) -> anyhow::Result<()> {
 /// `cachewise import`: never ingests local transcripts.
 pub(super) fn run_import(plan: &Plan, a: &ImportArgs) -> anyhow::Result<()> {
     let o = team::import_files(&plan.store, &a.paths, &a.limits.limits(), &plan.prices, Utc::now())?;
-    super::out(&describe_import(&o, &plan.store.dir().display().to_string()));
+    super::out(&super::imported::describe_import(&o, &plan.store.dir().display().to_string()));
     Ok(())
-}
-
-fn describe_import(o: &ImportOutcome, dir: &str) -> String {
-    let mut out = format!(
-        "imported {} into {dir}: {}, {} new, {} already present; {} stored\n",
-        plural(o.bundles.len() as u64, "bundle", "bundles"),
-        plural(o.received as u64, "request row", "request rows"),
-        thousands(o.added as u64),
-        thousands(o.already_present as u64),
-        plural(o.requests_after as u64, "request", "requests")
-    );
-    for b in &o.bundles {
-        out += &format!(
-            "  {}@{}: {} ({} new), {} ({})\n",
-            term(&b.user),
-            term(&b.machine),
-            plural(b.requests as u64, "request", "requests"),
-            thousands(b.added as u64),
-            plural(b.compactions as u64, "compaction", "compactions"),
-            term(&b.origin)
-        );
-    }
-    if o.shared_message_ids > 0 {
-        let ex: Vec<String> =
-            o.shared_examples.iter().map(|s| format!("{} ({})", s.message_id, s.users.join(", "))).collect();
-        out += &format!(
-            "warning: {} under more than one user; kept for each: {}\n",
-            match o.shared_message_ids {
-                1 => "1 message id appears".to_owned(),
-                n => format!("{n} message ids appear"),
-            },
-            ex.join("; ")
-        );
-    }
-    if !o.unknown_models.is_empty() {
-        out += &format!("Unknown models (priced at $0): {}\n", o.unknown_models.join(", "));
-    }
-    out
 }
 
 /// `cachewise push`.
