@@ -1,11 +1,12 @@
 //! The team report's sums: the selected requests summed per person, local
-//! day, model, speed and machine, and the analysis rows' miss cost per person and
-//! class (a few thousand rows). Every query of the person days, model mix,
-//! tokens and lost cost (`sql/team_*.sql`) is a sum over `requests` and
-//! `analysis`, so over these sums it gives the figures it gives over the
-//! rows. The tables are read a slice at a time
-//! (`report::slices`). With API calls
-//! stored, the model mix's rows are the requests split into their calls.
+//! day, model, speed and machine (with the message ids shared by several
+//! people, counted in the same pass), and the analysis rows' miss cost per
+//! person and class (a few thousand rows). Every query of the person days,
+//! model mix, tokens and lost cost (`sql/team_*.sql`) is a sum over
+//! `requests` and `analysis`, so over these sums it gives the figures it
+//! gives over the rows. The tables are read a slice at a time
+//! (`report::slices`). With API calls stored, the model mix's rows are the
+//! requests split into their calls.
 
 use crate::model::columns as c;
 use crate::model::Call;
@@ -13,7 +14,7 @@ use crate::report::calls;
 use crate::report::query::{Grouping, Query};
 use crate::report::slices::{for_each_slice_of, BATCH_ROWS};
 use crate::store::frames::Cols;
-use foldhash::{HashMap, HashMapExt};
+use foldhash::HashMap;
 use polars::prelude::*;
 use std::collections::BTreeMap;
 use std::hash::BuildHasher;
@@ -42,10 +43,27 @@ fn counted(lf: LazyFrame) -> LazyFrame {
     lf.with_column(lit(1u64).cast(DataType::UInt64).alias(c::COUNTED))
 }
 
-/// The requests of `scan` (the stored requests table) that `q` selects,
-/// summed; in memory.
-pub(super) fn requests(scan: &LazyFrame, n: usize, q: &Query) -> PolarsResult<LazyFrame> {
-    batched(scan, n, q, BATCH_ROWS, |lf| group(counted(lf)), |lf| in_order(group(lf), &REQUEST_KEYS))
+/// The requests of `scan` (the stored requests table, `n` rows) that `q`
+/// selects, summed (in memory), and the message ids among them stored
+/// under more than one person: one pass, a slice of the table at a time.
+pub(super) fn requests(scan: &LazyFrame, n: usize, q: &Query) -> PolarsResult<(LazyFrame, usize)> {
+    requests_sliced(scan, n, q, BATCH_ROWS)
+}
+
+fn requests_sliced(scan: &LazyFrame, n: usize, q: &Query, rows: IdxSize) -> PolarsResult<(LazyFrame, usize)> {
+    let read: Vec<Expr> =
+        REQUEST_KEYS.iter().chain(&[c::COST_USD, c::MESSAGE_ID]).chain(&c::TOKENS).map(|n| col(*n)).collect();
+    let mut parts: Vec<LazyFrame> = Vec::new();
+    let mut shared = SharedIds::default();
+    for_each_slice_of(scan, n, q, rows, |slice| {
+        let df = q.prepare(slice, Grouping::Daily)?.select(read.clone()).collect()?;
+        let k = Cols(&df);
+        shared.add(&k.str(c::USER)?, &k.str(c::MESSAGE_ID)?);
+        parts.push(group(counted(df.lazy())).collect()?.lazy());
+        Ok(())
+    })?;
+    let sums = in_order(group(concat(parts, UnionArgs::default())?), &REQUEST_KEYS).collect()?.lazy();
+    Ok((sums, shared.count()))
 }
 
 /// The miss cost of the analysis rows of `scan` (the stored analysis
@@ -89,55 +107,43 @@ pub(super) fn analysis(scan: &LazyFrame, n: usize, q: &Query) -> PolarsResult<La
     Ok(df.lazy())
 }
 
-/// `first` over the rows of `scan` (`n` rows) that `q` selects, a slice
-/// of the table at a time, then `then` over the stacked results.
-fn batched(
-    scan: &LazyFrame,
-    n: usize,
-    q: &Query,
-    rows: IdxSize,
-    first: impl Fn(LazyFrame) -> LazyFrame,
-    then: impl Fn(LazyFrame) -> LazyFrame,
-) -> PolarsResult<LazyFrame> {
-    let mut parts: Vec<LazyFrame> = Vec::new();
-    for_each_slice_of(scan, n, q, rows, |slice| {
-        parts.push(first(q.prepare(slice, Grouping::Daily)?).collect()?.lazy());
-        Ok(())
-    })?;
-    Ok(then(concat(parts, UnionArgs::default())?).collect()?.lazy())
+/// Message ids stored under more than one person (each copy is kept under
+/// its own user: the team report's flag; `sql/team_shared_message_ids.sql`
+/// is the same count as a query). Each id is held as its 64-bit hash
+/// (fixed seed), so memory follows the number of distinct ids, not their
+/// text; two people's different ids sharing a hash (odds about 1 in
+/// 400,000 at ten million ids) would count once too many.
+#[derive(Default)]
+struct SharedIds {
+    people: HashMap<String, u32>,
+    /// Each id's hash: its first person, or `SHARED`.
+    owner: HashMap<u64, u32>,
 }
 
-/// Message ids stored under more than one person among the requests of
-/// `scan` (`n` rows) that `q` selects (each copy is kept under its own
-/// user: the team report's flag; `sql/team_shared_message_ids.sql` is the
-/// same count as a query), a slice at a time. Each id is held as its
-/// 64-bit hash (fixed seed), so memory follows the number of distinct ids,
-/// not their text; two people's different ids sharing a hash (odds about 1
-/// in 400,000 at ten million ids) would count once too many.
-pub(super) fn shared_message_ids(scan: &LazyFrame, n: usize, q: &Query) -> PolarsResult<usize> {
+impl SharedIds {
     const SHARED: u32 = u32::MAX;
-    let ids = foldhash::fast::FixedState::with_seed(0);
-    let mut people: HashMap<String, u32> = HashMap::new();
-    let mut owner: HashMap<u64, u32> = HashMap::new();
-    for_each_slice_of(scan, n, q, BATCH_ROWS, |slice| {
-        let df = q.filter(slice)?.select([col(c::USER), col(c::MESSAGE_ID)]).collect()?;
-        let k = Cols(&df);
-        for (user, id) in k.str(c::USER)?.into_iter().zip(k.str(c::MESSAGE_ID)?) {
-            let person = match people.get(user) {
+
+    /// Adds the rows whose users are `users` and message ids `ids`.
+    fn add(&mut self, users: &[&str], ids: &[&str]) {
+        let hasher = foldhash::fast::FixedState::with_seed(0);
+        for (user, id) in users.iter().zip(ids) {
+            let person = match self.people.get(*user) {
                 Some(p) => *p,
                 None => {
-                    let p = u32::try_from(people.len()).unwrap_or(SHARED - 1);
-                    *people.entry(user.to_owned()).or_insert(p)
+                    let p = u32::try_from(self.people.len()).unwrap_or(Self::SHARED - 1);
+                    *self.people.entry((*user).to_owned()).or_insert(p)
                 }
             };
-            let first = owner.entry(ids.hash_one(id)).or_insert(person);
+            let first = self.owner.entry(hasher.hash_one(id)).or_insert(person);
             if *first != person {
-                *first = SHARED;
+                *first = Self::SHARED;
             }
         }
-        Ok(())
-    })?;
-    Ok(owner.values().filter(|p| **p == SHARED).count())
+    }
+
+    fn count(&self) -> usize {
+        self.owner.values().filter(|p| **p == Self::SHARED).count()
+    }
 }
 
 /// The selected requests (`lf`) with each response made of API calls split
@@ -177,14 +183,7 @@ mod tests {
             .collect();
         let (lf, n) = (frames::requests_frame(&rows).unwrap().lazy(), rows.len());
         let q = Query::new(chrono_tz::UTC);
-        let sorted = |rows: IdxSize| {
-            let keys = [c::USER, c::KEY, c::MODEL, c::MACHINE];
-            batched(&lf, n, &q, rows, |lf| group(counted(lf)), group)
-                .unwrap()
-                .sort(keys, SortMultipleOptions::default())
-                .collect()
-                .unwrap()
-        };
+        let sorted = |rows: IdxSize| requests_sliced(&lf, n, &q, rows).unwrap().0.collect().unwrap();
         let (one, sliced) = (sorted(1_000), sorted(4));
         assert_eq!(one, sliced);
         assert!(one.height() > 10, "several people, days, models and machines");
@@ -208,8 +207,9 @@ mod tests {
             .collect();
         let (lf, n) = (frames::requests_frame(&rows).unwrap().lazy(), rows.len());
         let mut q = Query::new(chrono_tz::UTC);
-        assert_eq!(shared_message_ids(&lf, n, &q).unwrap(), 2, "m2 and m3");
+        let shared = |q: &Query| [1_000, 2].map(|rows| requests_sliced(&lf, n, q, rows).unwrap().1);
+        assert_eq!(shared(&q), [2, 2], "m2 and m3, in one slice or several");
         q.user = Some("bo".into());
-        assert_eq!(shared_message_ids(&lf, n, &q).unwrap(), 0, "one person shares with nobody");
+        assert_eq!(shared(&q), [0, 0], "one person shares with nobody");
     }
 }
