@@ -297,20 +297,27 @@ fn by_slices(
     Ok((frames, models, session_models_of(counts)?))
 }
 
-/// The SQL's rows of several slices as one: merged by key and sub.
+/// The SQL's rows of several slices as one: merged by key and sub, each
+/// sum added in slice order. A window over the stacked rows, not a
+/// group-by: polars runs a group-by on two keys in parts whose sums it adds
+/// in whichever order its threads finish (docs/architecture.md, "Money").
 fn merged(mut parts: Vec<LazyFrame>) -> PolarsResult<DataFrame> {
     if parts.len() == 1 {
         return parts.remove(0).collect();
     }
+    let keys = [col(c::KEY), col(c::SUB)];
     let sum = ["requests", "input_tokens", "output_tokens", "cache_write_5m_tokens", "cache_write_1h_tokens"]
         .into_iter()
         .chain(["cache_read_tokens", c::COST_USD])
         .map(|n| col(n).sum());
     let mut agg: Vec<Expr> = sum.collect();
     agg.extend([col(c::FIRST).min(), col(c::LAST).max(), col(c::PROJECT).min()]);
+    let agg = agg.into_iter().map(|e| e.over(&keys)).collect::<PolarsResult<Vec<_>>>()?;
     concat(parts, UnionArgs::default())?
-        .group_by([col(c::KEY), col(c::SUB)])
-        .agg(agg)
+        .collect()?
+        .lazy()
+        .with_columns(agg)
+        .unique_stable_generic(Some(keys.to_vec()), UniqueKeepStrategy::First)
         .sort([c::KEY, c::SUB], SortMultipleOptions::default())
         .collect()
 }
