@@ -298,9 +298,10 @@ fn by_slices(
 }
 
 /// The SQL's rows of several slices as one: merged by key and sub, each
-/// sum added in slice order. A window over the stacked rows, not a
-/// group-by: polars runs a group-by on two keys in parts whose sums it adds
-/// in whichever order its threads finish (docs/architecture.md, "Money").
+/// sum taken over the stacked rows in the slices' order, the same on every
+/// run. A window over the stacked rows, not a group-by: polars runs a
+/// group-by on two keys in parts whose sums it adds in whichever order its
+/// threads finish (docs/architecture.md, "Money, words and the cache model").
 fn merged(mut parts: Vec<LazyFrame>) -> PolarsResult<DataFrame> {
     if parts.len() == 1 {
         return parts.remove(0).collect();

@@ -106,3 +106,29 @@ fn each_sessions_models_are_counted_over_every_slice() -> Result<(), ReportError
     assert_eq!(s0.fast_requests, 0);
     Ok(())
 }
+
+#[test]
+fn slices_merged_give_the_same_sum_on_every_run() {
+    // 400 slices' costs, whose sum depends on the order they are added in.
+    let costs: Vec<f64> = (0..400).map(|i| [1e16, 1.0, -1e16, 0.1, 3.0][i % 5] * (1.0 + i as f64 / 7.0)).collect();
+    let part = |cost: f64| {
+        let ints = |n: &str| Column::new(n.into(), [1u64]);
+        let mut cols = vec![Column::new(c::KEY.into(), ["w1"]), Column::new(c::SUB.into(), [None::<&str>])];
+        let summed = ["requests", "input_tokens", "output_tokens", "cache_write_5m_tokens", "cache_write_1h_tokens"];
+        cols.extend(summed.into_iter().chain(["cache_read_tokens"]).map(ints));
+        cols.push(Column::new(c::COST_USD.into(), [cost]));
+        cols.extend([ints(c::FIRST), ints(c::LAST), Column::new(c::PROJECT.into(), ["p"])]);
+        DataFrame::new_infer_height(cols).unwrap().lazy()
+    };
+    let cost = || {
+        let df = merged(costs.iter().map(|x| part(*x)).collect()).unwrap();
+        assert_eq!((df.height(), df.column("requests").unwrap().u64().unwrap().get(0)), (1, Some(400)));
+        df.column(c::COST_USD).unwrap().f64().unwrap().get(0).unwrap()
+    };
+    let first = cost();
+    let in_order = costs.iter().fold(0.0, |sum, x| sum + x);
+    assert!((first - in_order).abs() <= 1e-12 * in_order.abs(), "{first} against {in_order}");
+    for _ in 0..20 {
+        assert_eq!(cost().to_bits(), first.to_bits());
+    }
+}
