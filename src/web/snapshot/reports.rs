@@ -66,7 +66,7 @@ impl Reports {
         let mut class_costs = DailyClassCosts::new(q.tz);
         // The usage reports read the requests, the cache report the
         // analysis: side by side, the dashboard of a 100-person store is
-        // ready in under 8 s instead of 10 (docs/performance.md).
+        // ready in 7-9 s instead of 10 (docs/performance.md).
         let (usages, cache) =
             rayon::join(|| snap.usages(four, q), || cache_report_with(view, &cq, Some(&mut class_costs)));
         let ([daily, sessions, projects, models], mut cache) = (usages?, cache?);
