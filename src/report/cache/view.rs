@@ -14,16 +14,18 @@ use super::splits::Splits;
 use super::tallies::Tallies;
 use super::{find_session, CacheQuery, CacheReport, Reconcile};
 use crate::analyze::{
-    count_by_trigger, CacheStats, ServerReasons, SessionCompaction, SessionStats, StaleSession, IDLE, MODEL_VERSION,
+    count_by_trigger, ServerReasons, SessionCompaction, SessionStats, StaleSession, IDLE, MODEL_VERSION,
 };
 use crate::model::columns as c;
 use crate::model::Compaction;
 use crate::pricing::Estimate;
 use crate::report::analysis_cols::{LocalDays, FIGURES};
+use crate::report::calls::CallTotals;
 use crate::report::query::Grouping;
 use crate::report::resume::NotResumableSession;
 pub use crate::report::resume::{resume_states, resume_states_of, stale, stale_in, stale_of, STALE};
 use crate::report::slices::for_each_frame;
+use crate::report::usage::Totals;
 use crate::report::ReportError;
 use crate::store::frames::Cols;
 use crate::store::view::StoreView;
@@ -128,10 +130,13 @@ pub(super) fn selected(rows: LazyFrame, q: &CacheQuery, columns: &[&str]) -> Pol
 }
 
 /// The `cache` report of the rows `q` selects, as of the view's clock,
-/// reconciled with the usage reports (`Reconcile`).
+/// reconciled with the usage reports (`Reconcile`). The usage side reads
+/// the requests, the report the analysis: they run side by side, as the
+/// dashboard's do.
 pub fn cache_report(view: &StoreView, q: &CacheQuery) -> Result<CacheReport, ReportError> {
-    let mut report = cache_report_with(view, q, None)?;
-    report.usage = Some(reconcile(view, q, &report.total)?);
+    let (report, usage) = rayon::join(|| cache_report_with(view, q, None), || usage_of(view, q));
+    let (mut report, (totals, calls)) = (report?, usage?);
+    report.usage = Some(Reconcile::of(&report.total, totals, calls));
     Ok(report)
 }
 
@@ -220,12 +225,12 @@ fn resume_lists(
     Ok((stale, not_resumable))
 }
 
-/// The selection as the usage reports count it, against the thread
-/// requests the cache model counted (`Reconcile`). Over every session, any
-/// grouping has the same totals: a daily report (fewer rows than a session
-/// report, and no models per session to find).
-fn reconcile(view: &StoreView, q: &CacheQuery, total: &CacheStats) -> Result<Reconcile, ReportError> {
-    let (totals, calls) = match &q.session {
+/// The selection as the usage reports count it: its totals and calls, for
+/// `Reconcile` against the thread requests the cache model counted. Over
+/// every session, any grouping has the same totals: a daily report (fewer
+/// rows than a session report, and no models per session to find).
+fn usage_of(view: &StoreView, q: &CacheQuery) -> Result<(Totals, CallTotals), ReportError> {
+    Ok(match &q.session {
         None => {
             let u = crate::report::usage::usage(view, Grouping::Daily, &q.query)?;
             (u.total, u.calls)
@@ -237,8 +242,7 @@ fn reconcile(view: &StoreView, q: &CacheQuery, total: &CacheStats) -> Result<Rec
                 None => Default::default(),
             }
         }
-    };
-    Ok(Reconcile::of(total, totals, calls))
+    })
 }
 
 /// The compaction reports of the sessions `selected` takes (by user and
