@@ -10,6 +10,8 @@ use crate::analyze::{cause_of, CacheClass, ServerReasons};
 use crate::model::columns as c;
 use crate::report::analysis_cols::LocalDays;
 use crate::report::class_cost::{ClassCost, DayClassCost};
+use crate::report::query::Query;
+use crate::report::slices::for_each_slice;
 use crate::report::usage::{SessionCache, UsageReport};
 use crate::report::ReportError;
 use crate::store::frames::Cols;
@@ -22,27 +24,64 @@ use std::collections::{BTreeMap, HashMap};
 /// the person the report is about (a team's `--user`), whose rows alone
 /// are read.
 pub fn annotate_sessions(report: &mut UsageReport, view: &StoreView, user: Option<&str>) -> Result<(), ReportError> {
-    let mine = |lf: LazyFrame| match user {
-        Some(u) => lf.filter(col(c::USER).eq(lit(u.to_owned()))),
-        None => lf,
-    };
-    let cols = [
-        c::SESSION_ID,
-        c::INPUT,
-        c::CACHE_WRITE_5M,
-        c::CACHE_WRITE_1H,
-        c::CACHE_READ,
-        c::CLASS,
-        c::REWIND,
-        c::MISS_COST_USD,
-    ];
-    let df = mine(view.analysis()?).select(cols.map(col)).collect()?;
-    let k = Cols(&df);
+    annotate_sessions_with(report, &session_caches(view, user)?);
+    Ok(())
+}
+
+/// Adds `session_caches`' figures to the rows of a session usage report.
+pub fn annotate_sessions_with(report: &mut UsageReport, by: &SessionCaches) {
+    for row in &mut report.rows {
+        row.cache = Some(by.get(row.key.as_str()).copied().unwrap_or_default());
+    }
+}
+
+/// The cache columns of every session of `user` (or of everyone), by session id.
+pub type SessionCaches = HashMap<String, SessionCache>;
+
+/// The cache columns of `annotate_sessions`, by session id, read without
+/// the report (a caller may read them beside it).
+pub fn session_caches(view: &StoreView, user: Option<&str>) -> Result<SessionCaches, ReportError> {
+    let mut q = Query::new(chrono_tz::UTC);
+    q.user = user.map(str::to_owned);
+    let mut by = SessionCaches::new();
+    // A slice at a time, in the table's order: the sums are the same to the last bit.
+    for_each_slice(&view.analysis()?, view.analysis_rows()?, &q, |slice| {
+        add_session_caches(&mut by, &q.filter(slice)?.select(SESSION_CACHE_COLUMNS.map(col)).collect()?)
+    })?;
+    for st in resume_states(view, user)? {
+        if let Some(e) = by.get_mut(st.session_id.as_str()) {
+            e.stale_premium_usd = if st.warm || st.not_resumable.is_some() { 0.0 } else { st.premium_usd };
+            e.not_resumable = st.not_resumable;
+            e.warm = Some(st.warm);
+            e.cold_resume_usd = Some(st.premium_usd);
+            e.last_main = Some(st.last);
+        }
+    }
+    Ok(by)
+}
+
+/// The analysis columns `session_caches` reads.
+const SESSION_CACHE_COLUMNS: [&str; 8] = [
+    c::SESSION_ID,
+    c::INPUT,
+    c::CACHE_WRITE_5M,
+    c::CACHE_WRITE_1H,
+    c::CACHE_READ,
+    c::CLASS,
+    c::REWIND,
+    c::MISS_COST_USD,
+];
+
+/// Adds a frame of analysis rows (`SESSION_CACHE_COLUMNS`) to `by`.
+fn add_session_caches(by: &mut SessionCaches, df: &DataFrame) -> PolarsResult<()> {
+    let k = Cols(df);
     let (sid, prompts, class, rewind) = (k.str(c::SESSION_ID)?, k.prompts()?, k.str(c::CLASS)?, k.bool(c::REWIND)?);
     let miss = k.f64(c::MISS_COST_USD)?;
-    let mut by: HashMap<&str, SessionCache> = HashMap::new();
     for i in 0..df.height() {
-        let e = by.entry(sid[i]).or_default();
+        if !by.contains_key(sid[i]) {
+            by.insert(sid[i].to_owned(), SessionCache::default());
+        }
+        let Some(e) = by.get_mut(sid[i]) else { continue };
         e.peak_prompt = e.peak_prompt.max(prompts[i]);
         let class = CacheClass::parse(class[i]).unwrap_or(CacheClass::First);
         if class.is_miss() {
@@ -55,18 +94,6 @@ pub fn annotate_sessions(report: &mut UsageReport, view: &StoreView, user: Optio
             e.edit_cost_usd += miss[i];
         }
         e.rewinds += u64::from(rewind[i]);
-    }
-    for st in resume_states(view, user)? {
-        if let Some(e) = by.get_mut(st.session_id.as_str()) {
-            e.stale_premium_usd = if st.warm || st.not_resumable.is_some() { 0.0 } else { st.premium_usd };
-            e.not_resumable = st.not_resumable;
-            e.warm = Some(st.warm);
-            e.cold_resume_usd = Some(st.premium_usd);
-            e.last_main = Some(st.last);
-        }
-    }
-    for row in &mut report.rows {
-        row.cache = Some(by.get(row.key.as_str()).copied().unwrap_or_default());
     }
     Ok(())
 }

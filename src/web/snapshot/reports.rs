@@ -4,7 +4,7 @@
 //! requests one `Query` selects, from the snapshot's view at its clock.
 
 use super::Snapshot;
-use crate::report::cache::rows::{annotate_sessions, DailyClassCosts};
+use crate::report::cache::rows::{annotate_sessions, annotate_sessions_with, session_caches, DailyClassCosts};
 use crate::report::cache::view::cache_report_with;
 use crate::report::cache::{CacheQuery, CacheReport, Reconcile};
 use crate::report::class_cost::DayClassCost;
@@ -44,15 +44,22 @@ pub(super) fn usage_report(view: &StoreView, g: Grouping, q: &Query) -> Result<U
 }
 
 /// `usage_report` of several groupings, from one read of the requests
-/// (`usage::usages`).
+/// (`usage::usages`); the sessions' cache figures, when a session report is
+/// asked for, read from the analysis beside it.
 pub(super) fn usage_reports(view: &StoreView, gs: &[Grouping], q: &Query) -> Result<Vec<UsageReport>, ReportError> {
     let clock = std::time::Instant::now();
-    let mut reports = usage::usages(view, gs, q)?;
+    let with_sessions = gs.contains(&Grouping::Session);
+    let (reports, caches) = rayon::join(
+        || usage::usages(view, gs, q),
+        || with_sessions.then(|| session_caches(view, q.user.as_deref())).transpose(),
+    );
+    let (mut reports, caches) = (reports?, caches?);
     tracing::debug!("usage reports {gs:?}: made after {:?}", clock.elapsed());
-    for r in reports.iter_mut().filter(|r| r.grouping == Grouping::Session) {
-        annotate_sessions(r, view, q.user.as_deref())?;
+    if let Some(caches) = caches {
+        for r in reports.iter_mut().filter(|r| r.grouping == Grouping::Session) {
+            annotate_sessions_with(r, &caches);
+        }
     }
-    tracing::debug!("usage reports {gs:?}: sessions' cache figures after {:?}", clock.elapsed());
     Ok(reports)
 }
 
