@@ -16,7 +16,6 @@ use crate::report::slices::{for_each_slice_of, BATCH_ROWS};
 use crate::store::frames::Cols;
 use foldhash::HashMap;
 use polars::prelude::*;
-use std::collections::BTreeMap;
 use std::hash::BuildHasher;
 
 /// What the sums add up, per person, day, model and machine: `counted`,
@@ -74,37 +73,71 @@ fn requests_sliced(scan: &LazyFrame, n: usize, q: &Query, rows: IdxSize) -> Pola
 /// whichever order its threads finish, so the same rows could give figures
 /// that differ in the last bit from one run to the next.
 pub(super) fn analysis(scan: &LazyFrame, n: usize, q: &Query) -> PolarsResult<LazyFrame> {
-    let mut sums: BTreeMap<String, BTreeMap<String, f64>> = BTreeMap::new();
+    let mut sums = MissSums::default();
     for_each_slice_of(scan, n, q, BATCH_ROWS, |slice| {
         let df = q.filter(slice)?.select([col(c::USER), col(c::CLASS), col(c::MISS_COST_USD)]).collect()?;
         let k = Cols(&df);
-        for ((user, class), cost) in k.str(c::USER)?.into_iter().zip(k.str(c::CLASS)?).zip(k.opt_f64(c::MISS_COST_USD)?)
-        {
-            let classes = match sums.get_mut(user) {
-                Some(classes) => classes,
-                None => sums.entry(user.to_owned()).or_default(),
-            };
-            match classes.get_mut(class) {
-                Some(sum) => *sum += cost.unwrap_or(0.0),
-                None => _ = classes.insert(class.to_owned(), cost.unwrap_or(0.0)),
-            }
-        }
+        sums.add(&k.str(c::USER)?, &k.str(c::CLASS)?, &k.opt_f64(c::MISS_COST_USD)?);
         Ok(())
     })?;
-    let (mut users, mut classes, mut costs) = (Vec::new(), Vec::new(), Vec::new());
-    for (user, sums) in &sums {
-        for (class, sum) in sums {
-            users.push(user.as_str());
-            classes.push(class.as_str());
-            costs.push(*sum);
-        }
-    }
+    let mut rows: Vec<(&str, &str, f64)> = sums
+        .people
+        .iter()
+        .flat_map(|(user, classes)| classes.iter().map(move |(class, sum)| (user.as_str(), class.as_str(), *sum)))
+        .collect();
+    rows.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
     let df = DataFrame::new_infer_height(vec![
-        Column::new(c::USER.into(), users),
-        Column::new(c::CLASS.into(), classes),
-        Column::new(c::MISS_COST_USD.into(), costs),
+        Column::new(c::USER.into(), rows.iter().map(|r| r.0).collect::<Vec<_>>()),
+        Column::new(c::CLASS.into(), rows.iter().map(|r| r.1).collect::<Vec<_>>()),
+        Column::new(c::MISS_COST_USD.into(), rows.iter().map(|r| r.2).collect::<Vec<_>>()),
     ])?;
     Ok(df.lazy())
+}
+
+/// The miss cost per person and class, each sum taken in the rows' order.
+/// Rows come grouped by person and are mostly of one class, so a row looks
+/// a person or class up only when it differs from the row before.
+#[derive(Default)]
+struct MissSums {
+    people: Vec<(String, Vec<(String, f64)>)>,
+    index: HashMap<String, usize>,
+}
+
+impl MissSums {
+    fn add(&mut self, users: &[&str], classes: &[&str], costs: &[Option<f64>]) {
+        let (mut last_user, mut last_class, mut at) = (None, None, (0, 0));
+        for ((&user, &class), cost) in users.iter().zip(classes).zip(costs) {
+            if last_user != Some(user) {
+                at.0 = self.person(user);
+                (last_user, last_class) = (Some(user), None);
+            }
+            if last_class != Some(class) {
+                at.1 = self.class(at.0, class);
+                last_class = Some(class);
+            }
+            self.people[at.0].1[at.1].1 += cost.unwrap_or(0.0);
+        }
+    }
+
+    fn person(&mut self, user: &str) -> usize {
+        if let Some(&i) = self.index.get(user) {
+            return i;
+        }
+        self.people.push((user.to_owned(), Vec::new()));
+        self.index.insert(user.to_owned(), self.people.len() - 1);
+        self.people.len() - 1
+    }
+
+    fn class(&mut self, person: usize, class: &str) -> usize {
+        let classes = &mut self.people[person].1;
+        match classes.iter().position(|(name, _)| name == class) {
+            Some(i) => i,
+            None => {
+                classes.push((class.to_owned(), 0.0));
+                classes.len() - 1
+            }
+        }
+    }
 }
 
 /// Message ids stored under more than one person (each copy is kept under
@@ -167,6 +200,22 @@ mod tests {
     use crate::model::TokenCounts;
     use crate::store::frames;
     use chrono::TimeDelta;
+
+    #[test]
+    fn miss_sums_per_person_and_class_add_in_the_rows_order() {
+        let mut sums = MissSums::default();
+        let (users, classes) = (["ana", "ana", "ana", "bo", "ana"], ["hit", "ttl_5m", "ttl_5m", "ttl_5m", "ttl_5m"]);
+        sums.add(&users, &classes, &[None, Some(0.1), Some(0.2), Some(5.0), Some(0.3)]);
+        sums.add(&["bo", "ana"], &["ttl_1h", "hit"], &[Some(1.5), Some(0.0)]);
+        let of = |user: &str, class: &str| {
+            let person = sums.people.iter().find(|(u, _)| u == user).unwrap();
+            person.1.iter().find(|(c, _)| c == class).unwrap().1
+        };
+        assert_eq!(of("ana", "ttl_5m").to_bits(), ((0.1f64 + 0.2) + 0.3).to_bits());
+        assert_eq!((of("ana", "hit"), of("bo", "ttl_5m"), of("bo", "ttl_1h")), (0.0, 5.0, 1.5));
+        assert_eq!(sums.people.len(), 2);
+        assert_eq!(sums.people[0].1.len(), 2, "ana: hit and ttl_5m, each once");
+    }
 
     #[test]
     fn sums_over_slices_equal_sums_over_the_rows() {
