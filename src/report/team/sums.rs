@@ -159,19 +159,27 @@ impl SharedIds {
     /// Adds the rows whose users are `users` and message ids `ids`.
     fn add(&mut self, users: &[&str], ids: &[&str]) {
         let hasher = foldhash::fast::FixedState::with_seed(0);
-        for (user, id) in users.iter().zip(ids) {
-            let person = match self.people.get(*user) {
-                Some(p) => *p,
-                None => {
-                    let p = u32::try_from(self.people.len()).unwrap_or(Self::SHARED - 1);
-                    *self.people.entry((*user).to_owned()).or_insert(p)
-                }
-            };
+        // Rows come grouped by person: look a person up when it changes.
+        let (mut last, mut person) = (None, 0);
+        for (&user, id) in users.iter().zip(ids) {
+            if last != Some(user) {
+                person = self.person(user);
+                last = Some(user);
+            }
             let first = self.owner.entry(hasher.hash_one(id)).or_insert(person);
             if *first != person {
                 *first = Self::SHARED;
             }
         }
+    }
+
+    fn person(&mut self, user: &str) -> u32 {
+        if let Some(&p) = self.people.get(user) {
+            return p;
+        }
+        let p = u32::try_from(self.people.len()).unwrap_or(Self::SHARED - 1);
+        self.people.insert(user.to_owned(), p);
+        p
     }
 
     fn count(&self) -> usize {
