@@ -194,15 +194,17 @@ pub fn team(view: &StoreView, q: &Query) -> Result<TeamReport, ReportError> {
     let selected = q.prepare(lf.clone(), Grouping::Daily)?;
     // The person days, model mix, tokens, machines and models are sums
     // over the selected requests: summed once per person, day, model and
-    // machine (a few thousand rows), the SQL then sums those. The pass over
-    // the requests (which counts the shared message ids too) and the one
-    // over the analysis run side by side for the 100-person target
-    // (docs/performance.md).
-    let (requests, analysis) = rayon::join(
+    // machine (a few thousand rows), the SQL then sums those. That pass
+    // runs beside the analysis sums and the shared message ids, one after
+    // the other, for the 100-person target (docs/performance.md).
+    let (rows, others) = rayon::join(
         || sums::requests(&lf, view.request_rows(), q),
-        || -> Result<LazyFrame, ReportError> { Ok(sums::analysis(&view.analysis()?, view.analysis_rows()?, q)?) },
+        || -> Result<(LazyFrame, usize), ReportError> {
+            let analysis = sums::analysis(&view.analysis()?, view.analysis_rows()?, q)?;
+            Ok((analysis, sums::shared_message_ids(&lf, view.request_rows(), q)?))
+        },
     );
-    let (rows, shared_ids) = requests?;
+    let (rows, (analysis, shared_ids)) = (rows?, others?);
     let by_call = match calls.is_empty() {
         true => rows.clone(),
         false => sums::split(selected.clone(), calls)?,
@@ -212,7 +214,7 @@ pub fn team(view: &StoreView, q: &Query) -> Result<TeamReport, ReportError> {
     let person_days = person_days_from(&Grouping::Daily.key_text(ctx.execute(PERSON_DAYS_SQL)?.collect()?)?)?;
     let mix = model_mix_from(&ctx.execute(MODEL_MIX_SQL)?.collect()?)?;
     drop(ctx);
-    let sources = cache::Sources { requests: rows, shared_ids, analysis: analysis?, prices: view.prices() };
+    let sources = cache::Sources { requests: rows, shared_ids, analysis, prices: view.prices() };
     let cache = Cache::of(sources)?;
     Ok(assemble(q, &people, person_days, mix, cache))
 }

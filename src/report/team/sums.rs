@@ -1,7 +1,7 @@
 //! The team report's sums: the selected requests summed per person, local
-//! day, model, speed and machine (with the message ids shared by several
-//! people, counted in the same pass), and the analysis rows' miss cost per
-//! person and class (a few thousand rows). Every query of the person days,
+//! day, model, speed and machine, the message ids shared by several
+//! people, and the analysis rows' miss cost per person and class (a few
+//! thousand rows). Every query of the person days,
 //! model mix, tokens and lost cost (`sql/team_*.sql`) is a sum over
 //! `requests` and `analysis`, so over these sums it gives the figures it
 //! gives over the rows. The tables are read a slice at a time
@@ -43,26 +43,37 @@ fn counted(lf: LazyFrame) -> LazyFrame {
 }
 
 /// The requests of `scan` (the stored requests table, `n` rows) that `q`
-/// selects, summed (in memory), and the message ids among them stored
-/// under more than one person: one pass, a slice of the table at a time.
-pub(super) fn requests(scan: &LazyFrame, n: usize, q: &Query) -> PolarsResult<(LazyFrame, usize)> {
+/// selects, summed (in memory), a slice of the table at a time.
+pub(super) fn requests(scan: &LazyFrame, n: usize, q: &Query) -> PolarsResult<LazyFrame> {
     requests_sliced(scan, n, q, BATCH_ROWS)
 }
 
-fn requests_sliced(scan: &LazyFrame, n: usize, q: &Query, rows: IdxSize) -> PolarsResult<(LazyFrame, usize)> {
-    let read: Vec<Expr> =
-        REQUEST_KEYS.iter().chain(&[c::COST_USD, c::MESSAGE_ID]).chain(&c::TOKENS).map(|n| col(*n)).collect();
+fn requests_sliced(scan: &LazyFrame, n: usize, q: &Query, rows: IdxSize) -> PolarsResult<LazyFrame> {
+    let read: Vec<Expr> = REQUEST_KEYS.iter().chain(&[c::COST_USD]).chain(&c::TOKENS).map(|n| col(*n)).collect();
     let mut parts: Vec<LazyFrame> = Vec::new();
-    let mut shared = SharedIds::default();
     for_each_slice_of(scan, n, q, rows, |slice| {
         let df = q.prepare(slice, Grouping::Daily)?.select(read.clone()).collect()?;
-        let k = Cols(&df);
-        shared.add(&k.str(c::USER)?, &k.str(c::MESSAGE_ID)?);
         parts.push(group(counted(df.lazy())).collect()?.lazy());
         Ok(())
     })?;
-    let sums = in_order(group(concat(parts, UnionArgs::default())?), &REQUEST_KEYS).collect()?.lazy();
-    Ok((sums, shared.count()))
+    Ok(in_order(group(concat(parts, UnionArgs::default())?), &REQUEST_KEYS).collect()?.lazy())
+}
+
+/// How many message ids among the requests of `scan` (`n` rows) that `q`
+/// selects are stored under more than one person, a slice at a time.
+pub(super) fn shared_message_ids(scan: &LazyFrame, n: usize, q: &Query) -> PolarsResult<usize> {
+    shared_sliced(scan, n, q, BATCH_ROWS)
+}
+
+fn shared_sliced(scan: &LazyFrame, n: usize, q: &Query, rows: IdxSize) -> PolarsResult<usize> {
+    let mut shared = SharedIds::default();
+    for_each_slice_of(scan, n, q, rows, |slice| {
+        let df = q.filter(slice)?.select([col(c::USER), col(c::MESSAGE_ID)]).collect()?;
+        let k = Cols(&df);
+        shared.add(&k.str(c::USER)?, &k.str(c::MESSAGE_ID)?);
+        Ok(())
+    })?;
+    Ok(shared.count())
 }
 
 /// The miss cost of the analysis rows of `scan` (the stored analysis
@@ -240,7 +251,7 @@ mod tests {
             .collect();
         let (lf, n) = (frames::requests_frame(&rows).unwrap().lazy(), rows.len());
         let q = Query::new(chrono_tz::UTC);
-        let sorted = |rows: IdxSize| requests_sliced(&lf, n, &q, rows).unwrap().0.collect().unwrap();
+        let sorted = |rows: IdxSize| requests_sliced(&lf, n, &q, rows).unwrap().collect().unwrap();
         let (one, sliced) = (sorted(1_000), sorted(4));
         assert_eq!(one, sliced);
         assert!(one.height() > 10, "several people, days, models and machines");
@@ -264,7 +275,7 @@ mod tests {
             .collect();
         let (lf, n) = (frames::requests_frame(&rows).unwrap().lazy(), rows.len());
         let mut q = Query::new(chrono_tz::UTC);
-        let shared = |q: &Query| [1_000, 2].map(|rows| requests_sliced(&lf, n, q, rows).unwrap().1);
+        let shared = |q: &Query| [1_000, 2].map(|rows| shared_sliced(&lf, n, q, rows).unwrap());
         assert_eq!(shared(&q), [2, 2], "m2 and m3, in one slice or several");
         q.user = Some("bo".into());
         assert_eq!(shared(&q), [0, 0], "one person shares with nobody");
