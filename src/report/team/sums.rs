@@ -1,10 +1,9 @@
 //! The team report's sums: the selected requests summed per person, local
 //! day, model, speed and machine, the message ids shared by several
 //! people, and the analysis rows' miss cost per person and class (a few
-//! thousand rows). Every query of the person days,
-//! model mix, tokens and lost cost (`sql/team_*.sql`) is a sum over
-//! `requests` and `analysis`, so over these sums it gives the figures it
-//! gives over the rows. The tables are read a slice at a time
+//! thousand rows). Every query of the person days, model mix, tokens and
+//! lost cost (`sql/team_*.sql`) is a sum over `requests` and `analysis`,
+//! so over these sums it gives the figures it gives over the rows. The tables are read a slice at a time
 //! (`report::slices`). With API calls stored, the model mix's rows are the
 //! requests split into their calls.
 
