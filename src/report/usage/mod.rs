@@ -23,7 +23,7 @@ use models::{model_counts, session_models_of, SessionModels};
 use polars::prelude::*;
 use polars::sql::SQLContext;
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 const USAGE_SQL: &str = include_str!("../../../sql/usage_by_key.sql");
 
@@ -323,9 +323,19 @@ fn merged(mut parts: Vec<LazyFrame>) -> PolarsResult<DataFrame> {
         .collect()
 }
 
+/// The models of `rows`, each once. Rows come grouped by session, mostly
+/// of one model in a row: a model is looked up only when it changes.
 fn distinct_models(rows: &DataFrame) -> PolarsResult<Vec<String>> {
-    let models = rows.column(c::MODEL)?.unique()?;
-    Ok(models.str()?.iter().flatten().map(str::to_owned).collect())
+    let (mut seen, mut last) = (BTreeSet::new(), None);
+    for arr in rows.column(c::MODEL)?.str()?.downcast_iter() {
+        for model in arr.iter().flatten() {
+            if last != Some(model) {
+                seen.insert(model);
+                last = Some(model);
+            }
+        }
+    }
+    Ok(seen.into_iter().map(str::to_owned).collect())
 }
 
 /// The SQL's rows, the models, the calls' totals and (session reports)

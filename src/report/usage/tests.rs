@@ -132,3 +132,10 @@ fn slices_merged_give_the_same_sum_on_every_run() {
         assert_eq!(cost().to_bits(), first.to_bits());
     }
 }
+
+#[test]
+fn distinct_models_are_each_model_once_in_order_without_nulls() {
+    let models = [Some("b"), Some("b"), None, Some("a"), Some("b"), Some("a")];
+    let df = DataFrame::new_infer_height(vec![Column::new(c::MODEL.into(), models)]).unwrap();
+    assert_eq!(distinct_models(&df).unwrap(), ["a", "b"]);
+}
