@@ -4,7 +4,7 @@
 //! before `--since` is whole and a warm request just inside the window stays
 //! a hit) and the requests table. Tokens, hit ratio, idle and edit cost come
 //! from `sql/team_person_cache.sql`, shared message ids counted a slice at
-//! a time (`sums::requests`, the count
+//! a time (`sums::shared_message_ids`, the count
 //! `sql/team_shared_message_ids.sql` makes); machines and unpriced models from
 //! small lazy queries. Nothing is classified here. No stale session is
 //! listed: a team store holds other people's sessions, which only they can
@@ -53,7 +53,7 @@ pub(super) struct Sources<'a> {
     /// day, model and machine (`team::sums`).
     pub requests: LazyFrame,
     /// Message ids stored under several people among them
-    /// (`sums::requests`).
+    /// (`sums::shared_message_ids`).
     pub shared_ids: usize,
     /// The analysis rows the query selects, their miss cost summed per
     /// person and class (`team::sums`).

@@ -3,9 +3,9 @@
 //! people, and the analysis rows' miss cost per person and class (a few
 //! thousand rows). Every query of the person days, model mix, tokens and
 //! lost cost (`sql/team_*.sql`) is a sum over `requests` and `analysis`,
-//! so over these sums it gives the figures it gives over the rows. The tables are read a slice at a time
-//! (`report::slices`). With API calls stored, the model mix's rows are the
-//! requests split into their calls.
+//! so over these sums it gives the figures it gives over the rows. The
+//! tables are read a slice at a time (`report::slices`). With API calls
+//! stored, the model mix's rows are the requests split into their calls.
 
 use crate::model::columns as c;
 use crate::model::Call;
@@ -58,21 +58,42 @@ fn requests_sliced(scan: &LazyFrame, n: usize, q: &Query, rows: IdxSize) -> Pola
     Ok(in_order(group(concat(parts, UnionArgs::default())?), &REQUEST_KEYS).collect()?.lazy())
 }
 
-/// How many message ids among the requests of `scan` (`n` rows) that `q`
-/// selects are stored under more than one person, a slice at a time.
+/// Message ids stored under more than one person among the requests of
+/// `scan` (`n` rows) that `q` selects (each copy is kept under its own
+/// user: the team report's flag; `sql/team_shared_message_ids.sql` is the
+/// same count as a query), a slice at a time. Each id is held as its
+/// 64-bit hash (fixed seed), so memory follows the number of distinct ids,
+/// not their text; two people's different ids sharing a hash (odds about 1
+/// in 400,000 at ten million ids) would count once too many.
 pub(super) fn shared_message_ids(scan: &LazyFrame, n: usize, q: &Query) -> PolarsResult<usize> {
     shared_sliced(scan, n, q, BATCH_ROWS)
 }
 
 fn shared_sliced(scan: &LazyFrame, n: usize, q: &Query, rows: IdxSize) -> PolarsResult<usize> {
-    let mut shared = SharedIds::default();
+    const SHARED: u32 = u32::MAX;
+    let ids = foldhash::fast::FixedState::with_seed(0);
+    let mut people: HashMap<String, u32> = HashMap::default();
+    // Each id's hash: its first person, or `SHARED`.
+    let mut owner: HashMap<u64, u32> = HashMap::default();
     for_each_slice_of(scan, n, q, rows, |slice| {
         let df = q.filter(slice)?.select([col(c::USER), col(c::MESSAGE_ID)]).collect()?;
         let k = Cols(&df);
-        shared.add(&k.str(c::USER)?, &k.str(c::MESSAGE_ID)?);
+        // Rows come grouped by person: a person is looked up when it changes.
+        let (mut last, mut person) = (None, 0);
+        for (user, id) in k.str(c::USER)?.into_iter().zip(k.str(c::MESSAGE_ID)?) {
+            if last != Some(user) {
+                let next = u32::try_from(people.len()).unwrap_or(SHARED - 1);
+                person = *people.entry(user.to_owned()).or_insert(next);
+                last = Some(user);
+            }
+            let first = owner.entry(ids.hash_one(id)).or_insert(person);
+            if *first != person {
+                *first = SHARED;
+            }
+        }
         Ok(())
     })?;
-    Ok(shared.count())
+    Ok(owner.values().filter(|p| **p == SHARED).count())
 }
 
 /// The miss cost of the analysis rows of `scan` (the stored analysis
@@ -147,53 +168,6 @@ impl MissSums {
                 classes.len() - 1
             }
         }
-    }
-}
-
-/// Message ids stored under more than one person (each copy is kept under
-/// its own user: the team report's flag; `sql/team_shared_message_ids.sql`
-/// is the same count as a query). Each id is held as its 64-bit hash
-/// (fixed seed), so memory follows the number of distinct ids, not their
-/// text; two people's different ids sharing a hash (odds about 1 in
-/// 400,000 at ten million ids) would count once too many.
-#[derive(Default)]
-struct SharedIds {
-    people: HashMap<String, u32>,
-    /// Each id's hash: its first person, or `SHARED`.
-    owner: HashMap<u64, u32>,
-}
-
-impl SharedIds {
-    const SHARED: u32 = u32::MAX;
-
-    /// Adds the rows whose users are `users` and message ids `ids`.
-    fn add(&mut self, users: &[&str], ids: &[&str]) {
-        let hasher = foldhash::fast::FixedState::with_seed(0);
-        // Rows come grouped by person: look a person up when it changes.
-        let (mut last, mut person) = (None, 0);
-        for (&user, id) in users.iter().zip(ids) {
-            if last != Some(user) {
-                person = self.person(user);
-                last = Some(user);
-            }
-            let first = self.owner.entry(hasher.hash_one(id)).or_insert(person);
-            if *first != person {
-                *first = Self::SHARED;
-            }
-        }
-    }
-
-    fn person(&mut self, user: &str) -> u32 {
-        if let Some(&p) = self.people.get(user) {
-            return p;
-        }
-        let p = u32::try_from(self.people.len()).unwrap_or(Self::SHARED - 1);
-        self.people.insert(user.to_owned(), p);
-        p
-    }
-
-    fn count(&self) -> usize {
-        self.owner.values().filter(|p| **p == Self::SHARED).count()
     }
 }
 
