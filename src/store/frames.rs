@@ -149,10 +149,14 @@ impl<'a> Cols<'a> {
         Ok((0..input.len()).map(|i| input[i] + w5[i] + w1h[i] + read[i]).collect())
     }
     pub fn time(&self, name: &str) -> PolarsResult<Vec<DateTime<Utc>>> {
+        let ms = self.millis(name)?;
+        Ok(ms.into_iter().map(|v| DateTime::from_timestamp_millis(v).unwrap_or_default()).collect())
+    }
+    /// A time column as milliseconds since the epoch (UTC).
+    pub fn millis(&self, name: &str) -> PolarsResult<Vec<i64>> {
         let Some(col) = self.rows(name)? else { return Ok(Vec::new()) };
         let col = col.cast(&DataType::Datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC)))?;
-        let ms = values(col.datetime()?.physical(), 0);
-        Ok(ms.into_iter().map(|v| DateTime::from_timestamp_millis(v).unwrap_or_default()).collect())
+        Ok(values(col.datetime()?.physical(), 0))
     }
 }
 

@@ -9,8 +9,9 @@
 
 use crate::model::columns as c;
 use crate::model::Call;
+use crate::report::analysis_cols::LocalDays;
 use crate::report::calls;
-use crate::report::query::{Grouping, Query};
+use crate::report::query::Query;
 use crate::report::slices::{for_each_slice_of, BATCH_ROWS};
 use crate::store::frames::Cols;
 use foldhash::HashMap;
@@ -48,14 +49,102 @@ pub(super) fn requests(scan: &LazyFrame, n: usize, q: &Query) -> PolarsResult<La
 }
 
 fn requests_sliced(scan: &LazyFrame, n: usize, q: &Query, rows: IdxSize) -> PolarsResult<LazyFrame> {
-    let read: Vec<Expr> = REQUEST_KEYS.iter().chain(&[c::COST_USD]).chain(&c::TOKENS).map(|n| col(*n)).collect();
-    let mut parts: Vec<LazyFrame> = Vec::new();
-    for_each_slice_of(scan, n, q, rows, |slice| {
-        let df = q.prepare(slice, Grouping::Daily)?.select(read.clone()).collect()?;
-        parts.push(group(counted(df.lazy())).collect()?.lazy());
+    let read: Vec<Expr> = [c::USER, c::TIME, c::MODEL, c::SPEED, c::MACHINE, c::COST_USD]
+        .iter()
+        .chain(&c::TOKENS)
+        .map(|n| col(*n))
+        .collect();
+    let mut sums = RequestSums::new(q.tz);
+    for_each_slice_of(scan, n, q, rows, |slice| sums.add(&q.filter(slice)?.select(read.clone()).collect()?))?;
+    Ok(in_order(sums.frame()?.lazy(), &REQUEST_KEYS).collect()?.lazy())
+}
+
+/// A row's `REQUEST_KEYS`: person, local day, model, speed and machine
+/// (the text ones as their index in `RequestSums::names`).
+type RequestKey = (u32, i32, u32, u32, u32);
+
+/// The selected requests summed per `REQUEST_KEYS`, each sum taken in the
+/// rows' order (a polars group-by adds a group's parts in whichever order
+/// its threads finish). Rows come grouped by person and session, so a row
+/// looks its key up only when it differs from the row before.
+struct RequestSums {
+    days: LocalDays,
+    /// The texts of the keys, each once; a key holds their indexes.
+    names: Vec<String>,
+    ids: HashMap<String, u32>,
+    index: HashMap<RequestKey, usize>,
+    /// Per key: requests, cost and `c::TOKENS`.
+    sums: Vec<(RequestKey, u64, f64, [u64; 5])>,
+}
+
+impl RequestSums {
+    fn new(tz: chrono_tz::Tz) -> RequestSums {
+        let (names, ids, index, sums) = Default::default();
+        RequestSums { days: LocalDays::new(tz), names, ids, index, sums }
+    }
+
+    fn add(&mut self, df: &DataFrame) -> PolarsResult<()> {
+        let k = Cols(df);
+        let (user, model, speed, machine) = (k.str(c::USER)?, k.str(c::MODEL)?, k.str(c::SPEED)?, k.str(c::MACHINE)?);
+        let (time, cost) = (k.millis(c::TIME)?, k.f64(c::COST_USD)?);
+        let tokens = c::TOKENS.map(|n| k.u64(n)).into_iter().collect::<PolarsResult<Vec<_>>>()?;
+        let (mut last, mut at) = (None, 0);
+        for i in 0..df.height() {
+            let row = (user[i], self.days.day(time[i]), model[i], speed[i], machine[i]);
+            if last != Some(row) {
+                at = self.slot(row);
+                last = Some(row);
+            }
+            let sum = &mut self.sums[at];
+            sum.1 += 1;
+            sum.2 += cost[i];
+            sum.3.iter_mut().zip(&tokens).for_each(|(t, column)| *t += column[i]);
+        }
         Ok(())
-    })?;
-    Ok(in_order(group(concat(parts, UnionArgs::default())?), &REQUEST_KEYS).collect()?.lazy())
+    }
+
+    /// The index in `sums` of a row's key, added when new.
+    fn slot(&mut self, (user, day, model, speed, machine): (&str, i32, &str, &str, &str)) -> usize {
+        let key = (self.id(user), day, self.id(model), self.id(speed), self.id(machine));
+        *self.index.entry(key).or_insert_with(|| {
+            self.sums.push((key, 0, 0.0, [0; 5]));
+            self.sums.len() - 1
+        })
+    }
+
+    fn id(&mut self, text: &str) -> u32 {
+        if let Some(&id) = self.ids.get(text) {
+            return id;
+        }
+        let id = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
+        self.names.push(text.to_owned());
+        self.ids.insert(text.to_owned(), id);
+        id
+    }
+
+    /// The sums as a frame: `REQUEST_KEYS`, `SUMMED` and `c::TOKENS`.
+    fn frame(&self) -> PolarsResult<DataFrame> {
+        let text = |name: &str, of: fn(&RequestKey) -> u32| {
+            Column::new(
+                name.into(),
+                self.sums.iter().map(|s| self.names[of(&s.0) as usize].as_str()).collect::<Vec<_>>(),
+            )
+        };
+        let days: Vec<i32> = self.sums.iter().map(|s| s.0 .1).collect();
+        let mut columns = vec![
+            text(c::USER, |k| k.0),
+            Column::new(c::KEY.into(), days).cast(&DataType::Date)?,
+            text(c::MODEL, |k| k.2),
+            text(c::SPEED, |k| k.3),
+            text(c::MACHINE, |k| k.4),
+            Column::new(c::COUNTED.into(), self.sums.iter().map(|s| s.1).collect::<Vec<_>>()),
+            Column::new(c::COST_USD.into(), self.sums.iter().map(|s| s.2).collect::<Vec<_>>()),
+        ];
+        for (t, name) in c::TOKENS.iter().enumerate() {
+            columns.push(Column::new((*name).into(), self.sums.iter().map(|s| s.3[t]).collect::<Vec<_>>()));
+        }
+        DataFrame::new_infer_height(columns)
+    }
 }
 
 /// Message ids stored under more than one person among the requests of
@@ -207,6 +296,36 @@ mod tests {
         assert_eq!((of("ana", "hit"), of("bo", "ttl_5m"), of("bo", "ttl_1h")), (0.0, 5.0, 1.5));
         assert_eq!(sums.people.len(), 2);
         assert_eq!(sums.people[0].1.len(), 2, "ana: hit and ttl_5m, each once");
+    }
+
+    #[test]
+    fn request_sums_add_in_the_rows_order_per_local_day_model_speed_and_machine() {
+        // 03:30 UTC on the 2nd is the 1st in New York: two days in UTC, one there.
+        let at = ["2026-03-01T20:00:00Z", "2026-03-02T03:30:00Z", "2026-03-02T03:31:00Z", "2026-03-02T03:32:00Z"];
+        let rows: Vec<crate::model::Request> = at
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let mut r = request("claude-sonnet-4-5", TokenCounts { input: 1 << i, ..TokenCounts::default() });
+                r.time = chrono::DateTime::parse_from_rfc3339(t).unwrap().to_utc();
+                (r.user, r.machine, r.cost_usd) = ("ana".into(), "desk".into(), [0.1, 0.2, 0.3, 0.4][i]);
+                r.speed = if i == 3 { "fast" } else { "" }.into();
+                r
+            })
+            .collect();
+        let df = frames::requests_frame(&rows).unwrap();
+        let sums = |tz| {
+            let mut sums = RequestSums::new(tz);
+            sums.add(&df).unwrap();
+            sums.sums.iter().map(|s| (s.0 .1, s.1, s.2.to_bits(), s.3[0])).collect::<Vec<_>>()
+        };
+        let (day, next) = (20_513, 20_514);
+        assert_eq!(
+            sums(chrono_tz::UTC),
+            [(day, 1, 0.1f64.to_bits(), 1), (next, 2, (0.2f64 + 0.3).to_bits(), 6), (next, 1, 0.4f64.to_bits(), 8)]
+        );
+        let ny = sums(chrono_tz::America::New_York);
+        assert_eq!(ny, [(day, 3, ((0.1f64 + 0.2) + 0.3).to_bits(), 7), (day, 1, 0.4f64.to_bits(), 8)]);
     }
 
     #[test]
