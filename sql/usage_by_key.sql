@@ -1,5 +1,7 @@
--- Usage and cost per grouping key: the one query behind the daily, weekly,
--- monthly, session, project and model reports (and the web pages).
+-- Usage and cost per grouping key: the daily, weekly, monthly, session,
+-- project and model reports (and the web pages) as one query. cachewise
+-- computes the same sums in a loop over its table's slices
+-- (`report::usage::sums`); the engines' test holds the two equal.
 -- Input: table `requests` (the stored requests table) with three derived
 -- columns: `key` (period, session_id, project or model), `sub` (the model
 -- when broken down by model, else '') and `counted` (1 per request; a

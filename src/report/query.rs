@@ -1,6 +1,7 @@
 //! A report query: raw CLI or web parameters become a `Query` once, and the
 //! query turns the stored `requests` table into a filtered lazy frame with
-//! the grouping `key` and `sub` columns that `sql/usage_by_key.sql` reads.
+//! the grouping `key` and `sub` columns the usage sums are per
+//! (`report::usage::sums`, `sql/usage_by_key.sql`).
 //! `Query::accepts` is the same filter over in-memory rows, for reports
 //! that classify every request first and then pick the selected ones.
 

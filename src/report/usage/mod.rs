@@ -1,12 +1,14 @@
 //! Usage reports (daily, weekly, monthly, session, project, model): a
 //! view's requests -> `Query::prepare` -> (requests made of several API
-//! calls split by model, `report::calls`) -> `sql/usage_by_key.sql` ->
+//! calls split by model, `report::calls`) -> sums per key and sub
+//! (`sums`, what `sql/usage_by_key.sql` computes) ->
 //! typed rows with totals. The CLI and the web pages both call `usage`.
 
 pub mod ccusage_json;
 pub mod models;
 pub mod render;
 mod rows;
+mod sums;
 pub mod table;
 
 use super::calls::{self, CallTotals};
@@ -21,11 +23,9 @@ use crate::store::view::StoreView;
 use chrono::{DateTime, Utc};
 use models::{model_counts, session_models_of, SessionModels};
 use polars::prelude::*;
-use polars::sql::SQLContext;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-
-const USAGE_SQL: &str = include_str!("../../../sql/usage_by_key.sql");
+use sums::KeySums;
 
 /// Requests, tokens and cost of any set of requests; merges with `+`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
@@ -151,7 +151,7 @@ pub fn usages(view: &StoreView, groupings: &[Grouping], q: &Query) -> Result<Vec
     };
     let stored_calls = view.calls()?;
     if stored_calls.is_empty() {
-        // No call to match a row with: the SQL runs a slice at a time.
+        // No call to match a row with: the sums run a slice at a time.
         let clock = std::time::Instant::now();
         let (frames, models, used) = by_slices(&lf, view.request_rows(), q, BATCH_ROWS, groupings)?;
         tracing::debug!("usage: {} grouping(s) summed after {:?}", groupings.len(), clock.elapsed());
@@ -176,7 +176,7 @@ pub fn usages(view: &StoreView, groupings: &[Grouping], q: &Query) -> Result<Vec
     groupings.iter().map(|g| one(*g)).collect()
 }
 
-/// A usage report from the SQL's rows: typed rows, session titles, calls
+/// A usage report from the sums' rows: typed rows, session titles, calls
 /// and models, in the report's order, with their total.
 fn finish(view: &StoreView, grouping: Grouping, q: &Query, grouped: Grouped) -> Result<UsageReport, ReportError> {
     let Grouped { rows: df, models, calls: mut total_calls, by_session } = grouped;
@@ -248,7 +248,7 @@ fn columns(grouping: Grouping, with_calls: bool) -> Vec<Expr> {
     cols
 }
 
-/// The usage SQL's rows of one grouping, before they are typed.
+/// The usage sums' rows of one grouping, before they are typed.
 struct Grouped {
     /// By key and sub.
     rows: DataFrame,
@@ -260,14 +260,12 @@ struct Grouped {
     by_session: Option<(BTreeMap<String, CallTotals>, HashMap<String, SessionModels>)>,
 }
 
-/// Each grouping's SQL rows, the models, and each session's models.
+/// Each grouping's sums, the models, and each session's models.
 type Sliced = (Vec<DataFrame>, Vec<String>, HashMap<String, SessionModels>);
 
-/// The usage SQL of each grouping over each slice of the stored requests
-/// (the slice's selected rows read once for all groupings), its rows
-/// merged by key and sub (each column is a sum, a minimum or a maximum);
-/// the models of the selected rows, and (with a session report) each
-/// session's.
+/// The usage sums of each grouping over every slice of the stored requests
+/// (the slice's selected rows read once for all groupings; `sums`); the
+/// models of the selected rows, and (with a session report) each session's.
 fn by_slices(
     lf: &LazyFrame,
     n: usize,
@@ -275,7 +273,7 @@ fn by_slices(
     rows: IdxSize,
     groupings: &[Grouping],
 ) -> Result<Sliced, ReportError> {
-    let mut parts: Vec<Vec<LazyFrame>> = vec![Vec::new(); groupings.len()];
+    let mut sums: Vec<KeySums> = groupings.iter().map(|_| KeySums::default()).collect();
     let (mut models, mut counts): (Vec<String>, Vec<LazyFrame>) = (Vec::new(), Vec::new());
     let stored = stored_columns(groupings, q);
     let sessions = groupings.contains(&Grouping::Session);
@@ -285,42 +283,13 @@ fn by_slices(
         if sessions {
             counts.push(model_counts(df.clone().lazy()).collect()?.lazy());
         }
-        for (g, parts) in groupings.iter().zip(&mut parts) {
-            let keyed = q.keyed(df.clone().lazy(), *g)?.select(columns(*g, false)).collect()?;
-            let mut ctx = SQLContext::new();
-            ctx.register("requests", keyed.lazy());
-            parts.push(ctx.execute(USAGE_SQL)?.collect()?.lazy());
+        for (g, sums) in groupings.iter().zip(&mut sums) {
+            sums.add(&q.keyed(df.clone().lazy(), *g)?.select(columns(*g, false)).collect()?)?;
         }
         Ok(())
     })?;
-    let frames = parts.into_iter().map(merged).collect::<PolarsResult<Vec<_>>>()?;
+    let frames = sums.into_iter().map(KeySums::frame).collect::<PolarsResult<Vec<_>>>()?;
     Ok((frames, models, session_models_of(counts)?))
-}
-
-/// The SQL's rows of several slices as one: merged by key and sub, each
-/// sum taken over the stacked rows in the slices' order, the same on every
-/// run. A window over the stacked rows, not a group-by: polars runs a
-/// group-by on two keys in parts whose sums it adds in whichever order its
-/// threads finish (docs/architecture.md, "Money, words and the cache model").
-fn merged(mut parts: Vec<LazyFrame>) -> PolarsResult<DataFrame> {
-    if parts.len() == 1 {
-        return parts.remove(0).collect();
-    }
-    let keys = [col(c::KEY), col(c::SUB)];
-    let sum = ["requests", "input_tokens", "output_tokens", "cache_write_5m_tokens", "cache_write_1h_tokens"]
-        .into_iter()
-        .chain(["cache_read_tokens", c::COST_USD])
-        .map(|n| col(n).sum());
-    let mut agg: Vec<Expr> = sum.collect();
-    agg.extend([col(c::FIRST).min(), col(c::LAST).max(), col(c::PROJECT).min()]);
-    let agg = agg.into_iter().map(|e| e.over(&keys)).collect::<PolarsResult<Vec<_>>>()?;
-    concat(parts, UnionArgs::default())?
-        .collect()?
-        .lazy()
-        .with_columns(agg)
-        .unique_stable_generic(Some(keys.to_vec()), UniqueKeepStrategy::First)
-        .sort([c::KEY, c::SUB], SortMultipleOptions::default())
-        .collect()
 }
 
 /// The models of `rows`, each once. Rows come grouped by session, mostly
@@ -338,7 +307,7 @@ fn distinct_models(rows: &DataFrame) -> PolarsResult<Vec<String>> {
     Ok(seen.into_iter().map(str::to_owned).collect())
 }
 
-/// The SQL's rows, the models, the calls' totals and (session reports)
+/// The sums' rows, the models, the calls' totals and (session reports)
 /// each session's calls and models (`used`), of the selected rows
 /// (`selected`, with the calls' key columns), each request made of several
 /// calls split by model when the report is by model or broken down by model.
@@ -358,9 +327,9 @@ fn with_calls(
     if by_model || sub_model {
         selected = calls::split_by_model(selected, stored_calls, &matched, by_model, sub_model)?;
     }
-    let mut ctx = SQLContext::new();
-    ctx.register("requests", selected.lazy());
-    Ok(Grouped { rows: ctx.execute(USAGE_SQL)?.collect()?, models, calls: total_calls, by_session })
+    let mut sums = KeySums::default();
+    sums.add(&selected)?;
+    Ok(Grouped { rows: sums.frame()?, models, calls: total_calls, by_session })
 }
 
 /// The calls of each session of a session report (None for other groupings).

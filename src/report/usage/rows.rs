@@ -1,4 +1,4 @@
-//! The usage query's result (`sql/usage_by_key.sql`) as typed rows.
+//! The usage sums' rows (`sums`: what `sql/usage_by_key.sql` gives) as typed rows.
 
 use super::{Totals, UsageRow};
 use crate::model::columns as c;
