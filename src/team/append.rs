@@ -96,8 +96,10 @@ pub(super) fn append(team: &Commit<'_>, scratches: Vec<Scratch>, prices: &PriceT
     // 1.3 GB on 100 people, for 2 s).
     let more: Vec<&Store> = scratches.iter().map(|s| &s.store).collect();
     let requests = union::append_requests(team, &more)?;
+    tracing::debug!("append: requests appended (peak {})", peak());
     union::append_small_tables(team, &more)?;
     append_session_totals(team, &scratches)?;
+    tracing::debug!("append: session totals written (peak {})", peak());
     match old_analysis {
         None if had_rows => {
             drop(scratches);
@@ -107,6 +109,7 @@ pub(super) fn append(team: &Commit<'_>, scratches: Vec<Scratch>, prices: &PriceT
             // The analysis parts are the scratch stores' own files, each
             // added a part at a time.
             append_analysis(team, prices, old, &scratches)?;
+            tracing::debug!("append: analysis written (peak {})", peak());
             // A person's side rows depend on their own sessions alone: the
             // new people's, derived in their scratch stores, follow the
             // stored ones.
