@@ -7,7 +7,8 @@
 //! schemas differ are written by one writer a batch at a time instead.
 //! Hands `team::append` the rows written.
 
-use super::{finish_with, stamp, warm_of};
+use super::warm::WarmKeys;
+use super::{finish_with, stamp};
 use crate::lanes;
 use crate::model::columns as c;
 use crate::pricing::PriceTable;
@@ -86,15 +87,14 @@ where
     let path = store.path(Table::Analysis);
     let at = |source| StoreError::Polars { path: path.clone(), source };
     let key_columns = [c::MODEL, c::VERSION, c::TIME];
-    let (mut keys, mut starts, mut rows) = (Vec::with_capacity(n), Vec::with_capacity(n), 0);
+    let (mut keys, mut starts, mut rows) = (WarmKeys::default(), Vec::with_capacity(n), 0);
     for i in 0..n {
         let df = load(i, Some(&key_columns))?;
         starts.push(rows);
         rows += df.height();
-        keys.push(df.select(key_columns).map_err(at)?);
+        keys.add(&df).map_err(at)?;
     }
-    let (w5, w1) = warm_of(&keys.iter().collect::<Vec<_>>()).map_err(at)?;
-    drop(keys);
+    let (w5, w1) = keys.flags();
     let flags = Flags { starts, w5, w1 };
     let rows = match joined(store, prices, n, &load, &flags)? {
         Some(rows) => rows,

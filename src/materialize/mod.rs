@@ -23,7 +23,7 @@ mod warm;
 pub use crate::store::analysis::collect_sessions;
 pub use classify::{classify_sessions, sort_by_session};
 pub use joined::write_parts;
-pub use rows::{analysis_rows, bare, finish, finish_with, warm_of, WHAT_IF};
+pub use rows::{analysis_rows, bare, finish, finish_with, WHAT_IF};
 pub use sides::{append_sides, refresh_sides, sides_of};
 pub use view::{view, view_after};
 

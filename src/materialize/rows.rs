@@ -134,14 +134,8 @@ pub fn bare(df: DataFrame) -> DataFrame {
 /// analysis table (every row: the flags cross sessions).
 pub fn finish(df: DataFrame) -> PolarsResult<DataFrame> {
     let df = bare(df);
-    let (w5, w1) = warm_of(&[&df])?;
+    let (w5, w1) = warm_flags(&[&df])?;
     finish_with(df, w5, w1)
-}
-
-/// The shared-prefix flags of the rows of `parts`, one after another
-/// (only their model, version and time are read).
-pub fn warm_of(parts: &[&DataFrame]) -> PolarsResult<(Vec<bool>, Vec<bool>)> {
-    warm_flags(parts)
 }
 
 /// Adds the what-if columns to analysis rows (without them) whose

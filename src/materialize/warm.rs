@@ -13,13 +13,11 @@ use std::collections::HashMap;
 /// `(warm_5m, warm_1h)` per row of `parts` taken as one table (in order),
 /// from their model, version and time columns.
 pub(super) fn warm_flags(parts: &[&DataFrame]) -> PolarsResult<(Vec<bool>, Vec<bool>)> {
-    let mut columns = Vec::with_capacity(parts.len());
+    let mut keys = WarmKeys::default();
     for df in parts {
-        let k = Cols(df);
-        columns.push((k.str(c::MODEL)?, k.str(c::VERSION)?, times(df)?));
+        keys.add(df)?;
     }
-    let rows = columns.iter().flat_map(|(m, v, t)| m.iter().zip(v).zip(t).map(|((m, v), t)| (*m, *v, *t)));
-    Ok(warm_flags_of(rows))
+    Ok(keys.flags())
 }
 
 /// The times of a table's rows, in milliseconds.
@@ -30,23 +28,50 @@ pub(super) fn times(df: &DataFrame) -> PolarsResult<Vec<i64>> {
 
 /// `warm_flags` over rows given as (model, version, time in milliseconds).
 pub(super) fn warm_flags_of<'a>(rows: impl Iterator<Item = (&'a str, &'a str, i64)>) -> (Vec<bool>, Vec<bool>) {
-    let mut groups: HashMap<(&str, &str), u32> = HashMap::new();
-    let mut keys: Vec<(u32, i64)> = Vec::with_capacity(rows.size_hint().0);
-    // Neighbouring rows mostly share a model and version: look up only changes.
-    let mut last: Option<((&str, &str), u32)> = None;
-    for (m, v, t) in rows {
-        let id = match last {
-            Some((key, id)) if key == (m, v) => id,
+    let mut keys = WarmKeys::default();
+    rows.for_each(|(m, v, t)| keys.push(m, v, t));
+    keys.flags()
+}
+
+/// Each row's group (model and version, numbered) and time, gathered a
+/// frame at a time: a large table's text columns are never held whole.
+#[derive(Default)]
+pub(super) struct WarmKeys {
+    groups: HashMap<(String, String), u32>,
+    /// The previous row's group: neighbouring rows mostly share one.
+    last: Option<(String, String, u32)>,
+    keys: Vec<(u32, i64)>,
+}
+
+impl WarmKeys {
+    /// Adds the rows of `df` (model, version and time columns).
+    pub(super) fn add(&mut self, df: &DataFrame) -> PolarsResult<()> {
+        let k = Cols(df);
+        let (model, version, time) = (k.str(c::MODEL)?, k.str(c::VERSION)?, times(df)?);
+        self.keys.reserve(time.len());
+        for ((m, v), t) in model.into_iter().zip(version).zip(time) {
+            self.push(m, v, t);
+        }
+        Ok(())
+    }
+
+    fn push(&mut self, model: &str, version: &str, time: i64) {
+        let id = match &self.last {
+            Some((m, v, id)) if m == model && v == version => *id,
             _ => {
-                let next = groups.len() as u32;
-                let id = *groups.entry((m, v)).or_insert(next);
-                last = Some(((m, v), id));
+                let next = u32::try_from(self.groups.len()).unwrap_or(u32::MAX);
+                let id = *self.groups.entry((model.to_owned(), version.to_owned())).or_insert(next);
+                self.last = Some((model.to_owned(), version.to_owned(), id));
                 id
             }
         };
-        keys.push((id, t));
+        self.keys.push((id, time));
     }
-    flags(&keys)
+
+    /// `(warm_5m, warm_1h)` per row added, in order.
+    pub(super) fn flags(self) -> (Vec<bool>, Vec<bool>) {
+        flags(&self.keys)
+    }
 }
 
 /// `(warm_5m, warm_1h)` per row, from the rows' group (model and version)
@@ -79,6 +104,24 @@ fn flags(keys: &[(u32, i64)]) -> (Vec<bool>, Vec<bool>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn frames_added_one_at_a_time_give_the_flags_of_their_rows_at_once() {
+        let rows =
+            [("m", "1", 0), ("m", "1", 200_000), ("x", "1", 250_000), ("m", "2", 260_000), ("m", "1", 4_000_000)];
+        let frame = |rows: &[(&str, &str, i64)]| {
+            let (m, v): (Vec<&str>, Vec<&str>) = rows.iter().map(|r| (r.0, r.1)).unzip();
+            let t = Column::new(c::TIME.into(), rows.iter().map(|r| r.2).collect::<Vec<_>>());
+            let t = t.cast(&DataType::Datetime(TimeUnit::Milliseconds, None)).unwrap();
+            DataFrame::new_infer_height(vec![Column::new(c::MODEL.into(), m), Column::new(c::VERSION.into(), v), t])
+                .unwrap()
+        };
+        let (a, b) = (frame(&rows[..2]), frame(&rows[2..]));
+        let at_once = warm_flags_of(rows.iter().map(|r| (r.0, r.1, r.2)));
+        assert_eq!(warm_flags(&[&a, &b]).unwrap(), at_once);
+        assert_eq!(at_once.0, [false, true, false, false, false]);
+        assert_eq!(at_once.1, [false, true, false, false, false], "m 1 at 4000 s: 3800 s after its last");
+    }
 
     #[test]
     fn warm_needs_an_earlier_request_of_the_same_model_and_version_within_the_ttl() {
