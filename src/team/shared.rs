@@ -9,8 +9,10 @@ use crate::model::Request;
 use crate::store::frames::Cols;
 use crate::store::Store;
 use foldhash::{HashMap, HashMapExt};
+use polars::prelude::{col, IdxSize, LazyFrame};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
+use std::hash::BuildHasher;
 
 /// How many shared message ids an outcome lists by name.
 const SHARED_EXAMPLES: usize = 5;
@@ -36,33 +38,108 @@ pub fn shared_message_ids(requests: &[Request]) -> Vec<SharedMessage> {
 }
 
 /// How many message ids the stored requests hold under several users, and
-/// the first few of them (two columns read, not the rows).
+/// the first few of them, reading two columns a slice of the table at a
+/// time. Each id is held as its 64-bit hash (fixed seed) with its first
+/// user, as the team report counts them: two people's different ids
+/// sharing a hash (odds about 1 in 400,000 at ten million ids) would count
+/// once too many; the examples are checked by name.
 pub(super) fn shared_message_ids_stored(store: &Store) -> Result<(usize, Vec<SharedMessage>), TeamError> {
-    let Some(df) = store.read_request_columns(&[c::MESSAGE_ID, c::USER])? else { return Ok((0, Vec::new())) };
-    let polars = |source| TeamError::Polars { what: "finding shared message ids", source };
-    let k = Cols(&df);
-    let (ids, users) = (k.str(c::MESSAGE_ID).map_err(polars)?, k.str(c::USER).map_err(polars)?);
-    // Per id, its first user and whether another one holds it too: one pass,
-    // no set per id.
-    let mut first: HashMap<&str, (&str, bool)> = HashMap::new();
-    for (m, u) in ids.iter().zip(&users) {
-        let e = first.entry(m).or_insert((u, false));
-        e.1 |= e.0 != *u;
-    }
-    let mut shared: Vec<&str> = first.into_iter().filter(|(_, (_, many))| *many).map(|(m, _)| m).collect();
-    shared.sort_unstable();
-    let count = shared.len();
-    let examples: BTreeMap<&str, BTreeSet<&str>> =
-        shared.into_iter().take(SHARED_EXAMPLES).map(|m| (m, BTreeSet::new())).collect();
-    let mut examples = examples;
-    for (m, u) in ids.iter().zip(&users) {
-        if let Some(set) = examples.get_mut(m) {
-            set.insert(u);
+    shared_sliced(store, SLICE_ROWS)
+}
+
+fn shared_sliced(store: &Store, rows: usize) -> Result<(usize, Vec<SharedMessage>), TeamError> {
+    const SHARED: u32 = u32::MAX;
+    let Some((lf, n)) = store.scan_requests_counted()? else { return Ok((0, Vec::new())) };
+    let hash = foldhash::fast::FixedState::with_seed(0);
+    let (mut people, mut owner): (HashMap<String, u32>, HashMap<u64, u32>) = (HashMap::new(), HashMap::new());
+    for_each_slice(&lf, n, rows, |ids, users| {
+        for (m, u) in ids.iter().zip(users) {
+            let next = u32::try_from(people.len()).unwrap_or(SHARED - 1);
+            let person = match people.get(*u) {
+                Some(&p) => p,
+                None => *people.entry((*u).to_owned()).or_insert(next),
+            };
+            let first = owner.entry(hash.hash_one(m)).or_insert(person);
+            if *first != person {
+                *first = SHARED;
+            }
         }
-    }
+    })?;
+    let count = owner.values().filter(|p| **p == SHARED).count();
+    // The first few shared ids by name, with every user of each: an id among
+    // them is among the first few of those seen so far whenever it is seen.
+    let mut examples: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for_each_slice(&lf, n, rows, |ids, users| {
+        for (m, u) in ids.iter().zip(users) {
+            let full = examples.len() >= SHARED_EXAMPLES;
+            if owner.get(&hash.hash_one(m)) != Some(&SHARED)
+                || (full && examples.last_key_value().is_some_and(|l| *m > l.0.as_str()))
+            {
+                continue;
+            }
+            examples.entry((*m).to_owned()).or_default().insert((*u).to_owned());
+            if examples.len() > SHARED_EXAMPLES {
+                examples.pop_last();
+            }
+        }
+    })?;
     let examples = examples
         .into_iter()
-        .map(|(m, u)| SharedMessage { message_id: m.to_owned(), users: u.into_iter().map(str::to_owned).collect() })
+        .filter(|(_, users)| users.len() > 1)
+        .map(|(message_id, users)| SharedMessage { message_id, users: users.into_iter().collect() })
         .collect();
     Ok((count, examples))
+}
+
+/// Request rows read at a time.
+const SLICE_ROWS: usize = 1 << 20;
+
+/// `f` over the message ids and users of `lf` (the stored requests, `n`
+/// rows), `rows` at a time.
+fn for_each_slice(lf: &LazyFrame, n: usize, rows: usize, mut f: impl FnMut(&[&str], &[&str])) -> Result<(), TeamError> {
+    let polars = |source| TeamError::Polars { what: "finding shared message ids", source };
+    let size = IdxSize::try_from(rows).unwrap_or(IdxSize::MAX);
+    for at in (0..n.max(1)).step_by(rows.max(1)) {
+        let slice = lf.clone().slice(i64::try_from(at).unwrap_or(i64::MAX), size);
+        let df = slice.select([col(c::MESSAGE_ID), col(c::USER)]).collect().map_err(polars)?;
+        let k = Cols(&df);
+        f(&k.str(c::MESSAGE_ID).map_err(polars)?, &k.str(c::USER).map_err(polars)?);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use polars::prelude::{Column, DataFrame};
+
+    #[test]
+    fn stored_ids_under_several_users_are_counted_and_named_over_slices() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        // m1 ana+bo, m2 bo twice (his own copy), m3 cy, m0 cy+ana; then ids a..g shared by dan and eve.
+        let mut held: Vec<(String, String)> = [("ana", "m1"), ("bo", "m2"), ("bo", "m1"), ("bo", "m2"), ("cy", "m3")]
+            .iter()
+            .chain(&[("cy", "m0"), ("ana", "m0")])
+            .map(|(u, m)| ((*u).to_owned(), (*m).to_owned()))
+            .collect();
+        for id in ["g", "f", "e", "d", "c", "b", "a"] {
+            held.extend([("dan".to_owned(), id.to_owned()), ("eve".to_owned(), id.to_owned())]);
+        }
+        let users: Vec<&str> = held.iter().map(|h| h.0.as_str()).collect();
+        let ids: Vec<&str> = held.iter().map(|h| h.1.as_str()).collect();
+        let columns = vec![Column::new(c::USER.into(), users), Column::new(c::MESSAGE_ID.into(), ids)];
+        let mut df = DataFrame::new(held.len(), columns).unwrap();
+        store.begin().unwrap().write_requests_base(&mut df).unwrap();
+        for rows in [1_000, 3, 1] {
+            let (count, examples) = shared_sliced(&store, rows).unwrap();
+            assert_eq!(count, 9, "m0, m1 and a..g, {rows} rows a slice");
+            let named: Vec<(&str, Vec<&str>)> = examples
+                .iter()
+                .map(|e| (e.message_id.as_str(), e.users.iter().map(String::as_str).collect()))
+                .collect();
+            let de = vec!["dan", "eve"];
+            assert_eq!(named, [("a", de.clone()), ("b", de.clone()), ("c", de.clone()), ("d", de.clone()), ("e", de)]);
+        }
+    }
 }
