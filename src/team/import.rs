@@ -13,7 +13,7 @@ use super::bundle::Bundle;
 use super::limits::BundleLimits;
 use super::pending::{self, Pending};
 use super::shared::shared_message_ids_stored;
-pub use super::shared::{shared_message_ids, SharedMessage};
+pub use super::shared::SharedMessage;
 use super::TeamError;
 use crate::ingest::dedup::Chunks;
 use crate::ingest::merge::{merge, Base, Delta};

@@ -1,18 +1,16 @@
 //! Message ids kept under more than one user (the same id in two people's
 //! transcripts: copied sessions, or one machine's logs under two names),
-//! which an import reports: over typed rows, or over two columns of the
-//! stored requests. Hands `import` the count and the first few by name.
+//! which an import reports over two columns of the stored requests. Hands
+//! `import` the count and the first few by name.
 
 use super::TeamError;
 use crate::model::columns as c;
-use crate::model::Request;
+use crate::model::SharedIds;
 use crate::store::frames::Cols;
 use crate::store::Store;
-use foldhash::{HashMap, HashMapExt};
 use polars::prelude::{col, IdxSize, LazyFrame};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
-use std::hash::BuildHasher;
 
 /// How many shared message ids an outcome lists by name.
 const SHARED_EXAMPLES: usize = 5;
@@ -24,57 +22,26 @@ pub struct SharedMessage {
     pub users: Vec<String>,
 }
 
-/// Message ids that appear under more than one user, by id.
-pub fn shared_message_ids(requests: &[Request]) -> Vec<SharedMessage> {
-    let mut users: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-    for r in requests {
-        users.entry(r.message_id.as_str()).or_default().insert(r.user.as_str());
-    }
-    users
-        .into_iter()
-        .filter(|(_, u)| u.len() > 1)
-        .map(|(m, u)| SharedMessage { message_id: m.to_owned(), users: u.into_iter().map(str::to_owned).collect() })
-        .collect()
-}
-
 /// How many message ids the stored requests hold under several users, and
 /// the first few of them, reading two columns a slice of the table at a
-/// time. Each id is held as its 64-bit hash (fixed seed) with its first
-/// user, as the team report counts them: two people's different ids
-/// sharing a hash (odds about 1 in 400,000 at ten million ids) would count
-/// once too many; the examples are checked by name.
+/// time (`model::SharedIds`: the ids held as hashes; the examples are
+/// checked by name).
 pub(super) fn shared_message_ids_stored(store: &Store) -> Result<(usize, Vec<SharedMessage>), TeamError> {
     shared_sliced(store, SLICE_ROWS)
 }
 
 fn shared_sliced(store: &Store, rows: usize) -> Result<(usize, Vec<SharedMessage>), TeamError> {
-    const SHARED: u32 = u32::MAX;
     let Some((lf, n)) = store.scan_requests_counted()? else { return Ok((0, Vec::new())) };
-    let hash = foldhash::fast::FixedState::with_seed(0);
-    let (mut people, mut owner): (HashMap<String, u32>, HashMap<u64, u32>) = (HashMap::new(), HashMap::new());
-    for_each_slice(&lf, n, rows, |ids, users| {
-        for (m, u) in ids.iter().zip(users) {
-            let next = u32::try_from(people.len()).unwrap_or(SHARED - 1);
-            let person = match people.get(*u) {
-                Some(&p) => p,
-                None => *people.entry((*u).to_owned()).or_insert(next),
-            };
-            let first = owner.entry(hash.hash_one(m)).or_insert(person);
-            if *first != person {
-                *first = SHARED;
-            }
-        }
-    })?;
-    let count = owner.values().filter(|p| **p == SHARED).count();
+    let mut shared = SharedIds::default();
+    for_each_slice(&lf, n, rows, |ids, users| shared.add(users, ids))?;
     // The first few shared ids by name, with every user of each: an id among
     // them is among the first few of those seen so far whenever it is seen.
     let mut examples: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for_each_slice(&lf, n, rows, |ids, users| {
         for (m, u) in ids.iter().zip(users) {
-            let full = examples.len() >= SHARED_EXAMPLES;
-            if owner.get(&hash.hash_one(m)) != Some(&SHARED)
-                || (full && examples.last_key_value().is_some_and(|l| *m > l.0.as_str()))
-            {
+            let later =
+                examples.len() >= SHARED_EXAMPLES && examples.last_key_value().is_some_and(|l| *m > l.0.as_str());
+            if later || !shared.is_shared(m) {
                 continue;
             }
             examples.entry((*m).to_owned()).or_default().insert((*u).to_owned());
@@ -88,7 +55,7 @@ fn shared_sliced(store: &Store, rows: usize) -> Result<(usize, Vec<SharedMessage
         .filter(|(_, users)| users.len() > 1)
         .map(|(message_id, users)| SharedMessage { message_id, users: users.into_iter().collect() })
         .collect();
-    Ok((count, examples))
+    Ok((shared.count(), examples))
 }
 
 /// Request rows read at a time.

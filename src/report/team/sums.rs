@@ -8,7 +8,7 @@
 //! stored, the model mix's rows are the requests split into their calls.
 
 use crate::model::columns as c;
-use crate::model::Call;
+use crate::model::{Call, SharedIds};
 use crate::report::analysis_cols::LocalDays;
 use crate::report::calls;
 use crate::report::query::Query;
@@ -16,7 +16,6 @@ use crate::report::slices::{for_each_slice_of, BATCH_ROWS};
 use crate::store::frames::Cols;
 use foldhash::HashMap;
 use polars::prelude::*;
-use std::hash::BuildHasher;
 
 /// What the sums add up, per person, day, model and machine: `counted`,
 /// the cost and `c::TOKENS`.
@@ -150,39 +149,20 @@ impl RequestSums {
 /// Message ids stored under more than one person among the requests of
 /// `scan` (`n` rows) that `q` selects (each copy is kept under its own
 /// user: the team report's flag; `sql/team_shared_message_ids.sql` is the
-/// same count as a query), a slice at a time. Each id is held as its
-/// 64-bit hash (fixed seed), so memory follows the number of distinct ids,
-/// not their text; two people's different ids sharing a hash (odds about 1
-/// in 400,000 at ten million ids) would count once too many.
+/// same count as a query), a slice at a time (`model::SharedIds`).
 pub(super) fn shared_message_ids(scan: &LazyFrame, n: usize, q: &Query) -> PolarsResult<usize> {
     shared_sliced(scan, n, q, BATCH_ROWS)
 }
 
 fn shared_sliced(scan: &LazyFrame, n: usize, q: &Query, rows: IdxSize) -> PolarsResult<usize> {
-    const SHARED: u32 = u32::MAX;
-    let ids = foldhash::fast::FixedState::with_seed(0);
-    let mut people: HashMap<String, u32> = HashMap::default();
-    // Each id's hash: its first person, or `SHARED`.
-    let mut owner: HashMap<u64, u32> = HashMap::default();
+    let mut shared = SharedIds::default();
     for_each_slice_of(scan, n, q, rows, |slice| {
         let df = q.filter(slice)?.select([col(c::USER), col(c::MESSAGE_ID)]).collect()?;
         let k = Cols(&df);
-        // Rows come grouped by person: a person is looked up when it changes.
-        let (mut last, mut person) = (None, 0);
-        for (user, id) in k.str(c::USER)?.into_iter().zip(k.str(c::MESSAGE_ID)?) {
-            if last != Some(user) {
-                let next = u32::try_from(people.len()).unwrap_or(SHARED - 1);
-                person = *people.entry(user.to_owned()).or_insert(next);
-                last = Some(user);
-            }
-            let first = owner.entry(ids.hash_one(id)).or_insert(person);
-            if *first != person {
-                *first = SHARED;
-            }
-        }
+        shared.add(&k.str(c::USER)?, &k.str(c::MESSAGE_ID)?);
         Ok(())
     })?;
-    Ok(owner.values().filter(|p| **p == SHARED).count())
+    Ok(shared.count())
 }
 
 /// The miss cost of the analysis rows of `scan` (the stored analysis
