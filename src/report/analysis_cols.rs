@@ -6,7 +6,7 @@
 use crate::analyze::{CacheClass, Expiry, Figures, GapBucket, WhatIf};
 use crate::model::columns as c;
 use crate::model::TokenCounts;
-use crate::store::frames::Cols;
+use crate::store::frames::{Cols, Floats};
 use chrono::{NaiveDate, Offset, TimeZone};
 use chrono_tz::Tz;
 use polars::prelude::*;
@@ -44,7 +44,7 @@ fn f64s<'a>(df: &'a DataFrame, name: &str) -> PolarsResult<&'a [f64]> {
     df.column(name)?.as_materialized_series().f64()?.cont_slice()
 }
 
-/// The `FIGURES` columns of a frame (one chunk: `DataFrame::rechunk_mut`).
+/// The `FIGURES` columns of a frame (its number columns one chunk each).
 pub(super) struct AnalysisCols<'a> {
     pub user: Vec<&'a str>,
     pub session: Vec<&'a str>,
@@ -58,16 +58,16 @@ pub(super) struct AnalysisCols<'a> {
     read: &'a [u64],
     class: Vec<CacheClass>,
     rewind: Vec<bool>,
-    gap_s: Vec<Option<f64>>,
+    gap_s: Floats<'a>,
     rebuilt: &'a [u64],
     miss_cost: &'a [f64],
     actual: &'a [f64],
     policy_5m: &'a [f64],
     policy_1h: &'a [f64],
     ttl_s: &'a [u64],
-    ping: Vec<Option<f64>>,
-    backtest: Vec<Option<f64>>,
-    backtest_v2: Vec<Option<f64>>,
+    ping: Floats<'a>,
+    backtest: Floats<'a>,
+    backtest_v2: Floats<'a>,
 }
 
 impl<'a> AnalysisCols<'a> {
@@ -94,16 +94,16 @@ impl<'a> AnalysisCols<'a> {
             read: u64s(df, c::CACHE_READ)?,
             class,
             rewind: k.bool(c::REWIND)?,
-            gap_s: k.opt_f64(c::GAP_S)?,
+            gap_s: k.floats(c::GAP_S)?,
             rebuilt: u64s(df, c::REBUILT_TOKENS)?,
             miss_cost: f64s(df, c::MISS_COST_USD)?,
             actual: f64s(df, c::ACTUAL_USD)?,
             policy_5m: f64s(df, c::POLICY_5M_USD)?,
             policy_1h: f64s(df, c::POLICY_1H_USD)?,
             ttl_s: u64s(df, c::TTL_S)?,
-            ping: k.opt_f64(c::KEEP_WARM_PING_USD)?,
-            backtest: k.opt_f64(c::BACKTEST_USD)?,
-            backtest_v2: k.opt_f64(c::BACKTEST_V2_USD)?,
+            ping: k.floats(c::KEEP_WARM_PING_USD)?,
+            backtest: k.floats(c::BACKTEST_USD)?,
+            backtest_v2: k.floats(c::BACKTEST_V2_USD)?,
         })
     }
 
@@ -120,7 +120,7 @@ impl<'a> AnalysisCols<'a> {
             },
             class: self.class[i],
             rewinds: u64::from(self.rewind[i]),
-            bucket: self.gap_s[i].map(GapBucket::of),
+            bucket: self.gap_s.get(i).map(GapBucket::of),
             rebuilt_tokens: self.rebuilt[i],
             miss_cost_usd: self.miss_cost[i],
             what_if: WhatIf::of(self.actual[i], self.policy_5m[i], self.policy_1h[i]),
@@ -131,12 +131,12 @@ impl<'a> AnalysisCols<'a> {
     /// Row `i`'s keep-warm and backtest figures, on a main-thread expiry.
     fn expiry(&self, i: usize) -> Option<Expiry> {
         Some(Expiry {
-            gap_s: self.gap_s[i]?,
+            gap_s: self.gap_s.get(i)?,
             ttl_s: u32::try_from(self.ttl_s[i]).unwrap_or(u32::MAX),
             miss_cost_usd: self.miss_cost[i],
-            ping_usd: self.ping[i]?,
-            predicted_usd: self.backtest[i].unwrap_or(0.0),
-            predicted_v2_usd: self.backtest_v2[i].unwrap_or(0.0),
+            ping_usd: self.ping.get(i)?,
+            predicted_usd: self.backtest.get(i).unwrap_or(0.0),
+            predicted_v2_usd: self.backtest_v2.get(i).unwrap_or(0.0),
         })
     }
 }

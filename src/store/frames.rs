@@ -60,6 +60,19 @@ pub(crate) fn bool_column(name: &str, v: impl Iterator<Item = bool>) -> Column {
 /// table and query result that becomes typed rows.
 pub struct Cols<'a>(pub &'a DataFrame);
 
+/// A float column read in place (`Cols::floats`).
+#[derive(Clone, Copy)]
+pub struct Floats<'a>(Option<&'a polars_arrow::array::PrimitiveArray<f64>>);
+
+impl Floats<'_> {
+    /// Row `i`'s value; None for a null.
+    pub fn get(&self, i: usize) -> Option<f64> {
+        use polars_arrow::array::Array;
+        let a = self.0?;
+        a.is_valid(i).then(|| a.value(i))
+    }
+}
+
 impl<'a> Cols<'a> {
     /// Column `name`; None when the frame has no rows. A stored table of
     /// no rows is read as columns of null scalars, and reading one makes
@@ -97,6 +110,17 @@ impl<'a> Cols<'a> {
     /// A float column with its nulls (a gap, a rate, a what-if of no value).
     pub fn opt_f64(&self, name: &str) -> PolarsResult<Vec<Option<f64>>> {
         Ok(options(self.0.column(name)?.f64()?))
+    }
+    /// A float column of one chunk, read in place, with its nulls.
+    pub fn floats(&self, name: &str) -> PolarsResult<Floats<'a>> {
+        let ca = self.0.column(name)?.as_materialized_series().f64()?;
+        polars_ensure!(ca.chunks().len() <= 1, ComputeError: "column {name} is more than one chunk");
+        Ok(Floats(ca.downcast_iter().next()))
+    }
+    /// A number column of one chunk, read in place.
+    pub fn slice<T: PolarsNumericType>(&self, name: &str) -> PolarsResult<&'a [T::Native]> {
+        let s = self.0.column(name)?.as_materialized_series();
+        s.unpack::<T>()?.cont_slice()
     }
     /// A text column that older layouts lack: empty strings when absent.
     pub fn str_or_empty(&self, name: &str) -> PolarsResult<Vec<&'a str>> {
@@ -227,5 +251,19 @@ mod tests {
         assert_eq!(k.f64("f").unwrap(), vec![0.5, 0.0, 1.5, 2.5]);
         assert_eq!(k.opt_f64("f").unwrap(), vec![Some(0.5), None, Some(1.5), Some(2.5)]);
         assert_eq!(k.bool("b").unwrap(), vec![true, false, false, true]);
+    }
+
+    #[test]
+    fn a_column_of_one_chunk_reads_in_place_and_one_of_several_is_refused() {
+        let mut a = df!("f" => [Some(0.5), None], "n" => [1u64, 2]).unwrap();
+        a.vstack_mut(&df!("f" => [Some(1.5)], "n" => [3u64]).unwrap()).unwrap();
+        let err = Cols(&a).floats("f").err().unwrap().to_string();
+        assert!(err.contains("column f is more than one chunk"), "{err}");
+        assert!(Cols(&a).slice::<UInt64Type>("n").is_err());
+        a.rechunk_mut();
+        let k = Cols(&a);
+        let f = k.floats("f").unwrap();
+        assert_eq!((0..3).map(|i| f.get(i)).collect::<Vec<_>>(), vec![Some(0.5), None, Some(1.5)]);
+        assert_eq!(k.slice::<UInt64Type>("n").unwrap(), &[1, 2, 3]);
     }
 }

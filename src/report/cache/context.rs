@@ -14,7 +14,6 @@ use crate::model::format::{plural, thousands, tokens_rounded, usd};
 use crate::model::MAIN_THREAD;
 use crate::report::ReportError;
 use crate::store::view::StoreView;
-use chrono::{DateTime, Utc};
 use comfy_table::presets::UTF8_BORDERS_ONLY;
 use comfy_table::{Cell, CellAlignment, Table};
 use serde::Serialize;
@@ -63,8 +62,8 @@ pub struct Context {
 
 /// A main thread: `(user, session)`.
 type ThreadKey = (String, String);
-/// A main thread's rows, with their times.
-type Rows = Vec<(DateTime<Utc>, WindowRow)>;
+/// A main thread's rows, with their times (UTC milliseconds).
+type Rows = Vec<(i64, WindowRow)>;
 
 /// The context figures of the rows a report selects, counted a batch at a
 /// time. Only the main threads whose prompt passed 200k tokens are held
@@ -84,7 +83,7 @@ impl ContextTally {
     /// Counts a batch's `rows`.
     pub fn add(&mut self, rows: &SplitRows) {
         for i in 0..rows.rows() {
-            let prompt = rows.tokens[i].prompt();
+            let prompt = rows.tokens(i).prompt();
             let band = BANDS.iter().rposition(|&from| prompt >= from).unwrap_or(0);
             self.bands[band].0 += 1;
             self.bands[band].1 += rows.actual_usd[i];
@@ -97,22 +96,22 @@ impl ContextTally {
             }
             let row = WindowRow {
                 class: rows.class[i].unwrap_or(CacheClass::Hit),
-                tokens: rows.tokens[i],
-                rates: rows.rates[i],
+                tokens: rows.tokens(i),
+                rates: rows.rates(i),
                 actual_usd: rows.actual_usd[i],
             };
-            self.push((rows.user[i], rows.session[i]), rows.time[i], row);
+            self.push((rows.user[i], rows.session[i]), rows.time_ms[i], row);
         }
     }
 
     /// Adds a main-thread row to its session's run, closing the previous run.
-    fn push(&mut self, key: (&str, &str), time: DateTime<Utc>, row: WindowRow) {
+    fn push(&mut self, key: (&str, &str), time_ms: i64, row: WindowRow) {
         if self.run.as_ref().is_none_or(|(k, _)| (k.0.as_str(), k.1.as_str()) != key) {
             self.close_run();
             self.run = Some(((key.0.to_owned(), key.1.to_owned()), Vec::new()));
         }
         if let Some((_, rows)) = &mut self.run {
-            rows.push((time, row));
+            rows.push((time_ms, row));
         }
     }
 
@@ -226,7 +225,7 @@ mod tests {
             let tokens = TokenCounts { cache_read: read, ..Default::default() };
             WindowRow { class: CacheClass::Hit, tokens, rates: Some(rates), actual_usd: rates.cost(&tokens, 0) }
         };
-        let at = |minute: i64| DateTime::<Utc>::default() + chrono::TimeDelta::minutes(minute);
+        let at = |minute: i64| minute * 60_000;
         let one = |tally: &mut ContextTally, session: &str, minute: i64, read: u64| {
             tally.push(("", session), at(minute), row(read));
         };

@@ -7,9 +7,8 @@ use crate::analyze::CacheClass;
 use crate::model::columns as c;
 use crate::model::TokenCounts;
 use crate::pricing::Rates;
-use crate::store::frames::Cols;
-use chrono::{DateTime, Utc};
-use polars::prelude::{DataFrame, PolarsResult};
+use crate::store::frames::{Cols, Floats};
+use polars::prelude::{DataFrame, Float64Type, PolarsResult, UInt64Type};
 
 /// The analysis columns the splits read.
 pub const COLUMNS: [&str; 16] = [
@@ -31,43 +30,69 @@ pub const COLUMNS: [&str; 16] = [
     c::RATE_READ_MULTIPLIER,
 ];
 
-/// One batch's rows, as the splits read them.
+/// One batch's rows, as the splits read them (its number columns one
+/// chunk each, as `StoreView::for_each_batch` gives them, read in place).
 pub struct SplitRows<'a> {
     pub user: Vec<&'a str>,
     pub session: Vec<&'a str>,
     pub thread: Vec<&'a str>,
     pub version: Vec<&'a str>,
-    pub time: Vec<DateTime<Utc>>,
+    /// Milliseconds since the epoch, UTC.
+    pub time_ms: &'a [i64],
     /// None for a class this release does not know.
     pub class: Vec<Option<CacheClass>>,
-    pub miss_usd: Vec<f64>,
-    pub actual_usd: Vec<f64>,
-    pub tokens: Vec<TokenCounts>,
-    /// None for a model without a price.
-    pub rates: Vec<Option<Rates>>,
+    pub miss_usd: &'a [f64],
+    pub actual_usd: &'a [f64],
+    tokens: [&'a [u64]; 5],
+    rates: [Floats<'a>; 3],
 }
 
 impl<'a> SplitRows<'a> {
     /// The rows of `df` (analysis rows with `COLUMNS`).
     pub fn of(df: &'a DataFrame) -> PolarsResult<SplitRows<'a>> {
         let k = Cols(df);
+        let u64s = |name| k.slice::<UInt64Type>(name);
         Ok(SplitRows {
             user: k.str(c::USER)?,
             session: k.str(c::SESSION_ID)?,
             thread: k.str(c::THREAD)?,
             version: k.str(c::VERSION)?,
-            time: k.time(c::TIME)?,
+            time_ms: df.column(c::TIME)?.as_materialized_series().datetime()?.physical().cont_slice()?,
             class: k.str(c::CLASS)?.into_iter().map(CacheClass::parse).collect(),
-            miss_usd: k.f64(c::MISS_COST_USD)?,
-            actual_usd: k.f64(c::ACTUAL_USD)?,
-            tokens: k.tokens()?,
-            rates: k.rates()?,
+            miss_usd: k.slice::<Float64Type>(c::MISS_COST_USD)?,
+            actual_usd: k.slice::<Float64Type>(c::ACTUAL_USD)?,
+            tokens: [
+                u64s(c::INPUT)?,
+                u64s(c::CACHE_WRITE_5M)?,
+                u64s(c::CACHE_WRITE_1H)?,
+                u64s(c::CACHE_READ)?,
+                u64s(c::OUTPUT)?,
+            ],
+            rates: [k.floats(c::RATE_INPUT)?, k.floats(c::RATE_OUTPUT)?, k.floats(c::RATE_READ_MULTIPLIER)?],
         })
     }
 
     /// How many rows the batch has.
     pub fn rows(&self) -> usize {
-        self.time.len()
+        self.time_ms.len()
+    }
+
+    /// Row `i`'s tokens.
+    pub fn tokens(&self, i: usize) -> TokenCounts {
+        let [input, w5, w1h, read, output] = self.tokens;
+        TokenCounts {
+            input: input[i],
+            cache_write_5m: w5[i],
+            cache_write_1h: w1h[i],
+            cache_read: read[i],
+            output: output[i],
+        }
+    }
+
+    /// The rates row `i` paid (None for a model without a price).
+    pub fn rates(&self, i: usize) -> Option<Rates> {
+        let [input, output, read] = self.rates;
+        Rates::stored(input.get(i), output.get(i), read.get(i))
     }
 }
 

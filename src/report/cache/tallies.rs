@@ -8,12 +8,13 @@ use chrono::{DateTime, Utc};
 use polars::prelude::*;
 use std::collections::{BTreeSet, HashMap};
 
-/// Per-session running sums plus the session's project and time span.
+/// Per-session running sums plus the session's project and time span
+/// (UTC milliseconds).
 struct SessionTally {
     tally: Tally,
     project: String,
-    first: DateTime<Utc>,
-    last: DateTime<Utc>,
+    first_ms: i64,
+    last_ms: i64,
 }
 
 /// The cache report's running tallies over the rows: the total, per day,
@@ -37,10 +38,9 @@ impl Tallies {
         let mut today: Option<(i32, usize)> = None;
         let mut model = "";
         for i in 0..df.height() {
-            let f = a.figures(i);
-            let time = DateTime::from_timestamp_millis(a.time_ms[i]).unwrap_or_default();
+            let (f, ms) = (a.figures(i), a.time_ms[i]);
             self.total.add_figures(&f);
-            let day = days.day(a.time_ms[i]);
+            let day = days.day(ms);
             if today.is_none_or(|(d, _)| d != day) {
                 today = Some((
                     day,
@@ -65,8 +65,8 @@ impl Tallies {
                     let first = SessionTally {
                         tally: Tally::default(),
                         project: a.project[i].to_owned(),
-                        first: time,
-                        last: time,
+                        first_ms: ms,
+                        last_ms: ms,
                     };
                     self.sessions.push(((key.0.to_owned(), key.1.to_owned()), first));
                     self.sessions.len() - 1
@@ -75,8 +75,8 @@ impl Tallies {
             last = Some((key, k));
             let s = &mut self.sessions[k].1;
             s.tally.add_figures(&f);
-            s.first = s.first.min(time);
-            s.last = s.last.max(time);
+            s.first_ms = s.first_ms.min(ms);
+            s.last_ms = s.last_ms.max(ms);
         }
         Ok(())
     }
@@ -101,6 +101,7 @@ fn session_stats(
     sessions: Vec<((String, String), SessionTally)>,
     titles: &HashMap<String, String>,
 ) -> Vec<SessionStats> {
+    let at = |ms: i64| DateTime::<Utc>::from_timestamp_millis(ms).unwrap_or_default();
     let mut v: Vec<SessionStats> = sessions
         .into_iter()
         .map(|((user, sid), s)| SessionStats {
@@ -108,8 +109,8 @@ fn session_stats(
             session_id: sid,
             user,
             project: s.project,
-            first: s.first,
-            last: s.last,
+            first: at(s.first_ms),
+            last: at(s.last_ms),
             stats: s.tally.finish(),
         })
         .collect();

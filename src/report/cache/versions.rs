@@ -59,46 +59,79 @@ pub struct CauseRate {
 /// The versions of the rows a report selects, counted a batch at a time.
 #[derive(Debug, Default)]
 pub struct VersionTally {
-    /// Per version: its figures, cache reads and prompt tokens.
-    by: BTreeMap<String, (VersionHealth, u64, u64)>,
+    by: BTreeMap<String, Sums>,
+}
+
+/// One version's figures while its rows are counted: with its cache reads
+/// and prompt tokens, and its first and last time (UTC milliseconds).
+#[derive(Debug)]
+struct Sums {
+    health: VersionHealth,
+    read: u64,
+    prompt: u64,
+    first_ms: i64,
+    last_ms: i64,
 }
 
 impl VersionTally {
-    /// Counts a batch's `rows`.
+    /// Counts a batch's `rows`. Rows come grouped by session, a session
+    /// mostly on one version: a version is looked up once per run of rows.
     pub fn add(&mut self, rows: &SplitRows) {
-        for i in 0..rows.rows() {
-            let (version, time) = (rows.version[i], rows.time[i]);
-            let (v, read, prompt) = match self.by.get_mut(version) {
-                Some(v) => v,
-                None => self.by.entry(version.to_owned()).or_insert((empty(version, time), 0, 0)),
+        let mut i = 0;
+        while i < rows.rows() {
+            let version = rows.version[i];
+            let sums = match self.by.get_mut(version) {
+                Some(sums) => sums,
+                None => self.by.entry(version.to_owned()).or_insert_with(|| Sums::new(version, rows.time_ms[i])),
             };
-            v.first = v.first.min(time);
-            v.last = v.last.max(time);
-            v.requests += 1;
-            v.cost_usd += rows.actual_usd[i];
-            if let Some(class) = rows.class[i].filter(|k| k.is_miss()) {
-                let cause = v.by_cause.entry(class.as_str()).or_default();
-                cause.misses += 1;
-                cause.miss_cost_usd += rows.miss_usd[i];
-                if !class.is_idle() {
-                    v.misses_within_ttl += 1;
-                    v.misses_within_ttl_usd += rows.miss_usd[i];
-                }
+            while i < rows.rows() && rows.version[i] == version {
+                sums.add(rows, i);
+                i += 1;
             }
-            let t: TokenCounts = rows.tokens[i];
-            (*read, *prompt) = (*read + t.cache_read, *prompt + t.prompt());
         }
     }
 
     /// The versions in release order, flagged.
     pub fn finish(self) -> Vec<VersionHealth> {
-        let mut out: Vec<VersionHealth> =
-            self.by.into_values().map(|(v, read, prompt)| finish(v, read, prompt)).collect();
+        let mut out: Vec<VersionHealth> = self.by.into_values().map(Sums::finish).collect();
         out.sort_by(|a, b| {
             release_order(&a.version).cmp(&release_order(&b.version)).then_with(|| a.version.cmp(&b.version))
         });
         flag(&mut out);
         out
+    }
+}
+
+impl Sums {
+    fn new(version: &str, at_ms: i64) -> Sums {
+        let health = empty(version, DateTime::default());
+        Sums { health, read: 0, prompt: 0, first_ms: at_ms, last_ms: at_ms }
+    }
+
+    /// Adds row `i` of `rows`.
+    fn add(&mut self, rows: &SplitRows, i: usize) {
+        let v = &mut self.health;
+        self.first_ms = self.first_ms.min(rows.time_ms[i]);
+        self.last_ms = self.last_ms.max(rows.time_ms[i]);
+        v.requests += 1;
+        v.cost_usd += rows.actual_usd[i];
+        if let Some(class) = rows.class[i].filter(|k| k.is_miss()) {
+            let cause = v.by_cause.entry(class.as_str()).or_default();
+            cause.misses += 1;
+            cause.miss_cost_usd += rows.miss_usd[i];
+            if !class.is_idle() {
+                v.misses_within_ttl += 1;
+                v.misses_within_ttl_usd += rows.miss_usd[i];
+            }
+        }
+        let t: TokenCounts = rows.tokens(i);
+        (self.read, self.prompt) = (self.read + t.cache_read, self.prompt + t.prompt());
+    }
+
+    fn finish(self) -> VersionHealth {
+        let at = |ms: i64| DateTime::from_timestamp_millis(ms).unwrap_or_default();
+        let v = VersionHealth { first: at(self.first_ms), last: at(self.last_ms), ..self.health };
+        finish(v, self.read, self.prompt)
     }
 }
 

@@ -49,8 +49,10 @@ impl StoreView {
     }
 
     /// Runs `f` over the rows `q` selects, with `columns`, a slice of the
-    /// table at a time (each one chunk, the next read while `f` runs), so a
-    /// report holds two batches at most.
+    /// table at a time (the next read while `f` runs), so a report holds two
+    /// batches at most. A slice's number columns are one chunk each (they
+    /// are read in place); its text stays in the row groups' chunks (read a
+    /// chunk at a time: joining them copied every string of the slice).
     pub fn for_each_batch(
         &self,
         q: &CacheQuery,
@@ -59,7 +61,7 @@ impl StoreView {
     ) -> Result<(), ReportError> {
         let make = |rows: LazyFrame| -> PolarsResult<DataFrame> {
             let mut df = selected(rows, q, columns)?;
-            df.rechunk_mut();
+            numbers_in_one_chunk(&mut df)?;
             Ok(df)
         };
         for_each_frame(&self.analysis()?, self.analysis_rows()?, &q.query, make, f)?;
@@ -120,6 +122,20 @@ impl StoreView {
     }
 }
 
+/// Makes each column of `df` that is not text one chunk.
+fn numbers_in_one_chunk(df: &mut DataFrame) -> PolarsResult<()> {
+    let names: Vec<PlSmallStr> = df
+        .columns()
+        .iter()
+        .filter(|c| c.dtype() != &DataType::String && c.n_chunks() > 1)
+        .map(|c| c.name().clone())
+        .collect();
+    for name in names {
+        df.apply(&name, Column::rechunk)?;
+    }
+    Ok(())
+}
+
 /// The rows of `rows` (analysis rows) that `q` selects, with `columns`.
 pub(super) fn selected(rows: LazyFrame, q: &CacheQuery, columns: &[&str]) -> PolarsResult<DataFrame> {
     let mut lf = q.query.filter(rows)?;
@@ -147,31 +163,11 @@ pub fn cache_report(view: &StoreView, q: &CacheQuery) -> Result<CacheReport, Rep
 pub fn cache_report_with(
     view: &StoreView,
     q: &CacheQuery,
-    mut class_costs: Option<&mut DailyClassCosts>,
+    class_costs: Option<&mut DailyClassCosts>,
 ) -> Result<CacheReport, ReportError> {
-    let (now, titles) = (view.now(), view.titles()?);
-    let mut days = LocalDays::new(q.query.tz);
-    let mut tallies = Tallies::default();
-    let mut columns = FIGURES.to_vec();
-    if class_costs.is_some() {
-        columns.extend(DailyClassCosts::COLUMNS.iter().filter(|n| !FIGURES.contains(n)));
-    }
-    let more = super::splits::COLUMNS.iter().chain(&super::rows::SERVER_COLUMNS);
-    columns.extend(more.filter(|n| !columns.contains(n)).collect::<Vec<_>>());
-    // The version and context splits and the server's reasons, counted in the one pass.
-    let (mut splits, mut server) = (Splits::default(), ServerReasons::default());
-    view.for_each_batch(q, &columns, |df| {
-        if let Some(costs) = class_costs.as_deref_mut() {
-            costs.add(df)?;
-        }
-        splits.add(df)?;
-        super::rows::add_server_reasons(&mut server, df)?;
-        tallies.add(df, &mut days)?;
-        Ok(())
-    })?;
-    let (total, by_day, by_session, models) = tallies.finish(titles);
-    let user = q.query.user.as_deref();
-    let (stale, not_resumable) = resume_lists(view, user, &by_session)?;
+    let Pass { tallies, splits, server } = pass(view, q, class_costs)?;
+    let (total, by_day, by_session, models) = tallies.finish(view.titles()?);
+    let (stale, not_resumable) = resume_lists(view, q.query.user.as_deref(), &by_session)?;
     let ids: HashSet<(&str, &str)> = by_session.iter().map(|s| (s.user.as_str(), s.session_id.as_str())).collect();
     let compaction = compaction_reports(view, |user, session| ids.contains(&(user, session)))?;
     let by_trigger = by_trigger(view, q)?;
@@ -192,11 +188,40 @@ pub fn cache_report_with(
         context: splits.context.finish(&compaction),
         by_session,
         compaction,
-        now,
+        now: view.now(),
         estimated_models: view.prices().estimated_models(models.iter().map(String::as_str)),
         usage: None,
         lists: None,
     })
+}
+
+/// What the pass over a report's rows sums.
+struct Pass {
+    tallies: Tallies,
+    splits: Splits,
+    server: ServerReasons,
+}
+
+/// The one pass over the rows `q` selects: the tallies, the version and
+/// context splits, the server's reasons (and `class_costs`, when given).
+fn pass(view: &StoreView, q: &CacheQuery, mut class_costs: Option<&mut DailyClassCosts>) -> Result<Pass, ReportError> {
+    let mut days = LocalDays::new(q.query.tz);
+    let mut columns = FIGURES.to_vec();
+    if class_costs.is_some() {
+        columns.extend(DailyClassCosts::COLUMNS.iter().filter(|n| !FIGURES.contains(n)));
+    }
+    let more = super::splits::COLUMNS.iter().chain(&super::rows::SERVER_COLUMNS);
+    columns.extend(more.filter(|n| !columns.contains(n)).collect::<Vec<_>>());
+    let mut p = Pass { tallies: Tallies::default(), splits: Splits::default(), server: ServerReasons::default() };
+    view.for_each_batch(q, &columns, |df| {
+        if let Some(costs) = class_costs.as_deref_mut() {
+            costs.add(df)?;
+        }
+        p.splits.add(df)?;
+        super::rows::add_server_reasons(&mut p.server, df)?;
+        p.tallies.add(df, &mut days)
+    })?;
+    Ok(p)
 }
 
 /// The stale sessions of `by_session` (dearest premium first) and those
@@ -301,4 +326,22 @@ fn by_trigger(view: &StoreView, q: &CacheQuery) -> Result<std::collections::BTre
         })
     };
     Ok(count_by_trigger(order.iter().zip(&comps).map(|(&i, c)| (c, label[i], counted(i)))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batch_keeps_its_text_in_chunks_and_makes_its_numbers_one() {
+        let mut df = df!("s" => ["a", "b"], "n" => [1u64, 2], "f" => [Some(0.5), None]).unwrap();
+        df.vstack_mut(&df!("s" => ["c"], "n" => [3u64], "f" => [Some(1.5)]).unwrap()).unwrap();
+        numbers_in_one_chunk(&mut df).unwrap();
+        let chunks = |name: &str| df.column(name).unwrap().n_chunks();
+        assert_eq!((chunks("s"), chunks("n"), chunks("f")), (2, 1, 1));
+        let k = Cols(&df);
+        assert_eq!(k.str("s").unwrap(), vec!["a", "b", "c"]);
+        assert_eq!(k.slice::<UInt64Type>("n").unwrap(), &[1, 2, 3]);
+        assert_eq!(k.floats("f").unwrap().get(1), None);
+    }
 }
