@@ -65,7 +65,7 @@ fn close(v: &Value, x: f64) {
 }
 
 #[test]
-fn cache_json_v2_contract_by_hand() {
+fn cache_json_contract_checked_by_hand() {
     let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     tree(root.path());
     let v = json(&cachewise(root.path(), data.path(), &["cache", "--json", "--now", "2026-02-12T00:00:00Z"]));

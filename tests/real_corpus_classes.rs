@@ -19,7 +19,7 @@ use common::reference::{cache_report, CacheData};
 use std::collections::BTreeMap;
 
 #[test]
-fn real_corpus_v2_classes_and_where_v1_unexplained_went() {
+fn real_corpus_class_table_and_where_v1_unexplained_misses_went() {
     let Some(root) = common::real_corpus() else {
         return;
     };
