@@ -39,20 +39,3 @@ pub trait Derive: Sync {
     /// nothing new calls `after` with `Changed::All` otherwise.
     fn is_current(&self, store: &Store) -> bool;
 }
-
-/// No derived tables (a scratch store whose rows a team import moves on).
-pub struct Nothing;
-
-impl Derive for Nothing {
-    fn whole(&self, _: &Commit<'_>, _: Vec<&Request>, _: &[Call], _: &[Compaction]) -> Result<bool, IngestError> {
-        Ok(false)
-    }
-
-    fn after(&self, _: &Commit<'_>, _: &Changed) -> Result<(), IngestError> {
-        Ok(())
-    }
-
-    fn is_current(&self, _: &Store) -> bool {
-        true
-    }
-}

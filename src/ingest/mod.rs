@@ -32,7 +32,7 @@ use crate::store::manifest::{Manifest, STORE_SCHEMA, UPGRADABLE_SCHEMAS};
 use crate::store::view::Version;
 use crate::store::{Commit, Store, StoreError, Table};
 use chrono::{DateTime, Utc};
-pub use derive::{Changed, Derive, Nothing};
+pub use derive::{Changed, Derive};
 pub use rebuild::{rebuild, Rebuilt};
 
 use dedup::Chunks;

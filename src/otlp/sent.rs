@@ -76,11 +76,6 @@ impl Sent {
         self.keys.contains(&key)
     }
 
-    /// How many responses the collector accepted.
-    pub fn len(&self) -> usize {
-        self.keys.len()
-    }
-
     /// True when nothing was accepted yet.
     pub fn is_empty(&self) -> bool {
         self.keys.is_empty()

@@ -47,11 +47,6 @@ pub fn term(s: &str) -> Cow<'_, str> {
     one_line(s)
 }
 
-/// A terminal table cell holding text from outside.
-pub fn text_cell(s: &str) -> comfy_table::Cell {
-    comfy_table::Cell::new(term(s))
-}
-
 /// `s` cut to `max` characters (at least 1), the last an ellipsis.
 pub fn shorten(s: &str, max: usize) -> String {
     let max = max.max(1);

@@ -8,7 +8,6 @@
 //! bundles and records who sent what from which machine.
 
 use super::append;
-use super::bundle::read_bundle_limited;
 use super::bundle::Bundle;
 use super::limits::BundleLimits;
 use super::pending::{self, Pending};
@@ -26,7 +25,6 @@ use crate::store::manifest::STORE_SCHEMA;
 use crate::store::{Commit, Store};
 use chrono::{DateTime, SecondsFormat, Utc};
 use foldhash::{HashSet, HashSetExt};
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -105,26 +103,6 @@ pub fn mark_team_dir(store: &Commit<'_>) -> Result<(), TeamError> {
         return Err(TeamError::LocalStore { dir: store.dir().to_path_buf() });
     }
     Ok(store.write_ledger(b"{}")?)
-}
-
-/// Reads and validates every file (directories: their `*.parquet`, sorted)
-/// under the default `BundleLimits`. The first bad file stops it, before
-/// anything is written.
-pub fn read_inputs(paths: &[PathBuf]) -> Result<Vec<Incoming>, TeamError> {
-    read_inputs_limited(paths, &BundleLimits::default())
-}
-
-/// `read_inputs` with caps on what each bundle may expand to.
-pub fn read_inputs_limited(paths: &[PathBuf], limits: &BundleLimits) -> Result<Vec<Incoming>, TeamError> {
-    // Bundles decode and verify independently: all cores at once.
-    input_files(paths)?
-        .into_par_iter()
-        .map(|f| {
-            let bytes = super::file::read(&f, limits)?;
-            let origin = f.display().to_string();
-            Ok(Incoming { bundle: read_bundle_limited(&bytes, &origin, limits)?, origin })
-        })
-        .collect()
 }
 
 /// The bundle files `paths` name (directories: their `*.parquet`, sorted).

@@ -28,7 +28,7 @@ pub mod tokens;
 
 pub use bundle::{bundle_bytes, read_bundle, read_bundle_limited, Bundle, BundleAnalysis, BundleMeta, BUNDLE_SCHEMA};
 pub use export::{export, ExportSpec};
-pub use import::{holds_bundles, import, import_files, read_inputs, ImportOutcome};
+pub use import::{holds_bundles, import, import_files, ImportOutcome};
 
 use crate::ingest::IngestError;
 use crate::store::StoreError;

@@ -9,7 +9,7 @@
 
 use super::error::WebError;
 use super::params::{encode, Params};
-use crate::report::query::{Grouping, Query};
+use crate::report::query::Grouping;
 use chrono::{Datelike, Days, NaiveDate, Weekday};
 
 /// How a page groups its days.
@@ -119,11 +119,6 @@ impl Range {
     /// True when no day is excluded.
     pub fn is_all(&self) -> bool {
         self.since.is_none() && self.until.is_none()
-    }
-
-    /// `q` over these days.
-    pub fn query(&self, q: Query) -> Query {
-        Query { since: self.since, until: self.until, ..q }
     }
 
     /// The presets, as of today.

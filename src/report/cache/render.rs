@@ -202,16 +202,6 @@ counting the whole prompt as rewritten, with no shared prefix still warm, predic
     out
 }
 
-/// The server's reason of one request in words, with the tokens it says
-/// were missed when given; empty when it gave none.
-pub fn server_reason_text(reason: &str, missed: Option<u64>) -> String {
-    match (reason, missed) {
-        ("", _) => String::new(),
-        (r, Some(n)) => format!("{} ({} tokens)", reason_words(r), thousands(n)),
-        (r, None) => reason_words(r),
-    }
-}
-
 /// What the server said about its misses, beside the classes (cache-model
 /// section 19), as lines of words: the terminal and `/cache` show them.
 pub fn server_lines(r: &CacheReport) -> Vec<String> {

@@ -127,11 +127,6 @@ impl SessionFilter {
             && self.since.is_none_or(|s| r.last_day >= s)
             && self.until.is_none_or(|u| r.first_day <= u)
     }
-
-    /// True when no filter is set.
-    pub fn is_empty(&self) -> bool {
-        *self == SessionFilter::default()
-    }
 }
 
 /// The column a table is sorted by (descending unless `ascending`).

@@ -144,10 +144,6 @@ impl DayPage {
     pub fn day_href(&self, day: &str) -> String {
         self.chrome.link(&format!("/day/{day}"))
     }
-
-    pub fn sessions_text(&self) -> String {
-        crate::report::labels::plural(self.report.rows.len() as u64, "session", "sessions")
-    }
 }
 
 /// `GET /day/{date}?user=`.

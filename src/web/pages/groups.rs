@@ -15,9 +15,6 @@ use axum::response::Html;
 use chrono_tz::Tz;
 use std::sync::Arc;
 
-/// Rows a group page lists (the chart shows the first 20).
-pub const MAX_ROWS: usize = 1000;
-
 #[derive(Template)]
 #[template(path = "groups.html")]
 pub struct GroupsPage {

@@ -48,10 +48,6 @@ impl TeamPage {
         format!("/?user={}", encode(user))
     }
 
-    pub fn who<'a>(&self, user: &'a str) -> &'a str {
-        who(user)
-    }
-
     /// The columns of the terminal report (`report team`), in its order.
     pub fn header(&self) -> [&'static str; 11] {
         HEADER
@@ -109,10 +105,6 @@ impl TeamPage {
 
     pub fn notes(&self, r: &TeamReport) -> Vec<String> {
         notes(r)
-    }
-
-    pub fn text(&self, v: &Option<String>) -> String {
-        v.clone().unwrap_or_default()
     }
 
     /// `1 active person`, `3 active people`.
