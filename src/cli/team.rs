@@ -261,7 +261,8 @@ pub(super) fn run_export(plan: &Plan, a: &ExportArgs) -> anyhow::Result<()> {
 
 /// `cachewise import`: never ingests local transcripts.
 pub(super) fn run_import(plan: &Plan, a: &ImportArgs) -> anyhow::Result<()> {
-    let o = team::import_files(&plan.store, &a.paths, &a.limits.limits(), &plan.prices, Utc::now())?;
+    let bar = super::progress::Bar::bundles(plan.quiet);
+    let o = team::import_files(&plan.store, &a.paths, &a.limits.limits(), &plan.prices, Utc::now(), &bar)?;
     super::out(&super::imported::describe_import(&o, &plan.store.dir().display().to_string()));
     Ok(())
 }

@@ -57,10 +57,13 @@ fn list(p: &[PathBuf]) -> String {
     p.iter().map(|p| format!("{}/projects", p.display())).collect::<Vec<_>>().join(", ")
 }
 
-/// Receives progress while files are read (bytes), e.g. a progress bar.
+/// Receives progress, e.g. a progress bar: an ingest's bytes read, an
+/// import's bundles merged.
 pub trait Progress: Sync {
-    fn start(&self, total_bytes: u64);
-    fn advance(&self, bytes: u64);
+    fn start(&self, total: u64);
+    fn advance(&self, done: u64);
+    /// Names the step under way (an import's last step writes the store).
+    fn step(&self, _what: &'static str) {}
     fn finish(&self);
 }
 

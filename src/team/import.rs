@@ -16,6 +16,7 @@ pub use super::shared::SharedMessage;
 use super::TeamError;
 use crate::ingest::dedup::Chunks;
 use crate::ingest::merge::{merge, Base, Delta};
+use crate::ingest::{Progress, Silent};
 use crate::lanes;
 use crate::model::columns as c;
 use crate::model::Compaction;
@@ -144,25 +145,29 @@ pub fn import(
     now: DateTime<Utc>,
 ) -> Result<ImportOutcome, TeamError> {
     let mut pending = incoming.iter().map(Pending::decoded).collect::<Result<Vec<_>, _>>()?;
-    import_pending(store, &mut pending, prices, now)
+    import_pending(store, &mut pending, prices, now, &Silent)
 }
 
 /// Reads, validates and imports bundle files (directories: their
-/// `*.parquet`, sorted), holding one person's rows at a time. The first
-/// bad file stops it, before anything is written.
+/// `*.parquet`, sorted), holding one person's rows at a time, telling
+/// `progress` of each bundle merged. The first bad file stops it, before
+/// anything is written.
 pub fn import_files(
     store: &Store,
     paths: &[PathBuf],
     limits: &BundleLimits,
     prices: &PriceTable,
     now: DateTime<Utc>,
+    progress: &dyn Progress,
 ) -> Result<ImportOutcome, TeamError> {
     let clock = std::time::Instant::now();
     let files = input_files(paths)?;
     let limits = &limits.at(now);
     let mut pending = pending::footers(files.clone(), limits)?;
     tracing::debug!("import: read {} footer(s) in {:?}", pending.len(), clock.elapsed());
-    match import_pending(store, &mut pending, prices, now) {
+    let outcome = import_pending(store, &mut pending, prices, now, progress);
+    progress.finish();
+    match outcome {
         // People's lanes meet files out of order: the first bad one is named.
         Err(e) if pending::is_verdict(&e) => Err(pending::first_bad(&files, limits).err().unwrap_or(e)),
         r => r,
@@ -178,7 +183,10 @@ fn import_pending(
     pending: &mut [Pending<'_>],
     prices: &PriceTable,
     now: DateTime<Utc>,
+    progress: &dyn Progress,
 ) -> Result<ImportOutcome, TeamError> {
+    progress.step("merging bundles");
+    progress.start(pending.len() as u64);
     let commit = store.begin()?;
     let people = stored_people(store)?;
     if !holds_bundles(store) && people.contains_key("") {
@@ -198,7 +206,7 @@ fn import_pending(
     let new: Vec<(&str, &Vec<usize>)> =
         by_user.iter().filter(|(u, _)| !known.contains(*u)).map(|(u, l)| (*u, l)).collect();
     let mut requests_after = requests_before;
-    if let Some(after) = add_new_people(&commit, pending, &new, prices, &mut unknown, &mut added)? {
+    if let Some(after) = add_new_people(&commit, pending, &new, prices, progress, &mut unknown, &mut added)? {
         requests_after = after;
     }
     if !known.is_empty() {
@@ -207,6 +215,7 @@ fn import_pending(
         count_added(&stored_keys(store, &known)?, &list, &bundles, &mut added);
         mark_team_dir(&commit)?;
         let merged = merge(&commit, Base::Touched, delta_of(&bundles), prices, &crate::materialize::Stage { prices })?;
+        progress.advance(list.len() as u64);
         add_unknown(&mut unknown, merged.unknown);
         requests_after = merged.requests;
     }
@@ -236,6 +245,7 @@ fn add_new_people(
     pending: &[Pending<'_>],
     new: &[(&str, &Vec<usize>)],
     prices: &PriceTable,
+    progress: &dyn Progress,
     unknown: &mut UnknownModels,
     added: &mut [usize],
 ) -> Result<Option<usize>, TeamError> {
@@ -245,6 +255,7 @@ fn add_new_people(
         let mut counts = vec![0; pending.len()];
         count_added(&HashSet::new(), list, &bundles, &mut counts);
         let (s, u) = append::scratch(store, bundles, prices)?;
+        progress.advance(list.len() as u64);
         Ok::<_, TeamError>((s, u, counts))
     });
     let mut scratches = Vec::new();
@@ -258,6 +269,7 @@ fn add_new_people(
         return Ok(None);
     }
     mark_team_dir(store)?;
+    progress.step("writing the team store");
     Ok(Some(append::append(store, scratches, prices)?))
 }
 

@@ -4,6 +4,7 @@
 //! as it was.
 
 use super::support::{bundle_of, bytes_of, prices, row, snapshot};
+use cachewise::ingest::Silent;
 use cachewise::model::MAX_TOKENS;
 use cachewise::store::Store;
 use cachewise::team::import::Incoming;
@@ -27,8 +28,9 @@ fn refusals(b: &Bundle) -> (String, String) {
     let store = Store::open(&team).unwrap();
     let before = snapshot(&team);
     let limits = BundleLimits::default();
-    let as_file =
-        import_files(&store, std::slice::from_ref(&file), &limits, &prices(), Utc::now()).unwrap_err().to_string();
+    let as_file = import_files(&store, std::slice::from_ref(&file), &limits, &prices(), Utc::now(), &Silent)
+        .unwrap_err()
+        .to_string();
     assert_eq!(snapshot(&team), before, "a refused file changes nothing");
     let origin = file.display().to_string();
     // An upload is read as the push server reads it: at its clock.
@@ -96,11 +98,62 @@ fn the_first_bad_file_is_named_whichever_person_met_first() {
         .collect();
     let store = Store::open(&team).unwrap();
     let before = snapshot(&team);
-    let err = import_files(&store, &files, &BundleLimits::default(), &prices(), Utc::now()).unwrap_err().to_string();
+    let err =
+        import_files(&store, &files, &BundleLimits::default(), &prices(), Utc::now(), &Silent).unwrap_err().to_string();
     assert!(err.contains("a.parquet") && err.contains("above the bound of"), "{err}");
     assert_eq!(snapshot(&team), before, "nothing is written, no scratch store is left");
     // Alone, alice's file is refused for its own fault.
-    let err = import_files(&store, &files[1..], &BundleLimits::default(), &prices(), Utc::now()).unwrap_err();
+    let err = import_files(&store, &files[1..], &BundleLimits::default(), &prices(), Utc::now(), &Silent).unwrap_err();
     assert!(err.to_string().contains("b.parquet") && err.to_string().contains("mallory"), "{err}");
     assert_eq!(snapshot(&team), before);
+}
+
+/// What an import tells its progress bar, in order.
+#[derive(Default)]
+struct Recorded(std::sync::Mutex<Vec<String>>);
+
+impl cachewise::ingest::Progress for Recorded {
+    fn start(&self, total: u64) {
+        self.0.lock().unwrap().push(format!("start {total}"));
+    }
+    fn advance(&self, done: u64) {
+        self.0.lock().unwrap().push(format!("advance {done}"));
+    }
+    fn step(&self, what: &'static str) {
+        self.0.lock().unwrap().push(what.to_owned());
+    }
+    fn finish(&self) {
+        self.0.lock().unwrap().push("finish".to_owned());
+    }
+}
+
+#[test]
+fn an_import_counts_its_bundles_merged_then_names_the_store_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let people = [("ann", 3), ("bob", 2), ("cy", 1)];
+    let files: Vec<_> = people
+        .iter()
+        .map(|&(user, n)| {
+            let path = tmp.path().join(format!("{user}.parquet"));
+            std::fs::write(&path, bytes_of(&bundle_of(user, (1..=n).map(|k| row(user, "s1", k, k as i64)).collect())))
+                .unwrap();
+            path
+        })
+        .collect();
+    let store = Store::open(&tmp.path().join("team")).unwrap();
+    let seen = Recorded::default();
+    let o = import_files(&store, &files, &BundleLimits::default(), &prices(), Utc::now(), &seen).unwrap();
+    assert_eq!(o.requests_after, 6);
+    let seen = seen.0.into_inner().unwrap();
+    assert_eq!(seen[..2], ["merging bundles", "start 3"]);
+    assert_eq!(seen[2..5], ["advance 1"; 3], "one per person, each with one bundle");
+    assert_eq!(seen[5..], ["writing the team store", "finish"]);
+    // A bundle refused once merging began still takes the bar away.
+    let seen = Recorded::default();
+    let mut zed = bundle_of("zed", vec![row("zed", "s9", 1, 1)]);
+    zed.requests[0].tokens.input = MAX_TOKENS + 1;
+    let bad = tmp.path().join("zed.parquet");
+    std::fs::write(&bad, bytes_of(&zed)).unwrap();
+    assert!(import_files(&store, &[bad], &BundleLimits::default(), &prices(), Utc::now(), &seen).is_err());
+    assert_eq!(seen.0.into_inner().unwrap(), ["merging bundles", "start 1", "finish"]);
 }
