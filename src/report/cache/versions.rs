@@ -104,8 +104,7 @@ impl VersionTally {
 
 impl Sums {
     fn new(version: &str, at_ms: i64) -> Sums {
-        let health = empty(version, DateTime::default());
-        Sums { health, read: 0, prompt: 0, first_ms: at_ms, last_ms: at_ms }
+        Sums { health: empty(version), read: 0, prompt: 0, first_ms: at_ms, last_ms: at_ms }
     }
 
     /// Adds row `i` of `rows`.
@@ -196,11 +195,12 @@ fn z_score(m0: u64, n0: u64, m1: u64, n1: u64) -> f64 {
     }
 }
 
-fn empty(version: &str, at: DateTime<Utc>) -> VersionHealth {
+/// A version of no rows yet (its times are set when its rows are counted).
+fn empty(version: &str) -> VersionHealth {
     VersionHealth {
         version: version.to_owned(),
-        first: at,
-        last: at,
+        first: DateTime::default(),
+        last: DateTime::default(),
         requests: 0,
         hit_ratio: None,
         misses_within_ttl: 0,
@@ -278,7 +278,7 @@ mod tests {
     use super::*;
 
     fn version(name: &str, requests: u64, misses: u64) -> VersionHealth {
-        let mut v = empty(name, DateTime::default());
+        let mut v = empty(name);
         (v.requests, v.misses_within_ttl) = (requests, misses);
         finish(v, 0, 0)
     }
