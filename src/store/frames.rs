@@ -117,7 +117,7 @@ impl<'a> Cols<'a> {
         polars_ensure!(ca.chunks().len() <= 1, ComputeError: "column {name} is more than one chunk");
         Ok(Floats(ca.downcast_iter().next()))
     }
-    /// A number column of one chunk, read in place.
+    /// A number column of one chunk without nulls, read in place.
     pub fn slice<T: PolarsNumericType>(&self, name: &str) -> PolarsResult<&'a [T::Native]> {
         let s = self.0.column(name)?.as_materialized_series();
         s.unpack::<T>()?.cont_slice()
