@@ -309,7 +309,7 @@ impl StoreView {
             return Ok(p);
         }
         let cwds = match &self.inner.requests {
-            Some(lf) => project_cwds_of(lf.clone())
+            Some(lf) => frames::project_cwds(lf.clone(), self.inner.request_rows)
                 .map_err(|e| StoreError::damaged(self.inner.store.path(Table::Requests), &e))?,
             None => HashMap::new(),
         };
@@ -364,18 +364,6 @@ fn with_client_columns(requests: LazyFrame) -> LazyFrame {
         true => requests,
         false => requests.with_columns(missing),
     }
-}
-
-/// Project -> its distinct non-empty cwds, from the requests.
-fn project_cwds_of(requests: LazyFrame) -> PolarsResult<HashMap<String, Vec<String>>> {
-    use crate::model::columns as c;
-    let df = requests.select([col(c::PROJECT), col(c::CWD)]).unique(None, UniqueKeepStrategy::Any).collect()?;
-    let k = frames::Cols(&df);
-    let mut by: HashMap<String, Vec<String>> = HashMap::new();
-    for (p, w) in k.str(c::PROJECT)?.iter().zip(k.str(c::CWD)?.iter()).filter(|(_, w)| !w.is_empty()) {
-        by.entry((*p).to_owned()).or_default().push((*w).to_owned());
-    }
-    Ok(by)
 }
 
 /// Session id -> title from the session totals (empty titles left out).
