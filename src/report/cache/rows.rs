@@ -117,7 +117,10 @@ pub fn misses(view: &StoreView, q: &CacheQuery) -> Result<Vec<MissRow>, ReportEr
         c::SERVER_REASON,
         c::SERVER_MISSED_TOKENS,
     ];
-    let df = view.selected(q, &cols)?;
+    // Only rows that may be misses are read: a miss class, or a reason.
+    let maybe = CacheClass::ALL.iter().filter(|k| k.is_miss() && !k.is_start());
+    let maybe = maybe.fold(col(c::SERVER_REASON).neq(lit("")), |e, k| e.or(col(c::CLASS).eq(lit(k.as_str()))));
+    let df = super::view::selected(view.analysis()?.filter(maybe), q, &cols)?;
     let k = Cols(&df);
     let (time, sid, thread, model, version) =
         (k.time(c::TIME)?, k.str(c::SESSION_ID)?, k.str(c::THREAD)?, k.str(c::MODEL)?, k.str(c::VERSION)?);
