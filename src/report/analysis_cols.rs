@@ -36,14 +36,6 @@ pub(super) const FIGURES: [&str; 21] = [
     c::BACKTEST_V2_USD,
 ];
 
-fn u64s<'a>(df: &'a DataFrame, name: &str) -> PolarsResult<&'a [u64]> {
-    df.column(name)?.as_materialized_series().u64()?.cont_slice()
-}
-
-fn f64s<'a>(df: &'a DataFrame, name: &str) -> PolarsResult<&'a [f64]> {
-    df.column(name)?.as_materialized_series().f64()?.cont_slice()
-}
-
 /// The `FIGURES` columns of a frame (its number columns one chunk each).
 pub(super) struct AnalysisCols<'a> {
     pub user: Vec<&'a str>,
@@ -81,26 +73,26 @@ impl<'a> AnalysisCols<'a> {
                     .ok_or_else(|| PolarsError::ComputeError(format!("analysis: unknown cache class {name:?}").into()))
             })
             .collect::<PolarsResult<Vec<CacheClass>>>()?;
-        let time = df.column(c::TIME)?.as_materialized_series().datetime()?.physical().cont_slice()?;
+        let (u64s, f64s) = (|name| k.slice::<UInt64Type>(name), |name| k.slice::<Float64Type>(name));
         Ok(AnalysisCols {
             user: k.str(c::USER)?,
             session: k.str(c::SESSION_ID)?,
             project: k.str(c::PROJECT)?,
             model: k.str(c::MODEL)?,
-            time_ms: time,
-            input: u64s(df, c::INPUT)?,
-            write_5m: u64s(df, c::CACHE_WRITE_5M)?,
-            write_1h: u64s(df, c::CACHE_WRITE_1H)?,
-            read: u64s(df, c::CACHE_READ)?,
+            time_ms: k.millis_slice(c::TIME)?,
+            input: u64s(c::INPUT)?,
+            write_5m: u64s(c::CACHE_WRITE_5M)?,
+            write_1h: u64s(c::CACHE_WRITE_1H)?,
+            read: u64s(c::CACHE_READ)?,
             class,
             rewind: k.bool(c::REWIND)?,
             gap_s: k.floats(c::GAP_S)?,
-            rebuilt: u64s(df, c::REBUILT_TOKENS)?,
-            miss_cost: f64s(df, c::MISS_COST_USD)?,
-            actual: f64s(df, c::ACTUAL_USD)?,
-            policy_5m: f64s(df, c::POLICY_5M_USD)?,
-            policy_1h: f64s(df, c::POLICY_1H_USD)?,
-            ttl_s: u64s(df, c::TTL_S)?,
+            rebuilt: u64s(c::REBUILT_TOKENS)?,
+            miss_cost: f64s(c::MISS_COST_USD)?,
+            actual: f64s(c::ACTUAL_USD)?,
+            policy_5m: f64s(c::POLICY_5M_USD)?,
+            policy_1h: f64s(c::POLICY_1H_USD)?,
+            ttl_s: u64s(c::TTL_S)?,
             ping: k.floats(c::KEEP_WARM_PING_USD)?,
             backtest: k.floats(c::BACKTEST_USD)?,
             backtest_v2: k.floats(c::BACKTEST_V2_USD)?,

@@ -122,6 +122,10 @@ impl<'a> Cols<'a> {
         let s = self.0.column(name)?.as_materialized_series();
         s.unpack::<T>()?.cont_slice()
     }
+    /// A time column of one chunk, as UTC milliseconds read in place.
+    pub fn millis_slice(&self, name: &str) -> PolarsResult<&'a [i64]> {
+        self.0.column(name)?.as_materialized_series().datetime()?.physical().cont_slice()
+    }
     /// A text column that older layouts lack: empty strings when absent.
     pub fn str_or_empty(&self, name: &str) -> PolarsResult<Vec<&'a str>> {
         match self.0.column(name) {
@@ -291,6 +295,9 @@ mod tests {
         let f = k.floats("f").unwrap();
         assert_eq!((0..3).map(|i| f.get(i)).collect::<Vec<_>>(), vec![Some(0.5), None, Some(1.5)]);
         assert_eq!(k.slice::<UInt64Type>("n").unwrap(), &[1, 2, 3]);
+        let t = df!("t" => [1_000i64, 2_000]).unwrap();
+        let t = t.lazy().select([col("t").cast(DataType::Datetime(TimeUnit::Milliseconds, None))]).collect().unwrap();
+        assert_eq!(Cols(&t).millis_slice("t").unwrap(), &[1_000, 2_000]);
     }
 
     #[test]

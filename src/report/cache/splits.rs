@@ -57,7 +57,7 @@ impl<'a> SplitRows<'a> {
             session: k.str(c::SESSION_ID)?,
             thread: k.str(c::THREAD)?,
             version: k.str(c::VERSION)?,
-            time_ms: df.column(c::TIME)?.as_materialized_series().datetime()?.physical().cont_slice()?,
+            time_ms: k.millis_slice(c::TIME)?,
             class: k.str(c::CLASS)?.into_iter().map(CacheClass::parse).collect(),
             miss_usd: k.slice::<Float64Type>(c::MISS_COST_USD)?,
             actual_usd: k.slice::<Float64Type>(c::ACTUAL_USD)?,
