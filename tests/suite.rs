@@ -17,6 +17,7 @@ mod bundle_files;
 mod bundle_fuzz;
 mod bundle_limits;
 mod cache_cli;
+mod cache_model;
 mod cache_pages;
 mod ccusage_habits;
 mod claude_code;

@@ -73,3 +73,30 @@ pub(crate) fn break_even(st: Starts, t: Turns, p: Prices) -> Option<u32> {
         o.compact_usd < o.resume_usd
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Round rates: input $1 per token, output $2, reads 0.1x.
+    const RATES: Rates = Rates { input: 1.0, output: 2.0, read_multiplier: 0.1 };
+
+    #[track_caller]
+    fn assert_close(a: f64, b: f64) {
+        assert!((a - b).abs() <= 1e-9 * (1.0 + a.abs().max(b.abs())), "{a} != {b}");
+    }
+
+    #[test]
+    fn a_restart_whose_warm_prefix_exceeds_its_base_context_writes_nothing() {
+        let p = Prices { rates: Some(RATES), ttl_s: 300 };
+        let over = option_starts(100_000.0, 15_000.0, 5_000.0, false, 20_000.0, p);
+        assert_eq!(over.restart, (15_000.0, 0.0));
+        let under = option_starts(100_000.0, 15_000.0, 5_000.0, false, 10_000.0, p);
+        assert_close(under.restart.1, 5_000.0 * 1.15);
+        // Cold, the compaction request writes the prompt but the warm prefix.
+        assert_close(over.compact.1, 80_000.0 * 1.25 + 20_000.0 * 0.1 + 5_000.0 * 2.0 + 5_000.0 * 1.15);
+        assert_close(over.resume.1, 80_000.0 * 1.15);
+        // Rs = 0 is v2: restart free of a one-off cost.
+        assert_close(option_starts(100_000.0, 15_000.0, 5_000.0, false, 0.0, p).restart.1, 15_000.0 * 1.15);
+    }
+}

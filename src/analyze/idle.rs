@@ -7,9 +7,6 @@
 //! Pure: prices come in as a `RateSource`. Hands on serialisable figures for
 //! the `cache` report.
 
-use super::advice::ProjectMedians;
-use super::classify::{CacheClass, RequestCache};
-use super::prices::{rates_for, rewrite_premium, Basis, RateSource, TTL_1H_S};
 use super::threads::{time_order, SessionKey};
 use crate::model::{Boundary, Compaction, Request, MAIN_THREAD};
 use chrono::{DateTime, Utc};
@@ -23,7 +20,7 @@ pub const IDLE_COMPACTION_MIN_GAP_S: f64 = 3000.0;
 pub const IDLE_COMPACTION_MAX_GAP_S: f64 = 3600.0;
 /// The what-if considers gaps after prompts of at least this many tokens.
 pub const IDLE_WHAT_IF_MIN_PROMPT: u64 = 200_000;
-/// The label of idle compactions in `compactions_by_trigger`.
+/// The label of idle compactions in `count_by_trigger`.
 pub const IDLE: &str = "idle";
 
 /// The idle-compaction what-if (§5 v2).
@@ -123,65 +120,4 @@ pub fn count_by_trigger<'a>(labels: impl Iterator<Item = (&'a Compaction, &'a st
         }
     }
     out
-}
-
-/// Compactions counted by trigger (`manual`, `auto`, `idle` always present,
-/// other written triggers by name), each boundary line once (by uuid). A
-/// compaction counts when the main-thread request before it (else after
-/// it) is one `include` selects.
-pub fn compactions_by_trigger(
-    requests: &[Request],
-    compactions: &[Compaction],
-    include: &dyn Fn(&Request) -> bool,
-) -> BTreeMap<String, u64> {
-    let labels = compaction_labels(requests, compactions);
-    count_by_trigger(
-        labels.iter().map(|l| (l.compaction, l.label.as_str(), l.anchor.is_some_and(|i| include(&requests[i])))),
-    )
-}
-
-/// One gap the idle-compaction what-if counts (§5 v2): a main-thread
-/// `ttl_1h` miss after a prompt of 200k+ tokens.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct IdleGap {
-    /// Index of the miss in the request slice.
-    pub request: usize,
-    /// The miss cost (at the request's rates).
-    pub rebuild_usd: f64,
-    /// An idle compaction instead (base prices of the previous request's model).
-    pub compact_usd: f64,
-}
-
-/// Every gap the idle-compaction what-if counts, over all requests.
-pub fn idle_gaps(requests: &[Request], caches: &[RequestCache], rates: &dyn RateSource) -> Vec<IdleGap> {
-    let mut out = Vec::new();
-    let mut medians: HashMap<&str, ProjectMedians> = HashMap::new();
-    for (i, (r, c)) in requests.iter().zip(caches).enumerate() {
-        let Some(p) = c.prev.map(|p| &requests[p]) else { continue };
-        let p_prev = p.tokens.prompt();
-        if c.class != CacheClass::Ttl1h || r.thread != MAIN_THREAD || p_prev < IDLE_WHAT_IF_MIN_PROMPT {
-            continue;
-        }
-        let m = medians.entry(&p.project).or_insert_with(|| ProjectMedians::of(&p.project, requests, caches));
-        let (s, _) = m.summary_tokens(p_prev);
-        let base = rates_for(rates, p, Basis::Base(p.time));
-        let (pin, pout, rm) = base.map_or((0.0, 0.0, 0.0), |b| (b.input, b.output, b.read_multiplier));
-        let compact_usd = p_prev as f64 * rm * pin + s * pout + rewrite_premium(base.as_ref(), s, TTL_1H_S);
-        out.push(IdleGap { request: i, rebuild_usd: c.miss_cost_usd, compact_usd });
-    }
-    out
-}
-
-impl IdleCompaction {
-    /// Sums the gaps whose request `include` selects; `idle_compactions`
-    /// is the `idle` count of `compactions_by_trigger`.
-    pub fn sum(gaps: &[IdleGap], requests: &[Request], include: &dyn Fn(&Request) -> bool, idle: u64) -> Self {
-        let mut out = IdleCompaction { idle_compactions: idle, ..IdleCompaction::default() };
-        for g in gaps.iter().filter(|g| include(&requests[g.request])) {
-            out.gaps += 1;
-            out.rebuild_usd += g.rebuild_usd;
-            out.compact_usd += g.compact_usd;
-        }
-        out
-    }
 }

@@ -9,7 +9,6 @@
 
 use super::classify::{CacheClass, RequestCache};
 use super::prefix::shared_prefix;
-use super::what_if::SharedPrefixIndex;
 use crate::model::{Request, TokenCounts, MAIN_THREAD};
 use crate::pricing::{cost, rewrite_premium, Rates, TTL_1H_S, TTL_5M_S};
 use serde::Serialize;
@@ -64,33 +63,6 @@ pub struct Expiry {
     /// The backtest's v3 and v2 predictions (`predicted`).
     pub predicted_usd: f64,
     pub predicted_v2_usd: f64,
-}
-
-/// The `Expiry` of request `i` among classified requests (None unless a
-/// main-thread expiry).
-pub(super) fn expiry_of(
-    requests: &[Request],
-    caches: &[RequestCache],
-    shared: &SharedPrefixIndex<'_>,
-    i: usize,
-) -> Option<Expiry> {
-    let (r, c) = (&requests[i], &caches[i]);
-    if !is_expiry(c.class, &r.thread) {
-        return None;
-    }
-    let prev = c.prev?;
-    let e = c.expected_prefix;
-    let warm = shared.warm(&r.model, &r.version, r.time, TTL_1H_S);
-    let (predicted_usd, predicted_v2_usd) =
-        predicted(c.rates.as_ref(), e, c.lineage_first_read, warm, r.tokens.cache_write_1h);
-    Some(Expiry {
-        gap_s: c.gap_s?,
-        ttl_s: c.ttl_s,
-        miss_cost_usd: c.miss_cost_usd,
-        ping_usd: ping_usd(caches[prev].rates.as_ref(), e),
-        predicted_usd,
-        predicted_v2_usd,
-    })
 }
 
 /// The longest gap per TTL at which keeping warm costs less than the

@@ -1,9 +1,9 @@
 //! Pure functions over the request and compaction tables implementing the
-//! reference cache model (`cache-model.md` v2): per-request hits, rewinds,
-//! misses and causes (`analyze`), idle gaps, hit ratios, the what-if TTL
-//! policies and stale sessions (`summarize`), compactions by trigger and the
-//! idle-compaction what-if (`idle`), resume/compact/restart advice with what
-//! Claude Code will do (`advise_with`) and the compaction report
+//! cache model (`docs/cache-model.md`): per-request hits, rewinds, misses
+//! and causes (`analyze`), the figures a report sums of them (`Tally`),
+//! the what-if TTL policies (`PolicyRow`), the resume premium of a stale
+//! session, compactions by trigger (`idle`), resume/compact/restart advice
+//! with what Claude Code will do (`advise_in`) and the compaction report
 //! (`compaction_report`). The clock, prices
 //! (`RateSource`) and thresholds come in as arguments; nothing reads the
 //! system time. Hands on serialisable typed structs whose JSON keys are the
@@ -32,9 +32,6 @@ mod threads;
 mod what_if;
 pub mod window;
 
-#[cfg(test)]
-mod tests;
-
 /// The cache model these functions implement (`"model"` in `cache --json`).
 pub const MODEL_VERSION: &str = "v4";
 
@@ -56,8 +53,8 @@ pub use compaction::{
 };
 pub use gaps::{GapBucket, IdleBuckets, BUCKET_1H_S, BUCKET_5M_S};
 pub use idle::{
-    compaction_labels, compactions_by_trigger, count_by_trigger, idle_gaps, trigger_label, CompactionLabel,
-    IdleCompaction, IdleGap, IDLE, IDLE_COMPACTION_MAX_GAP_S, IDLE_COMPACTION_MIN_GAP_S, IDLE_WHAT_IF_MIN_PROMPT,
+    compaction_labels, count_by_trigger, trigger_label, CompactionLabel, IdleCompaction, IDLE,
+    IDLE_COMPACTION_MAX_GAP_S, IDLE_COMPACTION_MIN_GAP_S, IDLE_WHAT_IF_MIN_PROMPT,
 };
 pub use keep_warm::{
     is_expiry, ping_usd, pings, predicted, Backtest, BreakEven, Expiry, KeepWarm, KeepWarmTally, KEEP_WARM_MAX_GAP_S,
@@ -70,14 +67,9 @@ pub use prices::{
 pub use server_reasons::{
     cause_of, cause_words, reason_words, Agreement, Cause, CauseFrom, LiveAgreement, ReasonTally, ServerReasons,
 };
-pub use stale::{
-    cold_resume_premium, resumability, resume_premium, resume_premium_of, stale_sessions, NotResumable, StaleSession,
-};
+pub use stale::{cold_resume_premium, resumability, resume_premium, resume_premium_of, NotResumable, StaleSession};
 pub use stats::median;
-pub use summary::{
-    summarize, summarize_where, utc_day, CacheStats, CacheSummary, DayStats, Figures, SessionStats, SummaryOptions,
-    Tally,
-};
+pub use summary::{CacheStats, DayStats, Figures, SessionStats, Tally};
 pub use thread_rows::{thread_keys, thread_requests, thread_rows};
 pub use threads::{last_main, thread_calls, time_order, ThreadCall};
-pub use what_if::{policy_cost, policy_row, request_what_if, PolicyRow, SharedPrefixIndex, WhatIf, WriteMix};
+pub use what_if::{PolicyRow, WhatIf, WriteMix};

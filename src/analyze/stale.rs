@@ -9,11 +9,9 @@
 use super::classify::RequestCache;
 use super::prefix::{shared_prefix, ResumePremium, WarmPrefixes};
 use super::prices::rewrite_premium;
-use super::threads::last_main;
 use crate::model::Request;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use std::collections::HashMap;
 
 /// Why a session cannot be resumed (cache-model §8.3 v3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -163,44 +161,4 @@ pub fn resume_premium(r: &Request, c: &RequestCache, ttl_s: u32, warm: &WarmPref
 pub fn resume_premium_of(r: &Request, c: &RequestCache, ttl_s: u32, warm: &WarmPrefixes, prompt: u64) -> ResumePremium {
     let rs = shared_prefix(c.lineage_first_read, prompt, warm.warm(&r.model, &r.version));
     ResumePremium::of(c.rates.as_ref(), prompt, rs, ttl_s)
-}
-
-/// The stale sessions at `now`, highest premium first (ties by session id).
-pub fn stale_sessions(
-    requests: &[Request],
-    caches: &[RequestCache],
-    now: DateTime<Utc>,
-    titles: &HashMap<String, String>,
-) -> Vec<StaleSession> {
-    let warm_prefixes = WarmPrefixes::of(requests.iter().map(|r| (r.model.as_str(), r.version.as_str(), r.time)), now);
-    let mut out: Vec<StaleSession> = last_main(requests)
-        .into_iter()
-        .filter_map(|((user, sid), i)| {
-            let (r, c) = (&requests[i], &caches[i]);
-            let ttl_s = c.ttl_after_s;
-            let (idle_s, expires_at, warm) = StaleSession::at(r.time, ttl_s, now);
-            let premium = resume_premium(r, c, ttl_s, &warm_prefixes);
-            (!warm).then(|| StaleSession {
-                session_id: sid.to_string(),
-                user: user.to_string(),
-                title: titles.get(sid).cloned().unwrap_or_default(),
-                project: r.project.to_string(),
-                model: r.model.to_string(),
-                premium_usd: premium.premium_usd,
-                premium_v2_usd: premium.premium_v2_usd,
-                shared_prefix_tokens: premium.shared_prefix_tokens,
-                prompt_tokens: r.tokens.prompt(),
-                last: r.time,
-                ttl_s,
-                idle_s,
-                expires_at,
-                warm,
-                not_resumable: None,
-            })
-        })
-        .collect();
-    out.sort_by(|a, b| {
-        b.premium_usd.total_cmp(&a.premium_usd).then_with(|| (&a.session_id, &a.user).cmp(&(&b.session_id, &b.user)))
-    });
-    out
 }

@@ -1,35 +1,17 @@
-//! The `cache` report's numbers (issue item 1): the class table, idle-gap
-//! buckets, hit ratios, the 5m/1h write mix, the idle cost and the what-if
-//! totals, overall, per day and per session, plus the stale sessions. Pure:
-//! the clock, the day key and the titles come in as arguments. Hands on a
-//! serialisable `CacheSummary` whose JSON keys are the issue's contract.
+//! The `cache` report's numbers: the class table, idle-gap buckets, hit
+//! ratios, the 5m/1h write mix, the idle cost and the what-if totals of any
+//! set of requests (`CacheStats`), summed from groups of requests
+//! (`Figures`) by a `Tally`, overall, per day (`DayStats`) and per session
+//! (`SessionStats`). JSON keys are the `cache --json` contract.
 
 use super::class_table::ClassTable;
-use super::classify::{CacheClass, RequestCache};
+use super::classify::CacheClass;
 use super::gaps::{GapBucket, IdleBuckets};
-use super::keep_warm::{expiry_of, Backtest, Expiry, KeepWarm, KeepWarmTally};
-use super::stale::{stale_sessions, StaleSession};
-use super::threads::SessionKey;
-use super::what_if::{request_what_if, SharedPrefixIndex, WhatIf, WriteMix};
-use crate::model::{Request, TokenCounts};
+use super::keep_warm::{Backtest, Expiry, KeepWarm, KeepWarmTally};
+use super::what_if::{WhatIf, WriteMix};
+use crate::model::TokenCounts;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use std::collections::HashMap;
-
-/// What `summarize` needs besides the tables.
-pub struct SummaryOptions<'a> {
-    /// The clock, for stale sessions.
-    pub now: DateTime<Utc>,
-    /// Session id -> title; missing titles are left empty.
-    pub titles: &'a HashMap<String, String>,
-    /// The day a request time belongs to (e.g. `utc_day`, or a local date).
-    pub day_of: &'a dyn Fn(DateTime<Utc>) -> String,
-}
-
-/// The UTC calendar date of `t`, `YYYY-MM-DD`.
-pub fn utc_day(t: DateTime<Utc>) -> String {
-    t.format("%Y-%m-%d").to_string()
-}
 
 /// The cache figures of any set of requests.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -78,19 +60,6 @@ pub struct SessionStats {
     pub stats: CacheStats,
 }
 
-/// Everything the `cache` report shows.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CacheSummary {
-    #[serde(flatten)]
-    pub total: CacheStats,
-    /// Stale sessions, highest cold-resume premium first.
-    pub stale: Vec<StaleSession>,
-    /// One entry per day, in date order.
-    pub by_day: Vec<DayStats>,
-    /// One entry per `(user, session)`, by session id then user.
-    pub by_session: Vec<SessionStats>,
-}
-
 /// What the cache figures sum of a group of requests of one class and one
 /// gap bucket (often one request): their count, summed tokens, rewinds,
 /// rebuilt tokens, miss cost and what-if costs (from `RequestCache`s, or
@@ -110,22 +79,6 @@ pub struct Figures {
     pub expiry: Option<Expiry>,
 }
 
-impl Figures {
-    fn of(r: &Request, c: &RequestCache, what_if: WhatIf, expiry: Option<Expiry>) -> Figures {
-        Figures {
-            count: 1,
-            tokens: r.tokens,
-            class: c.class,
-            rewinds: u64::from(c.rewind),
-            bucket: c.gap_s.map(GapBucket::of),
-            rebuilt_tokens: c.rebuilt_tokens,
-            miss_cost_usd: c.miss_cost_usd,
-            what_if,
-            expiry,
-        }
-    }
-}
-
 /// Running sums behind a `CacheStats`.
 #[derive(Debug, Clone, Default)]
 pub struct Tally {
@@ -137,10 +90,6 @@ pub struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, r: &Request, c: &RequestCache, w: WhatIf, e: Option<Expiry>) {
-        self.add_figures(&Figures::of(r, c, w, e));
-    }
-
     /// Adds a group of requests.
     pub fn add_figures(&mut self, f: &Figures) {
         let s = &mut self.stats;
@@ -172,93 +121,4 @@ impl Tally {
         (s.keep_warm, s.backtest) = self.expiries.finish();
         self.stats
     }
-}
-
-/// Per-session running sums plus the session's time span.
-struct SessionTally<'a> {
-    tally: Tally,
-    project: &'a str,
-    first: DateTime<Utc>,
-    last: DateTime<Utc>,
-}
-
-/// Summarises classified requests (`caches` from `analyze`, same order).
-pub fn summarize(requests: &[Request], caches: &[RequestCache], opts: &SummaryOptions<'_>) -> CacheSummary {
-    summarize_where(requests, caches, opts, &|_| true)
-}
-
-/// Running sums overall, per day and per session.
-#[derive(Default)]
-struct Tallies<'a> {
-    total: Tally,
-    days: HashMap<String, Tally>,
-    sessions: HashMap<SessionKey<'a>, SessionTally<'a>>,
-}
-
-impl<'a> Tallies<'a> {
-    fn add(&mut self, day: String, r: &'a Request, c: &RequestCache, w: WhatIf, e: Option<Expiry>) {
-        self.total.add(r, c, w, e);
-        self.days.entry(day).or_default().add(r, c, w, e);
-        let s = self.sessions.entry((r.user.as_str(), r.session_id.as_str())).or_insert_with(|| SessionTally {
-            tally: Tally::default(),
-            project: &r.project,
-            first: r.time,
-            last: r.time,
-        });
-        s.tally.add(r, c, w, e);
-        s.first = s.first.min(r.time);
-        s.last = s.last.max(r.time);
-    }
-
-    fn by_day(days: HashMap<String, Tally>) -> Vec<DayStats> {
-        let mut v: Vec<DayStats> = days.into_iter().map(|(day, t)| DayStats { day, stats: t.finish() }).collect();
-        v.sort_by(|a, b| a.day.cmp(&b.day));
-        v
-    }
-
-    fn by_session(
-        sessions: HashMap<SessionKey<'_>, SessionTally<'_>>,
-        titles: &HashMap<String, String>,
-    ) -> Vec<SessionStats> {
-        let mut v: Vec<SessionStats> = sessions
-            .into_iter()
-            .map(|((user, sid), s)| SessionStats {
-                session_id: sid.to_string(),
-                user: user.to_string(),
-                title: titles.get(sid).cloned().unwrap_or_default(),
-                project: s.project.to_string(),
-                first: s.first,
-                last: s.last,
-                stats: s.tally.finish(),
-            })
-            .collect();
-        v.sort_by(|a, b| (&a.session_id, &a.user).cmp(&(&b.session_id, &b.user)));
-        v
-    }
-}
-
-/// Summarises the requests `include` selects. Classification and what-if
-/// still see every request, so a selected request's previous one may lie
-/// outside the selection (a date range cuts no thread in half). Stale
-/// sessions are those with a selected request.
-pub fn summarize_where(
-    requests: &[Request],
-    caches: &[RequestCache],
-    opts: &SummaryOptions<'_>,
-    include: &dyn Fn(&Request) -> bool,
-) -> CacheSummary {
-    let shared = SharedPrefixIndex::build(requests);
-    let mut t = Tallies::default();
-    for (i, (r, c)) in requests.iter().zip(caches).enumerate() {
-        if include(r) {
-            let e = expiry_of(requests, caches, &shared, i);
-            t.add((opts.day_of)(r.time), r, c, request_what_if(requests, caches, &shared, i), e);
-        }
-    }
-    let by_session = Tallies::by_session(t.sessions, opts.titles);
-    let stale = stale_sessions(requests, caches, opts.now, opts.titles)
-        .into_iter()
-        .filter(|st| by_session.binary_search_by(|s| (&s.session_id, &s.user).cmp(&(&st.session_id, &st.user))).is_ok())
-        .collect();
-    CacheSummary { total: t.total.finish(), stale, by_day: Tallies::by_day(t.days), by_session }
 }

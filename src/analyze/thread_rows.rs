@@ -62,3 +62,7 @@ pub fn thread_rows<R: Borrow<Request>>(prices: &PriceTable, requests: &[R], call
     }
     Some(out)
 }
+
+#[cfg(test)]
+#[path = "thread_rows_tests.rs"]
+mod tests;

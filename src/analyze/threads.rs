@@ -199,3 +199,58 @@ pub fn last_main<R: Borrow<Request>>(requests: &[R]) -> FoldMap<SessionKey<'_>, 
     }
     last
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::model::calls::tests::request;
+    use crate::model::TokenCounts;
+    use chrono::TimeDelta;
+    use proptest::prelude::*;
+
+    /// A request of `session`/`thread`, `t` seconds after a fixed time.
+    fn req(session: &str, thread: &str, t: u32) -> Request {
+        let mut r = request("m1", TokenCounts { input: 1, output: 1, ..TokenCounts::default() });
+        (r.session_id, r.thread) = (session.into(), thread.into());
+        r.time += TimeDelta::seconds(i64::from(t));
+        r
+    }
+
+    /// Requests of 2 users x 3 sessions x 3 threads with tied times and ids, in
+    /// any order.
+    fn arb_mixed() -> impl Strategy<Value = Vec<Request>> {
+        let one = (0..2usize, 0..3usize, 0..3usize, 0..4u32, 0..3usize);
+        prop::collection::vec(one, 0..80).prop_map(|v| {
+            v.into_iter()
+                .map(|(u, s, th, t, id)| {
+                    let mut r = req(&format!("s{s}"), ["main", "a1", "acompact-1"][th], t);
+                    r.user = ["", "u1"][u].into();
+                    r.message_id = format!("msg_{id}");
+                    r
+                })
+                .collect()
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn the_thread_index_is_the_sort_by_thread_key_time_and_id(reqs in arb_mixed()) {
+            let key = |r: &Request| (r.user.to_string(), r.session_id.to_string(), r.thread.to_string());
+            let mut want: Vec<usize> = (0..reqs.len()).collect();
+            want.sort_by(|&a, &b| {
+                key(&reqs[a]).cmp(&key(&reqs[b])).then_with(|| time_order(&reqs[a], &reqs[b])).then_with(|| a.cmp(&b))
+            });
+            let index = ThreadIndex::build(&reqs);
+            let got: Vec<Vec<usize>> = index.threads().map(<[usize]>::to_vec).collect();
+            prop_assert_eq!(got.concat(), want.clone());
+            // One run per distinct key, each run one key.
+            let keys: std::collections::BTreeSet<_> = reqs.iter().map(key).collect();
+            prop_assert_eq!(got.len(), keys.len());
+            for run in &got {
+                prop_assert!(run.iter().all(|&i| key(&reqs[i]) == key(&reqs[run[0]])));
+            }
+        }
+    }
+}

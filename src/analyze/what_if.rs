@@ -7,13 +7,10 @@
 //! Web searches are included, at $0.01 each, in the actual cost and in both
 //! policies alike, so they never change a saving.
 
-use super::classify::RequestCache;
 use super::prices::{request_cost, TTL_1H_S, TTL_5M_S};
 use crate::model::{Request, TokenCounts};
 use crate::pricing::Rates;
-use chrono::{DateTime, TimeDelta, Utc};
 use serde::Serialize;
-use std::collections::HashMap;
 use std::ops::AddAssign;
 
 /// Actual cost and the cost under each TTL policy, in USD.
@@ -58,37 +55,6 @@ impl WriteMix {
     pub fn add_tokens(&mut self, t: &TokenCounts) {
         self.write_5m_tokens += t.cache_write_5m;
         self.write_1h_tokens += t.cache_write_1h;
-    }
-}
-
-/// Request times per `(model, version)`, sorted: answers "was some request
-/// of this model and version made within `TX` before `t`?" by binary search.
-#[derive(Debug, Clone, Default)]
-pub struct SharedPrefixIndex<'a> {
-    times: HashMap<(&'a str, &'a str), Vec<DateTime<Utc>>>,
-}
-
-impl<'a> SharedPrefixIndex<'a> {
-    /// Indexes every request (any session, any thread).
-    pub fn build(requests: &'a [Request]) -> SharedPrefixIndex<'a> {
-        let mut times: HashMap<(&str, &str), Vec<DateTime<Utc>>> = HashMap::new();
-        for r in requests {
-            times.entry((r.model.as_str(), r.version.as_str())).or_default().push(r.time);
-        }
-        for v in times.values_mut() {
-            v.sort_unstable();
-        }
-        SharedPrefixIndex { times }
-    }
-
-    /// True when a request of `model`/`version` has `t - ttl_s <= time < t`.
-    pub fn warm(&self, model: &str, version: &str, t: DateTime<Utc>, ttl_s: u32) -> bool {
-        let Some(v) = self.times.get(&(model, version)) else {
-            return false;
-        };
-        let from = t - TimeDelta::seconds(i64::from(ttl_s));
-        let k = v.partition_point(|x| *x < from);
-        v.get(k).is_some_and(|x| *x < t)
     }
 }
 
@@ -165,46 +131,4 @@ impl WhatIf {
             saving_1h_usd: actual - ttl_1h,
         }
     }
-}
-
-/// The policy inputs of request `i` among classified requests.
-pub fn policy_row<'a>(
-    requests: &'a [Request],
-    caches: &'a [RequestCache],
-    shared: &SharedPrefixIndex<'_>,
-    i: usize,
-) -> PolicyRow<'a> {
-    let (r, c) = (&requests[i], &caches[i]);
-    PolicyRow {
-        tokens: &r.tokens,
-        web_search: r.web_search,
-        rates: c.rates.as_ref(),
-        keeps_observed: c.prev.is_none() || c.class.is_start() || c.class.ttl_independent(),
-        gap_s: c.gap_s,
-        prev_prompt: c.prev.map_or(0, |p| requests[p].tokens.prompt()),
-        lineage_first_read: requests[c.lineage_first].tokens.cache_read,
-        warm_5m: shared.warm(&r.model, &r.version, r.time, TTL_5M_S),
-        warm_1h: shared.warm(&r.model, &r.version, r.time, TTL_1H_S),
-    }
-}
-
-/// Cost of request `i` had every write used `ttl_s` (0 for unknown models).
-pub fn policy_cost(
-    requests: &[Request],
-    caches: &[RequestCache],
-    shared: &SharedPrefixIndex<'_>,
-    i: usize,
-    ttl_s: u32,
-) -> f64 {
-    policy_row(requests, caches, shared, i).cost(ttl_s)
-}
-
-/// Actual and what-if costs of request `i`.
-pub fn request_what_if(
-    requests: &[Request],
-    caches: &[RequestCache],
-    shared: &SharedPrefixIndex<'_>,
-    i: usize,
-) -> WhatIf {
-    policy_row(requests, caches, shared, i).what_if()
 }

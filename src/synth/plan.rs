@@ -60,7 +60,7 @@ pub(super) struct ScriptedCompaction {
     pub boundary: Boundary,
     /// Tokens a microcompact cleared.
     pub tokens_saved: Option<u64>,
-    /// Claude Code's idle compaction (truth for `compactions_by_trigger`).
+    /// Claude Code's idle compaction (truth for the compactions counted by trigger).
     pub idle: bool,
 }
 

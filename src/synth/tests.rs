@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
-use crate::analyze::{analyze, compactions_by_trigger, summarize, utc_day, CacheClass, RateSource, SummaryOptions};
+use crate::analyze::{analyze, compaction_labels, count_by_trigger, CacheClass, RateSource};
 use crate::pricing::Rates;
 use chrono::TimeZone;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -111,7 +111,8 @@ fn classifier_recovers_every_v2_event_on_five_seeds() {
         for (k, n) in check_recovery(&data) {
             *all.entry(k).or_default() += n;
         }
-        let got = compactions_by_trigger(&data.requests, &data.compactions, &|_| true);
+        let labels = compaction_labels(&data.requests, &data.compactions);
+        let got = count_by_trigger(labels.iter().map(|l| (l.compaction, l.label.as_str(), l.anchor.is_some())));
         assert_eq!(got, true_triggers(&data), "compactions by trigger, seed {seed}");
         for (k, n) in got {
             *triggers.entry(k).or_default() += n;
@@ -170,33 +171,4 @@ fn demo_shape() {
     assert_eq!(data.titles.len(), sessions.len().max(data.titles.len()));
     assert!(data.requests.iter().all(|r| r.source == "synthetic" && r.cost_usd == 0.0));
     assert!(data.requests.iter().all(|r| r.message_id.starts_with("msg_synth_")));
-}
-
-#[test]
-fn summary_of_the_demo_is_consistent() {
-    let data = generate(5, &SynthSpec::demo(end()));
-    let caches = analyze(&data.requests, &data.compactions, &Flat);
-    let titles: HashMap<String, String> = data.titles.iter().cloned().collect();
-    let opts = SummaryOptions { now: end(), titles: &titles, day_of: &utc_day };
-    let s = summarize(&data.requests, &caches, &opts);
-    assert_eq!(s.total.requests as usize, data.requests.len());
-    assert!(s.total.hit_ratio_tokens.unwrap() > 0.5);
-    assert!(!s.stale.is_empty());
-    assert!(s.by_day.len() >= 14);
-}
-
-/// Times analyze + summarize on ~100k requests; run with `--release -- --ignored`.
-#[test]
-#[ignore]
-fn bench_100k() {
-    let spec = SynthSpec::scaled(end(), 120, 800);
-    let data = generate(11, &spec);
-    let titles = HashMap::new();
-    let opts = SummaryOptions { now: end(), titles: &titles, day_of: &utc_day };
-    let started = Instant::now();
-    let caches = analyze(&data.requests, &data.compactions, &Flat);
-    let s = summarize(&data.requests, &caches, &opts);
-    let took = started.elapsed();
-    eprintln!("analyze+summarize: {} requests in {took:?} ({} days)", data.requests.len(), s.by_day.len());
-    assert!(data.requests.len() >= 80_000);
 }

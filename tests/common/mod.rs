@@ -13,6 +13,7 @@ use std::process::{Command, Output};
 
 pub(crate) mod reference;
 pub(crate) mod stepwise;
+pub(crate) mod summary;
 pub(crate) mod words;
 
 /// Runs the `cachewise` binary on the transcripts under `root` and the data

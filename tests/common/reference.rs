@@ -6,9 +6,10 @@
 
 #![allow(dead_code)]
 
+use crate::common::summary::{compactions_by_trigger, idle_gaps, idle_sum, summarize_where, IdleGap, SummaryOptions};
 use cachewise::analyze::{
-    analyze, compaction_report, compactions_by_trigger, idle_gaps, last_main, resumability, summarize_where,
-    thread_requests, CompactionParams, IdleCompaction, IdleGap, RequestCache, SummaryOptions, IDLE, MODEL_VERSION,
+    analyze, compaction_report, last_main, resumability, thread_requests, CompactionParams, RequestCache, IDLE,
+    MODEL_VERSION,
 };
 use cachewise::config::DEFAULT_CLEANUP_DAYS;
 use cachewise::model::{Compaction, Request};
@@ -101,7 +102,7 @@ pub(crate) fn cache_report(data: &CacheData, q: &CacheQuery, now: DateTime<Utc>)
         data.estimated_models.iter().filter(|e| models.contains(e.model.as_str())).cloned().collect();
     let by_trigger = compactions_by_trigger(&data.requests, &data.compactions, &include);
     let idle = by_trigger.get(IDLE).copied().unwrap_or(0);
-    let idle_compaction = IdleCompaction::sum(&data.idle_gaps, &data.requests, &include, idle);
+    let idle_compaction = idle_sum(&data.idle_gaps, &data.requests, &include, idle);
     // Resumable (cache-model §8.3) at the default cleanup period, no
     // transcript known deleted: what a view without Claude Code's state
     // says; a person's session in a team store is theirs to resume.

@@ -1,9 +1,10 @@
 //! `thread_requests`: a response made of several API calls is one thread
 //! request per `message`/`fallback_message` call, so the cache model sees
 //! the prompt each call sent (cache-model v2 §1), not their sum.
+#![allow(clippy::unwrap_used)]
 
 use crate::analyze::{analyze, thread_requests, thread_rows, CacheClass};
-use crate::model::calls::tests::call;
+use crate::model::calls::tests::{call, request};
 use crate::model::Call;
 use crate::model::{Request, TokenCounts};
 use crate::pricing::PriceTable;
@@ -15,12 +16,12 @@ fn tok(input: u64, w5: u64, w1h: u64, read: u64, output: u64) -> TokenCounts {
 fn req(model: &str, time: &str, tokens: TokenCounts) -> Request {
     Request {
         time: time.parse().unwrap(),
-        model: model.into(),
-        tokens,
         version: "2.1.39".into(),
         message_id: "m".into(),
         request_id: "r".into(),
-        ..super::fixtures::main("s", 0.0, [0; 5])
+        source: "test".into(),
+        line: 0,
+        ..request(model, tokens)
     }
 }
 

@@ -6,18 +6,17 @@
 //! the backtest's figures.
 
 use super::fixtures::*;
-use crate::analyze::advice_options::{option_starts, Prices};
-use crate::analyze::{
-    advise, analyze, pings, resumability, stale_sessions, summarize, utc_day, Expiry, KeepWarmTally, NotResumable,
-    SummaryOptions, KEEP_WARM_MAX_GAP_S,
+use crate::common::summary::{stale_sessions, summarize, utc_day, SummaryOptions};
+use cachewise::analyze::{
+    advise, analyze, pings, resumability, Expiry, KeepWarmTally, NotResumable, KEEP_WARM_MAX_GAP_S,
 };
-use crate::pricing::PriceTable;
+use cachewise::pricing::PriceTable;
 use chrono::TimeDelta;
 use std::collections::HashMap;
 
 /// A session `s` whose main thread starts reading 20,000 tokens of shared
 /// prefix and ends at `t0 + 1000 s` with a 100,000-token prompt (5m TTL).
-fn session(s: &str) -> Vec<crate::model::Request> {
+fn session(s: &str) -> Vec<cachewise::model::Request> {
     vec![main(s, 0.0, [10, 5_000, 0, 20_000, 100]), main(s, 1000.0, [10, 79_990, 0, 20_000, 100])]
 }
 
@@ -70,20 +69,6 @@ fn the_advice_prices_resume_and_restart_with_the_warm_prefix() {
     let bc = a.inputs.base_context_tokens;
     assert_close(bc, (25_010.0 + 20_110.0) / 2.0);
     assert_close(a.options.restart_usd, (bc - 20_000.0) * 1.15 + per_turn(bc, 10.0));
-}
-
-#[test]
-fn a_restart_whose_warm_prefix_exceeds_its_base_context_writes_nothing() {
-    let p = Prices { rates: Some(RATES), ttl_s: 300 };
-    let over = option_starts(100_000.0, 15_000.0, 5_000.0, false, 20_000.0, p);
-    assert_eq!(over.restart, (15_000.0, 0.0));
-    let under = option_starts(100_000.0, 15_000.0, 5_000.0, false, 10_000.0, p);
-    assert_close(under.restart.1, 5_000.0 * 1.15);
-    // Cold, the compaction request writes the prompt but the warm prefix.
-    assert_close(over.compact.1, 80_000.0 * 1.25 + 20_000.0 * 0.1 + 5_000.0 * 2.0 + 5_000.0 * 1.15);
-    assert_close(over.resume.1, 80_000.0 * 1.15);
-    // Rs = 0 is v2: restart free of a one-off cost.
-    assert_close(option_starts(100_000.0, 15_000.0, 5_000.0, false, 0.0, p).restart.1, 15_000.0 * 1.15);
 }
 
 #[test]

@@ -4,8 +4,8 @@
 //! fallback, project scope).
 
 use super::fixtures::*;
-use crate::analyze::{advise, analyze, Advice, InputSource, Recommendation};
-use crate::model::{Compaction, Request};
+use cachewise::analyze::{advise, analyze, Advice, InputSource, Recommendation};
+use cachewise::model::{Compaction, Request};
 
 fn advice(reqs: &[Request], comps: &[Compaction], now_s: f64, turns: u32) -> Advice {
     let caches = analyze(reqs, comps, &FakeRates);

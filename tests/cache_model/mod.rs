@@ -13,5 +13,4 @@ mod prop_tests;
 mod shared_prefix_tests;
 mod stale_tests;
 mod summary_tests;
-mod thread_requests;
 mod what_if_tests;

@@ -4,8 +4,9 @@
 //! the ranking.
 
 use super::fixtures::*;
-use crate::analyze::{analyze, stale_sessions, StaleSession};
-use crate::model::Request;
+use crate::common::summary::stale_sessions;
+use cachewise::analyze::{analyze, StaleSession};
+use cachewise::model::Request;
 use std::collections::HashMap;
 
 fn stale(reqs: &[Request], now_s: f64) -> Vec<StaleSession> {

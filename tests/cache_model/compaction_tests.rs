@@ -3,8 +3,8 @@
 //! the rebuild after it, and turns left at the median growth.
 
 use super::fixtures::*;
-use crate::analyze::{analyze, compaction_report, CompactionParams, SessionCompaction};
-use crate::model::{Compaction, Request};
+use cachewise::analyze::{analyze, compaction_report, CompactionParams, SessionCompaction};
+use cachewise::model::{Compaction, Request};
 
 fn report(reqs: &[Request], comps: &[Compaction], params: &CompactionParams) -> Vec<SessionCompaction> {
     let caches = analyze(reqs, comps, &FakeRates);

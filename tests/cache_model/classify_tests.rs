@@ -3,8 +3,8 @@
 //! tokens, miss costs, and ordering.
 
 use super::fixtures::*;
-use crate::analyze::{analyze, CacheClass, RequestCache};
-use crate::model::{Compaction, Request};
+use cachewise::analyze::{analyze, CacheClass, RequestCache};
+use cachewise::model::{Compaction, Request};
 
 fn run(reqs: &[Request], comps: &[Compaction]) -> Vec<RequestCache> {
     analyze(reqs, comps, &FakeRates)

@@ -4,8 +4,9 @@
 //! premium, advice's resume total and history premium).
 
 use super::fixtures::*;
-use crate::analyze::{advise, analyze, stale_sessions, summarize, utc_day, CacheClass, SummaryOptions, TTL_1H_S};
-use crate::model::{Compaction, Request, MAIN_THREAD};
+use crate::common::summary::{stale_sessions, summarize, utc_day, SummaryOptions};
+use cachewise::analyze::{advise, analyze, CacheClass, TTL_1H_S};
+use cachewise::model::{Compaction, Request, MAIN_THREAD};
 use proptest::prelude::*;
 use std::collections::HashMap;
 
@@ -115,41 +116,4 @@ proptest! {
 
 fn secs(s: f64) -> chrono::TimeDelta {
     chrono::TimeDelta::milliseconds((s * 1000.0) as i64)
-}
-
-/// Requests of 2 users x 3 sessions x 3 threads with tied times and ids, in
-/// any order.
-fn arb_mixed() -> impl Strategy<Value = Vec<Request>> {
-    let one = (0..2usize, 0..3usize, 0..3usize, 0..4u32, 0..3usize);
-    prop::collection::vec(one, 0..80).prop_map(|v| {
-        v.into_iter()
-            .map(|(u, s, th, t, id)| {
-                let mut r = req(&format!("s{s}"), ["main", "a1", "acompact-1"][th], f64::from(t), [1, 0, 0, 0, 1]);
-                r.user = ["", "u1"][u].into();
-                r.message_id = format!("msg_{id}");
-                r
-            })
-            .collect()
-    })
-}
-
-proptest! {
-    #[test]
-    fn the_thread_index_is_the_sort_by_thread_key_time_and_id(reqs in arb_mixed()) {
-        use crate::analyze::threads::{time_order, ThreadIndex};
-        let key = |r: &Request| (r.user.to_string(), r.session_id.to_string(), r.thread.to_string());
-        let mut want: Vec<usize> = (0..reqs.len()).collect();
-        want.sort_by(|&a, &b| {
-            key(&reqs[a]).cmp(&key(&reqs[b])).then_with(|| time_order(&reqs[a], &reqs[b])).then_with(|| a.cmp(&b))
-        });
-        let index = ThreadIndex::build(&reqs);
-        let got: Vec<Vec<usize>> = index.threads().map(<[usize]>::to_vec).collect();
-        prop_assert_eq!(got.concat(), want.clone());
-        // One run per distinct key, each run one key.
-        let keys: std::collections::BTreeSet<_> = reqs.iter().map(key).collect();
-        prop_assert_eq!(got.len(), keys.len());
-        for run in &got {
-            prop_assert!(run.iter().all(|&i| key(&reqs[i]) == key(&reqs[run[0]])));
-        }
-    }
 }

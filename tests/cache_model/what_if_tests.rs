@@ -5,8 +5,9 @@
 //! the TTL before (edges included); web searches and unknown models.
 
 use super::fixtures::*;
-use crate::analyze::{analyze, request_what_if, SharedPrefixIndex, WhatIf};
-use crate::model::Request;
+use crate::common::summary::{request_what_if, SharedPrefixIndex};
+use cachewise::analyze::{analyze, WhatIf};
+use cachewise::model::Request;
 
 fn what_if(reqs: &[Request], i: usize) -> WhatIf {
     let caches = analyze(reqs, &[], &FakeRates);

@@ -6,11 +6,11 @@
 //! `(user, session, thread)`.
 
 use super::fixtures::*;
-use crate::analyze::{
-    analyze, compactions_by_trigger, idle_gaps, stale_sessions, summarize, utc_day, CacheClass, IdleCompaction,
-    RequestCache, SummaryOptions,
+use crate::common::summary::{
+    compactions_by_trigger, idle_gaps, idle_sum, stale_sessions, summarize, utc_day, SummaryOptions,
 };
-use crate::model::{Compaction, Request};
+use cachewise::analyze::{analyze, CacheClass, RequestCache};
+use cachewise::model::{Compaction, Request};
 use std::collections::{BTreeMap, HashMap};
 
 fn run(reqs: &[Request], comps: &[Compaction]) -> Vec<RequestCache> {
@@ -126,7 +126,7 @@ fn idle_compaction_what_if_by_hand() {
     let caches = run(&reqs, &[]);
     assert_eq!(caches[1].class, CacheClass::Ttl1h);
     let gaps = idle_gaps(&reqs, &caches, &FakeRates);
-    let w = IdleCompaction::sum(&gaps, &reqs, &|_| true, 2);
+    let w = idle_sum(&gaps, &reqs, &|_| true, 2);
     // rebuild: B = min(250000, 250010) = 250,000 at (2 - 0.1) = 475,000.
     // compact: S = 10% of 250,000 (no compaction seen) = 25,000;
     // 250000 * 0.1 * 1 + 25000 * 2 + 25000 * (2 - 0.1) * 1 = 122,500.
@@ -153,7 +153,7 @@ fn idle_compaction_what_if_uses_ten_percent_of_the_prompt_when_the_project_has_n
     ];
     let caches = run(&reqs, &[compaction("c", -8500.0)]);
     assert_eq!((caches[1].class, caches[3].class), (CacheClass::Ttl1h, CacheClass::Compaction));
-    let w = IdleCompaction::sum(&idle_gaps(&reqs, &caches, &FakeRates), &reqs, &|_| true, 0);
+    let w = idle_sum(&idle_gaps(&reqs, &caches, &FakeRates), &reqs, &|_| true, 0);
     // S = 10% of P_(i-1) = 25,000:
     // 250000 * 0.1 * 1 + 25000 * 2 + 25000 * (2 - 0.1) * 1 = 122,500.
     assert_eq!(w.gaps, 1);

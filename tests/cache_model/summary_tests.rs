@@ -3,8 +3,12 @@
 //! and the JSON contract keys.
 
 use super::fixtures::*;
-use crate::analyze::{analyze, summarize, utc_day, CacheClass, CacheSummary, GapBucket, SummaryOptions};
-use crate::model::{Compaction, Request};
+use crate::common::summary::{summarize, utc_day, CacheSummary, SummaryOptions};
+use cachewise::analyze::{analyze, CacheClass, GapBucket, RateSource};
+use cachewise::model::{Compaction, Request};
+use cachewise::pricing::Rates;
+use cachewise::synth::{generate, SynthSpec};
+use chrono::{DateTime, TimeZone, Utc};
 use std::collections::HashMap;
 
 fn summary(reqs: &[Request], comps: &[Compaction], now_s: f64) -> CacheSummary {
@@ -135,14 +139,40 @@ fn json_contract_keys() {
 fn summarize_where_keeps_classes_from_the_whole_thread() {
     let mut reqs = bucket_thread();
     reqs.push(main("t", 86_400.0, [1, 5000, 0, 0, 10]));
-    let caches = crate::analyze::analyze(&reqs, &[], &FakeRates);
+    let caches = cachewise::analyze::analyze(&reqs, &[], &FakeRates);
     let titles = HashMap::new();
     let opts = SummaryOptions { now: at(200_000.0), titles: &titles, day_of: &utc_day };
     // Only the last request of "s": still a ttl_1h miss, not a first.
     let last = at(7805.002);
-    let s = crate::analyze::summarize_where(&reqs, &caches, &opts, &|r| r.session_id == "s" && r.time == last);
+    let s = crate::common::summary::summarize_where(&reqs, &caches, &opts, &|r| r.session_id == "s" && r.time == last);
     assert_eq!((s.total.requests, s.total.classes.get(CacheClass::Ttl1h).count), (1, 1));
     assert_eq!(s.by_session.len(), 1);
     let stale: Vec<&str> = s.stale.iter().map(|x| x.session_id.as_str()).collect();
     assert_eq!(stale, ["s"]);
+}
+
+/// Round prices for every model.
+struct Flat;
+
+impl RateSource for Flat {
+    fn request_rates(&self, _r: &Request) -> Option<Rates> {
+        Some(Rates { input: 1e-6, output: 5e-6, read_multiplier: 0.1 })
+    }
+    fn base_rates(&self, _m: &str, _at: DateTime<Utc>) -> Option<Rates> {
+        Some(Rates { input: 1e-6, output: 5e-6, read_multiplier: 0.1 })
+    }
+}
+
+#[test]
+fn the_summary_of_the_demo_data_counts_every_request_and_finds_stale_sessions() {
+    let end = Utc.with_ymd_and_hms(2026, 3, 1, 18, 0, 0).single().unwrap();
+    let data = generate(5, &SynthSpec::demo(end));
+    let caches = analyze(&data.requests, &data.compactions, &Flat);
+    let titles: HashMap<String, String> = data.titles.iter().cloned().collect();
+    let opts = SummaryOptions { now: end, titles: &titles, day_of: &utc_day };
+    let s = summarize(&data.requests, &caches, &opts);
+    assert_eq!(s.total.requests as usize, data.requests.len());
+    assert!(s.total.hit_ratio_tokens.unwrap() > 0.5);
+    assert!(!s.stale.is_empty());
+    assert!(s.by_day.len() >= 14);
 }

@@ -3,11 +3,10 @@
 //! money function behind the stale premium and the advice's cold resume.
 
 use super::fixtures::*;
-use crate::analyze::{
-    advise_with, analyze, claude_code, rewrite_premium, stale_sessions, Advice, ClaudeCode, RateSource,
-};
-use crate::model::{Compaction, Request};
-use crate::pricing::Rates;
+use crate::common::summary::stale_sessions;
+use cachewise::analyze::{advise_with, analyze, claude_code, rewrite_premium, Advice, ClaudeCode, RateSource};
+use cachewise::model::{Compaction, Request};
+use cachewise::pricing::Rates;
 use chrono::{DateTime, TimeDelta, Utc};
 use std::collections::HashMap;
 

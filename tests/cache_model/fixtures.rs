@@ -2,9 +2,9 @@
 //! token, output $2, reads 0.1x, so 5m writes cost 1.25 and 1h writes 2) and
 //! builders for requests and compactions at offsets from a fixed time.
 
-use crate::analyze::RateSource;
-use crate::model::{Boundary, Compaction, Request, TokenCounts, DEFAULT_TRIGGER, MAIN_THREAD};
-use crate::pricing::Rates;
+use cachewise::analyze::RateSource;
+use cachewise::model::{Boundary, Compaction, Request, TokenCounts, DEFAULT_TRIGGER, MAIN_THREAD};
+use cachewise::pricing::Rates;
 use chrono::{DateTime, TimeDelta, TimeZone, Utc};
 
 /// Model with the round prices.
