@@ -1,13 +1,11 @@
 //! Cost split by token class (input, 5m write, 1h write, cache read, output,
 //! web search) per local day and model: the stacked bars of the dashboard's
-//! daily cost chart. Each request's split uses the rates it paid (from the
-//! cache model's `RequestCache::rates`), so the parts of a day add up to
-//! `analyze::request_cost`, the same reference cost the usage reports sum.
+//! daily cost chart (summed by `report::cache::rows::DailyClassCosts`).
+//! Each request's split uses the rates it paid, so the parts of a day add
+//! up to `analyze::request_cost`, the same reference cost the usage reports
+//! sum.
 
-use crate::analyze::RequestCache;
-use crate::model::Request;
 pub use crate::pricing::ClassCost;
-use chrono_tz::Tz;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -30,27 +28,6 @@ impl DayClassCost {
         }
         out
     }
-}
-
-/// Splits every request's cost by class and sums per local day and model,
-/// in day order. Each request comes with its cache model output.
-pub fn daily_class_costs<'a>(
-    rows: impl IntoIterator<Item = (&'a Request, &'a RequestCache)>,
-    tz: Tz,
-) -> Vec<DayClassCost> {
-    let mut days: BTreeMap<String, BTreeMap<String, ClassCost>> = BTreeMap::new();
-    for (r, c) in rows {
-        let day = r.time.with_timezone(&tz).format("%Y-%m-%d").to_string();
-        let models = days.entry(day).or_default();
-        let cost = crate::pricing::split(c.rates.as_ref(), &r.tokens, r.web_search);
-        match models.get_mut(r.model.as_str()) {
-            Some(sum) => *sum += cost,
-            None => {
-                models.insert(r.model.to_string(), cost);
-            }
-        }
-    }
-    days.into_iter().map(|(day, by_model)| DayClassCost { day, by_model }).collect()
 }
 
 #[cfg(test)]

@@ -19,8 +19,8 @@ use polars::prelude::*;
 use serde::Serialize;
 use std::collections::HashMap;
 
-/// The columns `stale_of` reads: a session's last main-thread request.
-pub const STALE: [&str; 16] = [
+/// The columns `resume_states_of` reads: a session's last main-thread request.
+const STALE: [&str; 16] = [
     c::USER,
     c::SESSION_ID,
     c::PROJECT,
@@ -64,24 +64,11 @@ impl StoreView {
     }
 }
 
-/// The stale sessions among last main-thread requests (`STALE` columns,
-/// one row per session): idle at `now` past the TTL in force after them.
-pub fn stale_of(
-    df: &DataFrame,
-    now: DateTime<Utc>,
-    titles: &HashMap<String, String>,
-    warm: &WarmPrefixes,
-    claude: Option<&ClaudeState>,
-) -> PolarsResult<Vec<StaleSession>> {
-    let states = resume_states_of(df, now, titles, warm, claude)?;
-    Ok(states.into_iter().filter(|s| !s.warm && s.not_resumable.is_none()).collect())
-}
-
 /// The resume state at `now` of every session of the last main-thread
 /// requests (`STALE` columns, one row per session), warm or cold, with the
 /// shared prefixes `warm` at `now`; with `claude`, a local session (no
 /// person named) is also judged resumable or not (§8.3).
-pub fn resume_states_of(
+fn resume_states_of(
     df: &DataFrame,
     now: DateTime<Utc>,
     titles: &HashMap<String, String>,
@@ -134,30 +121,6 @@ pub fn resume_states(view: &StoreView, user: Option<&str>) -> Result<Vec<StaleSe
     }
     let df = table.select(STALE.map(col)).collect()?;
     Ok(resume_states_of(&df, view.now(), view.titles()?, &view.warm_prefixes()?, Some(view.claude()))?)
-}
-
-/// Every stale session at the view's clock (cache-model §6), highest
-/// premium first, from each session's last main-thread request (the
-/// session analysis).
-pub fn stale(view: &StoreView) -> Result<Vec<StaleSession>, ReportError> {
-    let (now, titles, warm) = (view.now(), view.titles()?, view.warm_prefixes()?);
-    Ok(stale_in(view.session_analysis()?, now, titles, &warm, Some(view.claude()))?)
-}
-
-/// `stale` over some rows of the session analysis.
-pub fn stale_in(
-    reports: LazyFrame,
-    now: DateTime<Utc>,
-    titles: &HashMap<String, String>,
-    warm: &WarmPrefixes,
-    claude: Option<&ClaudeState>,
-) -> PolarsResult<Vec<StaleSession>> {
-    let df = reports.select(STALE.map(col)).collect()?;
-    let mut out = stale_of(&df, now, titles, warm, claude)?;
-    out.sort_by(|a, b| {
-        b.premium_usd.total_cmp(&a.premium_usd).then_with(|| (&a.session_id, &a.user).cmp(&(&b.session_id, &b.user)))
-    });
-    Ok(out)
 }
 
 /// A session that cannot be resumed, and why (cache-model §8.3 v3). Its

@@ -14,7 +14,6 @@ mod render;
 mod sums;
 mod window;
 
-pub use cache::class_tables;
 pub use render::{
     adoption_line, all_history, mix_cells, notes, person_cells, render, total_cells, who, window_line, window_warning,
     TeamFormat, HEADER, MIX_HEADER, PERSON_DAY_COLUMNS,

@@ -5,13 +5,14 @@
 //! analysis rows are refused with a message naming the bundle.
 
 use super::common::t0;
+use super::support::class_tables;
 use super::support::{prices, row};
 use cachewise::analyze::{analyze, CacheClass, ClassTable};
 use cachewise::ingest::Rows;
 use cachewise::model::columns as c;
 use cachewise::model::Request;
 use cachewise::report::query::Query;
-use cachewise::report::team::{class_tables, team};
+use cachewise::report::team::team;
 use cachewise::store::{frames, Store, Table};
 use cachewise::team::bundle::read_bundle;
 use cachewise::team::export::{export_with_analysis, ExportSpec};

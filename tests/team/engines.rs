@@ -13,6 +13,7 @@
 //! `required` (CI installs them first). The script's runner and the
 //! comparisons are `team/team_sql.rs`.
 
+use super::support::class_tables;
 use super::support::{bundle_of, bytes_of, cw, json as json_of, prices, row};
 use super::team_sql::{compare_figures, compare_queries, sql_files, team_sql};
 use cachewise::analyze::CacheClass;
@@ -21,7 +22,7 @@ use cachewise::model::columns as c;
 use cachewise::model::{Call, Request, TokenCounts};
 use cachewise::report::calls;
 use cachewise::report::query::{Grouping, Query};
-use cachewise::report::team::{class_tables, team};
+use cachewise::report::team::team;
 use cachewise::report::usage::usage;
 use cachewise::store::frames::{self, Cols};
 use cachewise::store::{Store, Table};

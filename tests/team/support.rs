@@ -4,14 +4,20 @@
 #![allow(dead_code)]
 
 use super::common::{t0, write, Resp};
+use cachewise::analyze::{CacheClass, ClassStats, ClassTable};
+use cachewise::model::columns as c;
 use cachewise::model::{Compaction, Request, TokenCounts};
 use cachewise::pricing::PriceTable;
+use cachewise::report::query::{Grouping, Query};
+use cachewise::store::frames::Cols;
+use cachewise::store::view::StoreView;
 use cachewise::store::Store;
 use cachewise::team::tokens::TokenMap;
 use cachewise::team::{bundle_bytes, Bundle, BundleMeta, BUNDLE_SCHEMA};
 use cachewise::update::PushState as TeamState;
 use cachewise::web::push::router;
 use chrono::Duration;
+use polars::sql::SQLContext;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -194,4 +200,26 @@ pub(crate) fn shared_string_bomb(rows: usize) -> Vec<u8> {
     let mut out = Vec::new();
     ParquetWriter::new(&mut out).with_key_value_metadata(Some(meta)).finish(&mut row).unwrap();
     out
+}
+
+/// The class table per person over the analysis rows `q` selects
+/// (`sql/team_cache_classes.sql`, as a user's engine would run it).
+pub(crate) fn class_tables(
+    view: &StoreView,
+    q: &Query,
+) -> Result<BTreeMap<String, ClassTable>, Box<dyn std::error::Error>> {
+    let analysis = q.prepare(view.analysis()?, Grouping::Daily)?;
+    let mut ctx = SQLContext::new();
+    ctx.register("analysis", analysis);
+    let df = ctx.execute(include_str!("../../sql/team_cache_classes.sql"))?.collect()?;
+    let k = Cols(&df);
+    let (user, class) = (k.str(c::USER)?, k.str(c::CLASS)?);
+    let (count, rebuilt, cost) = (k.u64("count")?, k.u64(c::REBUILT_TOKENS)?, k.f64(c::MISS_COST_USD)?);
+    let mut out: BTreeMap<String, ClassTable> = BTreeMap::new();
+    for i in 0..df.height() {
+        let Some(class) = CacheClass::parse(class[i]) else { continue };
+        let stats = ClassStats { count: count[i], rebuilt_tokens: rebuilt[i], miss_cost_usd: cost[i] };
+        *out.entry(user[i].to_owned()).or_default().get_mut(class) += stats;
+    }
+    Ok(out)
 }

@@ -4,13 +4,13 @@
 //! per day and model (the dashboard's daily bars), and the server's miss
 //! reasons per class.
 
-use super::view::resume_states;
 use super::{CacheQuery, MissRow};
 use crate::analyze::{cause_of, CacheClass, ServerReasons};
 use crate::model::columns as c;
 use crate::report::analysis_cols::LocalDays;
 use crate::report::class_cost::{ClassCost, DayClassCost};
 use crate::report::query::Query;
+use crate::report::resume::resume_states;
 use crate::report::slices::for_each_slice;
 use crate::report::usage::{SessionCache, UsageReport};
 use crate::report::ReportError;

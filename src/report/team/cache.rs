@@ -10,20 +10,15 @@
 //! listed: a team store holds other people's sessions, which only they can
 //! resume (`analyze::resumability`). Hands `Cache` to `team::assemble`.
 
-use crate::analyze::{CacheClass, ClassStats, ClassTable};
 use crate::model::columns as c;
 use crate::model::TokenCounts;
 use crate::pricing::{Estimate, PriceTable};
-use crate::report::query::{Grouping, Query};
-use crate::report::ReportError;
 use crate::store::frames::Cols;
-use crate::store::view::StoreView;
 use polars::prelude::*;
 use polars::sql::SQLContext;
 use std::collections::{BTreeMap, BTreeSet};
 
 const PERSON_CACHE_SQL: &str = include_str!("../../../sql/team_person_cache.sql");
-const CLASSES_SQL: &str = include_str!("../../../sql/team_cache_classes.sql");
 
 /// Per-user figures from the stored columns.
 #[derive(Debug, Default)]
@@ -117,23 +112,4 @@ fn machines(requests: LazyFrame) -> PolarsResult<Vec<(String, String)>> {
         .collect()?;
     let k = Cols(&df);
     Ok(k.str(c::USER)?.into_iter().zip(k.str(c::MACHINE)?).map(|(u, m)| (u.to_owned(), m.to_owned())).collect())
-}
-
-/// The class table per person over the analysis rows `q` selects
-/// (`sql/team_cache_classes.sql`).
-pub fn class_tables(view: &StoreView, q: &Query) -> Result<BTreeMap<String, ClassTable>, ReportError> {
-    let analysis = q.prepare(view.analysis()?, Grouping::Daily)?;
-    let mut ctx = SQLContext::new();
-    ctx.register("analysis", analysis);
-    let df = ctx.execute(CLASSES_SQL)?.collect()?;
-    let k = Cols(&df);
-    let (user, class) = (k.str(c::USER)?, k.str(c::CLASS)?);
-    let (count, rebuilt, cost) = (k.u64("count")?, k.u64(c::REBUILT_TOKENS)?, k.f64(c::MISS_COST_USD)?);
-    let mut out: BTreeMap<String, ClassTable> = BTreeMap::new();
-    for i in 0..df.height() {
-        let Some(class) = CacheClass::parse(class[i]) else { continue };
-        let stats = ClassStats { count: count[i], rebuilt_tokens: rebuilt[i], miss_cost_usd: cost[i] };
-        *out.entry(user[i].to_owned()).or_default().get_mut(class) += stats;
-    }
-    Ok(out)
 }
