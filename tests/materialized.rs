@@ -7,7 +7,8 @@
 
 use crate::common;
 
-use cachewise::analyze::{advise_with, CacheClass};
+use crate::common::summary::advise_with;
+use cachewise::analyze::CacheClass;
 use cachewise::model::{Compaction, Request, MAIN_THREAD};
 use cachewise::pricing::PriceTable;
 use cachewise::report::cache::rows::{daily_class_costs, misses, DailyClassCosts};

@@ -289,42 +289,13 @@ fn advice_inputs(
     (inputs, prices, t)
 }
 
-/// Advice for `session_id` at `now` over `turns` future turns, not knowing
-/// the session's compactions (`claude_code.compacted_since` is false); see
-/// `advise_with`. None when the session has no main-thread request.
-pub fn advise(
-    session_id: &str,
-    requests: &[Request],
-    caches: &[RequestCache],
-    rates: &dyn RateSource,
-    now: DateTime<Utc>,
-    turns: u32,
-) -> Option<Advice> {
-    advise_with(session_id, requests, caches, &[], rates, now, turns)
-}
-
 /// Advice for `session_id` at `now` over `turns` future turns; None when
 /// the session has no main-thread request. Prices are the list rates of the
 /// last request's model at `now` times its fast-mode and data-residency
 /// multipliers (`Basis::Session`, §7 v3); `compactions` tell what Claude
-/// Code already did.
-pub fn advise_with(
-    session_id: &str,
-    requests: &[Request],
-    caches: &[RequestCache],
-    compactions: &[Compaction],
-    rates: &dyn RateSource,
-    now: DateTime<Utc>,
-    turns: u32,
-) -> Option<Advice> {
-    let medians = |project: &str| ProjectMedians::of(project, requests, caches);
-    let prefixes = WarmPrefixes::of(requests.iter().map(|r| (r.model.as_str(), r.version.as_str(), r.time)), now);
-    advise_in(session_id, requests, caches, compactions, rates, now, turns, &medians, &prefixes)
-}
-
-/// `advise_with` with the project medians given (`medians` of the last
-/// request's project) and the shared prefixes warm at `now` (`prefixes`):
-/// `requests` may then hold only the session's rows.
+/// Code already did; `medians` gives the project medians of the last
+/// request's project and `prefixes` the shared prefixes warm at `now`, so
+/// `requests` may hold only the session's rows.
 #[allow(clippy::too_many_arguments)]
 pub fn advise_in(
     session_id: &str,

@@ -4,7 +4,6 @@
 //! ending those gaps. Hands on `IdleBuckets` to the summary.
 
 use super::class_table::ClassStats;
-use super::classify::RequestCache;
 use serde::Serialize;
 
 /// Upper edge of the short bucket, inclusive (seconds).
@@ -60,14 +59,6 @@ pub struct IdleBuckets {
 }
 
 impl IdleBuckets {
-    /// Adds the request ending a gap; a thread's first request has none and
-    /// is skipped.
-    pub fn add(&mut self, c: &RequestCache) {
-        if let Some(g) = c.gap_s {
-            self.add_parts(GapBucket::of(g), 1, c.rebuilt_tokens, c.miss_cost_usd);
-        }
-    }
-
     /// Adds `count` requests ending gaps of bucket `b`.
     pub fn add_parts(&mut self, b: GapBucket, count: u64, rebuilt: u64, miss_cost: f64) {
         let bucket = match b {

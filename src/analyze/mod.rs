@@ -36,8 +36,8 @@ pub mod window;
 pub const MODEL_VERSION: &str = "v4";
 
 pub use advice::{
-    advise, advise_in, advise_with, Advice, AdviceInputs, AdviceOptions, InputSource, ProjectMedians, Recommendation,
-    DEFAULT_GROWTH_TOKENS, FALLBACK_SUMMARY_SHARE, MAX_BREAK_EVEN_TURNS, MIN_SUMMARY_TOKENS,
+    advise_in, Advice, AdviceInputs, AdviceOptions, InputSource, ProjectMedians, Recommendation, DEFAULT_GROWTH_TOKENS,
+    FALLBACK_SUMMARY_SHARE, MAX_BREAK_EVEN_TURNS, MIN_SUMMARY_TOKENS,
 };
 pub use advice_text::{claude_code_text, option_names, DIALOG_COMPACT, DIALOG_RESUME};
 pub use cache_class::{ClassGroup, ClassInfo, CLASSES};

@@ -8,7 +8,7 @@
 //! policies alike, so they never change a saving.
 
 use super::prices::{request_cost, TTL_1H_S, TTL_5M_S};
-use crate::model::{Request, TokenCounts};
+use crate::model::TokenCounts;
 use crate::pricing::Rates;
 use serde::Serialize;
 use std::ops::AddAssign;
@@ -46,11 +46,6 @@ pub struct WriteMix {
 }
 
 impl WriteMix {
-    /// Adds one request's writes.
-    pub fn add(&mut self, r: &Request) {
-        self.add_tokens(&r.tokens);
-    }
-
     /// Adds one request's writes, from its tokens.
     pub fn add_tokens(&mut self, t: &TokenCounts) {
         self.write_5m_tokens += t.cache_write_5m;

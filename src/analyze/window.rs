@@ -38,7 +38,6 @@ pub struct WindowRow {
     pub tokens: TokenCounts,
     /// None for a model without a price (its cost stays as it was).
     pub rates: Option<Rates>,
-    pub actual_usd: f64,
 }
 
 /// What a compaction costs and leaves, from the history's own compactions.
@@ -260,7 +259,7 @@ mod tests {
     fn hit(read: u64) -> WindowRow {
         let tokens =
             TokenCounts { input: 10, cache_write_5m: 1_000, cache_read: read, output: 500, ..Default::default() };
-        WindowRow { class: CacheClass::Hit, tokens, rates: Some(RATES), actual_usd: RATES.cost(&tokens, 0) }
+        WindowRow { class: CacheClass::Hit, tokens, rates: Some(RATES) }
     }
 
     fn evidence() -> Evidence {
@@ -270,7 +269,7 @@ mod tests {
     #[test]
     fn a_thread_under_the_window_costs_what_it_cost() {
         let rows: Vec<WindowRow> = (1..=5).map(|k| hit(k * 50_000)).collect();
-        let total: f64 = rows.iter().map(|r| r.actual_usd).sum();
+        let total: f64 = rows.iter().map(|r| RATES.cost(&r.tokens, 0)).sum();
         let w = window_what_if(&[rows], total, 0, &evidence());
         let at_400k = w.iter().find(|w| w.window_tokens == 400_000).unwrap();
         assert_eq!((at_400k.compactions, at_400k.saving_usd), (0, 0.0));
@@ -282,7 +281,7 @@ mod tests {
     fn compacting_at_400k_cuts_every_later_read_and_pays_one_compaction() {
         // Prompts 300k, 400k, 500k, 600k, 700k on a 1M window.
         let rows: Vec<WindowRow> = (3..=7).map(|k| hit(k * 100_000 - 1_010)).collect();
-        let total: f64 = rows.iter().map(|r| r.actual_usd).sum();
+        let total: f64 = rows.iter().map(|r| RATES.cost(&r.tokens, 0)).sum();
         let w = window_what_if(&[rows], total, 1, &evidence());
         let at_400k = w.iter().find(|w| w.window_tokens == 400_000).unwrap();
         // One compaction after the 400k turn (to 20k): the next prompts are
@@ -316,7 +315,7 @@ mod tests {
         assert!((saving - (431_010.0 * RATES.read() - 451_010.0 * 1e-6)).abs() < 1e-9);
         // A thread on a 200k window compacts at 167k: larger windows change nothing.
         let small: Vec<WindowRow> = (1..=4).map(|k| hit(k * 45_000)).collect();
-        let total: f64 = small.iter().map(|r| r.actual_usd).sum();
+        let total: f64 = small.iter().map(|r| RATES.cost(&r.tokens, 0)).sum();
         let w = window_what_if(&[small], total, 0, &evidence());
         assert!(w.iter().all(|w| w.compactions == 0 && w.saving_usd == 0.0 && w.cost_usd == total));
     }

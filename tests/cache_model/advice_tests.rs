@@ -4,7 +4,8 @@
 //! fallback, project scope).
 
 use super::fixtures::*;
-use cachewise::analyze::{advise, analyze, Advice, InputSource, Recommendation};
+use crate::common::summary::advise;
+use cachewise::analyze::{analyze, Advice, InputSource, Recommendation};
 use cachewise::model::{Compaction, Request};
 
 fn advice(reqs: &[Request], comps: &[Compaction], now_s: f64, turns: u32) -> Advice {

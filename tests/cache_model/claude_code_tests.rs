@@ -3,8 +3,9 @@
 //! money function behind the stale premium and the advice's cold resume.
 
 use super::fixtures::*;
+use crate::common::summary::advise_with;
 use crate::common::summary::stale_sessions;
-use cachewise::analyze::{advise_with, analyze, claude_code, rewrite_premium, Advice, ClaudeCode, RateSource};
+use cachewise::analyze::{analyze, claude_code, rewrite_premium, Advice, ClaudeCode, RateSource};
 use cachewise::model::{Compaction, Request};
 use cachewise::pricing::Rates;
 use chrono::{DateTime, TimeDelta, Utc};

@@ -4,8 +4,8 @@
 //! premium, advice's resume total and history premium).
 
 use super::fixtures::*;
-use crate::common::summary::{stale_sessions, summarize, utc_day, SummaryOptions};
-use cachewise::analyze::{advise, analyze, CacheClass, TTL_1H_S};
+use crate::common::summary::{advise, stale_sessions, summarize, utc_day, SummaryOptions};
+use cachewise::analyze::{analyze, CacheClass, TTL_1H_S};
 use cachewise::model::{Compaction, Request, MAIN_THREAD};
 use proptest::prelude::*;
 use std::collections::HashMap;

@@ -6,10 +6,8 @@
 //! the backtest's figures.
 
 use super::fixtures::*;
-use crate::common::summary::{stale_sessions, summarize, utc_day, SummaryOptions};
-use cachewise::analyze::{
-    advise, analyze, pings, resumability, Expiry, KeepWarmTally, NotResumable, KEEP_WARM_MAX_GAP_S,
-};
+use crate::common::summary::{advise, stale_sessions, summarize, utc_day, SummaryOptions};
+use cachewise::analyze::{analyze, pings, resumability, Expiry, KeepWarmTally, NotResumable, KEEP_WARM_MAX_GAP_S};
 use cachewise::pricing::PriceTable;
 use chrono::TimeDelta;
 use std::collections::HashMap;

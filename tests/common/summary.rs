@@ -9,10 +9,10 @@
 #![allow(dead_code)]
 
 use cachewise::analyze::{
-    compaction_labels, count_by_trigger, is_expiry, last_main, ping_usd, predicted, rates_for, resume_premium,
-    rewrite_premium, Basis, CacheClass, CacheStats, DayStats, Expiry, Figures, GapBucket, IdleCompaction, PolicyRow,
-    ProjectMedians, RateSource, RequestCache, SessionStats, StaleSession, Tally, WarmPrefixes, WhatIf,
-    IDLE_WHAT_IF_MIN_PROMPT, TTL_1H_S, TTL_5M_S,
+    advise_in, compaction_labels, count_by_trigger, is_expiry, last_main, ping_usd, predicted, rates_for,
+    resume_premium, rewrite_premium, Advice, Basis, CacheClass, CacheStats, DayStats, Expiry, Figures, GapBucket,
+    IdleCompaction, PolicyRow, ProjectMedians, RateSource, RequestCache, SessionStats, StaleSession, Tally,
+    WarmPrefixes, WhatIf, IDLE_WHAT_IF_MIN_PROMPT, TTL_1H_S, TTL_5M_S,
 };
 use cachewise::model::{Compaction, Request, MAIN_THREAD};
 use chrono::{DateTime, TimeDelta, Utc};
@@ -343,4 +343,37 @@ pub(crate) fn idle_sum(
         out.compact_usd += g.compact_usd;
     }
     out
+}
+
+/// Advice for `session_id` at `now` over `turns` future turns, not knowing
+/// the session's compactions (`claude_code.compacted_since` is false); see
+/// `advise_with`. None when the session has no main-thread request.
+pub(crate) fn advise(
+    session_id: &str,
+    requests: &[Request],
+    caches: &[RequestCache],
+    rates: &dyn RateSource,
+    now: DateTime<Utc>,
+    turns: u32,
+) -> Option<Advice> {
+    advise_with(session_id, requests, caches, &[], rates, now, turns)
+}
+
+/// Advice for `session_id` at `now` over `turns` future turns; None when
+/// the session has no main-thread request. Prices are the list rates of the
+/// last request's model at `now` times its fast-mode and data-residency
+/// multipliers (`Basis::Session`, §7 v3); `compactions` tell what Claude
+/// Code already did.
+pub(crate) fn advise_with(
+    session_id: &str,
+    requests: &[Request],
+    caches: &[RequestCache],
+    compactions: &[Compaction],
+    rates: &dyn RateSource,
+    now: DateTime<Utc>,
+    turns: u32,
+) -> Option<Advice> {
+    let medians = |project: &str| ProjectMedians::of(project, requests, caches);
+    let prefixes = WarmPrefixes::of(requests.iter().map(|r| (r.model.as_str(), r.version.as_str(), r.time)), now);
+    advise_in(session_id, requests, caches, compactions, rates, now, turns, &medians, &prefixes)
 }

@@ -98,7 +98,6 @@ impl ContextTally {
                 class: rows.class[i].unwrap_or(CacheClass::Hit),
                 tokens: rows.tokens(i),
                 rates: rows.rates(i),
-                actual_usd: rows.actual_usd[i],
             };
             self.push((rows.user[i], rows.session[i]), rows.time_ms[i], row);
         }
@@ -223,7 +222,7 @@ mod tests {
         let rates = Rates { input: 5e-6, output: 25e-6, read_multiplier: 0.1 };
         let row = |read: u64| {
             let tokens = TokenCounts { cache_read: read, ..Default::default() };
-            WindowRow { class: CacheClass::Hit, tokens, rates: Some(rates), actual_usd: rates.cost(&tokens, 0) }
+            WindowRow { class: CacheClass::Hit, tokens, rates: Some(rates) }
         };
         let at = |minute: i64| minute * 60_000;
         let one = |tally: &mut ContextTally, session: &str, minute: i64, read: u64| {
