@@ -1,11 +1,11 @@
-//! Compactions counted by trigger and the idle-compaction what-if
-//! (cache-model §1 v2, §5 v2). A compaction whose trigger was written as
-//! `auto` is `idle` when its boundary came 3000-3600 s after the previous
-//! main-thread request of its `(user, session)`. The what-if compares, for
-//! every main-thread `ttl_1h` miss after a prompt of 200k+ tokens, what the
-//! gap cost with what Claude Code's idle compaction would have cost instead.
-//! Pure: prices come in as a `RateSource`. Hands on serialisable figures for
-//! the `cache` report.
+//! Compactions counted by trigger, and the figures of the idle-compaction
+//! what-if (cache-model §1 v2, §5 v2). A compaction whose trigger was
+//! written as `auto` is `idle` when its boundary came 3000-3600 s after the
+//! previous main-thread request of its `(user, session)`. The what-if
+//! compares, for every main-thread `ttl_1h` miss after a prompt of 200k+
+//! tokens, what the gap cost with what Claude Code's idle compaction would
+//! have cost instead (each gap's figures stored by `materialize`). Hands on
+//! labels and serialisable figures for the `cache` report.
 
 use super::threads::{time_order, SessionKey};
 use crate::model::{Boundary, Compaction, Request, MAIN_THREAD};

@@ -3,8 +3,9 @@
 //! next message pays because the cache expired, at the last request's
 //! rates: v3 `(P_last - Rs) * (write price at T_last - read price)`, with
 //! `Rs` the shared prefix still warm at `now` (§8.2), beside v2's
-//! `P_last * (...)`. Hands on the stale sessions ranked by premium, for the
-//! summary.
+//! `P_last * (...)`. Hands on a session's premium and why it cannot be
+//! resumed (`resumability`) to `report::resume`, which ranks the stale
+//! sessions.
 
 use super::classify::RequestCache;
 use super::prefix::{shared_prefix, ResumePremium, WarmPrefixes};

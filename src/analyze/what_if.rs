@@ -1,8 +1,8 @@
 //! What-if TTL policy (cache-model §5): re-prices every request as if all
 //! writes had used one TTL (5m or 1h), re-splitting its cacheable tokens
 //! `K = w + r` into read and write by the policy's TTL. Hands on per-request
-//! `WhatIf` figures (actual cost beside both policies) for the summary to sum
-//! per day, per session and in total.
+//! `WhatIf` figures (actual cost beside both policies, from a `PolicyRow`),
+//! stored by `materialize` and summed by the reports.
 //!
 //! Web searches are included, at $0.01 each, in the actual cost and in both
 //! policies alike, so they never change a saving.

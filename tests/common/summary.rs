@@ -359,11 +359,8 @@ pub(crate) fn advise(
     advise_with(session_id, requests, caches, &[], rates, now, turns)
 }
 
-/// Advice for `session_id` at `now` over `turns` future turns; None when
-/// the session has no main-thread request. Prices are the list rates of the
-/// last request's model at `now` times its fast-mode and data-residency
-/// multipliers (`Basis::Session`, §7 v3); `compactions` tell what Claude
-/// Code already did.
+/// `analyze::advise_in` with the project medians and the warm shared
+/// prefixes computed from every request given.
 pub(crate) fn advise_with(
     session_id: &str,
     requests: &[Request],
