@@ -4,11 +4,11 @@
 
 use super::fixtures::*;
 use crate::common::summary::{summarize, utc_day, CacheSummary, SummaryOptions};
-use cachewise::analyze::{analyze, CacheClass, GapBucket, RateSource};
+use cachewise::analyze::{analyze, CacheClass, GapBucket};
 use cachewise::model::{Compaction, Request};
-use cachewise::pricing::Rates;
+use cachewise::pricing::PriceTable;
 use cachewise::synth::{generate, SynthSpec};
-use chrono::{DateTime, TimeZone, Utc};
+use chrono::{TimeZone, Utc};
 use std::collections::HashMap;
 
 fn summary(reqs: &[Request], comps: &[Compaction], now_s: f64) -> CacheSummary {
@@ -151,23 +151,13 @@ fn summarize_where_keeps_classes_from_the_whole_thread() {
     assert_eq!(stale, ["s"]);
 }
 
-/// Round prices for every model.
-struct Flat;
-
-impl RateSource for Flat {
-    fn request_rates(&self, _r: &Request) -> Option<Rates> {
-        Some(Rates { input: 1e-6, output: 5e-6, read_multiplier: 0.1 })
-    }
-    fn base_rates(&self, _m: &str, _at: DateTime<Utc>) -> Option<Rates> {
-        Some(Rates { input: 1e-6, output: 5e-6, read_multiplier: 0.1 })
-    }
-}
-
 #[test]
 fn the_summary_of_the_demo_data_counts_every_request_and_finds_stale_sessions() {
     let end = Utc.with_ymd_and_hms(2026, 3, 1, 18, 0, 0).single().unwrap();
     let data = generate(5, &SynthSpec::demo(end));
-    let caches = analyze(&data.requests, &data.compactions, &Flat);
+    // The demo's models are real ones: the built-in price table prices them.
+    let prices = PriceTable::embedded().unwrap();
+    let caches = analyze(&data.requests, &data.compactions, &prices);
     let titles: HashMap<String, String> = data.titles.iter().cloned().collect();
     let opts = SummaryOptions { now: end, titles: &titles, day_of: &utc_day };
     let s = summarize(&data.requests, &caches, &opts);
