@@ -1,5 +1,5 @@
 //! Data an earlier release wrote keeps working: team bundles of schema 1 to
-//! 4 and the data directories those releases wrote
+//! 5 and the data directories those releases wrote
 //! (`tests/data/old-releases`, written by building each release from git;
 //! its README says which commit and how) import or upgrade today, with the
 //! figures the release itself reported: the same total and the same cost
@@ -66,8 +66,8 @@ fn release_figures(schema: u32) -> Value {
 }
 
 #[test]
-fn bundles_of_schema_1_to_4_import_with_the_figures_their_release_reported() {
-    for schema in [1, 2, 3, 4] {
+fn bundles_of_schema_1_to_5_import_with_the_figures_their_release_reported() {
+    for schema in [1, 2, 3, 4, 5] {
         let theirs = release_figures(schema);
         let data = tempfile::tempdir().unwrap();
         let bundle = dir().join(format!("bundle-schema-{schema}.parquet"));
@@ -86,7 +86,7 @@ fn bundles_of_schema_1_to_4_import_with_the_figures_their_release_reported() {
 
 #[test]
 fn stores_of_earlier_releases_are_read_and_upgraded_with_their_figures() {
-    for schema in [1, 2, 3, 4] {
+    for schema in [1, 2, 3, 4, 5] {
         let theirs = release_figures(schema);
         let data = tempfile::tempdir().unwrap();
         let src = dir().join(format!("store-schema{schema}"));
