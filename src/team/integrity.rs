@@ -84,9 +84,7 @@ fn digest(rows: &impl serde::Serialize) -> String {
 /// sixth of a 100-person import's time.
 pub fn frame_checksum(df: &DataFrame, columns: &[&str], schema: u32) -> PolarsResult<String> {
     let is_compact = schema >= COMPACT_FROM;
-    // ring's SHA-256 (the same digest as `sha2`'s) runs at twice the speed
-    // here, and a bundle's frame is a hundred megabytes of values.
-    let mut sha = ring::digest::Context::new(&ring::digest::SHA256);
+    let mut sha = Sha256::new();
     let mut b3 = blake3::Hasher::new();
     // Values are gathered into one buffer per column: hashing a few bytes
     // at a time costs more than the hash itself.
@@ -108,7 +106,7 @@ pub fn frame_checksum(df: &DataFrame, columns: &[&str], schema: u32) -> PolarsRe
     }
     Ok(match is_compact {
         true => format!("blake3:{}", b3.finalize().to_hex()),
-        false => format!("sha256:{}", hex(sha.finish().as_ref())),
+        false => format!("sha256:{}", hex(&sha.finalize())),
     })
 }
 
