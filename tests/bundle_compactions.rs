@@ -50,7 +50,7 @@ fn rows() -> Vec<Compaction> {
 
 #[test]
 fn microcompacts_and_v2_fields_travel_in_a_bundle() {
-    assert_eq!(BUNDLE_SCHEMA, 6);
+    assert_eq!(BUNDLE_SCHEMA, 5);
     let b = Bundle { meta: meta(), requests: Vec::new(), compactions: rows(), calls: Vec::new(), analysis: None };
     let back = read_bundle(&bundle_bytes(&b).unwrap(), "test").unwrap();
     assert_eq!(back.compactions, rows());

@@ -31,11 +31,9 @@ use polars::prelude::*;
 /// model's verdicts travel as rows of kind `analysis` (`team::analysis`).
 /// 4: request and analysis rows carry the server's miss reason
 /// (`columns::REASON_COLUMNS`). 5: and Claude Code's record of each call
-/// (`columns::CLIENT_COLUMNS`). 6: the checksum is BLAKE3 over each
-/// column's nulls once and its values (`integrity::frame_checksum`).
-/// Bundles of schema 1 to 5 (without those columns and rows) are still
-/// read; a missing column reads as empty.
-pub const BUNDLE_SCHEMA: u32 = 6;
+/// (`columns::CLIENT_COLUMNS`). Bundles of schema 1 to 4 (without those
+/// columns and rows) are still read; a missing column reads as empty.
+pub const BUNDLE_SCHEMA: u32 = 5;
 
 /// Compaction columns added by bundle schema 2 (absent from schema 1).
 pub(super) const V2_COLUMNS: [&str; 4] = [c::UUID, c::BOUNDARY, c::TRIGGER_WRITTEN, c::TOKENS_SAVED];
@@ -101,7 +99,7 @@ pub fn bundle_bytes(b: &Bundle) -> Result<Vec<u8>, TeamError> {
     let mut df = bundle_frame(b).map_err(polars)?;
     let mut pairs = meta_pairs(b);
     if b.meta.schema >= 3 {
-        let sum = frame_checksum(&df, &checksum_columns(b.meta.schema, &df), b.meta.schema).map_err(polars)?;
+        let sum = frame_checksum(&df, &checksum_columns(b.meta.schema, &df)).map_err(polars)?;
         pairs.retain(|(k, _)| k != META_CHECKSUM);
         pairs.push((META_CHECKSUM.to_owned(), sum));
     }
@@ -278,7 +276,7 @@ fn add_missing_reasons(df: &mut DataFrame) -> PolarsResult<()> {
 
 /// A schema-3 (or later) bundle's rows against the checksum it carries.
 fn verify_checksum(df: &DataFrame, expected: &str, schema: u32) -> Result<(), String> {
-    match frame_checksum(df, &checksum_columns(schema, df), schema).map_err(|e| e.to_string())? == expected {
+    match frame_checksum(df, &checksum_columns(schema, df)).map_err(|e| e.to_string())? == expected {
         true => Ok(()),
         false => Err("the rows do not match the bundle's checksum".into()),
     }

@@ -1,8 +1,8 @@
 //! What a bundle's rows must satisfy beyond their schema: the checksum the
 //! bundle carries (SHA-256 over the rows' canonical JSON, schema-1 rows as
 //! schema 1 hashed them) and the token bounds the transcript parser holds
-//! lines to, so no sum over imported rows can wrap. Bundles of schema 3
-//! and later carry a checksum over their columns instead (`frame_checksum`). `bundle` writes the
+//! lines to, so no sum over imported rows can wrap. Schema-3 bundles carry
+//! a checksum over their columns instead (`frame_checksum`). `bundle` writes the
 //! checksum and calls both when it reads.
 
 use crate::ingest::parse::MAX_WEB_SEARCHES;
@@ -73,19 +73,15 @@ fn digest(rows: &impl serde::Serialize) -> String {
     format!("sha256:{}", hex(&h.0.finalize()))
 }
 
-/// The checksum of a schema-3 (or later) bundle `schema`: a digest over
-/// every value of the bundle's frame, column by column in `columns` order
-/// (the column's name, then its values), so any change to a value, a null
-/// or the row order shows, in one pass over the columns. Schemas 3 to 5:
-/// SHA-256, each value after a null marker (`tagged`). Schema 6 and later:
-/// BLAKE3, each column's nulls once and then its non-null values alone
-/// (`compact`): most of a bundle's cells are the nulls of other kinds'
-/// columns, hashed at nine bytes each by the old encoding, which took a
-/// sixth of a 100-person import's time.
-pub fn frame_checksum(df: &DataFrame, columns: &[&str], schema: u32) -> PolarsResult<String> {
-    let is_compact = schema >= COMPACT_FROM;
-    let mut sha = Sha256::new();
-    let mut b3 = blake3::Hasher::new();
+/// The checksum of a schema-3 bundle: SHA-256 over every value of the
+/// bundle's frame, column by column in `columns` order (name, then each
+/// value with a null marker; text length-prefixed, numbers as their 8
+/// bytes): any change to a value, a null or the row order shows, and it
+/// costs one pass over the columns instead of a JSON rendering of the rows.
+pub fn frame_checksum(df: &DataFrame, columns: &[&str]) -> PolarsResult<String> {
+    // ring's SHA-256 (the same digest as `sha2`'s) runs at twice the speed
+    // here, and a bundle's frame is a hundred megabytes of values.
+    let mut h = ring::digest::Context::new(&ring::digest::SHA256);
     // Values are gathered into one buffer per column: hashing a few bytes
     // at a time costs more than the hash itself.
     let mut buf: Vec<u8> = Vec::new();
@@ -93,100 +89,41 @@ pub fn frame_checksum(df: &DataFrame, columns: &[&str], schema: u32) -> PolarsRe
         let col = df.column(name)?.as_materialized_series().rechunk();
         buf.clear();
         buf.extend_from_slice(name.as_bytes());
-        match is_compact {
-            true => {
-                compact(&col, &mut buf)?;
-                b3.update(&buf);
+        // Most of a bundle's cells are the nulls of other kinds' columns: a
+        // column of nulls alone is its markers, without a pass over values.
+        let nulls = col.null_count() == col.len();
+        match col.dtype() {
+            DataType::String if nulls => buf.resize(buf.len() + 8 * col.len(), 0xff),
+            DataType::String => {
+                let ca = col.str()?;
+                buf.reserve(ca.downcast_iter().map(|a| a.total_bytes_len()).sum::<usize>() + 8 * ca.len());
+                for arr in ca.downcast_iter() {
+                    arr.iter().for_each(|v| match v {
+                        Some(s) => {
+                            buf.extend_from_slice(&(s.len() as u64).to_le_bytes());
+                            buf.extend_from_slice(s.as_bytes());
+                        }
+                        None => buf.extend_from_slice(&[0xff; 8]),
+                    });
+                }
             }
-            false => {
-                tagged(&col, &mut buf)?;
-                sha.update(&buf);
+            DataType::Boolean if nulls => buf.resize(buf.len() + col.len(), 2),
+            DataType::Boolean => col.bool()?.iter().for_each(|v| buf.push(v.map_or(2, u8::from))),
+            _ if nulls => buf.resize(buf.len() + 9 * col.len(), 0xff),
+            DataType::Float64 => put_tagged(&mut buf, col.len(), col.f64()?.iter().map(|v| v.map(f64::to_bits))),
+            _ => {
+                let ints = col.to_physical_repr().cast(&DataType::Int64)?;
+                let ints = ints.i64()?;
+                match ints.cont_slice() {
+                    // No nulls: the values alone, each after its tag.
+                    Ok(values) => put_tagged(&mut buf, values.len(), values.iter().map(|&x| Some(x as u64))),
+                    Err(_) => put_tagged(&mut buf, ints.len(), ints.iter().map(|v| v.map(|x| x as u64))),
+                }
             }
         }
+        h.update(&buf);
     }
-    Ok(match is_compact {
-        true => format!("blake3:{}", b3.finalize().to_hex()),
-        false => format!("sha256:{}", hex(&sha.finalize())),
-    })
-}
-
-/// The first bundle schema whose checksum is `compact`.
-const COMPACT_FROM: u32 = 6;
-
-/// Schemas 3 to 5: every value of `col` after its null marker (text
-/// length-prefixed, booleans one byte, numbers their 8 bytes after a 0).
-fn tagged(col: &Series, buf: &mut Vec<u8>) -> PolarsResult<()> {
-    // A column of nulls alone is its markers, without a pass over values.
-    let nulls = col.null_count() == col.len();
-    match col.dtype() {
-        DataType::String if nulls => buf.resize(buf.len() + 8 * col.len(), 0xff),
-        DataType::String => {
-            let ca = col.str()?;
-            buf.reserve(ca.downcast_iter().map(|a| a.total_bytes_len()).sum::<usize>() + 8 * ca.len());
-            for arr in ca.downcast_iter() {
-                arr.iter().for_each(|v| match v {
-                    Some(s) => put_text(buf, s),
-                    None => buf.extend_from_slice(&[0xff; 8]),
-                });
-            }
-        }
-        DataType::Boolean if nulls => buf.resize(buf.len() + col.len(), 2),
-        DataType::Boolean => col.bool()?.iter().for_each(|v| buf.push(v.map_or(2, u8::from))),
-        _ if nulls => buf.resize(buf.len() + 9 * col.len(), 0xff),
-        DataType::Float64 => put_tagged(buf, col.len(), col.f64()?.iter().map(|v| v.map(f64::to_bits))),
-        _ => {
-            let ints = col.to_physical_repr().cast(&DataType::Int64)?;
-            let ints = ints.i64()?;
-            match ints.cont_slice() {
-                // No nulls: the values alone, each after its tag.
-                Ok(values) => put_tagged(buf, values.len(), values.iter().map(|&x| Some(x as u64))),
-                Err(_) => put_tagged(buf, ints.len(), ints.iter().map(|v| v.map(|x| x as u64))),
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Schema 6: the column's length, its nulls (0: none; 1: every value, and
-/// nothing follows; 2: then a byte per row, 1 where a value is), then its
-/// non-null values (text length-prefixed, booleans one byte, numbers their
-/// 8 little-endian bytes).
-fn compact(col: &Series, buf: &mut Vec<u8>) -> PolarsResult<()> {
-    let (n, nulls) = (col.len(), col.null_count());
-    buf.extend_from_slice(&(n as u64).to_le_bytes());
-    match nulls {
-        0 => buf.push(0),
-        _ if nulls == n => {
-            buf.push(1);
-            return Ok(());
-        }
-        _ => {
-            buf.push(2);
-            buf.extend(col.is_not_null().iter().map(|v| u8::from(v.unwrap_or(false))));
-        }
-    }
-    match col.dtype() {
-        DataType::String => {
-            for arr in col.str()?.downcast_iter() {
-                arr.iter().flatten().for_each(|s| put_text(buf, s));
-            }
-        }
-        DataType::Boolean => buf.extend(col.bool()?.iter().flatten().map(u8::from)),
-        DataType::Float64 => {
-            col.f64()?.iter().flatten().for_each(|v| buf.extend_from_slice(&v.to_bits().to_le_bytes()))
-        }
-        _ => {
-            let ints = col.to_physical_repr().cast(&DataType::Int64)?;
-            ints.i64()?.iter().flatten().for_each(|v| buf.extend_from_slice(&v.to_le_bytes()));
-        }
-    }
-    Ok(())
-}
-
-/// Text as its byte length (u64, little-endian), then its bytes.
-fn put_text(buf: &mut Vec<u8>, s: &str) {
-    buf.extend_from_slice(&(s.len() as u64).to_le_bytes());
-    buf.extend_from_slice(s.as_bytes());
+    Ok(format!("sha256:{}", hex(h.finish().as_ref())))
 }
 
 /// Appends `n` values, each as its 8 bytes after a tag byte (0), or as the

@@ -193,7 +193,7 @@ fn hostile_analysis_rows_are_refused_naming_the_bundle() {
     let mut bytes = tampered(&b, c::MISS_COST_USD, AnyValue::Float64(1.0));
     let fine = read_bundle(&bytes, "edited.parquet");
     assert!(fine.is_ok(), "a re-written bundle carries its own checksum");
-    let at = bytes.windows(7).position(|w| w == b"blake3:").unwrap() + 7;
+    let at = bytes.windows(6).position(|w| w == b"sha256").unwrap() + 7;
     bytes[at] = if bytes[at] == b'0' { b'1' } else { b'0' };
     let err = read_bundle(&bytes, "edited.parquet").unwrap_err().to_string();
     assert!(err.contains("edited.parquet") && err.contains("checksum"), "{err}");
