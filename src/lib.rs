@@ -7,7 +7,7 @@
 //! (transcripts -> deduplicated, priced rows, merged into the store),
 //! `analyze` (the cache model, pure), `materialize` (the cache model as the
 //! stage after a merge, stored as columns), `team` (bundles: export, import),
-//! `update` (every write, stage after stage), `report` (figures and their
+//! `update` (the writes that run the stages in order), `report` (figures and their
 //! output, over a `StoreView`), `otlp` (a store's figures sent to an
 //! OpenTelemetry collector), `settings_file` (Claude Code's settings.json,
 //! read and written in one place), `statusline`, `hook` (Claude Code's

@@ -1,11 +1,14 @@
-//! The update step: everything that writes a data directory, each as the
-//! stages in order. An ingest runs `ingest` (discover, parse, dedup, price,
-//! merge and write the request tables) with the cache model's stage
+//! The update step: the writes of a data directory that run the stages in
+//! order. An ingest runs `ingest` (discover, parse, dedup, price, merge and
+//! write the request tables) with the cache model's stage
 //! (`materialize::Stage`) as what comes after the merge, so `ingest` never
-//! names `materialize`; an import or a push runs `team`'s import, which
+//! names `materialize`; a push runs `team`'s acceptance and import, which
 //! writes through the same two. Views read what these wrote through a
-//! `StoreView` (`materialize::view`). The CLI, the dashboard's refresh task
-//! and the push server call this module, not the stages.
+//! `StoreView` (`materialize::view`). The CLI's ingest and rebuild, the
+//! dashboard's refresh task and demo data, and the push server call this
+//! module; `cachewise import` calls `team::import_files` itself, and the
+//! status line, exports and `serve --team`'s ledger write their own files
+//! (docs/architecture.md, "Who may write what").
 
 use crate::ingest::{self, IngestError, Outcome, Progress, Rows};
 use crate::materialize::Stage;

@@ -1,5 +1,7 @@
 //! The command line: clap definitions, the resolved `Plan`, and one short
-//! `run_*` per subcommand that calls into `ingest`, `report` and `analyze`.
+//! `run_*` per subcommand that calls into `update` (ingest, rebuild), `team`
+//! (export, import, push), `materialize::view` and `report`, or into
+//! `statusline`, `hook`, `otlp` and `web`.
 
 mod blocks;
 mod cache;

@@ -289,9 +289,10 @@ fn apply(
 
 /// Writes candidate rows, compactions and titles as the store's tables,
 /// replacing what they held: deduplicates and prices the requests and
-/// derives the sessions. Returns the number of requests and the models
-/// without a price. Demo data and team imports go through here, so every
-/// table is built one way.
+/// derives the sessions, through the same merge as an ingest (`merge`), so
+/// every table is built one way. Returns the number of requests and the
+/// models without a price. The demo data is written this way
+/// (`update::store_rows`, through `store_rows_with_calls`).
 pub fn store_rows(
     store: &Commit<'_>,
     rows: Vec<Request>,

@@ -20,7 +20,7 @@ use polars::prelude::*;
 use std::collections::HashSet;
 
 /// The team's requests, then each scratch store's, written as a new base:
-/// their files joined (`Store::concat_requests_base`), or, when a schema
+/// their files joined (`Commit::concat_requests_base`), or, when a schema
 /// differs, a frame at a time.
 pub(crate) fn append_requests(team: &Commit<'_>, more: &[&Store]) -> Result<usize, IngestError> {
     // The scratch stores wrote them in the team's codec: copied, not encoded.

@@ -2,7 +2,7 @@
 //! columns): the shared-prefix flags are found over every part first (three
 //! columns), then each part gets its what-if columns and is encoded into a
 //! file of its own in one of two lanes (`crate::lanes`), and the files are
-//! joined without decoding (`Store::join_files`) into a new base. A team
+//! joined without decoding (`Commit::join_files`) into a new base. A team
 //! import so writes its 1.7M analysis rows on both cores. Parts whose
 //! schemas differ are written by one writer a batch at a time instead.
 //! Hands `team::append` the rows written.

@@ -5,7 +5,9 @@
 //! premium (`model::columns`). Only the sessions a merge touched are
 //! classified again (a thread never crosses a session); the shared-prefix
 //! flags of the what-if, the one figure that crosses sessions, are
-//! recomputed over the whole table, columnar. Reports, pages and team SQL
+//! recomputed, columnar, over the whole table when it is written whole, and
+//! after an append from the earliest row that came or went on, with the
+//! sessions the change reaches (`incremental`). Reports, pages and team SQL
 //! then aggregate stored columns. The table carries a stamp of the cache
 //! model and the price table it was computed with; a stamp that does not
 //! match, or a table that does not read, is recomputed from scratch.

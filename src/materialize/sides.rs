@@ -1,11 +1,16 @@
 //! The analysis side tables kept beside the analysis rows, per session:
 //! compaction labels (`analysis-compactions.parquet`) and the session
 //! table (`analysis-sessions.parquet`: last main-thread request, models,
-//! compaction report). They are derived from the stored analysis rows of
-//! whole sessions, classified again in memory (the verdicts are the stored
-//! ones) a person or a set of sessions at a time, so however the rows were
-//! made (an ingest, a bundle's own analysis) the side tables follow them.
-//! `frames` hands views the three tables.
+//! compaction report). An ingest makes them in the same classification
+//! that makes the analysis rows (`classify`, asked for the sides), and this
+//! module stores them. Where only analysis rows are at hand, they are
+//! derived from those rows of whole sessions, classified again in memory
+//! (the verdicts are the given ones) a person or a set of sessions at a
+//! time (`side_frames`): a team import's new people (`sides_of`, whether
+//! the rows are a bundle's own analysis or computed), an analysis a view
+//! computes in memory, and stored side tables that do not read
+//! (`refresh_sides`). `materialize::view` hands views the three tables
+//! (`store::view::AnalysisFrames`).
 
 use super::side_rows::{labels_frame, session_analysis_frame};
 use super::Changed;

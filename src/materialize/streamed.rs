@@ -4,8 +4,8 @@
 //! made); then each of two lanes classifies its run of chunks of whole
 //! sessions, adds their what-if columns and writes each chunk as it is
 //! done, and the two files are joined into the new base. The whole
-//! analysis is never held at once: on the 1 GiB tree the cold ingest held
-//! it (about 30 MB) while the tables were written.
+//! analysis is never held at once: held beside the tables being written,
+//! it would add about 30 MB to the cold ingest's peak on the 1 GiB tree.
 
 use super::classify::{chunk_boundaries, chunk_rows, one, session_chunks};
 use super::joined::encode_joined;

@@ -1,8 +1,10 @@
 //! The what-if's shared-prefix flags (cache-model §5) as columns: a request
 //! is warm for a TTL when some request of the same model and version (any
 //! session, any person) came at most that TTL before it, strictly earlier.
-//! The only analysis figure that crosses sessions, so it is recomputed over
-//! the whole table, columnar, whenever rows change.
+//! The only analysis figure that crosses sessions, so whenever rows change
+//! it is recomputed, columnar, beyond the changed sessions: over the whole
+//! table when it is written whole, else from the earliest row that came or
+//! went on, reading the rows a TTL before (`incremental`).
 
 use crate::analyze::{TTL_1H_S, TTL_5M_S};
 use crate::model::columns as c;

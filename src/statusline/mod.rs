@@ -5,7 +5,7 @@
 //! becomes a short note on the line. It reads only what the transcript
 //! gained since the last call (`tail`, `session`), never ingests, never
 //! takes the store's lock (`figures` reads stored tables as they are), and
-//! records the plan-limit samples it sees (`limits`). When Claude Code's
+//! records the plan-limit samples it sees (`store::samples::append`). When Claude Code's
 //! stdin carries `prompt_cache` (2.1.251+), its `warm`, `ttl`, `expires_at`
 //! and `recache_tokens_if_cold` decide the line, and each reading is
 //! recorded beside cachewise's own verdict (`store::samples`). There is one

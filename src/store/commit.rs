@@ -9,8 +9,8 @@
 //! manifest as it was: what was written is kept, and the next ingest reads
 //! again whatever the old manifest did not record.
 //!
-//! Ingest, rebuild, team import and push, and the demo data all write this
-//! way (`update`); readers never take the lock.
+//! Ingest, rebuild, team import and push, `serve --team`'s ledger and the
+//! demo data all write this way; readers never take the lock.
 
 use super::files::MANIFEST;
 use super::manifest::Manifest;

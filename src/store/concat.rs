@@ -3,7 +3,7 @@
 //! the other, and a new footer lists every file's row groups with their
 //! offsets moved by where the body landed. Statistics, encodings and the
 //! codec stay each row group's own. A team import appends new people's
-//! requests so (`Store::concat_requests_base`): their scratch stores wrote
+//! requests so (`Commit::concat_requests_base`): their scratch stores wrote
 //! them in this store's codec, so the team's table is copied, not encoded
 //! again. A large analysis table is written so too, as parts encoded side
 //! by side (`materialize::joined`). Files whose schemas or Arrow schemas

@@ -38,8 +38,9 @@ pub enum Sync {
     /// fsync the file, then the directory after the rename: what a power cut
     /// must not lose (tables, the manifest, watermarks, ledgers, bundles).
     Yes,
-    /// No fsync: caches that are computed again when lost (the status
-    /// line's files), where a few milliseconds per call matter.
+    /// No fsync: files computed again when lost (the status line's files,
+    /// where a few milliseconds per call matter; the analysis parts) and a
+    /// scratch store's, thrown away after the import.
     No,
 }
 

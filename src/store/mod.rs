@@ -1,8 +1,10 @@
 //! The data directory: Parquet tables plus the ingest manifest. `Store`
-//! reads; every write goes through a `Commit` (`commit`), which holds the
-//! directory's lock, replaces each file atomically (temporary file, fsync,
-//! rename) and writes the manifest last, so a crash or Ctrl-C never leaves
-//! a torn table or a manifest naming more than the tables hold.
+//! reads; every write of its tables goes through a `Commit` (`commit`),
+//! which holds the directory's lock, replaces each file atomically
+//! (temporary file, fsync, rename; the analysis parts, computed again when
+//! lost, and a scratch store's tables, thrown away after the import, skip
+//! the fsync) and writes the manifest last, so a crash or Ctrl-C never
+//! leaves a torn table or a manifest naming more than the tables hold.
 //!
 //! The requests live in two parts of one generation (`requests`: the base
 //! and a recent part that appends rewrite, checked together by readers);

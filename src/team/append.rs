@@ -1,17 +1,19 @@
 //! Import's fast path: people new to the team store. Bundle rows of one
 //! person never collide with another person's (every key starts with the
 //! user), so each new person's bundles are merged into a scratch store of
-//! their own (`ingest::merge_tables`: deduplicated, priced, with session
-//! totals and calls; only that person's rows are ever `Request`s), their analysis rows
-//! taken from the bundle (`bundle_analysis`) or computed there, with the
-//! side tables of their sessions (which depend on that person's sessions
-//! alone), and then every table of the scratch stores is appended to the
-//! team store by the stages that own them: the request tables by
-//! `ingest::union` (the requests a person at a time, never the whole table
-//! as rows; the small tables whole), the analysis by `materialize` (the
-//! what-if columns added once over the whole table). This module writes no
-//! file itself. Hands `import` the new request count and the unpriced
-//! models.
+//! their own (`ingest::merge::merge_tables`: deduplicated, priced, with
+//! session totals and calls; only that person's rows are ever `Request`s),
+//! their analysis rows taken from the bundle (`own_analysis`) or computed
+//! there, with the side tables of their sessions (which depend on that
+//! person's sessions alone), and then every table of the scratch stores is
+//! appended to the team store by the stages that own them: the request
+//! tables by `ingest::union` (the requests a person at a time, never the
+//! whole table as rows; the small tables whole), the analysis by
+//! `materialize` (the what-if columns added once over the whole table).
+//! This module writes no file of the team store itself: it makes each
+//! scratch directory (`.import-*` inside the team directory) and writes the
+//! scratch store's analysis through that store's own `Commit`. Hands
+//! `import` the new request count and the unpriced models.
 
 use super::bundle::Bundle;
 use super::TeamError;

@@ -1,11 +1,14 @@
 //! Import: validated bundles -> a team data directory. Every bundle is read
 //! and checked before the store is touched; then, under the store's lock,
-//! the stored requests and the bundles' rows go through `ingest::store_rows`,
-//! whose dedup keys on (user, message id, request id): importing a bundle
-//! twice, or overlapping exports of one person, counts each request once,
-//! while the same message id under two users stays with both (and is
-//! flagged). A ledger (`team-bundles.json`) marks the directory as holding
-//! bundles and records who sent what from which machine.
+//! the bundles of people new to the store are merged into scratch stores of
+//! their own (`ingest::merge::merge_tables`) and appended (`append`), and
+//! those of people the store already holds are merged with their stored rows
+//! (`ingest::merge::merge`). Both dedup on (user, message id, request id):
+//! importing a bundle twice, or overlapping exports of one person, counts
+//! each request once, while the same message id under two users stays with
+//! both (and is flagged). A ledger (`team-bundles.json`) marks the
+//! directory as holding bundles and records who sent what from which
+//! machine.
 
 use super::append;
 use super::bundle::Bundle;

@@ -2,9 +2,9 @@
 //! `hash` for people who may not share paths) -> a team data directory
 //! (`import`, deduplicated on (user, message id, request id)) -> the team
 //! report (`report::team`). Bundles travel as files or over HTTP (`push`
-//! client, `server` handler behind a bearer `tokens` map). Hands on typed
-//! `Bundle`s and `ImportOutcome`s; every failure is a `TeamError` naming the
-//! file or upload it concerns.
+//! client; `accept`, reached through `web::push`, behind a bearer `tokens`
+//! map). Hands on typed `Bundle`s and `ImportOutcome`s; every failure is a
+//! `TeamError` naming the file or upload it concerns.
 
 pub mod accept;
 pub mod analysis;
