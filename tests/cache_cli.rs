@@ -118,19 +118,37 @@ fn cache_json_contract_checked_by_hand() {
 fn advise_json_says_what_claude_code_will_do() {
     let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     tree(root.path());
-    // s8's last request at 20:02:00 (P = 251,009, 1h): 1000 s later the
-    // idle compaction is still ahead (20:56:00) and already ran (20:52).
-    let v = json(&cachewise(root.path(), data.path(), &["advise", "s8", "--json", "--now", "2026-02-11T20:18:40Z"]));
+    let advise =
+        |id: &str, now: &str| json(&cachewise(root.path(), data.path(), &["advise", id, "--json", "--now", now]));
+    // s8 (last request at 20:02:00, P = 251,009, 1h) was compacted at 20:52
+    // after it: the next message starts from the summary, so no dialog asks,
+    // no idle compaction is ahead, and keeping the conversation is one
+    // option, continuing from the summary.
+    let v = advise("s8", "2026-02-11T20:18:40Z");
     assert_eq!(
         v["claude_code"],
-        serde_json::json!({"resume_dialog": false, "idle_compaction_at": "2026-02-11T20:56:00Z", "compacted_since": true})
+        serde_json::json!({"resume_dialog": false, "idle_compaction_at": null, "compacted_since": true})
     );
-    let v =
-        json(&cachewise(root.path(), data.path(), &["advise", "s8", "--json", "--now", "2026-02-11T21:02:00.001Z"]));
+    assert_eq!((v["recommendation"].as_str(), v["break_even_turns"].as_u64()), (Some("resume"), None));
+    assert_eq!(v["options"]["resume_usd"], v["options"]["compact_usd"]);
+    let text =
+        cachewise(root.path(), data.path(), &["advise", "s8", "--no-ingest", "--now", "2026-02-11T21:02:00.001Z"]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("Do this: Continue: the conversation starts from the summary Claude Code made."), "{text}");
+    assert!(text.contains("continue from the summary") && !text.contains("Resume full session as-is"), "{text}");
+    assert!(!text.contains("Compact") && !text.contains("resuming re-writes"), "{text}");
+    // s10 (last request at 21:10:00, P = 250,010, 1h, never compacted): the
+    // idle compaction is ahead until 22:04:00; past 22:10:00 the dialog asks.
+    let v = advise("s10", "2026-02-11T21:20:00Z");
+    assert_eq!(
+        v["claude_code"],
+        serde_json::json!({"resume_dialog": false, "idle_compaction_at": "2026-02-11T22:04:00Z", "compacted_since": false})
+    );
+    let v = advise("s10", "2026-02-11T22:10:00.001Z");
     assert_eq!(v["claude_code"]["resume_dialog"], true);
     assert_eq!(v["claude_code"]["idle_compaction_at"], Value::Null);
     let text =
-        cachewise(root.path(), data.path(), &["advise", "s8", "--no-ingest", "--now", "2026-02-11T21:02:00.001Z"]);
+        cachewise(root.path(), data.path(), &["advise", "s10", "--no-ingest", "--now", "2026-02-11T22:10:00.001Z"]);
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("\"Resume from summary\"") && text.contains("\"Resume full session as-is\""), "{text}");
 }

@@ -85,7 +85,7 @@ async fn cache_session_and_overview_pages_show_the_v2_model() {
     let cost = dollars(worst["miss_cost_per_100_usd"].as_f64().unwrap());
     assert!(page.contains(&format!("<tr><td>{}</td>", worst["version"].as_str().unwrap())) && page.contains(&cost));
     let shown = 10 + versions.iter().filter(|v| v["flagged"] == true).count().min(versions.len() - 10);
-    assert!(page.contains(&format!("{} other versions cost less", versions.len() - shown)));
+    assert!(page.contains(&format!("{} other versions lost less to cache misses", versions.len() - shown)));
     // What a growing context costs, and the window what-if's sentence.
     assert!(page.contains("What a growing context costs"));
     let windows = api["context"]["windows"].as_array().unwrap();

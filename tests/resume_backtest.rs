@@ -224,3 +224,22 @@ fn transcripts_not_yet_read_and_due_for_deletion_are_warned_about() {
     let w = v["warnings"][0].as_str().unwrap();
     assert!(w.starts_with("1 transcript(s) not yet read will be deleted by Claude Code within 3 days"), "{w}");
 }
+
+#[test]
+fn advise_says_the_keep_warm_saving_net_as_cache_does() {
+    let Some(root) = common::corpus("real3") else { return };
+    let data = tempfile::tempdir().unwrap();
+    let a = json(&cachewise(&root, data.path(), &["--now", "2026-08-20T18:00:00Z", "advise", "0d3804f3", "--json"]));
+    let k = &a["keep_warm"];
+    let (cost, miss) = (k["cost_usd"].as_f64().unwrap(), k["miss_cost_usd"].as_f64().unwrap());
+    assert!(miss > cost, "{k}");
+    let usd = cachewise::model::format::usd;
+    let text = a["explanation"].as_str().unwrap();
+    let said = format!(
+        "would have cost {} in pings and saved {} net (the rebuild it avoided cost {})",
+        usd(cost),
+        usd(miss - cost),
+        usd(miss)
+    );
+    assert!(text.contains(&said), "{text}");
+}

@@ -67,7 +67,8 @@ fn reasons_are_counted_per_class_with_their_agreement() {
     let tmp = tempfile::tempdir().unwrap();
     let (root, data) = (tmp.path().join("claude"), tmp.path().join("data"));
     tree(&root);
-    check_reasons(&json_of(cachewise(&root, &data, &["cache", "--json"])));
+    let report = json_of(cachewise(&root, &data, &["cache", "--json"]));
+    check_reasons(&report);
 
     let misses = json_of(cachewise(&root, &data, &["cache", "--misses", "--json"]));
     let tool = misses.as_array().unwrap().iter().find(|m| m["class"] == "context_edit").unwrap();
@@ -82,7 +83,19 @@ fn reasons_are_counted_per_class_with_their_agreement() {
     assert!(text.contains("the cached prefix had expired or was evicted"), "{text}");
     let out = cachewise(&root, &data, &["--no-ingest", "cache"]);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("5 requests carry one; 3 agree with cachewise's cause, 1 disagree (1 on requests"), "{text}");
+    assert!(
+        text.contains("5 requests carry one; 3 agree with cachewise's cause, 1 disagrees (1 on requests"),
+        "{text}"
+    );
+    // The headline names the days its figures cover.
+    let days: Vec<&str> = report["by_day"].as_array().unwrap().iter().map(|d| d["day"].as_str().unwrap()).collect();
+    let span = match days.as_slice() {
+        [one] => format!(" on {one}"),
+        [first, .., last] => format!(", {first} to {last}"),
+        [] => unreachable!("the fixture has requests"),
+    };
+    let head = format!("Prompt cache over {} requests{span}", report["requests"]);
+    assert_eq!(text.lines().next(), Some(head.as_str()), "{text}");
 }
 
 #[test]

@@ -6,7 +6,7 @@
 //! carrying the inputs it used and a plain-language explanation.
 
 pub(crate) use super::advice_options::Prices;
-use super::advice_options::{break_even, option_starts, totals, Turns};
+use super::advice_options::{after_compaction, break_even, option_starts, totals, Turns};
 use super::advice_text::explain;
 use super::classify::{CacheClass, RequestCache};
 use super::claude_code::{claude_code, ClaudeCode};
@@ -289,6 +289,16 @@ fn advice_inputs(
     (inputs, prices, t)
 }
 
+/// Compact when strictly cheaper than resuming, else resume; with the
+/// chosen option's total.
+fn recommend(options: &AdviceOptions) -> (Recommendation, f64) {
+    if options.compact_usd < options.resume_usd {
+        (Recommendation::Compact, options.compact_usd)
+    } else {
+        (Recommendation::Resume, options.resume_usd)
+    }
+}
+
 /// Advice for `session_id` at `now` over `turns` future turns; None when
 /// the session has no main-thread request. Prices are the list rates of the
 /// last request's model at `now` times its fast-mode and data-residency
@@ -321,13 +331,13 @@ pub fn advise_in(
     let c_last = &caches[last_i];
     let rs = shared_prefix(c_last.lineage_first_read, inputs.prompt_tokens, prefixes.warm(&last.model, &last.version));
     let premium = ResumePremium::of(c_last.rates.as_ref(), inputs.prompt_tokens, rs, ttl_s);
-    let st = option_starts(p, bc, s, warm, rs as f64, prices);
+    let cc = claude_code(last, ttl_s, compactions, now);
+    let mut st = option_starts(p, bc, s, warm, rs as f64, prices);
+    if cc.compacted_since {
+        st = after_compaction(st, bc, s, warm, rs as f64, prices);
+    }
     let options = totals(st, turns, t, prices);
-    let (recommendation, chosen) = if options.compact_usd < options.resume_usd {
-        (Recommendation::Compact, options.compact_usd)
-    } else {
-        (Recommendation::Resume, options.resume_usd)
-    };
+    let (recommendation, chosen) = recommend(&options);
     let mut advice = Advice {
         session_id: session_id.to_string(),
         project: last.project.to_string(),
@@ -347,7 +357,7 @@ pub fn advise_in(
         keep_warm: last_break(&main, requests, caches),
         not_resumable: None,
         compact_now: None,
-        claude_code: claude_code(last, ttl_s, compactions, now),
+        claude_code: cc,
         inputs,
         explanation: String::new(),
     };

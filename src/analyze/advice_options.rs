@@ -57,6 +57,17 @@ pub(crate) fn option_starts(p_last: f64, bc: f64, s: f64, warm: bool, rs: f64, p
     Starts { resume: (p_last, resume_f), compact: (bc + s, compact_f), restart: (bc, restart_f) }
 }
 
+/// The starts of a conversation Claude Code compacted after its last
+/// request: the next message starts from the summary, so resuming and
+/// compacting first are one option, continuing from it (`C0 = Bc + S`; the
+/// summary written, and the base context but its warm part once the cache
+/// has expired); starting over stays what it was.
+pub(crate) fn after_compaction(st: Starts, bc: f64, s: f64, warm: bool, rs: f64, p: Prices) -> Starts {
+    let written = if warm { s } else { s + bc - bc.min(rs) };
+    let from_summary = (bc + s, rewrite_premium(p.rates.as_ref(), written, p.ttl_s));
+    Starts { resume: from_summary, compact: from_summary, restart: st.restart }
+}
+
 /// Totals of the three options over `n` turns.
 pub(crate) fn totals(st: Starts, n: u32, t: Turns, p: Prices) -> AdviceOptions {
     AdviceOptions {

@@ -11,6 +11,13 @@ use crate::model::format::{duration_words, plural, tokens_rounded, usd};
 fn cache_state(a: &Advice) -> String {
     let ttl = if a.ttl_s >= 3600 { "1 h" } else { "5 min" };
     let p = a.inputs.prompt_tokens as f64;
+    if a.claude_code.compacted_since {
+        // The next message starts from the summary, not from this prompt.
+        return match a.warm {
+            true => format!("The cache is warm until {} ({ttl} TTL).", a.expires_at.format("%Y-%m-%d %H:%M UTC")),
+            false => format!("The cache expired {} ago ({ttl} TTL).", duration_words(a.idle_s - f64::from(a.ttl_s))),
+        };
+    }
     if a.warm {
         let left = (a.expires_at - a.last).as_seconds_f64() - a.idle_s;
         format!(
@@ -43,11 +50,16 @@ fn shared_prefix_text(a: &Advice) -> String {
 /// The keep-warm what-if of the last break (cache-model §8.4 v3).
 fn keep_warm_text(a: &Advice) -> String {
     match &a.keep_warm {
-        Some(k) => format!(
-            " Keeping this session warm through its last break would have cost {} and saved {}.",
-            usd(k.cost_usd),
-            usd(k.miss_cost_usd)
-        ),
+        Some(k) => {
+            let net = k.miss_cost_usd - k.cost_usd;
+            let verdict = if net >= 0.0 { "saved" } else { "lost" };
+            format!(
+                " Keeping this session warm through its last break would have cost {} in pings and {verdict} {} net (the rebuild it avoided cost {}).",
+                usd(k.cost_usd),
+                usd(net.abs()),
+                usd(k.miss_cost_usd)
+            )
+        }
         None => String::new(),
     }
 }
@@ -60,7 +72,10 @@ pub const DIALOG_COMPACT: &str = "Resume from summary";
 /// Names of the resume and compact options: the resume dialog's own words
 /// when Claude Code will show it.
 pub fn option_names(a: &Advice) -> (String, String) {
-    if a.claude_code.resume_dialog {
+    if a.claude_code.compacted_since {
+        let from_summary = "continuing from the summary".to_owned();
+        (from_summary.clone(), from_summary)
+    } else if a.claude_code.resume_dialog {
         (format!("\"{DIALOG_RESUME}\""), format!("\"{DIALOG_COMPACT}\""))
     } else {
         ("resuming".to_owned(), "compacting first".to_owned())
@@ -142,14 +157,23 @@ pub(super) fn explain(a: &Advice) -> String {
     let o = &a.options;
     let mut s = cache_state(a);
     s.push_str(&claude_code_text(a));
-    s.push_str(&format!(
-        " Over {}: resume {}, compact then continue {}, start fresh {}. ",
-        turns(a.turns),
-        usd(o.resume_usd),
-        usd(o.compact_usd),
-        usd(o.restart_usd)
-    ));
-    s.push_str(&comparison(a));
+    if a.claude_code.compacted_since {
+        s.push_str(&format!(
+            " Over {}: continue from the summary {}, start fresh {}.",
+            turns(a.turns),
+            usd(o.resume_usd),
+            usd(o.restart_usd)
+        ));
+    } else {
+        s.push_str(&format!(
+            " Over {}: resume {}, compact then continue {}, start fresh {}. ",
+            turns(a.turns),
+            usd(o.resume_usd),
+            usd(o.compact_usd),
+            usd(o.restart_usd)
+        ));
+        s.push_str(&comparison(a));
+    }
     match a.history_premium_usd {
         _ if a.not_resumable.is_some() => {}
         p if p > 0.0 => s.push_str(&format!(

@@ -42,14 +42,19 @@ pub fn claude_code(last: &Request, ttl_s: u32, compactions: &[Compaction], now: 
     let idle = now - last.time;
     let compact_at = last.time + TimeDelta::seconds(IDLE_COMPACTION_AFTER_S);
     let idle_compaction = p >= IDLE_COMPACTION_MIN_TOKENS && ttl_s == IDLE_COMPACTION_TTL_S && now <= compact_at;
+    let compacted_since = compactions.iter().any(|c| {
+        c.boundary == Boundary::Compact
+            && c.time > last.time
+            && c.session_id == *last.session_id
+            && c.user == *last.user
+    });
+    // Compacted, the conversation resumes from its summary: no dialog asks
+    // about a long transcript, and nothing is left to compact when idle.
     ClaudeCode {
-        resume_dialog: p > RESUME_DIALOG_ABOVE_TOKENS && idle > TimeDelta::seconds(RESUME_DIALOG_AFTER_S),
-        idle_compaction_at: idle_compaction.then_some(compact_at),
-        compacted_since: compactions.iter().any(|c| {
-            c.boundary == Boundary::Compact
-                && c.time > last.time
-                && c.session_id == *last.session_id
-                && c.user == *last.user
-        }),
+        resume_dialog: !compacted_since
+            && p > RESUME_DIALOG_ABOVE_TOKENS
+            && idle > TimeDelta::seconds(RESUME_DIALOG_AFTER_S),
+        idle_compaction_at: (idle_compaction && !compacted_since).then_some(compact_at),
+        compacted_since,
     }
 }

@@ -8,6 +8,7 @@ use super::team;
 use super::team::ReportKind;
 use super::{Cli, Command, OutputArgs, PricesArgs, ReportOpts};
 use crate::ingest::{IngestError, Outcome};
+use crate::model::format::thousands;
 use crate::pricing::Estimate;
 use crate::report::cache::rows::annotate_sessions;
 use crate::report::labels::plural;
@@ -151,7 +152,7 @@ fn warn(plan: &Plan, o: &Outcome) {
         super::note(&format!(
             "warning: skipped {} of {} read; first:",
             plural(o.problems.bad, "malformed line", "malformed lines"),
-            o.problems.lines
+            thousands(o.problems.lines)
         ));
         for s in &o.problems.samples {
             super::note(&format!("  {s}"));

@@ -99,6 +99,14 @@ pub fn message(advice: &Advice, input: &SessionStart, now: DateTime<Utc>, tz: Tz
         Recommendation::Restart => "a new session".to_owned(),
     };
     let o = &advice.options;
+    if advice.claude_code.compacted_since {
+        return format!(
+            "{first}\nClaude Code compacted this conversation: over the next {} turns, {resume} {} · start fresh {}.",
+            advice.turns,
+            usd(o.resume_usd),
+            usd(o.restart_usd)
+        );
+    }
     format!(
         "{first}\nOver the next {} turns: {resume} {} · {compact} {} · start fresh {}. Recommended: {pick}.",
         advice.turns,

@@ -122,9 +122,24 @@ pub fn clock_span(secs: i64) -> String {
     }
 }
 
+/// A stored RFC 3339 time in `tz`: `2026-12-07 15:09:20 UTC`; "unknown"
+/// when it does not read.
+pub fn local_stamp(stored: &str, tz: chrono_tz::Tz) -> String {
+    chrono::DateTime::parse_from_rfc3339(stored)
+        .map_or_else(|_| "unknown".to_owned(), |t| t.with_timezone(&tz).format("%Y-%m-%d %H:%M:%S %Z").to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stamp_reads_in_the_zone_it_names() {
+        let at = "2026-12-07T15:09:20.123+00:00";
+        assert_eq!(local_stamp(at, chrono_tz::UTC), "2026-12-07 15:09:20 UTC");
+        assert_eq!(local_stamp(at, chrono_tz::Asia::Seoul), "2026-12-08 00:09:20 KST");
+        assert_eq!(local_stamp("\u{1b}[31mnot a time", chrono_tz::UTC), "unknown");
+    }
 
     #[test]
     fn dollars_keep_their_sign_and_cents() {

@@ -10,6 +10,7 @@
 //! Content-Security-Policy never blocks it. A chart that fails to draw
 //! comes back as an SVG saying so, never as an error page.
 
+use crate::model::format::{plural, thousands};
 use plotters::chart::MeshStyle;
 use plotters::prelude::*;
 
@@ -36,10 +37,11 @@ pub enum Unit {
 impl Unit {
     fn label(self, v: f64) -> String {
         match self {
-            Unit::Usd if v >= 100.0 => format!("${v:.0}"),
+            // Ticks fall on round values: whole dollars read without cents.
+            Unit::Usd if v >= 0.0 && (v - v.round()).abs() < 1e-9 => format!("${}", thousands(v.round() as u64)),
             Unit::Usd => format!("${v:.2}"),
             Unit::Tokens => crate::model::format::tokens_rounded(v),
-            Unit::Count => format!("{v:.0}"),
+            Unit::Count => thousands(v.max(0.0).round() as u64),
         }
     }
 
@@ -47,8 +49,8 @@ impl Unit {
     pub fn exact(self, v: f64) -> String {
         match self {
             Unit::Usd => crate::model::format::usd(v),
-            Unit::Tokens => format!("{} tokens", crate::model::format::thousands(v.max(0.0).round() as u64)),
-            Unit::Count => crate::model::format::thousands(v.max(0.0).round() as u64),
+            Unit::Tokens => plural(v.max(0.0).round() as u64, "token", "tokens"),
+            Unit::Count => thousands(v.max(0.0).round() as u64),
         }
     }
 }
@@ -369,5 +371,15 @@ mod tests {
         assert!(s.matches("<rect").count() >= 2);
         assert_eq!(s.matches("<title>").count(), 2, "{s}");
         assert!(s.contains("<title>q: $1.00</title>"));
+    }
+
+    #[test]
+    fn axis_and_tooltip_numbers_read_like_the_tables() {
+        assert_eq!(Unit::Usd.label(80_000.0), "$80,000");
+        assert_eq!(Unit::Usd.label(90.0), "$90");
+        assert_eq!(Unit::Usd.label(0.05), "$0.05");
+        assert_eq!(Unit::Count.label(12_000.0), "12,000");
+        assert_eq!(Unit::Tokens.exact(1.0), "1 token");
+        assert_eq!(Unit::Tokens.exact(54_181.0), "54,181 tokens");
     }
 }

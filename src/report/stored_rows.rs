@@ -119,7 +119,8 @@ pub fn advise(view: &StoreView, text: &str, turns: u32) -> Result<(Advice, Store
 /// have cost less over the whole history (§17).
 fn with_compact_now(view: &StoreView, mut advice: Advice) -> Result<Advice, ReportError> {
     let prompt = advice.inputs.prompt_tokens;
-    if prompt >= crate::analyze::window::WINDOWS[0] {
+    // Compacted since its last request, the conversation's prompt is the summary's.
+    if prompt >= crate::analyze::window::WINDOWS[0] && !advice.claude_code.compacted_since {
         let all = super::cache::CacheQuery { query: super::query::Query::new(chrono_tz::UTC), session: None };
         let windows = crate::report::cache::context::context_report(view, &all)?.windows;
         let recommended = advice.recommendation == crate::analyze::Recommendation::Compact;

@@ -6,7 +6,7 @@ use super::query::{Grouping, Query};
 use super::usage::render::calls_line;
 use super::usage::{usage, Totals, UsageReport, UsageRow};
 use super::ReportError;
-use crate::model::format::{thousands, usd};
+use crate::model::format::{local_stamp, thousands, usd};
 use crate::pricing::Estimate;
 use crate::store::view::StoreView;
 use chrono::{DateTime, Days, NaiveDate, Utc};
@@ -26,6 +26,8 @@ pub struct Summary {
     /// The local day of the newest request, and today.
     pub last_used: Option<NaiveDate>,
     pub today_date: NaiveDate,
+    /// The zone the days are in.
+    pub tz: chrono_tz::Tz,
     pub unknown_models: Vec<String>,
     pub estimated_models: Vec<Estimate>,
     /// What Claude Code's settings and transcripts warn about
@@ -59,21 +61,13 @@ pub fn summary_of(view: &StoreView, daily: &UsageReport, sessions: UsageReport, 
         all_time: daily.total,
         calls_30: sessions.calls,
         top_sessions: sessions.rows.into_iter().take(5).collect(),
-        updated: view.manifest().updated.as_deref().map(|u| when(u, q.tz)),
+        updated: view.manifest().updated.as_deref().map(|u| local_stamp(u, q.tz)),
         last_used: daily.rows.iter().map(|r| r.last).max().map(|t| t.with_timezone(&q.tz).date_naive()),
         today_date: today,
+        tz: q.tz,
         unknown_models: daily.unknown_models.clone(),
         estimated_models: daily.estimated_models.clone(),
         warnings: view.claude().warnings(),
-    }
-}
-
-/// A stored RFC 3339 time as `2026-11-30 14:05:09 CET` (to the second, in
-/// `tz`); text that does not read as a time is kept as it is.
-fn when(stored: &str, tz: chrono_tz::Tz) -> String {
-    match DateTime::parse_from_rfc3339(stored) {
-        Ok(t) => t.with_timezone(&tz).format("%Y-%m-%d %H:%M:%S %Z").to_string(),
-        Err(_) => stored.to_owned(),
     }
 }
 
@@ -97,9 +91,15 @@ pub fn render(s: &Summary) -> String {
     if !s.top_sessions.is_empty() {
         out += "\nTop sessions, last 30 days:\n";
         for r in &s.top_sessions {
-            let name = if r.title.is_empty() { &r.key } else { &r.title };
-            let title: String = super::cell::term(name).chars().take(50).collect();
-            out += &format!("  {:>10}  {}  {}\n", usd(r.totals.cost_usd), r.last.format("%Y-%m-%d"), title);
+            let (first, last) = (r.first.with_timezone(&s.tz).date_naive(), r.last.with_timezone(&s.tz).date_naive());
+            let path = r.project_path.as_deref().unwrap_or(&r.project);
+            let name = super::labels::session_name(&r.title, &r.key, path, first);
+            let name = super::cell::term(&name);
+            let title = match name.chars().count() > 60 {
+                true => name.chars().take(59).collect::<String>() + "…",
+                false => name.into_owned(),
+            };
+            out += &format!("  {:>10}  {last}  {title}\n", usd(r.totals.cost_usd));
         }
     }
     if let (0, Some(day)) = (s.last_30.requests, s.last_used) {

@@ -75,7 +75,9 @@ impl Chrome {
             active,
             banner: state.settings().banner.clone(),
             version: snap.version,
-            updated: snap.updated().map_or_else(|| "never".to_owned(), |u| u.chars().take(19).collect()),
+            updated: snap
+                .updated()
+                .map_or_else(|| "never".to_owned(), |u| crate::model::format::local_stamp(u, snap.tz)),
             tz: snap.tz,
             users,
             unknown_user: user.as_ref().is_some_and(|u| !snap.users().contains(u)),

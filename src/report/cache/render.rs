@@ -68,7 +68,12 @@ pub fn render_cache(r: &CacheReport, layout: Layout) -> String {
     for w in &r.warnings {
         let _ = writeln!(out, "Warning: {w}");
     }
-    let _ = writeln!(out, "Prompt cache over {}", plural(s.requests, "request", "requests"));
+    let span = match (r.by_day.first(), r.by_day.last()) {
+        (Some(a), Some(b)) if a.day == b.day => format!(" on {}", a.day),
+        (Some(a), Some(b)) => format!(", {} to {}", a.day, b.day),
+        _ => String::new(),
+    };
+    let _ = writeln!(out, "Prompt cache over {}{span}", plural(s.requests, "request", "requests"));
     if let Some(u) = &r.usage {
         out.push_str(&reconcile_line(u));
     }
@@ -118,9 +123,10 @@ fn headline(r: &CacheReport) -> String {
     let misses: u64 = CacheClass::ALL.iter().filter(|c| c.is_idle()).map(|&c| s.classes.get(c).count).sum();
     let _ = writeln!(
         out,
-        "  Lost to expired caches: {} ({} after idle gaps)",
+        "  Lost to expired caches: {} ({} after {})",
         usd(s.idle_cost_usd),
-        plural(misses, "rebuild", "rebuilds")
+        plural(misses, "rebuild", "rebuilds"),
+        if misses == 1 { "an idle gap" } else { "idle gaps" }
     );
     let w = &s.what_if;
     let _ = writeln!(
@@ -134,7 +140,7 @@ fn headline(r: &CacheReport) -> String {
     let mix = s.write_mix.write_5m_tokens + s.write_mix.write_1h_tokens;
     let writes = if mix > 0 {
         let share_1h = s.write_mix.write_1h_tokens as f64 / mix as f64;
-        format!("writes {:.0}% 1 h / {:.0}% 5 min", share_1h * 100.0, (1.0 - share_1h) * 100.0)
+        format!("writes {} 1 h / {} 5 min", percent(Some(share_1h)), percent(Some(1.0 - share_1h)))
     } else {
         "no cache writes".to_owned()
     };
@@ -155,7 +161,7 @@ fn not_resumable_line(r: &CacheReport) -> String {
         for n in &r.not_resumable {
             *why.entry(n.why.as_str()).or_default() += 1;
         }
-        let why: Vec<String> = why.into_iter().map(|(w, n)| format!("{n} {w}")).collect();
+        let why: Vec<String> = why.into_iter().map(|(w, n)| format!("{} {w}", thousands(n as u64))).collect();
         let _ = writeln!(
             out,
             "Not resumable (history kept, never stale): {}: {}.\n",
@@ -215,11 +221,11 @@ pub fn server_lines(r: &CacheReport) -> Vec<String> {
         n => format!("; {} no diagnosis or a reason of another kind", plural(n, "gives", "give")),
     };
     let mut out = vec![format!(
-        "Claude Code's own miss reasons: {} {} one; {} agree with cachewise's cause, {} disagree ({} on requests cachewise counts as hits){unknown}.",
+        "Claude Code's own miss reasons: {} {} one; {} with cachewise's cause, {} ({} on requests cachewise counts as hits){unknown}.",
         plural(carrying, "request", "requests"),
         if carrying == 1 { "carries" } else { "carry" },
-        thousands(a.agree),
-        thousands(a.disagree),
+        plural(a.agree, "agrees", "agree"),
+        plural(a.disagree, "disagrees", "disagree"),
         thousands(a.hits_with_reason)
     )];
     for class in CacheClass::ALL {
@@ -285,13 +291,17 @@ pub fn render_advice(a: &Advice) -> String {
         return out;
     }
     let _ = writeln!(out, "Over the next {}:", plural(u64::from(a.turns), "turn", "turns"));
-    let (resume, compact) = if a.claude_code.resume_dialog {
-        (format!("resume: \"{DIALOG_RESUME}\""), format!("compact: \"{DIALOG_COMPACT}\""))
+    if a.claude_code.compacted_since {
+        let _ = writeln!(out, "  {:<40} {:>10}", "continue from the summary", usd(a.options.resume_usd));
     } else {
-        ("resume".to_owned(), "compact, continue".to_owned())
-    };
-    let _ = writeln!(out, "  {resume:<40} {:>10}", usd(a.options.resume_usd));
-    let _ = writeln!(out, "  {compact:<40} {:>10}", usd(a.options.compact_usd));
+        let (resume, compact) = if a.claude_code.resume_dialog {
+            (format!("resume: \"{DIALOG_RESUME}\""), format!("compact: \"{DIALOG_COMPACT}\""))
+        } else {
+            ("resume".to_owned(), "compact, continue".to_owned())
+        };
+        let _ = writeln!(out, "  {resume:<40} {:>10}", usd(a.options.resume_usd));
+        let _ = writeln!(out, "  {compact:<40} {:>10}", usd(a.options.compact_usd));
+    }
     let _ = writeln!(out, "  {:<40} {:>10}", "start over (loses the conversation)", usd(a.options.restart_usd));
     let _ = writeln!(out, "{}", words.restart);
     if let Some(now) = &a.compact_now {

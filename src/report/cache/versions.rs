@@ -7,8 +7,8 @@
 //! nothing is classified here.
 
 use super::splits::SplitRows;
-use crate::model::format::thousands;
 use crate::model::format::usd;
+use crate::model::format::{plural, thousands};
 use crate::model::TokenCounts;
 use chrono::{DateTime, Utc};
 use comfy_table::presets::UTF8_BORDERS_ONLY;
@@ -171,7 +171,7 @@ fn flag(versions: &mut [VersionHealth]) {
             if z >= FLAG_Z {
                 v.flagged = true;
                 v.why = Some(format!(
-                    "{:.1} misses within the TTL per 100 requests against {per_100:.1} on {name} ({} and {} requests, {z:.1} standard errors)",
+                    "{:.1} misses while the cache was warm per 100 requests against {per_100:.1} on {name} ({} and {} requests, {z:.1} standard errors)",
                     v.misses_per_100,
                     thousands(v.requests),
                     thousands(*n0),
@@ -266,10 +266,11 @@ pub fn render(versions: &[VersionHealth]) -> String {
         notes += &format!("{} broke the cache more often: {why}.\n", version_words(v));
     }
     if let n @ 1.. = versions.len() - shown.len() {
-        notes += &format!("{n} other versions cost less (`cache --json` lists every one in `versions`).\n");
+        let others = plural(n as u64, "other version", "other versions");
+        notes += &format!("{others} lost less to cache misses (`cache --json` lists every one in `versions`).\n");
     }
     let head = "By Claude Code version (Cached: prompt tokens read from cache; Misses/100 and Cost/100: misses \
-                within the TTL, what a release that breaks the cache makes, per 100 requests):";
+                while the cache was warm, what a release that breaks the cache makes, per 100 requests):";
     format!("{head}\n{t}\n{notes}")
 }
 
@@ -299,7 +300,7 @@ mod tests {
         assert_eq!(vs.iter().map(|v| v.flagged).collect::<Vec<_>>(), [false, false, true]);
         assert_eq!(
             vs[2].why.as_deref(),
-            Some("10.0 misses within the TTL per 100 requests against 3.0 on 2.1.201 (500 and 200 requests, 3.1 standard errors)")
+            Some("10.0 misses while the cache was warm per 100 requests against 3.0 on 2.1.201 (500 and 200 requests, 3.1 standard errors)")
         );
         // Too few requests to compare: not flagged, and not the baseline.
         let mut vs = vec![version("2.1.200", 1_000, 10), version("2.1.201", 50, 40), version("2.1.202", 1_000, 12)];

@@ -94,6 +94,9 @@ pub fn advice_words(a: &Advice) -> AdviceWords {
     }
     let o = &a.options;
     let turns = plural(u64::from(a.turns), "turn", "turns");
+    if a.claude_code.compacted_since {
+        return compacted_words(a, &turns);
+    }
     let mut d = decision(a.recommendation).to_owned();
     if let Some(first) = d.get(..1) {
         d = first.to_uppercase() + &d[1..];
@@ -118,7 +121,28 @@ pub fn advice_words(a: &Advice) -> AdviceWords {
         }
         None => {}
     }
-    let restart = if o.restart_usd < chosen {
+    AdviceWords { decision: format!("{d}."), why, restart: restart_words(o, chosen, &turns) }
+}
+
+/// The words of a conversation Claude Code compacted after its last
+/// request: continuing starts from its summary.
+fn compacted_words(a: &Advice, turns: &str) -> AdviceWords {
+    let o = &a.options;
+    let state = if a.warm { "The cache is still warm" } else { "The cache has expired" };
+    AdviceWords {
+        decision: "Continue: the conversation starts from the summary Claude Code made.".to_owned(),
+        why: format!(
+            "{state}. Claude Code compacted this conversation after its last request, so the next message \
+starts from the summary: about {} over the next {turns}.",
+            usd(o.resume_usd)
+        ),
+        restart: restart_words(o, o.resume_usd, turns),
+    }
+}
+
+/// What starting over costs beside keeping the conversation at `chosen`.
+fn restart_words(o: &crate::analyze::AdviceOptions, chosen: f64, turns: &str) -> String {
+    if o.restart_usd < chosen {
         format!(
             "Starting a new session would cost {} over {turns}, {} less, but it loses the conversation: \
 you explain the work again. That is the price of starting over, not a third way to keep going.",
@@ -131,8 +155,7 @@ you explain the work again. That is the price of starting over, not a third way 
 the conversation.",
             usd(o.restart_usd)
         )
-    };
-    AdviceWords { decision: format!("{d}."), why, restart }
+    }
 }
 
 /// The words of a session that cannot be resumed: start a new one, and why.

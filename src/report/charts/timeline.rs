@@ -12,12 +12,12 @@ use plotters::coord::combinators::IntoLogRange;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
-/// The timeline of `rows`, `width` wide.
-pub fn timeline(rows: &[&TimelineRow], width: u32) -> String {
+/// The timeline of `rows`, `width` wide, its times in `tz`.
+pub fn timeline(rows: &[&TimelineRow], width: u32, tz: chrono_tz::Tz) -> String {
     super::svg((width, 460), |root| {
         root.fill(&WHITE).map_err(err)?;
         let (upper, lower) = root.split_vertically(300);
-        let mut hovers = prompt_panel(&upper, rows)?;
+        let mut hovers = prompt_panel(&upper, rows, tz)?;
         hovers.extend(gap_panel(&lower, rows)?);
         root.present().map_err(err)?;
         Ok(hovers)
@@ -25,12 +25,12 @@ pub fn timeline(rows: &[&TimelineRow], width: u32) -> String {
 }
 
 /// A request's tooltip: number, time, class, the prompt's parts, cost.
-fn request_title(i: usize, r: &TimelineRow) -> String {
+fn request_title(i: usize, r: &TimelineRow, tz: chrono_tz::Tz) -> String {
     let t = |n: u64| Unit::Tokens.exact(n as f64);
     let mut s = format!(
         "request {} at {}: {}; read {}, written {}, uncached {}; cost {}",
         i + 1,
-        r.time.format("%Y-%m-%d %H:%M:%S UTC"),
+        r.time.with_timezone(&tz).format("%Y-%m-%d %H:%M:%S %Z"),
         labels::class(r.class),
         t(r.read_tokens),
         t(r.write_tokens()),
@@ -43,7 +43,7 @@ fn request_title(i: usize, r: &TimelineRow) -> String {
     s
 }
 
-fn prompt_panel(area: &Area<'_>, rows: &[&TimelineRow]) -> Result<Vec<Hover>, String> {
+fn prompt_panel(area: &Area<'_>, rows: &[&TimelineRow], tz: chrono_tz::Tz) -> Result<Vec<Hover>, String> {
     let n = rows.len().max(1) as f64;
     let top = rows.iter().map(|r| r.prompt()).max().unwrap_or(0).max(1000) as f64 * 1.15;
     let mut chart = ChartBuilder::on(area)
@@ -77,7 +77,7 @@ fn prompt_panel(area: &Area<'_>, rows: &[&TimelineRow]) -> Result<Vec<Hover>, St
         .map(|(i, r)| Hover {
             from: chart.backend_coord(&(i as f64, top)),
             to: chart.backend_coord(&(i as f64 + 1.0, 0.0)),
-            title: request_title(i, r),
+            title: request_title(i, r, tz),
         })
         .collect())
 }
@@ -192,12 +192,15 @@ mod tests {
         };
         let rows = [row(CacheClass::First, None, 0, 20_000), row(CacheClass::Ttl5m, Some(900.0), 2_000, 19_000)];
         let refs: Vec<&TimelineRow> = rows.iter().collect();
-        let s = timeline(&refs, 800);
+        let s = timeline(&refs, 800, chrono_tz::UTC);
         assert!(s.starts_with("<svg") && s.trim_end().ends_with("</svg>"), "{s}");
         assert!(s.contains("5-minute cache") && s.contains("1-hour cache"));
         assert_eq!(s.matches("<title>").count(), 3, "two requests, one gap: {s}");
         assert!(s.contains("expired after 5 minutes idle"), "{s}");
         assert!(s.contains("#D62728"), "the expired gap and the miss are red");
+        let seoul = timeline(&refs, 800, chrono_tz::Asia::Seoul);
+        let at = rows[0].time.with_timezone(&chrono_tz::Asia::Seoul).format("%Y-%m-%d %H:%M:%S KST").to_string();
+        assert!(seoul.contains(&format!("request 1 at {at}")), "the tooltip's time is in the page's zone: {seoul}");
         assert!(s.contains("<polygon"), "the miss marker");
     }
 }

@@ -113,6 +113,14 @@ impl SessionPage {
         r.gap_s.map_or_else(|| "–".to_owned(), crate::web::view::duration)
     }
 
+    /// The cache lifetime in force at a request: none before a thread's first.
+    pub fn lifetime(&self, r: &TimelineRow) -> String {
+        match r.gap_s {
+            Some(_) => crate::web::view::duration(f64::from(r.ttl_s)),
+            None => "–".to_owned(),
+        }
+    }
+
     /// Seconds until (positive) or since (negative) the cache expires.
     pub fn expiry(&self, a: &Advice) -> String {
         let left = (a.expires_at - self.now).num_seconds();
@@ -166,7 +174,7 @@ fn build(state: &AppState, snap: &Arc<Snapshot>, id: &str, p: &Params, turns: u3
         chrome: Chrome::new(state, snap, "Sessions", p)
             .without_range()
             .with_json(&format!("/api/session/{}", crate::web::params::encode(id))),
-        chart: charts::timeline(&shown, 1100),
+        chart: charts::timeline(&shown, 1100, snap.tz),
         rows: shown.into_iter().cloned().collect(),
         first_number: (page - 1) * PER_PAGE + 1,
         page,
