@@ -123,6 +123,16 @@ fn summary_says_when_claude_code_was_last_used_and_when_data_changed_to_the_seco
         "{text}"
     );
     assert!(text.contains("report daily --since 20260114"), "{text}");
+    // Every period names its days.
+    for (label, days) in [
+        ("today ", "  2026-06-01\n"),
+        ("7 days ", "  2026-05-26 to 2026-06-01\n"),
+        ("30 days ", "  2026-05-03 to 2026-06-01\n"),
+        ("all time ", "  2026-02-11 to 2026-02-12\n"),
+    ] {
+        let line = text.lines().find(|l| l.starts_with(label)).unwrap_or_default();
+        assert!(format!("{line}\n").ends_with(days), "{label:?}: {text}");
+    }
     let line = text.lines().find(|l| l.starts_with("Data last changed ")).unwrap();
     let stamp = line.trim_start_matches("Data last changed ").split(". ").next().unwrap();
     assert!(chrono::NaiveDateTime::parse_from_str(&stamp.replace(" UTC", ""), "%Y-%m-%d %H:%M:%S").is_ok(), "{line}");

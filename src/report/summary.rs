@@ -23,7 +23,8 @@ pub struct Summary {
     pub calls_30: CallTotals,
     /// When the store last changed, to the second, in the query's zone.
     pub updated: Option<String>,
-    /// The local day of the newest request, and today.
+    /// The local days of the oldest and the newest request, and today.
+    pub first_used: Option<NaiveDate>,
     pub last_used: Option<NaiveDate>,
     pub today_date: NaiveDate,
     /// The zone the days are in.
@@ -62,6 +63,7 @@ pub fn summary_of(view: &StoreView, daily: &UsageReport, sessions: UsageReport, 
         calls_30: sessions.calls,
         top_sessions: sessions.rows.into_iter().take(5).collect(),
         updated: view.manifest().updated.as_deref().map(|u| local_stamp(u, q.tz)),
+        first_used: daily.rows.iter().map(|r| r.first).min().map(|t| t.with_timezone(&q.tz).date_naive()),
         last_used: daily.rows.iter().map(|r| r.last).max().map(|t| t.with_timezone(&q.tz).date_naive()),
         today_date: today,
         tz: q.tz,
@@ -73,18 +75,25 @@ pub fn summary_of(view: &StoreView, daily: &UsageReport, sessions: UsageReport, 
 
 /// The summary as terminal text.
 pub fn render(s: &Summary) -> String {
-    let line = |label: &str, t: &Totals| {
-        format!("{label:<10} {:>12}  {:>8} requests\n", usd(t.cost_usd), thousands(t.requests))
+    let line = |label: &str, t: &Totals, days: String| {
+        format!("{label:<10} {:>12}  {:>8} requests  {days}\n", usd(t.cost_usd), thousands(t.requests))
+    };
+    let today = s.today_date;
+    let since = |n: u64| format!("{} to {today}", today.checked_sub_days(Days::new(n)).unwrap_or(today));
+    let all = match (s.first_used, s.last_used) {
+        (Some(a), Some(b)) if a == b => a.to_string(),
+        (Some(a), Some(b)) => format!("{a} to {b}"),
+        _ => String::new(),
     };
     let mut out = String::new();
     for w in &s.warnings {
         out += &format!("Warning: {w}\n");
     }
     out += "Claude Code spend (list prices, from transcripts)\n";
-    out += &line("today", &s.today);
-    out += &line("7 days", &s.last_7);
-    out += &line("30 days", &s.last_30);
-    out += &line("all time", &s.all_time);
+    out += &line("today", &s.today, today.to_string());
+    out += &line("7 days", &s.last_7, since(6));
+    out += &line("30 days", &s.last_30, since(29));
+    out += &line("all time", &s.all_time, all);
     if !s.calls_30.is_empty() {
         out += &format!("30 days include {}", calls_line(&s.calls_30));
     }

@@ -32,7 +32,7 @@ const NUMBERS: [Col; 7] = [
 /// The cache columns of a session row, as `cache_cells` fills them.
 const CACHE: [Col; 6] = [
     Col::num("Misses", 5),
-    Col::num("Idle cost", 3),
+    Col::num("Lost to expiry", 3),
     Col::num("Edit cost", 6),
     Col::num("Rewinds", 7),
     Col::num("Peak prompt", 6),
