@@ -88,6 +88,32 @@ fn a_resume_gets_the_advice_as_a_message_for_the_user() {
 }
 
 #[test]
+fn a_conversation_compacted_after_its_last_reply_resumes_from_the_summary() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (root, data) = (tmp.path().join("claude"), tmp.path().join("data"));
+    let mut lines: Vec<String> = (1..=4).flat_map(|n| Resp::new("s1", n, n as i64).to_lines()).collect();
+    lines.push(common::compact_line("s1", 6, 30_000));
+    write(&root, "-home-u-app/s1.jsonl", &lines);
+    assert_eq!(cachewise(&root, &data, &["ingest"]).status.code(), Some(0));
+    let now = t0() + Duration::hours(2);
+    let out = hook(&data, &start("resume", ""), now);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let msg = v["systemMessage"].as_str().unwrap();
+    let advice = cachewise(&root, &data, &["--no-ingest", "--now", &now.to_rfc3339(), "advise", "s1", "--json"]);
+    let a: Value = serde_json::from_slice(&advice.stdout).unwrap();
+    assert_eq!(a["claude_code"]["compacted_since"], true);
+    let o = &a["options"];
+    assert_eq!(o["resume_usd"], o["compact_usd"], "one option: continuing from the summary");
+    let want = format!(
+        "cachewise: Claude Code compacted this conversation after its last reply; the next message starts from the summary.\n\
+         Over the next 10 turns: continuing from the summary {} · start fresh {}.",
+        usd(&o["resume_usd"]),
+        usd(&o["restart_usd"])
+    );
+    assert_eq!(msg, want);
+}
+
+#[test]
 fn startup_garbage_and_empty_input_print_nothing_and_exit_0() {
     let tmp = tempfile::tempdir().unwrap();
     let (_, data, now) = stored(tmp.path());

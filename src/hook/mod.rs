@@ -100,8 +100,10 @@ pub fn message(advice: &Advice, input: &SessionStart, now: DateTime<Utc>, tz: Tz
     };
     let o = &advice.options;
     if advice.claude_code.compacted_since {
+        // The next message sends the summary, not the transcript the
+        // premium above is about.
         return format!(
-            "{first}\nClaude Code compacted this conversation: over the next {} turns, {resume} {} · start fresh {}.",
+            "cachewise: Claude Code compacted this conversation after its last reply; the next message starts from the summary.\nOver the next {} turns: {resume} {} · start fresh {}.",
             advice.turns,
             usd(o.resume_usd),
             usd(o.restart_usd)
