@@ -175,3 +175,23 @@ fn idle_compaction_what_if_ignores_other_projects_compactions() {
     assert_eq!(a["inputs"]["summary_source"], "default");
     close(&a["inputs"]["summary_tokens"], 25_001.5);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_session_page_offers_one_way_on_for_a_compacted_conversation() {
+    use axum::body::Body;
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    tree(root.path());
+    assert!(cachewise(root.path(), data.path(), &["ingest"]).status.success());
+    let store = cachewise::store::Store::open(data.path()).unwrap();
+    let now = chrono::DateTime::parse_from_rfc3339("2026-02-11T21:02:00.001Z").unwrap().to_utc();
+    let state = common::web_state(&store, now);
+    let req = axum::http::Request::builder().uri("/session/s8").body(Body::empty()).unwrap();
+    let res = cachewise::web::app(state).oneshot(req).await.unwrap();
+    assert_eq!(res.status(), axum::http::StatusCode::OK);
+    let page = String::from_utf8(res.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
+    assert!(page.contains("Continue: the conversation starts from the summary Claude Code made."), "{page}");
+    assert!(page.contains("<td>Continue from the summary</td>"), "{page}");
+    assert!(!page.contains("Resume full session as-is") && !page.contains("Compact first, then continue"), "{page}");
+}
