@@ -34,8 +34,12 @@ fn stats_table(header: [&str; 4], rows: &[(&str, &ClassStats)]) -> String {
 
 /// How the cache figures relate to `report daily`'s, in words.
 pub fn reconcile_line(u: &super::Reconcile) -> String {
+    let several = match u.thread_requests > u.requests {
+        true => "; a response can make several",
+        false => "",
+    };
     let mut line = format!(
-        "  {}, {} as `report daily` counts them; the cache model counts {} of conversation threads ({})",
+        "  {}, {} as `report daily` counts them; the cache figures count {} in conversations ({}{several})",
         plural(u.requests, "request", "requests"),
         usd(u.cost_usd),
         plural(u.thread_requests, "request", "requests"),
@@ -43,7 +47,7 @@ pub fn reconcile_line(u: &super::Reconcile) -> String {
     );
     if u.advisor_calls > 0 {
         line += &format!(
-            ": {} ({}) belong to no thread",
+            ": {} ({}) belong to no conversation",
             plural(u.advisor_calls, "advisor call", "advisor calls"),
             usd(u.advisor_cost_usd)
         );
@@ -56,7 +60,7 @@ pub fn reconcile_line(u: &super::Reconcile) -> String {
         );
     }
     if u.other_usd.abs() >= 0.005 {
-        line += &format!("; {} of responses with no call the cache model reads", usd(u.other_usd));
+        line += &format!("; {} of responses with no call the cache figures read", usd(u.other_usd));
     }
     line + ".\n"
 }
