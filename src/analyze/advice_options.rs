@@ -65,7 +65,7 @@ pub(crate) fn option_starts(p_last: f64, bc: f64, s: f64, warm: bool, rs: f64, p
 pub(crate) fn after_compaction(st: Starts, bc: f64, s: f64, warm: bool, rs: f64, p: Prices) -> Starts {
     let written = if warm { s } else { s + bc - bc.min(rs) };
     let from_summary = (bc + s, rewrite_premium(p.rates.as_ref(), written, p.ttl_s));
-    Starts { resume: from_summary, compact: from_summary, restart: st.restart }
+    Starts { resume: from_summary, compact: from_summary, ..st }
 }
 
 /// Totals of the three options over `n` turns.

@@ -103,11 +103,7 @@ pub fn render(s: &Summary) -> String {
             let (first, last) = (r.first.with_timezone(&s.tz).date_naive(), r.last.with_timezone(&s.tz).date_naive());
             let path = r.project_path.as_deref().unwrap_or(&r.project);
             let name = super::labels::session_name(&r.title, &r.key, path, first);
-            let name = super::cell::term(&name);
-            let title = match name.chars().count() > 60 {
-                true => name.chars().take(59).collect::<String>() + "…",
-                false => name.into_owned(),
-            };
+            let title = super::cell::shorten(&super::cell::term(&name), 60);
             out += &format!("  {:>10}  {last}  {title}\n", usd(r.totals.cost_usd));
         }
     }

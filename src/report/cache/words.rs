@@ -94,8 +94,9 @@ pub fn advice_words(a: &Advice) -> AdviceWords {
     }
     let o = &a.options;
     let turns = plural(u64::from(a.turns), "turn", "turns");
+    let state = if a.warm { "The cache is still warm" } else { "The cache has expired" };
     if a.claude_code.compacted_since {
-        return compacted_words(a, &turns);
+        return compacted_words(a, state, &turns);
     }
     let mut d = decision(a.recommendation).to_owned();
     if let Some(first) = d.get(..1) {
@@ -105,7 +106,6 @@ pub fn advice_words(a: &Advice) -> AdviceWords {
         Recommendation::Compact => (o.compact_usd, o.resume_usd, "resuming as it is"),
         Recommendation::Resume | Recommendation::Restart => (o.resume_usd, o.compact_usd, "compacting first"),
     };
-    let state = if a.warm { "The cache is still warm" } else { "The cache has expired" };
     let gap = usd((other - chosen).max(0.0));
     let mut why = format!(
         "{state}. Over the next {turns} this costs about {}, {gap} less than {other_name} ({}).",
@@ -126,9 +126,8 @@ pub fn advice_words(a: &Advice) -> AdviceWords {
 
 /// The words of a conversation Claude Code compacted after its last
 /// request: continuing starts from its summary.
-fn compacted_words(a: &Advice, turns: &str) -> AdviceWords {
+fn compacted_words(a: &Advice, state: &str, turns: &str) -> AdviceWords {
     let o = &a.options;
-    let state = if a.warm { "The cache is still warm" } else { "The cache has expired" };
     AdviceWords {
         decision: "Continue: the conversation starts from the summary Claude Code made.".to_owned(),
         why: format!(
