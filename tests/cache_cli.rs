@@ -154,6 +154,34 @@ fn advise_json_says_what_claude_code_will_do() {
 }
 
 #[test]
+fn a_compacted_conversation_costs_only_its_base_context_to_resume_cold() {
+    // s8 (last request at 20:02:00, P = 251,009, 1h), compacted at 20:52:
+    // cold at 21:02, its next message sends the base context and the
+    // summary, and only the base context is what a warm cache would read.
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    tree(root.path());
+    let now = "2026-02-11T21:02:00.001Z";
+    let cache = json(&cachewise(root.path(), data.path(), &["cache", "--json", "--now", now]));
+    let a = json(&cachewise(root.path(), data.path(), &["advise", "s8", "--json", "--no-ingest", "--now", now]));
+    let st = cache["stale"].as_array().unwrap().iter().find(|s| s["session_id"] == "s8").unwrap();
+    let i = &a["inputs"];
+    let bc = i["base_context_tokens"].as_f64().unwrap();
+    assert_eq!((st["compacted_since"].as_bool(), st["prompt_tokens"].as_f64()), (Some(true), Some(bc.round())));
+    assert!(bc > 0.0 && bc < 251_009.0, "{i}");
+    let per_token = i["input_usd_per_mtok"].as_f64().unwrap() / 1e6
+        * (i["write_multiplier"].as_f64().unwrap() - i["read_multiplier"].as_f64().unwrap());
+    let rs = st["shared_prefix_tokens"].as_f64().unwrap();
+    close(&st["premium_usd"], (bc.round() - rs) * per_token);
+    close(&st["premium_v2_usd"], 251_009.0 * per_token);
+    close(&a["cold_resume_usd"], st["premium_usd"].as_f64().unwrap());
+    // The terminal's stale table says so.
+    let text = cachewise(root.path(), data.path(), &["cache", "--no-ingest", "--now", now]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    let row = text.lines().find(|l| l.contains("│ s8 ")).unwrap_or_default();
+    assert!(row.contains("(compacted)"), "{text}");
+}
+
+#[test]
 fn idle_compaction_what_if_ignores_other_projects_compactions() {
     // s10 (its project never compacted) as above; s11, in another project,
     // compacted once: first prompt 10,004, 60,006 after. Its S (50,002)

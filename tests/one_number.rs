@@ -125,8 +125,10 @@ fn api_session(state: &cachewise::web::AppState, id: &str) -> Value {
     })
 }
 
-fn check_corpus(name: &str) {
-    let Some(root) = common::corpus(name) else { return };
+/// The sessions compared that Claude Code compacted after their last
+/// request (None without the corpus).
+fn check_corpus(name: &str) -> Option<usize> {
+    let root = common::corpus(name)?;
     let data = tempfile::tempdir().unwrap();
     // One clock: 20 minutes after the corpus's last request, so its latest
     // sessions are in the Now panel (warm or cold by their TTL).
@@ -183,7 +185,7 @@ fn check_corpus(name: &str) {
     let all = snap.all().unwrap();
     let panel_rows = snap.recent().unwrap();
     let panel = cachewise::report::now::now_panel(&panel_rows, &[], &[], &[], now_t);
-    let mut in_panel = 0;
+    let (mut in_panel, mut compacted) = (0, 0);
     for (id, f) in &report {
         let row = all.session_row(id).unwrap();
         same_usd(row.cost_usd, f.cost_usd, id);
@@ -196,6 +198,11 @@ fn check_corpus(name: &str) {
                 assert_eq!(Some(a.warm), f.warm, "{name} {id}: advise warm");
                 same_usd(a.cold_resume_usd, f.premium_usd.unwrap(), id);
                 assert_eq!(Some(a.last.to_rfc3339()), f.last_main, "{name} {id}: advise last");
+                // Compacted since, only the base context is a premium (§9 v4).
+                if a.claude_code.compacted_since {
+                    compacted += 1;
+                    assert!(a.cold_resume_usd <= a.cold_resume_v2_usd + 1e-9, "{name} {id}: {a:?}");
+                }
             }
             Err(e) => {
                 assert_eq!(f.warm, None, "{name} {id}: advice refused: {e}");
@@ -249,12 +256,18 @@ fn check_corpus(name: &str) {
             None => assert!(String::from_utf8_lossy(&out.stderr).contains("only sub-agent requests")),
         }
     }
-    eprintln!("{name}: {} sessions, {in_panel} in the Now panel, {lines} status lines", report.len());
+    eprintln!(
+        "{name}: {} sessions ({compacted} compacted since), {in_panel} in the Now panel, {lines} status lines",
+        report.len()
+    );
+    Some(compacted)
 }
 
 #[test]
 fn every_view_reads_one_number_per_session_on_the_real_corpora() {
-    for name in ["real", "real2", "real3"] {
-        check_corpus(name);
+    let compacted: Vec<Option<usize>> = ["real", "real2", "real3"].into_iter().map(check_corpus).collect();
+    // real3 holds a conversation compacted after its last request.
+    if let Some(n) = compacted[2] {
+        assert!(n > 0, "a conversation compacted after its last request is compared");
     }
 }

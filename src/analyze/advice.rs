@@ -12,9 +12,9 @@ use super::classify::{CacheClass, RequestCache};
 use super::claude_code::{claude_code, ClaudeCode};
 use super::keep_warm::last_break;
 pub(super) use super::keep_warm::LastBreak;
-use super::prefix::{shared_prefix, ResumePremium, WarmPrefixes};
+use super::prefix::{shared_prefix, WarmPrefixes};
 use super::prices::{rates_for, write_multiplier, Basis, RateSource};
-use super::stale::NotResumable;
+use super::stale::{next_prompt, resume_premium, NotResumable};
 use super::stats::median;
 use super::threads::time_order;
 use crate::model::{Compaction, Request, MAIN_THREAD};
@@ -117,9 +117,10 @@ pub struct Advice {
     pub history_premium_usd: f64,
     pub inputs: AdviceInputs,
     /// What resuming pays once because the cache expired,
-    /// `P * (write price at T_last - read price)` at the rates the last
-    /// request paid: the stale premium of §6, the same figure every view
-    /// shows for the session.
+    /// `(P - Rs) * (write price at T_last - read price)` at the rates the
+    /// last request paid, `P` the next prompt a warm cache would hold
+    /// (`next_prompt`: `Bc` after a compaction since the last request): the
+    /// stale premium of §6, the same figure every view shows for the session.
     pub cold_resume_usd: f64,
     /// The same premium as cache model v2 priced it (`P` written again).
     pub cold_resume_v2_usd: f64,
@@ -330,8 +331,9 @@ pub fn advise_in(
     let (p, bc, s) = (inputs.prompt_tokens as f64, inputs.base_context_tokens, inputs.summary_tokens);
     let c_last = &caches[last_i];
     let rs = shared_prefix(c_last.lineage_first_read, inputs.prompt_tokens, prefixes.warm(&last.model, &last.version));
-    let premium = ResumePremium::of(c_last.rates.as_ref(), inputs.prompt_tokens, rs, ttl_s);
     let cc = claude_code(last, ttl_s, compactions, now);
+    let next = next_prompt(inputs.prompt_tokens, cc.compacted_since.then_some(bc));
+    let premium = resume_premium(last, c_last, ttl_s, prefixes, next);
     let mut st = option_starts(p, bc, s, warm, rs as f64, prices);
     if cc.compacted_since {
         st = after_compaction(st, bc, s, warm, rs as f64, prices);
@@ -353,7 +355,7 @@ pub fn advise_in(
         history_premium_usd: chosen - options.restart_usd,
         cold_resume_usd: premium.premium_usd,
         cold_resume_v2_usd: premium.premium_v2_usd,
-        shared_prefix_tokens: rs,
+        shared_prefix_tokens: premium.shared_prefix_tokens,
         keep_warm: last_break(&main, requests, caches),
         not_resumable: None,
         compact_now: None,

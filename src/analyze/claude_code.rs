@@ -8,6 +8,7 @@
 use crate::model::{Boundary, Compaction, Request};
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// The resume dialog appears above this many prompt tokens (strictly).
 pub const RESUME_DIALOG_ABOVE_TOKENS: u64 = 100_000;
@@ -42,12 +43,8 @@ pub fn claude_code(last: &Request, ttl_s: u32, compactions: &[Compaction], now: 
     let idle = now - last.time;
     let compact_at = last.time + TimeDelta::seconds(IDLE_COMPACTION_AFTER_S);
     let idle_compaction = p >= IDLE_COMPACTION_MIN_TOKENS && ttl_s == IDLE_COMPACTION_TTL_S && now <= compact_at;
-    let compacted_since = compactions.iter().any(|c| {
-        c.boundary == Boundary::Compact
-            && c.time > last.time
-            && c.session_id == *last.session_id
-            && c.user == *last.user
-    });
+    let compacted_since =
+        compactions.iter().any(|c| compacts_after(c, last.user.as_str(), last.session_id.as_str(), last.time));
     // Compacted, the conversation resumes from its summary: no dialog asks
     // about a long transcript, and nothing is left to compact when idle.
     ClaudeCode {
@@ -56,5 +53,34 @@ pub fn claude_code(last: &Request, ttl_s: u32, compactions: &[Compaction], now: 
             && idle > TimeDelta::seconds(RESUME_DIALOG_AFTER_S),
         idle_compaction_at: (idle_compaction && !compacted_since).then_some(compact_at),
         compacted_since,
+    }
+}
+
+/// `c` is a compaction (not a microcompact) of `user`'s `session` after
+/// `time`: the one rule of "compacted since its last request".
+fn compacts_after(c: &Compaction, user: &str, session: &str, time: DateTime<Utc>) -> bool {
+    c.boundary == Boundary::Compact && c.time > time && c.session_id == *session && c.user == *user
+}
+
+/// The latest compaction of each `(user, session)`: whether a session was
+/// compacted after its last request, for views over many sessions.
+#[derive(Debug, Clone, Default)]
+pub struct LastCompactions(HashMap<(String, String), DateTime<Utc>>);
+
+impl LastCompactions {
+    /// Over `compactions` (any sessions' rows).
+    pub fn of(compactions: &[Compaction]) -> LastCompactions {
+        let mut latest: HashMap<(String, String), DateTime<Utc>> = HashMap::new();
+        for c in compactions.iter().filter(|c| c.boundary == Boundary::Compact) {
+            let t = latest.entry((c.user.to_string(), c.session_id.to_string())).or_insert(c.time);
+            *t = (*t).max(c.time);
+        }
+        LastCompactions(latest)
+    }
+
+    /// `user`'s `session` was compacted after `time` (as `claude_code`'s
+    /// `compacted_since`).
+    pub fn after(&self, user: &str, session: &str, time: DateTime<Utc>) -> bool {
+        self.0.get(&(user.to_owned(), session.to_owned())).is_some_and(|&t| t > time)
     }
 }

@@ -39,13 +39,13 @@ pub use advice::{
     advise_in, Advice, AdviceInputs, AdviceOptions, InputSource, ProjectMedians, Recommendation, DEFAULT_GROWTH_TOKENS,
     FALLBACK_SUMMARY_SHARE, MAX_BREAK_EVEN_TURNS, MIN_SUMMARY_TOKENS,
 };
-pub use advice_text::{claude_code_text, option_names, DIALOG_COMPACT, DIALOG_RESUME};
+pub use advice_text::{claude_code_text, option_names, COMPACTED_PREMIUM, DIALOG_COMPACT, DIALOG_RESUME};
 pub use cache_class::{ClassGroup, ClassInfo, CLASSES};
 pub use class_table::{ClassStats, ClassTable};
 pub use classify::{analyze, CacheClass, RequestCache};
 pub use claude_code::{
-    claude_code, ClaudeCode, IDLE_COMPACTION_AFTER_S, IDLE_COMPACTION_MIN_TOKENS, RESUME_DIALOG_ABOVE_TOKENS,
-    RESUME_DIALOG_AFTER_S,
+    claude_code, ClaudeCode, LastCompactions, IDLE_COMPACTION_AFTER_S, IDLE_COMPACTION_MIN_TOKENS,
+    RESUME_DIALOG_ABOVE_TOKENS, RESUME_DIALOG_AFTER_S,
 };
 pub use compaction::{
     compaction_report, CompactionCost, CompactionParams, SessionCompaction, ACOMPACT_MATCH_WINDOW_S, ACOMPACT_PREFIX,
@@ -67,7 +67,9 @@ pub use prices::{
 pub use server_reasons::{
     cause_of, cause_words, reason_words, Agreement, Cause, CauseFrom, LiveAgreement, ReasonTally, ServerReasons,
 };
-pub use stale::{cold_resume_premium, resumability, resume_premium, resume_premium_of, NotResumable, StaleSession};
+pub use stale::{
+    cold_premium, cold_resume_premium, next_prompt, resumability, resume_premium, NotResumable, StaleSession,
+};
 pub use stats::median;
 pub use summary::{CacheStats, DayStats, Figures, SessionStats, Tally};
 pub use thread_rows::{thread_keys, thread_requests, thread_rows};

@@ -11,6 +11,7 @@ use super::classify::RequestCache;
 use super::prefix::{shared_prefix, ResumePremium, WarmPrefixes};
 use super::prices::rewrite_premium;
 use crate::model::Request;
+use crate::pricing::Rates;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
@@ -113,8 +114,12 @@ pub struct StaleSession {
     pub premium_v2_usd: f64,
     /// `Rs`, the shared prefix warm at `now` (cache-model §8.2).
     pub shared_prefix_tokens: u64,
-    /// `P_last`, the prompt the next message re-writes.
+    /// The prompt of the next message a warm cache would hold
+    /// (`next_prompt`): `P_last`, or `Bc` when `compacted_since`.
     pub prompt_tokens: u64,
+    /// Claude Code compacted the conversation after its last request: the
+    /// next message starts from the summary (cache-model §9 v4).
+    pub compacted_since: bool,
     /// Time of the last main-thread request.
     pub last: DateTime<Utc>,
     /// `T_last`, the TTL of the last write.
@@ -152,14 +157,40 @@ pub fn cold_resume_premium(r: &Request, c: &RequestCache, ttl_s: u32) -> f64 {
 
 /// The cold-resume premium of a request with `ttl_s` in force after it, at
 /// the rates it paid, with the shared prefix `warm` says is warm at the
-/// moment (cache-model §6 v3, §8.2), beside v2's.
-pub fn resume_premium(r: &Request, c: &RequestCache, ttl_s: u32, warm: &WarmPrefixes) -> ResumePremium {
-    resume_premium_of(r, c, ttl_s, warm, r.tokens.prompt())
+/// moment (cache-model §6 v3, §8.2), beside v2's; `next` is the prompt a
+/// warm cache would hold for the next message (`next_prompt`).
+pub fn resume_premium(r: &Request, c: &RequestCache, ttl_s: u32, warm: &WarmPrefixes, next: u64) -> ResumePremium {
+    let warm = warm.warm(&r.model, &r.version);
+    cold_premium(c.rates.as_ref(), r.tokens.prompt(), next, c.lineage_first_read, warm, ttl_s)
 }
 
-/// `resume_premium` of a next prompt of `prompt` tokens (Claude Code's
-/// `recache_tokens_if_cold`, which counts the last reply too).
-pub fn resume_premium_of(r: &Request, c: &RequestCache, ttl_s: u32, warm: &WarmPrefixes, prompt: u64) -> ResumePremium {
-    let rs = shared_prefix(c.lineage_first_read, prompt, warm.warm(&r.model, &r.version));
-    ResumePremium::of(c.rates.as_ref(), prompt, rs, ttl_s)
+/// The prompt of the next message that a warm cache would hold, the one
+/// rule of every view (cache-model §6, §9 v4): the last prompt `P_last`
+/// (or Claude Code's own count of it, `recache_tokens_if_cold`), or, when
+/// Claude Code compacted the conversation after its last request
+/// (`compacted_base`: the project's base context `Bc`), `Bc`: the next
+/// message sends the summary after it, written warm or cold.
+pub fn next_prompt(p_last: u64, compacted_base: Option<f64>) -> u64 {
+    compacted_base.map_or(p_last, |bc| bc.max(0.0).round() as u64)
+}
+
+/// The cold-resume premium (§6 v3, §8.2) of a next message holding
+/// `next` tokens a warm cache would read, after a last request of `p_last`
+/// whose lineage first read `first_read`, with `ttl_s` in force, at
+/// `rates`; `prefix_warm`: a request of its model and version came within
+/// the hour, so the shared prefix is read. v2's figure is `P_last` written
+/// again, as the analysis stores it.
+pub fn cold_premium(
+    rates: Option<&Rates>,
+    p_last: u64,
+    next: u64,
+    first_read: u64,
+    prefix_warm: bool,
+    ttl_s: u32,
+) -> ResumePremium {
+    let rs = shared_prefix(first_read, next, prefix_warm);
+    ResumePremium {
+        premium_v2_usd: rewrite_premium(rates, p_last as f64, ttl_s),
+        ..ResumePremium::of(rates, next, rs, ttl_s)
+    }
 }

@@ -11,7 +11,7 @@
 use super::blocks::{self, Block};
 use super::stored_rows::StoredRows;
 use crate::analyze::limits::{self, LimitEstimate, Priced};
-use crate::analyze::{claude_code, resume_premium, resume_premium_of, ClaudeCode, StaleSession};
+use crate::analyze::{claude_code, resume_premium, ClaudeCode, StaleSession};
 use crate::model::format::usd;
 use crate::model::limits::{LiveCache, Sample, WindowKind};
 use crate::model::MAIN_THREAD;
@@ -31,7 +31,8 @@ pub struct NowSession {
     pub warm: bool,
     pub expires_at: DateTime<Utc>,
     pub prompt_tokens: u64,
-    /// `prompt_tokens` is Claude Code's count (`recache_tokens_if_cold`).
+    /// `prompt_tokens` is Claude Code's count (`recache_tokens_if_cold`);
+    /// else it is the stored rows' `next_prompt`.
     pub counted_by_claude_code: bool,
     pub premium_usd: f64,
     /// What Claude Code will do on resume (cache-model v2 §7).
@@ -76,7 +77,7 @@ pub fn now_panel(
             let (_, expires_at, warm) = StaleSession::at(r.time, c.ttl_after_s, now);
             let told = reading(live, r.session_id.as_str(), r.time, now);
             let counted = told.and_then(|l| l.recache_tokens);
-            let prompt_tokens = counted.unwrap_or_else(|| r.tokens.prompt());
+            let prompt_tokens = counted.unwrap_or_else(|| data.next_prompt(i));
             let premium_ttl = told.and_then(|l| l.ttl_s).unwrap_or(c.ttl_after_s);
             NowSession {
                 session_id: r.session_id.to_string(),
@@ -87,7 +88,7 @@ pub fn now_panel(
                 expires_at,
                 prompt_tokens,
                 counted_by_claude_code: counted.is_some(),
-                premium_usd: resume_premium_of(r, c, premium_ttl, &data.prefixes, prompt_tokens).premium_usd,
+                premium_usd: resume_premium(r, c, premium_ttl, &data.prefixes, prompt_tokens).premium_usd,
                 claude_code: claude_code(r, c.ttl_after_s, &data.compactions, now),
             }
         })
@@ -116,7 +117,7 @@ pub fn cold_resume_usd(data: &StoredRows, session_id: &str) -> Option<f64> {
         .filter(|&i| data.requests[i].session_id == *session_id && data.requests[i].thread.as_str() == MAIN_THREAD)
         .max_by_key(|&i| data.requests[i].time)?;
     let c = &data.caches[i];
-    Some(resume_premium(&data.requests[i], c, c.ttl_after_s, &data.prefixes).premium_usd)
+    Some(resume_premium(&data.requests[i], c, c.ttl_after_s, &data.prefixes, data.next_prompt(i)).premium_usd)
 }
 
 /// The plan-limit lines of `advise`.

@@ -6,9 +6,11 @@
 //! premium are read; the stale lists, `/sessions`, `report session` and the
 //! team report take them from here.
 
+use super::cache::medians::MedianTable;
 use super::ReportError;
 use crate::analyze::{
-    resumability, shared_prefix, NotResumable, ResumePremium, StaleSession, WarmPrefixes, SHARED_PREFIX_WINDOW_S,
+    cold_premium, next_prompt, resumability, LastCompactions, NotResumable, StaleSession, WarmPrefixes,
+    SHARED_PREFIX_WINDOW_S,
 };
 use crate::model::columns as c;
 use crate::store::claude::ClaudeState;
@@ -74,6 +76,7 @@ fn resume_states_of(
     titles: &HashMap<String, String>,
     warm: &WarmPrefixes,
     claude: Option<&ClaudeState>,
+    compacted: &Compacted,
 ) -> PolarsResult<Vec<StaleSession>> {
     let k = Cols(df);
     let (user, sid, project, model) = (k.str(c::USER)?, k.str(c::SESSION_ID)?, k.str(c::PROJECT)?, k.str(c::MODEL)?);
@@ -85,9 +88,10 @@ fn resume_states_of(
         .map(|i| {
             let ttl_s = u32::try_from(ttl[i]).unwrap_or(u32::MAX);
             let (idle_s, expires_at, is_warm) = StaleSession::at(time[i], ttl_s, now);
-            let rs = shared_prefix(first_read[i], tokens[i], warm.warm(model[i], version[i]));
-            let rates = rates[i];
-            let p = ResumePremium::of(rates.as_ref(), tokens[i], rs, ttl_s);
+            let compacted_since = compacted.last.after(user[i], sid[i], time[i]);
+            let next = next_prompt(tokens[i], compacted.base(project[i]).filter(|_| compacted_since));
+            let prefix_warm = warm.warm(model[i], version[i]);
+            let p = cold_premium(rates[i].as_ref(), tokens[i], next, first_read[i], prefix_warm, ttl_s);
             let (days, deleted) =
                 claude.map_or((u64::MAX, false), |k| (k.settings.cleanup_days(), k.deleted.contains(sid[i])));
             let not_resumable = resumability(user[i], time[i], now, days, deleted);
@@ -101,7 +105,8 @@ fn resume_states_of(
                 // The stored figure, as every earlier version showed it.
                 premium_v2_usd: premium[i],
                 shared_prefix_tokens: p.shared_prefix_tokens,
-                prompt_tokens: tokens[i],
+                prompt_tokens: next,
+                compacted_since,
                 last: time[i],
                 ttl_s,
                 idle_s,
@@ -120,7 +125,31 @@ pub fn resume_states(view: &StoreView, user: Option<&str>) -> Result<Vec<StaleSe
         table = table.filter(col(c::USER).eq(lit(u.to_owned())));
     }
     let df = table.select(STALE.map(col)).collect()?;
-    Ok(resume_states_of(&df, view.now(), view.titles()?, &view.warm_prefixes()?, Some(view.claude()))?)
+    let compacted = Compacted::of(view, &df)?;
+    Ok(resume_states_of(&df, view.now(), view.titles()?, &view.warm_prefixes()?, Some(view.claude()), &compacted)?)
+}
+
+/// Which sessions Claude Code compacted after their last request, and the
+/// project medians their premium takes `Bc` from (read only when one was).
+struct Compacted {
+    last: LastCompactions,
+    medians: Option<MedianTable>,
+}
+
+impl Compacted {
+    /// For the last main-thread requests `df` (`STALE` columns).
+    fn of(view: &StoreView, df: &DataFrame) -> Result<Compacted, ReportError> {
+        let last = LastCompactions::of(view.compactions()?);
+        let k = Cols(df);
+        let (user, sid, time) = (k.str(c::USER)?, k.str(c::SESSION_ID)?, k.time(c::TIME)?);
+        let any = (0..df.height()).any(|i| last.after(user[i], sid[i], time[i]));
+        Ok(Compacted { last, medians: if any { Some(view.medians()?) } else { None } })
+    }
+
+    /// `Bc` of `project` (§7), when the medians were read.
+    fn base(&self, project: &str) -> Option<f64> {
+        self.medians.as_ref().map(|m| m.project(project).base_context().0)
+    }
 }
 
 /// A session that cannot be resumed, and why (cache-model §8.3 v3). Its

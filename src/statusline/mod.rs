@@ -202,7 +202,7 @@ fn fill_session(st: &mut Status, state: &session::SessionState, now: DateTime<Ut
     st.expires_at = Some(expires);
     st.last_request_at = Some(last.time);
     st.ttl_s = Some(state.ttl_s);
-    st.prompt_tokens = Some(last.tokens.prompt());
+    st.prompt_tokens = state.next_prompt();
 }
 
 /// Today's spend and the plan-limit estimate from the store, read only.

@@ -15,7 +15,7 @@ use crate::ingest::parse::{parse_bytes, Start};
 use crate::ingest::sidechain::Links;
 use crate::model::calls::sort_calls;
 use crate::model::columns as c;
-use crate::model::MAIN_THREAD;
+use crate::model::{Boundary, Compaction, MAIN_THREAD};
 use crate::pricing::PriceTable;
 use crate::store::frames::Cols;
 use crate::store::manifest::{fingerprint, FileState};
@@ -60,6 +60,7 @@ pub fn seed(
         ..SessionState::default()
     };
     let main = window(transcript, main_state, None, prices, now)?;
+    state.compacted_at = main.2.iter().filter(|c| c.boundary == Boundary::Compact).map(|c| c.time).max();
     fold_main(&mut state, main.1, &[], prices);
     state.last_main.as_ref()?;
     // The window may start inside the last lineage: the store knows its first read.
@@ -72,7 +73,7 @@ pub fn seed(
     for path in agents {
         let Some(fs) = path.to_str().and_then(|p| manifest.files.get(p)) else { continue };
         let agent = path.file_stem().and_then(|s| s.to_str()).and_then(|s| s.strip_prefix("agent-")).map(str::to_owned);
-        if let Some((t, _)) = window(path, fs, agent, prices, now) {
+        if let Some((t, _, _)) = window(path, fs, agent, prices, now) {
             state.files.insert(path.to_string_lossy().into_owned(), t);
         }
     }
@@ -99,8 +100,8 @@ fn stored_lineage_read(store: &Store, session_id: &str) -> Option<u64> {
     Some(read[i])
 }
 
-/// The file's tail at the stored position, its recent responses and main
-/// requests taken from the bytes before it; None when the file's head is
+/// The file's tail at the stored position, its recent responses, main
+/// requests and compactions taken from the bytes before it; None when the file's head is
 /// not the one stored.
 fn window(
     path: &Path,
@@ -108,7 +109,7 @@ fn window(
     agent: Option<String>,
     prices: &PriceTable,
     now: DateTime<Utc>,
-) -> Option<(FileTail, Vec<crate::model::Request>)> {
+) -> Option<(FileTail, Vec<crate::model::Request>, Vec<Compaction>)> {
     if !std::fs::metadata(path).ok()?.is_file() {
         return None;
     }
@@ -151,5 +152,21 @@ fn window(
     }
     trim(&mut tail);
     // The cache model walks a response's calls, not their sum.
-    Some((tail, crate::analyze::thread_requests(prices, main, &calls)))
+    Some((tail, crate::analyze::thread_requests(prices, main, &calls), rows.compactions))
+}
+
+/// `Bc` of `project` (cache-model §7) over the store under `data_dir`, for
+/// a conversation compacted after its last request; None without a store.
+pub(super) fn stored_base_context(
+    data_dir: &Path,
+    project: &str,
+    prices: &PriceTable,
+    now: DateTime<Utc>,
+) -> Option<f64> {
+    if !crate::store::files::manifest(data_dir).is_file() {
+        return None;
+    }
+    let store = Store::open(data_dir).ok()?;
+    let view = crate::materialize::view(&store, prices, now).ok()?;
+    Some(view.medians().ok()?.project(project).base_context().0)
 }

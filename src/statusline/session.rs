@@ -8,9 +8,9 @@
 //! cold-resume premium (the cache model's own functions) and the cost.
 
 use super::tail::{read_gain, FileTail, Reading, READ_BUDGET};
-use crate::analyze::{analyze, shared_prefix, warms_at, ResumePremium, TTL_5M_S};
+use crate::analyze::{analyze, cold_premium, next_prompt, warms_at, TTL_5M_S};
 use crate::ingest::discover::SourceFile;
-use crate::model::{Compaction, Request};
+use crate::model::{Boundary, Compaction, Request};
 use crate::pricing::PriceTable;
 use crate::store::manifest::fingerprint;
 use chrono::{DateTime, Utc};
@@ -42,6 +42,13 @@ pub struct SessionState {
     /// Bytes of the files the last call's budget left unread.
     #[serde(default)]
     pub unread_bytes: u64,
+    /// The latest compaction read in the main transcript.
+    #[serde(default)]
+    pub compacted_at: Option<DateTime<Utc>>,
+    /// `Bc` of the session's project (cache-model §7), read from the store
+    /// once the conversation was compacted after its last request.
+    #[serde(default)]
+    pub compacted_base: Option<f64>,
 }
 
 impl SessionState {
@@ -53,6 +60,42 @@ impl SessionState {
     /// Requests read, all files.
     pub fn requests(&self) -> u64 {
         self.files.values().map(|f| f.requests).sum()
+    }
+
+    /// Claude Code compacted the conversation after its last request.
+    pub fn compacted_since(&self) -> bool {
+        matches!((&self.last_main, self.compacted_at), (Some(l), Some(t)) if t > l.time)
+    }
+
+    /// The prompt of the next message a warm cache would hold
+    /// (`analyze::next_prompt`): the last prompt, or `Bc` once compacted
+    /// (the last prompt until the store gave `Bc`).
+    pub fn next_prompt(&self) -> Option<u64> {
+        let base = self.compacted_base.filter(|_| self.compacted_since());
+        self.last_main.as_ref().map(|l| next_prompt(l.tokens.prompt(), base))
+    }
+
+    /// Keeps the latest of `compactions` and, once the conversation was
+    /// compacted after its last request, its project's `Bc` from the store
+    /// under `data_dir` (read once); true when anything changed.
+    fn note_compactions(
+        &mut self,
+        compactions: &[Compaction],
+        data_dir: &Path,
+        prices: &PriceTable,
+        now: DateTime<Utc>,
+    ) -> bool {
+        let latest = compactions.iter().filter(|c| c.boundary == Boundary::Compact).map(|c| c.time).max();
+        let mut changed = false;
+        if latest > self.compacted_at {
+            (self.compacted_at, self.compacted_base) = (latest, None);
+            changed = true;
+        }
+        if let (true, None, Some(last)) = (self.compacted_since(), self.compacted_base, &self.last_main) {
+            self.compacted_base = super::seed::stored_base_context(data_dir, last.project.as_str(), prices, now);
+            changed |= self.compacted_base.is_some();
+        }
+        changed
     }
 }
 
@@ -120,6 +163,7 @@ pub fn update(
         state.ttl_s = TTL_5M_S;
     }
     fold_main(state, gained.main, &gained.compactions, prices);
+    changed |= state.note_compactions(&gained.compactions, data_dir, prices, now);
     for path in agents {
         let agent = path.file_stem().and_then(|s| s.to_str()).and_then(|s| s.strip_prefix("agent-")).map(str::to_owned);
         let file = source(&path, agent);
@@ -180,9 +224,9 @@ impl SessionState {
     ) -> f64 {
         let Some(last) = &self.last_main else { return 0.0 };
         let warm = warms_at(last.time, now) || latest.is_some_and(|t| warms_at(t, now));
-        let p = told.recache_tokens.unwrap_or_else(|| last.tokens.prompt());
-        let rs = shared_prefix(self.lineage_read, p, warm);
-        ResumePremium::of(prices.request_rates(last).as_ref(), p, rs, told.ttl_s.unwrap_or(self.ttl_s)).premium_usd
+        let next = told.recache_tokens.or(self.next_prompt()).unwrap_or_default();
+        let (rates, ttl_s) = (prices.request_rates(last), told.ttl_s.unwrap_or(self.ttl_s));
+        cold_premium(rates.as_ref(), last.tokens.prompt(), next, self.lineage_read, warm, ttl_s).premium_usd
     }
 }
 

@@ -255,7 +255,7 @@ pub(crate) fn stale_sessions(
             let (r, c) = (&requests[i], &caches[i]);
             let ttl_s = c.ttl_after_s;
             let (idle_s, expires_at, warm) = StaleSession::at(r.time, ttl_s, now);
-            let premium = resume_premium(r, c, ttl_s, &warm_prefixes);
+            let premium = resume_premium(r, c, ttl_s, &warm_prefixes, r.tokens.prompt());
             (!warm).then(|| StaleSession {
                 session_id: sid.to_string(),
                 user: user.to_string(),
@@ -266,6 +266,7 @@ pub(crate) fn stale_sessions(
                 premium_v2_usd: premium.premium_v2_usd,
                 shared_prefix_tokens: premium.shared_prefix_tokens,
                 prompt_tokens: r.tokens.prompt(),
+                compacted_since: false,
                 last: r.time,
                 ttl_s,
                 idle_s,

@@ -342,7 +342,11 @@ fn stale_table(stale: &[crate::analyze::StaleSession], layout: Layout) -> String
                 usd(st.premium_usd),
                 duration_words(st.idle_s),
                 thousands(st.prompt_tokens),
-                cell::shorten(&st.title, 32),
+                if st.compacted_since {
+                    format!("(compacted) {}", cell::shorten(&st.title, 20)).trim_end().to_owned()
+                } else {
+                    cell::shorten(&st.title, 32)
+                },
             ]
         })
         .collect();

@@ -112,6 +112,11 @@ impl OverviewPage {
         }
     }
 
+    /// Why a compacted session's premium is small, for a cell's title.
+    pub fn compacted_note(&self) -> &'static str {
+        crate::analyze::COMPACTED_PREMIUM
+    }
+
     pub fn stale_text(&self) -> String {
         crate::report::labels::plural(self.stale_count as u64, "stale session", "stale sessions")
     }
