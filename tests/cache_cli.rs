@@ -182,6 +182,25 @@ fn a_compacted_conversation_costs_only_its_base_context_to_resume_cold() {
 }
 
 #[test]
+fn advise_and_the_misses_say_their_times_in_the_zone_asked_for() {
+    // s8's 1-hour cache expires at 21:02 UTC: 06:02 the next morning in Seoul.
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    tree(root.path());
+    let seoul = ["--tz", "Asia/Seoul", "--now", "2026-02-11T20:18:40Z"];
+    let text = cachewise(root.path(), data.path(), &[&["advise", "s8"][..], &seoul].concat());
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("(warm, expires 2026-02-12 06:02 KST)"), "{text}");
+    assert!(text.contains("The cache is warm until 2026-02-12 06:02 KST") && !text.contains("UTC"), "{text}");
+    // The JSON keeps its explanation in UTC, as every JSON time is.
+    let v =
+        json(&cachewise(root.path(), data.path(), &[&["advise", "s8", "--json", "--no-ingest"][..], &seoul].concat()));
+    assert!(v["explanation"].as_str().unwrap().contains("2026-02-11 21:02 UTC"), "{v}");
+    let misses = cachewise(root.path(), data.path(), &[&["cache", "--misses", "--no-ingest"][..], &seoul].concat());
+    let misses = String::from_utf8_lossy(&misses.stdout);
+    assert!(misses.contains("2026-02-12 ") && misses.contains("Times in Asia/Seoul."), "{misses}");
+}
+
+#[test]
 fn idle_compaction_what_if_ignores_other_projects_compactions() {
     // s10 (its project never compacted) as above; s11, in another project,
     // compacted once: first prompt 10,004, 60,006 after. Its S (50,002)

@@ -151,14 +151,16 @@ impl Advice {
         self.recommendation = Recommendation::Restart;
         self.claude_code.resume_dialog = false;
         self.claude_code.idle_compaction_at = None;
-        self.explanation = super::advice_text::not_resumable_text(reason, cleanup_days) + &explain(&self);
+        self.explanation =
+            super::advice_text::not_resumable_text(reason, cleanup_days) + &explain(&self, chrono_tz::UTC);
         self
     }
 
     /// The explanation without its opening about resumability: the cache
-    /// state, the three totals and the comparison.
-    pub fn details(&self) -> String {
-        explain(self)
+    /// state, the three totals and the comparison, times in `tz` (the
+    /// stored `explanation` says them in UTC).
+    pub fn details(&self, tz: chrono_tz::Tz) -> String {
+        explain(self, tz)
     }
 }
 
@@ -363,6 +365,6 @@ pub fn advise_in(
         inputs,
         explanation: String::new(),
     };
-    advice.explanation = explain(&advice);
+    advice.explanation = explain(&advice, chrono_tz::UTC);
     Some(advice)
 }

@@ -6,15 +6,22 @@
 use super::advice::{Advice, Recommendation, MAX_BREAK_EVEN_TURNS};
 use super::stale::NotResumable;
 use crate::model::format::{duration_words, plural, tokens_rounded, usd};
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
 
-/// The cache-state sentence.
-fn cache_state(a: &Advice) -> String {
+/// `t` in `tz`, to the minute, with the zone's abbreviation.
+fn minute(t: DateTime<Utc>, tz: Tz) -> String {
+    t.with_timezone(&tz).format("%Y-%m-%d %H:%M %Z").to_string()
+}
+
+/// The cache-state sentence, times in `tz`.
+fn cache_state(a: &Advice, tz: Tz) -> String {
     let ttl = if a.ttl_s >= 3600 { "1 h" } else { "5 min" };
     let p = a.inputs.prompt_tokens as f64;
     if a.claude_code.compacted_since {
         // The next message starts from the summary, not from this prompt.
         return match a.warm {
-            true => format!("The cache is warm until {} ({ttl} TTL).", a.expires_at.format("%Y-%m-%d %H:%M UTC")),
+            true => format!("The cache is warm until {} ({ttl} TTL).", minute(a.expires_at, tz)),
             false => format!("The cache expired {} ago ({ttl} TTL).", duration_words(a.idle_s - f64::from(a.ttl_s))),
         };
     }
@@ -23,7 +30,7 @@ fn cache_state(a: &Advice) -> String {
         format!(
             "The cache is warm for another {} ({ttl} TTL, expires {}); resuming reads the {} tokens of context from cache.",
             duration_words(left),
-            a.expires_at.format("%Y-%m-%d %H:%M UTC"),
+            minute(a.expires_at, tz),
             tokens_rounded(p)
         )
     } else {
@@ -87,7 +94,7 @@ pub fn option_names(a: &Advice) -> (String, String) {
 }
 
 /// What Claude Code will do by itself or ask (cache-model §7 v2).
-pub fn claude_code_text(a: &Advice) -> String {
+pub fn claude_code_text(a: &Advice, tz: Tz) -> String {
     let c = &a.claude_code;
     let mut s = String::new();
     if c.compacted_since {
@@ -96,7 +103,7 @@ pub fn claude_code_text(a: &Advice) -> String {
     if let Some(t) = c.idle_compaction_at {
         s.push_str(&format!(
             " If it stays idle, Claude Code will compact this session by itself at {} (before the 1-hour cache expires), unless idleCompaction is off.",
-            t.format("%Y-%m-%d %H:%M UTC")
+            minute(t, tz)
         ));
     }
     if c.resume_dialog {
@@ -156,11 +163,11 @@ pub(super) fn not_resumable_text(reason: NotResumable, cleanup_days: u64) -> Str
     format!("This session cannot be resumed: {why}. Start a new session; the figures below are its history. ")
 }
 
-/// The explanation paragraph of an advice.
-pub(super) fn explain(a: &Advice) -> String {
+/// The explanation paragraph of an advice, times in `tz`.
+pub(super) fn explain(a: &Advice, tz: Tz) -> String {
     let o = &a.options;
-    let mut s = cache_state(a);
-    s.push_str(&claude_code_text(a));
+    let mut s = cache_state(a, tz);
+    s.push_str(&claude_code_text(a, tz));
     if a.claude_code.compacted_since {
         s.push_str(&format!(
             " Over {}: continue from the summary {}, start fresh {}.",

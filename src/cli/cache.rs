@@ -76,7 +76,7 @@ pub(super) fn run_cache(plan: &Plan, a: &CacheArgs) -> anyhow::Result<()> {
         let rows = misses(&view, &q)?;
         match a.json {
             true => super::out_json(&rows)?,
-            false => super::out(&render_misses(&rows, a.layout.layout(plan))),
+            false => super::out(&render_misses(&rows, a.layout.layout(plan), plan.tz)),
         }
         return Ok(());
     }
@@ -105,7 +105,7 @@ pub(super) fn run_advise(plan: &Plan, a: &AdviseArgs) -> anyhow::Result<()> {
         }
         super::out_json(&v)?;
     } else {
-        super::out(&render_advice(&advice));
+        super::out(&render_advice(&advice, plan.tz));
         if let Some(l) = limits {
             super::out(&format!("{}\n", l.sentence()));
         }

@@ -106,7 +106,8 @@ pub struct Global {
     /// XDG data directory's cachewise/.
     #[arg(long, value_name = "DIR", global = true)]
     pub data_dir: Option<PathBuf>,
-    /// Time zone for days, weeks and months (IANA name). Default: local.
+    /// Time zone for days, weeks and months, and for the times the terminal
+    /// prints (IANA name; JSON times stay UTC). Default: local.
     #[arg(long, short = 'z', value_name = "IANA", global = true)]
     pub tz: Option<String>,
     /// Accepted for ccusage's habit: cachewise never goes online (its

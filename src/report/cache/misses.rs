@@ -28,7 +28,7 @@ pub fn named_by(from: crate::analyze::CauseFrom) -> &'static str {
 /// The misses' columns: the time, session, cause and cost always; the
 /// rest as the width allows.
 const MISS_COLUMNS: [Col; 11] = [
-    Col::text("Time (UTC)", 0),
+    Col::text("Time", 0),
     Col::text("Session", 0),
     Col::text("Thread", 3),
     Col::text("Cause", 0),
@@ -41,13 +41,13 @@ const MISS_COLUMNS: [Col; 11] = [
     Col::num("Cost", 0),
 ];
 
-/// The misses as a terminal table that fits `layout`.
-pub fn render_misses(rows: &[MissRow], layout: Layout) -> String {
+/// The misses as a terminal table that fits `layout`, times in `tz`.
+pub fn render_misses(rows: &[MissRow], layout: Layout, tz: chrono_tz::Tz) -> String {
     let rows: Vec<Vec<String>> = rows
         .iter()
         .map(|m| {
             vec![
-                m.time.format("%Y-%m-%d %H:%M:%S").to_string(),
+                m.time.with_timezone(&tz).format("%Y-%m-%d %H:%M:%S").to_string(),
                 short_id(&m.session_id).to_owned(),
                 m.thread.clone(),
                 cause_text(m),
@@ -61,5 +61,5 @@ pub fn render_misses(rows: &[MissRow], layout: Layout) -> String {
             ]
         })
         .collect();
-    format!("{}\n", fit::table(&MISS_COLUMNS, &rows, layout))
+    format!("{}\nTimes in {}.\n", fit::table(&MISS_COLUMNS, &rows, layout), tz.name())
 }

@@ -12,6 +12,7 @@ use crate::pricing::Estimate;
 use crate::report::cell;
 use crate::report::fit::{self, Col, Layout};
 use crate::report::labels::{self, plural};
+use chrono_tz::Tz;
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -276,14 +277,11 @@ fn v2_lines(r: &CacheReport) -> String {
     out
 }
 
-/// Resume advice as terminal text.
-pub fn render_advice(a: &Advice) -> String {
+/// Resume advice as terminal text, times in `tz`.
+pub fn render_advice(a: &Advice, tz: Tz) -> String {
     let mut out = String::new();
-    let state = if a.warm {
-        format!("warm, expires {}", a.expires_at.format("%Y-%m-%d %H:%M UTC"))
-    } else {
-        format!("cold since {}", a.expires_at.format("%Y-%m-%d %H:%M UTC"))
-    };
+    let expiry = a.expires_at.with_timezone(&tz).format("%Y-%m-%d %H:%M %Z");
+    let state = if a.warm { format!("warm, expires {expiry}") } else { format!("cold since {expiry}") };
     let _ = writeln!(out, "Session {} ({state})", cell::term(&a.session_id));
     let words = advice_words(a);
     let _ = writeln!(out, "Do this: {}", words.decision);
@@ -291,7 +289,7 @@ pub fn render_advice(a: &Advice) -> String {
     if a.not_resumable.is_some() {
         let _ = writeln!(out, "{}", words.restart);
         // The explanation opens with why it cannot be resumed, said above.
-        let _ = writeln!(out, "\n{}", a.details());
+        let _ = writeln!(out, "\n{}", a.details(tz));
         return out;
     }
     let _ = writeln!(out, "Over the next {}:", plural(u64::from(a.turns), "turn", "turns"));
@@ -311,7 +309,7 @@ pub fn render_advice(a: &Advice) -> String {
     if let Some(now) = &a.compact_now {
         let _ = writeln!(out, "{}", now.sentence());
     }
-    let _ = writeln!(out, "\n{}", a.explanation);
+    let _ = writeln!(out, "\n{}", a.details(tz));
     out
 }
 
