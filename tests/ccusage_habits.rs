@@ -300,6 +300,14 @@ fn every_table_fits_80_and_100_columns_and_the_session_table_keeps_the_stale_pre
         stale.contains("Resume premium") && stale.contains("s1") && stale.contains("Refactor the ingest"),
         "{stale}"
     );
+    // The prose around the tables breaks between words to fit too.
+    for args in [&["cache"][..], &["advise", "s1"]] {
+        let out = ok(&run(root.path(), data.path(), Some("80"), &[&["--no-ingest"][..], args].concat()));
+        let longest = out.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+        assert!(longest <= 80, "{args:?}: a line of {longest}:\n{out}");
+        let wide = ok(&run(root.path(), data.path(), None, &[&["--no-ingest"][..], args].concat()));
+        assert!(wide.lines().any(|l| l.chars().count() > 80), "{args:?} without COLUMNS:\n{wide}");
+    }
 }
 
 /// A JSON value's shape: each object's keys with their values' shapes, an

@@ -11,6 +11,7 @@ use crate::report::cache::render::{render_advice, render_cache};
 use crate::report::cache::rows::misses;
 use crate::report::cache::view::cache_report;
 use crate::report::cache::CacheQuery;
+use crate::report::fit::{self, Layout};
 use crate::report::now::{cold_resume_usd, LimitUse};
 use crate::report::stored_rows::{advise, priced, StoredRows};
 use crate::store::view::StoreView;
@@ -76,7 +77,7 @@ pub(super) fn run_cache(plan: &Plan, a: &CacheArgs) -> anyhow::Result<()> {
         let rows = misses(&view, &q)?;
         match a.json {
             true => super::out_json(&rows)?,
-            false => super::out(&render_misses(&rows, a.layout.layout(plan), plan.tz)),
+            false => super::out(&render_misses(&rows, a.layout.layout(plan))),
         }
         return Ok(());
     }
@@ -88,7 +89,8 @@ pub(super) fn run_cache(plan: &Plan, a: &CacheArgs) -> anyhow::Result<()> {
     if a.json {
         super::out_json(&report)?;
     } else {
-        super::out(&render_cache(&report, a.layout.layout(plan)));
+        let layout = a.layout.layout(plan);
+        super::out(&fit::wrap(&render_cache(&report, layout), layout));
     }
     Ok(())
 }
@@ -105,9 +107,10 @@ pub(super) fn run_advise(plan: &Plan, a: &AdviseArgs) -> anyhow::Result<()> {
         }
         super::out_json(&v)?;
     } else {
-        super::out(&render_advice(&advice, plan.tz));
+        let layout = Layout { width: plan.width, compact: false, tz: plan.tz };
+        super::out(&fit::wrap(&render_advice(&advice, plan.tz), layout));
         if let Some(l) = limits {
-            super::out(&format!("{}\n", l.sentence()));
+            super::out(&fit::wrap(&format!("{}\n", l.sentence()), layout));
         }
     }
     Ok(())

@@ -226,8 +226,9 @@ impl OutputArgs {
 /// How terminal tables are laid out.
 #[derive(Debug, Args, Clone, Copy)]
 pub struct LayoutArgs {
-    /// Every column, whatever the terminal's width (tables otherwise fit
-    /// $COLUMNS or the terminal, leaving out the less used columns).
+    /// Every column and unbroken sentences, whatever the terminal's width
+    /// (tables otherwise fit $COLUMNS or the terminal, leaving out the less
+    /// used columns, and sentences break between words).
     #[arg(long, conflicts_with = "compact")]
     pub wide: bool,
     /// Only the essential columns (ccusage's --compact).

@@ -108,6 +108,43 @@ fn shown(cols: &[Col], widths: &[usize], layout: Layout) -> Vec<bool> {
     keep
 }
 
+/// `text` with each line longer than the layout's width broken between
+/// words: a paragraph's continuation flush left, an indented line's two
+/// spaces past its own indent;
+/// a table's lines (which fit already) and a word longer than a line stay
+/// whole. Without a width, `text` as it is.
+pub fn wrap(text: &str, layout: Layout) -> String {
+    let Some(limit) = layout.width else { return text.to_owned() };
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches('\n');
+        let in_table = body.starts_with(['│', '┌', '╞', '└', '├', '╰', '╭']);
+        if in_table || body.chars().count() <= limit {
+            out.push_str(line);
+            continue;
+        }
+        let lead = body.len() - body.trim_start().len();
+        out.push_str(&body[..lead]);
+        let hang = if lead > 0 { lead + 2 } else { 0 };
+        let (mut width, mut first) = (lead, true);
+        for word in body.split(' ').filter(|w| !w.is_empty()) {
+            let n = word.chars().count();
+            if !first && width + 1 + n > limit {
+                out.push('\n');
+                out.push_str(&" ".repeat(hang));
+                width = hang;
+            } else if !first {
+                out.push(' ');
+                width += 1;
+            }
+            out.push_str(word);
+            (width, first) = (width + n, false);
+        }
+        out.push_str(&line[body.len()..]);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,5 +177,17 @@ mod tests {
         assert!(tiny.contains("$12.34"));
         let compact = table(&cols(), &rows(), Layout { compact: true, ..Layout::WIDE });
         assert!(!compact.contains("1,234,567") && compact.contains("89"));
+    }
+
+    #[test]
+    fn prose_breaks_between_words_and_tables_stay() {
+        let layout = Layout { width: Some(20), ..Layout::WIDE };
+        let text = "  one two three four five six seven\n│ a table line longer than twenty │\nshort\n";
+        assert_eq!(
+            wrap(text, layout),
+            "  one two three four\n    five six seven\n│ a table line longer than twenty │\nshort\n"
+        );
+        assert_eq!(wrap(text, Layout::WIDE), text);
+        assert_eq!(wrap("averyveryverylongwordthatwillnotfit x", layout), "averyveryverylongwordthatwillnotfit\nx");
     }
 }

@@ -41,13 +41,13 @@ const MISS_COLUMNS: [Col; 11] = [
     Col::num("Cost", 0),
 ];
 
-/// The misses as a terminal table that fits `layout`, times in `tz`.
-pub fn render_misses(rows: &[MissRow], layout: Layout, tz: chrono_tz::Tz) -> String {
+/// The misses as a terminal table that fits `layout`, times in its zone.
+pub fn render_misses(rows: &[MissRow], layout: Layout) -> String {
     let rows: Vec<Vec<String>> = rows
         .iter()
         .map(|m| {
             vec![
-                m.time.with_timezone(&tz).format("%Y-%m-%d %H:%M:%S").to_string(),
+                m.time.with_timezone(&layout.tz).format("%Y-%m-%d %H:%M:%S").to_string(),
                 short_id(&m.session_id).to_owned(),
                 m.thread.clone(),
                 cause_text(m),
@@ -61,5 +61,5 @@ pub fn render_misses(rows: &[MissRow], layout: Layout, tz: chrono_tz::Tz) -> Str
             ]
         })
         .collect();
-    format!("{}\nTimes in {}.\n", fit::table(&MISS_COLUMNS, &rows, layout), tz.name())
+    format!("{}\nTimes in {}.\n", fit::table(&MISS_COLUMNS, &rows, layout), layout.tz.name())
 }
