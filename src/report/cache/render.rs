@@ -328,6 +328,18 @@ const STALE_COLUMNS: [Col; 5] = [
     Col::text("Title", 1),
 ];
 
+/// A stale session's title cell: "(untitled)" without one, marked when
+/// Claude Code compacted it after its last request (its premium is its
+/// base context's, cache-model §8).
+fn stale_title(st: &crate::analyze::StaleSession) -> String {
+    let title = if st.title.is_empty() { "(untitled)".to_owned() } else { cell::shorten(&st.title, 32) };
+    if st.compacted_since {
+        format!("(compacted) {}", cell::shorten(&title, 20))
+    } else {
+        title
+    }
+}
+
 /// The ten costliest stale sessions, each with the id `advise` takes (two
 /// sessions can share a title).
 fn stale_table(stale: &[crate::analyze::StaleSession], layout: Layout) -> String {
@@ -340,11 +352,7 @@ fn stale_table(stale: &[crate::analyze::StaleSession], layout: Layout) -> String
                 usd(st.premium_usd),
                 duration_words(st.idle_s),
                 thousands(st.prompt_tokens),
-                if st.compacted_since {
-                    format!("(compacted) {}", cell::shorten(&st.title, 20)).trim_end().to_owned()
-                } else {
-                    cell::shorten(&st.title, 32)
-                },
+                stale_title(st),
             ]
         })
         .collect();
