@@ -156,7 +156,9 @@ fn window(
 }
 
 /// `Bc` of `project` (cache-model §7) over the store under `data_dir`, for
-/// a conversation compacted after its last request; None without a store.
+/// a conversation compacted after its last request; None without a store
+/// whose analysis is stored for these prices (computing it would hold the
+/// status line up for seconds).
 pub(super) fn stored_base_context(
     data_dir: &Path,
     project: &str,
@@ -167,6 +169,7 @@ pub(super) fn stored_base_context(
         return None;
     }
     let store = Store::open(data_dir).ok()?;
+    store.open_analysis(&crate::materialize::stamp(prices)).ok()??;
     let view = crate::materialize::view(&store, prices, now).ok()?;
     Some(view.medians().ok()?.project(project).base_context().0)
 }
