@@ -2,10 +2,11 @@
 //! `now` when `now - t_last > T_last`; its cold-resume premium is what the
 //! next message pays because the cache expired, at the last request's
 //! rates: v3 `(P_last - Rs) * (write price at T_last - read price)`, with
-//! `Rs` the shared prefix still warm at `now` (§8.2), beside v2's
-//! `P_last * (...)`. Hands on a session's premium and why it cannot be
-//! resumed (`resumability`) to `report::resume`, which ranks the stale
-//! sessions.
+//! `Rs` the shared prefix still warm at `now` (§8.2), and `Bc` in place of
+//! `P_last` for a conversation Claude Code compacted after its last request
+//! (`next_prompt`, v4), beside v2's `P_last * (...)`. Hands on a session's
+//! premium and why it cannot be resumed (`resumability`) to
+//! `report::resume`, which ranks the stale sessions.
 
 use super::classify::RequestCache;
 use super::prefix::{shared_prefix, ResumePremium, WarmPrefixes};

@@ -1,8 +1,9 @@
 //! Every session's resume state at a view's clock, from its last
 //! main-thread request (the session analysis): warm or cold, when the cache
 //! expires, and the cold-resume premium, v3 (the shared prefix `Rs` still
-//! warm at the clock is read, not written: cache-model §6, §8.2) beside the
-//! stored v2 figure. The one place a session's warm/cold verdict and
+//! warm at the clock is read, not written: cache-model §6, §8.2; a
+//! conversation compacted after its last request priced on its project's
+//! base context, §8 v4) beside the stored v2 figure. The one place a session's warm/cold verdict and
 //! premium are read; the stale lists, `/sessions`, `report session` and the
 //! team report take them from here.
 
