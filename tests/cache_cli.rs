@@ -224,6 +224,26 @@ fn idle_compaction_what_if_ignores_other_projects_compactions() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_now_panel_and_the_stale_list_mark_a_compacted_conversation() {
+    use axum::body::Body;
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    tree(root.path());
+    assert!(cachewise(root.path(), data.path(), &["ingest"]).status.success());
+    let store = cachewise::store::Store::open(data.path()).unwrap();
+    let now = chrono::DateTime::parse_from_rfc3339("2026-02-11T21:02:00.001Z").unwrap().to_utc();
+    let req = axum::http::Request::builder().uri("/").body(Body::empty()).unwrap();
+    let res = cachewise::web::app(common::web_state(&store, now)).oneshot(req).await.unwrap();
+    assert_eq!(res.status(), axum::http::StatusCode::OK);
+    let page = String::from_utf8(res.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
+    // s8 is in the Now panel (its last request an hour ago) and stale.
+    assert!(page.contains("continues from the summary it already made"), "{page}");
+    assert_eq!(page.matches(">(compacted)</span>").count(), 2, "the Now panel and the stale list:\n{page}");
+    assert!(page.contains("only the base context is what a warm cache would have saved"), "{page}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_session_page_offers_one_way_on_for_a_compacted_conversation() {
     use axum::body::Body;
     use http_body_util::BodyExt;
