@@ -338,7 +338,8 @@ pub fn advise_in(
     let premium = resume_premium(last, c_last, ttl_s, prefixes, next);
     let mut st = option_starts(p, bc, s, warm, rs as f64, prices);
     if cc.compacted_since {
-        st = after_compaction(st, bc, s, warm, rs as f64, prices);
+        // The conversation's own base context, at most its last prompt.
+        st = after_compaction(st, next as f64, s, warm, rs as f64, prices);
     }
     let options = totals(st, turns, t, prices);
     let (recommendation, chosen) = recommend(&options);

@@ -59,9 +59,10 @@ pub(crate) fn option_starts(p_last: f64, bc: f64, s: f64, warm: bool, rs: f64, p
 
 /// The starts of a conversation Claude Code compacted after its last
 /// request: the next message starts from the summary, so resuming and
-/// compacting first are one option, continuing from it (`C0 = Bc + S`; the
-/// summary written, and the base context but its warm part once the cache
-/// has expired); starting over stays what it was.
+/// compacting first are one option, continuing from it (`C0 = B + S`, `bc`
+/// the conversation's base context `B = min(Bc, P)`; the summary written,
+/// and the base context but its warm part once the cache has expired);
+/// starting over stays what it was.
 pub(crate) fn after_compaction(st: Starts, bc: f64, s: f64, warm: bool, rs: f64, p: Prices) -> Starts {
     let written = if warm { s } else { s + bc - bc.min(rs) };
     let from_summary = (bc + s, rewrite_premium(p.rates.as_ref(), written, p.ttl_s));

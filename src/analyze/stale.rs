@@ -169,10 +169,11 @@ pub fn resume_premium(r: &Request, c: &RequestCache, ttl_s: u32, warm: &WarmPref
 /// rule of every view (cache-model §6, §9 v4): the last prompt `P_last`
 /// (or Claude Code's own count of it, `recache_tokens_if_cold`), or, when
 /// Claude Code compacted the conversation after its last request
-/// (`compacted_base`: the project's base context `Bc`), `Bc`: the next
+/// (`compacted_base`: the project's base context `Bc`), `Bc`, at most
+/// `P_last` (the session's own base context was part of it): the next
 /// message sends the summary after it, written warm or cold.
 pub fn next_prompt(p_last: u64, compacted_base: Option<f64>) -> u64 {
-    compacted_base.map_or(p_last, |bc| bc.max(0.0).round() as u64)
+    compacted_base.map_or(p_last, |bc| p_last.min(bc.max(0.0).round() as u64))
 }
 
 /// The cold-resume premium (§6 v3, §8.2) of a next message holding

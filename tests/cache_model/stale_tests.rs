@@ -63,3 +63,21 @@ fn main_threads_only_ranked_by_premium() {
     assert_eq!(s[2].premium_usd, 0.0);
     assert_eq!(s[1].title, "");
 }
+
+#[test]
+fn a_compacted_conversation_is_priced_on_its_base_context_at_most_its_last_prompt() {
+    use cachewise::analyze::{cold_premium, next_prompt};
+    use cachewise::pricing::Rates;
+    assert_eq!(next_prompt(128_000, None), 128_000);
+    assert_eq!(next_prompt(128_000, Some(53_374.4)), 53_374);
+    assert_eq!(next_prompt(10_000, Some(53_374.0)), 10_000, "its own base context was part of its last prompt");
+    assert_eq!(next_prompt(10_000, Some(-5.0)), 0);
+    // $1 per token input, 1-hour writes 2x, reads 0.1x: 1.9 a token re-written.
+    let rates = Rates { input: 1.0, output: 0.0, read_multiplier: 0.1 };
+    let p = cold_premium(Some(&rates), 128_000, 53_374, 20_000, true, 3600);
+    assert_close(p.premium_usd, (53_374.0 - 20_000.0) * 1.9);
+    assert_close(p.premium_v2_usd, 128_000.0 * 1.9);
+    assert_eq!(p.shared_prefix_tokens, 20_000);
+    let cold = cold_premium(Some(&rates), 128_000, 53_374, 20_000, false, 3600);
+    assert_close(cold.premium_usd, 53_374.0 * 1.9);
+}
