@@ -101,8 +101,8 @@ fn stored_lineage_read(store: &Store, session_id: &str) -> Option<u64> {
 }
 
 /// The file's tail at the stored position, its recent responses, main
-/// requests and compactions taken from the bytes before it; None when the file's head is
-/// not the one stored.
+/// requests and compactions taken from the bytes before it; None when the
+/// file's head is not the one stored.
 fn window(
     path: &Path,
     fs: &FileState,
