@@ -157,7 +157,8 @@ fn advise_json_says_what_claude_code_will_do() {
 fn a_compacted_conversation_costs_only_its_base_context_to_resume_cold() {
     // s8 (last request at 20:02:00, P = 251,009, 1h), compacted at 20:52:
     // cold at 21:02, its next message sends the base context and the
-    // summary, and only the base context is what a warm cache would read.
+    // summary, and a warm cache would read the system prompt and tools its
+    // first request read; it read none, so the project's base context.
     let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     tree(root.path());
     let now = "2026-02-11T21:02:00.001Z";
@@ -240,7 +241,7 @@ async fn the_now_panel_and_the_stale_list_mark_a_compacted_conversation() {
     // s8 is in the Now panel (its last request an hour ago) and stale.
     assert!(page.contains("continues from the summary it already made"), "{page}");
     assert_eq!(page.matches(">(compacted)</span>").count(), 2, "the Now panel and the stale list:\n{page}");
-    assert!(page.contains("only the base context is what a warm cache would have saved"), "{page}");
+    assert!(page.contains("only the system prompt and tools are what a warm cache would have saved"), "{page}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -118,9 +118,10 @@ pub struct Advice {
     pub inputs: AdviceInputs,
     /// What resuming pays once because the cache expired,
     /// `(P - Rs) * (write price at T_last - read price)` at the rates the
-    /// last request paid, `P` the next prompt a warm cache would hold
-    /// (`next_prompt`: `Bc` after a compaction since the last request): the
-    /// stale premium of §6, the same figure every view shows for the session.
+    /// last request paid, `P` what a warm cache would hold of the next
+    /// prompt (`next_prompt`: the system prompt and tools after a compaction
+    /// since the last request): the stale premium of §6, the same figure
+    /// every view shows for the session.
     pub cold_resume_usd: f64,
     /// The same premium as cache model v2 priced it (`P` written again).
     pub cold_resume_v2_usd: f64,
@@ -334,12 +335,13 @@ pub fn advise_in(
     let c_last = &caches[last_i];
     let rs = shared_prefix(c_last.lineage_first_read, inputs.prompt_tokens, prefixes.warm(&last.model, &last.version));
     let cc = claude_code(last, ttl_s, compactions, now);
-    let next = next_prompt(inputs.prompt_tokens, cc.compacted_since.then_some(bc));
+    let next = next_prompt(inputs.prompt_tokens, c_last.lineage_first_read, cc.compacted_since.then_some(bc));
     let premium = resume_premium(last, c_last, ttl_s, prefixes, next);
     let mut st = option_starts(p, bc, s, warm, rs as f64, prices);
     if cc.compacted_since {
-        // The conversation's own base context, at most its last prompt.
-        st = after_compaction(st, next as f64, s, warm, rs as f64, prices);
+        // Its own base context, at most its last prompt, of which a warm
+        // cache holds `next`.
+        st = after_compaction(st, (bc.min(p), next as f64), s, warm, rs as f64, prices);
     }
     let options = totals(st, turns, t, prices);
     let (recommendation, chosen) = recommend(&options);

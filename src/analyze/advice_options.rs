@@ -59,13 +59,13 @@ pub(crate) fn option_starts(p_last: f64, bc: f64, s: f64, warm: bool, rs: f64, p
 
 /// The starts of a conversation Claude Code compacted after its last
 /// request: the next message starts from the summary, so resuming and
-/// compacting first are one option, continuing from it (`C0 = B + S`, `bc`
-/// the conversation's base context `B = min(Bc, P)`; the summary written,
-/// and the base context but its warm part once the cache has expired);
-/// starting over stays what it was.
-pub(crate) fn after_compaction(st: Starts, bc: f64, s: f64, warm: bool, rs: f64, p: Prices) -> Starts {
-    let written = if warm { s } else { s + bc - bc.min(rs) };
-    let from_summary = (bc + s, rewrite_premium(p.rates.as_ref(), written, p.ttl_s));
+/// compacting first are one option, continuing from it (`C0 = B + S`, with
+/// `(b, held)` its base context `B = min(Bc, P)` and the part of it a warm
+/// cache holds, `H`: written is `C0 - H` while warm, `C0 - min(H, Rs)`
+/// once the cache has expired); starting over stays what it was.
+pub(crate) fn after_compaction(st: Starts, (b, held): (f64, f64), s: f64, warm: bool, rs: f64, p: Prices) -> Starts {
+    let kept = if warm { held } else { held.min(rs) };
+    let from_summary = (b + s, rewrite_premium(p.rates.as_ref(), b + s - kept, p.ttl_s));
     Starts { resume: from_summary, compact: from_summary, ..st }
 }
 

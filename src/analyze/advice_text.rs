@@ -73,7 +73,8 @@ fn keep_warm_text(a: &Advice) -> String {
 
 /// Why a compacted conversation's cold-resume premium is small (§9 v4).
 pub const COMPACTED_PREMIUM: &str = "Claude Code compacted this conversation after its last request: the next \
-message sends the base context and the summary, and only the base context is what a warm cache would have saved";
+message sends the system prompt and tools, then the summary, and only the system prompt and tools are what a warm \
+cache would have saved";
 
 /// The dialog's name for resuming as-is (cache-model §7 v2).
 pub const DIALOG_RESUME: &str = "Resume full session as-is";

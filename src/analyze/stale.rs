@@ -2,9 +2,9 @@
 //! `now` when `now - t_last > T_last`; its cold-resume premium is what the
 //! next message pays because the cache expired, at the last request's
 //! rates: v3 `(P_last - Rs) * (write price at T_last - read price)`, with
-//! `Rs` the shared prefix still warm at `now` (§8.2), and `Bc` in place of
-//! `P_last` for a conversation Claude Code compacted after its last request
-//! (`next_prompt`, v4), beside v2's `P_last * (...)`. Hands on a session's
+//! `Rs` the shared prefix still warm at `now` (§8.2), and the system prompt
+//! and tools in place of `P_last` for a conversation Claude Code compacted
+//! after its last request (`next_prompt`, v4), beside v2's `P_last * (...)`. Hands on a session's
 //! premium and why it cannot be resumed (`resumability`) to
 //! `report::resume`, which ranks the stale sessions.
 
@@ -115,8 +115,9 @@ pub struct StaleSession {
     pub premium_v2_usd: f64,
     /// `Rs`, the shared prefix warm at `now` (cache-model §8.2).
     pub shared_prefix_tokens: u64,
-    /// The prompt of the next message a warm cache would hold
-    /// (`next_prompt`): `P_last`, or `Bc` when `compacted_since`.
+    /// What a warm cache would hold of the next message's prompt
+    /// (`next_prompt`): `P_last`, or the system prompt and tools when
+    /// `compacted_since`.
     pub prompt_tokens: u64,
     /// Claude Code compacted the conversation after its last request: the
     /// next message starts from the summary (cache-model §9 v4).
@@ -165,15 +166,22 @@ pub fn resume_premium(r: &Request, c: &RequestCache, ttl_s: u32, warm: &WarmPref
     cold_premium(c.rates.as_ref(), r.tokens.prompt(), next, c.lineage_first_read, warm, ttl_s)
 }
 
-/// The prompt of the next message that a warm cache would hold, the one
-/// rule of every view (cache-model §6, §9 v4): the last prompt `P_last`
-/// (or Claude Code's own count of it, `recache_tokens_if_cold`), or, when
+/// What a warm cache would hold of the next message's prompt, the one rule
+/// of every view (cache-model §8, §9 v4): the last prompt `P_last` (or
+/// Claude Code's own count of it, `recache_tokens_if_cold`); or, when
 /// Claude Code compacted the conversation after its last request
-/// (`compacted_base`: the project's base context `Bc`), `Bc`, at most
-/// `P_last` (the session's own base context was part of it): the next
-/// message sends the summary after it, written warm or cold.
-pub fn next_prompt(p_last: u64, compacted_base: Option<f64>) -> u64 {
-    compacted_base.map_or(p_last, |bc| p_last.min(bc.max(0.0).round() as u64))
+/// (`compacted_base`: the project's base context `Bc`), the system prompt
+/// and tools alone, which the last lineage's first request read from
+/// another conversation's cache (`first_read`), at most `B = min(Bc,
+/// P_last)`, or `B` when it read none: the summary after them is new.
+pub fn next_prompt(p_last: u64, first_read: u64, compacted_base: Option<f64>) -> u64 {
+    let Some(bc) = compacted_base else { return p_last };
+    let b = p_last.min(bc.max(0.0).round() as u64);
+    if first_read > 0 {
+        first_read.min(b)
+    } else {
+        b
+    }
 }
 
 /// The cold-resume premium (§6 v3, §8.2) of a next message holding

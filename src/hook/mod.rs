@@ -100,8 +100,8 @@ pub fn message(advice: &Advice, input: &SessionStart, now: DateTime<Utc>, tz: Tz
     };
     let o = &advice.options;
     if advice.claude_code.compacted_since {
-        // The next message sends the summary: one way on, whose cost
-        // holds the base context's premium when cold (cache-model §8, §9).
+        // The next message sends the summary: one way on, whose cost holds
+        // the system prompt's and tools' premium when cold (cache-model §8, §9).
         return format!(
             "cachewise: Claude Code compacted this conversation after its last reply; the next message starts from the summary.\nOver the next {} turns: {resume} {} · start fresh {}.",
             advice.turns,

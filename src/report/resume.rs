@@ -2,8 +2,8 @@
 //! main-thread request (the session analysis): warm or cold, when the cache
 //! expires, and the cold-resume premium, v3 (the shared prefix `Rs` still
 //! warm at the clock is read, not written: cache-model §6, §8.2; a
-//! conversation compacted after its last request priced on its project's
-//! base context, §8 v4) beside the stored v2 figure. The one place a session's warm/cold verdict and
+//! conversation compacted after its last request priced on its system
+//! prompt and tools, §8 v4) beside the stored v2 figure. The one place a session's warm/cold verdict and
 //! premium are read; the stale lists, `/sessions`, `report session` and the
 //! team report take them from here.
 
@@ -90,7 +90,7 @@ fn resume_states_of(
             let ttl_s = u32::try_from(ttl[i]).unwrap_or(u32::MAX);
             let (idle_s, expires_at, is_warm) = StaleSession::at(time[i], ttl_s, now);
             let compacted_since = compacted.last.after(user[i], sid[i], time[i]);
-            let next = next_prompt(tokens[i], compacted.base(project[i]).filter(|_| compacted_since));
+            let next = next_prompt(tokens[i], first_read[i], compacted.base(project[i]).filter(|_| compacted_since));
             let prefix_warm = warm.warm(model[i], version[i]);
             let p = cold_premium(rates[i].as_ref(), tokens[i], next, first_read[i], prefix_warm, ttl_s);
             let (days, deleted) =

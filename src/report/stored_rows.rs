@@ -38,12 +38,12 @@ pub struct StoredRows {
 }
 
 impl StoredRows {
-    /// The prompt of the next message a warm cache would hold after the
+    /// What a warm cache would hold of the next message's prompt after the
     /// main-thread request `i` (`analyze::next_prompt`).
     pub fn next_prompt(&self, i: usize) -> u64 {
         let r = &self.requests[i];
         let key = (r.user.to_string(), r.session_id.to_string());
-        next_prompt(r.tokens.prompt(), self.compacted_bases.get(&key).copied())
+        next_prompt(r.tokens.prompt(), self.caches[i].lineage_first_read, self.compacted_bases.get(&key).copied())
     }
 }
 

@@ -67,12 +67,12 @@ impl SessionState {
         matches!((&self.last_main, self.compacted_at), (Some(l), Some(t)) if t > l.time)
     }
 
-    /// The prompt of the next message a warm cache would hold
-    /// (`analyze::next_prompt`): the last prompt, or `Bc` once compacted
-    /// (the last prompt until the store gave `Bc`).
+    /// What a warm cache would hold of the next message's prompt
+    /// (`analyze::next_prompt`): the last prompt, or once compacted the
+    /// system prompt and tools (the last prompt until the store gave `Bc`).
     pub fn next_prompt(&self) -> Option<u64> {
         let base = self.compacted_base.filter(|_| self.compacted_since());
-        self.last_main.as_ref().map(|l| next_prompt(l.tokens.prompt(), base))
+        self.last_main.as_ref().map(|l| next_prompt(l.tokens.prompt(), self.lineage_read, base))
     }
 
     /// Keeps the latest of `compactions` and, once the conversation was

@@ -65,13 +65,17 @@ fn main_threads_only_ranked_by_premium() {
 }
 
 #[test]
-fn a_compacted_conversation_is_priced_on_its_base_context_at_most_its_last_prompt() {
+fn a_compacted_conversation_is_priced_on_what_a_warm_cache_holds_of_its_base_context() {
     use cachewise::analyze::{cold_premium, next_prompt};
     use cachewise::pricing::Rates;
-    assert_eq!(next_prompt(128_000, None), 128_000);
-    assert_eq!(next_prompt(128_000, Some(53_374.4)), 53_374);
-    assert_eq!(next_prompt(10_000, Some(53_374.0)), 10_000, "its own base context was part of its last prompt");
-    assert_eq!(next_prompt(10_000, Some(-5.0)), 0);
+    assert_eq!(next_prompt(128_000, 24_309, None), 128_000);
+    // Compacted: the system prompt and tools its lineage first read.
+    assert_eq!(next_prompt(128_000, 24_309, Some(53_374.4)), 24_309);
+    // None read: the project's base context, at most the last prompt.
+    assert_eq!(next_prompt(128_000, 0, Some(53_374.4)), 53_374);
+    assert_eq!(next_prompt(10_000, 0, Some(53_374.0)), 10_000, "its own base context was part of its last prompt");
+    assert_eq!(next_prompt(10_000, 30_000, Some(53_374.0)), 10_000);
+    assert_eq!(next_prompt(10_000, 0, Some(-5.0)), 0);
     // $1 per token input, 1-hour writes 2x, reads 0.1x: 1.9 a token re-written.
     let rates = Rates { input: 1.0, output: 0.0, read_multiplier: 0.1 };
     let p = cold_premium(Some(&rates), 128_000, 53_374, 20_000, true, 3600);

@@ -313,3 +313,43 @@ fn claude_code_clear_starts_a_session_of_its_own_at_zero() {
     assert!(claude.values().any(|&usd| usd == 0.0));
     checks::all(&h, &me, at(10));
 }
+
+#[test]
+fn claude_code_a_compacted_conversation_resumes_cold_for_its_system_prompt_and_tools_alone() {
+    let Some(h) = Harness::start() else { return };
+    let me = h.client("compacted");
+    // A first conversation caches the system prompt and tools; the next two
+    // read them, talk, and are compacted.
+    h.begin(&me, at(0), &["-p", "first [[pad:2000]]"]);
+    let cold = h.begin(&me, at(1), &["-p", "start [[pad:8000]]"]);
+    h.resume(&me, &cold, at(2), &["-p", "second [[pad:4000]]"]);
+    h.resume(&me, &cold, at(3), &["-p", "/compact"]);
+    let warm = h.begin(&me, at(4), &["-p", "another [[pad:6000]]"]);
+    h.resume(&me, &warm, at(5), &["-p", "/compact"]);
+    // Continued while warm, the API reads just the system prompt and tools
+    // the conversation's first request read: what a warm cache holds.
+    h.resume(&me, &warm, at(6), &["-p", "after the compaction"]);
+    let ledger = h.fake.ledger();
+    let mains: Vec<&api::Call> = ledger.iter().filter(|c| !c.summary).collect();
+    let (floor, warm_floor) = (mains[1].usage.read, mains[3].usage.read);
+    assert!(floor > 0 && floor < mains[1].usage.prompt(), "{ledger:?}");
+    assert_eq!(mains[4].usage.read, warm_floor, "continued warm: {ledger:?}");
+    // An hour and more on, every entry has expired, the system prompt's and
+    // tools' too (cache-model §11 keeps them warm for an hour after any
+    // request of the model): the stale list and the advice price the system
+    // prompt and tools alone, the summary being new either way.
+    let cache = cachewise_json(&h, &me, at(70), &["cache", "--json"]);
+    let st = cache["stale"].as_array().unwrap().iter().find(|x| x["session_id"] == cold.as_str()).unwrap();
+    assert_eq!((st["compacted_since"].as_bool(), st["prompt_tokens"].as_u64()), (Some(true), Some(floor)), "{st}");
+    let rates = cachewise::pricing::PriceTable::embedded().unwrap().base_rates(&mains[1].model, at(70)).unwrap();
+    let premium = floor as f64 * (rates.write_5m() - rates.read());
+    assert!((st["premium_usd"].as_f64().unwrap() - premium).abs() < 1e-9, "{st} against {premium}");
+    let advice = cachewise_json(&h, &me, at(70), &["advise", &cold, "--json"]);
+    assert!((advice["cold_resume_usd"].as_f64().unwrap() - premium).abs() < 1e-9, "{advice}");
+    // Continued cold, the API writes them again: the premium it charges.
+    h.resume(&me, &cold, at(70), &["-p", "after the compaction"]);
+    let last = h.fake.ledger().last().cloned().unwrap();
+    assert_eq!(last.usage.read, 0);
+    assert!(last.usage.write_5m >= floor, "{last:?}");
+    checks::all(&h, &me, at(80));
+}
