@@ -224,8 +224,9 @@ fn idle_compaction_what_if_ignores_other_projects_compactions() {
     close(&a["inputs"]["summary_tokens"], 25_001.5);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_now_panel_and_the_stale_list_mark_a_compacted_conversation() {
+/// The dashboard's page at `uri` over the tree, at 21:02:00.001: s8 was
+/// compacted after its 20:02 request and its 1-hour cache has just expired.
+async fn compacted_tree_page(uri: &str) -> String {
     use axum::body::Body;
     use http_body_util::BodyExt;
     use tower::ServiceExt;
@@ -234,10 +235,15 @@ async fn the_now_panel_and_the_stale_list_mark_a_compacted_conversation() {
     assert!(cachewise(root.path(), data.path(), &["ingest"]).status.success());
     let store = cachewise::store::Store::open(data.path()).unwrap();
     let now = chrono::DateTime::parse_from_rfc3339("2026-02-11T21:02:00.001Z").unwrap().to_utc();
-    let req = axum::http::Request::builder().uri("/").body(Body::empty()).unwrap();
+    let req = axum::http::Request::builder().uri(uri).body(Body::empty()).unwrap();
     let res = cachewise::web::app(common::web_state(&store, now)).oneshot(req).await.unwrap();
     assert_eq!(res.status(), axum::http::StatusCode::OK);
-    let page = String::from_utf8(res.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
+    String::from_utf8(res.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_now_panel_and_the_stale_list_mark_a_compacted_conversation() {
+    let page = compacted_tree_page("/").await;
     // s8 is in the Now panel (its last request an hour ago) and stale.
     assert!(page.contains("continues from the summary it already made"), "{page}");
     assert_eq!(page.matches(">(compacted)</span>").count(), 2, "the Now panel and the stale list:\n{page}");
@@ -246,19 +252,7 @@ async fn the_now_panel_and_the_stale_list_mark_a_compacted_conversation() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_session_page_offers_one_way_on_for_a_compacted_conversation() {
-    use axum::body::Body;
-    use http_body_util::BodyExt;
-    use tower::ServiceExt;
-    let (root, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    tree(root.path());
-    assert!(cachewise(root.path(), data.path(), &["ingest"]).status.success());
-    let store = cachewise::store::Store::open(data.path()).unwrap();
-    let now = chrono::DateTime::parse_from_rfc3339("2026-02-11T21:02:00.001Z").unwrap().to_utc();
-    let state = common::web_state(&store, now);
-    let req = axum::http::Request::builder().uri("/session/s8").body(Body::empty()).unwrap();
-    let res = cachewise::web::app(state).oneshot(req).await.unwrap();
-    assert_eq!(res.status(), axum::http::StatusCode::OK);
-    let page = String::from_utf8(res.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
+    let page = compacted_tree_page("/session/s8").await;
     assert!(page.contains("Continue: the conversation starts from the summary Claude Code made."), "{page}");
     assert!(page.contains("<td>Continue from the summary</td>"), "{page}");
     assert!(!page.contains("Resume full session as-is") && !page.contains("Compact first, then continue"), "{page}");

@@ -35,10 +35,7 @@ pub fn seed(
     prices: &PriceTable,
     now: DateTime<Utc>,
 ) -> Option<SessionState> {
-    if !crate::store::files::manifest(data_dir).is_file() {
-        return None;
-    }
-    let store = Store::open(data_dir).ok()?;
+    let store = existing_store(data_dir)?;
     let manifest_time = std::fs::metadata(crate::store::files::manifest(data_dir)).and_then(|m| m.modified()).ok()?;
     let totals_time = std::fs::metadata(store.path(Table::SessionTotals)).and_then(|m| m.modified()).ok()?;
     if totals_time > manifest_time {
@@ -165,11 +162,13 @@ pub(super) fn stored_base_context(
     prices: &PriceTable,
     now: DateTime<Utc>,
 ) -> Option<f64> {
-    if !crate::store::files::manifest(data_dir).is_file() {
-        return None;
-    }
-    let store = Store::open(data_dir).ok()?;
+    let store = existing_store(data_dir)?;
     store.open_analysis(&crate::materialize::stamp(prices)).ok()??;
     let view = crate::materialize::view(&store, prices, now).ok()?;
     Some(view.medians().ok()?.project(project).base_context().0)
+}
+
+/// The store under `data_dir` when an ingest has written one.
+fn existing_store(data_dir: &Path) -> Option<Store> {
+    crate::store::files::manifest(data_dir).is_file().then(|| Store::open(data_dir).ok()).flatten()
 }
