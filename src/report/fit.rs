@@ -110,9 +110,8 @@ fn shown(cols: &[Col], widths: &[usize], layout: Layout) -> Vec<bool> {
 
 /// `text` with each line longer than the layout's width broken between
 /// words: a paragraph's continuation flush left, an indented line's two
-/// spaces past its own indent;
-/// a table's lines (which fit already) and a word longer than a line stay
-/// whole. Without a width, `text` as it is.
+/// spaces past its own indent; a table's lines (which fit already) and a
+/// word longer than a line stay whole. Without a width, `text` as it is.
 pub fn wrap(text: &str, layout: Layout) -> String {
     let Some(limit) = layout.width else { return text.to_owned() };
     let mut out = String::with_capacity(text.len());

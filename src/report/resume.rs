@@ -3,9 +3,9 @@
 //! expires, and the cold-resume premium, v3 (the shared prefix `Rs` still
 //! warm at the clock is read, not written: cache-model §6, §8.2; a
 //! conversation compacted after its last request priced on its system
-//! prompt and tools, §8 v4) beside the stored v2 figure. The one place a session's warm/cold verdict and
-//! premium are read; the stale lists, `/sessions`, `report session` and the
-//! team report take them from here.
+//! prompt and tools, §8 v4) beside the stored v2 figure. The one place a
+//! session's warm/cold verdict and premium are read; the stale lists,
+//! `/sessions`, `report session` and the team report take them from here.
 
 use super::cache::medians::MedianTable;
 use super::ReportError;
