@@ -44,7 +44,7 @@ pub fn claude_code(last: &Request, ttl_s: u32, compactions: &[Compaction], now: 
     let compact_at = last.time + TimeDelta::seconds(IDLE_COMPACTION_AFTER_S);
     let idle_compaction = p >= IDLE_COMPACTION_MIN_TOKENS && ttl_s == IDLE_COMPACTION_TTL_S && now <= compact_at;
     let compacted_since =
-        compactions.iter().any(|c| compacts_after(c, last.user.as_str(), last.session_id.as_str(), last.time));
+        LastCompactions::of(compactions).after(last.user.as_str(), last.session_id.as_str(), last.time);
     // Compacted, the conversation resumes from its summary: no dialog asks
     // about a long transcript, and nothing is left to compact when idle.
     ClaudeCode {
@@ -56,14 +56,8 @@ pub fn claude_code(last: &Request, ttl_s: u32, compactions: &[Compaction], now: 
     }
 }
 
-/// `c` is a compaction (not a microcompact) of `user`'s `session` after
-/// `time`: the one rule of "compacted since its last request".
-fn compacts_after(c: &Compaction, user: &str, session: &str, time: DateTime<Utc>) -> bool {
-    c.boundary == Boundary::Compact && c.time > time && c.session_id == *session && c.user == *user
-}
-
-/// The latest compaction of each `(user, session)`: whether a session was
-/// compacted after its last request, for views over many sessions.
+/// The latest compaction (not a microcompact) of each `(user, session)`:
+/// the one rule of "compacted since its last request".
 #[derive(Debug, Clone, Default)]
 pub struct LastCompactions(HashMap<(String, String), DateTime<Utc>>);
 

@@ -89,8 +89,7 @@ pub(super) fn run_cache(plan: &Plan, a: &CacheArgs) -> anyhow::Result<()> {
     if a.json {
         super::out_json(&report)?;
     } else {
-        let layout = a.layout.layout(plan);
-        super::out(&fit::wrap(&render_cache(&report, layout), layout));
+        super::out(&render_cache(&report, a.layout.layout(plan)));
     }
     Ok(())
 }
@@ -108,7 +107,7 @@ pub(super) fn run_advise(plan: &Plan, a: &AdviseArgs) -> anyhow::Result<()> {
         super::out_json(&v)?;
     } else {
         let layout = Layout { width: plan.width, compact: false, tz: plan.tz };
-        super::out(&fit::wrap(&render_advice(&advice, plan.tz), layout));
+        super::out(&render_advice(&advice, layout));
         if let Some(l) = limits {
             super::out(&fit::wrap(&format!("{}\n", l.sentence()), layout));
         }

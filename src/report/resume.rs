@@ -14,6 +14,7 @@ use crate::analyze::{
     SHARED_PREFIX_WINDOW_S,
 };
 use crate::model::columns as c;
+use crate::model::Compaction;
 use crate::store::claude::ClaudeState;
 use crate::store::frames::Cols;
 use crate::store::view::StoreView;
@@ -89,8 +90,8 @@ fn resume_states_of(
         .map(|i| {
             let ttl_s = u32::try_from(ttl[i]).unwrap_or(u32::MAX);
             let (idle_s, expires_at, is_warm) = StaleSession::at(time[i], ttl_s, now);
-            let compacted_since = compacted.last.after(user[i], sid[i], time[i]);
-            let next = next_prompt(tokens[i], first_read[i], compacted.base(project[i]).filter(|_| compacted_since));
+            let base = compacted.base(user[i], sid[i], time[i], project[i]);
+            let next = next_prompt(tokens[i], first_read[i], base);
             let prefix_warm = warm.warm(model[i], version[i]);
             let p = cold_premium(rates[i].as_ref(), tokens[i], next, first_read[i], prefix_warm, ttl_s);
             let (days, deleted) =
@@ -107,7 +108,7 @@ fn resume_states_of(
                 premium_v2_usd: premium[i],
                 shared_prefix_tokens: p.shared_prefix_tokens,
                 prompt_tokens: next,
-                compacted_since,
+                compacted_since: base.is_some(),
                 last: time[i],
                 ttl_s,
                 idle_s,
@@ -126,30 +127,40 @@ pub fn resume_states(view: &StoreView, user: Option<&str>) -> Result<Vec<StaleSe
         table = table.filter(col(c::USER).eq(lit(u.to_owned())));
     }
     let df = table.select(STALE.map(col)).collect()?;
-    let compacted = Compacted::of(view, &df)?;
+    let k = Cols(&df);
+    let (user, sid, time) = (k.str(c::USER)?, k.str(c::SESSION_ID)?, k.time(c::TIME)?);
+    let lasts = (0..df.height()).map(|i| (user[i], sid[i], time[i]));
+    let compacted = Compacted::of(view, view.compactions()?, lasts)?;
     Ok(resume_states_of(&df, view.now(), view.titles()?, &view.warm_prefixes()?, Some(view.claude()), &compacted)?)
 }
 
 /// Which sessions Claude Code compacted after their last request, and the
-/// project medians their premium takes `Bc` from (read only when one was).
-struct Compacted {
+/// project medians their premium takes `Bc` from (read only when one was):
+/// what `analyze::next_prompt` is given for every view's premium.
+#[derive(Debug, Clone, Default)]
+pub struct Compacted {
     last: LastCompactions,
     medians: Option<MedianTable>,
 }
 
 impl Compacted {
-    /// For the last main-thread requests `df` (`STALE` columns).
-    fn of(view: &StoreView, df: &DataFrame) -> Result<Compacted, ReportError> {
-        let last = LastCompactions::of(view.compactions()?);
-        let k = Cols(df);
-        let (user, sid, time) = (k.str(c::USER)?, k.str(c::SESSION_ID)?, k.time(c::TIME)?);
-        let any = (0..df.height()).any(|i| last.after(user[i], sid[i], time[i]));
+    /// From `compactions`, for the last main-thread requests `lasts`
+    /// (person, session, time).
+    pub fn of<'a>(
+        view: &StoreView,
+        compactions: &[Compaction],
+        lasts: impl IntoIterator<Item = (&'a str, &'a str, DateTime<Utc>)>,
+    ) -> Result<Compacted, ReportError> {
+        let last = LastCompactions::of(compactions);
+        let any = lasts.into_iter().any(|(user, session, time)| last.after(user, session, time));
         Ok(Compacted { last, medians: if any { Some(view.medians()?) } else { None } })
     }
 
-    /// `Bc` of `project` (§7), when the medians were read.
-    fn base(&self, project: &str) -> Option<f64> {
-        self.medians.as_ref().map(|m| m.project(project).base_context().0)
+    /// `Bc` of `project` (§7) when `user`'s `session`, last requested at
+    /// `time`, was compacted since.
+    pub fn base(&self, user: &str, session: &str, time: DateTime<Utc>, project: &str) -> Option<f64> {
+        let m = self.medians.as_ref().filter(|_| self.last.after(user, session, time))?;
+        Some(m.project(project).base_context().0)
     }
 }
 

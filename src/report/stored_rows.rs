@@ -4,11 +4,10 @@
 //! verdict is its stored columns (`columns::VERDICT`), as the `cache`
 //! report sums them. Only these few rows ever become request objects.
 
+use super::resume::Compacted;
 use super::ReportError;
 use crate::analyze::limits::Priced;
-use crate::analyze::{
-    advise_in, last_main, next_prompt, resumability, Advice, CacheClass, LastCompactions, RequestCache, WarmPrefixes,
-};
+use crate::analyze::{advise_in, last_main, next_prompt, resumability, Advice, CacheClass, RequestCache, WarmPrefixes};
 use crate::model::columns::{self as c, ANALYSIS_REQUEST, VERDICT};
 use crate::model::{Compaction, Request};
 use crate::report::cache::medians::MedianTable;
@@ -32,9 +31,9 @@ pub struct StoredRows {
     /// The shared prefixes warm at the view's clock (any session's
     /// requests): the v3 cold-resume premium's `Rs`.
     pub prefixes: WarmPrefixes,
-    /// `(user, session)` -> its project's `Bc`, for the sessions Claude Code
-    /// compacted after their last main-thread request (§9 v4).
-    pub compacted_bases: HashMap<(String, String), f64>,
+    /// Which of these sessions Claude Code compacted after their last
+    /// main-thread request, with their projects' `Bc` (§8 v4).
+    pub compacted: Compacted,
 }
 
 impl StoredRows {
@@ -42,35 +41,9 @@ impl StoredRows {
     /// main-thread request `i` (`analyze::next_prompt`).
     pub fn next_prompt(&self, i: usize) -> u64 {
         let r = &self.requests[i];
-        let key = (r.user.to_string(), r.session_id.to_string());
-        next_prompt(r.tokens.prompt(), self.caches[i].lineage_first_read, self.compacted_bases.get(&key).copied())
+        let base = self.compacted.base(r.user.as_str(), r.session_id.as_str(), r.time, r.project.as_str());
+        next_prompt(r.tokens.prompt(), self.caches[i].lineage_first_read, base)
     }
-}
-
-/// `Bc` for each session of `requests` compacted after its last
-/// main-thread request; the medians are read only when one was.
-fn compacted_bases(
-    view: &StoreView,
-    requests: &[Request],
-    compactions: &[Compaction],
-) -> Result<HashMap<(String, String), f64>, ReportError> {
-    let last = LastCompactions::of(compactions);
-    let compacted: Vec<&Request> = last_main(requests)
-        .into_values()
-        .map(|i| &requests[i])
-        .filter(|r| last.after(r.user.as_str(), r.session_id.as_str(), r.time))
-        .collect();
-    if compacted.is_empty() {
-        return Ok(HashMap::new());
-    }
-    let medians = view.medians()?;
-    Ok(compacted
-        .into_iter()
-        .map(|r| {
-            let bc = medians.project(r.project.as_str()).base_context().0;
-            ((r.user.to_string(), r.session_id.to_string()), bc)
-        })
-        .collect())
 }
 
 /// The stored verdicts of analysis rows (the `VERDICT` columns), in order.
@@ -121,8 +94,9 @@ fn rows_of(view: &StoreView, df: DataFrame) -> Result<StoredRows, ReportError> {
         view.compactions()?.iter().filter(|k| ids.contains(k.session_id.as_str())).cloned().collect();
     let titles = view.titles()?;
     let titles = ids.iter().filter_map(|id| Some(((*id).to_owned(), titles.get(*id)?.clone()))).collect();
-    let compacted_bases = compacted_bases(view, &requests, &compactions)?;
-    Ok(StoredRows { requests, caches, compactions, titles, prefixes: view.warm_prefixes()?, compacted_bases })
+    let lasts = last_main(&requests).into_values().map(|i| &requests[i]);
+    let compacted = Compacted::of(view, &compactions, lasts.map(|r| (r.user.as_str(), r.session_id.as_str(), r.time)))?;
+    Ok(StoredRows { requests, caches, compactions, titles, prefixes: view.warm_prefixes()?, compacted })
 }
 
 /// The columns a session's rows are read with.

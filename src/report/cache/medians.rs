@@ -16,6 +16,7 @@ use polars::prelude::*;
 use std::collections::HashMap;
 
 /// Median prompt of main-thread rows of `class`, per project and over all.
+#[derive(Debug, Clone, Default)]
 struct Medians {
     by_project: HashMap<String, f64>,
     all: Option<f64>,
@@ -47,6 +48,7 @@ impl Medians {
 
 /// The medians resume advice and the idle-compaction what-if read (§7),
 /// for every project.
+#[derive(Debug, Clone, Default)]
 pub struct MedianTable {
     first: Medians,
     compaction: Medians,

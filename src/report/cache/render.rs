@@ -12,7 +12,6 @@ use crate::pricing::Estimate;
 use crate::report::cell;
 use crate::report::fit::{self, Col, Layout};
 use crate::report::labels::{self, plural};
-use chrono_tz::Tz;
 use comfy_table::{presets::UTF8_BORDERS_ONLY, Cell, CellAlignment, Table};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -66,8 +65,14 @@ pub fn reconcile_line(u: &super::Reconcile) -> String {
     line + ".\n"
 }
 
-/// The cache report as terminal text.
+/// The cache report as terminal text: its sentences break at the layout's
+/// width, as its tables fit it.
 pub fn render_cache(r: &CacheReport, layout: Layout) -> String {
+    fit::wrap(&cache_text(r, layout), layout)
+}
+
+/// `render_cache` before its sentences are broken.
+fn cache_text(r: &CacheReport, layout: Layout) -> String {
     let s = &r.total;
     let mut out = String::new();
     for w in &r.warnings {
@@ -277,8 +282,10 @@ fn v2_lines(r: &CacheReport) -> String {
     out
 }
 
-/// Resume advice as terminal text, times in `tz`.
-pub fn render_advice(a: &Advice, tz: Tz) -> String {
+/// Resume advice as terminal text, times in the layout's zone, sentences
+/// broken at its width.
+pub fn render_advice(a: &Advice, layout: Layout) -> String {
+    let tz = layout.tz;
     let mut out = String::new();
     let expiry = a.expires_at.with_timezone(&tz).format("%Y-%m-%d %H:%M %Z");
     let state = if a.warm { format!("warm, expires {expiry}") } else { format!("cold since {expiry}") };
@@ -290,7 +297,7 @@ pub fn render_advice(a: &Advice, tz: Tz) -> String {
         let _ = writeln!(out, "{}", words.restart);
         // The explanation opens with why it cannot be resumed, said above.
         let _ = writeln!(out, "\n{}", a.details(tz));
-        return out;
+        return fit::wrap(&out, layout);
     }
     let _ = writeln!(out, "Over the next {}:", plural(u64::from(a.turns), "turn", "turns"));
     if a.claude_code.compacted_since {
@@ -310,7 +317,7 @@ pub fn render_advice(a: &Advice, tz: Tz) -> String {
         let _ = writeln!(out, "{}", now.sentence());
     }
     let _ = writeln!(out, "\n{}", a.details(tz));
-    out
+    fit::wrap(&out, layout)
 }
 
 /// The first 8 characters of a session id, what `advise` and the
