@@ -69,8 +69,11 @@ pub(super) fn needed(line: &[u8]) -> bool {
         Some(b"progress" | b"file-history-snapshot" | b"queue-operation") => false,
         // 2.1.33x: the system prompt and tool definitions behind a request
         // shape (tens of kilobytes), reminder blocks, the last prompt's
-        // text: content, never billing, and never searched.
-        Some(b"api-request-shape" | b"api-request-blob" | b"last-prompt" | b"atis-latch") => false,
+        // text: content, never billing, and never searched. 2.1.337: the
+        // service and kind of credential that carried a call, never read.
+        Some(b"api-request-shape" | b"api-request-blob" | b"api-request-route" | b"last-prompt" | b"atis-latch") => {
+            false
+        }
         // An assistant line (whose first `type` may be its message's):
         // parsed without searching its whole length for `"usage"`.
         Some(b"assistant" | b"message") => true,
@@ -102,6 +105,9 @@ mod tests {
         assert!(needed(br#"{"type":"summary","summary":"t"}"#));
         assert!(needed(br#"{"type":"api-request","id":"r1","querySource":"sdk","shapeHash":"ab"}"#));
         assert!(!needed(br#"{"type":"api-request-shape","shapeHash":"ab","shape":{}}"#));
+        assert!(!needed(
+            br#"{"type":"api-request-route","provider":"customEndpoint","credential":"key","sessionId":"s"}"#
+        ));
         assert!(needed(br#"{"type":"ai-title","aiTitle":"t"}"#));
         assert!(needed(br#"{"type":"system","subtype":"model_refusal_fallback","originalModel":"m"}"#));
         assert!(needed(format!(r#"{{"isSidechain":true,"type":"user","message":"{big}"}}"#).as_bytes()));
