@@ -58,7 +58,7 @@ pub fn store_rows(
     updated: Option<DateTime<Utc>>,
 ) -> Result<(usize, UnknownModels), IngestError> {
     let commit = store.begin()?;
-    let stored = ingest::store_rows_with_calls(&commit, rows, prices, &Stage { prices })?;
+    let stored = ingest::store_rows(&commit, rows, prices, &Stage { prices })?;
     let manifest = Manifest {
         schema: STORE_SCHEMA,
         pricing: prices.fingerprint(),

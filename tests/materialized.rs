@@ -11,7 +11,7 @@ use crate::common::summary::advise_with;
 use cachewise::analyze::CacheClass;
 use cachewise::model::{Compaction, Request, MAIN_THREAD};
 use cachewise::pricing::PriceTable;
-use cachewise::report::cache::rows::{daily_class_costs, misses, DailyClassCosts};
+use cachewise::report::cache::rows::{misses, DailyClassCosts};
 use cachewise::report::cache::view as cache_view;
 use cachewise::report::cache::{CacheQuery, Reconcile};
 use cachewise::report::query::{Grouping, Query};
@@ -153,7 +153,11 @@ fn the_class_costs_summed_in_the_cache_reports_pass_are_those_of_their_own_pass(
         let mut both = cache_view::cache_report_with(&view, &q, Some(&mut costs)).unwrap();
         let daily = usage::usage(&view, Grouping::Daily, &q.query).unwrap();
         both.usage = Some(Reconcile::of(&both.total, daily.total, daily.calls));
-        let (costs, alone) = (costs.days(), daily_class_costs(&view, &q).unwrap());
+        let (costs, alone) = (costs.days(), {
+            let mut alone = DailyClassCosts::new(q.query.tz);
+            view.for_each_batch(&q, &DailyClassCosts::COLUMNS, |df| alone.add(df)).unwrap();
+            alone.days()
+        });
         assert_eq!(costs, alone, "{q:?}");
         assert!(costs.len() > 3, "{q:?}: several days");
         let report = cache_view::cache_report(&view, &q).unwrap();

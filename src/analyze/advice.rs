@@ -194,34 +194,11 @@ pub(crate) fn growth<R: Borrow<Request>>(main: &[usize], requests: &[R], caches:
     median(diffs)
 }
 
-/// Median prompt of main-thread requests of `class`, in the project if it
-/// has any, else (when `or_all`) in all sessions.
-fn scoped_median(
-    class: CacheClass,
-    project: &str,
-    or_all: bool,
-    requests: &[Request],
-    caches: &[RequestCache],
-) -> Option<(f64, InputSource)> {
-    let pick = |in_project: bool| {
-        let v: Vec<f64> = requests
-            .iter()
-            .zip(caches)
-            .filter(|(r, c)| c.class == class && r.thread == MAIN_THREAD)
-            .filter(|(r, _)| !in_project || r.project == project)
-            .map(|(r, _)| r.tokens.prompt() as f64)
-            .collect();
-        median(v)
-    };
-    let all = || if or_all { pick(false).map(|m| (m, InputSource::AllSessions)) } else { None };
-    pick(true).map(|m| (m, InputSource::Project)).or_else(all)
-}
-
 /// The medians `Bc` and `S` come from (§7): main-thread prompts of first
 /// requests, in the session's project if it has any, else over all
 /// sessions; and of requests after a compaction, in the project only
-/// (other projects' compactions are not used for `S`, §7 v3). Computed from
-/// rows (`ProjectMedians::of`) or from stored columns (`report::cache::view`).
+/// (other projects' compactions are not used for `S`, §7 v3), from the
+/// stored columns (`report::cache::medians`).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ProjectMedians {
     pub first: Option<(f64, InputSource)>,
@@ -230,14 +207,6 @@ pub struct ProjectMedians {
 }
 
 impl ProjectMedians {
-    /// The medians of `project` over classified requests.
-    pub fn of(project: &str, requests: &[Request], caches: &[RequestCache]) -> ProjectMedians {
-        ProjectMedians {
-            first: scoped_median(CacheClass::First, project, true, requests, caches),
-            compaction: scoped_median(CacheClass::Compaction, project, false, requests, caches),
-        }
-    }
-
     /// `Bc`: the median first prompt (0 when none was seen).
     pub fn base_context(&self) -> (f64, InputSource) {
         self.first.unwrap_or((0.0, InputSource::Default))

@@ -61,9 +61,7 @@ pub use keep_warm::{
     PING_LEAD_S,
 };
 pub use prefix::{shared_prefix, warms_at, ResumePremium, WarmPrefixes, SHARED_PREFIX_WINDOW_S};
-pub use prices::{
-    rates_for, request_cost, rewrite_premium, write_multiplier, write_price, Basis, RateSource, TTL_1H_S, TTL_5M_S,
-};
+pub use prices::{rates_for, request_cost, rewrite_premium, write_multiplier, Basis, RateSource, TTL_1H_S, TTL_5M_S};
 pub use server_reasons::{
     cause_of, cause_words, reason_words, Agreement, Cause, CauseFrom, LiveAgreement, ReasonTally, ServerReasons,
 };

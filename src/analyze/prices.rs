@@ -56,8 +56,3 @@ pub fn rates_for(source: &dyn RateSource, r: &Request, basis: Basis) -> Option<R
         Basis::Session(at) => source.session_rates(r, at),
     }
 }
-
-/// Per-token price of a cache write with `ttl_s` under `rates`.
-pub fn write_price(rates: &Rates, ttl_s: u32) -> f64 {
-    rates.write(ttl_s)
-}

@@ -228,7 +228,7 @@ pub(super) struct MissReason<'a> {
 
 /// An object that reads as absent when it is anything else (metadata:
 /// a bad value must not fail the line).
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub(super) struct Lenient<T>(pub Option<T>);
 
 impl<T> Default for Lenient<T> {
@@ -327,17 +327,7 @@ pub(super) struct CompactMeta<'a> {
 
 /// A count that reads as absent when it is not a non-negative integer
 /// (metadata, not billing: a bad value must not fail the line).
-#[derive(Debug, Default, Clone, Copy)]
-pub(super) struct Count(pub Option<u64>);
-
-impl<'de> Deserialize<'de> for Count {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(match IgnoredOr::<u64>::deserialize(d)? {
-            IgnoredOr::Value(v) => Count(Some(v)),
-            IgnoredOr::Other(_) => Count(None),
-        })
-    }
-}
+pub(super) type Count = Lenient<u64>;
 
 #[cfg(test)]
 mod tests {

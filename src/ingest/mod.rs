@@ -287,23 +287,6 @@ fn apply(
     Ok(())
 }
 
-/// Writes candidate rows, compactions and titles as the store's tables,
-/// replacing what they held: deduplicates and prices the requests and
-/// derives the sessions, through the same merge as an ingest (`merge`), so
-/// every table is built one way. Returns the number of requests and the
-/// models without a price. The demo data is written this way
-/// (`update::store_rows`, through `store_rows_with_calls`).
-pub fn store_rows(
-    store: &Commit<'_>,
-    rows: Vec<Request>,
-    compactions: Vec<Compaction>,
-    titles: Vec<SessionTitle>,
-    prices: &PriceTable,
-    derive: &dyn Derive,
-) -> Result<(usize, UnknownModels), IngestError> {
-    store_rows_with_calls(store, Rows { rows, calls: Vec::new(), compactions, titles }, prices, derive)
-}
-
 /// Candidate rows of some source, with what goes with them.
 #[derive(Debug, Default)]
 pub struct Rows {
@@ -314,8 +297,13 @@ pub struct Rows {
     pub titles: Vec<SessionTitle>,
 }
 
-/// `store_rows`, with the call rows of the candidate rows' lines.
-pub fn store_rows_with_calls(
+/// Writes candidate rows, their call rows, compactions and titles as the
+/// store's tables, replacing what they held: deduplicates and prices the
+/// requests and derives the sessions, through the same merge as an ingest
+/// (`merge`), so every table is built one way. Returns the number of
+/// requests and the models without a price. The demo data is written this
+/// way (`update::store_rows`).
+pub fn store_rows(
     store: &Commit<'_>,
     given: Rows,
     prices: &PriceTable,

@@ -6,8 +6,8 @@
 
 use super::warm::warm_flags;
 use crate::analyze::{
-    is_expiry, last_main, ping_usd, predicted, rates_for, request_cost, rewrite_premium, write_price, Basis,
-    CacheClass, PolicyRow, RequestCache, IDLE_WHAT_IF_MIN_PROMPT, TTL_1H_S,
+    is_expiry, last_main, ping_usd, predicted, rates_for, request_cost, rewrite_premium, Basis, CacheClass, PolicyRow,
+    RequestCache, IDLE_WHAT_IF_MIN_PROMPT, TTL_1H_S,
 };
 use crate::model::columns as c;
 use crate::model::{Request, TokenCounts, MAIN_THREAD};
@@ -34,7 +34,7 @@ fn idle_compact_parts<R: Borrow<Request>>(
     }
     let base = rates_for(prices, p, Basis::Base(p.time));
     Some(base.map_or((0.0, 0.0), |b| {
-        (p_prev as f64 * b.read_multiplier * b.input, b.output + (write_price(&b, TTL_1H_S) - b.read()))
+        (p_prev as f64 * b.read_multiplier * b.input, b.output + (b.write(TTL_1H_S) - b.read()))
     }))
 }
 

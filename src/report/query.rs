@@ -6,7 +6,6 @@
 //! that classify every request first and then pick the selected ones.
 
 use crate::model::columns as c;
-use crate::model::Request;
 use chrono::{DateTime, NaiveDate, Utc, Weekday};
 use chrono_tz::Tz;
 use polars::prelude::*;
@@ -120,13 +119,8 @@ impl Query {
         self.since.is_none() && self.until.is_none() && self.project.is_none()
     }
 
-    /// True when `prepare` would keep this request: the same day, project
-    /// and user filters over an in-memory row.
-    pub fn accepts(&self, r: &Request) -> bool {
-        self.accepts_parts(&r.user, &r.project, &r.cwd, r.time)
-    }
-
-    /// `accepts` over a row's user, project, cwd and time.
+    /// True when `prepare` would keep a row of this user, project, cwd and
+    /// time: the same day, project and user filters in memory.
     pub fn accepts_parts(&self, user: &str, project: &str, cwd: &str, time: DateTime<Utc>) -> bool {
         if self.user.as_ref().is_some_and(|u| user != u) {
             return false;

@@ -5,7 +5,7 @@
 //! token counts (every token class sums to the request's), so the request
 //! rows, and everything the cache model derives from them, stay as
 //! generated; only prices move. Deterministic. Hands on call rows for
-//! `ingest::store_rows_with_calls`.
+//! `ingest::store_rows`.
 
 use crate::model::calls::{ADVISOR, FALLBACK, MESSAGE};
 use crate::model::{Call, Request, Text, TokenCounts, MAIN_THREAD};

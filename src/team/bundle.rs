@@ -15,7 +15,7 @@ use super::bundle_footer::{footer, get, guarded, meta_pairs};
 use super::bundle_layout::{bundle_frame, column_order, CALL_COLUMNS};
 use super::frame_checks;
 use super::integrity::check_bounds;
-pub use super::integrity::{checksum, checksum_all, frame_checksum, hex};
+pub use super::integrity::{checksum_all, frame_checksum, hex};
 use super::limits::BundleLimits;
 use super::TeamError;
 use crate::model::columns as c;

@@ -12,9 +12,9 @@ use polars::prelude::*;
 use sha2::{Digest, Sha256};
 use std::io::Write;
 
-/// `checksum` of a bundle that may hold call rows: over requests and
-/// compactions alone when it holds none (so schema-1 bundles still verify),
-/// else over all three kinds.
+/// SHA-256 over the rows' canonical JSON (any change to a value shows):
+/// over requests and compactions alone when the bundle holds no call rows
+/// (so schema-1 bundles still verify), else over all three kinds.
 pub fn checksum_all(requests: &[Request], compactions: &[Compaction], calls: &[Call]) -> String {
     let rows: Vec<SumRow<'_>> = compactions.iter().map(SumRow::of).collect();
     match calls.is_empty() {
@@ -49,11 +49,6 @@ impl<'a> SumRow<'a> {
             v2: (!plain).then_some((c.uuid.as_str(), c.boundary.as_str(), c.tokens_saved)),
         }
     }
-}
-
-/// SHA-256 over the rows' canonical JSON: any change to a value shows.
-pub fn checksum(requests: &[Request], compactions: &[Compaction]) -> String {
-    checksum_all(requests, compactions, &[])
 }
 
 fn digest(rows: &impl serde::Serialize) -> String {

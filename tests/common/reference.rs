@@ -86,7 +86,10 @@ impl CacheData {
 pub(crate) fn cache_report(data: &CacheData, q: &CacheQuery, now: DateTime<Utc>) -> CacheReport {
     let tz = q.query.tz;
     let day_of = move |t: DateTime<Utc>| t.with_timezone(&tz).format("%Y-%m-%d").to_string();
-    let include = |r: &Request| q.selects(r);
+    let include = |r: &Request| {
+        q.session.as_ref().is_none_or(|s| r.session_id == *s)
+            && q.query.accepts_parts(&r.user, &r.project, &r.cwd, r.time)
+    };
     let opts = SummaryOptions { now, titles: &data.titles, day_of: &day_of };
     let s = summarize_where(&data.requests, &data.caches, &opts, &include);
     // A person's copy of a session is theirs: another person's copy of the

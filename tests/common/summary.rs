@@ -9,10 +9,10 @@
 #![allow(dead_code)]
 
 use cachewise::analyze::{
-    advise_in, compaction_labels, count_by_trigger, is_expiry, last_main, ping_usd, predicted, rates_for,
+    advise_in, compaction_labels, count_by_trigger, is_expiry, last_main, median, ping_usd, predicted, rates_for,
     resume_premium, rewrite_premium, Advice, Basis, CacheClass, CacheStats, DayStats, Expiry, Figures, GapBucket,
-    IdleCompaction, PolicyRow, ProjectMedians, RateSource, RequestCache, SessionStats, StaleSession, Tally,
-    WarmPrefixes, WhatIf, IDLE_WHAT_IF_MIN_PROMPT, TTL_1H_S, TTL_5M_S,
+    IdleCompaction, InputSource, PolicyRow, ProjectMedians, RateSource, RequestCache, SessionStats, StaleSession,
+    Tally, WarmPrefixes, WhatIf, IDLE_WHAT_IF_MIN_PROMPT, TTL_1H_S, TTL_5M_S,
 };
 use cachewise::model::{Compaction, Request, MAIN_THREAD};
 use chrono::{DateTime, TimeDelta, Utc};
@@ -319,7 +319,7 @@ pub(crate) fn idle_gaps(requests: &[Request], caches: &[RequestCache], rates: &d
         if c.class != CacheClass::Ttl1h || r.thread != MAIN_THREAD || p_prev < IDLE_WHAT_IF_MIN_PROMPT {
             continue;
         }
-        let m = medians.entry(&p.project).or_insert_with(|| ProjectMedians::of(&p.project, requests, caches));
+        let m = medians.entry(&p.project).or_insert_with(|| project_medians(&p.project, requests, caches));
         let (s, _) = m.summary_tokens(p_prev);
         let base = rates_for(rates, p, Basis::Base(p.time));
         let (pin, pout, rm) = base.map_or((0.0, 0.0, 0.0), |b| (b.input, b.output, b.read_multiplier));
@@ -371,7 +371,39 @@ pub(crate) fn advise_with(
     now: DateTime<Utc>,
     turns: u32,
 ) -> Option<Advice> {
-    let medians = |project: &str| ProjectMedians::of(project, requests, caches);
+    let medians = |project: &str| project_medians(project, requests, caches);
     let prefixes = WarmPrefixes::of(requests.iter().map(|r| (r.model.as_str(), r.version.as_str(), r.time)), now);
     advise_in(session_id, requests, caches, compactions, rates, now, turns, &medians, &prefixes)
+}
+
+/// The medians of `project` over classified requests (the stored
+/// columns' `report::cache::medians` in memory).
+fn project_medians(project: &str, requests: &[Request], caches: &[RequestCache]) -> ProjectMedians {
+    ProjectMedians {
+        first: scoped_median(CacheClass::First, project, true, requests, caches),
+        compaction: scoped_median(CacheClass::Compaction, project, false, requests, caches),
+    }
+}
+
+/// Median prompt of main-thread requests of `class`, in the project if it
+/// has any, else (when `or_all`) in all sessions.
+fn scoped_median(
+    class: CacheClass,
+    project: &str,
+    or_all: bool,
+    requests: &[Request],
+    caches: &[RequestCache],
+) -> Option<(f64, InputSource)> {
+    let pick = |in_project: bool| {
+        let v: Vec<f64> = requests
+            .iter()
+            .zip(caches)
+            .filter(|(r, c)| c.class == class && r.thread == MAIN_THREAD)
+            .filter(|(r, _)| !in_project || r.project == project)
+            .map(|(r, _)| r.tokens.prompt() as f64)
+            .collect();
+        median(v)
+    };
+    let all = || if or_all { pick(false).map(|m| (m, InputSource::AllSessions)) } else { None };
+    pick(true).map(|m| (m, InputSource::Project)).or_else(all)
 }

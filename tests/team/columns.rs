@@ -71,7 +71,8 @@ fn oracle(store: &Store, q: &Query) -> BTreeMap<String, ClassTable> {
         .map(|(user, rows)| {
             let caches = analyze(&rows, &[], &prices());
             let mut classes = ClassTable::default();
-            for (_, k) in rows.iter().zip(&caches).filter(|(r, _)| q.accepts(r)) {
+            for (_, k) in rows.iter().zip(&caches).filter(|(r, _)| q.accepts_parts(&r.user, &r.project, &r.cwd, r.time))
+            {
                 classes.add(k);
             }
             (user, classes)

@@ -26,7 +26,6 @@ use crate::analyze::{
     CacheClass, CacheStats, DayStats, IdleCompaction, LiveAgreement, ServerReasons, SessionCompaction, SessionStats,
     StaleSession,
 };
-use crate::model::Request;
 use crate::pricing::Estimate;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -223,14 +222,6 @@ impl CacheReport {
             usage: self.usage,
             lists: self.lists,
         }
-    }
-}
-
-impl CacheQuery {
-    /// True for the requests this report covers (the query's days, project
-    /// and user, and the session if one is set).
-    pub fn selects(&self, r: &Request) -> bool {
-        self.session.as_ref().is_none_or(|s| r.session_id == *s) && self.query.accepts(r)
     }
 }
 

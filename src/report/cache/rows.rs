@@ -175,16 +175,9 @@ pub fn add_server_reasons(out: &mut ServerReasons, df: &DataFrame) -> PolarsResu
 /// The analysis columns `add_server_reasons` reads.
 pub const SERVER_COLUMNS: [&str; 4] = [c::CLASS, c::SERVER_REASON, c::GAP_S, c::TTL_S];
 
-/// Cost by token class per local day and model over the rows `q` selects,
-/// each row at the rates it paid: the dashboard's stacked daily bars.
-pub fn daily_class_costs(view: &StoreView, q: &CacheQuery) -> Result<Vec<DayClassCost>, ReportError> {
-    let mut costs = DailyClassCosts::new(q.query.tz);
-    view.for_each_batch(q, &DailyClassCosts::COLUMNS, |df| costs.add(df))?;
-    Ok(costs.days())
-}
-
-/// `daily_class_costs` summed a batch of analysis rows at a time, so a
-/// report that reads the rows anyway (the cache report) sums them too.
+/// Cost by token class per local day and model, each row at the rates it
+/// paid (the dashboard's stacked daily bars), summed a batch of analysis
+/// rows at a time in the cache report's pass.
 pub struct DailyClassCosts {
     days: LocalDays,
     by: BTreeMap<i32, BTreeMap<String, ClassCost>>,
