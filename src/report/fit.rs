@@ -126,7 +126,7 @@ pub fn wrap(text: &str, layout: Layout) -> String {
         out.push_str(&body[..lead]);
         let hang = if lead > 0 { lead + 2 } else { 0 };
         let (mut width, mut first) = (lead, true);
-        for word in body.split(' ').filter(|w| !w.is_empty()) {
+        for word in words(body) {
             let n = word.chars().count();
             if !first && width + 1 + n > limit {
                 out.push('\n');
@@ -136,10 +136,29 @@ pub fn wrap(text: &str, layout: Layout) -> String {
                 out.push(' ');
                 width += 1;
             }
-            out.push_str(word);
+            out.push_str(&word);
             (width, first) = (width + n, false);
         }
         out.push_str(&line[body.len()..]);
+    }
+    out
+}
+
+/// The units a figure is written with: never the first word of a line.
+const UNITS: [&str; 4] = ["h", "min", "s", "ms"];
+
+/// `body`'s words, a unit kept with the figure before it ("5 min", "1 h").
+fn words(body: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for word in body.split(' ').filter(|w| !w.is_empty()) {
+        let unit = UNITS.contains(&word.trim_end_matches(|c: char| c.is_ascii_punctuation()));
+        match out.last_mut() {
+            Some(prev) if unit && prev.ends_with(|c: char| c.is_ascii_digit()) => {
+                prev.push(' ');
+                prev.push_str(word);
+            }
+            _ => out.push(word.to_owned()),
+        }
     }
     out
 }
@@ -188,5 +207,11 @@ mod tests {
         );
         assert_eq!(wrap(text, Layout::WIDE), text);
         assert_eq!(wrap("averyveryverylongwordthatwillnotfit x", layout), "averyveryverylongwordthatwillnotfit\nx");
+        // A figure keeps its unit: "1 h" and "5 min," are not broken.
+        let figures = "writes 0.0% 1 h / 100.0% 5 min, idle 60 s";
+        assert_eq!(
+            wrap(figures, Layout { width: Some(16), ..Layout::WIDE }),
+            "writes 0.0% 1 h\n/ 100.0% 5 min,\nidle 60 s"
+        );
     }
 }
