@@ -11,7 +11,7 @@ use super::holes::{hole_len, skip_hole, Skipped};
 use super::parse::{FileRows, Parser, Start};
 use super::sidechain::Links;
 use super::soft::BadLine;
-use crate::store::manifest::{fingerprint, FileState, HEAD_LEN};
+use crate::store::manifest::{bytes_match, fingerprint, FileState, HEAD_LEN};
 use chrono::{DateTime, Utc};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -74,7 +74,7 @@ pub fn read_file(file: &SourceFile, prev: Option<&FileState>, now: DateTime<Utc>
 fn try_read(file: &SourceFile, prev: Option<&FileState>, now: DateTime<Utc>) -> std::io::Result<FileRead> {
     let mut f = crate::store::files::open_regular(&file.path)?;
     let (mode, start) = match prev {
-        Some(p) if file.size >= p.offset && head_matches(&mut f, p)? => {
+        Some(p) if file.size >= p.offset && bytes_match(&mut f, 0, p.head_len, p.head_hash)? => {
             (Mode::Append, Start { offset: p.offset, line: p.lines })
         }
         _ => (Mode::Full, Start::default()),
@@ -120,16 +120,6 @@ fn try_read(file: &SourceFile, prev: Option<&FileState>, now: DateTime<Utc>) -> 
     };
     let bytes = rows.end.offset - start.offset;
     Ok(FileRead { file: file.clone(), mode, rows, state, bytes })
-}
-
-fn head_matches(f: &mut File, p: &FileState) -> std::io::Result<bool> {
-    let mut head = vec![0u8; p.head_len as usize];
-    f.seek(SeekFrom::Start(0))?;
-    match f.read_exact(&mut head) {
-        Ok(()) => Ok(fingerprint(&head) == p.head_hash),
-        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(false),
-        Err(e) => Err(e),
-    }
 }
 
 /// Parses complete lines chunk by chunk, with one parser for the whole

@@ -17,7 +17,7 @@ use crate::ingest::parse::Start;
 use crate::model::calls::sort_calls;
 use crate::model::{Compaction, Request, MAIN_THREAD};
 use crate::pricing::PriceTable;
-use crate::store::manifest::{fingerprint, HEAD_LEN};
+use crate::store::manifest::{bytes_match, fingerprint, HEAD_LEN};
 use chrono::{DateTime, Utc};
 use foldhash::HashMap;
 use serde::{Deserialize, Serialize};
@@ -294,26 +294,12 @@ fn tail_matches(f: &mut File, tail: &FileTail) -> std::io::Result<bool> {
     if tail.offset == 0 {
         return Ok(true);
     }
-    let mut bytes = vec![0u8; usize::try_from(tail.tail_len.min(tail.offset)).unwrap_or(0)];
-    f.seek(SeekFrom::Start(tail.offset - bytes.len() as u64))?;
-    match f.read_exact(&mut bytes) {
-        Ok(()) => Ok(bytes.len() as u64 == tail.tail_len && fingerprint(&bytes) == tail.tail_hash),
-        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(false),
-        Err(e) => Err(e),
-    }
+    let len = tail.tail_len.min(tail.offset);
+    Ok(bytes_match(f, tail.offset - len, len, tail.tail_hash)? && len == tail.tail_len)
 }
 
 fn head_matches(f: &mut File, tail: &FileTail) -> std::io::Result<bool> {
-    if tail.offset == 0 {
-        return Ok(true);
-    }
-    let mut head = vec![0u8; usize::try_from(tail.head_len).unwrap_or(0)];
-    f.seek(SeekFrom::Start(0))?;
-    match f.read_exact(&mut head) {
-        Ok(()) => Ok(fingerprint(&head) == tail.head_hash),
-        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(false),
-        Err(e) => Err(e),
-    }
+    Ok(tail.offset == 0 || bytes_match(f, 0, tail.head_len, tail.head_hash)?)
 }
 
 /// The cost of this file's requests at or after `since` whose lines lie

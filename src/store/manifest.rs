@@ -78,6 +78,19 @@ pub fn fingerprint(bytes: &[u8]) -> u64 {
     h
 }
 
+/// True when the `len` bytes of `f` at `start` have `fingerprint` `hash`;
+/// false when the file ends before them.
+pub fn bytes_match(f: &mut std::fs::File, start: u64, len: u64, hash: u64) -> std::io::Result<bool> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut bytes = vec![0u8; usize::try_from(len).unwrap_or(0)];
+    f.seek(SeekFrom::Start(start))?;
+    match f.read_exact(&mut bytes) {
+        Ok(()) => Ok(fingerprint(&bytes) == hash),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
