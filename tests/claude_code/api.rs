@@ -57,6 +57,9 @@ impl Clock {
 
 #[derive(Debug)]
 struct Inner {
+    /// This API's number among the process's: message ids are unique
+    /// across them, as the real API's are.
+    api: u64,
     cache: Cache,
     ledger: Vec<Call>,
     clock: Clock,
@@ -69,7 +72,9 @@ pub(crate) struct Fake(Arc<Mutex<Inner>>);
 
 impl Fake {
     pub(crate) fn new(now: DateTime<Utc>) -> Fake {
+        static APIS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let inner = Inner {
+            api: APIS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             cache: Cache::default(),
             ledger: Vec::new(),
             clock: Clock { at: now, set: Instant::now() },
@@ -140,7 +145,7 @@ impl Fake {
             session: header_str(headers, "x-claude-code-session-id"),
             thread,
             model: prompt.model.clone(),
-            message_id: format!("msg_fake{n:06}"),
+            message_id: format!("msg_fake{:03}{n:06}", inner.api),
             usage,
             output: reply.output_tokens(),
             cause,

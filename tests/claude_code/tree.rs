@@ -1,5 +1,6 @@
 //! A benchmark tree in today's transcript format: scripted sessions of the
-//! real client against the fake API, kept (`scripts/claude-code-tree.sh`).
+//! real client of two people, each against a fake API of their own, kept
+//! (`scripts/claude-code-tree.sh`).
 //! Not a test: `#[ignore]`d, run on demand.
 
 use super::*;
@@ -53,18 +54,19 @@ fn bytes_under(dir: &Path) -> u64 {
 fn claude_code_bench_tree() {
     let out = PathBuf::from(std::env::var("CACHEWISE_TREE_OUT").expect("CACHEWISE_TREE_OUT"));
     let target_mb: u64 = std::env::var("CACHEWISE_TREE_MB").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
-    let h = Harness::start().expect("Claude Code is needed");
-    let clients = [h.client("a"), h.client("b")];
+    // Two people, each with an API of their own (its clock and its cache):
+    // their sessions run side by side at different times of day, and the
+    // API's cache is an organization's, not shared between people.
+    let hs = [0, 1].map(|_| Harness::start().expect("Claude Code is needed"));
+    let clients = [hs[0].client("a"), hs[1].client("b")];
+    let written = || clients.iter().map(|c| bytes_under(&c.config().join("projects"))).sum::<u64>();
     let done = std::sync::atomic::AtomicU64::new(0);
     std::thread::scope(|scope| {
-        for (k, me) in clients.iter().enumerate() {
-            let (h, done) = (&h, &done);
+        for (k, (h, me)) in hs.iter().zip(&clients).enumerate() {
+            let (done, written) = (&done, &written);
             scope.spawn(move || {
                 let mut i = k as u64;
-                while bytes_under(&h.dir.path().join("a/.claude/projects"))
-                    + bytes_under(&h.dir.path().join("b/.claude/projects"))
-                    < target_mb << 20
-                {
+                while written() < target_mb << 20 {
                     session(h, me, i, t0() - TimeDelta::days(30) + TimeDelta::minutes(37 * i as i64));
                     let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                     if n.is_multiple_of(20) {
@@ -85,7 +87,7 @@ fn claude_code_bench_tree() {
     eprintln!(
         "{} sessions, {} API calls, {} MB under {}",
         done.into_inner(),
-        h.fake.ledger().len(),
+        hs.iter().map(|h| h.fake.ledger().len()).sum::<usize>(),
         bytes_under(&projects) >> 20,
         projects.display()
     );
