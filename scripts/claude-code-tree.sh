@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A benchmark tree in today's transcript format: the real Claude Code (the
 # release tests/claude_code/CLAUDE_CODE_VERSION pins, or
-# CACHEWISE_CLAUDE_CODE_BIN) runs scripted sessions against the test suite's
-# fake API until the transcripts hold MB megabytes (default 200), and they
+# CACHEWISE_CLAUDE_CODE_BIN) of two people runs scripted sessions, each
+# person against a fake API of their own (the test suite's), until the
+# transcripts hold MB megabytes (default 200), and they
 # are kept under OUT/projects, a Claude config directory:
 #   scripts/claude-code-tree.sh OUT [MB]
 #   scripts/bench.sh OUT CCUSAGE

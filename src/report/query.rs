@@ -2,8 +2,8 @@
 //! query turns the stored `requests` table into a filtered lazy frame with
 //! the grouping `key` and `sub` columns the usage sums are per
 //! (`report::usage::sums`, `sql/usage_by_key.sql`).
-//! `Query::accepts` is the same filter over in-memory rows, for reports
-//! that classify every request first and then pick the selected ones.
+//! `Query::accepts_parts` is the same filter over one row's user, project,
+//! cwd and time (the compactions a cache report counts).
 
 use crate::model::columns as c;
 use chrono::{DateTime, NaiveDate, Utc, Weekday};
