@@ -7,8 +7,10 @@
 #   scripts/claude-code-release.sh [VERSION [BASE]]
 # Needs what the suite needs (root for a network namespace of its own,
 # libfaketime, tmux) and npm's registry for the install; Claude Code itself
-# only ever runs with loopback alone. When both steps pass, the release can
-# be pinned: write VERSION to tests/claude_code/CLAUDE_CODE_VERSION.
+# only ever runs with loopback alone. It exits 1 when the suite fails or the
+# transcripts have anything new; once each new line type and field has a
+# rule (tests/claude_code/format.rs), the release can be pinned: write
+# VERSION to tests/claude_code/CLAUDE_CODE_VERSION.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 pinned=$(tr -d '[:space:]' < "$here/tests/claude_code/CLAUDE_CODE_VERSION")
@@ -27,8 +29,9 @@ new_bin=$(install "$version")
 old_bin=$(install "$base")
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$HOME/.cache/cachewise-target}
 echo "== the real-client suite against Claude Code $version (pinned: $pinned)"
+suite=0
 CACHEWISE_CLAUDE_CODE=required CACHEWISE_CLAUDE_CODE_BIN="$new_bin" \
-  cargo test --manifest-path "$here/Cargo.toml" --test suite -- claude_code::
+  cargo test --manifest-path "$here/Cargo.toml" --test suite -- claude_code:: || suite=$?
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 echo "== what $version writes that $base does not (a 3 MB tree of each)"
@@ -38,4 +41,10 @@ tree() {
 }
 tree old "$old_bin"
 tree new "$new_bin"
-python3 "$here/scripts/transcript_fields.py" "$work/old" "$work/new"
+fields=0
+python3 "$here/scripts/transcript_fields.py" "$work/old" "$work/new" || fields=$?
+if [ "$suite" -ne 0 ]; then
+  echo "the suite failed against $version (a line type or assistant field without a rule fails it too:" >&2
+  echo "tests/claude_code/format.rs)" >&2
+fi
+exit $((suite || fields))

@@ -8,7 +8,9 @@
 //!   class is the cause the ledger names, and the server's reason is kept;
 //! - each session's cost equals Claude Code's last `cost-state`, where the
 //!   session's lineage is its own (`lineage_totals` covers forks);
-//! - no byte of a planted marker reaches any file of the data directory.
+//! - no byte of a planted marker reaches any file of the data directory;
+//! - the transcripts hold no line type or assistant field cachewise has
+//!   no rule for (`format`).
 
 use super::api::Call;
 use super::cache::{Cause, Ttl};
@@ -214,6 +216,7 @@ pub(super) fn all(h: &Harness, client: &Client, now: DateTime<Utc>) -> Seen {
     each_request_matches(&ledger, &seen);
     costs_match_claude_code(client, &seen);
     marker_never_stored(h, client);
+    super::format::known(client);
     seen
 }
 

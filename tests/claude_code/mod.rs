@@ -15,6 +15,7 @@ mod api;
 mod cache;
 mod checks;
 mod client;
+mod format;
 mod netns;
 mod reply;
 mod scenarios;
