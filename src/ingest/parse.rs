@@ -257,6 +257,7 @@ impl FileParser<'_, '_> {
             "custom-title" => self.title(l, TitleKind::Custom, l.custom_title.get(), line_no),
             "cost-state" => self.cost_state(l, line_no),
             "api-request" => self.api_request(l),
+            _ if l.message.as_ref().is_some_and(|m| m.usage.is_some()) => self.uncounted_usage(l, line_no),
             _ => {}
         }
     }

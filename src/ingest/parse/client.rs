@@ -32,7 +32,7 @@ pub(super) struct Pending {
 
 /// `s` when it is a plain token of at most `max` characters (letters,
 /// digits, `_:.-`), else empty: a hostile value never reaches a report.
-fn token(s: &str, max: usize) -> &str {
+pub(super) fn token(s: &str, max: usize) -> &str {
     let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | ':' | '.' | '-');
     if s.len() <= max && s.chars().all(plain) {
         s
@@ -111,8 +111,8 @@ mod tests {
     use crate::ingest::parse::{parse_bytes, Start};
     use crate::ingest::sidechain::Links;
 
-    /// The requests of `text`, read as one file's lines with `links` carried.
-    fn read(text: &str, links: &mut Links) -> Vec<crate::model::Request> {
+    /// `text` read as one file's lines with `links` carried.
+    fn parse(text: &str, links: &mut Links) -> crate::ingest::parse::FileRows {
         let file = SourceFile {
             path: "/p/s.jsonl".into(),
             project: "p".into(),
@@ -121,7 +121,12 @@ mod tests {
             size: 0,
             mtime_ns: 0,
         };
-        parse_bytes(&file, text.as_bytes(), Start::default(), links, chrono::Utc::now()).requests
+        parse_bytes(&file, text.as_bytes(), Start::default(), links, chrono::Utc::now())
+    }
+
+    /// The requests of `text`, read as one file's lines with `links` carried.
+    fn read(text: &str, links: &mut Links) -> Vec<crate::model::Request> {
+        parse(text, links).requests
     }
 
     fn lines(text: &str) -> Vec<crate::model::Request> {
@@ -165,6 +170,29 @@ mod tests {
         let text = [call(1), reply("m1", "r1", "5m")].join("\n") + "\n";
         read(&text, &mut links);
         assert_eq!(links.calls.len(), 1, "the last call, whose reply may go on");
+    }
+
+    #[test]
+    fn a_line_of_a_type_not_read_that_carries_usage_is_named_and_not_counted() {
+        let usage = r#""message":{"id":"m9","model":"claude-opus-5-5","usage":{"input_tokens":3,"output_tokens":5}}"#;
+        let text = [
+            reply("m1", "r1", "5m"),
+            format!(r#"{{"type":"api-response","timestamp":"2026-11-09T23:02:00Z",{usage}}}"#),
+            format!(r#"{{"type":"\u001b[2Jx","timestamp":"2026-11-09T23:03:00Z",{usage}}}"#),
+            r#"{"type":"api-request-route","provider":"anthropic","credential":"login","sessionId":"s"}"#.to_owned(),
+        ]
+        .join("\n")
+            + "\n";
+        let rows = parse(&text, &mut Links::default());
+        assert_eq!(rows.requests.len(), 1);
+        let said: Vec<String> = rows.problems.samples.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            said,
+            [
+                "/p/s.jsonl:2: a line of type \"api-response\" carries token usage cachewise does not count (a newer Claude Code's format?)",
+                "/p/s.jsonl:3: a line of an unreadable type carries token usage cachewise does not count (a newer Claude Code's format?)",
+            ]
+        );
     }
 
     #[test]

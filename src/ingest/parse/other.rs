@@ -1,6 +1,7 @@
 //! The lines of a transcript other than responses: compaction and
-//! microcompaction boundaries, model-refusal fallbacks, session titles and
-//! Claude Code's own running totals (`cost-state`).
+//! microcompaction boundaries, model-refusal fallbacks, session titles,
+//! Claude Code's own running totals (`cost-state`), and a line of a type
+//! cachewise does not read that carries token usage (named, not counted).
 
 use super::FileParser;
 use crate::ingest::line::{Line, ModelUsage};
@@ -18,6 +19,20 @@ pub(super) const MAX_TOTAL_TOKENS: u64 = MAX_TOKENS * 1_000_000;
 const MAX_MODELS: usize = 64;
 
 impl FileParser<'_, '_> {
+    /// A line of a type cachewise does not read, with token usage: a cost
+    /// it would miss without a word, so the line is named as skipped (the
+    /// format of a Claude Code newer than cachewise knows).
+    pub(super) fn uncounted_usage(&mut self, l: &Line, line_no: u64) {
+        let kind = match super::client::token(l.kind.as_str(), 40) {
+            "" => "an unreadable type".to_owned(),
+            kind => format!("type \"{kind}\""),
+        };
+        self.bad(
+            line_no,
+            format!("a line of {kind} carries token usage cachewise does not count (a newer Claude Code's format?)"),
+        );
+    }
+
     /// A compaction or microcompaction: its time, trigger (written, or
     /// defaulted to `auto`), sizes and uuid; never its content.
     pub(super) fn compaction(&mut self, l: &Line, boundary: Boundary, line_no: u64) {
