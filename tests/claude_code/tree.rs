@@ -24,7 +24,9 @@ fn session(h: &Harness, me: &Client, i: u64, start: DateTime<Utc>) {
             me,
             &s,
             minutes(26),
-            &["-p", "[[agent:look around {{bash:echo sub}}]]", "--allowedTools", "Bash", "Agent"],
+            // Each sub-agent a task of its own, as real sessions' are: the
+            // fake API knows a conversation by its first message.
+            &["-p", &format!("[[agent:look around {i} {{{{bash:echo sub}}}}]]"), "--allowedTools", "Bash", "Agent"],
         );
     }
     if i.is_multiple_of(10) {
