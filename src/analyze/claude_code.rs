@@ -56,17 +56,19 @@ pub fn claude_code(last: &Request, ttl_s: u32, compactions: &[Compaction], now: 
     }
 }
 
-/// The latest compaction (not a microcompact) of each `(user, session)`:
-/// the one rule of "compacted since its last request".
+/// The latest compaction (not a microcompact) of each person's session
+/// (person, then session id): the one rule of "compacted since its last
+/// request".
 #[derive(Debug, Clone, Default)]
-pub struct LastCompactions(HashMap<(String, String), DateTime<Utc>>);
+pub struct LastCompactions(HashMap<String, HashMap<String, DateTime<Utc>>>);
 
 impl LastCompactions {
     /// Over `compactions` (any sessions' rows).
     pub fn of(compactions: &[Compaction]) -> LastCompactions {
-        let mut latest: HashMap<(String, String), DateTime<Utc>> = HashMap::new();
+        let mut latest: HashMap<String, HashMap<String, DateTime<Utc>>> = HashMap::new();
         for c in compactions.iter().filter(|c| c.boundary == Boundary::Compact) {
-            let t = latest.entry((c.user.to_string(), c.session_id.to_string())).or_insert(c.time);
+            let by_session = latest.entry(c.user.to_string()).or_default();
+            let t = by_session.entry(c.session_id.to_string()).or_insert(c.time);
             *t = (*t).max(c.time);
         }
         LastCompactions(latest)
@@ -75,6 +77,6 @@ impl LastCompactions {
     /// `user`'s `session` was compacted after `time` (as `claude_code`'s
     /// `compacted_since`).
     pub fn after(&self, user: &str, session: &str, time: DateTime<Utc>) -> bool {
-        self.0.get(&(user.to_owned(), session.to_owned())).is_some_and(|&t| t > time)
+        self.0.get(user).and_then(|s| s.get(session)).is_some_and(|&t| t > time)
     }
 }

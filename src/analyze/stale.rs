@@ -4,9 +4,10 @@
 //! rates: v3 `(P_last - Rs) * (write price at T_last - read price)`, with
 //! `Rs` the shared prefix still warm at `now` (§8.2), and the system prompt
 //! and tools in place of `P_last` for a conversation Claude Code compacted
-//! after its last request (`next_prompt`, v4), beside v2's `P_last * (...)`. Hands on a session's
-//! premium and why it cannot be resumed (`resumability`) to
-//! `report::resume`, which ranks the stale sessions.
+//! after its last request (`next_prompt`, v4), beside v2's
+//! `P_last * (...)`. Hands on a session's premium and why it cannot be
+//! resumed (`resumability`) to `report::resume`, which ranks the stale
+//! sessions.
 
 use super::classify::RequestCache;
 use super::prefix::{shared_prefix, ResumePremium, WarmPrefixes};

@@ -339,11 +339,10 @@ const STALE_COLUMNS: [Col; 5] = [
 /// Claude Code compacted it after its last request (its premium is its
 /// base context's, cache-model §8).
 fn stale_title(st: &crate::analyze::StaleSession) -> String {
-    let title = if st.title.is_empty() { "(untitled)".to_owned() } else { cell::shorten(&st.title, 32) };
-    if st.compacted_since {
-        format!("(compacted) {}", cell::shorten(&title, 20))
-    } else {
-        title
+    let title = if st.title.is_empty() { "(untitled)" } else { &st.title };
+    match st.compacted_since {
+        true => format!("(compacted) {}", cell::shorten(title, 20)),
+        false => cell::shorten(title, 32),
     }
 }
 
