@@ -19,7 +19,6 @@
 pub mod figures;
 pub mod input;
 pub mod install;
-pub mod parallel;
 pub mod render;
 pub mod seed;
 pub mod session;

@@ -13,7 +13,8 @@
 //! to `session`.
 
 use crate::ingest::discover::SourceFile;
-use crate::ingest::parse::Start;
+use crate::ingest::parse::{parse_bytes, Start};
+use crate::ingest::sidechain::Links;
 use crate::model::calls::sort_calls;
 use crate::model::{Compaction, Request, MAIN_THREAD};
 use crate::pricing::PriceTable;
@@ -189,7 +190,8 @@ fn read_lines(
         return Ok(());
     };
     tail.scanned = (n - last_nl - 1) as u64;
-    let rows = super::parallel::parse(file, &buf[..=last_nl], Start { offset: tail.offset, line: tail.lines }, r.now);
+    let start = Start { offset: tail.offset, line: tail.lines };
+    let rows = parse_bytes(file, &buf[..=last_nl], start, &mut Links::default(), r.now);
     if tail.offset == 0 {
         let head = &buf[..(HEAD_LEN.min(rows.end.offset) as usize)];
         tail.head_len = head.len() as u64;
