@@ -72,7 +72,7 @@ pub struct SessionCompaction {
     /// Model of the main thread's last request.
     pub model: String,
     pub peak_prompt: u64,
-    /// 200_000 or 1_000_000.
+    /// 200_000 or 1_000_000 (`window_of`).
     pub window_tokens: u64,
     pub threshold: u64,
     pub last_prompt: u64,
@@ -149,17 +149,14 @@ fn session_report<R: Borrow<Request>>(
     requests: &[R],
     caches: &[RequestCache],
     params: &CompactionParams,
+    model_window: &dyn Fn(&str) -> Option<u64>,
 ) -> Option<SessionCompaction> {
     let last = requests[*main.last()?].borrow();
     let peak = main.iter().map(|&i| requests[i].borrow().tokens.prompt()).max().unwrap_or(0);
-    let (window, threshold) = if peak > LARGE_WINDOW_ABOVE {
-        (1_000_000, params.window_1m_threshold)
-    } else {
-        (200_000, params.window_200k_threshold)
-    };
+    let compactions = costs(comps, main, acompact, requests, caches);
+    let (window, threshold) = window_of(peak, model_window(&last.model), &compactions, params);
     let g = growth(main, requests, caches);
     let headroom = threshold.saturating_sub(last.tokens.prompt()) as f64;
-    let compactions = costs(comps, main, acompact, requests, caches);
     Some(SessionCompaction {
         session_id: last.session_id.to_string(),
         user: last.user.to_string(),
@@ -176,12 +173,28 @@ fn session_report<R: Borrow<Request>>(
     })
 }
 
+/// A session's auto-compact window and threshold (cache-model §10). The
+/// threshold is where its last automatic compaction ran when it has one
+/// (what Claude Code did, whatever its settings or provider), else its
+/// window's default. The window is 1M when the peak prompt passed 200k,
+/// else when that compaction ran past 200k, else when the model runs at 1M
+/// by default (`model_window`: `PriceTable::context_window`).
+fn window_of(peak: u64, model_window: Option<u64>, compactions: &[CompactionCost], p: &CompactionParams) -> (u64, u64) {
+    let seen = compactions.iter().rev().find(|c| c.trigger == "auto").and_then(|c| c.pre_tokens);
+    let by_default = seen.or(model_window).is_some_and(|w| w > LARGE_WINDOW_ABOVE);
+    match peak > LARGE_WINDOW_ABOVE || by_default {
+        true => (1_000_000, seen.unwrap_or(p.window_1m_threshold)),
+        false => (200_000, seen.unwrap_or(p.window_200k_threshold)),
+    }
+}
+
 /// The compaction report of every session with a main thread, by session id.
 pub fn compaction_report<R: Borrow<Request>>(
     requests: &[R],
     caches: &[RequestCache],
     compactions: &[Compaction],
     params: &CompactionParams,
+    model_window: &dyn Fn(&str) -> Option<u64>,
 ) -> Vec<SessionCompaction> {
     let index = ThreadIndex::build(requests);
     let mut comps: HashMap<(&str, &str), Vec<&Compaction>> = HashMap::new();
@@ -208,7 +221,7 @@ pub fn compaction_report<R: Borrow<Request>>(
             let key = (r.user.as_str(), r.session_id.as_str());
             let c = comps.get(&key).map_or(&[][..], |v| &v[..]);
             let a = acompact.get(&key).map_or(&[][..], |v| &v[..]);
-            session_report(main, c, a, requests, caches, params)
+            session_report(main, c, a, requests, caches, params, model_window)
         })
         .collect()
 }

@@ -181,6 +181,12 @@ impl PriceTable {
         self.families.get(family).copied()
     }
 
+    /// The context window Claude Code runs `model` with by default, in
+    /// tokens; None: 200,000 (the table's `context_window`).
+    pub fn context_window(&self, model: &str) -> Option<u64> {
+        self.resolve(model).and_then(|m| m.context_window)
+    }
+
     /// List rates of `model` at time `at` (no long-context premium).
     pub fn base_rates(&self, model: &str, at: DateTime<Utc>) -> Option<Rates> {
         self.resolve(model).map(|m| m.base_rates(at))
