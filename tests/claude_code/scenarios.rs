@@ -136,6 +136,14 @@ fn claude_code_auto_compaction_near_the_window_is_counted() {
     let ledger = h.fake.ledger();
     assert!(ledger.iter().any(|c| c.summary), "no auto-compaction: {ledger:?}");
     checks::all(&h, &me, at(10));
+    // Where Claude Code compacted (its --autocompact window, not the
+    // model's default) is the threshold the report counts turns left to.
+    let cache = cachewise_json(&h, &me, at(10), &["cache", "--json"]);
+    let reports = cache["compaction"].as_array().unwrap();
+    let report = reports.iter().find(|c| c["session_id"] == s.as_str()).unwrap();
+    let auto = report["compactions"].as_array().unwrap().iter().find(|c| c["trigger"] == "auto").unwrap();
+    assert!(auto["pre_tokens"].as_u64().is_some_and(|p| (90_000..=110_000).contains(&p)), "{report}");
+    assert_eq!((&report["threshold"], report["window_tokens"].as_u64()), (&auto["pre_tokens"], Some(200_000)));
 }
 
 #[test]
