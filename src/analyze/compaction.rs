@@ -72,7 +72,7 @@ pub struct SessionCompaction {
     /// Model of the main thread's last request.
     pub model: String,
     pub peak_prompt: u64,
-    /// 200_000 or 1_000_000 (`window_of`).
+    /// 200_000 or 1_000_000 (`set_window`).
     pub window_tokens: u64,
     pub threshold: u64,
     pub last_prompt: u64,
@@ -149,42 +149,58 @@ fn session_report<R: Borrow<Request>>(
     requests: &[R],
     caches: &[RequestCache],
     params: &CompactionParams,
-    model_window: &dyn Fn(&str) -> Option<u64>,
 ) -> Option<SessionCompaction> {
     let last = requests[*main.last()?].borrow();
-    let peak = main.iter().map(|&i| requests[i].borrow().tokens.prompt()).max().unwrap_or(0);
     let compactions = costs(comps, main, acompact, requests, caches);
-    let (window, threshold) = window_of(peak, model_window(&last.model), &compactions, params);
-    let g = growth(main, requests, caches);
-    let headroom = threshold.saturating_sub(last.tokens.prompt()) as f64;
-    Some(SessionCompaction {
+    let mut report = SessionCompaction {
         session_id: last.session_id.to_string(),
         user: last.user.to_string(),
         project: last.project.to_string(),
         model: last.model.to_string(),
-        peak_prompt: peak,
-        window_tokens: window,
-        threshold,
+        peak_prompt: main.iter().map(|&i| requests[i].borrow().tokens.prompt()).max().unwrap_or(0),
+        window_tokens: 0,
+        threshold: 0,
         last_prompt: last.tokens.prompt(),
-        median_growth: g,
-        turns_left: g.filter(|g| *g > 0.0).map(|g| (headroom / g).floor() as u64),
+        median_growth: growth(main, requests, caches),
+        turns_left: None,
         total_usd: compactions.iter().map(|c| c.total_usd).sum(),
         compactions,
-    })
+    };
+    report.set_window(params);
+    Some(report)
 }
 
-/// A session's auto-compact window and threshold (cache-model §10). The
-/// threshold is where its last automatic compaction ran when it has one
-/// (what Claude Code did, whatever its settings or provider), else its
-/// window's default. The window is 1M when the peak prompt passed 200k,
-/// else when that compaction ran past 200k, else when the model runs at 1M
-/// by default (`model_window`: `PriceTable::context_window`).
-fn window_of(peak: u64, model_window: Option<u64>, compactions: &[CompactionCost], p: &CompactionParams) -> (u64, u64) {
-    let seen = compactions.iter().rev().find(|c| c.trigger == "auto").and_then(|c| c.pre_tokens);
-    let by_default = seen.or(model_window).is_some_and(|w| w > LARGE_WINDOW_ABOVE);
-    match peak > LARGE_WINDOW_ABOVE || by_default {
-        true => (1_000_000, seen.unwrap_or(p.window_1m_threshold)),
-        false => (200_000, seen.unwrap_or(p.window_200k_threshold)),
+/// Whether Claude Code runs `model` (any spelling) at a 1M window by
+/// default: Opus 4.7 and later, Sonnet 5 and later, Haiku 5.5 and later,
+/// Fable (reference §4.3, the Claude API's defaults).
+pub fn runs_at_1m(model: &str) -> bool {
+    match crate::pricing::family_version(&crate::pricing::normalize(model)) {
+        Some(("opus", v)) => v >= (4, 7),
+        Some(("sonnet", v)) => v >= (5, 0),
+        Some(("haiku", v)) => v >= (5, 5),
+        Some(("fable", _)) => true,
+        _ => false,
+    }
+}
+
+impl SessionCompaction {
+    /// Sets `window_tokens`, `threshold` and `turns_left` from the report's
+    /// own figures (cache-model §10): the threshold is where the session's
+    /// last automatic compaction ran when it has one (what Claude Code did,
+    /// whatever its settings or provider), else its window's default; the
+    /// window is 1M when the peak prompt passed 200k, else when that
+    /// compaction ran past 200k, else (no such compaction) when Claude Code
+    /// runs the model at 1M (`runs_at_1m`). A view applies it to stored
+    /// reports too, so those an earlier release wrote read the same.
+    pub fn set_window(&mut self, p: &CompactionParams) {
+        let seen = self.compactions.iter().rev().find(|c| c.trigger == "auto").and_then(|c| c.pre_tokens);
+        let by_default = seen.map_or_else(|| runs_at_1m(&self.model), |s| s > LARGE_WINDOW_ABOVE);
+        (self.window_tokens, self.threshold) = match self.peak_prompt > LARGE_WINDOW_ABOVE || by_default {
+            true => (1_000_000, seen.unwrap_or(p.window_1m_threshold)),
+            false => (200_000, seen.unwrap_or(p.window_200k_threshold)),
+        };
+        let headroom = self.threshold.saturating_sub(self.last_prompt) as f64;
+        self.turns_left = self.median_growth.filter(|g| *g > 0.0).map(|g| (headroom / g).floor() as u64);
     }
 }
 
@@ -194,7 +210,6 @@ pub fn compaction_report<R: Borrow<Request>>(
     caches: &[RequestCache],
     compactions: &[Compaction],
     params: &CompactionParams,
-    model_window: &dyn Fn(&str) -> Option<u64>,
 ) -> Vec<SessionCompaction> {
     let index = ThreadIndex::build(requests);
     let mut comps: HashMap<(&str, &str), Vec<&Compaction>> = HashMap::new();
@@ -221,7 +236,7 @@ pub fn compaction_report<R: Borrow<Request>>(
             let key = (r.user.as_str(), r.session_id.as_str());
             let c = comps.get(&key).map_or(&[][..], |v| &v[..]);
             let a = acompact.get(&key).map_or(&[][..], |v| &v[..]);
-            session_report(main, c, a, requests, caches, params, model_window)
+            session_report(main, c, a, requests, caches, params)
         })
         .collect()
 }

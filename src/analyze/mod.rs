@@ -48,8 +48,8 @@ pub use claude_code::{
     RESUME_DIALOG_ABOVE_TOKENS, RESUME_DIALOG_AFTER_S,
 };
 pub use compaction::{
-    compaction_report, CompactionCost, CompactionParams, SessionCompaction, ACOMPACT_MATCH_WINDOW_S, ACOMPACT_PREFIX,
-    LARGE_WINDOW_ABOVE,
+    compaction_report, runs_at_1m, CompactionCost, CompactionParams, SessionCompaction, ACOMPACT_MATCH_WINDOW_S,
+    ACOMPACT_PREFIX, LARGE_WINDOW_ABOVE,
 };
 pub use gaps::{GapBucket, IdleBuckets, BUCKET_1H_S, BUCKET_5M_S};
 pub use idle::{

@@ -119,7 +119,7 @@ fn classified<R: Borrow<Request>>(
     let sides = match sides {
         true => Some([
             side_rows::labels_frame(thread, compactions)?,
-            side_rows::session_analysis_frame(thread, &caches, compactions, calls, &|m| prices.context_window(m))?,
+            side_rows::session_analysis_frame(thread, &caches, compactions, calls)?,
         ]),
         false => None,
     };

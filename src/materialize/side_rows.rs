@@ -85,9 +85,8 @@ pub(super) fn session_analysis_frame<R: Borrow<Request>>(
     caches: &[RequestCache],
     compactions: &[Compaction],
     calls: &[Call],
-    model_window: &dyn Fn(&str) -> Option<u64>,
 ) -> PolarsResult<DataFrame> {
-    let reports = compaction_report(thread, caches, compactions, &CompactionParams::default(), model_window);
+    let reports = compaction_report(thread, caches, compactions, &CompactionParams::default());
     let last = last_main(thread);
     let models = session_models(thread, calls);
     let rows: Vec<(&SessionCompaction, &Request, &RequestCache)> = reports

@@ -38,10 +38,7 @@ pub(super) fn side_frames(
     let comps: Vec<Compaction> =
         compactions.iter().filter(|k| ids.contains(&(k.user.as_str(), k.session_id.as_str()))).cloned().collect();
     let caches = analyze(&thread, &comps, prices);
-    Ok([
-        labels_frame(&thread, &comps)?,
-        session_analysis_frame(&thread, &caches, &comps, calls, &|m| prices.context_window(m))?,
-    ])
+    Ok([labels_frame(&thread, &comps)?, session_analysis_frame(&thread, &caches, &comps, calls)?])
 }
 
 /// The analysis rows `filter` selects, with the columns a request needs.
@@ -190,7 +187,7 @@ pub(super) fn stack(parts: Vec<[DataFrame; 2]>) -> PolarsResult<[DataFrame; 2]> 
         Some(o) => Ok(o),
         None => Ok([
             labels_frame::<crate::model::Request>(&[], &[])?,
-            session_analysis_frame::<crate::model::Request>(&[], &[], &[], &[], &|_| None)?,
+            session_analysis_frame::<crate::model::Request>(&[], &[], &[], &[])?,
         ]),
     }
 }

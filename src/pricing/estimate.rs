@@ -10,12 +10,12 @@
 use serde::Serialize;
 
 /// A family version: `(major, minor)`, `claude-opus-5` being `(5, 0)`.
-pub(super) type Version = (u32, u32);
+pub(crate) type Version = (u32, u32);
 
 /// Splits a normalised id spelled `claude-<family>-<major>[-<minor>]` into
 /// its family and version; None for any other shape (the Claude 3 spelling
 /// `claude-3-5-sonnet`, a missing version, extra parts, long numbers).
-pub(super) fn family_version(id: &str) -> Option<(&str, Version)> {
+pub fn family_version(id: &str) -> Option<(&str, Version)> {
     let rest = id.strip_prefix("claude-")?;
     let mut parts = rest.split('-');
     let family = parts.next().filter(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_lowercase()))?;

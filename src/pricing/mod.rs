@@ -35,7 +35,7 @@ mod table;
 #[cfg(test)]
 mod tests;
 
-pub use estimate::Estimate;
+pub use estimate::{family_version, Estimate};
 pub use money::{
     cost, projected, rewrite_premium, split, write_multiplier, Basis, ClassCost, Rates, TTL_1H_S, TTL_5M_S,
     WEB_SEARCH_USD,
@@ -179,12 +179,6 @@ impl PriceTable {
     fn family_newest(&self, key: &str) -> Option<usize> {
         let (family, _) = estimate::family_version(key)?;
         self.families.get(family).copied()
-    }
-
-    /// The context window Claude Code runs `model` with by default, in
-    /// tokens; None: 200,000 (the table's `context_window`).
-    pub fn context_window(&self, model: &str) -> Option<u64> {
-        self.resolve(model).and_then(|m| m.context_window)
     }
 
     /// List rates of `model` at time `at` (no long-context premium).

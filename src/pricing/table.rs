@@ -53,10 +53,6 @@ pub struct ModelPrice {
     /// Whether `inference_geo == "us"` costs 1.1x.
     #[serde(default)]
     pub geo_us: bool,
-    /// The context window Claude Code runs the model with by default, in
-    /// tokens (1,000,000 for the native-1M models); None: 200,000.
-    #[serde(default)]
-    pub context_window: Option<u64>,
     /// Where the prices come from (shown by `cachewise prices`).
     #[serde(default)]
     pub source: Option<String>,
@@ -142,9 +138,6 @@ impl ModelPrice {
         if let Some(lc) = &self.long_context {
             numbers.push(("long_context.input_mult", lc.input_mult));
             numbers.push(("long_context.output_mult", lc.output_mult));
-        }
-        if let Some(w) = self.context_window.filter(|&w| w == 0 || w > MAX_TOKENS) {
-            return Err(format!("model `{raw_id}`: context_window = {w} is not between 1 and {MAX_TOKENS} tokens"));
         }
         if let Some(d) = self.source_date.as_deref().filter(|d| !is_day_or_month(d)) {
             return Err(format!("model `{raw_id}`: source_date = {d:?} is not YYYY-MM-DD or YYYY-MM"));

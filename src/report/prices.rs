@@ -36,9 +36,6 @@ pub struct PriceRow {
     pub long_context_rule: String,
     /// Multiplier of `inference_geo: "us"`; None when it costs nothing extra.
     pub geo_us_multiplier: Option<f64>,
-    /// The context window Claude Code runs the model with by default
-    /// (null: 200,000 tokens).
-    pub context_window: Option<u64>,
     pub source: Option<String>,
     pub source_date: Option<String>,
 }
@@ -83,7 +80,6 @@ fn row(m: &ModelPrice, as_of: DateTime<Utc>) -> PriceRow {
         long_context: m.long_context,
         long_context_rule: long_context_rule(m.long_context.as_ref()),
         geo_us_multiplier: m.geo_us.then_some(GEO_US_MULTIPLIER),
-        context_window: m.context_window,
         source: m.source.clone(),
         source_date: m.source_date.clone(),
     }

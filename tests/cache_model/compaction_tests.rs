@@ -8,7 +8,7 @@ use cachewise::model::{Compaction, Request};
 
 fn report(reqs: &[Request], comps: &[Compaction], params: &CompactionParams) -> Vec<SessionCompaction> {
     let caches = analyze(reqs, comps, &FakeRates);
-    compaction_report(reqs, &caches, comps, params, &|_| None)
+    compaction_report(reqs, &caches, comps, params)
 }
 
 fn session() -> Vec<Request> {
@@ -93,43 +93,59 @@ fn microcompacts_are_not_compactions_and_idle_ones_are_named() {
     assert_eq!(report(&session(), &manual, &CompactionParams::default())[0].compactions[0].trigger, "manual");
 }
 
-/// A session of 177k tokens growing 5,000 a turn, on model `M1`.
-fn at_177k() -> Vec<Request> {
-    vec![main("s", 0.0, [0, 0, 172_000, 0, 100]), main("s", 60.0, [0, 0, 5000, 172_000, 100])]
+/// A session of 177k tokens growing 5,000 a turn, on `model`.
+fn at_177k(model: &str) -> Vec<Request> {
+    let mut reqs = vec![main("s", 0.0, [0, 0, 172_000, 0, 100]), main("s", 60.0, [0, 0, 5000, 172_000, 100])];
+    reqs.iter_mut().for_each(|r| r.model = model.into());
+    reqs
 }
 
-fn report_with(reqs: &[Request], comps: &[Compaction], window: Option<u64>) -> SessionCompaction {
-    let caches = analyze(reqs, comps, &FakeRates);
-    compaction_report(reqs, &caches, comps, &CompactionParams::default(), &|m| window.filter(|_| m == M1)).remove(0)
+fn report_one(reqs: &[Request], comps: &[Compaction]) -> SessionCompaction {
+    report(reqs, comps, &CompactionParams::default()).remove(0)
 }
 
 #[test]
 fn a_model_claude_code_runs_at_1m_compacts_at_967k_though_its_prompt_never_passed_200k() {
-    let r = report_with(&at_177k(), &[], Some(1_000_000));
-    assert_eq!((r.window_tokens, r.threshold), (1_000_000, 967_000));
-    assert_eq!(r.turns_left, Some((967_000 - 177_000) / 5000));
-    // Without the table's word, a prompt under 200k means the 200k window.
-    let r = report_with(&at_177k(), &[], None);
-    assert_eq!((r.window_tokens, r.threshold, r.turns_left), (200_000, 167_000, Some(0)));
+    for model in ["claude-fable-5", "claude-opus-4-8", "claude-opus-5-7", "claude-sonnet-5-20261001"] {
+        let r = report_one(&at_177k(model), &[]);
+        assert_eq!((r.window_tokens, r.threshold), (1_000_000, 967_000), "{model}");
+        assert_eq!(r.turns_left, Some((967_000 - 177_000) / 5000));
+    }
+    // Models of a 200k window by default: a prompt under 200k is past 167k.
+    for model in ["claude-opus-4-6", "claude-sonnet-4-6", "claude-haiku-4-5-20251001", M1] {
+        let r = report_one(&at_177k(model), &[]);
+        assert_eq!((r.window_tokens, r.threshold, r.turns_left), (200_000, 167_000, Some(0)), "{model}");
+    }
 }
 
 #[test]
 fn the_sessions_own_automatic_compaction_is_its_threshold() {
     // Compacted by itself at 167k (a 200k provider, or 1M turned off): the
     // history outweighs the model's default.
-    let mut reqs = at_177k();
+    let mut reqs = at_177k("claude-opus-5");
     reqs.insert(0, main("s", -100.0, [0, 0, 20_000, 0, 100]));
+    reqs[0].model = "claude-opus-5".into();
     let comps = [compaction_with("s", -50.0, Some("auto"))];
-    let r = report_with(&reqs, &comps, Some(1_000_000));
+    let r = report_one(&reqs, &comps);
     assert_eq!((r.window_tokens, r.threshold), (200_000, 167_000));
     // Compacted at 400k (`/autocompact 400k`): that is the threshold.
     let mut comps = comps;
     comps[0].pre_tokens = Some(400_000);
-    let r = report_with(&reqs, &comps, None);
+    let r = report_one(&reqs, &comps);
     assert_eq!((r.window_tokens, r.threshold), (1_000_000, 400_000));
     assert_eq!(r.turns_left, Some((400_000 - 177_000) / 5000));
     // A manual compaction says nothing of the threshold.
-    let manual = [compaction_with("s", -50.0, Some("manual"))];
-    let r = report_with(&reqs, &manual, None);
-    assert_eq!((r.window_tokens, r.threshold), (200_000, 167_000));
+    let r = report_one(&reqs, &[compaction_with("s", -50.0, Some("manual"))]);
+    assert_eq!((r.window_tokens, r.threshold), (1_000_000, 967_000));
+}
+
+#[test]
+fn a_stored_report_is_read_with_the_rule_of_the_release_reading_it() {
+    // A report an earlier release wrote (200k window for any prompt under
+    // 200k) reads as this release computes it.
+    let fresh = report_one(&at_177k("claude-fable-5"), &[]);
+    let mut stored =
+        SessionCompaction { window_tokens: 200_000, threshold: 167_000, turns_left: Some(0), ..fresh.clone() };
+    stored.set_window(&CompactionParams::default());
+    assert_eq!(stored, fresh);
 }

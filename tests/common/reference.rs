@@ -72,9 +72,7 @@ impl CacheData {
         let models: BTreeSet<&str> = requests.iter().map(|r| r.model.as_str()).collect();
         let estimated_models = prices.estimated_models(models);
         let idle_gaps = idle_gaps(&requests, &caches, prices);
-        let compaction = compaction_report(&requests, &caches, &compactions, &CompactionParams::default(), &|m| {
-            prices.context_window(m)
-        });
+        let compaction = compaction_report(&requests, &caches, &compactions, &CompactionParams::default());
         CacheData { requests, caches, compactions, titles, estimated_models, idle_gaps, compaction }
     }
 

@@ -198,30 +198,3 @@ fn bad_override_file_names_the_path() {
     assert!(matches!(err, PricingError::Read { .. }), "{err:?}");
     assert!(err.to_string().contains(&missing.display().to_string()), "{err}");
 }
-
-#[test]
-fn the_native_1m_models_carry_their_window_and_an_override_can_set_one() {
-    let t = table();
-    let window = |m: &str| t.context_window(m);
-    for m in
-        ["claude-opus-4-7", "claude-opus-4-8", "claude-opus-5", "claude-sonnet-5", "claude-fable-5", "claude-haiku-5-5"]
-    {
-        assert_eq!(window(m), Some(1_000_000), "{m}");
-    }
-    for m in ["claude-opus-4-6", "claude-sonnet-4-6", "claude-haiku-4-5-20251001", "claude-opus-4-5-20251101"] {
-        assert_eq!(window(m), None, "{m}");
-    }
-    // A new version of a family takes its newest known version's window.
-    assert_eq!(window("claude-opus-5-7"), Some(1_000_000));
-    assert_eq!(window("mystery-model"), None);
-
-    let f = write_temp("[[model]]\nid = \"m\"\ninput_per_mtok = 1.0\noutput_per_mtok = 1.0\ncontext_window = 400000\n");
-    assert_eq!(PriceTable::load(Some(f.path())).unwrap().context_window("m"), Some(400_000));
-    for bad in ["0", "2000000000"] {
-        let f = write_temp(&format!(
-            "[[model]]\nid = \"m\"\ninput_per_mtok = 1.0\noutput_per_mtok = 1.0\ncontext_window = {bad}\n"
-        ));
-        let err = PriceTable::load(Some(f.path())).unwrap_err().to_string();
-        assert!(err.contains("context_window") && err.contains(&f.path().display().to_string()), "{err}");
-    }
-}

@@ -14,7 +14,8 @@ use super::splits::Splits;
 use super::tallies::Tallies;
 use super::{find_session, CacheQuery, CacheReport, Reconcile};
 use crate::analyze::{
-    count_by_trigger, ServerReasons, SessionCompaction, SessionStats, StaleSession, IDLE, MODEL_VERSION,
+    count_by_trigger, CompactionParams, ServerReasons, SessionCompaction, SessionStats, StaleSession, IDLE,
+    MODEL_VERSION,
 };
 use crate::model::columns as c;
 use crate::model::Compaction;
@@ -289,6 +290,7 @@ pub(crate) fn compaction_reports(
                 ReportError::Polars(PolarsError::ComputeError(format!("analysis-sessions.parquet: {e}").into()))
             })?;
             r.user = user[i].to_owned();
+            r.set_window(&CompactionParams::default());
             Ok(r)
         })
         .collect()
