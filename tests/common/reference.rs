@@ -8,8 +8,8 @@
 
 use crate::common::summary::{compactions_by_trigger, idle_gaps, idle_sum, summarize_where, IdleGap, SummaryOptions};
 use cachewise::analyze::{
-    analyze, compaction_report, last_main, resumability, thread_requests, CompactionParams, RequestCache,
-    SessionCompaction, IDLE, MODEL_VERSION,
+    analyze, compaction_report, last_main, resumability, thread_requests, CompactionParams, RequestCache, IDLE,
+    MODEL_VERSION,
 };
 use cachewise::config::DEFAULT_CLEANUP_DAYS;
 use cachewise::model::{Compaction, Request};
@@ -32,8 +32,6 @@ pub(crate) struct CacheData {
     pub estimated_models: Vec<Estimate>,
     /// The gaps of the idle-compaction what-if, priced once at load.
     pub idle_gaps: Vec<IdleGap>,
-    /// Every session's compaction report, with the prices' model windows.
-    pub compaction: Vec<SessionCompaction>,
 }
 
 impl CacheData {
@@ -72,8 +70,7 @@ impl CacheData {
         let models: BTreeSet<&str> = requests.iter().map(|r| r.model.as_str()).collect();
         let estimated_models = prices.estimated_models(models);
         let idle_gaps = idle_gaps(&requests, &caches, prices);
-        let compaction = compaction_report(&requests, &caches, &compactions, &CompactionParams::default());
-        CacheData { requests, caches, compactions, titles, estimated_models, idle_gaps, compaction }
+        CacheData { requests, caches, compactions, titles, estimated_models, idle_gaps }
     }
 
     /// Finds a session by full id, unique id prefix, or title.
@@ -99,11 +96,9 @@ pub(crate) fn cache_report(data: &CacheData, q: &CacheQuery, now: DateTime<Utc>)
     // same session id is not among the selected sessions.
     let sessions: std::collections::HashSet<(&str, &str)> =
         s.by_session.iter().map(|x| (x.user.as_str(), x.session_id.as_str())).collect();
-    let compaction = data
-        .compaction
-        .iter()
+    let compaction = compaction_report(&data.requests, &data.caches, &data.compactions, &CompactionParams::default())
+        .into_iter()
         .filter(|c| sessions.contains(&(c.user.as_str(), c.session_id.as_str())))
-        .cloned()
         .collect();
     let models: BTreeSet<&str> = data.requests.iter().filter(|r| include(r)).map(|r| r.model.as_str()).collect();
     let estimated_models =
