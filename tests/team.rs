@@ -245,6 +245,23 @@ fn reports_do_not_ingest_local_transcripts_into_a_team_directory() {
 }
 
 #[test]
+fn a_team_directory_priced_with_another_table_says_so_and_how_to_mend_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, _, a, _) = two_people(tmp.path());
+    let team = tmp.path().join("team");
+    ok(&cw(None, &team, &["import", a.to_str().unwrap()]));
+    let warned = |o: &std::process::Output| String::from_utf8_lossy(&o.stderr).contains("another price table");
+    let same = cw(None, &team, &["report", "daily", "--json"]);
+    assert!(!warned(&same), "{}", String::from_utf8_lossy(&same.stderr));
+    let file = tmp.path().join("prices.toml");
+    fs::write(&file, "[[model]]\nid = \"claude-opus-4-6\"\ninput_per_mtok = 1.0\noutput_per_mtok = 2.0\n").unwrap();
+    let other = cw(None, &team, &["report", "daily", "--json", "--pricing", file.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&other.stderr);
+    assert!(warned(&other) && stderr.contains("Import the bundles into a new directory"), "{stderr}");
+    assert_eq!(total(&json(&other)).0, 8, "the report itself still runs");
+}
+
+#[test]
 fn importing_into_a_local_store_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let (_, _, a, _) = two_people(tmp.path());

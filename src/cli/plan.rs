@@ -7,6 +7,7 @@ use crate::config;
 use crate::ingest::Seen;
 use crate::pricing::PriceTable;
 use crate::store::claude::ClaudeState;
+use crate::store::manifest::Manifest;
 use crate::store::view::StoreView;
 use crate::store::Store;
 use anyhow::Context;
@@ -38,6 +39,12 @@ pub struct Plan {
     /// none it found needs a `stat`, and the first view takes its manifest.
     pub ingested: std::cell::RefCell<Option<Seen>>,
 }
+
+/// Said when a team directory's costs come from another price table: no
+/// ingest ever reprices a team directory, so every report does it in memory.
+const REPRICED_TEAM: &str = "warning: this team directory's costs were computed with another price table \
+(an earlier cachewise, or --pricing), so every report prices its rows again in memory: on a large team that \
+takes minutes and gigabytes. Import the bundles into a new directory with this release to make reports fast again.";
 
 /// A usage error: exit code 2.
 #[derive(Debug, thiserror::Error)]
@@ -72,6 +79,16 @@ impl Plan {
         })
     }
 
+    /// Warns when this is a team directory whose stored costs came from
+    /// another price table than this run's (`REPRICED_TEAM`).
+    pub fn warn_if_priced_elsewhere(&self, m: &Manifest) -> anyhow::Result<()> {
+        let other = self.store.holds_bundles() && m.pricing != self.prices.fingerprint();
+        if other && self.store.scan_requests_counted()?.is_some_and(|(_, n)| n > 0) {
+            super::note(REPRICED_TEAM);
+        }
+        Ok(())
+    }
+
     /// The store as this run reads it, at the run's clock, with what
     /// Claude Code's settings and transcripts say (a team directory reads
     /// no local transcript, so it has none to judge).
@@ -80,7 +97,10 @@ impl Plan {
         let known = seen.as_mut().and_then(|s| s.manifest.take());
         let view = crate::materialize::view_after(&self.store, &self.prices, self.now, known)?;
         Ok(match self.store.holds_bundles() {
-            true => view,
+            true => {
+                self.warn_if_priced_elsewhere(view.manifest())?;
+                view
+            }
             false => {
                 let settings = config::claude_settings(&self.roots);
                 let found = seen.as_ref().map(|s| &s.transcripts);

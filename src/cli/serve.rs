@@ -97,6 +97,7 @@ fn prepare(plan: &Plan, a: &ServeArgs) -> anyhow::Result<Source> {
         return Ok(live(None));
     }
     if !local_ingest(plan, Asked::Implicitly)? {
+        plan.warn_if_priced_elsewhere(&plan.store.manifest()?)?;
         return Ok(live(None));
     }
     // Another writer holding the lock never keeps the dashboard from
