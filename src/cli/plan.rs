@@ -79,10 +79,11 @@ impl Plan {
         })
     }
 
-    /// Warns when this is a team directory whose stored costs came from
-    /// another price table than this run's (`REPRICED_TEAM`).
+    /// Warns when this is a team directory the store's readers price again
+    /// in memory (`store::priced_by`: another price table, or an
+    /// earlier layout) and that holds requests (`REPRICED_TEAM`).
     pub fn warn_if_priced_elsewhere(&self, m: &Manifest) -> anyhow::Result<()> {
-        let other = self.store.holds_bundles() && m.pricing != self.prices.fingerprint();
+        let other = self.store.holds_bundles() && !crate::store::priced_by(m, &self.prices);
         if other && self.store.scan_requests_counted()?.is_some_and(|(_, n)| n > 0) {
             super::note(REPRICED_TEAM);
         }

@@ -25,6 +25,7 @@ pub mod lock;
 pub mod manifest;
 pub mod parts;
 mod priced;
+pub use priced::priced_by;
 mod requests;
 pub mod samples;
 pub mod view;

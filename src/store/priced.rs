@@ -20,7 +20,7 @@ use polars::prelude::*;
 
 /// True when `m` says the stored costs were computed with `prices` by this
 /// layout.
-fn priced_by(m: &Manifest, prices: &PriceTable) -> bool {
+pub fn priced_by(m: &Manifest, prices: &PriceTable) -> bool {
     m.schema == STORE_SCHEMA && m.pricing == prices.fingerprint()
 }
 
