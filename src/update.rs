@@ -5,7 +5,8 @@
 //! names `materialize`; a push runs `team`'s acceptance and import, which
 //! writes through the same two. Views read what these wrote through a
 //! `StoreView` (`materialize::view`). The CLI's ingest and rebuild, the
-//! dashboard's refresh task and demo data, and the push server call this
+//! dashboard's refresh task and demo data, a team directory's rebuild
+//! (`reprice_team`), and the push server call this
 //! module; `cachewise import` calls `team::import_files` itself, and the
 //! status line, exports and `serve --team`'s ledger write their own files
 //! (docs/architecture.md, "Who may write what").
@@ -45,6 +46,16 @@ pub fn rebuild(
     now: DateTime<Utc>,
 ) -> Result<Outcome, IngestError> {
     ingest::rebuild(roots, store, prices, progress, &Stage { prices }, now)
+}
+
+/// Prices a team directory's rows again with `prices`, a person at a time
+/// (`team::reprice`): its rebuild, since it holds no transcripts.
+pub fn reprice_team(
+    store: &Store,
+    prices: &PriceTable,
+    progress: &dyn Progress,
+) -> Result<crate::team::reprice::Repriced, crate::team::TeamError> {
+    crate::team::reprice::reprice(store, prices, progress)
 }
 
 /// Writes candidate rows as the store's tables, replacing what they held

@@ -247,18 +247,33 @@ fn reports_do_not_ingest_local_transcripts_into_a_team_directory() {
 #[test]
 fn a_team_directory_priced_with_another_table_says_so_and_how_to_mend_it() {
     let tmp = tempfile::tempdir().unwrap();
-    let (_, _, a, _) = two_people(tmp.path());
+    let (_, _, a, b) = two_people(tmp.path());
     let team = tmp.path().join("team");
-    ok(&cw(None, &team, &["import", a.to_str().unwrap()]));
+    ok(&cw(None, &team, &["import", a.to_str().unwrap(), b.to_str().unwrap()]));
     let warned = |o: &std::process::Output| String::from_utf8_lossy(&o.stderr).contains("another price table");
     let same = cw(None, &team, &["report", "daily", "--json"]);
     assert!(!warned(&same), "{}", String::from_utf8_lossy(&same.stderr));
     let file = tmp.path().join("prices.toml");
     fs::write(&file, "[[model]]\nid = \"claude-opus-4-6\"\ninput_per_mtok = 1.0\noutput_per_mtok = 2.0\n").unwrap();
-    let other = cw(None, &team, &["report", "daily", "--json", "--pricing", file.to_str().unwrap()]);
+    let pricing = ["--pricing", file.to_str().unwrap()];
+    let other = cw(None, &team, &[&["report", "daily", "--json"][..], &pricing].concat());
     let stderr = String::from_utf8_lossy(&other.stderr);
-    assert!(warned(&other) && stderr.contains("Import the bundles into a new directory"), "{stderr}");
-    assert_eq!(total(&json(&other)).0, 8, "the report itself still runs");
+    assert!(warned(&other) && stderr.contains("cachewise ingest --rebuild"), "{stderr}");
+    assert_eq!(total(&json(&other)).0, 14, "the report itself still runs");
+    // What every report read, priced in memory, is what the repriced tables hold.
+    let reports: [&[&str]; 3] = [&["report", "daily", "--json"], &["report", "team", "--json"], &["cache", "--json"]];
+    let at = ["--now", "2026-06-01T00:00:00Z"];
+    let read = |args: &[&str]| cw(None, &team, &[args, &pricing, &at].concat());
+    let before: Vec<Value> = reports.iter().map(|r| json(&read(r))).collect();
+    let out = ok(&cw(None, &team, &[&["ingest", "--rebuild"][..], &pricing].concat()));
+    assert!(out.contains("14 requests of 2 people"), "{out}");
+    for (r, was) in reports.iter().zip(&before) {
+        let now = read(r);
+        assert!(!warned(&now), "{}", String::from_utf8_lossy(&now.stderr));
+        assert_eq!(&json(&now), was, "{r:?}");
+    }
+    assert!(warned(&cw(None, &team, &["report", "daily", "--json"])), "the built-in table differs now");
+    assert!(fs::read_dir(&team).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with(".import")));
 }
 
 #[test]

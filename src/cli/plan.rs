@@ -44,7 +44,8 @@ pub struct Plan {
 /// ingest ever reprices a team directory, so every report does it in memory.
 const REPRICED_TEAM: &str = "warning: this team directory's costs were computed with another price table \
 (an earlier cachewise, or --pricing), so every report prices its rows again in memory: on a large team that \
-takes minutes and gigabytes. Import the bundles into a new directory with this release to make reports fast again.";
+takes minutes and gigabytes. Run `cachewise ingest --rebuild` once on it (the same --data-dir, and --pricing if you \
+report with one) to price its rows again, a person at a time, and make reports fast again.";
 
 /// A usage error: exit code 2.
 #[derive(Debug, thiserror::Error)]

@@ -230,11 +230,20 @@ fn run_ingest(plan: &Plan, a: IngestArgs) -> anyhow::Result<()> {
 }
 
 /// `cachewise ingest --rebuild`: every table again from the transcripts; a
-/// team directory's rows all come from bundles, so nothing local is read
-/// into it unless `--into-team` says so.
+/// team directory's rows all come from bundles, so unless `--into-team`
+/// says to read local transcripts into it, its rows are priced again a
+/// person at a time (`update::reprice_team`).
 fn run_rebuild(plan: &Plan, a: IngestArgs) -> anyhow::Result<()> {
-    let local = !plan.store.holds_bundles() || a.into_team;
-    let roots = if local { plan.roots.clone() } else { Vec::new() };
+    if plan.store.holds_bundles() && !a.into_team {
+        let r = crate::update::reprice_team(&plan.store, &plan.prices, &Bar::new(plan.quiet))?;
+        super::out(&format!(
+            "priced the team directory again with this price table: {} of {}\n",
+            plural(r.requests as u64, "request", "requests"),
+            plural(r.people as u64, "person", "people")
+        ));
+        return Ok(());
+    }
+    let roots = plan.roots.clone();
     let o = crate::update::rebuild(&roots, &plan.store, &plan.prices, &Bar::new(plan.quiet), plan.now)?;
     super::out(&format!(
         "rebuilt the store from {} ({:.1} MB, {}): {} stored\n",

@@ -315,7 +315,7 @@ fn add_unknown(all: &mut UnknownModels, more: UnknownModels) {
 }
 
 /// Requests per user in the store (the `user` column alone is read).
-fn stored_people(store: &Store) -> Result<BTreeMap<String, usize>, TeamError> {
+pub(super) fn stored_people(store: &Store) -> Result<BTreeMap<String, usize>, TeamError> {
     let Some(df) = store.read_request_columns(&[c::USER])? else { return Ok(BTreeMap::new()) };
     let mut out: BTreeMap<String, usize> = BTreeMap::new();
     let users = Cols(&df).str(c::USER).map_err(|source| TeamError::Polars { what: "reading users", source })?;

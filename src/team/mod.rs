@@ -23,6 +23,7 @@ pub mod limits;
 pub mod names;
 mod pending;
 pub mod push;
+pub mod reprice;
 mod shared;
 pub mod tokens;
 
