@@ -27,7 +27,9 @@ pub struct IngestArgs {
     pub into_team: bool,
     /// Rebuild every table from the transcripts (after damage: a report
     /// says when). Rows of transcripts deleted since are kept from the tables
-    /// that still read, and what could not be kept is listed.
+    /// that still read, and what could not be kept is listed. In a team
+    /// directory: price every person's rows again with this price table
+    /// (after an upgrade, when reports warn of another table).
     #[arg(long)]
     pub rebuild: bool,
 }

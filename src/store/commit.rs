@@ -69,6 +69,16 @@ impl Commit<'_> {
         self.atomic_write(&self.dir.join(super::files::LEDGER), |w| w.write_all(bytes).map_err(PolarsError::from))
     }
 
+    /// Replaces a table with the same table of `fresh`, a store written
+    /// inside this directory (a renamed file; removed when `fresh` has none).
+    pub fn adopt(&self, t: Table, fresh: &Store) -> Result<(), StoreError> {
+        let (from, to) = (fresh.path(t), self.path(t));
+        match from.exists() {
+            true => std::fs::rename(&from, &to).map_err(|source| StoreError::Io { path: to, source }),
+            false => self.remove(t),
+        }
+    }
+
     /// Deletes a table file, if there is one.
     pub fn remove(&self, t: Table) -> Result<(), StoreError> {
         remove_if_there(self.path(t))

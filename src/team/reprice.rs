@@ -19,7 +19,7 @@ use crate::model::columns as c;
 use crate::model::{Call, Compaction, Request};
 use crate::pricing::PriceTable;
 use crate::store::manifest::STORE_SCHEMA;
-use crate::store::{frames, Commit, Store, StoreError, Table};
+use crate::store::{frames, Store, StoreError, Table};
 use polars::prelude::*;
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -54,7 +54,7 @@ pub fn reprice(store: &Store, prices: &PriceTable, progress: &dyn Progress) -> R
     progress.step("writing the team store");
     let requests = if scratches.is_empty() { 0 } else { append::append(&fresh_commit, scratches, prices)? };
     drop(fresh_commit);
-    replace_tables(&commit, &fresh)?;
+    Table::ALL.iter().try_for_each(|&t| commit.adopt(t, &fresh))?;
     let mut m = commit.manifest()?;
     m.schema = STORE_SCHEMA;
     m.pricing = prices.fingerprint();
@@ -119,19 +119,4 @@ fn requests_of(store: &Store, user: &str) -> Result<Vec<Request>, StoreError> {
     let damaged = |e: PolarsError| StoreError::damaged(store.path(Table::Requests), &e);
     let df = scan.filter(col(c::USER).eq(lit(user))).collect().map_err(damaged)?;
     frames::requests_from(&df).map_err(damaged)
-}
-
-/// Moves every table the fresh store wrote over the team's (each rename
-/// atomic), and removes the team's tables it did not write.
-fn replace_tables(team: &Commit<'_>, fresh: &Store) -> Result<(), TeamError> {
-    for t in Table::ALL {
-        let from = fresh.path(t);
-        if from.exists() {
-            let to = team.path(t);
-            std::fs::rename(&from, &to).map_err(|source| TeamError::Io { path: to, source })?;
-        } else {
-            team.remove(t)?;
-        }
-    }
-    Ok(())
 }
