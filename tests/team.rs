@@ -245,34 +245,46 @@ fn reports_do_not_ingest_local_transcripts_into_a_team_directory() {
 }
 
 #[test]
-fn a_team_directory_priced_with_another_table_says_so_and_how_to_mend_it() {
+fn a_team_directory_priced_with_another_table_is_priced_again_once() {
     let tmp = tempfile::tempdir().unwrap();
     let (_, _, a, b) = two_people(tmp.path());
     let team = tmp.path().join("team");
     ok(&cw(None, &team, &["import", a.to_str().unwrap(), b.to_str().unwrap()]));
-    let warned = |o: &std::process::Output| String::from_utf8_lossy(&o.stderr).contains("another price table");
+    let stderr = |o: &std::process::Output| String::from_utf8_lossy(&o.stderr).into_owned();
+    let warned = |o: &std::process::Output| stderr(o).contains("warning: this team directory");
     let same = cw(None, &team, &["report", "daily", "--json"]);
-    assert!(!warned(&same), "{}", String::from_utf8_lossy(&same.stderr));
+    assert!(!warned(&same), "{}", stderr(&same));
     let file = tmp.path().join("prices.toml");
     fs::write(&file, "[[model]]\nid = \"claude-opus-4-6\"\ninput_per_mtok = 1.0\noutput_per_mtok = 2.0\n").unwrap();
     let pricing = ["--pricing", file.to_str().unwrap()];
-    let other = cw(None, &team, &[&["report", "daily", "--json"][..], &pricing].concat());
-    let stderr = String::from_utf8_lossy(&other.stderr);
-    assert!(warned(&other) && stderr.contains("cachewise ingest --rebuild"), "{stderr}");
+    // Only reading: the rows are priced in memory, with a warning naming the remedy.
+    let read =
+        |args: &[&str]| cw(None, &team, &[args, &pricing, &["--no-ingest", "--now", "2026-06-01T00:00:00Z"]].concat());
+    let other = read(&["report", "daily", "--json"]);
+    assert!(warned(&other) && stderr(&other).contains("cachewise ingest --rebuild"), "{}", stderr(&other));
     assert_eq!(total(&json(&other)).0, 14, "the report itself still runs");
-    // What every report read, priced in memory, is what the repriced tables hold.
     let reports: [&[&str]; 3] = [&["report", "daily", "--json"], &["report", "team", "--json"], &["cache", "--json"]];
-    let at = ["--now", "2026-06-01T00:00:00Z"];
-    let read = |args: &[&str]| cw(None, &team, &[args, &pricing, &at].concat());
     let before: Vec<Value> = reports.iter().map(|r| json(&read(r))).collect();
     let out = ok(&cw(None, &team, &[&["ingest", "--rebuild"][..], &pricing].concat()));
     assert!(out.contains("14 requests of 2 people"), "{out}");
+    // What every report read, priced in memory, is what the repriced tables hold.
     for (r, was) in reports.iter().zip(&before) {
         let now = read(r);
-        assert!(!warned(&now), "{}", String::from_utf8_lossy(&now.stderr));
+        assert!(!warned(&now), "{}", stderr(&now));
         assert_eq!(&json(&now), was, "{r:?}");
     }
-    assert!(warned(&cw(None, &team, &["report", "daily", "--json"])), "the built-in table differs now");
+    // A report that may write prices the rows again itself, once.
+    let first = cw(None, &team, &["report", "daily", "--json"]);
+    assert!(stderr(&first).contains("pricing its rows again") && !warned(&first), "{}", stderr(&first));
+    let second = cw(None, &team, &["report", "daily", "--json"]);
+    assert!(!stderr(&second).contains("pricing its rows again") && !warned(&second), "{}", stderr(&second));
+    assert_eq!(json(&first), json(&second));
+    // An import prices the stored rows with its own table before it merges.
+    ok(&cw(None, &team, &[&["import", a.to_str().unwrap()][..], &pricing].concat()));
+    let after = read(&["report", "daily", "--json"]);
+    assert!(!warned(&after), "{}", stderr(&after));
+    let (was, now) = (total(&before[0]), total(&json(&after)));
+    assert!(was.0 == now.0 && close(was.1, now.1), "{was:?} {now:?}");
     assert!(fs::read_dir(&team).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with(".import")));
 }
 

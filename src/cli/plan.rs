@@ -7,7 +7,6 @@ use crate::config;
 use crate::ingest::Seen;
 use crate::pricing::PriceTable;
 use crate::store::claude::ClaudeState;
-use crate::store::manifest::Manifest;
 use crate::store::view::StoreView;
 use crate::store::Store;
 use anyhow::Context;
@@ -44,8 +43,8 @@ pub struct Plan {
 /// ingest ever reprices a team directory, so every report does it in memory.
 const REPRICED_TEAM: &str = "warning: this team directory's costs were computed with another price table \
 (an earlier cachewise, or --pricing), so every report prices its rows again in memory: on a large team that \
-takes minutes and gigabytes. Run `cachewise ingest --rebuild` once on it (the same --data-dir, and --pricing if you \
-report with one) to price its rows again, a person at a time, and make reports fast again.";
+takes minutes and gigabytes. A report without --no-ingest, or `cachewise ingest --rebuild` (the same --data-dir, \
+and --pricing if reports use one), prices its rows again once, a person at a time, and makes reports fast again.";
 
 /// A usage error: exit code 2.
 #[derive(Debug, thiserror::Error)]
@@ -81,14 +80,30 @@ impl Plan {
     }
 
     /// Warns when this is a team directory the store's readers price again
-    /// in memory (`store::priced_by`: another price table, or an
-    /// earlier layout) and that holds requests (`REPRICED_TEAM`).
-    pub fn warn_if_priced_elsewhere(&self, m: &Manifest) -> anyhow::Result<()> {
-        let other = self.store.holds_bundles() && !crate::store::priced_by(m, &self.prices);
-        if other && self.store.scan_requests_counted()?.is_some_and(|(_, n)| n > 0) {
+    /// in memory (`team::reprice::stale`; `REPRICED_TEAM`).
+    pub fn warn_if_priced_elsewhere(&self) -> anyhow::Result<()> {
+        if crate::team::reprice::stale(&self.store, &self.prices)? {
             super::note(REPRICED_TEAM);
         }
         Ok(())
+    }
+
+    /// A team directory whose rows were priced with another table is priced
+    /// again (`update::reprice_team`), as a local store is ingested, unless
+    /// `--no-ingest` says to only read; a lock held by another writer leaves
+    /// it for later (the report then warns).
+    pub fn reprice_if_stale(&self) -> anyhow::Result<()> {
+        if !self.ingest || !crate::team::reprice::stale(&self.store, &self.prices)? {
+            return Ok(());
+        }
+        if !self.quiet {
+            super::note("note: this team directory's costs came from another price table; pricing its rows again, a person at a time (once)");
+        }
+        let store = self.store.waiting(crate::store::lock::Waiting::No);
+        match crate::update::reprice_team(&store, &self.prices, &super::progress::Bar::new(self.quiet)) {
+            Err(crate::team::TeamError::Store(crate::store::StoreError::Locked { .. })) => Ok(()),
+            r => r.map(|_| ()).map_err(Into::into),
+        }
     }
 
     /// The store as this run reads it, at the run's clock, with what
@@ -100,7 +115,7 @@ impl Plan {
         let view = crate::materialize::view_after(&self.store, &self.prices, self.now, known)?;
         Ok(match self.store.holds_bundles() {
             true => {
-                self.warn_if_priced_elsewhere(view.manifest())?;
+                self.warn_if_priced_elsewhere()?;
                 view
             }
             false => {

@@ -86,6 +86,7 @@ fn run_prices(plan: &Plan, a: &PricesArgs, file: Option<&std::path::Path>) -> an
 /// warnings go to stderr.
 pub(super) fn refresh(plan: &Plan) -> anyhow::Result<Option<Outcome>> {
     if !local_ingest(plan, Asked::Implicitly)? {
+        plan.reprice_if_stale()?;
         return Ok(None);
     }
     ingest_now(plan, Waiting::No)

@@ -94,10 +94,12 @@ fn prepare(plan: &Plan, a: &ServeArgs) -> anyhow::Result<Source> {
     if a.team {
         // The push server's directory is a team directory from the start.
         crate::team::import::mark_team_dir(&plan.store.begin()?)?;
+        plan.reprice_if_stale()?;
         return Ok(live(None));
     }
     if !local_ingest(plan, Asked::Implicitly)? {
-        plan.warn_if_priced_elsewhere(&plan.store.manifest()?)?;
+        plan.reprice_if_stale()?;
+        plan.warn_if_priced_elsewhere()?;
         return Ok(live(None));
     }
     // Another writer holding the lock never keeps the dashboard from

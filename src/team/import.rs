@@ -1,6 +1,7 @@
 //! Import: validated bundles -> a team data directory. Every bundle is read
 //! and checked before the store is touched; then, under the store's lock,
-//! the bundles of people new to the store are merged into scratch stores of
+//! stored rows priced with another table are priced again (`reprice`), the
+//! bundles of people new to the store are merged into scratch stores of
 //! their own (`ingest::merge::merge_tables`) and appended (`append`), and
 //! those of people the store already holds are merged with their stored rows
 //! (`ingest::merge::merge`). Both dedup on (user, message id, request id):
@@ -188,8 +189,6 @@ fn import_pending(
     now: DateTime<Utc>,
     progress: &dyn Progress,
 ) -> Result<ImportOutcome, TeamError> {
-    progress.step("merging bundles");
-    progress.start(pending.len() as u64);
     let commit = store.begin()?;
     let people = stored_people(store)?;
     if !holds_bundles(store) && people.contains_key("") {
@@ -198,6 +197,13 @@ fn import_pending(
     let requests_before = people.values().sum();
     // Merging a known person writes the store: their files are checked first.
     pending::check_known(pending, &people)?;
+    // Rows priced with another table are priced again first, so every
+    // stored cost comes from this import's table.
+    if requests_before > 0 && !crate::store::priced_by(&store.manifest()?, prices) {
+        super::reprice::reprice_locked(&commit, prices, progress)?;
+    }
+    progress.step("merging bundles");
+    progress.start(pending.len() as u64);
     let pending = &*pending;
     let mut by_user: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (k, p) in pending.iter().enumerate() {
@@ -223,8 +229,7 @@ fn import_pending(
         requests_after = merged.requests;
     }
     let shared = shared_message_ids_stored(store)?;
-    let pricing = priced_with(store, requests_before, prices)?;
-    record(commit, pending, pricing, now)?;
+    record(commit, pending, prices.fingerprint(), now)?;
     let received = pending.iter().map(Pending::requests).sum();
     Ok(ImportOutcome {
         bundles: pending.iter().zip(&added).map(|(p, &added)| summary(p, added)).collect(),
@@ -354,15 +359,6 @@ fn summary(p: &Pending<'_>, added: usize) -> BundleSummary {
         compactions: p.compactions(),
         added,
     }
-}
-
-/// The fingerprint of the table every stored cost now comes from: this
-/// import's when the store was empty or priced with it, else none (0:
-/// rows priced with several tables; readers price them in memory,
-/// `Store::requests_priced`, until an ingest or rebuild reprices them).
-fn priced_with(store: &Store, requests_before: usize, prices: &PriceTable) -> Result<u64, TeamError> {
-    let fp = prices.fingerprint();
-    Ok(if requests_before == 0 || store.manifest()?.pricing == fp { fp } else { 0 })
 }
 
 /// Updates the ledger, the manifest's freshness and its `pricing` after a merge.

@@ -19,7 +19,7 @@ use crate::model::columns as c;
 use crate::model::{Call, Compaction, Request};
 use crate::pricing::PriceTable;
 use crate::store::manifest::STORE_SCHEMA;
-use crate::store::{frames, Store, StoreError, Table};
+use crate::store::{frames, Commit, Store, StoreError, Table};
 use polars::prelude::*;
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -31,21 +31,44 @@ pub struct Repriced {
     pub requests: usize,
 }
 
+/// True when `store` is a team directory holding requests whose costs its
+/// readers would price again in memory (`store::priced_by`: another price
+/// table, or an earlier layout).
+pub fn stale(store: &Store, prices: &PriceTable) -> Result<bool, StoreError> {
+    let other = store.holds_bundles() && !crate::store::priced_by(&store.manifest()?, prices);
+    Ok(other && store.scan_requests_counted()?.is_some_and(|(_, n)| n > 0))
+}
+
 /// Prices every stored row of the team directory again with `prices`
 /// (see the module's header), under the directory's lock.
 pub fn reprice(store: &Store, prices: &PriceTable, progress: &dyn Progress) -> Result<Repriced, TeamError> {
     let commit = store.begin()?;
-    let people: Vec<String> = stored_people(store)?.into_keys().collect();
-    let io = |source| TeamError::Io { path: store.dir().to_path_buf(), source };
-    let dir = tempfile::Builder::new().prefix(".import-reprice-").tempdir_in(store.dir()).map_err(io)?;
+    let repriced = reprice_locked(&commit, prices, progress)?;
+    let mut m = commit.manifest()?;
+    m.schema = STORE_SCHEMA;
+    m.pricing = prices.fingerprint();
+    commit.finish(&m)?;
+    progress.finish();
+    Ok(repriced)
+}
+
+/// `reprice` inside a commit the caller holds, which writes the manifest.
+pub(super) fn reprice_locked(
+    commit: &Commit<'_>,
+    prices: &PriceTable,
+    progress: &dyn Progress,
+) -> Result<Repriced, TeamError> {
+    let people: Vec<String> = stored_people(commit)?.into_keys().collect();
+    let io = |source| TeamError::Io { path: commit.dir().to_path_buf(), source };
+    let dir = tempfile::Builder::new().prefix(".import-reprice-").tempdir_in(commit.dir()).map_err(io)?;
     let fresh = Store::open(dir.path())?;
     let fresh_commit = fresh.begin()?;
     fresh_commit.write_ledger(b"{}")?;
-    let shared = SmallTables::read(store)?;
-    progress.step("pricing each person again");
+    let shared = SmallTables::read(commit)?;
+    progress.step("pricing each person's rows again");
     progress.start(people.len() as u64);
     let built = lanes::run(&people, lanes::LANES, |user| {
-        let bundle = person(store, user, &shared)?;
+        let bundle = person(commit, user, &shared)?;
         let (scratch, _) = append::scratch(&fresh, vec![Cow::Owned(bundle)], prices)?;
         progress.advance(1);
         Ok::<_, TeamError>(scratch)
@@ -55,11 +78,7 @@ pub fn reprice(store: &Store, prices: &PriceTable, progress: &dyn Progress) -> R
     let requests = if scratches.is_empty() { 0 } else { append::append(&fresh_commit, scratches, prices)? };
     drop(fresh_commit);
     Table::ALL.iter().try_for_each(|&t| commit.adopt(t, &fresh))?;
-    let mut m = commit.manifest()?;
-    m.schema = STORE_SCHEMA;
-    m.pricing = prices.fingerprint();
-    commit.finish(&m)?;
-    progress.finish();
+    tracing::debug!("reprice: {} people, {requests} requests", people.len());
     Ok(Repriced { people: people.len(), requests })
 }
 
