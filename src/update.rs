@@ -49,13 +49,13 @@ pub fn rebuild(
 }
 
 /// Prices a team directory's rows again with `prices`, a person at a time
-/// (`team::reprice`): its rebuild, since it holds no transcripts.
+/// (`team::rewrite`): its rebuild, since it holds no transcripts.
 pub fn reprice_team(
     store: &Store,
     prices: &PriceTable,
     progress: &dyn Progress,
-) -> Result<crate::team::reprice::Repriced, crate::team::TeamError> {
-    crate::team::reprice::reprice(store, prices, progress)
+) -> Result<crate::team::rewrite::Rewritten, crate::team::TeamError> {
+    crate::team::rewrite::reprice(store, prices, progress)
 }
 
 /// Writes candidate rows as the store's tables, replacing what they held

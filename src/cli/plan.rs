@@ -80,9 +80,9 @@ impl Plan {
     }
 
     /// Warns when this is a team directory the store's readers price again
-    /// in memory (`team::reprice::stale`; `REPRICED_TEAM`).
+    /// in memory (`team::rewrite::stale`; `REPRICED_TEAM`).
     pub fn warn_if_priced_elsewhere(&self) -> anyhow::Result<()> {
-        if crate::team::reprice::stale(&self.store, &self.prices)? {
+        if crate::team::rewrite::stale(&self.store, &self.prices)? {
             super::note(REPRICED_TEAM);
         }
         Ok(())
@@ -93,7 +93,7 @@ impl Plan {
     /// `--no-ingest` says to only read; a lock held by another writer leaves
     /// it for later (the report then warns).
     pub fn reprice_if_stale(&self) -> anyhow::Result<()> {
-        if !self.ingest || !crate::team::reprice::stale(&self.store, &self.prices)? {
+        if !self.ingest || !crate::team::rewrite::stale(&self.store, &self.prices)? {
             return Ok(());
         }
         if !self.quiet {

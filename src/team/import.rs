@@ -1,10 +1,11 @@
 //! Import: validated bundles -> a team data directory. Every bundle is read
 //! and checked before the store is touched; then, under the store's lock,
-//! stored rows priced with another table are priced again (`reprice`), the
-//! bundles of people new to the store are merged into scratch stores of
-//! their own (`ingest::merge::merge_tables`) and appended (`append`), and
-//! those of people the store already holds are merged with their stored rows
-//! (`ingest::merge::merge`). Both dedup on (user, message id, request id):
+//! the bundles of people new to the store are merged into scratch stores of
+//! their own (`ingest::merge::merge_tables`) and appended (`append`); when
+//! the store already holds some of the bundles' people, or its costs came
+//! from another price table, every person is written again that way, each
+//! with their stored rows and new bundles (`rewrite`). Both dedup on (user,
+//! message id, request id):
 //! importing a bundle twice, or overlapping exports of one person, counts
 //! each request once, while the same message id under two users stays with
 //! both (and is flagged). A ledger (`team-bundles.json`) marks the
@@ -18,12 +19,9 @@ use super::pending::{self, Pending};
 use super::shared::shared_message_ids_stored;
 pub use super::shared::SharedMessage;
 use super::TeamError;
-use crate::ingest::dedup::Chunks;
-use crate::ingest::merge::{merge, Base, Delta};
 use crate::ingest::{Progress, Silent};
 use crate::lanes;
 use crate::model::columns as c;
-use crate::model::Compaction;
 use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::frames::Cols;
 use crate::store::manifest::STORE_SCHEMA;
@@ -178,10 +176,11 @@ pub fn import_files(
     }
 }
 
-/// People new to the store take the fast path (`append`: their bundles
-/// merged apart, the bundle's analysis rows reused, the tables appended);
-/// bundles of people the store already holds are merged with their stored
-/// rows (`ingest::merge::merge`), which analyzes their sessions again.
+/// People new to a store priced with this table take the fast path
+/// (`append`: their bundles merged apart, the bundle's analysis rows
+/// reused, the tables appended); bundles of people the store already holds,
+/// or a store priced with another table, write every person again
+/// (`rewrite::rewrite_people`), each with their new bundles.
 fn import_pending(
     store: &Store,
     pending: &mut [Pending<'_>],
@@ -197,36 +196,39 @@ fn import_pending(
     let requests_before = people.values().sum();
     // Merging a known person writes the store: their files are checked first.
     pending::check_known(pending, &people)?;
-    // Rows priced with another table are priced again first, so every
-    // stored cost comes from this import's table.
-    if requests_before > 0 && !crate::store::priced_by(&store.manifest()?, prices) {
-        super::reprice::reprice_locked(&commit, prices, progress)?;
-    }
-    progress.step("merging bundles");
-    progress.start(pending.len() as u64);
     let pending = &*pending;
     let mut by_user: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (k, p) in pending.iter().enumerate() {
         by_user.entry(p.meta.user.as_str()).or_default().push(k);
     }
     let known: BTreeSet<&str> = by_user.keys().copied().filter(|u| people.contains_key(*u)).collect();
+    let stale = requests_before > 0 && !crate::store::priced_by(&store.manifest()?, prices);
     let mut added = vec![0; pending.len()];
     let mut unknown = UnknownModels::new();
-    let new: Vec<(&str, &Vec<usize>)> =
-        by_user.iter().filter(|(u, _)| !known.contains(*u)).map(|(u, l)| (*u, l)).collect();
     let mut requests_after = requests_before;
-    if let Some(after) = add_new_people(&commit, pending, &new, prices, progress, &mut unknown, &mut added)? {
-        requests_after = after;
-    }
-    if !known.is_empty() {
-        let list: Vec<usize> = known.iter().flat_map(|u| by_user.get(u).into_iter().flatten().copied()).collect();
-        let bundles = list.iter().map(|&k| pending[k].bundle()).collect::<Result<Vec<_>, _>>()?;
-        count_added(&stored_keys(store, &known)?, &list, &bundles, &mut added);
+    if known.is_empty() && !stale {
+        progress.step("merging bundles");
+        progress.start(pending.len() as u64);
+        let new: Vec<(&str, &Vec<usize>)> = by_user.iter().map(|(u, l)| (*u, l)).collect();
+        if let Some(after) = add_new_people(&commit, pending, &new, prices, progress, &mut unknown, &mut added)? {
+            requests_after = after;
+        }
+    } else {
+        let stored = stored_keys(store, &known)?;
+        let counts = std::sync::Mutex::new(vec![0; pending.len()]);
+        let bundles_of = |user: &str| {
+            let Some(list) = by_user.get(user) else { return Ok(Vec::new()) };
+            let bundles = list.iter().map(|&k| pending[k].bundle()).collect::<Result<Vec<_>, _>>()?;
+            if let Ok(mut c) = counts.lock() {
+                count_added(&stored, list, &bundles, &mut c);
+            }
+            Ok(bundles)
+        };
         mark_team_dir(&commit)?;
-        let merged = merge(&commit, Base::Touched, delta_of(&bundles), prices, &crate::materialize::Stage { prices })?;
-        progress.advance(list.len() as u64);
-        add_unknown(&mut unknown, merged.unknown);
-        requests_after = merged.requests;
+        let users: Vec<&str> = by_user.keys().copied().collect();
+        let r = super::rewrite::rewrite_people(&commit, prices, progress, &users, &bundles_of)?;
+        added = counts.into_inner().unwrap_or_default();
+        (unknown, requests_after) = (r.unknown, r.requests);
     }
     let shared = shared_message_ids_stored(store)?;
     record(commit, pending, prices.fingerprint(), now)?;
@@ -279,20 +281,6 @@ fn add_new_people(
     mark_team_dir(store)?;
     progress.step("writing the team store");
     Ok(Some(append::append(store, scratches, prices)?))
-}
-
-/// The rows of bundles of people the store holds, for `merge`.
-fn delta_of(bundles: &[Cow<'_, Bundle>]) -> Delta {
-    let mut delta = Delta::default();
-    let mut rows = Vec::new();
-    for b in bundles {
-        rows.extend(b.requests.iter().cloned());
-        // A bundle's compactions are its user's (cache threads are per user).
-        delta.compactions.extend(b.compactions.iter().map(|c| Compaction { user: b.meta.user.clone(), ..c.clone() }));
-        delta.calls.extend(b.calls.iter().cloned());
-    }
-    delta.rows = Chunks(vec![rows]);
-    delta
 }
 
 /// For each bundle (`list` indexes `added`), the request keys it brings

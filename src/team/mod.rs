@@ -23,7 +23,7 @@ pub mod limits;
 pub mod names;
 mod pending;
 pub mod push;
-pub mod reprice;
+pub mod rewrite;
 mod shared;
 pub mod tokens;
 

@@ -1,13 +1,15 @@
-//! A team directory priced again with this release's table, a person at a
-//! time: what `cachewise ingest --rebuild` does to a team directory. A team
-//! directory is never ingested into, so once its costs come from another
-//! price table (an earlier release, `--pricing`) every report prices all
-//! its rows again in memory (`store::priced_by`). Here each person's stored
-//! rows (their requests with the spare copies, compactions and calls) go
-//! through the import of a new person (`append::scratch`) into a fresh
-//! store beside the team's, the people are appended there (`append`), and
+//! A team directory written again a person at a time: what an import does
+//! when it brings rows of people the store already holds, and what
+//! `cachewise ingest --rebuild` (and the first report that may write) does
+//! to a team directory whose costs came from another price table (an
+//! earlier release, `--pricing`), where every report would otherwise price
+//! all its rows again in memory (`store::priced_by`). Each person's stored
+//! rows (their requests with the spare copies, compactions and calls) and
+//! their new bundles, if any, go through the import of a new person
+//! (`append::scratch`: deduplicated, priced and analysed) into a fresh
+//! store beside the team's; the people are appended there (`append`), and
 //! its tables then replace the team's, the manifest last; the ledger stays.
-//! Only one person's rows are ever held as rows.
+//! Only two people's rows are ever held as rows.
 
 use super::append;
 use super::bundle::{Bundle, BundleMeta, BUNDLE_SCHEMA};
@@ -17,19 +19,25 @@ use crate::ingest::Progress;
 use crate::lanes;
 use crate::model::columns as c;
 use crate::model::{Call, Compaction, Request};
-use crate::pricing::PriceTable;
+use crate::pricing::{PriceTable, UnknownModels};
 use crate::store::manifest::STORE_SCHEMA;
 use crate::store::{frames, Commit, Store, StoreError, Table};
 use polars::prelude::*;
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 
-/// What pricing a team directory again did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Repriced {
+/// What writing a team directory again did.
+#[derive(Debug, Default)]
+pub struct Rewritten {
     pub people: usize,
+    /// The requests the store holds afterwards.
     pub requests: usize,
+    pub unknown: UnknownModels,
 }
+
+/// A person's bundles new to the store (none for a person it holds whom
+/// the import does not concern).
+pub(super) type NewBundles<'a, 'b> = dyn Fn(&str) -> Result<Vec<Cow<'b, Bundle>>, TeamError> + Sync + 'a;
 
 /// True when `store` is a team directory holding requests whose costs its
 /// readers would price again in memory (`store::priced_by`: another price
@@ -41,9 +49,9 @@ pub fn stale(store: &Store, prices: &PriceTable) -> Result<bool, StoreError> {
 
 /// Prices every stored row of the team directory again with `prices`
 /// (see the module's header), under the directory's lock.
-pub fn reprice(store: &Store, prices: &PriceTable, progress: &dyn Progress) -> Result<Repriced, TeamError> {
+pub fn reprice(store: &Store, prices: &PriceTable, progress: &dyn Progress) -> Result<Rewritten, TeamError> {
     let commit = store.begin()?;
-    let repriced = reprice_locked(&commit, prices, progress)?;
+    let repriced = rewrite_people(&commit, prices, progress, &[], &|_| Ok(Vec::new()))?;
     let mut m = commit.manifest()?;
     m.schema = STORE_SCHEMA;
     m.pricing = prices.fingerprint();
@@ -52,34 +60,47 @@ pub fn reprice(store: &Store, prices: &PriceTable, progress: &dyn Progress) -> R
     Ok(repriced)
 }
 
-/// `reprice` inside a commit the caller holds, which writes the manifest.
-pub(super) fn reprice_locked(
+/// Writes every person the store holds, and `new_people`, again, each with
+/// their new bundles (`bundles_of`), inside a commit the caller holds,
+/// which writes the manifest.
+pub(super) fn rewrite_people(
     commit: &Commit<'_>,
     prices: &PriceTable,
     progress: &dyn Progress,
-) -> Result<Repriced, TeamError> {
-    let people: Vec<String> = stored_people(commit)?.into_keys().collect();
+    new_people: &[&str],
+    bundles_of: &NewBundles<'_, '_>,
+) -> Result<Rewritten, TeamError> {
+    let mut people: BTreeSet<String> = stored_people(commit)?.into_keys().collect();
+    people.extend(new_people.iter().map(|&u| u.to_owned()));
+    let people: Vec<String> = people.into_iter().collect();
     let io = |source| TeamError::Io { path: commit.dir().to_path_buf(), source };
-    let dir = tempfile::Builder::new().prefix(".import-reprice-").tempdir_in(commit.dir()).map_err(io)?;
+    let dir = tempfile::Builder::new().prefix(".import-people-").tempdir_in(commit.dir()).map_err(io)?;
     let fresh = Store::open(dir.path())?;
     let fresh_commit = fresh.begin()?;
     fresh_commit.write_ledger(b"{}")?;
     let shared = SmallTables::read(commit)?;
-    progress.step("pricing each person's rows again");
+    progress.step("writing each person's rows again");
     progress.start(people.len() as u64);
     let built = lanes::run(&people, lanes::LANES, |user| {
-        let bundle = person(commit, user, &shared)?;
-        let (scratch, _) = append::scratch(&fresh, vec![Cow::Owned(bundle)], prices)?;
+        let mut bundles = bundles_of(user)?;
+        bundles.push(Cow::Owned(person(commit, user, &shared)?));
+        let scratch = append::scratch(&fresh, bundles, prices)?;
         progress.advance(1);
         Ok::<_, TeamError>(scratch)
     });
-    let scratches = built.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let mut out = Rewritten { people: people.len(), ..Rewritten::default() };
+    let mut scratches = Vec::new();
+    for b in built {
+        let (s, unknown) = b?;
+        scratches.push(s);
+        unknown.into_iter().for_each(|(m, n)| *out.unknown.entry(m).or_default() += n);
+    }
     progress.step("writing the team store");
-    let requests = if scratches.is_empty() { 0 } else { append::append(&fresh_commit, scratches, prices)? };
+    out.requests = if scratches.is_empty() { 0 } else { append::append(&fresh_commit, scratches, prices)? };
     drop(fresh_commit);
     Table::ALL.iter().try_for_each(|&t| commit.adopt(t, &fresh))?;
-    tracing::debug!("reprice: {} people, {requests} requests", people.len());
-    Ok(Repriced { people: people.len(), requests })
+    tracing::debug!("people written again: {}, {} requests", out.people, out.requests);
+    Ok(out)
 }
 
 /// The tables read whole (a few rows per person): compactions, calls and
