@@ -39,10 +39,11 @@ pub struct Plan {
     pub ingested: std::cell::RefCell<Option<Seen>>,
 }
 
-/// Said when a team directory's costs come from another price table: no
-/// ingest ever reprices a team directory, so every report does it in memory.
+/// Said when a report reads a team directory whose costs come from another
+/// price table without writing it (`--no-ingest`, or another writer held
+/// the lock): it prices them in memory.
 const REPRICED_TEAM: &str = "warning: this team directory's costs were computed with another price table \
-(an earlier cachewise, or --pricing), so every report prices its rows again in memory: on a large team that \
+(an earlier cachewise, or --pricing), so this report prices its rows again in memory: on a large team that \
 takes minutes and gigabytes. A report without --no-ingest, or `cachewise ingest --rebuild` (the same --data-dir, \
 and --pricing if reports use one), prices its rows again once, a person at a time, and makes reports fast again.";
 

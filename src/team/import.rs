@@ -227,7 +227,7 @@ fn import_pending(
         mark_team_dir(&commit)?;
         let users: Vec<&str> = by_user.keys().copied().collect();
         let r = super::rewrite::rewrite_people(&commit, prices, progress, &users, &bundles_of)?;
-        added = counts.into_inner().unwrap_or_default();
+        added = counts.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
         (unknown, requests_after) = (r.unknown, r.requests);
     }
     let shared = shared_message_ids_stored(store)?;
