@@ -9,8 +9,9 @@
 //! at the window's edge (`team/window.rs`); the analysis and side tables of
 //! new people as a refresh computes them (`team/sides.rs`); files checked on
 //! columns refused as typed rows are (`team/checks.rs`); the pilot report's
-//! people, adoption, window and CSV (`team/pilot.rs`). The push server's tests live in
-//! `team/server.rs`.
+//! people, adoption, window and CSV (`team/pilot.rs`); overlapping exports
+//! of the real corpus imported one after the other (`team/weekly.rs`). The
+//! push server's tests live in `team/server.rs`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "team/checks.rs"]
@@ -35,6 +36,8 @@ mod snapshot;
 use crate::team_support as support;
 #[path = "team/team_sql.rs"]
 mod team_sql;
+#[path = "team/weekly.rs"]
+mod weekly;
 #[path = "team/window.rs"]
 mod window;
 
