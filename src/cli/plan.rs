@@ -91,8 +91,10 @@ impl Plan {
 
     /// A team directory whose rows were priced with another table is priced
     /// again (`update::reprice_team`), as a local store is ingested, unless
-    /// `--no-ingest` says to only read; a lock held by another writer leaves
-    /// it for later (the report then warns).
+    /// `--no-ingest` says to only read. When that cannot be done now (another
+    /// writer holds the lock, a full disk), the run goes on reading the
+    /// store as it is, priced in memory (the report then warns): the figures
+    /// are right, only slower.
     pub fn reprice_if_stale(&self) -> anyhow::Result<()> {
         if !self.ingest || !crate::team::rewrite::stale(&self.store, &self.prices)? {
             return Ok(());
@@ -102,9 +104,10 @@ impl Plan {
         }
         let store = self.store.waiting(crate::store::lock::Waiting::No);
         match crate::update::reprice_team(&store, &self.prices, &super::progress::Bar::new(self.quiet)) {
-            Err(crate::team::TeamError::Store(crate::store::StoreError::Locked { .. })) => Ok(()),
-            r => r.map(|_| ()).map_err(Into::into),
+            Err(crate::team::TeamError::Store(crate::store::StoreError::Locked { .. })) | Ok(_) => {}
+            Err(e) => super::note(&format!("warning: could not price the team directory again: {e}")),
         }
+        Ok(())
     }
 
     /// The store as this run reads it, at the run's clock, with what
