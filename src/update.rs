@@ -49,13 +49,13 @@ pub fn rebuild(
 }
 
 /// Prices a team directory's rows again with `prices`, a person at a time
-/// (`team::rewrite`): its rebuild, since it holds no transcripts.
+/// (`team::people`): its rebuild, since it holds no transcripts.
 pub fn reprice_team(
     store: &Store,
     prices: &PriceTable,
     progress: &dyn Progress,
-) -> Result<crate::team::rewrite::Rewritten, crate::team::TeamError> {
-    crate::team::rewrite::reprice(store, prices, progress)
+) -> Result<crate::team::people::Written, crate::team::TeamError> {
+    crate::team::people::reprice(store, prices, progress)
 }
 
 /// Writes candidate rows as the store's tables, replacing what they held

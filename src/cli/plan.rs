@@ -81,9 +81,9 @@ impl Plan {
     }
 
     /// Warns when this is a team directory the store's readers price again
-    /// in memory (`team::rewrite::stale`; `REPRICED_TEAM`).
+    /// in memory (`team::people::stale`; `REPRICED_TEAM`).
     pub fn warn_if_priced_elsewhere(&self) -> anyhow::Result<()> {
-        if crate::team::rewrite::stale(&self.store, &self.prices)? {
+        if crate::team::people::stale(&self.store, &self.prices)? {
             super::note(REPRICED_TEAM);
         }
         Ok(())
@@ -96,7 +96,7 @@ impl Plan {
     /// store as it is, priced in memory (the report then warns): the figures
     /// are right, only slower.
     pub fn reprice_if_stale(&self) -> anyhow::Result<()> {
-        if !self.ingest || !crate::team::rewrite::stale(&self.store, &self.prices)? {
+        if !self.ingest || !crate::team::people::stale(&self.store, &self.prices)? {
             return Ok(());
         }
         if !self.quiet {

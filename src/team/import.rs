@@ -4,7 +4,7 @@
 //! their own (`ingest::merge::merge_tables`) and appended (`append`); when
 //! the store already holds some of the bundles' people, or its costs came
 //! from another price table, every person is written again that way, each
-//! with their stored rows and new bundles (`rewrite`). Both dedup on (user,
+//! with their stored rows and new bundles (`people`). Both dedup on (user,
 //! message id, request id):
 //! importing a bundle twice, or overlapping exports of one person, counts
 //! each request once, while the same message id under two users stays with
@@ -12,7 +12,6 @@
 //! directory as holding bundles and records who sent what from which
 //! machine.
 
-use super::append;
 use super::bundle::Bundle;
 use super::limits::BundleLimits;
 use super::pending::{self, Pending};
@@ -20,9 +19,8 @@ use super::shared::shared_message_ids_stored;
 pub use super::shared::SharedMessage;
 use super::TeamError;
 use crate::ingest::{Progress, Silent};
-use crate::lanes;
 use crate::model::columns as c;
-use crate::pricing::{PriceTable, UnknownModels};
+use crate::pricing::PriceTable;
 use crate::store::frames::Cols;
 use crate::store::manifest::STORE_SCHEMA;
 use crate::store::{Commit, Store};
@@ -176,11 +174,11 @@ pub fn import_files(
     }
 }
 
-/// People new to a store priced with this table take the fast path
-/// (`append`: their bundles merged apart, the bundle's analysis rows
-/// reused, the tables appended); bundles of people the store already holds,
-/// or a store priced with another table, write every person again
-/// (`rewrite::rewrite_people`), each with their new bundles.
+/// People new to a store priced with this table are appended
+/// (`people::append_people`: their bundles merged apart, the bundle's
+/// analysis rows reused); bundles of people the store already holds, or a
+/// store priced with another table, write every person again
+/// (`people::rewrite_people`), each with their new bundles.
 fn import_pending(
     store: &Store,
     pending: &mut [Pending<'_>],
@@ -203,33 +201,24 @@ fn import_pending(
     }
     let known: BTreeSet<&str> = by_user.keys().copied().filter(|u| people.contains_key(*u)).collect();
     let stale = requests_before > 0 && !crate::store::priced_by(&store.manifest()?, prices);
-    let mut added = vec![0; pending.len()];
-    let mut unknown = UnknownModels::new();
-    let mut requests_after = requests_before;
-    if known.is_empty() && !stale {
-        progress.step("merging bundles");
-        progress.start(pending.len() as u64);
-        let new: Vec<(&str, &Vec<usize>)> = by_user.iter().map(|(u, l)| (*u, l)).collect();
-        if let Some(after) = add_new_people(&commit, pending, &new, prices, progress, &mut unknown, &mut added)? {
-            requests_after = after;
+    let stored = stored_keys(store, &known)?;
+    let added = std::sync::Mutex::new(vec![0; pending.len()]);
+    let bundles_of = |user: &str| {
+        let Some(list) = by_user.get(user) else { return Ok(Vec::new()) };
+        let bundles = list.iter().map(|&k| pending[k].bundle()).collect::<Result<Vec<_>, _>>()?;
+        if let Ok(mut a) = added.lock() {
+            count_added(&stored, list, &bundles, &mut a);
         }
-    } else {
-        let stored = stored_keys(store, &known)?;
-        let counts = std::sync::Mutex::new(vec![0; pending.len()]);
-        let bundles_of = |user: &str| {
-            let Some(list) = by_user.get(user) else { return Ok(Vec::new()) };
-            let bundles = list.iter().map(|&k| pending[k].bundle()).collect::<Result<Vec<_>, _>>()?;
-            if let Ok(mut c) = counts.lock() {
-                count_added(&stored, list, &bundles, &mut c);
-            }
-            Ok(bundles)
-        };
-        mark_team_dir(&commit)?;
-        let users: Vec<&str> = by_user.keys().copied().collect();
-        let r = super::rewrite::rewrite_people(&commit, prices, progress, &users, &bundles_of)?;
-        added = counts.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
-        (unknown, requests_after) = (r.unknown, r.requests);
-    }
+        Ok(bundles)
+    };
+    let users: Vec<&str> = by_user.keys().copied().collect();
+    let written = match known.is_empty() && !stale {
+        true => super::people::append_people(&commit, prices, progress, &users, &bundles_of)?,
+        false => Some(super::people::rewrite_people(&commit, prices, progress, &users, &bundles_of)?),
+    };
+    let added = added.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let (unknown, requests_after) =
+        written.map_or_else(|| (Vec::new(), requests_before), |w| (w.unknown.into_keys().collect(), w.requests));
     let shared = shared_message_ids_stored(store)?;
     record(commit, pending, prices.fingerprint(), now)?;
     let received = pending.iter().map(Pending::requests).sum();
@@ -242,45 +231,8 @@ fn import_pending(
         already_present: received.saturating_sub(requests_after.saturating_sub(requests_before)),
         shared_message_ids: shared.0,
         shared_examples: shared.1,
-        unknown_models: unknown.into_keys().collect(),
+        unknown_models: unknown,
     })
-}
-
-/// People new to the store: each one's bundles merged into a scratch store
-/// of their own, two people at a time (`lanes`), then every scratch store
-/// appended (`append`). Adds to `unknown` and to each bundle's `added`;
-/// the requests the store holds afterwards, None when nobody was new.
-fn add_new_people(
-    store: &Commit<'_>,
-    pending: &[Pending<'_>],
-    new: &[(&str, &Vec<usize>)],
-    prices: &PriceTable,
-    progress: &dyn Progress,
-    unknown: &mut UnknownModels,
-    added: &mut [usize],
-) -> Result<Option<usize>, TeamError> {
-    let built = lanes::run(new, lanes::LANES, |(user, list)| {
-        tracing::debug!("import: {user} is new to the store (peak {})", append::peak());
-        let bundles = list.iter().map(|&k| pending[k].bundle()).collect::<Result<Vec<_>, _>>()?;
-        let mut counts = vec![0; pending.len()];
-        count_added(&HashSet::new(), list, &bundles, &mut counts);
-        let (s, u) = append::scratch(store, bundles, prices)?;
-        progress.advance(list.len() as u64);
-        Ok::<_, TeamError>((s, u, counts))
-    });
-    let mut scratches = Vec::new();
-    for b in built {
-        let (s, u, counts) = b?;
-        add_unknown(unknown, u);
-        scratches.push(s);
-        added.iter_mut().zip(counts).for_each(|(a, n)| *a += n);
-    }
-    if scratches.is_empty() {
-        return Ok(None);
-    }
-    mark_team_dir(store)?;
-    progress.step("writing the team store");
-    Ok(Some(append::append(store, scratches, prices)?))
 }
 
 /// For each bundle (`list` indexes `added`), the request keys it brings
@@ -298,12 +250,6 @@ fn count_added(stored: &HashSet<RequestKey>, list: &[usize], bundles: &[Cow<'_, 
                 !is_stored && seen.insert(key)
             })
             .count();
-    }
-}
-
-fn add_unknown(all: &mut UnknownModels, more: UnknownModels) {
-    for (m, n) in more {
-        *all.entry(m).or_default() += n;
     }
 }
 

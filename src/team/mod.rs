@@ -22,8 +22,8 @@ pub mod integrity;
 pub mod limits;
 pub mod names;
 mod pending;
+pub mod people;
 pub mod push;
-pub mod rewrite;
 mod shared;
 pub mod tokens;
 

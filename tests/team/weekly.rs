@@ -1,7 +1,7 @@
 //! A person's bundles arriving in overlapping parts (a weekly export, a
 //! second machine) on the real corpus (skipped without ../shared): the
 //! team directory that imported them one after the other, each import
-//! writing the people it already held again (`team::rewrite`), reports
+//! writing the people it already held again (`team::people`), reports
 //! exactly what one import of everything reports.
 
 use super::support::{cw, json, ok};

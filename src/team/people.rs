@@ -1,19 +1,23 @@
-//! A team directory written again a person at a time: what an import does
-//! when it brings rows of people the store already holds, and what
-//! `cachewise ingest --rebuild` (and the first report that may write) does
-//! to a team directory whose costs came from another price table (an
-//! earlier release, `--pricing`), where every report would otherwise price
-//! all its rows again in memory (`store::priced_by`). Each person's stored
-//! rows (their requests with the spare copies, compactions and calls) and
-//! their new bundles, if any, go through the import of a new person
-//! (`append::scratch`: deduplicated, priced and analysed) into a fresh
-//! store beside the team's; the people are appended there (`append`), and
-//! its tables then replace the team's, the manifest last; the ledger stays.
-//! Only two people's rows are ever held as rows.
+//! A team import's people, each merged into a scratch store of their own
+//! (`append::scratch`: deduplicated, priced and analysed), two at a time;
+//! then one of two writes. People new to a store priced with this table are
+//! appended to it (`append_people`; the stored rows stay as they are).
+//! Otherwise every person is written again (`rewrite_people`): each
+//! person's stored rows (their requests with the spare copies, compactions
+//! and calls) with their new bundles, if any, go into a fresh store beside
+//! the team's, the people are appended there, and its tables then replace
+//! the team's, the manifest last; the ledger stays. That is what an import
+//! does when it brings people the store already holds, and what `cachewise
+//! ingest --rebuild` (and the first report that may write) does to a team
+//! directory whose costs came from another price table (an earlier
+//! release, `--pricing`), where every report would otherwise price all its
+//! rows again in memory (`store::priced_by`). Only two people's rows are
+//! ever held as rows.
 
 use super::append;
+use super::append::Scratch;
 use super::bundle::{Bundle, BundleMeta, BUNDLE_SCHEMA};
-use super::import::stored_people;
+use super::import::{mark_team_dir, stored_people};
 use super::TeamError;
 use crate::ingest::Progress;
 use crate::lanes;
@@ -26,9 +30,9 @@ use polars::prelude::*;
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashSet};
 
-/// What writing a team directory again did.
+/// What writing people into a team directory did.
 #[derive(Debug, Default)]
-pub struct Rewritten {
+pub struct Written {
     pub people: usize,
     /// The requests the store holds afterwards.
     pub requests: usize,
@@ -49,7 +53,7 @@ pub fn stale(store: &Store, prices: &PriceTable) -> Result<bool, StoreError> {
 
 /// Prices every stored row of the team directory again with `prices`
 /// (see the module's header), under the directory's lock.
-pub fn reprice(store: &Store, prices: &PriceTable, progress: &dyn Progress) -> Result<Rewritten, TeamError> {
+pub fn reprice(store: &Store, prices: &PriceTable, progress: &dyn Progress) -> Result<Written, TeamError> {
     let commit = store.begin()?;
     let repriced = rewrite_people(&commit, prices, progress, &[], &|_| Ok(Vec::new()))?;
     let mut m = commit.manifest()?;
@@ -58,6 +62,29 @@ pub fn reprice(store: &Store, prices: &PriceTable, progress: &dyn Progress) -> R
     commit.finish(&m)?;
     progress.finish();
     Ok(repriced)
+}
+
+/// Appends `people`, new to the store, each with their bundles
+/// (`bundles_of`), inside a commit the caller holds, which writes the
+/// manifest; None when there is nobody.
+pub(super) fn append_people(
+    commit: &Commit<'_>,
+    prices: &PriceTable,
+    progress: &dyn Progress,
+    people: &[&str],
+    bundles_of: &NewBundles<'_, '_>,
+) -> Result<Option<Written>, TeamError> {
+    let people: Vec<String> = people.iter().map(|&u| u.to_owned()).collect();
+    progress.step("merging bundles");
+    let (scratches, unknown) = scratches(commit, &people, None, bundles_of, prices, progress)?;
+    if scratches.is_empty() {
+        return Ok(None);
+    }
+    // Every bundle is read and checked by now: the first write.
+    mark_team_dir(commit)?;
+    progress.step("writing the team store");
+    let requests = append::append(commit, scratches, prices)?;
+    Ok(Some(Written { people: people.len(), requests, unknown }))
 }
 
 /// Writes every person the store holds, and `new_people`, again, each with
@@ -69,7 +96,7 @@ pub(super) fn rewrite_people(
     progress: &dyn Progress,
     new_people: &[&str],
     bundles_of: &NewBundles<'_, '_>,
-) -> Result<Rewritten, TeamError> {
+) -> Result<Written, TeamError> {
     let mut people: BTreeSet<String> = stored_people(commit)?.into_keys().collect();
     people.extend(new_people.iter().map(|&u| u.to_owned()));
     let people: Vec<String> = people.into_iter().collect();
@@ -78,29 +105,47 @@ pub(super) fn rewrite_people(
     let fresh = Store::open(dir.path())?;
     let fresh_commit = fresh.begin()?;
     fresh_commit.write_ledger(b"{}")?;
-    let shared = SmallTables::read(commit)?;
+    let stored = SmallTables::read(commit)?;
     progress.step("writing each person's rows again");
+    let (scratches, unknown) = scratches(&fresh, &people, Some((commit, &stored)), bundles_of, prices, progress)?;
+    mark_team_dir(commit)?;
+    progress.step("writing the team store");
+    let requests = if scratches.is_empty() { 0 } else { append::append(&fresh_commit, scratches, prices)? };
+    drop(fresh_commit);
+    Table::ALL.iter().try_for_each(|&t| commit.adopt(t, &fresh))?;
+    tracing::debug!("people written again: {}, {requests} requests", people.len());
+    Ok(Written { people: people.len(), requests, unknown })
+}
+
+/// A scratch store inside `into`'s directory for each of `people`, two at
+/// a time: their new bundles (`bundles_of`) and, with `stored`, their rows
+/// in that store; with the models no price covers.
+fn scratches(
+    into: &Store,
+    people: &[String],
+    stored: Option<(&Store, &SmallTables)>,
+    bundles_of: &NewBundles<'_, '_>,
+    prices: &PriceTable,
+    progress: &dyn Progress,
+) -> Result<(Vec<Scratch>, UnknownModels), TeamError> {
     progress.start(people.len() as u64);
-    let built = lanes::run(&people, lanes::LANES, |user| {
+    let built = lanes::run(people, lanes::LANES, |user| {
+        tracing::debug!("import: {user} (peak {})", append::peak());
         let mut bundles = bundles_of(user)?;
-        bundles.push(Cow::Owned(person(commit, user, &shared)?));
-        let scratch = append::scratch(&fresh, bundles, prices)?;
+        if let Some((store, small)) = stored {
+            bundles.push(Cow::Owned(person(store, user, small)?));
+        }
+        let scratch = append::scratch(into, bundles, prices)?;
         progress.advance(1);
         Ok::<_, TeamError>(scratch)
     });
-    let mut out = Rewritten { people: people.len(), ..Rewritten::default() };
-    let mut scratches = Vec::new();
+    let (mut scratches, mut unknown) = (Vec::new(), UnknownModels::new());
     for b in built {
-        let (s, unknown) = b?;
+        let (s, u) = b?;
         scratches.push(s);
-        unknown.into_iter().for_each(|(m, n)| *out.unknown.entry(m).or_default() += n);
+        u.into_iter().for_each(|(m, n)| *unknown.entry(m).or_default() += n);
     }
-    progress.step("writing the team store");
-    out.requests = if scratches.is_empty() { 0 } else { append::append(&fresh_commit, scratches, prices)? };
-    drop(fresh_commit);
-    Table::ALL.iter().try_for_each(|&t| commit.adopt(t, &fresh))?;
-    tracing::debug!("people written again: {}, {} requests", out.people, out.requests);
-    Ok(out)
+    Ok((scratches, unknown))
 }
 
 /// The tables read whole (a few rows per person): compactions, calls and
