@@ -30,22 +30,24 @@ fn cachewise(data: &Path, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// Session id -> (cost, requests, input, output, 5m, 1h, read) of a
-/// `report session --json`.
-fn sessions(v: &Value) -> Vec<(String, Vec<f64>)> {
-    let keys = ["cost_usd", "requests", "input_tokens", "output_tokens", "cache_write_5m_tokens"];
-    let more = ["cache_write_1h_tokens", "cache_read_tokens"];
+/// Each row's `key` -> its `fields` (sorted by key) of a report's `rows`.
+fn keyed(v: &Value, key: &str, fields: &[&str]) -> Vec<(String, Vec<f64>)> {
     let mut rows: Vec<(String, Vec<f64>)> = v["rows"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| {
-            let figures = keys.iter().chain(&more).map(|k| r[*k].as_f64().unwrap()).collect();
-            (r["session_id"].as_str().unwrap().to_owned(), figures)
-        })
+        .map(|r| (r[key].as_str().unwrap().to_owned(), fields.iter().map(|k| r[*k].as_f64().unwrap()).collect()))
         .collect();
     rows.sort_by(|a, b| a.0.cmp(&b.0));
     rows
+}
+
+const TOKENS: [&str; 5] =
+    ["input_tokens", "output_tokens", "cache_write_5m_tokens", "cache_write_1h_tokens", "cache_read_tokens"];
+
+/// Session id -> (cost, requests, tokens) of a `report session --json`.
+fn sessions(v: &Value) -> Vec<(String, Vec<f64>)> {
+    keyed(v, "session_id", &[&["cost_usd", "requests"][..], &TOKENS].concat())
 }
 
 #[track_caller]
@@ -108,24 +110,10 @@ fn stores_of_earlier_releases_are_read_and_upgraded_with_their_figures() {
     }
 }
 
-/// User -> (cost, requests, active days, idle cost, tokens...) of a
+/// User -> (cost, requests, active days, idle cost, tokens) of a
 /// `report team --json`.
 fn people(v: &Value) -> Vec<(String, Vec<f64>)> {
-    let keys = ["cost_usd", "requests", "active_days", "idle_cost_usd", "input_tokens", "output_tokens"];
-    let more = ["cache_write_5m_tokens", "cache_write_1h_tokens", "cache_read_tokens"];
-    let mut rows: Vec<(String, Vec<f64>)> = v["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                r["user"].as_str().unwrap().to_owned(),
-                keys.iter().chain(&more).map(|k| r[*k].as_f64().unwrap()).collect(),
-            )
-        })
-        .collect();
-    rows.sort_by(|a, b| a.0.cmp(&b.0));
-    rows
+    keyed(v, "user", &[&["cost_usd", "requests", "active_days", "idle_cost_usd"][..], &TOKENS].concat())
 }
 
 #[track_caller]
